@@ -1,0 +1,99 @@
+/* Shared pieces of the nfsagent CLI. */
+#ifndef NFSAGENT_AGENT_H
+#define NFSAGENT_AGENT_H
+
+#include <getopt.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "nfsagent/vsphere.h"
+
+/* Exit codes; README documents them. */
+enum {
+	NA_EXIT_OK = 0,
+	NA_EXIT_FAIL = 1,      /* the operation failed (vSphere fault, task error) */
+	NA_EXIT_USAGE = 2,     /* bad command line or input, or a name matched nothing */
+	NA_EXIT_FINDING = 3,   /* a check found the problem it looks for */
+	NA_EXIT_CONNECT = 4,   /* server unreachable, or timed out */
+	NA_EXIT_TLS = 5,       /* server certificate refused */
+	NA_EXIT_AUTH = 6,      /* login refused */
+	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
+};
+
+/* ---- main.c ---- */
+/* Prints "nfsagent: MESSAGE" on stderr. */
+void na_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void na_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints the error's one line and returns the exit code for its status. */
+int na_report(const vs_error *err);
+/* Prints a usage error pointing at CMD --help and returns NA_EXIT_USAGE. */
+int na_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- connect.c: connection flags shared by every command that talks to vSphere ---- */
+enum {
+	NA_OPT_URL = 1000, NA_OPT_USERNAME, NA_OPT_PASSWORD_FILE, NA_OPT_THUMBPRINT, NA_OPT_CACERT,
+	NA_OPT_INSECURE, NA_OPT_TIMEOUT, NA_OPT_TRACE, NA_OPT_PAGE_SIZE, NA_OPT_JSON, NA_OPT_HELP,
+	NA_OPT_FIRST_COMMAND_OPTION,
+};
+#define NA_CONNECT_LONGOPTS                                          \
+	{"url", required_argument, NULL, NA_OPT_URL},                      \
+	{"username", required_argument, NULL, NA_OPT_USERNAME},            \
+	{"password-file", required_argument, NULL, NA_OPT_PASSWORD_FILE},  \
+	{"thumbprint", required_argument, NULL, NA_OPT_THUMBPRINT},        \
+	{"cacert", required_argument, NULL, NA_OPT_CACERT},                \
+	{"insecure", no_argument, NULL, NA_OPT_INSECURE},                  \
+	{"timeout", required_argument, NULL, NA_OPT_TIMEOUT},              \
+	{"trace", required_argument, NULL, NA_OPT_TRACE},                  \
+	{"page-size", required_argument, NULL, NA_OPT_PAGE_SIZE},          \
+	{"json", no_argument, NULL, NA_OPT_JSON},                          \
+	{"help", no_argument, NULL, NA_OPT_HELP}
+#define NA_CONNECT_HELP                                                                     \
+	"Connection (flags override NFSAGENT_* environment, which overrides GOVC_*):\n"          \
+	"  --url URL             vCenter or ESXi, e.g. vc.example.com or https://vc/sdk\n"      \
+	"  --username USER\n"                                                                   \
+	"  --password-file FILE  read the password from FILE (else NFSAGENT_PASSWORD or a prompt)\n" \
+	"  --thumbprint SHA256:..  accept exactly this server certificate\n"                    \
+	"  --cacert FILE         trust the CAs in FILE\n"                                       \
+	"  --insecure            do not verify the certificate (not recommended)\n"             \
+	"  --timeout SECONDS     give up on a call after this long (default 60)\n"              \
+	"  --trace FILE          write every request and reply to FILE, secrets redacted\n"     \
+	"  --json                machine-readable output\n"
+
+typedef struct na_conn {
+	const char *cmd;
+	char *url, *username, *password, *thumbprint, *cacert;
+	const char *password_file, *trace_path;
+	bool insecure, json;
+	long timeout_s;
+	int page_size;
+	FILE *trace;
+} na_conn;
+
+/* Handles a connection option; returns 1 if it was one, 0 if not, or an exit code + 100 on error. */
+int na_conn_option(na_conn *conn, int opt, const char *arg);
+/* Parses a command's options: connection ones into conn, the rest to
+ * `other` (may be NULL).  Returns -1 to go on, else the exit code to return
+ * (0 after --help).  Positional arguments are left at argv[optind...]. */
+int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
+                     const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud);
+/* Fills the rest from the environment, asks for the password, connects. */
+int na_conn_open(na_conn *conn, vs_client **client);
+void na_conn_close(na_conn *conn, vs_client **client);
+
+/* ---- output.c ---- */
+typedef struct na_table na_table;
+na_table *na_table_new(size_t ncols, const char *const *headers);
+void na_table_add(na_table *t, const char *const *cells);
+void na_table_sort(na_table *t, size_t col);
+void na_table_print(const na_table *t, FILE *out);
+void na_table_free(na_table **t);
+void na_json_print(json_t *json);
+/* "1.5 TiB"-style size into buf. */
+const char *na_size(int64_t bytes, char *buf, size_t size);
+
+/* ---- commands ---- */
+int cmd_about(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+
+#endif

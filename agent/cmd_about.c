@@ -1,0 +1,55 @@
+/* nfsagent about: what the server is, and its certificate thumbprint to pin. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static const char usage[] =
+	"Usage: nfsagent about [OPTIONS]\n"
+	"Shows the server's product, version, build, API version and type, and the\n"
+	"SHA-256 thumbprint of its certificate (pin it with --thumbprint).\n\n" NA_CONNECT_HELP;
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static void print_about(vs_client *c, bool json)
+{
+	const vs_about *a = vs_client_about(c);
+	if (json) {
+		na_json_print(json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
+		                        "name", jstr(a->name), "full_name", jstr(a->full_name),
+		                        "version", jstr(a->version), "build", jstr(a->build),
+		                        "api_type", jstr(a->api_type), "api_version", jstr(a->api_version),
+		                        "instance_uuid", jstr(a->instance_uuid),
+		                        "soap_version", jstr(vs_client_api_version(c)),
+		                        "thumbprint", vs_client_thumbprint(c)));
+		return;
+	}
+	printf("Name:          %s\n", a->name ? a->name : "-");
+	printf("Full name:     %s\n", a->full_name ? a->full_name : "-");
+	printf("Version:       %s\n", a->version ? a->version : "-");
+	printf("Build:         %s\n", a->build ? a->build : "-");
+	printf("API type:      %s\n", a->api_type ? a->api_type : "-");
+	printf("API version:   %s\n", a->api_version ? a->api_version : "-");
+	if (a->instance_uuid)
+		printf("Instance UUID: %s\n", a->instance_uuid);
+	printf("Thumbprint:    %s\n", vs_client_thumbprint(c));
+}
+
+int cmd_about(int argc, char **argv)
+{
+	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
+	na_conn conn = {.cmd = "about"};
+	vs_client *c = NULL;
+	int rc = na_parse_options(&conn, argc, argv, longopts, usage, NULL, NULL);
+	if (rc < 0 && optind < argc)
+		rc = na_usage_error("about", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0)
+		rc = na_conn_open(&conn, &c);
+	if (rc == NA_EXIT_OK && c)
+		print_about(c, conn.json);
+	na_conn_close(&conn, &c);
+	return rc;
+}

@@ -1,0 +1,251 @@
+/* Connection settings from flags, NFSAGENT_* and GOVC_* environment, and the
+ * password from the environment, a file or a prompt: never from argv. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+static void set(char **field, const char *value)
+{
+	free(*field);
+	*field = value ? strdup(value) : NULL;
+}
+
+int na_conn_option(na_conn *conn, int opt, const char *arg)
+{
+	char *end;
+	switch (opt) {
+	case NA_OPT_URL: set(&conn->url, arg); return 1;
+	case NA_OPT_USERNAME: set(&conn->username, arg); return 1;
+	case NA_OPT_PASSWORD_FILE: conn->password_file = arg; return 1;
+	case NA_OPT_THUMBPRINT: set(&conn->thumbprint, arg); return 1;
+	case NA_OPT_CACERT: set(&conn->cacert, arg); return 1;
+	case NA_OPT_INSECURE: conn->insecure = true; return 1;
+	case NA_OPT_TRACE: conn->trace_path = arg; return 1;
+	case NA_OPT_JSON: conn->json = true; return 1;
+	case NA_OPT_TIMEOUT:
+		conn->timeout_s = strtol(arg, &end, 10);
+		if (*end || conn->timeout_s <= 0)
+			return -na_usage_error(conn->cmd, "--timeout wants a number of seconds, not '%s'", arg);
+		return 1;
+	case NA_OPT_PAGE_SIZE:
+		conn->page_size = (int)strtol(arg, &end, 10);
+		if (*end || conn->page_size <= 0)
+			return -na_usage_error(conn->cmd, "--page-size wants a positive number, not '%s'", arg);
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
+                     const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud)
+{
+	int opt;
+	optind = 1;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+		if (opt == NA_OPT_HELP) {
+			fputs(usage, stdout);
+			return NA_EXIT_OK;
+		}
+		if (opt == '?')
+			return na_usage_error(conn->cmd, "unknown option '%s'", argv[optind - 1]);
+		if (opt == ':')
+			return na_usage_error(conn->cmd, "option '%s' needs a value", argv[optind - 1]);
+		int rc = na_conn_option(conn, opt, optarg);
+		if (rc == 0)
+			rc = other ? other(opt, optarg, ud) : 0;
+		if (rc < 0)
+			return -rc;
+		if (rc == 0)
+			return na_usage_error(conn->cmd, "unexpected option '%s'", argv[optind - 1]);
+	}
+	return -1;
+}
+
+static const char *env2(const char *ours, const char *govc)
+{
+	const char *v = getenv(ours);
+	if (v && *v)
+		return v;
+	v = govc ? getenv(govc) : NULL;
+	return v && *v ? v : NULL;
+}
+
+static bool env_true(const char *v)
+{
+	return v && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0);
+}
+
+/* Takes "user:password@" out of a URL (GOVC_URL allows it). */
+static int split_userinfo(na_conn *conn, bool from_argv)
+{
+	char *scheme_end = strstr(conn->url, "://");
+	char *host = scheme_end ? scheme_end + 3 : conn->url;
+	char *at = strchr(host, '@');
+	char *slash = strchr(host, '/');
+	if (!at || (slash && slash < at))
+		return 0;
+	*at = '\0';
+	char *colon = strchr(host, ':');
+	if (colon) {
+		if (from_argv) {
+			na_error("do not put the password in --url: use NFSAGENT_PASSWORD or --password-file");
+			return -1;
+		}
+		*colon = '\0';
+		if (!conn->password)
+			conn->password = strdup(colon + 1);
+	}
+	if (!conn->username)
+		conn->username = strdup(host);
+	memmove(host, at + 1, strlen(at + 1) + 1);
+	return 0;
+}
+
+static char *read_password_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		na_error("cannot read password file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && (st.st_mode & 077))
+		na_warn("password file %s is readable by others; chmod 600 it", path);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, f);
+	fclose(f);
+	if (n < 0) {
+		free(line);
+		na_error("password file %s is empty", path);
+		return NULL;
+	}
+	line[strcspn(line, "\r\n")] = '\0';
+	return line;
+}
+
+static char *prompt_password(const char *user, const char *url)
+{
+	int fd = open("/dev/tty", O_RDWR | O_NOCTTY);
+	if (fd < 0)
+		return NULL;
+	struct termios old, quiet;
+	bool echo_off = tcgetattr(fd, &old) == 0;
+	if (echo_off) {
+		quiet = old;
+		quiet.c_lflag &= ~(tcflag_t)ECHO;
+		tcsetattr(fd, TCSAFLUSH, &quiet);
+	}
+	dprintf(fd, "Password for %s at %s: ", user, url);
+	char buf[512];
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	if (echo_off)
+		tcsetattr(fd, TCSAFLUSH, &old);
+	dprintf(fd, "\n");
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	char *p = strdup(buf);
+	memset(buf, 0, sizeof(buf));
+	return p;
+}
+
+static int fill_from_env(na_conn *conn)
+{
+	bool url_from_argv = conn->url != NULL;
+	if (!conn->url)
+		set(&conn->url, env2("NFSAGENT_URL", "GOVC_URL"));
+	if (!conn->url) {
+		na_error("no server: give --url or set NFSAGENT_URL");
+		return NA_EXIT_USAGE;
+	}
+	if (!conn->username)
+		set(&conn->username, env2("NFSAGENT_USERNAME", "GOVC_USERNAME"));
+	if (conn->password_file && !(conn->password = read_password_file(conn->password_file)))
+		return NA_EXIT_USAGE;
+	if (!conn->password)
+		set(&conn->password, env2("NFSAGENT_PASSWORD", "GOVC_PASSWORD"));
+	if (split_userinfo(conn, url_from_argv) < 0)
+		return NA_EXIT_USAGE;
+	if (!conn->thumbprint)
+		set(&conn->thumbprint, env2("NFSAGENT_THUMBPRINT", NULL));
+	if (!conn->cacert)
+		set(&conn->cacert, env2("NFSAGENT_CACERT", "GOVC_TLS_CA_CERTS"));
+	if (!conn->insecure)
+		conn->insecure = env_true(env2("NFSAGENT_INSECURE", "GOVC_INSECURE"));
+	if (!conn->username) {
+		na_error("no user name: give --username or set NFSAGENT_USERNAME");
+		return NA_EXIT_USAGE;
+	}
+	if (!conn->password && !(conn->password = prompt_password(conn->username, conn->url))) {
+		na_error("no password: set NFSAGENT_PASSWORD or use --password-file");
+		return NA_EXIT_USAGE;
+	}
+	return NA_EXIT_OK;
+}
+
+static int open_trace(na_conn *conn)
+{
+	if (!conn->trace_path)
+		return NA_EXIT_OK;
+	int fd = open(conn->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || !(conn->trace = fdopen(fd, "w"))) {
+		na_error("cannot write trace file %s: %s", conn->trace_path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NA_EXIT_USAGE;
+	}
+	return NA_EXIT_OK;
+}
+
+int na_conn_open(na_conn *conn, vs_client **client)
+{
+	*client = NULL;
+	int rc = fill_from_env(conn);
+	if (rc == NA_EXIT_OK)
+		rc = open_trace(conn);
+	if (rc != NA_EXIT_OK)
+		return rc;
+	if (conn->insecure && !conn->thumbprint)
+		na_warn("certificate verification is off (--insecure): the server is not authenticated");
+	vs_options opts = {
+		.url = conn->url,
+		.username = conn->username,
+		.password = conn->password,
+		.cacert = conn->cacert,
+		.thumbprint = conn->thumbprint,
+		.insecure = conn->insecure && !conn->thumbprint,
+		.call_timeout_s = conn->timeout_s,
+		.page_size = conn->page_size,
+		.trace = conn->trace,
+	};
+	vs_error err = {0};
+	rc = vs_connect(&opts, client, &err);
+	memset(conn->password, 0, strlen(conn->password));
+	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+}
+
+void na_conn_close(na_conn *conn, vs_client **client)
+{
+	if (client)
+		vs_disconnect(client);
+	if (conn->trace)
+		fclose(conn->trace);
+	free(conn->url);
+	free(conn->username);
+	free(conn->password);
+	free(conn->thumbprint);
+	free(conn->cacert);
+	*conn = (na_conn){0};
+}

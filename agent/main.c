@@ -1,0 +1,125 @@
+/* nfsagent: subcommands dispatched from one table; errors become one line
+ * on stderr and a documented exit code. */
+#include <curl/curl.h>
+#include <libxml/parser.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+typedef struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} command;
+
+static int cmd_help(int argc, char **argv);
+
+static const command commands[] = {
+	{"about", cmd_about, "show the server's product, version, build and certificate thumbprint"},
+	{"ls", cmd_ls, "list hosts, datastores or vms"},
+	{"help", cmd_help, "show this help, or a command's help"},
+};
+
+static void vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "nfsagent: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void na_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
+void na_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int na_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	return NA_EXIT_USAGE;
+}
+
+int na_report(const vs_error *err)
+{
+	char line[1600];
+	vs_error_format(err, line, sizeof(line));
+	na_error("%s", line);
+	switch (err->status) {
+	case VS_OK: return NA_EXIT_OK;
+	case VS_ERR_USAGE:
+	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
+	case VS_ERR_CONNECT: return NA_EXIT_CONNECT;
+	case VS_ERR_TLS: return NA_EXIT_TLS;
+	case VS_ERR_AUTH: return NA_EXIT_AUTH;
+	case VS_ERR_PROTOCOL: return NA_EXIT_PROTOCOL;
+	default: return NA_EXIT_FAIL;
+	}
+}
+
+static void print_commands(FILE *out)
+{
+	fprintf(out, "Usage: nfsagent COMMAND [OPTIONS]\n\nCommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "\nRun 'nfsagent COMMAND --help' for a command's options.\n");
+}
+
+static const command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_commands(stdout);
+		return NA_EXIT_OK;
+	}
+	const command *c = find_command(argv[1]);
+	if (!c || c->run == cmd_help)
+		return na_usage_error(NULL, "unknown command '%s'", argv[1]);
+	char *help_argv[] = {argv[1], "--help", NULL};
+	return c->run(2, help_argv);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		print_commands(stderr);
+		return NA_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
+		return cmd_help(1, argv);
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("nfsagent %s\n", NFSAGENT_VERSION);
+		return NA_EXIT_OK;
+	}
+	const command *c = find_command(argv[1]);
+	if (!c)
+		return na_usage_error(NULL, "unknown command '%s'", argv[1]);
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	xmlInitParser();
+	int rc = c->run(argc - 1, argv + 1);
+	xmlCleanupParser();
+	curl_global_cleanup();
+	return rc;
+}

@@ -1,0 +1,125 @@
+/* Datastores: reading summary/info/mounts, and "[ds] path" helpers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+const char *const vs_datastore_paths[] = {"summary", "info", "host", "browser", NULL};
+
+/* NFS 4.1 lists every server in remoteHostNames; NFS 3 has one remoteHost. */
+static char *nas_servers(const xmlNode *nas)
+{
+	vs_buf b = {0};
+	for (xmlNode *n = vs_xml_child(nas, "remoteHostNames"); n; n = vs_xml_next(n)) {
+		char *s = vs_xml_text(n);
+		if (b.len)
+			vs_buf_add(&b, ",");
+		vs_buf_add(&b, s ? s : "");
+		free(s);
+	}
+	if (!b.len) {
+		vs_buf_free(&b);
+		return vs_xml_path_text(nas, "remoteHost");
+	}
+	if (b.failed)
+		vs_buf_free(&b);
+	return b.data;
+}
+
+static int read_mounts(const xmlNode *val, vs_datastore *d)
+{
+	size_t n = 0;
+	for (xmlNode *m = vs_xml_child(val, "DatastoreHostMount"); m; m = vs_xml_next(m))
+		n++;
+	d->mounts = calloc(n ? n : 1, sizeof(*d->mounts));
+	if (!d->mounts)
+		return VS_ERR_NOMEM;
+	for (xmlNode *m = vs_xml_child(val, "DatastoreHostMount"); m; m = vs_xml_next(m)) {
+		vs_ds_mount *dm = &d->mounts[d->n_mounts++];
+		dm->host = vs_xml_path_text(m, "key");
+		dm->access_mode = vs_xml_path_text(m, "mountInfo/accessMode");
+		dm->mounted = vs_xml_path_bool(m, "mountInfo/mounted", true);
+		dm->accessible = vs_xml_path_bool(m, "mountInfo/accessible", true);
+	}
+	return VS_OK;
+}
+
+int vs_datastore_read(const char *moref, const xmlNode *object, vs_datastore *d)
+{
+	xmlNode *summary = vs_prop(object, "summary");
+	xmlNode *nas = vs_xml_child(vs_prop(object, "info"), "nas");
+	char *raw = vs_xml_path_text(summary, "name");
+	d->moref = strdup(moref);
+	d->name = raw ? vs_unescape_name(raw) : NULL;
+	free(raw);
+	d->type = vs_xml_path_text(summary, "type");
+	d->url = vs_xml_path_text(summary, "url");
+	d->capacity = vs_xml_path_int(summary, "capacity", -1);
+	d->free_space = vs_xml_path_int(summary, "freeSpace", -1);
+	d->accessible = vs_xml_path_bool(summary, "accessible", false);
+	if (nas) {
+		d->remote_host = nas_servers(nas);
+		d->remote_path = vs_xml_path_text(nas, "remotePath");
+	}
+	d->browser = vs_prop_text(object, "browser");
+	int rc = read_mounts(vs_prop(object, "host"), d);
+	return rc == VS_OK && d->moref && d->name ? VS_OK : VS_ERR_NOMEM;
+}
+
+void vs_datastore_clear(vs_datastore *d)
+{
+	for (size_t i = 0; i < d->n_mounts; i++) {
+		free(d->mounts[i].host);
+		free(d->mounts[i].access_mode);
+	}
+	free(d->mounts);
+	free(d->moref);
+	free(d->name);
+	free(d->type);
+	free(d->url);
+	free(d->remote_host);
+	free(d->remote_path);
+	free(d->browser);
+	*d = (vs_datastore){0};
+}
+
+void vs_datastore_free(vs_datastore **d)
+{
+	if (!*d)
+		return;
+	vs_datastore_clear(*d);
+	free(*d);
+	*d = NULL;
+}
+
+int vs_dspath_split(const char *dspath, char **ds, char **path, vs_error *err)
+{
+	*ds = *path = NULL;
+	const char *close = dspath[0] == '[' ? strchr(dspath, ']') : NULL;
+	if (!close || close == dspath + 1)
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a datastore path like '[ds] dir/file'",
+		               dspath);
+	const char *rest = close + 1;
+	while (*rest == ' ')
+		rest++;
+	*ds = strndup(dspath + 1, (size_t)(close - dspath - 1));
+	*path = strdup(rest);
+	if (!*ds || !*path) {
+		free(*ds);
+		free(*path);
+		*ds = *path = NULL;
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	return VS_OK;
+}
+
+char *vs_dspath_join(const char *ds, const char *path)
+{
+	vs_buf b = {0};
+	vs_buf_addf(&b, "[%s]", ds);
+	if (path && *path)
+		vs_buf_addf(&b, " %s", path);
+	if (b.failed)
+		vs_buf_free(&b);
+	return b.data;
+}

@@ -1,0 +1,65 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+int vs_fail(vs_error *err, vs_status status, const char *fmt, ...)
+{
+	if (!err)
+		return status;
+	err->status = status;
+	err->fault[0] = '\0';
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof(err->message), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+void vs_error_context(vs_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err->context, sizeof(err->context), fmt, ap);
+	va_end(ap);
+}
+
+void vs_error_clear(vs_error *err)
+{
+	if (err)
+		*err = (vs_error){0};
+}
+
+void vs_error_format(const vs_error *err, char *out, size_t size)
+{
+	const char *ctx = err->context[0] ? err->context : "request";
+	if (err->fault[0] && err->message[0] && strcmp(err->fault, err->message) != 0)
+		snprintf(out, size, "%s failed: %s: %s", ctx, err->fault, err->message);
+	else if (err->fault[0])
+		snprintf(out, size, "%s failed: %s", ctx, err->fault);
+	else
+		snprintf(out, size, "%s failed: %s", ctx,
+		         err->message[0] ? err->message : vs_status_name(err->status));
+}
+
+const char *vs_status_name(vs_status status)
+{
+	switch (status) {
+	case VS_OK: return "ok";
+	case VS_ERR_USAGE: return "invalid argument";
+	case VS_ERR_NOMEM: return "out of memory";
+	case VS_ERR_CONNECT: return "connection failed";
+	case VS_ERR_TLS: return "certificate refused";
+	case VS_ERR_AUTH: return "authentication failed";
+	case VS_ERR_PROTOCOL: return "unexpected reply";
+	case VS_ERR_FAULT: return "server fault";
+	case VS_ERR_TASK: return "task failed";
+	case VS_ERR_NOT_FOUND: return "not found";
+	case VS_ERR_HTTP: return "HTTP error";
+	case VS_ERR_SESSION_RENEWED: return "session renewed";
+	}
+	return "error";
+}

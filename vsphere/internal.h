@@ -1,0 +1,219 @@
+/* Internals of the vSphere client library, shared by its files only. */
+#ifndef VSPHERE_INTERNAL_H
+#define VSPHERE_INTERNAL_H
+
+#include <curl/curl.h>
+#include <libxml/tree.h>
+
+#include "nfsagent/vsphere.h"
+
+#define VS_NS_VIM25 "urn:vim25"
+#define VS_NS_XSI "http://www.w3.org/2001/XMLSchema-instance"
+#define VS_NS_SOAPENV "http://schemas.xmlsoap.org/soap/envelope/"
+
+/* ---- error.c --------------------------------------------------------- */
+
+void vs_error_context(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void vs_error_clear(vs_error *err);
+
+/* ---- buf.c: growable strings ----------------------------------------- */
+
+typedef struct vs_buf {
+	char *data;
+	size_t len, cap;
+	bool failed;  /* an allocation failed; the content is incomplete */
+} vs_buf;
+
+void vs_buf_add(vs_buf *b, const char *s);
+void vs_buf_addn(vs_buf *b, const char *s, size_t n);
+void vs_buf_addf(vs_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends s with &, <, >, " and ' escaped for XML text and attributes. */
+void vs_buf_add_escaped(vs_buf *b, const char *s);
+/* <name>escaped value</name> */
+void vs_buf_elem(vs_buf *b, const char *name, const char *value);
+/* <name type="TYPE">escaped id</name> */
+void vs_buf_moref(vs_buf *b, const char *name, const char *type, const char *id);
+/* Appends s with every byte outside [A-Za-z0-9-._~/] %-encoded (URL path/query). */
+void vs_buf_add_urlencoded(vs_buf *b, const char *s, bool keep_slash);
+void vs_buf_free(vs_buf *b);
+
+/* ---- xml.c: reading replies ------------------------------------------ */
+
+/* First element child of parent with that local name (any namespace). */
+xmlNode *vs_xml_child(const xmlNode *parent, const char *name);
+/* Next element sibling of node with the same local name. */
+xmlNode *vs_xml_next(const xmlNode *node);
+/* Follows "a/b/c" through first matching children. */
+xmlNode *vs_xml_path(const xmlNode *node, const char *path);
+/* Text of the node as a malloc'd string (NULL if node is NULL). */
+char *vs_xml_text(const xmlNode *node);
+/* Text of the child at path, malloc'd, or NULL when absent. */
+char *vs_xml_path_text(const xmlNode *node, const char *path);
+bool vs_xml_path_bool(const xmlNode *node, const char *path, bool fallback);
+int64_t vs_xml_path_int(const xmlNode *node, const char *path, int64_t fallback);
+/* Local name of the xsi:type attribute (resolved by namespace URI), malloc'd. */
+char *vs_xml_xsi_type(const xmlNode *node);
+bool vs_xml_is(const xmlNode *node, const char *name);
+
+/* ---- transport.c: HTTPS ----------------------------------------------- */
+
+typedef struct vs_http_sink {
+	/* Receives the body as it arrives; returns false to abort the transfer. */
+	bool (*write)(const char *data, size_t len, long status, void *ud);
+	void *ud;
+} vs_http_sink;
+
+typedef struct vs_transport vs_transport;
+
+int vs_transport_new(const vs_options *opts, vs_transport **out, vs_error *err);
+void vs_transport_free(vs_transport **t);
+/* One POST of a SOAP body; status is the HTTP status.  No retry here. */
+int vs_transport_post(vs_transport *t, const char *soap_action, const char *body,
+                      long timeout_ms, const vs_http_sink *sink, long *status, bool *retryable,
+                      vs_error *err);
+/* GET url (absolute, or a path on the server) into a buffer. */
+int vs_transport_get(vs_transport *t, const char *url, long timeout_ms, vs_buf *body,
+                     long *status, vs_error *err);
+const char *vs_transport_thumbprint(const vs_transport *t);
+const char *vs_transport_host(const vs_transport *t);
+
+/* ---- soap.c: one place where every call goes out --------------------- */
+
+/* How many returnval elements a method answers with (libvirt's occurrence). */
+typedef enum vs_occurs {
+	VS_RET_NONE,          /* void */
+	VS_RET_ONE,           /* exactly one */
+	VS_RET_OPTIONAL,      /* zero or one */
+	VS_RET_LIST,          /* zero or more */
+} vs_occurs;
+
+typedef enum vs_call_flags {
+	VS_CALL_SAFE = 1,          /* a read: may be repeated after a transient failure */
+	VS_CALL_SESSION_BOUND = 2, /* _this or an argument lives in the session (view,
+	                              collector, token): after a re-login the caller
+	                              must recreate it, so return VS_ERR_SESSION_RENEWED */
+	VS_CALL_NO_RELOGIN = 4,    /* the login family itself */
+} vs_call_flags;
+
+/* Streams elements named `element` directly under each returnval to a
+ * callback and frees them, so a large reply never sits in memory whole. */
+typedef struct vs_stream {
+	const char *element;
+	int (*on_element)(xmlNode *node, void *ud, vs_error *err);
+	void *ud;
+} vs_stream;
+
+typedef struct vs_reply {
+	xmlDoc *doc;
+	xmlNode *response;  /* the METHODResponse element */
+} vs_reply;
+
+/* The first returnval element, or NULL. */
+xmlNode *vs_reply_ret(const vs_reply *r);
+void vs_reply_free(vs_reply *r);
+
+/* Sends METHOD with `params` (XML of the parameters after _this, already
+ * escaped) to the managed object this_type:this_id.  On success fills
+ * *reply (may be NULL for callers that do not need it). */
+int vs_call(vs_client *c, const char *method, const char *this_type, const char *this_id,
+            const char *params, vs_occurs occurs, unsigned flags, const vs_stream *stream,
+            vs_reply *reply, vs_error *err);
+
+/* Parses a whole reply body (unit-testable without a server). */
+int vs_soap_parse(const char *body, size_t len, long http_status, const char *method,
+                  vs_occurs occurs, const vs_stream *stream, vs_reply *reply, vs_error *err);
+/* Builds the request envelope for METHOD. */
+void vs_soap_envelope(vs_buf *b, const char *method, const char *this_type, const char *this_id,
+                      const char *params);
+/* Fills err from a LocalizedMethodFault or MethodFault element. */
+void vs_fault_from_node(const xmlNode *fault_or_localized, vs_error *err);
+/* Replaces the text of password elements (and of the session key in Login
+ * replies) with "***" so a trace never holds a secret. */
+void vs_redact(vs_buf *b, const char *method);
+
+/* ---- session.c -------------------------------------------------------- */
+
+typedef struct vs_service {
+	char *root_folder;
+	char *property_collector;
+	char *view_manager;
+	char *session_manager;
+	char *search_index;
+	char *perf_manager;
+	char *event_manager;
+	char *file_manager;
+	char *virtual_disk_manager;
+	char *guest_operations_manager;
+} vs_service;
+
+struct vs_client {
+	vs_options opts;      /* strings below are our own copies */
+	char *username;
+	char *password;
+	vs_transport *transport;
+	char *api_version;
+	vs_service sc;
+	vs_about about;
+	bool logged_in;
+	unsigned session_generation;  /* bumped on every login */
+	/* session-bound objects, recreated after a re-login */
+	char *container_view;
+	unsigned container_view_generation;
+	char *task_collector;
+	unsigned task_collector_generation;
+};
+
+/* Logs in again after NotAuthenticated; drops session-bound objects. */
+int vs_session_relogin(vs_client *c, vs_error *err);
+
+/* ---- props.c ----------------------------------------------------------- */
+
+/* Called for each ObjectContent (obj + propSet*) delivered exactly once. */
+typedef int (*vs_object_fn)(const char *type, const char *moref, const xmlNode *object,
+                            void *ud, vs_error *err);
+
+typedef struct vs_propspec {
+	const char *type;          /* "VirtualMachine" */
+	const char *const *paths;  /* NULL-terminated */
+} vs_propspec;
+
+/* Retrieves the properties of every object of the given types in the
+ * inventory (through a container view on the root folder), paging. */
+int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_object_fn fn,
+                  void *ud, vs_error *err);
+/* Retrieves properties of one object. */
+int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
+                 vs_object_fn fn, void *ud, vs_error *err);
+/* The val element of propSet `name` in an ObjectContent, or NULL. */
+xmlNode *vs_prop(const xmlNode *object, const char *name);
+char *vs_prop_text(const xmlNode *object, const char *name);
+/* Morefs of an ArrayOfManagedObjectReference value, malloc'd array of malloc'd strings. */
+char **vs_moref_list(const xmlNode *val, size_t *n);
+void vs_strv_free(char **v, size_t n);
+
+/* ---- task.c ------------------------------------------------------------ */
+
+/* Waits for the task with WaitForUpdatesEx; fills err from info.error.
+ * If result is non-NULL it receives a copy of info.result (xmlFreeDoc it). */
+int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
+                 xmlDoc **result, vs_error *err);
+/* Calls a *_Task method and waits for it. */
+int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
+                const char *params, vs_progress_fn progress, void *ud, xmlDoc **result,
+                vs_error *err);
+
+/* ---- inventory readers -------------------------------------------------- */
+
+/* The object's "name" property, %-unescaped, malloc'd. */
+char *vs_read_name(const xmlNode *object);
+int vs_host_read(const char *moref, const xmlNode *object, vs_host *h);
+int vs_datastore_read(const char *moref, const xmlNode *object, vs_datastore *d);
+int vs_vm_read(const char *moref, const xmlNode *object, vs_vm *v);
+void vs_host_clear(vs_host *h);
+void vs_datastore_clear(vs_datastore *d);
+void vs_vm_clear(vs_vm *v);
+extern const char *const vs_host_paths[];
+extern const char *const vs_datastore_paths[];
+extern const char *const vs_vm_summary_paths[];
+
+#endif

@@ -1,0 +1,269 @@
+/* Property collection: a container view on the root folder, one
+ * RetrievePropertiesEx with ContinueRetrievePropertiesEx while a token comes
+ * back, each ObjectContent streamed to the caller and freed.
+ *
+ * If the session expires mid-listing the view and the paging token die with
+ * it, so the walk starts over after the re-login; a set of the objects
+ * already delivered keeps every object delivered exactly once. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+enum { MAX_RESTARTS = 3 };
+
+/* ---- a small string set ----------------------------------------------- */
+
+typedef struct strset {
+	char **slots;
+	size_t cap, n;
+} strset;
+
+static size_t hash(const char *s)
+{
+	size_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Returns 1 if added, 0 if present, -1 on allocation failure. */
+static int strset_add(strset *set, const char *s)
+{
+	if ((set->n + 1) * 2 > set->cap) {
+		size_t cap = set->cap ? set->cap * 2 : 256;
+		char **slots = calloc(cap, sizeof(*slots));
+		if (!slots)
+			return -1;
+		for (size_t i = 0; i < set->cap; i++) {
+			if (!set->slots[i])
+				continue;
+			size_t j = hash(set->slots[i]) & (cap - 1);
+			while (slots[j])
+				j = (j + 1) & (cap - 1);
+			slots[j] = set->slots[i];
+		}
+		free(set->slots);
+		set->slots = slots;
+		set->cap = cap;
+	}
+	size_t j = hash(s) & (set->cap - 1);
+	for (; set->slots[j]; j = (j + 1) & (set->cap - 1))
+		if (strcmp(set->slots[j], s) == 0)
+			return 0;
+	if (!(set->slots[j] = strdup(s)))
+		return -1;
+	set->n++;
+	return 1;
+}
+
+static void strset_free(strset *set)
+{
+	for (size_t i = 0; i < set->cap; i++)
+		free(set->slots[i]);
+	free(set->slots);
+	*set = (strset){0};
+}
+
+/* ---- values --------------------------------------------------------------- */
+
+xmlNode *vs_prop(const xmlNode *object, const char *name)
+{
+	for (xmlNode *p = vs_xml_child(object, "propSet"); p; p = vs_xml_next(p)) {
+		xmlNode *n = vs_xml_child(p, "name");
+		xmlChar *text = n ? xmlNodeGetContent(n) : NULL;
+		bool match = text && strcmp((const char *)text, name) == 0;
+		xmlFree(text);
+		if (match)
+			return vs_xml_child(p, "val");
+	}
+	return NULL;
+}
+
+char *vs_prop_text(const xmlNode *object, const char *name)
+{
+	return vs_xml_text(vs_prop(object, name));
+}
+
+char **vs_moref_list(const xmlNode *val, size_t *n)
+{
+	*n = 0;
+	size_t count = 0;
+	for (xmlNode *m = vs_xml_child(val, "ManagedObjectReference"); m; m = vs_xml_next(m))
+		count++;
+	char **v = calloc(count + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (xmlNode *m = vs_xml_child(val, "ManagedObjectReference"); m; m = vs_xml_next(m))
+		v[(*n)++] = vs_xml_text(m);
+	return v;
+}
+
+void vs_strv_free(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- retrieval ------------------------------------------------------------- */
+
+typedef struct walk_state {
+	vs_object_fn fn;
+	void *ud;
+	strset seen;
+} walk_state;
+
+/* A property the session may not read comes back in missingSet; when the
+ * session itself is gone, every property does, with NotAuthenticated. */
+static int check_missing(const xmlNode *object, vs_error *err)
+{
+	for (xmlNode *m = vs_xml_child(object, "missingSet"); m; m = vs_xml_next(m)) {
+		xmlNode *fault = vs_xml_child(m, "fault");
+		vs_error e = {0};
+		vs_fault_from_node(fault, &e);
+		if (strcmp(e.fault, "NotAuthenticated") == 0) {
+			snprintf(err->fault, sizeof(err->fault), "%s", e.fault);
+			snprintf(err->message, sizeof(err->message), "%s", e.message);
+			err->status = VS_ERR_FAULT;
+			return VS_ERR_FAULT;
+		}
+	}
+	return VS_OK;
+}
+
+static int on_object(xmlNode *object, void *ud, vs_error *err)
+{
+	walk_state *w = ud;
+	int rc = check_missing(object, err);
+	if (rc != VS_OK)
+		return rc;
+	xmlNode *obj = vs_xml_child(object, "obj");
+	xmlChar *type = obj ? xmlGetProp(obj, (const xmlChar *)"type") : NULL;
+	char *moref = vs_xml_text(obj);
+	vs_buf key = {0};
+	vs_buf_addf(&key, "%s:%s", type ? (const char *)type : "", moref ? moref : "");
+	int added = key.failed ? -1 : strset_add(&w->seen, key.data);
+	vs_buf_free(&key);
+	if (!type || !moref)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "an ObjectContent without obj");
+	else if (added < 0)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (added == 1)
+		rc = w->fn((const char *)type, moref, object, w->ud, err);
+	xmlFree(type);
+	free(moref);
+	return rc;
+}
+
+static void add_propsets(vs_buf *b, const vs_propspec *specs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		vs_buf_add(b, "<propSet>");
+		vs_buf_elem(b, "type", specs[i].type);
+		for (const char *const *p = specs[i].paths; *p; p++)
+			vs_buf_elem(b, "pathSet", *p);
+		vs_buf_add(b, "</propSet>");
+	}
+}
+
+static void add_options(vs_buf *b, const vs_client *c)
+{
+	if (c->opts.page_size > 0)
+		vs_buf_addf(b, "<options><maxObjects>%d</maxObjects></options>", c->opts.page_size);
+	else
+		vs_buf_add(b, "<options/>");
+}
+
+static int ensure_view(vs_client *c, vs_error *err)
+{
+	if (c->container_view)
+		return VS_OK;
+	vs_buf params = {0};
+	vs_buf_moref(&params, "container", "Folder", c->sc.root_folder);
+	vs_buf_add(&params, "<type>HostSystem</type><type>Datastore</type>"
+	                    "<type>VirtualMachine</type><recursive>true</recursive>");
+	vs_reply r = {0};
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                       : vs_call(c, "CreateContainerView", "ViewManager", c->sc.view_manager,
+	                                 params.data, VS_RET_ONE, VS_CALL_SAFE, NULL, &r, err);
+	vs_buf_free(&params);
+	if (rc == VS_OK && !(c->container_view = vs_xml_text(vs_reply_ret(&r))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	vs_reply_free(&r);
+	return rc;
+}
+
+/* Runs one retrieval and its continuations; the stream delivers objects. */
+static int retrieve_pages(vs_client *c, const char *params, unsigned flags, walk_state *w,
+                          vs_error *err)
+{
+	vs_stream stream = {"objects", on_object, w};
+	vs_reply r = {0};
+	int rc = vs_call(c, "RetrievePropertiesEx", "PropertyCollector", c->sc.property_collector,
+	                 params, VS_RET_OPTIONAL, flags, &stream, &r, err);
+	while (rc == VS_OK) {
+		char *token = vs_xml_path_text(vs_reply_ret(&r), "token");
+		vs_reply_free(&r);
+		if (!token)
+			break;
+		vs_buf next = {0};
+		vs_buf_elem(&next, "token", token);
+		free(token);
+		rc = next.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+		                 : vs_call(c, "ContinueRetrievePropertiesEx", "PropertyCollector",
+		                           c->sc.property_collector, next.data, VS_RET_ONE,
+		                           VS_CALL_SAFE | VS_CALL_SESSION_BOUND, &stream, &r, err);
+		vs_buf_free(&next);
+	}
+	vs_reply_free(&r);
+	return rc;
+}
+
+int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_object_fn fn,
+                  void *ud, vs_error *err)
+{
+	walk_state w = {fn, ud, {0}};
+	int rc;
+	for (int restarts = 0;; restarts++) {
+		rc = ensure_view(c, err);
+		if (rc != VS_OK)
+			break;
+		vs_buf params = {0};
+		vs_buf_add(&params, "<specSet>");
+		add_propsets(&params, specs, n_specs);
+		vs_buf_add(&params, "<objectSet>");
+		vs_buf_moref(&params, "obj", "ContainerView", c->container_view);
+		vs_buf_add(&params, "<skip>true</skip><selectSet xsi:type=\"TraversalSpec\">"
+		                    "<name>view</name><type>ContainerView</type><path>view</path>"
+		                    "<skip>false</skip></selectSet></objectSet></specSet>");
+		add_options(&params, c);
+		rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+		                   : retrieve_pages(c, params.data, VS_CALL_SAFE | VS_CALL_SESSION_BOUND,
+		                                    &w, err);
+		vs_buf_free(&params);
+		if (rc != VS_ERR_SESSION_RENEWED || restarts == MAX_RESTARTS)
+			break;
+	}
+	strset_free(&w.seen);
+	return rc;
+}
+
+int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
+                 vs_object_fn fn, void *ud, vs_error *err)
+{
+	walk_state w = {fn, ud, {0}};
+	vs_propspec spec = {type, paths};
+	vs_buf params = {0};
+	vs_buf_add(&params, "<specSet>");
+	add_propsets(&params, &spec, 1);
+	vs_buf_add(&params, "<objectSet>");
+	vs_buf_moref(&params, "obj", type, moref);
+	vs_buf_add(&params, "</objectSet></specSet>");
+	add_options(&params, c);
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                       : retrieve_pages(c, params.data, VS_CALL_SAFE, &w, err);
+	vs_buf_free(&params);
+	strset_free(&w.seen);
+	return rc;
+}

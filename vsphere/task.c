@@ -1,0 +1,199 @@
+/* Waiting for tasks without sleep-polling: a filter on the task's info in a
+ * private property collector, and WaitForUpdatesEx, which answers when
+ * something changed.  The filter is destroyed on every path.  A re-login
+ * while waiting recreates collector and filter; the task itself lives on. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct task_state {
+	char *state;      /* queued | running | success | error */
+	int progress;     /* -1 until reported */
+	xmlDoc *error;    /* copy of info.error */
+	xmlDoc *result;   /* copy of info.result */
+} task_state;
+
+static xmlDoc *copy_node(const xmlNode *val)
+{
+	xmlDoc *doc = xmlNewDoc((const xmlChar *)"1.0");
+	xmlNode *copy = doc ? xmlDocCopyNode((xmlNode *)val, doc, 1) : NULL;
+	if (!copy) {
+		xmlFreeDoc(doc);
+		return NULL;
+	}
+	xmlDocSetRootElement(doc, copy);
+	return doc;
+}
+
+static int ensure_collector(vs_client *c, vs_error *err)
+{
+	if (c->task_collector)
+		return VS_OK;
+	vs_reply r = {0};
+	int rc = vs_call(c, "CreatePropertyCollector", "PropertyCollector", c->sc.property_collector,
+	                 NULL, VS_RET_ONE, VS_CALL_SAFE, NULL, &r, err);
+	if (rc == VS_OK && !(c->task_collector = vs_xml_text(vs_reply_ret(&r))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	vs_reply_free(&r);
+	return rc;
+}
+
+static int create_filter(vs_client *c, const char *task, char **filter, vs_error *err)
+{
+	int rc = ensure_collector(c, err);
+	if (rc != VS_OK)
+		return rc;
+	vs_buf params = {0};
+	vs_buf_add(&params, "<spec><propSet><type>Task</type><pathSet>info.state</pathSet>"
+	                    "<pathSet>info.progress</pathSet><pathSet>info.error</pathSet>"
+	                    "<pathSet>info.result</pathSet></propSet><objectSet>");
+	vs_buf_moref(&params, "obj", "Task", task);
+	vs_buf_add(&params, "</objectSet></spec><partialUpdates>false</partialUpdates>");
+	vs_reply r = {0};
+	rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                   : vs_call(c, "CreateFilter", "PropertyCollector", c->task_collector,
+	                             params.data, VS_RET_ONE, VS_CALL_SAFE | VS_CALL_SESSION_BOUND,
+	                             NULL, &r, err);
+	vs_buf_free(&params);
+	if (rc == VS_OK && !(*filter = vs_xml_text(vs_reply_ret(&r))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	vs_reply_free(&r);
+	return rc;
+}
+
+static void apply_change(const xmlNode *change, task_state *t)
+{
+	char *name = vs_xml_path_text(change, "name");
+	xmlNode *val = vs_xml_child(change, "val");
+	if (!name)
+		return;
+	if (strcmp(name, "info.state") == 0 && val) {
+		free(t->state);
+		t->state = vs_xml_text(val);
+	} else if (strcmp(name, "info.progress") == 0) {
+		t->progress = (int)vs_xml_path_int(val, "", t->progress);
+	} else if (strcmp(name, "info.error") == 0 && val) {
+		xmlFreeDoc(t->error);
+		t->error = copy_node(val);
+	} else if (strcmp(name, "info.result") == 0 && val) {
+		xmlFreeDoc(t->result);
+		t->result = copy_node(val);
+	}
+	free(name);
+}
+
+/* One WaitForUpdatesEx; updates *version and the task state. */
+static int wait_once(vs_client *c, char **version, task_state *t, vs_error *err)
+{
+	long wait_s = c->opts.call_timeout_s / 2;
+	wait_s = wait_s > 30 ? 30 : wait_s < 1 ? 1 : wait_s;
+	vs_buf params = {0};
+	if (*version)
+		vs_buf_elem(&params, "version", *version);
+	vs_buf_addf(&params, "<options><maxWaitSeconds>%ld</maxWaitSeconds></options>", wait_s);
+	vs_reply r = {0};
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                       : vs_call(c, "WaitForUpdatesEx", "PropertyCollector", c->task_collector,
+	                                 params.data, VS_RET_OPTIONAL,
+	                                 VS_CALL_SAFE | VS_CALL_SESSION_BOUND, NULL, &r, err);
+	vs_buf_free(&params);
+	xmlNode *set = rc == VS_OK ? vs_reply_ret(&r) : NULL;
+	if (set) {
+		free(*version);
+		*version = vs_xml_path_text(set, "version");
+	}
+	for (xmlNode *f = vs_xml_child(set, "filterSet"); f; f = vs_xml_next(f))
+		for (xmlNode *o = vs_xml_child(f, "objectSet"); o; o = vs_xml_next(o))
+			for (xmlNode *ch = vs_xml_child(o, "changeSet"); ch; ch = vs_xml_next(ch))
+				apply_change(ch, t);
+	vs_reply_free(&r);
+	return rc;
+}
+
+static void destroy_filter(vs_client *c, char **filter)
+{
+	if (!*filter)
+		return;
+	vs_error ignored = {0};
+	vs_call(c, "DestroyPropertyFilter", "PropertyFilter", *filter, NULL, VS_RET_NONE,
+	        VS_CALL_SAFE | VS_CALL_SESSION_BOUND, NULL, NULL, &ignored);
+	free(*filter);
+	*filter = NULL;
+}
+
+static bool finished(const task_state *t)
+{
+	return t->state && (strcmp(t->state, "success") == 0 || strcmp(t->state, "error") == 0);
+}
+
+static int task_outcome(task_state *t, xmlDoc **result, vs_error *err)
+{
+	if (strcmp(t->state, "error") == 0) {
+		xmlNode *e = t->error ? xmlDocGetRootElement(t->error) : NULL;
+		if (e)
+			vs_fault_from_node(e, err);
+		else
+			snprintf(err->message, sizeof(err->message), "the task failed without an error");
+		err->status = VS_ERR_TASK;
+		return VS_ERR_TASK;
+	}
+	if (result) {
+		*result = t->result;
+		t->result = NULL;
+	}
+	return VS_OK;
+}
+
+int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
+                 xmlDoc **result, vs_error *err)
+{
+	task_state t = {.progress = -1};
+	char *filter = NULL, *version = NULL;
+	int last = -1, rc = VS_OK;
+	if (result)
+		*result = NULL;
+	for (int renewals = 0; rc == VS_OK && !finished(&t);) {
+		if (!filter)
+			rc = create_filter(c, task, &filter, err);
+		if (rc == VS_OK)
+			rc = wait_once(c, &version, &t, err);
+		if (rc == VS_ERR_SESSION_RENEWED && renewals++ < 3) {
+			free(filter);  /* died with the old session */
+			filter = NULL;
+			free(version);
+			version = NULL;
+			rc = VS_OK;
+			continue;
+		}
+		if (progress && t.progress >= 0 && t.progress != last)
+			progress(last = t.progress, ud);
+	}
+	destroy_filter(c, &filter);
+	if (rc == VS_OK) {
+		if (progress && last != 100 && strcmp(t.state, "success") == 0)
+			progress(100, ud);
+		rc = task_outcome(&t, result, err);
+	}
+	free(version);
+	free(t.state);
+	xmlFreeDoc(t.error);
+	xmlFreeDoc(t.result);
+	return rc;
+}
+
+int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
+                const char *params, vs_progress_fn progress, void *ud, xmlDoc **result,
+                vs_error *err)
+{
+	vs_reply r = {0};
+	int rc = vs_call(c, method, this_type, this_id, params, VS_RET_ONE, 0, NULL, &r, err);
+	char *task = rc == VS_OK ? vs_xml_text(vs_reply_ret(&r)) : NULL;
+	vs_reply_free(&r);
+	if (rc == VS_OK && !task)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = vs_task_wait(c, task, progress, ud, result, err);
+	free(task);
+	return rc;
+}
