@@ -135,23 +135,49 @@ int vs_walk_inventory(vs_client *c, const vs_walk *walk, vs_error *err)
 
 typedef struct find_state {
 	const char *name;
-	char **matches;
+	char **matches;    /* VM morefs with that name */
 	size_t n;
+	char **names;      /* moref, name pairs of hosts and datastores */
+	size_t n_names;
 } find_state;
 
-static int match_vm(const vs_vm *v, void *ud, vs_error *err)
+static int append(char ***v, size_t *n, const char *s, vs_error *err)
+{
+	char **grown = realloc(*v, (*n + 1) * sizeof(char *));
+	if (!grown)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	*v = grown;
+	if (!(grown[*n] = strdup(s)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	(*n)++;
+	return VS_OK;
+}
+
+static int collect_names(const char *type, const char *moref, const xmlNode *object, void *ud,
+                         vs_error *err)
 {
 	find_state *f = ud;
-	if (strcmp(v->name, f->name) != 0)
-		return VS_OK;
-	char **m = realloc(f->matches, (f->n + 1) * sizeof(*m));
-	if (!m || !(m[f->n] = strdup(v->moref))) {
-		f->matches = m ? m : f->matches;
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	char *name = vs_read_name(object);
+	int rc = VS_OK;
+	if (!name)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s has no name", moref);
+	else if (strcmp(type, "VirtualMachine") != 0) {
+		rc = append(&f->names, &f->n_names, moref, err);
+		if (rc == VS_OK)
+			rc = append(&f->names, &f->n_names, name, err);
+	} else if (strcmp(name, f->name) == 0) {
+		rc = append(&f->matches, &f->n, moref, err);
 	}
-	f->matches = m;
-	f->n++;
-	return VS_OK;
+	free(name);
+	return rc;
+}
+
+static const char *name_of(const find_state *f, const char *moref)
+{
+	for (size_t i = 0; i + 1 < f->n_names; i += 2)
+		if (strcmp(f->names[i], moref) == 0)
+			return f->names[i + 1];
+	return moref;
 }
 
 static int read_one_vm(const char *type, const char *moref, const xmlNode *object, void *ud,
@@ -177,12 +203,26 @@ int vs_vm_lookup(vs_client *c, const char *moref, vs_vm **out, vs_error *err)
 	return rc;
 }
 
+static int name_references(const find_state *f, vs_vm *v, vs_error *err)
+{
+	v->host_name = strdup(v->host ? name_of(f, v->host) : "");
+	v->datastore_names = calloc(v->n_datastores + 1, sizeof(char *));
+	for (size_t i = 0; v->datastore_names && i < v->n_datastores; i++)
+		v->datastore_names[i] = strdup(name_of(f, v->datastores[i]));
+	for (size_t i = 0; v->datastore_names && i < v->n_datastores; i++)
+		if (!v->datastore_names[i])
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return v->host_name && v->datastore_names ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
 int vs_find_vm(vs_client *c, const char *name, vs_vm **out, vs_error *err)
 {
 	*out = NULL;
-	find_state f = {name, NULL, 0};
-	vs_walk walk = {.vm = match_vm, .vm_detail = VS_VM_NAME, .ud = &f};
-	int rc = vs_walk_inventory(c, &walk, err);
+	find_state f = {name, NULL, 0, NULL, 0};
+	const vs_propspec specs[] = {
+		{"VirtualMachine", name_path}, {"HostSystem", name_path}, {"Datastore", name_path},
+	};
+	int rc = vs_props_walk(c, specs, 3, collect_names, &f, err);
 	if (rc == VS_OK && f.n == 0)
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "no VM is named '%s'", name);
 	else if (rc == VS_OK && f.n > 1)
@@ -190,8 +230,11 @@ int vs_find_vm(vs_client *c, const char *name, vs_vm **out, vs_error *err)
 		             f.matches[0], f.matches[1], f.n > 2 ? ", ..." : "");
 	if (rc == VS_OK)
 		rc = vs_vm_lookup(c, f.matches[0], out, err);
+	if (rc == VS_OK && (rc = name_references(&f, *out, err)) != VS_OK)
+		vs_vm_free(out);
 	if (rc != VS_OK)
 		vs_error_context(err, "finding VM '%s'", name);
 	vs_strv_free(f.matches, f.n);
+	vs_strv_free(f.names, f.n_names);
 	return rc;
 }

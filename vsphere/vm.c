@@ -32,6 +32,8 @@ void vs_vm_clear(vs_vm *v)
 	free(v->tools_status);
 	free(v->vmx_path);
 	vs_strv_free(v->datastores, v->n_datastores);
+	free(v->host_name);
+	vs_strv_free(v->datastore_names, v->datastore_names ? v->n_datastores : 0);
 	*v = (vs_vm){0};
 }
 

@@ -132,6 +132,9 @@ typedef struct vs_vm {
 	char *vmx_path;      /* config.files.vmPathName, "[ds] dir/vm.vmx" */
 	size_t n_datastores;
 	char **datastores;   /* morefs */
+	/* Filled by vs_find_vm only (NULL elsewhere): names for the morefs above. */
+	char *host_name;
+	char **datastore_names;  /* n_datastores entries */
 } vs_vm;
 
 void vs_host_free(vs_host **h);
@@ -162,7 +165,8 @@ int vs_walk_inventory(vs_client *c, const vs_walk *walk, vs_error *err);
 
 /* Reads one VM's summary by moref. */
 int vs_vm_lookup(vs_client *c, const char *moref, vs_vm **out, vs_error *err);
-/* Finds one VM by name (VS_ERR_NOT_FOUND if none or several). */
+/* Finds one VM by name with the names of its host and datastores, in two
+ * retrievals (VS_ERR_NOT_FOUND if none or several VMs have that name). */
 int vs_find_vm(vs_client *c, const char *name, vs_vm **out, vs_error *err);
 
 /* ---- Tasks ----------------------------------------------------------- */

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages nfsagent needs to build, test and demo
+# (only those missing; uses sudo when not root).
+set -euo pipefail
+packages=(
+	build-essential cmake pkg-config
+	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev
+	golang-go golang-github-vmware-govmomi-dev
+	jq python3 openssl fio
+)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2> /dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "Installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo=sudo
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -q
+$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"

@@ -1,0 +1,112 @@
+# Shared helpers for integration tests: start the simulated lab, run
+# nfsagent against it, assert on values.  Sourced by each test script.
+set -euo pipefail
+
+: "${NFSAGENT:?NFSAGENT must name the nfsagent binary}"
+: "${LABSIM:?LABSIM must name the labsim binary}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/nfsagent-test.XXXXXX")
+LAB_PID=
+LAB_LOG="$WORK/methods.log"
+OTHER_PIDS=()  # helper processes a test starts; stopped at exit
+
+cleanup() {
+	local rc=$?
+	local pid
+	for pid in "${OTHER_PIDS[@]}"; do
+		kill "$pid" 2>/dev/null || true
+	done
+	if [ -n "$LAB_PID" ] && kill -0 "$LAB_PID" 2>/dev/null; then
+		kill "$LAB_PID" 2>/dev/null || true
+		wait "$LAB_PID" 2>/dev/null || true
+	fi
+	if [ "$rc" -ne 0 ] && [ -f "$WORK/lab.err" ]; then
+		echo "--- lab stderr (last 20 lines)" >&2
+		tail -n 20 "$WORK/lab.err" >&2
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# lab_start [labsim flags...]: starts the lab and points NFSAGENT_* at it.
+lab_start() {
+	mkdir -p "$WORK/lab"
+	: > "$LAB_LOG"
+	"$LABSIM" -dir "$WORK/lab" -methods-log "$LAB_LOG" "$@" > "$WORK/lab.out" 2> "$WORK/lab.err" &
+	LAB_PID=$!
+	local i
+	for i in $(seq 1 600); do
+		[ -s "$WORK/lab.out" ] && break
+		kill -0 "$LAB_PID" 2>/dev/null || fail "labsim exited: $(tail -n 5 "$WORK/lab.err")"
+		sleep 0.1
+	done
+	[ -s "$WORK/lab.out" ] || fail "labsim did not get ready in 60 s"
+	LAB_READY=$(head -n 1 "$WORK/lab.out")
+	LAB_URL=$(jq -r .url <<< "$LAB_READY")
+	LAB_THUMBPRINT=$(jq -r .thumbprint <<< "$LAB_READY")
+	LAB_CACERT=$(jq -r .cacert <<< "$LAB_READY")
+	export NFSAGENT_URL="$LAB_URL"
+	export NFSAGENT_USERNAME=$(jq -r .username <<< "$LAB_READY")
+	export NFSAGENT_PASSWORD=$(jq -r .password <<< "$LAB_READY")
+	export NFSAGENT_THUMBPRINT="$LAB_THUMBPRINT"
+	unset NFSAGENT_CACERT NFSAGENT_INSECURE GOVC_URL GOVC_USERNAME GOVC_PASSWORD GOVC_INSECURE
+}
+
+lab_stop() {
+	kill "$LAB_PID" 2>/dev/null || true
+	wait "$LAB_PID" 2>/dev/null || true
+	LAB_PID=
+}
+
+# Number of SOAP calls of a method (or of all methods) in the lab's log.
+calls() {
+	if [ $# -eq 0 ]; then
+		wc -l < "$LAB_LOG"
+	else
+		awk -v m="$1" '$2 == m' "$LAB_LOG" | wc -l
+	fi
+}
+
+# run EXPECTED_EXIT cmd...: runs cmd, keeps stdout in $OUT and stderr in $ERR.
+run() {
+	local expected=$1
+	shift
+	local rc=0
+	"$@" > "$WORK/out" 2> "$WORK/err" || rc=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+	if [ "$rc" -ne "$expected" ]; then
+		echo "stdout: $OUT" >&2
+		echo "stderr: $ERR" >&2
+		fail "'$*' exited $rc, expected $expected"
+	fi
+}
+
+assert_eq() {
+	[ "$1" = "$2" ] || fail "${3:-values differ}: got '$1', expected '$2'"
+}
+
+assert_contains() {
+	grep -qF -- "$2" <<< "$1" || fail "${3:-text} does not contain '$2': $1"
+}
+
+assert_not_contains() {
+	if grep -qF -- "$2" <<< "$1"; then fail "${3:-text} contains '$2': $1"; fi
+}
+
+assert_le() {
+	[ "$1" -le "$2" ] || fail "${3:-value} is $1, expected at most $2"
+}
+
+assert_ge() {
+	[ "$1" -ge "$2" ] || fail "${3:-value} is $1, expected at least $2"
+}
+
+# One line of output per line of stderr is the promise: count them.
+assert_one_line() {
+	[ "$(printf '%s\n' "$1" | grep -c .)" -eq 1 ] || fail "expected one error line, got: $1"
+}

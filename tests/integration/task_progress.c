@@ -1,0 +1,49 @@
+/* Powers a VM off and on through the library, printing each progress value
+ * the task waiter reports, one per line: the integration test checks them. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "nfsagent/vsphere.h"
+
+static void on_progress(int percent, void *ud)
+{
+	(void)ud;
+	printf("%d\n", percent);
+	fflush(stdout);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: task_progress VM (NFSAGENT_URL/USERNAME/PASSWORD/THUMBPRINT set)\n");
+		return 2;
+	}
+	vs_options opts = {
+		.url = getenv("NFSAGENT_URL"),
+		.username = getenv("NFSAGENT_USERNAME"),
+		.password = getenv("NFSAGENT_PASSWORD"),
+		.thumbprint = getenv("NFSAGENT_THUMBPRINT"),
+	};
+	vs_client *c = NULL;
+	vs_vm *vm = NULL;
+	vs_error err = {0};
+	int rc = vs_connect(&opts, &c, &err);
+	if (rc == VS_OK)
+		rc = vs_find_vm(c, argv[1], &vm, &err);
+	if (rc == VS_OK) {
+		printf("off\n");
+		rc = vs_vm_power_off(c, vm->moref, on_progress, NULL, &err);
+	}
+	if (rc == VS_OK) {
+		printf("on\n");
+		rc = vs_vm_power_on(c, vm->moref, on_progress, NULL, &err);
+	}
+	if (rc != VS_OK) {
+		char line[1600];
+		vs_error_format(&err, line, sizeof(line));
+		fprintf(stderr, "task_progress: %s\n", line);
+	}
+	vs_vm_free(&vm);
+	vs_disconnect(&c);
+	return rc == VS_OK ? 0 : 1;
+}
