@@ -1,0 +1,175 @@
+package main
+
+// Slow tasks. Every simulator task finishes before its *_Task call returns,
+// so a client's task-waiting code (PropertyCollector filter on the Task plus
+// WaitForUpdatesEx) never sees a running task. With -task-seconds D > 0 the
+// lab answers a *_Task call itself with a new Task in state "running", moves
+// info.progress through -task-steps K even steps (100/K, 200/K, ...) over D
+// seconds, and only then performs the call: it sends the client's original
+// request to the simulator on the lab's own session (lab.dispatch), waits
+// for the simulator's task and copies its outcome (state, result, error) to
+// the client's task, with progress 100 on success. The effect (power state,
+// files, ...) therefore happens at the end, as on vCenter.
+//
+// All changes go through simulator.Map.Update, the path the simulator's own
+// tasks use: it applies the change and hands it to every PropertyCollector
+// that is waiting, so WaitForUpdatesEx reports each step. (Assigning the
+// fields directly would not be seen by waiters.)
+//
+// Which methods: -slow-tasks, default "*" = every *_Task method the target
+// object implements, except those a feature claims with lab.claimTask. The
+// call is passed to the simulator unchanged (and fails there as usual) when
+// the session is not valid, the object does not exist or lacks the method.
+// The simulator's inner task stays in the inventory (and in recentTask).
+
+import (
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/types"
+)
+
+type slowTasks struct {
+	seconds float64
+	steps   int
+	which   string
+
+	only map[string]bool // nil: all
+	l    *lab
+}
+
+func (t *slowTasks) flags(fs *flag.FlagSet) {
+	fs.Float64Var(&t.seconds, "task-seconds", 0, "make *_Task methods take this many seconds, reporting progress (0 = instant)")
+	fs.IntVar(&t.steps, "task-steps", 4, "number of even progress steps of a slow task")
+	fs.StringVar(&t.which, "slow-tasks", "*", "comma-separated *_Task methods that -task-seconds applies to, or * for all")
+}
+
+func (t *slowTasks) setup(l *lab) error {
+	t.l = l
+	if t.seconds < 0 {
+		return fmt.Errorf("-task-seconds %v: want >= 0", t.seconds)
+	}
+	if t.steps < 1 {
+		t.steps = 1
+	}
+	if t.which != "*" {
+		t.only = make(map[string]bool)
+		for _, m := range strings.Split(t.which, ",") {
+			if m = strings.TrimSpace(m); m != "" {
+				t.only[m] = true
+			}
+		}
+	}
+	if t.seconds > 0 {
+		l.beforeCall(t.intercept)
+	}
+	return nil
+}
+
+func (t *slowTasks) applies(method string) bool {
+	if !strings.HasSuffix(method, "_Task") || t.l.claimed[method] {
+		return false
+	}
+	return t.only == nil || t.only[method]
+}
+
+func (t *slowTasks) intercept(c *soapCall, w http.ResponseWriter) bool {
+	if !t.applies(c.Method) || !t.l.sessions.valid(c.Session) {
+		return false
+	}
+	obj := simulator.Map.Get(c.This)
+	if obj == nil {
+		return false
+	}
+	// The dispatcher's name for Foo_Task is FooTask.
+	goName := strings.TrimSuffix(c.Method, "_Task") + "Task"
+	if !reflect.ValueOf(obj).MethodByName(goName).IsValid() {
+		return false
+	}
+
+	// vCenter's descriptionId is <Type>.<operation>, e.g. VirtualMachine.powerOff.
+	op := strings.TrimSuffix(strings.TrimSuffix(c.Method, "_Task"), "VM")
+	op = strings.ToLower(op[:1]) + op[1:]
+	task := simulator.CreateTask(c.This, op, nil)
+	now := time.Now()
+	update(task, []types.PropertyChange{
+		{Name: "info.name", Val: c.Method},
+		{Name: "info.startTime", Val: now},
+		{Name: "info.state", Val: types.TaskInfoStateRunning},
+	})
+	writeMorefResponse(w, c.Method, task.Reference())
+	go t.run(task, c)
+	return true
+}
+
+func (t *slowTasks) run(task *simulator.Task, c *soapCall) {
+	step := time.Duration(t.seconds * float64(time.Second) / float64(t.steps))
+	for i := 1; i < t.steps; i++ {
+		time.Sleep(step)
+		update(task, []types.PropertyChange{{Name: "info.progress", Val: int32(i * 100 / t.steps)}})
+	}
+	time.Sleep(step)
+
+	result, fault := t.perform(c)
+	changes := []types.PropertyChange{{Name: "info.completeTime", Val: time.Now()}}
+	if result != nil {
+		changes = append(changes, types.PropertyChange{Name: "info.result", Val: result})
+	}
+	if fault != nil {
+		changes = append(changes,
+			types.PropertyChange{Name: "info.error", Val: *fault},
+			types.PropertyChange{Name: "info.state", Val: types.TaskInfoStateError})
+	} else {
+		changes = append(changes,
+			types.PropertyChange{Name: "info.progress", Val: int32(100)},
+			types.PropertyChange{Name: "info.state", Val: types.TaskInfoStateSuccess})
+	}
+	update(task, changes)
+}
+
+// perform sends the client's request to the simulator and returns the
+// outcome of the task it starts (or its fault).
+func (t *slowTasks) perform(c *soapCall) (types.AnyType, *types.LocalizedMethodFault) {
+	status, body, err := t.l.dispatch(c.Body)
+	if err != nil {
+		log.Printf("slow %s: %v", c.Method, err)
+		return nil, &types.LocalizedMethodFault{Fault: &types.SystemError{Reason: err.Error()}, LocalizedMessage: err.Error()}
+	}
+	if status != http.StatusOK {
+		return nil, readFault(body)
+	}
+	ref, ok := readReturnedMoref(body)
+	if !ok {
+		return nil, nil
+	}
+	inner, ok := simulator.Map.Get(ref).(*simulator.Task)
+	if !ok {
+		return ref, nil // not a task after all: report what came back
+	}
+	for deadline := time.Now().Add(time.Hour); ; time.Sleep(50 * time.Millisecond) {
+		var info types.TaskInfo
+		simulator.Map.WithLock(inner, func() { info = inner.Info })
+		switch info.State {
+		case types.TaskInfoStateSuccess:
+			return info.Result, nil
+		case types.TaskInfoStateError:
+			return info.Result, info.Error
+		}
+		if time.Now().After(deadline) {
+			msg := "inner task " + ref.Value + " did not finish"
+			return nil, &types.LocalizedMethodFault{Fault: &types.SystemError{Reason: msg}, LocalizedMessage: msg}
+		}
+	}
+}
+
+// update applies changes to the task under its lock, so that concurrent
+// RetrieveProperties calls see either the old or the new state.
+func update(task *simulator.Task, changes []types.PropertyChange) {
+	simulator.Map.WithLock(task, func() { simulator.Map.Update(task, changes) })
+}
