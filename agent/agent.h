@@ -92,8 +92,51 @@ void na_json_print(json_t *json);
 /* "1.5 TiB"-style size into buf. */
 const char *na_size(int64_t bytes, char *buf, size_t size);
 
+/* ---- inventory.c: one snapshot of the inventory, name lookups ---- */
+typedef struct na_cluster {
+	char *moref, *name;
+} na_cluster;
+
+typedef struct na_inventory {
+	vs_host *hosts;
+	size_t n_hosts;
+	vs_datastore *datastores;
+	size_t n_datastores;
+	vs_vm *vms;
+	size_t n_vms;
+	na_cluster *clusters;
+	size_t n_clusters;
+} na_inventory;
+
+int na_inventory_load(vs_client *c, bool with_vms, na_inventory *inv, vs_error *err);
+void na_inventory_free(na_inventory *inv);
+/* Lookups by name; on a miss err says so and names near matches. */
+vs_host *na_find_host(const na_inventory *inv, const char *name, vs_error *err);
+vs_datastore *na_find_datastore(const na_inventory *inv, const char *name, vs_error *err);
+vs_vm *na_find_vm(const na_inventory *inv, const char *name, vs_error *err);
+na_cluster *na_find_cluster(const na_inventory *inv, const char *name, vs_error *err);
+vs_host *na_host_by_moref(const na_inventory *inv, const char *moref);
+vs_datastore *na_datastore_by_moref(const na_inventory *inv, const char *moref);
+const char *na_host_name(const na_inventory *inv, const char *moref);
+bool na_mounted_on(const vs_datastore *d, const char *host_moref);
+/* --host H | --cluster C | --all-hosts */
+typedef struct na_host_choice {
+	const char *host, *cluster;
+	bool all;
+} na_host_choice;
+/* The chosen hosts (pointers into inv; free the array). */
+int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_host ***out,
+                    size_t *n, vs_error *err);
+/* Whether d is NFS export path on one of servers (NULL-terminated). */
+bool na_same_export(const vs_datastore *d, const char *const *servers, const char *path);
+const char *na_mount_hosts(const na_inventory *inv, const vs_datastore *d, char *buf, size_t size);
+bool na_vm_uses(const vs_vm *v, const char *datastore_moref);
+
 /* ---- commands ---- */
 int cmd_about(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
+int cmd_mount(int argc, char **argv);
+/* "NFS 3" / "NFS 4.1" for a datastore type. */
+const char *na_nfs_label(const char *type);
 
 #endif

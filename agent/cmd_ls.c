@@ -141,7 +141,7 @@ static char *join_morefs(char **v, size_t n)
 	return s;
 }
 
-static int on_host(const vs_host *h, void *ud, vs_error *err)
+static int on_host(vs_host *h, void *ud, vs_error *err)
 {
 	listing *l = ud;
 	const char *pair[] = {h->moref, h->name};
@@ -153,7 +153,7 @@ static int on_host(const vs_host *h, void *ud, vs_error *err)
 	return rows_add(&l->out, cells, err);
 }
 
-static int on_datastore(const vs_datastore *d, void *ud, vs_error *err)
+static int on_datastore(vs_datastore *d, void *ud, vs_error *err)
 {
 	listing *l = ud;
 	const char *pair[] = {d->moref, d->name};
@@ -175,7 +175,7 @@ static int on_datastore(const vs_datastore *d, void *ud, vs_error *err)
 	return rc;
 }
 
-static int on_vm(const vs_vm *v, void *ud, vs_error *err)
+static int on_vm(vs_vm *v, void *ud, vs_error *err)
 {
 	listing *l = ud;
 	char *ds = join_morefs(v->datastores, v->n_datastores);

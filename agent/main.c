@@ -19,6 +19,7 @@ static int cmd_help(int argc, char **argv);
 static const command commands[] = {
 	{"about", cmd_about, "show the server's product, version, build and certificate thumbprint"},
 	{"ls", cmd_ls, "list hosts, datastores or vms"},
+	{"mount", cmd_mount, "mount an NFS export as an NFS 3 or NFS 4.1 datastore"},
 	{"help", cmd_help, "show this help, or a command's help"},
 };
 

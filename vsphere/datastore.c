@@ -123,3 +123,97 @@ char *vs_dspath_join(const char *ds, const char *path)
 		vs_buf_free(&b);
 	return b.data;
 }
+
+/* ---- NFS mounts ------------------------------------------------------------ */
+
+int vs_nas_mount(vs_client *c, const vs_host *host, const vs_nas_spec *spec, char **datastore,
+                 vs_error *err)
+{
+	*datastore = NULL;
+	if (!spec->servers || !spec->servers[0])
+		return vs_fail(err, VS_ERR_USAGE, "no NFS server given");
+	bool v41 = strcmp(spec->type, "NFS41") == 0;
+	vs_buf p = {0};
+	vs_buf_add(&p, "<spec>");
+	vs_buf_elem(&p, "remoteHost", spec->servers[0]);
+	vs_buf_elem(&p, "remotePath", spec->path);
+	vs_buf_elem(&p, "localPath", spec->name);
+	vs_buf_elem(&p, "accessMode", spec->read_only ? "readOnly" : "readWrite");
+	vs_buf_elem(&p, "type", spec->type);
+	/* NFS 4.1 names every server of a multipathed export. */
+	for (const char *const *s = spec->servers; v41 && *s; s++)
+		vs_buf_elem(&p, "remoteHostNames", *s);
+	if (v41 && spec->security)
+		vs_buf_elem(&p, "securityType", spec->security);
+	vs_buf_add(&p, "</spec>");
+	vs_reply r = {0};
+	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                  : vs_call(c, "CreateNasDatastore", "HostDatastoreSystem",
+	                            host->datastore_system, p.data, VS_RET_ONE, 0, NULL, &r, err);
+	vs_buf_free(&p);
+	if (rc == VS_OK && !(*datastore = vs_xml_text(vs_reply_ret(&r))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	vs_reply_free(&r);
+	if (rc != VS_OK)
+		vs_error_context(err, "mounting %s:%s as %s on %s", spec->servers[0], spec->path,
+		                 spec->name, host->name);
+	return rc;
+}
+
+int vs_datastore_unmount(vs_client *c, const vs_host *host, const char *datastore, vs_error *err)
+{
+	vs_buf p = {0};
+	vs_buf_moref(&p, "datastore", "Datastore", datastore);
+	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                  : vs_call(c, "RemoveDatastore", "HostDatastoreSystem", host->datastore_system,
+	                            p.data, VS_RET_NONE, 0, NULL, NULL, err);
+	vs_buf_free(&p);
+	if (rc != VS_OK)
+		vs_error_context(err, "unmounting %s from %s", datastore, host->name);
+	return rc;
+}
+
+static int read_host(const char *type, const char *moref, const xmlNode *object, void *ud,
+                     vs_error *err)
+{
+	(void)type;
+	vs_host *h = ud;
+	vs_host_clear(h);
+	return vs_host_read(moref, object, h) == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+static int read_datastore(const char *type, const char *moref, const xmlNode *object, void *ud,
+                          vs_error *err)
+{
+	(void)type;
+	vs_datastore *d = ud;
+	vs_datastore_clear(d);
+	return vs_datastore_read(moref, object, d) == VS_OK ? VS_OK
+	                                                    : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err)
+{
+	vs_host *h = calloc(1, sizeof(*h));
+	int rc = h ? vs_props_one(c, "HostSystem", moref, vs_host_paths, read_host, h, err)
+	           : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && !h->moref)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "host %s no longer exists", moref);
+	if (rc != VS_OK)
+		vs_host_free(&h);
+	*out = h;
+	return rc;
+}
+
+int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err)
+{
+	vs_datastore *d = calloc(1, sizeof(*d));
+	int rc = d ? vs_props_one(c, "Datastore", moref, vs_datastore_paths, read_datastore, d, err)
+	           : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && !d->moref)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "datastore %s no longer exists", moref);
+	if (rc != VS_OK)
+		vs_datastore_free(&d);
+	*out = d;
+	return rc;
+}

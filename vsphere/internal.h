@@ -71,9 +71,11 @@ void vs_transport_free(vs_transport **t);
 int vs_transport_post(vs_transport *t, const char *soap_action, const char *body,
                       long timeout_ms, const vs_http_sink *sink, long *status, bool *retryable,
                       vs_error *err);
-/* GET url (absolute, or a path on the server) into a buffer. */
-int vs_transport_get(vs_transport *t, const char *url, long timeout_ms, vs_buf *body,
-                     long *status, vs_error *err);
+/* GET url (absolute, or a path on the server) into a buffer of at most
+ * max_bytes; range is an HTTP byte range such as "-65536" (the last 64 KiB)
+ * or NULL. */
+int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t max_bytes,
+                     long timeout_ms, vs_buf *body, long *status, vs_error *err);
 const char *vs_transport_thumbprint(const vs_transport *t);
 const char *vs_transport_host(const vs_transport *t);
 
@@ -155,12 +157,11 @@ struct vs_client {
 	vs_service sc;
 	vs_about about;
 	bool logged_in;
-	unsigned session_generation;  /* bumped on every login */
 	/* session-bound objects, recreated after a re-login */
 	char *container_view;
-	unsigned container_view_generation;
 	char *task_collector;
-	unsigned task_collector_generation;
+	/* datacenters and the datastores in each, read once on first need */
+	struct vs_dc_cache *dcs;
 };
 
 /* Logs in again after NotAuthenticated; drops session-bound objects. */
@@ -202,6 +203,10 @@ int vs_task_run(vs_client *c, const char *method, const char *this_type, const c
                 const char *params, vs_progress_fn progress, void *ud, xmlDoc **result,
                 vs_error *err);
 
+/* ---- files.c ------------------------------------------------------------- */
+
+void vs_dc_cache_free(struct vs_dc_cache **cache);
+
 /* ---- inventory readers -------------------------------------------------- */
 
 /* The object's "name" property, %-unescaped, malloc'd. */
@@ -209,9 +214,6 @@ char *vs_read_name(const xmlNode *object);
 int vs_host_read(const char *moref, const xmlNode *object, vs_host *h);
 int vs_datastore_read(const char *moref, const xmlNode *object, vs_datastore *d);
 int vs_vm_read(const char *moref, const xmlNode *object, vs_vm *v);
-void vs_host_clear(vs_host *h);
-void vs_datastore_clear(vs_datastore *d);
-void vs_vm_clear(vs_vm *v);
 extern const char *const vs_host_paths[];
 extern const char *const vs_datastore_paths[];
 extern const char *const vs_vm_summary_paths[];

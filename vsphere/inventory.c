@@ -108,14 +108,20 @@ static int deliver(const char *type, const char *moref, const xmlNode *object, v
 		rc = vs_vm_read(moref, object, &v);
 		rc = rc == VS_OK ? walk->vm(&v, walk->ud, err) : vs_fail(err, rc, "out of memory");
 		vs_vm_clear(&v);
+	} else if (strcmp(type, "ClusterComputeResource") == 0 && walk->cluster) {
+		char *name = vs_read_name(object);
+		rc = name ? walk->cluster(moref, name, walk->ud, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		free(name);
 	}
 	return rc;
 }
 
 int vs_walk_inventory(vs_client *c, const vs_walk *walk, vs_error *err)
 {
-	vs_propspec specs[3];
+	vs_propspec specs[4];
 	size_t n = 0;
+	if (walk->cluster)
+		specs[n++] = (vs_propspec){"ClusterComputeResource", name_path};
 	if (walk->host)
 		specs[n++] = (vs_propspec){"HostSystem", vs_host_paths};
 	if (walk->datastore)

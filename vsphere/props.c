@@ -181,8 +181,9 @@ static int ensure_view(vs_client *c, vs_error *err)
 		return VS_OK;
 	vs_buf params = {0};
 	vs_buf_moref(&params, "container", "Folder", c->sc.root_folder);
-	vs_buf_add(&params, "<type>HostSystem</type><type>Datastore</type>"
-	                    "<type>VirtualMachine</type><recursive>true</recursive>");
+	vs_buf_add(&params, "<type>Datacenter</type><type>ClusterComputeResource</type>"
+	                    "<type>HostSystem</type><type>Datastore</type><type>VirtualMachine</type>"
+	                    "<recursive>true</recursive>");
 	vs_reply r = {0};
 	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 	                       : vs_call(c, "CreateContainerView", "ViewManager", c->sc.view_manager,

@@ -310,16 +310,26 @@ int vs_transport_post(vs_transport *t, const char *soap_action, const char *body
 	return VS_OK;
 }
 
+typedef struct capped {
+	vs_buf *buf;
+	size_t max;
+	bool overflow;
+} capped;
+
 static bool to_buf(const char *data, size_t len, long status, void *ud)
 {
 	(void)status;
-	vs_buf *b = ud;
-	vs_buf_addn(b, data, len);
-	return !b->failed;
+	capped *c = ud;
+	if (c->buf->len + len > c->max) {
+		c->overflow = true;
+		return false;
+	}
+	vs_buf_addn(c->buf, data, len);
+	return !c->buf->failed;
 }
 
-int vs_transport_get(vs_transport *t, const char *url, long timeout_ms, vs_buf *body,
-                     long *status, vs_error *err)
+int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t max_bytes,
+                     long timeout_ms, vs_buf *body, long *status, vs_error *err)
 {
 	vs_buf full = {0};
 	if (url[0] == '/')
@@ -327,7 +337,8 @@ int vs_transport_get(vs_transport *t, const char *url, long timeout_ms, vs_buf *
 	vs_buf_add(&full, url);
 	if (full.failed)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	vs_http_sink sink = {to_buf, body};
+	capped cap = {body, max_bytes, false};
+	vs_http_sink sink = {to_buf, &cap};
 	sink_state st = {&sink, t->curl};
 	reset_request(t, timeout_ms);
 	CURL *h = t->curl;
@@ -335,12 +346,16 @@ int vs_transport_get(vs_transport *t, const char *url, long timeout_ms, vs_buf *
 	curl_easy_setopt(h, CURLOPT_POST, 0L);
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 0L);
 	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
+	curl_easy_setopt(h, CURLOPT_RANGE, range);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
 	CURLcode cc = curl_easy_perform(h);
+	curl_easy_setopt(h, CURLOPT_RANGE, NULL);
 	vs_buf_free(&full);
 	*status = 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+	if (cap.overflow)
+		return vs_fail(err, VS_ERR_HTTP, "%s is larger than %zu bytes", url, max_bytes);
 	if (cc != CURLE_OK)
 		return curl_failure(t, cc, err);
 	return VS_OK;

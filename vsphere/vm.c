@@ -61,3 +61,174 @@ int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void 
 		vs_error_context(err, "powering off %s", vm);
 	return rc;
 }
+
+/* ---- disks and files ---------------------------------------------------------- */
+
+static const char *const layout_paths[] = {
+	"config.hardware.device", "layoutEx.file", "config.files.logDirectory",
+	"snapshot.rootSnapshotList", NULL,
+};
+
+/* A snapshot makes the disk's backing a delta whose `parent` is the link
+ * below: walking the parents gives every descriptor of the chain. */
+static int read_disk(const xmlNode *dev, vs_disk *d)
+{
+	const xmlNode *backing = vs_xml_child(dev, "backing");
+	d->key = (int)vs_xml_path_int(dev, "key", -1);
+	d->label = vs_xml_path_text(dev, "deviceInfo/label");
+	d->file = vs_xml_path_text(backing, "fileName");
+	d->datastore = vs_xml_path_text(backing, "datastore");
+	d->capacity = vs_xml_path_int(dev, "capacityInBytes", -1);
+	if (d->capacity < 0)
+		d->capacity = vs_xml_path_int(dev, "capacityInKB", -1) * 1024;
+	size_t n = 0;
+	for (const xmlNode *b = backing; b; b = vs_xml_child(b, "parent"))
+		n++;
+	d->chain = calloc(n + 1, sizeof(char *));
+	if (!d->chain || !d->file)
+		return VS_ERR_NOMEM;
+	for (const xmlNode *b = backing; b; b = vs_xml_child(b, "parent"))
+		if (!(d->chain[d->n_chain++] = vs_xml_path_text(b, "fileName")))
+			return VS_ERR_PROTOCOL;
+	return VS_OK;
+}
+
+static int read_disks(const xmlNode *devices, vs_vm_layout *l)
+{
+	size_t n = 0;
+	for (xmlNode *d = devices ? devices->children : NULL; d; d = d->next) {
+		char *type = vs_xml_xsi_type(d);
+		n += type && strcmp(type, "VirtualDisk") == 0;
+		free(type);
+	}
+	if (!(l->disks = calloc(n + 1, sizeof(vs_disk))))
+		return VS_ERR_NOMEM;
+	int rc = VS_OK;
+	for (xmlNode *d = devices ? devices->children : NULL; d && rc == VS_OK; d = d->next) {
+		char *type = vs_xml_xsi_type(d);
+		if (type && strcmp(type, "VirtualDisk") == 0)
+			rc = read_disk(d, &l->disks[l->n_disks++]);
+		free(type);
+	}
+	return rc;
+}
+
+static int read_files(const xmlNode *files, vs_vm_layout *l)
+{
+	size_t n = 0;
+	for (xmlNode *f = files ? files->children : NULL; f; f = f->next)
+		n += f->type == XML_ELEMENT_NODE;
+	if (!(l->files = calloc(n + 1, sizeof(vs_vm_file))))
+		return VS_ERR_NOMEM;
+	for (xmlNode *f = files ? files->children : NULL; f; f = f->next) {
+		if (f->type != XML_ELEMENT_NODE)
+			continue;
+		vs_vm_file *out = &l->files[l->n_files++];
+		out->key = (int)vs_xml_path_int(f, "key", -1);
+		out->name = vs_xml_path_text(f, "name");
+		out->type = vs_xml_path_text(f, "type");
+		out->size = vs_xml_path_int(f, "size", -1);
+	}
+	return VS_OK;
+}
+
+static int read_layout(const char *type, const char *moref, const xmlNode *object, void *ud,
+                       vs_error *err)
+{
+	(void)type, (void)moref;
+	vs_vm_layout *l = ud;
+	int rc = read_disks(vs_prop(object, "config.hardware.device"), l);
+	if (rc == VS_OK)
+		rc = read_files(vs_prop(object, "layoutEx.file"), l);
+	l->log_directory = vs_prop_text(object, "config.files.logDirectory");
+	const xmlNode *snaps = vs_prop(object, "snapshot.rootSnapshotList");
+	for (xmlNode *s = snaps ? snaps->children : NULL; s; s = s->next)
+		l->n_snapshots += s->type == XML_ELEMENT_NODE;
+	return rc == VS_OK ? VS_OK : vs_fail(err, rc, "cannot read the VM's disks");
+}
+
+void vs_vm_layout_free(vs_vm_layout **lp)
+{
+	vs_vm_layout *l = *lp;
+	if (!l)
+		return;
+	for (size_t i = 0; l->disks && i < l->n_disks; i++) {
+		free(l->disks[i].label);
+		free(l->disks[i].file);
+		free(l->disks[i].datastore);
+		vs_strv_free(l->disks[i].chain, l->disks[i].n_chain);
+	}
+	for (size_t i = 0; l->files && i < l->n_files; i++) {
+		free(l->files[i].name);
+		free(l->files[i].type);
+	}
+	free(l->disks);
+	free(l->files);
+	free(l->log_directory);
+	free(l);
+	*lp = NULL;
+}
+
+int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err)
+{
+	*out = calloc(1, sizeof(vs_vm_layout));
+	int rc = *out ? vs_props_one(c, "VirtualMachine", vm, layout_paths, read_layout, *out, err)
+	              : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc != VS_OK) {
+		vs_vm_layout_free(out);
+		vs_error_context(err, "reading the disks of %s", vm);
+	}
+	return rc;
+}
+
+/* ---- moves and snapshots -------------------------------------------------------- */
+
+int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
+                   vs_progress_fn progress, void *ud, vs_error *err)
+{
+	vs_buf p = {0};
+	vs_buf_add(&p, "<spec>");
+	vs_buf_moref(&p, "datastore", "Datastore", datastore);
+	/* Every disk named, so that no disk stays behind by default. */
+	for (size_t i = 0; i < layout->n_disks; i++) {
+		vs_buf_addf(&p, "<disk><diskId>%d</diskId>", layout->disks[i].key);
+		vs_buf_moref(&p, "datastore", "Datastore", datastore);
+		vs_buf_add(&p, "</disk>");
+	}
+	vs_buf_add(&p, "</spec><priority>defaultPriority</priority>");
+	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                  : vs_task_run(c, "RelocateVM_Task", "VirtualMachine", vm, p.data, progress,
+	                                ud, NULL, err);
+	vs_buf_free(&p);
+	return rc;
+}
+
+int vs_vm_snapshot_create(vs_client *c, const char *vm, const char *name, char **snapshot,
+                          vs_error *err)
+{
+	*snapshot = NULL;
+	vs_buf p = {0};
+	vs_buf_elem(&p, "name", name);
+	vs_buf_add(&p, "<description>nfsagent</description><memory>false</memory><quiesce>false</quiesce>");
+	xmlDoc *result = NULL;
+	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                  : vs_task_run(c, "CreateSnapshot_Task", "VirtualMachine", vm, p.data, NULL,
+	                                NULL, &result, err);
+	vs_buf_free(&p);
+	if (rc == VS_OK && !(*snapshot = result ? vs_xml_text(xmlDocGetRootElement(result)) : NULL))
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "the snapshot task returned no snapshot");
+	xmlFreeDoc(result);
+	if (rc != VS_OK)
+		vs_error_context(err, "taking a snapshot of %s", vm);
+	return rc;
+}
+
+int vs_vm_snapshot_remove(vs_client *c, const char *snapshot, vs_error *err)
+{
+	int rc = vs_task_run(c, "RemoveSnapshot_Task", "VirtualMachineSnapshot", snapshot,
+	                     "<removeChildren>false</removeChildren><consolidate>true</consolidate>",
+	                     NULL, NULL, NULL, err);
+	if (rc != VS_OK)
+		vs_error_context(err, "removing snapshot %s", snapshot);
+	return rc;
+}

@@ -137,6 +137,10 @@ typedef struct vs_vm {
 	char **datastore_names;  /* n_datastores entries */
 } vs_vm;
 
+/* Free what the struct holds and zero it (for structs in arrays). */
+void vs_host_clear(vs_host *h);
+void vs_datastore_clear(vs_datastore *d);
+void vs_vm_clear(vs_vm *v);
 void vs_host_free(vs_host **h);
 void vs_datastore_free(vs_datastore **d);
 void vs_vm_free(vs_vm **v);
@@ -147,13 +151,16 @@ typedef enum vs_vm_detail {
 	VS_VM_SUMMARY,  /* what `ls vms` shows */
 } vs_vm_detail;
 
-/* Callbacks of one inventory walk; a NULL callback skips that kind.  The
- * objects are valid during the callback only.  A callback returns 0 to go on
- * or a vs_status (with err filled) to stop the walk. */
+/* Callbacks of one inventory walk; a NULL callback skips that kind.  An
+ * object is freed after its callback unless the callback takes it (copies
+ * the struct and zeroes *h).  A callback returns 0 to go on or a vs_status
+ * (with err filled) to stop the walk. */
 typedef struct vs_walk {
-	int (*host)(const vs_host *h, void *ud, vs_error *err);
-	int (*datastore)(const vs_datastore *d, void *ud, vs_error *err);
-	int (*vm)(const vs_vm *v, void *ud, vs_error *err);
+	int (*host)(vs_host *h, void *ud, vs_error *err);
+	int (*datastore)(vs_datastore *d, void *ud, vs_error *err);
+	int (*vm)(vs_vm *v, void *ud, vs_error *err);
+	/* clusters by moref and name (a host's parent is its cluster) */
+	int (*cluster)(const char *moref, const char *name, void *ud, vs_error *err);
 	vs_vm_detail vm_detail;
 	void *ud;
 } vs_walk;
@@ -177,6 +184,91 @@ typedef void (*vs_progress_fn)(int percent, void *ud);
 int vs_vm_power_on(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err);
 int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err);
 
+/* ---- NFS datastores ---------------------------------------------------- */
+
+typedef struct vs_nas_spec {
+	const char *name;          /* datastore name (localPath) */
+	const char *const *servers;/* NULL-terminated; NFS 3 takes exactly one */
+	const char *path;          /* export path, e.g. "/mnt/tank/vmware16k" */
+	const char *type;          /* "NFS" (v3) or "NFS41" */
+	bool read_only;
+	const char *security;      /* NFS 4.1: "AUTH_SYS", "SEC_KRB5", "SEC_KRB5I"; NULL = default */
+} vs_nas_spec;
+
+/* HostDatastoreSystem.CreateNasDatastore on one host; *datastore gets the moref. */
+int vs_nas_mount(vs_client *c, const vs_host *host, const vs_nas_spec *spec, char **datastore,
+                 vs_error *err);
+/* HostDatastoreSystem.RemoveDatastore: unmounts the datastore from one host. */
+int vs_datastore_unmount(vs_client *c, const vs_host *host, const char *datastore, vs_error *err);
+/* Reads one host or datastore by moref. */
+int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
+int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
+
+/* ---- Datastore files --------------------------------------------------- */
+
+typedef struct vs_file {
+	char *path;        /* relative to the folder searched */
+	int64_t size;      /* bytes; -1 if the server did not say */
+	bool is_folder;
+} vs_file;
+
+/* Files in "[ds] folder" matching pattern (e.g. "*"), with sizes (SearchDatastore_Task). */
+int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspath,
+                      const char *pattern, vs_file **files, size_t *n, vs_error *err);
+void vs_files_free(vs_file **files, size_t n);
+/* Downloads "[ds] path" over /folder; at most max_bytes (VS_ERR_HTTP past that). */
+int vs_datastore_download(vs_client *c, const char *dspath, size_t max_bytes, char **data,
+                          size_t *len, vs_error *err);
+/* Downloads the last max_bytes of "[ds] path" (a log's newest lines). */
+int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_bytes, char **data,
+                               size_t *len, vs_error *err);
+/* FileManager.MakeDirectory / DeleteDatastoreFile_Task (recursive for folders). */
+int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err);
+int vs_datastore_delete(vs_client *c, const char *dspath, vs_error *err);
+/* VirtualDiskManager.CreateVirtualDisk_Task (thin) and DeleteVirtualDisk_Task. */
+int vs_vdisk_create(vs_client *c, const char *dspath, int64_t capacity_kb, vs_error *err);
+int vs_vdisk_delete(vs_client *c, const char *dspath, vs_error *err);
+
+/* ---- VM disks, files and moves -------------------------------------------- */
+
+typedef struct vs_disk {
+	int key;             /* VirtualDisk.key: the diskId of a relocation */
+	char *label;         /* deviceInfo.label, e.g. "Hard disk 1" */
+	char *file;          /* backing.fileName "[ds] dir/x.vmdk" (the current link) */
+	char *datastore;     /* backing.datastore moref */
+	int64_t capacity;    /* bytes */
+	size_t n_chain;      /* descriptors of the backing chain: current link first, base last */
+	char **chain;
+} vs_disk;
+
+typedef struct vs_vm_file {
+	int key;
+	char *name;          /* "[ds] dir/file" */
+	char *type;          /* "diskDescriptor", "diskExtent", "log", "config", ... */
+	int64_t size;        /* bytes, -1 if not reported */
+} vs_vm_file;
+
+typedef struct vs_vm_layout {
+	size_t n_disks;
+	vs_disk *disks;
+	size_t n_files;
+	vs_vm_file *files;
+	char *log_directory; /* config.files.logDirectory "[ds] dir" */
+	size_t n_snapshots;  /* root snapshots, 0 if none */
+} vs_vm_layout;
+
+int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
+void vs_vm_layout_free(vs_vm_layout **l);
+
+/* RelocateVM_Task of the VM's home and every disk to one datastore. */
+int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
+                   vs_progress_fn progress, void *ud, vs_error *err);
+/* CreateSnapshot_Task (no memory, no quiesce); *snapshot gets the moref. */
+int vs_vm_snapshot_create(vs_client *c, const char *vm, const char *name, char **snapshot,
+                          vs_error *err);
+/* RemoveSnapshot_Task with consolidation. */
+int vs_vm_snapshot_remove(vs_client *c, const char *snapshot, vs_error *err);
+
 /* ---- Datastore paths ------------------------------------------------- */
 
 /* Splits "[ds] dir/file.vmdk" into "ds" and "dir/file.vmdk" (malloc'd). */
@@ -185,6 +277,40 @@ int vs_dspath_split(const char *dspath, char **ds, char **path, vs_error *err);
 char *vs_dspath_join(const char *ds, const char *path);
 /* Undoes vSphere's %-escaping of inventory names ("%2f" -> "/", "%25" -> "%"). */
 char *vs_unescape_name(const char *name);
+
+/* ---- VMDK descriptors ------------------------------------------------ */
+
+/* One extent line: ACCESS SECTORS TYPE ["FILE" [OFFSET]].  access and type
+ * are upper-cased ("rw" reads as "RW"). */
+typedef struct vs_vmdk_extent {
+	char *access;      /* "RW", "RDONLY", "NOACCESS" */
+	int64_t sectors;   /* size in 512-byte sectors as declared */
+	char *type;        /* "FLAT", "VMFS", "VMFSSPARSE", "SESPARSE", "SPARSE", "ZERO", "VMFSRDM", ... */
+	char *file;        /* file name as written (relative to the descriptor's folder); NULL for ZERO */
+	int64_t offset;    /* optional offset field, in sectors; 0 if absent */
+} vs_vmdk_extent;
+
+/* A parsed descriptor.  String fields are NULL when absent or empty. */
+typedef struct vs_vmdk {
+	char *create_type;   /* createType, e.g. "monolithicFlat", "vmfs", "vmfsSparse", "seSparse", "twoGbMaxExtentFlat" */
+	char *cid, *parent_cid;      /* as strings; parent "ffffffff" means none */
+	char *parent_hint;           /* parentFileNameHint, NULL if none */
+	size_t n_extents;            /* at least 1 */
+	vs_vmdk_extent *extents;
+	int64_t capacity_sectors;    /* sum of extent sectors */
+	char *adapter_type;          /* ddb.adapterType, NULL if absent */
+} vs_vmdk;
+
+/* Parses a descriptor (text, len bytes; need not be NUL-terminated).  Fails
+ * with VS_ERR_PROTOCOL (the message names the line) on binary data, more
+ * than 64 KiB, no extent line, or an extent line that is malformed or whose
+ * byte counts would overflow int64_t.  Unknown lines and keys are ignored. */
+int vs_vmdk_parse(const char *text, size_t len, vs_vmdk **out, vs_error *err);
+void vs_vmdk_free(vs_vmdk **d);
+/* Bytes an extent's file must hold at least: sectors * 512 for FLAT/VMFS
+ * extents (offset added), -1 when the size is not fixed by the descriptor
+ * (sparse and delta formats grow; ZERO has no file; RDMs map a LUN). */
+int64_t vs_vmdk_extent_min_bytes(const vs_vmdk_extent *e);
 
 #ifdef __cplusplus
 }

@@ -8,7 +8,7 @@ lab_start -task-seconds 2 -task-steps 4
 vm=$("$NFSAGENT" ls vms --json | jq -r '[.[] | select(.power_state == "poweredOn")][0].name')
 : > "$LAB_LOG"
 run 0 "$TASK_PROGRESS" "$vm"
-assert_eq "$(tr '\n' ' ' <<< "$OUT")" "off 25 50 75 100 on 25 50 75 100 " "progress reported"
+assert_eq "$(tr '\n' ' ' <<< "$OUT")" "off 0 25 50 75 100 on 0 25 50 75 100 " "progress reported"
 waits=$(calls WaitForUpdatesEx)
 # Per task: the first wait answers at once, then one per change (4).
 assert_le "$waits" 12 "WaitForUpdatesEx calls for two 4-step tasks"

@@ -1,0 +1,326 @@
+/* Datastore files: which datacenter a datastore is in (FileManager and
+ * VirtualDiskManager want it on vCenter, /folder URLs want its path), the
+ * datastore browser, /folder downloads, folders and virtual disks. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct dc_entry {
+	char *ds_name;
+	char *dc_moref;
+	char *dc_name;
+} dc_entry;
+
+struct vs_dc_cache {
+	size_t n;
+	dc_entry *entries;
+	char **pairs;        /* datacenter moref, name; datastore moref, name ... */
+	size_t n_pairs;
+	char **dc_members;   /* datacenter moref, datastore moref ... */
+	size_t n_members;
+};
+
+void vs_dc_cache_free(struct vs_dc_cache **cp)
+{
+	struct vs_dc_cache *c = *cp;
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->entries[i].ds_name);
+		free(c->entries[i].dc_moref);
+		free(c->entries[i].dc_name);
+	}
+	free(c->entries);
+	vs_strv_free(c->pairs, c->n_pairs);
+	vs_strv_free(c->dc_members, c->n_members);
+	free(c);
+	*cp = NULL;
+}
+
+static int push(char ***v, size_t *n, const char *a, const char *b)
+{
+	char **grown = realloc(*v, (*n + 2) * sizeof(char *));
+	if (!grown)
+		return VS_ERR_NOMEM;
+	*v = grown;
+	grown[(*n)++] = strdup(a);
+	grown[(*n)++] = strdup(b);
+	return grown[*n - 1] && grown[*n - 2] ? VS_OK : VS_ERR_NOMEM;
+}
+
+static int collect_dc(const char *type, const char *moref, const xmlNode *object, void *ud,
+                      vs_error *err)
+{
+	struct vs_dc_cache *c = ud;
+	char *name = vs_read_name(object);
+	int rc = name ? push(&c->pairs, &c->n_pairs, moref, name) : VS_ERR_NOMEM;
+	if (rc == VS_OK && strcmp(type, "Datacenter") == 0) {
+		size_t n = 0;
+		char **ds = vs_moref_list(vs_prop(object, "datastore"), &n);
+		for (size_t i = 0; ds && rc == VS_OK && i < n; i++)
+			rc = push(&c->dc_members, &c->n_members, moref, ds[i]);
+		vs_strv_free(ds, n);
+	}
+	free(name);
+	return rc == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+static const char *pair_name(const struct vs_dc_cache *c, const char *moref)
+{
+	for (size_t i = 0; i + 1 < c->n_pairs; i += 2)
+		if (strcmp(c->pairs[i], moref) == 0)
+			return c->pairs[i + 1];
+	return NULL;
+}
+
+static int load_dcs(vs_client *c, vs_error *err)
+{
+	if (c->dcs)
+		return VS_OK;
+	static const char *const dc_paths[] = {"name", "datastore", NULL};
+	static const char *const ds_paths[] = {"name", NULL};
+	const vs_propspec specs[] = {{"Datacenter", dc_paths}, {"Datastore", ds_paths}};
+	struct vs_dc_cache *cache = calloc(1, sizeof(*cache));
+	if (!cache)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int rc = vs_props_walk(c, specs, 2, collect_dc, cache, err);
+	cache->entries = calloc(cache->n_members / 2 + 1, sizeof(dc_entry));
+	for (size_t i = 0; rc == VS_OK && cache->entries && i + 1 < cache->n_members; i += 2) {
+		const char *ds = pair_name(cache, cache->dc_members[i + 1]);
+		const char *dc = pair_name(cache, cache->dc_members[i]);
+		if (!ds || !dc)
+			continue;
+		dc_entry *e = &cache->entries[cache->n++];
+		e->ds_name = strdup(ds);
+		e->dc_moref = strdup(cache->dc_members[i]);
+		e->dc_name = strdup(dc);
+	}
+	if (rc == VS_OK && !cache->entries)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc != VS_OK) {
+		vs_dc_cache_free(&cache);
+		return rc;
+	}
+	c->dcs = cache;
+	return VS_OK;
+}
+
+/* The datacenter holding datastore `ds`.  Its name stands for its inventory
+ * path (dcPath), which is right for datacenters at the top level. */
+static int find_dc(vs_client *c, const char *ds, const dc_entry **out, vs_error *err)
+{
+	int rc = load_dcs(c, err);
+	if (rc != VS_OK)
+		return rc;
+	for (size_t i = 0; i < c->dcs->n; i++)
+		if (strcmp(c->dcs->entries[i].ds_name, ds) == 0) {
+			*out = &c->dcs->entries[i];
+			return VS_OK;
+		}
+	return vs_fail(err, VS_ERR_NOT_FOUND, "no datastore is named '%s'", ds);
+}
+
+/* <name>[ds] path</name><datacenter type="Datacenter">..</datacenter> */
+static int name_and_dc(vs_client *c, vs_buf *b, const char *elem, const char *dspath,
+                       vs_error *err)
+{
+	char *ds, *path;
+	int rc = vs_dspath_split(dspath, &ds, &path, err);
+	const dc_entry *dc = NULL;
+	if (rc == VS_OK)
+		rc = find_dc(c, ds, &dc, err);
+	if (rc == VS_OK) {
+		vs_buf_elem(b, elem, dspath);
+		vs_buf_moref(b, "datacenter", "Datacenter", dc->dc_moref);
+	}
+	free(ds);
+	free(path);
+	return rc;
+}
+
+/* ---- browser --------------------------------------------------------------- */
+
+void vs_files_free(vs_file **files, size_t n)
+{
+	for (size_t i = 0; *files && i < n; i++)
+		free((*files)[i].path);
+	free(*files);
+	*files = NULL;
+}
+
+static int read_search_result(const xmlNode *result, vs_file **files, size_t *n, vs_error *err)
+{
+	size_t count = 0;
+	for (xmlNode *f = vs_xml_child(result, "file"); f; f = vs_xml_next(f))
+		count++;
+	*files = calloc(count + 1, sizeof(vs_file));
+	if (!*files)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (xmlNode *f = vs_xml_child(result, "file"); f; f = vs_xml_next(f)) {
+		vs_file *out = &(*files)[(*n)++];
+		char *type = vs_xml_xsi_type(f);
+		out->path = vs_xml_path_text(f, "path");
+		/* A missing fileSize is "not reported" (-1), never taken for zero. */
+		out->size = vs_xml_path_int(f, "fileSize", -1);
+		out->is_folder = type && strcmp(type, "FolderFileInfo") == 0;
+		free(type);
+		if (!out->path)
+			return vs_fail(err, VS_ERR_PROTOCOL, "a search result without a path");
+	}
+	return VS_OK;
+}
+
+int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspath,
+                      const char *pattern, vs_file **files, size_t *n, vs_error *err)
+{
+	*files = NULL;
+	*n = 0;
+	vs_buf params = {0};
+	vs_buf_elem(&params, "datastorePath", folder_dspath);
+	vs_buf_add(&params, "<searchSpec><query xsi:type=\"FileQuery\"/><details><fileType>true</fileType>"
+	                    "<fileSize>true</fileSize><modification>false</modification>"
+	                    "<fileOwner>false</fileOwner></details>");
+	vs_buf_elem(&params, "matchPattern", pattern);
+	vs_buf_add(&params, "</searchSpec>");
+	xmlDoc *result = NULL;
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                       : vs_task_run(c, "SearchDatastore_Task", "HostDatastoreBrowser", browser,
+	                                     params.data, NULL, NULL, &result, err);
+	vs_buf_free(&params);
+	if (rc == VS_OK && result)
+		rc = read_search_result(xmlDocGetRootElement(result), files, n, err);
+	xmlFreeDoc(result);
+	if (rc != VS_OK) {
+		vs_files_free(files, *n);
+		*n = 0;
+		vs_error_context(err, "listing %s", folder_dspath);
+	}
+	return rc;
+}
+
+/* ---- /folder --------------------------------------------------------------- */
+
+static int folder_url(vs_client *c, const char *dspath, vs_buf *url, vs_error *err)
+{
+	char *ds, *path;
+	int rc = vs_dspath_split(dspath, &ds, &path, err);
+	const dc_entry *dc = NULL;
+	if (rc == VS_OK)
+		rc = find_dc(c, ds, &dc, err);
+	if (rc == VS_OK) {
+		vs_buf_add(url, "/folder/");
+		vs_buf_add_urlencoded(url, path, true);
+		vs_buf_add(url, "?dcPath=");
+		vs_buf_add_urlencoded(url, dc->dc_name, true);
+		vs_buf_add(url, "&dsName=");
+		vs_buf_add_urlencoded(url, ds, false);
+		if (url->failed)
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	free(ds);
+	free(path);
+	return rc;
+}
+
+static int download(vs_client *c, const char *dspath, const char *range, size_t max_bytes,
+                    char **data, size_t *len, vs_error *err)
+{
+	*data = NULL;
+	*len = 0;
+	vs_buf url = {0}, body = {0};
+	long status = 0;
+	int rc = folder_url(c, dspath, &url, err);
+	for (int attempt = 0; rc == VS_OK && attempt < 2; attempt++) {
+		vs_buf_free(&body);
+		rc = vs_transport_get(c->transport, url.data, range, max_bytes,
+		                      c->opts.call_timeout_s * 1000L, &body, &status, err);
+		if (rc != VS_OK || status != 401 || attempt == 1)
+			break;
+		rc = vs_session_relogin(c, err);  /* the session expired: /folder says 401 */
+	}
+	if (rc == VS_OK && status == 404)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s does not exist", dspath);
+	else if (rc == VS_OK && status != 200 && status != 206)
+		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld reading %s", status, dspath);
+	if (rc == VS_OK) {
+		*len = body.len;
+		*data = body.data ? body.data : strdup("");
+		body.data = NULL;
+	}
+	vs_buf_free(&url);
+	vs_buf_free(&body);
+	return rc;
+}
+
+int vs_datastore_download(vs_client *c, const char *dspath, size_t max_bytes, char **data,
+                          size_t *len, vs_error *err)
+{
+	return download(c, dspath, NULL, max_bytes, data, len, err);
+}
+
+int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_bytes, char **data,
+                               size_t *len, vs_error *err)
+{
+	char range[32];
+	snprintf(range, sizeof(range), "-%zu", max_bytes);
+	return download(c, dspath, range, max_bytes, data, len, err);
+}
+
+/* ---- folders and virtual disks ------------------------------------------------ */
+
+int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err)
+{
+	vs_buf params = {0};
+	int rc = name_and_dc(c, &params, "name", dspath, err);
+	vs_buf_add(&params, "<createParentDirectories>true</createParentDirectories>");
+	if (rc == VS_OK)
+		rc = vs_call(c, "MakeDirectory", "FileManager", c->sc.file_manager, params.data,
+		             VS_RET_NONE, 0, NULL, NULL, err);
+	vs_buf_free(&params);
+	if (rc != VS_OK)
+		vs_error_context(err, "creating folder %s", dspath);
+	return rc;
+}
+
+int vs_datastore_delete(vs_client *c, const char *dspath, vs_error *err)
+{
+	vs_buf params = {0};
+	int rc = name_and_dc(c, &params, "name", dspath, err);
+	if (rc == VS_OK)
+		rc = vs_task_run(c, "DeleteDatastoreFile_Task", "FileManager", c->sc.file_manager,
+		                 params.data, NULL, NULL, NULL, err);
+	vs_buf_free(&params);
+	if (rc != VS_OK)
+		vs_error_context(err, "deleting %s", dspath);
+	return rc;
+}
+
+int vs_vdisk_create(vs_client *c, const char *dspath, int64_t capacity_kb, vs_error *err)
+{
+	vs_buf params = {0};
+	int rc = name_and_dc(c, &params, "name", dspath, err);
+	vs_buf_addf(&params, "<spec xsi:type=\"FileBackedVirtualDiskSpec\"><diskType>thin</diskType>"
+	                     "<adapterType>lsiLogic</adapterType><capacityKb>%lld</capacityKb></spec>",
+	            (long long)capacity_kb);
+	if (rc == VS_OK)
+		rc = vs_task_run(c, "CreateVirtualDisk_Task", "VirtualDiskManager",
+		                 c->sc.virtual_disk_manager, params.data, NULL, NULL, NULL, err);
+	vs_buf_free(&params);
+	if (rc != VS_OK)
+		vs_error_context(err, "creating virtual disk %s", dspath);
+	return rc;
+}
+
+int vs_vdisk_delete(vs_client *c, const char *dspath, vs_error *err)
+{
+	vs_buf params = {0};
+	int rc = name_and_dc(c, &params, "name", dspath, err);
+	if (rc == VS_OK)
+		rc = vs_task_run(c, "DeleteVirtualDisk_Task", "VirtualDiskManager",
+		                 c->sc.virtual_disk_manager, params.data, NULL, NULL, NULL, err);
+	vs_buf_free(&params);
+	if (rc != VS_OK)
+		vs_error_context(err, "deleting virtual disk %s", dspath);
+	return rc;
+}
