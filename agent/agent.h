@@ -21,12 +21,13 @@ enum {
 	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
 };
 
-/* ---- main.c ---- */
+/* ---- output.c: messages ---- */
 /* Prints "nfsagent: MESSAGE" on stderr. */
 void na_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void na_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Prints the error's one line and returns the exit code for its status. */
 int na_report(const vs_error *err);
+int na_exit_code(const vs_error *err);
 /* Prints a usage error pointing at CMD --help and returns NA_EXIT_USAGE. */
 int na_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -89,6 +90,14 @@ void na_table_sort(na_table *t, size_t col);
 void na_table_print(const na_table *t, FILE *out);
 void na_table_free(na_table **t);
 void na_json_print(json_t *json);
+typedef struct na_progress {
+	const char *what;
+	int last;
+	bool tty;
+} na_progress;
+void na_progress_init(na_progress *p, const char *what);
+void na_progress_cb(int percent, void *ud);  /* a vs_progress_fn */
+void na_progress_done(na_progress *p);
 /* "1.5 TiB"-style size into buf. */
 const char *na_size(int64_t bytes, char *buf, size_t size);
 
@@ -132,10 +141,71 @@ bool na_same_export(const vs_datastore *d, const char *const *servers, const cha
 const char *na_mount_hosts(const na_inventory *inv, const vs_datastore *d, char *buf, size_t size);
 bool na_vm_uses(const vs_vm *v, const char *datastore_moref);
 
+/* ---- extents.c: descriptor-declared sizes against real extent sizes ---- */
+typedef struct na_extent_check {
+	char *descriptor;   /* "[ds] dir/x.vmdk" */
+	char *extent;       /* "[ds] dir/x-flat.vmdk"; NULL when the descriptor was unreadable */
+	int64_t declared;   /* bytes the descriptor needs; -1 for formats that grow */
+	int64_t actual;     /* bytes on the datastore (browser); -1 if missing */
+	int64_t layout;     /* bytes in the VM's layoutEx; -1 if not known */
+	bool mismatch;
+	char *problem;      /* why the descriptor could not be checked */
+} na_extent_check;
+
+typedef struct na_checks {
+	na_extent_check *v;
+	size_t n, mismatches, problems;
+} na_checks;
+
+typedef struct na_folder_cache na_folder_cache;
+na_folder_cache *na_folder_cache_new(void);
+void na_folder_cache_free(na_folder_cache **cache);
+/* Downloads and parses the descriptor, compares every extent; appends to out.
+ * Returns an error only when checking is impossible (connection, memory). */
+int na_check_descriptor(vs_client *c, const na_inventory *inv, na_folder_cache *cache,
+                        const char *dspath, const vs_vm_layout *layout, na_checks *out,
+                        vs_error *err);
+void na_checks_free(na_checks *checks);
+json_t *na_checks_json(const na_checks *checks);
+void na_checks_print(const na_checks *checks, FILE *out);
+char *na_dspath_child(const char *dir, const char *name);
+
+/* ---- diagnose.c: why a Storage vMotion failed ---- */
+typedef struct na_diagnosis {
+	bool extent_bug;       /* the descriptor/extent size mismatch showed */
+	bool log_signature;    /* ...in vmware.log */
+	bool target_mismatch;  /* ...in the files left on the target */
+	char *verdict;         /* one line */
+	char **evidence;
+	size_t n_evidence;
+} na_diagnosis;
+
+void na_diagnose_move(vs_client *c, const na_inventory *inv, const vs_vm *vm, const char *log_dir,
+                      const vs_datastore *target, const vs_error *task_err, na_diagnosis *d);
+void na_diagnosis_verdict(const na_inventory *inv, const char *host_moref, const vs_datastore *ds,
+                          const vs_error *task_err, na_diagnosis *d);
+void na_diagnosis_free(na_diagnosis *d);
+json_t *na_diagnosis_json(const na_diagnosis *d);
+void na_diagnosis_print(const na_diagnosis *d, FILE *out);
+
 /* ---- commands ---- */
 int cmd_about(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_mount(int argc, char **argv);
+int cmd_unmount(int argc, char **argv);
+int cmd_verify(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+int cmd_migrate(int argc, char **argv);
+/* "1G", "512M": bytes, or -1 (cmd_probe.c). */
+int64_t na_parse_size(const char *s);
+/* cmd_verify.c: checks every descriptor of every disk of vm. */
+int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, na_checks *checks,
+                 vs_error *err);
+int na_verify_exit(const na_checks *checks);
+void na_verify_report(const char *vm, const na_checks *checks);
+/* Unmounts d from hosts unless a VM has files there (cmd_unmount.c). */
+int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                          vs_host **hosts, size_t n, bool quiet, vs_error *err);
 /* "NFS 3" / "NFS 4.1" for a datastore type. */
 const char *na_nfs_label(const char *type);
 

@@ -2,7 +2,6 @@
  * on stderr and a documented exit code. */
 #include <curl/curl.h>
 #include <libxml/parser.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,58 +19,12 @@ static const command commands[] = {
 	{"about", cmd_about, "show the server's product, version, build and certificate thumbprint"},
 	{"ls", cmd_ls, "list hosts, datastores or vms"},
 	{"mount", cmd_mount, "mount an NFS export as an NFS 3 or NFS 4.1 datastore"},
+	{"unmount", cmd_unmount, "unmount an NFS datastore (refused while VMs have files there)"},
+	{"migrate", cmd_migrate, "Storage-vMotion a VM, verify its disks, diagnose and work around the NFS 4.1 bug"},
+	{"verify", cmd_verify, "check every disk extent of a VM against its descriptor"},
+	{"probe", cmd_probe, "canary disks on a datastore: does the NFS 4.1 extent-size bug show?"},
 	{"help", cmd_help, "show this help, or a command's help"},
 };
-
-static void vmessage(const char *prefix, const char *fmt, va_list ap)
-{
-	fprintf(stderr, "nfsagent: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void na_error(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vmessage("", fmt, ap);
-	va_end(ap);
-}
-
-void na_warn(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vmessage("warning: ", fmt, ap);
-	va_end(ap);
-}
-
-int na_usage_error(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vmessage("", fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
-	return NA_EXIT_USAGE;
-}
-
-int na_report(const vs_error *err)
-{
-	char line[1600];
-	vs_error_format(err, line, sizeof(line));
-	na_error("%s", line);
-	switch (err->status) {
-	case VS_OK: return NA_EXIT_OK;
-	case VS_ERR_USAGE:
-	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
-	case VS_ERR_CONNECT: return NA_EXIT_CONNECT;
-	case VS_ERR_TLS: return NA_EXIT_TLS;
-	case VS_ERR_AUTH: return NA_EXIT_AUTH;
-	case VS_ERR_PROTOCOL: return NA_EXIT_PROTOCOL;
-	default: return NA_EXIT_FAIL;
-	}
-}
 
 static void print_commands(FILE *out)
 {

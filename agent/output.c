@@ -1,8 +1,69 @@
-/* Aligned text tables and JSON output. */
+/* Messages, aligned text tables, JSON output, progress. */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent.h"
+
+/* ---- messages: one line on stderr, and the exit code for an error ---- */
+
+static void vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "nfsagent: %s", prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void na_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
+void na_warn(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+int na_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+	return NA_EXIT_USAGE;
+}
+
+int na_report(const vs_error *err)
+{
+	char line[1600];
+	vs_error_format(err, line, sizeof(line));
+	na_error("%s", line);
+	return na_exit_code(err);
+}
+
+int na_exit_code(const vs_error *err)
+{
+	switch (err->status) {
+	case VS_OK: return NA_EXIT_OK;
+	case VS_ERR_USAGE:
+	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
+	case VS_ERR_CONNECT: return NA_EXIT_CONNECT;
+	case VS_ERR_TLS: return NA_EXIT_TLS;
+	case VS_ERR_AUTH: return NA_EXIT_AUTH;
+	case VS_ERR_PROTOCOL: return NA_EXIT_PROTOCOL;
+	default: return NA_EXIT_FAIL;
+	}
+}
+
+/* ---- tables ---- */
 
 struct na_table {
 	size_t ncols;
@@ -136,4 +197,34 @@ const char *na_size(int64_t bytes, char *buf, size_t size)
 	}
 	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 	return buf;
+}
+
+/* ---- progress: a bar on a terminal, plain lines in a pipe or a log ---- */
+
+void na_progress_init(na_progress *p, const char *what)
+{
+	*p = (na_progress){.what = what, .last = -1, .tty = isatty(STDERR_FILENO)};
+}
+
+void na_progress_cb(int percent, void *ud)
+{
+	na_progress *p = ud;
+	if (percent == p->last)
+		return;
+	p->last = percent;
+	if (!p->tty) {
+		fprintf(stderr, "%s: %d%%\n", p->what, percent);
+		return;
+	}
+	int filled = percent / 5;
+	fprintf(stderr, "\r%s [%.*s%*s] %3d%%", p->what, filled, "####################", 20 - filled, "",
+	        percent);
+	fflush(stderr);
+}
+
+void na_progress_done(na_progress *p)
+{
+	if (p->tty && p->last >= 0)
+		fputc('\n', stderr);
+	p->last = -1;
 }

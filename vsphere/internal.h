@@ -13,7 +13,6 @@
 
 /* ---- error.c --------------------------------------------------------- */
 
-void vs_error_context(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void vs_error_clear(vs_error *err);
 
 /* ---- buf.c: growable strings ----------------------------------------- */

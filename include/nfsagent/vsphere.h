@@ -45,6 +45,8 @@ typedef struct vs_error {
  * context; returns status. */
 int vs_fail(vs_error *err, vs_status status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Sets what was being done when the error happened ("login to vc"). */
+void vs_error_context(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Formats "CONTEXT failed: FAULT: MESSAGE" (parts left out when empty). */
 void vs_error_format(const vs_error *err, char *out, size_t size);
 const char *vs_status_name(vs_status status);

@@ -1,0 +1,307 @@
+/* nfsagent migrate: Storage vMotion of a VM's home and all its disks, then
+ * verify; on failure, diagnose, and if it is the NFS 4.1 extent-size bug,
+ * apply the chosen workaround once.  Whatever happens, the last line says
+ * where the VM is. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+
+static const char usage[] =
+	"Usage: nfsagent migrate --vm VM --datastore DS [--on-extent-bug POLICY]\n"
+	"                        [--allow-power-off] [OPTIONS]\n"
+	"Storage-vMotions VM (configuration and every disk) to DS, then verifies every\n"
+	"disk. When the move fails it says why; on the NFS 4.1 extent-size bug POLICY is\n"
+	"  fail      stop (default; exit 3)\n"
+	"  nfs3      remount DS as NFS 3 on the hosts that mount it (only if no VM lives\n"
+	"            there) and retry once\n"
+	"  snapshot  take a snapshot, retry, remove the snapshot\n"
+	"  cold      power the VM off, migrate, power it on (needs --allow-power-off)\n\n"
+	NA_CONNECT_HELP;
+
+enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF };
+
+typedef struct migrate_args {
+	const char *vm, *datastore, *policy;
+	bool allow_power_off;
+} migrate_args;
+
+typedef struct migration {
+	vs_client *c;
+	const migrate_args *a;
+	bool json;
+	na_inventory inv;
+	vs_vm *vm;
+	vs_datastore *target;
+	char *vm_moref;          /* survives inventory reloads */
+	na_diagnosis diag;
+	const char *workaround;  /* the policy applied, if any */
+	na_checks checks;
+} migration;
+
+static int on_option(int opt, const char *arg, void *ud)
+{
+	migrate_args *a = ud;
+	switch (opt) {
+	case OPT_VM: a->vm = arg; return 1;
+	case OPT_DATASTORE: a->datastore = arg; return 1;
+	case OPT_POLICY: a->policy = arg; return 1;
+	case OPT_ALLOW_OFF: a->allow_power_off = true; return 1;
+	default: return 0;
+	}
+}
+
+static void say(const migration *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(const migration *m, const char *fmt, ...)
+{
+	if (m->json)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	fputc('\n', stdout);
+	fflush(stdout);
+}
+
+/* (Re)reads the inventory and finds the VM and the target in it. */
+static int resolve(migration *m, vs_error *err)
+{
+	na_inventory_free(&m->inv);
+	int rc = na_inventory_load(m->c, true, &m->inv, err);
+	if (rc != VS_OK)
+		return rc;
+	m->vm = NULL;
+	for (size_t i = 0; m->vm_moref && i < m->inv.n_vms; i++)
+		if (strcmp(m->inv.vms[i].moref, m->vm_moref) == 0)
+			m->vm = &m->inv.vms[i];
+	if (!m->vm && !(m->vm = na_find_vm(&m->inv, m->a->vm, err)))
+		return VS_ERR_NOT_FOUND;
+	if (!(m->target = na_find_datastore(&m->inv, m->a->datastore, err)))
+		return VS_ERR_NOT_FOUND;
+	if (!m->vm_moref && !(m->vm_moref = strdup(m->vm->moref)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (!na_mounted_on(m->target, m->vm->host))
+		return vs_fail(err, VS_ERR_USAGE, "datastore '%s' is not mounted on host '%s', where %s runs",
+		               m->target->name, na_host_name(&m->inv, m->vm->host), m->vm->name);
+	return VS_OK;
+}
+
+static int move(migration *m, vs_error *err)
+{
+	vs_vm_layout *layout = NULL;
+	int rc = vs_vm_layout_read(m->c, m->vm->moref, &layout, err);
+	char what[256];
+	snprintf(what, sizeof(what), "Relocating %s to %s", m->vm->name, m->target->name);
+	na_progress p;
+	na_progress_init(&p, what);
+	if (rc == VS_OK)
+		rc = vs_vm_relocate(m->c, m->vm->moref, m->target->moref, layout, na_progress_cb, &p, err);
+	na_progress_done(&p);
+	if (rc == VS_ERR_TASK) {
+		na_diagnosis_free(&m->diag);
+		na_diagnose_move(m->c, &m->inv, m->vm, layout->log_directory, m->target, err, &m->diag);
+		say(m, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
+		if (!m->json)
+			na_diagnosis_print(&m->diag, stdout);
+	}
+	if (rc != VS_OK)
+		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
+	vs_vm_layout_free(&layout);
+	return rc;
+}
+
+/* ---- workarounds ----------------------------------------------------------- */
+
+static int remount_nfs3(migration *m, vs_error *err)
+{
+	const vs_datastore *t = m->target;
+	if (!t->type || strcmp(t->type, "NFS41") != 0)
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is %s already; remounting as NFS 3 changes nothing",
+		               t->name, na_nfs_label(t->type));
+	vs_host **hosts = calloc(t->n_mounts + 1, sizeof(vs_host *));
+	size_t n = 0;
+	for (size_t i = 0; hosts && i < t->n_mounts; i++)
+		if ((hosts[n] = na_host_by_moref(&m->inv, t->mounts[i].host)))
+			n++;
+	char *server = t->remote_host ? strndup(t->remote_host, strcspn(t->remote_host, ",")) : NULL;
+	const char *servers[] = {server, NULL};
+	vs_nas_spec spec = {.name = t->name, .servers = servers, .path = t->remote_path, .type = "NFS",
+	                    .read_only = t->n_mounts && t->mounts[0].access_mode &&
+	                                 strcmp(t->mounts[0].access_mode, "readOnly") == 0};
+	say(m, "Remounting %s (%s:%s) as NFS 3 on %zu host%s.", t->name, server ? server : "?",
+	    t->remote_path ? t->remote_path : "?", n, n == 1 ? "" : "s");
+	int rc = hosts && server ? na_unmount_everywhere(m->c, &m->inv, t, hosts, n, m->json, err)
+	                         : vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		char *moref = NULL;
+		rc = vs_nas_mount(m->c, hosts[i], &spec, &moref, err);
+		free(moref);
+	}
+	free(hosts);
+	free(server);
+	return rc == VS_OK ? resolve(m, err) : rc;
+}
+
+static int with_snapshot(migration *m, vs_error *err)
+{
+	char *snapshot = NULL;
+	say(m, "Taking a snapshot of %s and retrying.", m->vm->name);
+	int rc = vs_vm_snapshot_create(m->c, m->vm->moref, "nfsagent-svmotion", &snapshot, err);
+	if (rc != VS_OK)
+		return rc;
+	rc = move(m, err);
+	vs_error rm_err = {0};
+	if (vs_vm_snapshot_remove(m->c, snapshot, &rm_err) != VS_OK) {
+		na_report(&rm_err);
+		na_warn("snapshot 'nfsagent-svmotion' of %s remains; remove it by hand", m->vm->name);
+	}
+	free(snapshot);
+	return rc;
+}
+
+static int cold(migration *m, vs_error *err)
+{
+	bool was_on = m->vm->power_state && strcmp(m->vm->power_state, "poweredOn") == 0;
+	say(m, "Powering %s off for a cold migration.", m->vm->name);
+	int rc = was_on ? vs_vm_power_off(m->c, m->vm->moref, NULL, NULL, err) : VS_OK;
+	if (rc == VS_OK)
+		rc = move(m, err);
+	vs_error on_err = {0};
+	/* Power it back on even when the move failed: back where it was. */
+	if (was_on && vs_vm_power_on(m->c, m->vm_moref, NULL, NULL, &on_err) != VS_OK) {
+		na_report(&on_err);
+		na_warn("%s is powered off", m->a->vm);
+	}
+	say(m, "Powered %s back on.", m->a->vm);
+	return rc;
+}
+
+static int work_around(migration *m, vs_error *err)
+{
+	const char *p = m->a->policy;
+	m->workaround = p;
+	if (strcmp(p, "nfs3") == 0) {
+		int rc = remount_nfs3(m, err);
+		return rc == VS_OK ? move(m, err) : rc;
+	}
+	if (strcmp(p, "snapshot") == 0)
+		return with_snapshot(m, err);
+	return cold(m, err);
+}
+
+/* ---- the whole procedure ------------------------------------------------------- */
+
+static bool already_there(const migration *m)
+{
+	return m->vm->n_datastores == 1 && strcmp(m->vm->datastores[0], m->target->moref) == 0;
+}
+
+static void where_is(migration *m, json_t *out)
+{
+	vs_vm *now = NULL;
+	vs_error err = {0};
+	if (vs_vm_lookup(m->c, m->vm_moref, &now, &err) != VS_OK) {
+		na_report(&err);
+		return;
+	}
+	json_t *ds = json_array();
+	char names[512] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < now->n_datastores; i++) {
+		vs_datastore *d = na_datastore_by_moref(&m->inv, now->datastores[i]);
+		const char *name = d ? d->name : now->datastores[i];
+		json_array_append_new(ds, json_string(name));
+		if (len < sizeof(names))
+			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "", name);
+	}
+	const char *host = na_host_name(&m->inv, now->host);
+	say(m, "%s is on datastore %s (host %s), %s.", now->name, names, host, now->power_state);
+	json_object_set_new(out, "location", json_pack("{s:o, s:s, s:s}", "datastores", ds, "host", host,
+	                                               "power_state", now->power_state));
+	vs_vm_free(&now);
+}
+
+static int migrate(migration *m, vs_error *err)
+{
+	if (already_there(m)) {
+		say(m, "%s is on %s already.", m->vm->name, m->target->name);
+		return VS_OK;
+	}
+	int rc = move(m, err);
+	if (rc == VS_ERR_TASK && m->diag.extent_bug && strcmp(m->a->policy, "fail") != 0) {
+		say(m, "Working around it (--on-extent-bug %s).", m->a->policy);
+		rc = work_around(m, err);
+	}
+	if (rc == VS_OK) {
+		say(m, "Moved %s to %s%s.", m->vm->name, m->target->name,
+		    m->workaround ? " after the workaround" : "");
+		rc = na_verify_vm(m->c, &m->inv, m->vm, &m->checks, err);
+		if (rc == VS_OK && !m->json)
+			na_verify_report(m->vm->name, &m->checks);
+	}
+	return rc;
+}
+
+static int run(vs_client *c, const migrate_args *a, bool json)
+{
+	migration m = {.c = c, .a = a, .json = json};
+	vs_error err = {0};
+	int rc = resolve(&m, &err);
+	if (rc == VS_OK)
+		rc = migrate(&m, &err);
+	int code = rc == VS_OK ? na_verify_exit(&m.checks)
+	           : m.diag.extent_bug ? NA_EXIT_FINDING : na_exit_code(&err);
+	if (rc != VS_OK && !(rc == VS_ERR_TASK && m.diag.verdict))
+		na_report(&err);
+	json_t *out = json_pack("{s:s, s:s, s:b, s:s?}", "vm", a->vm, "datastore", a->datastore,
+	                        "moved", rc == VS_OK, "workaround", m.workaround);
+	if (m.diag.verdict)
+		json_object_set_new(out, "diagnosis", na_diagnosis_json(&m.diag));
+	if (m.checks.n)
+		json_object_set_new(out, "verify", na_checks_json(&m.checks));
+	if (m.vm_moref)
+		where_is(&m, out);
+	if (json)
+		na_json_print(out);
+	else
+		json_decref(out);
+	na_checks_free(&m.checks);
+	na_diagnosis_free(&m.diag);
+	na_inventory_free(&m.inv);
+	free(m.vm_moref);
+	return code;
+}
+
+int cmd_migrate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		NA_CONNECT_LONGOPTS,
+		{"vm", required_argument, NULL, OPT_VM},
+		{"datastore", required_argument, NULL, OPT_DATASTORE},
+		{"on-extent-bug", required_argument, NULL, OPT_POLICY},
+		{"allow-power-off", no_argument, NULL, OPT_ALLOW_OFF},
+		{0},
+	};
+	na_conn conn = {.cmd = "migrate"};
+	migrate_args a = {.policy = "fail"};
+	vs_client *c = NULL;
+	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	if (rc < 0 && optind < argc)
+		rc = na_usage_error("migrate", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && (!a.vm || !a.datastore))
+		rc = na_usage_error("migrate", "--vm and --datastore are required");
+	if (rc < 0 && strcmp(a.policy, "fail") != 0 && strcmp(a.policy, "nfs3") != 0 &&
+	    strcmp(a.policy, "snapshot") != 0 && strcmp(a.policy, "cold") != 0)
+		rc = na_usage_error("migrate", "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'",
+		                    a.policy);
+	if (rc < 0 && strcmp(a.policy, "cold") == 0 && !a.allow_power_off)
+		rc = na_usage_error("migrate", "--on-extent-bug cold powers the VM off: add --allow-power-off");
+	if (rc < 0)
+		rc = na_conn_open(&conn, &c);
+	if (rc == NA_EXIT_OK && c)
+		rc = run(c, &a, conn.json);
+	na_conn_close(&conn, &c);
+	return rc;
+}

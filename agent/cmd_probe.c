@@ -1,0 +1,219 @@
+/* nfsagent probe: a canary for the NFS 4.1 extent-size bug that needs no VM.
+ * Creates thin disks of varied sizes in a scratch folder, checks each one's
+ * extent against its descriptor, and removes them all again, also after an
+ * error or Ctrl-C. */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+
+static const char usage[] =
+	"Usage: nfsagent probe --host H --datastore DS [--disks 8] [--size 1G] [OPTIONS]\n"
+	"Creates canary virtual disks (thin, sizes up to --size) on DS, checks that each\n"
+	"flat file holds what its descriptor declares, and deletes them. DS must be\n"
+	"mounted on host H, whose ESXi version the verdict names.\n"
+	"Exit 0 when clean, 3 when the extent-size mismatch showed.\n\n" NA_CONNECT_HELP;
+
+enum { OPT_HOST = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_DISKS, OPT_SIZE };
+enum { MIB = 1024 * 1024 };
+
+typedef struct probe_args {
+	const char *host, *datastore;
+	long disks;
+	int64_t size;
+} probe_args;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+/* "1G", "512M", "4096K" or bytes; binary units, as storage admins size disks. */
+int64_t na_parse_size(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	int64_t unit = 1;
+	switch (*end | 32) {
+	case 'k': unit = 1024LL; end++; break;
+	case 'm': unit = 1024LL * 1024; end++; break;
+	case 'g': unit = 1024LL * 1024 * 1024; end++; break;
+	case 't': unit = 1024LL * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' || *end == 'B')
+		end += (*end == 'i') + (end[*end == 'i'] == 'B');
+	if (end == s || *end || v <= 0 || v * (double)unit > 9e18)
+		return -1;
+	return (int64_t)(v * (double)unit);
+}
+
+static int on_option(int opt, const char *arg, void *ud)
+{
+	probe_args *a = ud;
+	char *end;
+	switch (opt) {
+	case OPT_HOST: a->host = arg; return 1;
+	case OPT_DATASTORE: a->datastore = arg; return 1;
+	case OPT_DISKS:
+		a->disks = strtol(arg, &end, 10);
+		if (*end || a->disks < 1 || a->disks > 100)
+			return -na_usage_error("probe", "--disks is a number from 1 to 100, not '%s'", arg);
+		return 1;
+	case OPT_SIZE:
+		if ((a->size = na_parse_size(arg)) < MIB)
+			return -na_usage_error("probe", "--size wants a size of 1M or more, like 1G, not '%s'", arg);
+		return 1;
+	default: return 0;
+	}
+}
+
+/* Sizes from size/N up to size, whole MiB: the bug does not care for one size. */
+static int64_t canary_kb(const probe_args *a, long i)
+{
+	int64_t bytes = a->size * (i + 1) / a->disks;
+	bytes = bytes < MIB ? MIB : bytes / MIB * MIB;
+	return bytes / 1024;
+}
+
+typedef struct probe_run {
+	char *folder;         /* "[ds] nfsagent-probe-..." */
+	char **disks;         /* created, to delete */
+	size_t n_disks;
+	na_checks checks;
+} probe_run;
+
+static int create_and_check(vs_client *c, const na_inventory *inv, const probe_args *a,
+                            probe_run *r, vs_error *err)
+{
+	int rc = vs_datastore_mkdir(c, r->folder, err);
+	r->disks = calloc((size_t)a->disks, sizeof(char *));
+	for (long i = 0; rc == VS_OK && r->disks && i < a->disks && !interrupted; i++) {
+		char name[64];
+		snprintf(name, sizeof(name), "canary-%02ld.vmdk", i + 1);
+		char *disk = na_dspath_child(r->folder, name);
+		rc = disk ? vs_vdisk_create(c, disk, canary_kb(a, i), err) : VS_ERR_NOMEM;
+		if (rc == VS_OK)
+			r->disks[r->n_disks++] = disk;
+		else
+			free(disk);
+		/* A fresh listing per disk: the folder changes under us. */
+		na_folder_cache *cache = na_folder_cache_new();
+		if (rc == VS_OK)
+			rc = na_check_descriptor(c, inv, cache, r->disks[r->n_disks - 1], NULL, &r->checks, err);
+		na_folder_cache_free(&cache);
+	}
+	if (rc == VS_OK && interrupted)
+		rc = vs_fail(err, VS_ERR_USAGE, "interrupted after %zu canary disks", r->n_disks);
+	return rc;
+}
+
+/* Runs on every path: a probe must not leave canaries behind. */
+static void clean_up(vs_client *c, probe_run *r)
+{
+	vs_error err = {0};
+	for (size_t i = 0; i < r->n_disks; i++)
+		if (vs_vdisk_delete(c, r->disks[i], &err) != VS_OK)
+			na_report(&err);
+	if (vs_datastore_delete(c, r->folder, &err) != VS_OK)
+		na_warn("could not remove %s; delete it by hand", r->folder);
+	for (size_t i = 0; i < r->n_disks; i++)
+		free(r->disks[i]);
+	free(r->disks);
+	free(r->folder);
+	na_checks_free(&r->checks);
+}
+
+/* Prints the verdict; returns the exit code. */
+static int report(const probe_args *a, const vs_host *h, const vs_datastore *d,
+                  const probe_run *r, bool json)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < r->checks.n; i++)
+		bad += r->checks.v[i].mismatch || r->checks.v[i].problem;
+	char verdict[1024];
+	if (bad)
+		snprintf(verdict, sizeof(verdict),
+		         "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s): %zu of %zu "
+		         "canary disks came out smaller than their descriptors",
+		         na_nfs_label(d->type), d->name, h->name, h->version, h->build, bad, r->n_disks);
+	else
+		snprintf(verdict, sizeof(verdict),
+		         "clean: %zu of %ld canary disks on datastore %s (%s, host %s, ESXi %s build %s) "
+		         "hold what their descriptors declare",
+		         r->n_disks, a->disks, d->name, na_nfs_label(d->type), h->name, h->version, h->build);
+	if (json) {
+		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b, s:s, s:o}", "datastore",
+		                        d->name, "type", d->type, "host", h->name, "esxi_version", h->version,
+		                        "esxi_build", h->build, "disks", (int)r->n_disks, "mismatches",
+		                        (int)bad, "extent_bug", bad > 0, "verdict", verdict, "checks",
+		                        na_checks_json(&r->checks)));
+	} else {
+		printf("%s\n", verdict);
+		na_checks_print(&r->checks, stdout);
+	}
+	return bad ? NA_EXIT_FINDING : NA_EXIT_OK;
+}
+
+static int run(vs_client *c, const probe_args *a, bool json)
+{
+	na_inventory inv;
+	vs_error err = {0};
+	int rc = na_inventory_load(c, false, &inv, &err);
+	vs_host *h = rc == VS_OK ? na_find_host(&inv, a->host, &err) : NULL;
+	vs_datastore *d = h ? na_find_datastore(&inv, a->datastore, &err) : NULL;
+	if (rc == VS_OK && (!h || !d))
+		rc = VS_ERR_NOT_FOUND;
+	if (rc == VS_OK && !na_mounted_on(d, h->moref))
+		rc = vs_fail(&err, VS_ERR_USAGE, "datastore '%s' is not mounted on host '%s'", d->name, h->name);
+	if (rc != VS_OK) {
+		na_inventory_free(&inv);
+		return na_report(&err);
+	}
+	probe_run r = {0};
+	char folder[128];
+	snprintf(folder, sizeof(folder), "nfsagent-probe-%ld-%d", (long)time(NULL), (int)getpid());
+	r.folder = vs_dspath_join(d->name, folder);
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	rc = create_and_check(c, &inv, a, &r, &err);
+	int code = rc == VS_OK ? report(a, h, d, &r, json) : na_report(&err);
+	clean_up(c, &r);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	na_inventory_free(&inv);
+	return code;
+}
+
+int cmd_probe(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		NA_CONNECT_LONGOPTS,
+		{"host", required_argument, NULL, OPT_HOST},
+		{"datastore", required_argument, NULL, OPT_DATASTORE},
+		{"disks", required_argument, NULL, OPT_DISKS},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{0},
+	};
+	na_conn conn = {.cmd = "probe"};
+	probe_args a = {.disks = 8, .size = 1024LL * MIB};
+	vs_client *c = NULL;
+	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	if (rc < 0 && optind < argc)
+		rc = na_usage_error("probe", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && (!a.host || !a.datastore))
+		rc = na_usage_error("probe", "--host and --datastore are required");
+	if (rc < 0)
+		rc = na_conn_open(&conn, &c);
+	if (rc == NA_EXIT_OK && c)
+		rc = run(c, &a, conn.json);
+	na_conn_close(&conn, &c);
+	return rc;
+}

@@ -1,0 +1,218 @@
+/* Why did a Storage vMotion fail?  Evidence from the task's fault, the
+ * VM's newest vmware.log (source and target folders) and the descriptors left
+ * on the target, then one verdict: the NFS 4.1 extent-size mismatch, or the
+ * real other cause. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "agent.h"
+
+enum { LOG_TAIL = 256 * 1024, MAX_LOG_LINES = 4 };
+
+/* What ESXi writes when it reads back a flat file smaller than declared. */
+static const char *const signatures[] = {
+	"Size of extent in descriptor file larger than real size",
+	"The file specified is not a virtual disk",
+	"possible extent truncation",
+	"realSize is 0",
+};
+
+static void add_evidence(na_diagnosis *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_evidence(na_diagnosis *d, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	char **grown = realloc(d->evidence, (d->n_evidence + 1) * sizeof(char *));
+	if (!grown)
+		return;
+	d->evidence = grown;
+	if ((grown[d->n_evidence] = strdup(line)))
+		d->n_evidence++;
+}
+
+static bool has_signature(const char *line)
+{
+	for (size_t i = 0; i < sizeof(signatures) / sizeof(*signatures); i++)
+		if (strstr(line, signatures[i]))
+			return true;
+	return false;
+}
+
+/* vmware.log is the running log; vmware-N.log are older ones. */
+static const char *newest_log(const vs_file *files, size_t n)
+{
+	const char *best = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = files[i].path;
+		if (strncmp(p, "vmware", 6) != 0 || strlen(p) < 10 || strcmp(p + strlen(p) - 4, ".log") != 0)
+			continue;
+		if (strcmp(p, "vmware.log") == 0)
+			return p;
+		if (!best || strcmp(p, best) > 0)
+			best = p;
+	}
+	return best;
+}
+
+static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
+{
+	char *ds = NULL, *path = NULL;
+	vs_error err = {0};
+	vs_file *files = NULL;
+	size_t n = 0;
+	vs_datastore *store = NULL;
+	if (vs_dspath_split(folder, &ds, &path, &err) == VS_OK && (store = na_find_datastore(inv, ds, &err)))
+		vs_datastore_list(c, store->browser, folder, "vmware*.log", &files, &n, &err);
+	const char *log = newest_log(files, n);
+	char *dspath = log ? na_dspath_child(folder, log) : NULL;
+	char *text = NULL;
+	size_t len = 0, shown = 0;
+	if (dspath && vs_datastore_download_tail(c, dspath, LOG_TAIL, &text, &len, &err) == VS_OK) {
+		char *save = NULL;
+		for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			if (!has_signature(line))
+				continue;
+			d->log_signature = true;
+			if (shown++ < MAX_LOG_LINES)
+				add_evidence(d, "%s: %s", dspath, line);
+		}
+	}
+	free(text);
+	free(dspath);
+	vs_files_free(&files, n);
+	free(ds);
+	free(path);
+}
+
+static bool is_descriptor(const char *name)
+{
+	static const char *const data_suffixes[] = {"-flat.vmdk", "-delta.vmdk", "-sesparse.vmdk",
+	                                             "-ctk.vmdk", "-rdm.vmdk", "-rdmp.vmdk"};
+	size_t n = strlen(name);
+	if (n < 5 || strcmp(name + n - 5, ".vmdk") != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(data_suffixes) / sizeof(*data_suffixes); i++) {
+		size_t k = strlen(data_suffixes[i]);
+		if (n > k && strcmp(name + n - k, data_suffixes[i]) == 0)
+			return false;
+	}
+	return true;
+}
+
+/* Descriptors a failed move left in the target folder, checked like verify. */
+static void check_target(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
+{
+	char *ds = NULL, *path = NULL;
+	vs_error err = {0};
+	vs_file *files = NULL;
+	size_t n = 0;
+	vs_datastore *store = NULL;
+	if (vs_dspath_split(folder, &ds, &path, &err) == VS_OK && (store = na_find_datastore(inv, ds, &err)))
+		vs_datastore_list(c, store->browser, folder, "*.vmdk", &files, &n, &err);
+	na_folder_cache *cache = na_folder_cache_new();
+	na_checks checks = {0};
+	for (size_t i = 0; cache && i < n; i++) {
+		char *desc = is_descriptor(files[i].path) ? na_dspath_child(folder, files[i].path) : NULL;
+		if (desc)
+			na_check_descriptor(c, inv, cache, desc, NULL, &checks, &err);
+		free(desc);
+	}
+	for (size_t i = 0; i < checks.n; i++) {
+		const na_extent_check *k = &checks.v[i];
+		if (!k->mismatch)
+			continue;
+		d->target_mismatch = true;
+		if (k->actual < 0)
+			add_evidence(d, "target: %s is missing; %s declares %lld bytes", k->extent,
+			             k->descriptor, (long long)k->declared);
+		else
+			add_evidence(d, "target: %s is %lld bytes; %s declares %lld bytes", k->extent,
+			             (long long)k->actual, k->descriptor, (long long)k->declared);
+	}
+	na_checks_free(&checks);
+	na_folder_cache_free(&cache);
+	vs_files_free(&files, n);
+	free(ds);
+	free(path);
+}
+
+/* "[ds] dir/vm.vmx" -> "dir" */
+static char *vm_folder(const vs_vm *vm)
+{
+	char *ds = NULL, *path = NULL;
+	vs_error err = {0};
+	if (!vm->vmx_path || vs_dspath_split(vm->vmx_path, &ds, &path, &err) != VS_OK)
+		return NULL;
+	char *slash = strrchr(path, '/');
+	if (slash)
+		*slash = '\0';
+	free(ds);
+	return path;
+}
+
+void na_diagnose_move(vs_client *c, const na_inventory *inv, const vs_vm *vm, const char *log_dir,
+                      const vs_datastore *target, const vs_error *task_err, na_diagnosis *d)
+{
+	*d = (na_diagnosis){0};
+	add_evidence(d, "task: %s%s%s", task_err->fault[0] ? task_err->fault : "error",
+	             task_err->message[0] ? ": " : "", task_err->message);
+	char *folder = vm_folder(vm);
+	char *target_folder = folder ? vs_dspath_join(target->name, folder) : NULL;
+	if (log_dir)
+		scan_log(c, inv, log_dir, d);
+	if (target_folder) {
+		scan_log(c, inv, target_folder, d);
+		check_target(c, inv, target_folder, d);
+	}
+	d->extent_bug = d->log_signature || d->target_mismatch;
+	na_diagnosis_verdict(inv, vm->host, target, task_err, d);
+	free(folder);
+	free(target_folder);
+}
+
+void na_diagnosis_verdict(const na_inventory *inv, const char *host_moref, const vs_datastore *ds,
+                          const vs_error *task_err, na_diagnosis *d)
+{
+	const vs_host *h = na_host_by_moref(inv, host_moref);
+	char line[1536];  /* room for a whole vs_error message */
+	if (d->extent_bug)
+		snprintf(line, sizeof(line), "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s)",
+		         na_nfs_label(ds->type), ds->name, h ? h->name : "?", h && h->version ? h->version : "?",
+		         h && h->build ? h->build : "?");
+	else
+		snprintf(line, sizeof(line), "Storage vMotion to %s failed, not the extent-size bug: %s%s%s",
+		         ds->name, task_err->fault, task_err->fault[0] && task_err->message[0] ? ": " : "",
+		         task_err->message);
+	free(d->verdict);
+	d->verdict = strdup(line);
+}
+
+void na_diagnosis_free(na_diagnosis *d)
+{
+	free(d->verdict);
+	for (size_t i = 0; i < d->n_evidence; i++)
+		free(d->evidence[i]);
+	free(d->evidence);
+	*d = (na_diagnosis){0};
+}
+
+json_t *na_diagnosis_json(const na_diagnosis *d)
+{
+	json_t *ev = json_array();
+	for (size_t i = 0; i < d->n_evidence; i++)
+		json_array_append_new(ev, json_string(d->evidence[i]));
+	return json_pack("{s:s, s:b, s:o}", "verdict", d->verdict ? d->verdict : "", "extent_bug",
+	                 d->extent_bug, "evidence", ev);
+}
+
+void na_diagnosis_print(const na_diagnosis *d, FILE *out)
+{
+	fprintf(out, "%s\n", d->verdict ? d->verdict : "no verdict");
+	for (size_t i = 0; i < d->n_evidence; i++)
+		fprintf(out, "  %s\n", d->evidence[i]);
+}
