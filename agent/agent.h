@@ -35,6 +35,7 @@ int na_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 enum {
 	NA_OPT_URL = 1000, NA_OPT_USERNAME, NA_OPT_PASSWORD_FILE, NA_OPT_THUMBPRINT, NA_OPT_CACERT,
 	NA_OPT_INSECURE, NA_OPT_TIMEOUT, NA_OPT_TRACE, NA_OPT_PAGE_SIZE, NA_OPT_JSON, NA_OPT_HELP,
+	NA_OPT_HOST, NA_OPT_CLUSTER, NA_OPT_ALL_HOSTS,
 	NA_OPT_FIRST_COMMAND_OPTION,
 };
 #define NA_CONNECT_LONGOPTS                                          \
@@ -78,6 +79,25 @@ int na_conn_option(na_conn *conn, int opt, const char *arg);
  * (0 after --help).  Positional arguments are left at argv[optind...]. */
 int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
                      const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud);
+/* A subcommand: its options, checks and work.  na_command parses, checks,
+ * connects, runs and disconnects, so each cmd_*.c holds only its own logic. */
+typedef struct na_command_spec {
+	const char *name;
+	const char *usage;
+	const struct option *longopts;
+	/* 1 if opt was its own, 0 if unknown, -(exit code) on a bad value; may be NULL */
+	int (*option)(int opt, const char *arg, void *args);
+	/* checks the options and the positional arguments: -1 to go on, else an exit code */
+	int (*check)(void *args, int argc, char **argv);
+	int (*run)(vs_client *c, void *args, bool json);
+} na_command_spec;
+int na_command(const na_command_spec *spec, void *args, int argc, char **argv);
+
+#define NA_HOST_CHOICE_LONGOPTS                                  \
+	{"host", required_argument, NULL, NA_OPT_HOST},                \
+	{"cluster", required_argument, NULL, NA_OPT_CLUSTER},          \
+	{"all-hosts", no_argument, NULL, NA_OPT_ALL_HOSTS}
+
 /* Fills the rest from the environment, asks for the password, connects. */
 int na_conn_open(na_conn *conn, vs_client **client);
 void na_conn_close(na_conn *conn, vs_client **client);
@@ -133,6 +153,10 @@ typedef struct na_host_choice {
 	const char *host, *cluster;
 	bool all;
 } na_host_choice;
+/* Takes --host/--cluster/--all-hosts: 1 if opt was one of them. */
+int na_host_choice_option(na_host_choice *choice, int opt, const char *arg);
+/* Exactly one of them must be given: -1 if so, else a usage error. */
+int na_host_choice_check(const char *cmd, const na_host_choice *choice);
 /* The chosen hosts (pointers into inv; free the array). */
 int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_host ***out,
                     size_t *n, vs_error *err);

@@ -14,8 +14,9 @@ static json_t *jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static void print_about(vs_client *c, bool json)
+static int print_about(vs_client *c, void *args, bool json)
 {
+	(void)args;
 	const vs_about *a = vs_client_about(c);
 	if (json) {
 		na_json_print(json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
@@ -25,7 +26,7 @@ static void print_about(vs_client *c, bool json)
 		                        "instance_uuid", jstr(a->instance_uuid),
 		                        "soap_version", jstr(vs_client_api_version(c)),
 		                        "thumbprint", vs_client_thumbprint(c)));
-		return;
+		return NA_EXIT_OK;
 	}
 	printf("Name:          %s\n", a->name ? a->name : "-");
 	printf("Full name:     %s\n", a->full_name ? a->full_name : "-");
@@ -36,20 +37,12 @@ static void print_about(vs_client *c, bool json)
 	if (a->instance_uuid)
 		printf("Instance UUID: %s\n", a->instance_uuid);
 	printf("Thumbprint:    %s\n", vs_client_thumbprint(c));
+	return NA_EXIT_OK;
 }
 
 int cmd_about(int argc, char **argv)
 {
 	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
-	na_conn conn = {.cmd = "about"};
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, NULL, NULL);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("about", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		print_about(c, conn.json);
-	na_conn_close(&conn, &c);
-	return rc;
+	static const na_command_spec spec = {"about", usage, longopts, NULL, NULL, print_about};
+	return na_command(&spec, NULL, argc, argv);
 }

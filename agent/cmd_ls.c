@@ -265,8 +265,9 @@ static void print_table(const listing *l)
 	na_table_free(&t);
 }
 
-static int list(vs_client *c, const char *what, bool json)
+static int list(vs_client *c, void *args, bool json)
 {
+	const char *what = *(const char **)args;
 	listing l = {.host_names = {.ncols = 2}, .ds_names = {.ncols = 2}};
 	vs_walk walk = {.host = on_host, .vm_detail = VS_VM_SUMMARY, .ud = &l};
 	if (strcmp(what, "hosts") == 0) {
@@ -297,24 +298,23 @@ static int list(vs_client *c, const char *what, bool json)
 	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
 }
 
+static int check(void *args, int argc, char **argv)
+{
+	if (argc < 1)
+		return na_usage_error("ls", "what to list? hosts, datastores or vms");
+	if (strcmp(argv[0], "hosts") != 0 && strcmp(argv[0], "datastores") != 0 &&
+	    strcmp(argv[0], "vms") != 0)
+		return na_usage_error("ls", "cannot list '%s': choose hosts, datastores or vms", argv[0]);
+	if (argc > 1)
+		return na_usage_error("ls", "unexpected argument '%s'", argv[1]);
+	*(const char **)args = argv[0];
+	return -1;
+}
+
 int cmd_ls(int argc, char **argv)
 {
 	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
-	na_conn conn = {.cmd = "ls"};
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, NULL, NULL);
-	const char *what = optind < argc ? argv[optind] : NULL;
-	if (rc < 0 && !what)
-		rc = na_usage_error("ls", "what to list? hosts, datastores or vms");
-	else if (rc < 0 && strcmp(what, "hosts") != 0 && strcmp(what, "datastores") != 0 &&
-	         strcmp(what, "vms") != 0)
-		rc = na_usage_error("ls", "cannot list '%s': choose hosts, datastores or vms", what);
-	else if (rc < 0 && optind + 1 < argc)
-		rc = na_usage_error("ls", "unexpected argument '%s'", argv[optind + 1]);
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = list(c, what, conn.json);
-	na_conn_close(&conn, &c);
-	return rc;
+	static const na_command_spec spec = {"ls", usage, longopts, NULL, check, list};
+	const char *what = NULL;
+	return na_command(&spec, &what, argc, argv);
 }

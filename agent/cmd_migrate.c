@@ -244,8 +244,9 @@ static int migrate(migration *m, vs_error *err)
 	return rc;
 }
 
-static int run(vs_client *c, const migrate_args *a, bool json)
+static int run(vs_client *c, void *args, bool json)
 {
+	const migrate_args *a = args;
 	migration m = {.c = c, .a = a, .json = json};
 	vs_error err = {0};
 	int rc = resolve(&m, &err);
@@ -274,6 +275,22 @@ static int run(vs_client *c, const migrate_args *a, bool json)
 	return code;
 }
 
+static int check(void *args, int argc, char **argv)
+{
+	const migrate_args *a = args;
+	const char *p = a->policy;
+	if (argc > 0)
+		return na_usage_error("migrate", "unexpected argument '%s'", argv[0]);
+	if (!a->vm || !a->datastore)
+		return na_usage_error("migrate", "--vm and --datastore are required");
+	if (strcmp(p, "fail") != 0 && strcmp(p, "nfs3") != 0 && strcmp(p, "snapshot") != 0 &&
+	    strcmp(p, "cold") != 0)
+		return na_usage_error("migrate", "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'", p);
+	if (strcmp(p, "cold") == 0 && !a->allow_power_off)
+		return na_usage_error("migrate", "--on-extent-bug cold powers the VM off: add --allow-power-off");
+	return -1;
+}
+
 int cmd_migrate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -284,24 +301,7 @@ int cmd_migrate(int argc, char **argv)
 		{"allow-power-off", no_argument, NULL, OPT_ALLOW_OFF},
 		{0},
 	};
-	na_conn conn = {.cmd = "migrate"};
+	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};
 	migrate_args a = {.policy = "fail"};
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("migrate", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && (!a.vm || !a.datastore))
-		rc = na_usage_error("migrate", "--vm and --datastore are required");
-	if (rc < 0 && strcmp(a.policy, "fail") != 0 && strcmp(a.policy, "nfs3") != 0 &&
-	    strcmp(a.policy, "snapshot") != 0 && strcmp(a.policy, "cold") != 0)
-		rc = na_usage_error("migrate", "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'",
-		                    a.policy);
-	if (rc < 0 && strcmp(a.policy, "cold") == 0 && !a.allow_power_off)
-		rc = na_usage_error("migrate", "--on-extent-bug cold powers the VM off: add --allow-power-off");
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = run(c, &a, conn.json);
-	na_conn_close(&conn, &c);
-	return rc;
+	return na_command(&spec, &a, argc, argv);
 }

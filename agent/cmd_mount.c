@@ -16,8 +16,8 @@ static const char usage[] =
 	"  --security AUTH_SYS|SEC_KRB5|SEC_KRB5I   NFS 4.1 security (default AUTH_SYS)\n"
 	"  --read-only\n\n" NA_CONNECT_HELP;
 
-enum { OPT_HOST = NA_OPT_FIRST_COMMAND_OPTION, OPT_CLUSTER, OPT_ALL, OPT_NAME, OPT_SERVER,
-       OPT_PATH, OPT_NFS, OPT_READ_ONLY, OPT_SECURITY };
+enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION, OPT_SERVER, OPT_PATH, OPT_NFS, OPT_READ_ONLY,
+       OPT_SECURITY };
 
 typedef struct mount_args {
 	na_host_choice choice;
@@ -30,16 +30,13 @@ static int on_option(int opt, const char *arg, void *ud)
 {
 	mount_args *a = ud;
 	switch (opt) {
-	case OPT_HOST: a->choice.host = arg; return 1;
-	case OPT_CLUSTER: a->choice.cluster = arg; return 1;
-	case OPT_ALL: a->choice.all = true; return 1;
 	case OPT_NAME: a->spec.name = arg; return 1;
 	case OPT_SERVER: free(a->server_list); a->server_list = strdup(arg); return 1;
 	case OPT_PATH: a->spec.path = arg; return 1;
 	case OPT_NFS: a->nfs = arg; return 1;
 	case OPT_READ_ONLY: a->spec.read_only = true; return 1;
 	case OPT_SECURITY: a->spec.security = arg; return 1;
-	default: return 0;
+	default: return na_host_choice_option(&a->choice, opt, arg);
 	}
 }
 
@@ -53,11 +50,13 @@ static char **split_servers(char *list, size_t *n)
 	return v;
 }
 
-static int check_args(mount_args *a)
+static int check_args(void *args, int argc, char **argv)
 {
-	int choices = !!a->choice.host + !!a->choice.cluster + a->choice.all;
-	if (choices != 1)
-		return na_usage_error("mount", "say where: one of --host, --cluster or --all-hosts");
+	mount_args *a = args;
+	if (argc > 0)
+		return na_usage_error("mount", "unexpected argument '%s'", argv[0]);
+	if (na_host_choice_check("mount", &a->choice) >= 0)
+		return NA_EXIT_USAGE;
 	if (!a->spec.name || !a->server_list || !a->spec.path || !a->nfs)
 		return na_usage_error("mount", "--name, --server, --path and --nfs are required");
 	if (strcmp(a->nfs, "3") == 0)
@@ -159,8 +158,9 @@ static size_t mount_hosts(vs_client *c, const mount_args *a, vs_host **hosts, si
 	return failed;
 }
 
-static int run(vs_client *c, mount_args *a, bool json)
+static int run(vs_client *c, void *args, bool json)
 {
+	const mount_args *a = args;
 	na_inventory inv;
 	vs_error err = {0};
 	vs_host **hosts = NULL;
@@ -195,9 +195,7 @@ int cmd_mount(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
-		{"host", required_argument, NULL, OPT_HOST},
-		{"cluster", required_argument, NULL, OPT_CLUSTER},
-		{"all-hosts", no_argument, NULL, OPT_ALL},
+		NA_HOST_CHOICE_LONGOPTS,
 		{"name", required_argument, NULL, OPT_NAME},
 		{"server", required_argument, NULL, OPT_SERVER},
 		{"path", required_argument, NULL, OPT_PATH},
@@ -206,19 +204,9 @@ int cmd_mount(int argc, char **argv)
 		{"security", required_argument, NULL, OPT_SECURITY},
 		{0},
 	};
-	na_conn conn = {.cmd = "mount"};
+	static const na_command_spec spec = {"mount", usage, longopts, on_option, check_args, run};
 	mount_args a = {0};
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("mount", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0)
-		rc = check_args(&a);
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = run(c, &a, conn.json);
-	na_conn_close(&conn, &c);
+	int rc = na_command(&spec, &a, argc, argv);
 	free((void *)a.spec.servers);
 	free(a.server_list);
 	return rc;

@@ -17,7 +17,7 @@ static const char usage[] =
 	"mounted on host H, whose ESXi version the verdict names.\n"
 	"Exit 0 when clean, 3 when the extent-size mismatch showed.\n\n" NA_CONNECT_HELP;
 
-enum { OPT_HOST = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_DISKS, OPT_SIZE };
+enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE };
 enum { MIB = 1024 * 1024 };
 
 typedef struct probe_args {
@@ -59,7 +59,7 @@ static int on_option(int opt, const char *arg, void *ud)
 	probe_args *a = ud;
 	char *end;
 	switch (opt) {
-	case OPT_HOST: a->host = arg; return 1;
+	case NA_OPT_HOST: a->host = arg; return 1;
 	case OPT_DATASTORE: a->datastore = arg; return 1;
 	case OPT_DISKS:
 		a->disks = strtol(arg, &end, 10);
@@ -109,8 +109,6 @@ static int create_and_check(vs_client *c, const na_inventory *inv, const probe_a
 			rc = na_check_descriptor(c, inv, cache, r->disks[r->n_disks - 1], NULL, &r->checks, err);
 		na_folder_cache_free(&cache);
 	}
-	if (rc == VS_OK && interrupted)
-		rc = vs_fail(err, VS_ERR_USAGE, "interrupted after %zu canary disks", r->n_disks);
 	return rc;
 }
 
@@ -161,8 +159,9 @@ static int report(const probe_args *a, const vs_host *h, const vs_datastore *d,
 	return bad ? NA_EXIT_FINDING : NA_EXIT_OK;
 }
 
-static int run(vs_client *c, const probe_args *a, bool json)
+static int run(vs_client *c, void *args, bool json)
 {
+	const probe_args *a = args;
 	na_inventory inv;
 	vs_error err = {0};
 	int rc = na_inventory_load(c, false, &inv, &err);
@@ -184,7 +183,9 @@ static int run(vs_client *c, const probe_args *a, bool json)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	rc = create_and_check(c, &inv, a, &r, &err);
-	int code = rc == VS_OK ? report(a, h, d, &r, json) : na_report(&err);
+	int code = rc != VS_OK ? na_report(&err) : !interrupted ? report(a, h, d, &r, json) : NA_EXIT_FAIL;
+	if (interrupted)
+		na_error("interrupted after %zu canary disks; removing them", r.n_disks);
 	clean_up(c, &r);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
@@ -192,28 +193,25 @@ static int run(vs_client *c, const probe_args *a, bool json)
 	return code;
 }
 
+static int check(void *args, int argc, char **argv)
+{
+	const probe_args *a = args;
+	if (argc > 0)
+		return na_usage_error("probe", "unexpected argument '%s'", argv[0]);
+	return a->host && a->datastore ? -1 : na_usage_error("probe", "--host and --datastore are required");
+}
+
 int cmd_probe(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
-		{"host", required_argument, NULL, OPT_HOST},
+		{"host", required_argument, NULL, NA_OPT_HOST},
 		{"datastore", required_argument, NULL, OPT_DATASTORE},
 		{"disks", required_argument, NULL, OPT_DISKS},
 		{"size", required_argument, NULL, OPT_SIZE},
 		{0},
 	};
-	na_conn conn = {.cmd = "probe"};
+	static const na_command_spec spec = {"probe", usage, longopts, on_option, check, run};
 	probe_args a = {.disks = 8, .size = 1024LL * MIB};
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("probe", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && (!a.host || !a.datastore))
-		rc = na_usage_error("probe", "--host and --datastore are required");
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = run(c, &a, conn.json);
-	na_conn_close(&conn, &c);
-	return rc;
+	return na_command(&spec, &a, argc, argv);
 }

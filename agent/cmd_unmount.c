@@ -10,7 +10,7 @@ static const char usage[] =
 	"Unmounts datastore NAME from the hosts (with --all-hosts: from every host that\n"
 	"mounts it). Refused while any VM has files there; the VMs are listed.\n\n" NA_CONNECT_HELP;
 
-enum { OPT_HOST = NA_OPT_FIRST_COMMAND_OPTION, OPT_CLUSTER, OPT_ALL, OPT_NAME };
+enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION };
 
 typedef struct unmount_args {
 	na_host_choice choice;
@@ -20,13 +20,10 @@ typedef struct unmount_args {
 static int on_option(int opt, const char *arg, void *ud)
 {
 	unmount_args *a = ud;
-	switch (opt) {
-	case OPT_HOST: a->choice.host = arg; return 1;
-	case OPT_CLUSTER: a->choice.cluster = arg; return 1;
-	case OPT_ALL: a->choice.all = true; return 1;
-	case OPT_NAME: a->name = arg; return 1;
-	default: return 0;
-	}
+	if (opt != OPT_NAME)
+		return na_host_choice_option(&a->choice, opt, arg);
+	a->name = arg;
+	return 1;
 }
 
 /* "fiotest, db01" of the VMs with files on d; NULL if none. */
@@ -72,8 +69,10 @@ int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datast
 	return VS_OK;
 }
 
-static int run(vs_client *c, const unmount_args *a)
+static int run(vs_client *c, void *args, bool json)
 {
+	(void)json;
+	const unmount_args *a = args;
 	na_inventory inv;
 	vs_error err = {0};
 	vs_host **hosts = NULL;
@@ -91,30 +90,22 @@ static int run(vs_client *c, const unmount_args *a)
 	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
 }
 
+static int check(void *args, int argc, char **argv)
+{
+	const unmount_args *a = args;
+	if (argc > 0)
+		return na_usage_error("unmount", "unexpected argument '%s'", argv[0]);
+	if (na_host_choice_check("unmount", &a->choice) >= 0)
+		return NA_EXIT_USAGE;
+	return a->name ? -1 : na_usage_error("unmount", "--name is required");
+}
+
 int cmd_unmount(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		NA_CONNECT_LONGOPTS,
-		{"host", required_argument, NULL, OPT_HOST},
-		{"cluster", required_argument, NULL, OPT_CLUSTER},
-		{"all-hosts", no_argument, NULL, OPT_ALL},
-		{"name", required_argument, NULL, OPT_NAME},
-		{0},
+		NA_CONNECT_LONGOPTS, NA_HOST_CHOICE_LONGOPTS, {"name", required_argument, NULL, OPT_NAME}, {0},
 	};
-	na_conn conn = {.cmd = "unmount"};
+	static const na_command_spec spec = {"unmount", usage, longopts, on_option, check, run};
 	unmount_args a = {0};
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("unmount", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && !!a.choice.host + !!a.choice.cluster + a.choice.all != 1)
-		rc = na_usage_error("unmount", "say where: one of --host, --cluster or --all-hosts");
-	if (rc < 0 && !a.name)
-		rc = na_usage_error("unmount", "--name is required");
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = run(c, &a);
-	na_conn_close(&conn, &c);
-	return rc;
+	return na_command(&spec, &a, argc, argv);
 }

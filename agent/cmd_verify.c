@@ -57,8 +57,9 @@ static int on_option(int opt, const char *arg, void *ud)
 	return 1;
 }
 
-static int run(vs_client *c, const char *vm_name, bool json)
+static int run(vs_client *c, void *args, bool json)
 {
+	const char *vm_name = *(const char **)args;
 	na_inventory inv;
 	na_checks checks = {0};
 	vs_error err = {0};
@@ -77,23 +78,19 @@ static int run(vs_client *c, const char *vm_name, bool json)
 	return code;
 }
 
+static int check(void *args, int argc, char **argv)
+{
+	if (argc > 0)
+		return na_usage_error("verify", "unexpected argument '%s'", argv[0]);
+	return *(const char **)args ? -1 : na_usage_error("verify", "--vm is required");
+}
+
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS, {"vm", required_argument, NULL, OPT_VM}, {0},
 	};
-	na_conn conn = {.cmd = "verify"};
+	static const na_command_spec spec = {"verify", usage, longopts, on_option, check, run};
 	const char *vm = NULL;
-	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &vm);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("verify", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && !vm)
-		rc = na_usage_error("verify", "--vm is required");
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = run(c, vm, conn.json);
-	na_conn_close(&conn, &c);
-	return rc;
+	return na_command(&spec, &vm, argc, argv);
 }

@@ -70,6 +70,23 @@ int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *
 	return -1;
 }
 
+int na_command(const na_command_spec *spec, void *args, int argc, char **argv)
+{
+	na_conn conn = {.cmd = spec->name};
+	vs_client *c = NULL;
+	int rc = na_parse_options(&conn, argc, argv, spec->longopts, spec->usage, spec->option, args);
+	if (rc < 0 && spec->check)
+		rc = spec->check(args, argc - optind, argv + optind);
+	else if (rc < 0 && optind < argc)
+		rc = na_usage_error(spec->name, "unexpected argument '%s'", argv[optind]);
+	if (rc < 0)
+		rc = na_conn_open(&conn, &c);
+	if (rc == NA_EXIT_OK && c)
+		rc = spec->run(c, args, conn.json);
+	na_conn_close(&conn, &c);
+	return rc;
+}
+
 static const char *env2(const char *ours, const char *govc)
 {
 	const char *v = getenv(ours);

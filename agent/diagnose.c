@@ -59,15 +59,27 @@ static const char *newest_log(const vs_file *files, size_t n)
 	return best;
 }
 
-static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
+/* Files of "[ds] dir" matching pattern; none when the folder is not there. */
+static vs_file *list_folder(vs_client *c, const na_inventory *inv, const char *folder,
+                            const char *pattern, size_t *n)
 {
 	char *ds = NULL, *path = NULL;
 	vs_error err = {0};
 	vs_file *files = NULL;
-	size_t n = 0;
 	vs_datastore *store = NULL;
+	*n = 0;
 	if (vs_dspath_split(folder, &ds, &path, &err) == VS_OK && (store = na_find_datastore(inv, ds, &err)))
-		vs_datastore_list(c, store->browser, folder, "vmware*.log", &files, &n, &err);
+		vs_datastore_list(c, store->browser, folder, pattern, &files, n, &err);
+	free(ds);
+	free(path);
+	return files;
+}
+
+static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
+{
+	vs_error err = {0};
+	size_t n = 0;
+	vs_file *files = list_folder(c, inv, folder, "vmware*.log", &n);
 	const char *log = newest_log(files, n);
 	char *dspath = log ? na_dspath_child(folder, log) : NULL;
 	char *text = NULL;
@@ -85,8 +97,6 @@ static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, 
 	free(text);
 	free(dspath);
 	vs_files_free(&files, n);
-	free(ds);
-	free(path);
 }
 
 static bool is_descriptor(const char *name)
@@ -107,13 +117,9 @@ static bool is_descriptor(const char *name)
 /* Descriptors a failed move left in the target folder, checked like verify. */
 static void check_target(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
 {
-	char *ds = NULL, *path = NULL;
 	vs_error err = {0};
-	vs_file *files = NULL;
 	size_t n = 0;
-	vs_datastore *store = NULL;
-	if (vs_dspath_split(folder, &ds, &path, &err) == VS_OK && (store = na_find_datastore(inv, ds, &err)))
-		vs_datastore_list(c, store->browser, folder, "*.vmdk", &files, &n, &err);
+	vs_file *files = list_folder(c, inv, folder, "*.vmdk", &n);
 	na_folder_cache *cache = na_folder_cache_new();
 	na_checks checks = {0};
 	for (size_t i = 0; cache && i < n; i++) {
@@ -137,8 +143,6 @@ static void check_target(vs_client *c, const na_inventory *inv, const char *fold
 	na_checks_free(&checks);
 	na_folder_cache_free(&cache);
 	vs_files_free(&files, n);
-	free(ds);
-	free(path);
 }
 
 /* "[ds] dir/vm.vmx" -> "dir" */

@@ -225,6 +225,23 @@ bool na_vm_uses(const vs_vm *v, const char *datastore_moref)
 
 /* ---- host selection ------------------------------------------------------------ */
 
+int na_host_choice_option(na_host_choice *choice, int opt, const char *arg)
+{
+	switch (opt) {
+	case NA_OPT_HOST: choice->host = arg; return 1;
+	case NA_OPT_CLUSTER: choice->cluster = arg; return 1;
+	case NA_OPT_ALL_HOSTS: choice->all = true; return 1;
+	default: return 0;
+	}
+}
+
+int na_host_choice_check(const char *cmd, const na_host_choice *choice)
+{
+	if (!!choice->host + !!choice->cluster + choice->all != 1)
+		return na_usage_error(cmd, "say where: one of --host, --cluster or --all-hosts");
+	return -1;
+}
+
 int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_host ***out,
                     size_t *n, vs_error *err)
 {

@@ -14,11 +14,7 @@ typedef struct dc_entry {
 
 struct vs_dc_cache {
 	size_t n;
-	dc_entry *entries;
-	char **pairs;        /* datacenter moref, name; datastore moref, name ... */
-	size_t n_pairs;
-	char **dc_members;   /* datacenter moref, datastore moref ... */
-	size_t n_members;
+	dc_entry *entries;  /* one per datastore */
 };
 
 void vs_dc_cache_free(struct vs_dc_cache **cp)
@@ -32,11 +28,17 @@ void vs_dc_cache_free(struct vs_dc_cache **cp)
 		free(c->entries[i].dc_name);
 	}
 	free(c->entries);
-	vs_strv_free(c->pairs, c->n_pairs);
-	vs_strv_free(c->dc_members, c->n_members);
 	free(c);
 	*cp = NULL;
 }
+
+/* What one walk over datacenters and datastores brings back. */
+typedef struct dc_walk {
+	char **names;    /* moref, name, moref, name ... of both kinds */
+	size_t n_names;
+	char **members;  /* datacenter moref, datastore moref ... */
+	size_t n_members;
+} dc_walk;
 
 static int push(char ***v, size_t *n, const char *a, const char *b)
 {
@@ -52,25 +54,25 @@ static int push(char ***v, size_t *n, const char *a, const char *b)
 static int collect_dc(const char *type, const char *moref, const xmlNode *object, void *ud,
                       vs_error *err)
 {
-	struct vs_dc_cache *c = ud;
+	dc_walk *w = ud;
 	char *name = vs_read_name(object);
-	int rc = name ? push(&c->pairs, &c->n_pairs, moref, name) : VS_ERR_NOMEM;
+	int rc = name ? push(&w->names, &w->n_names, moref, name) : VS_ERR_NOMEM;
 	if (rc == VS_OK && strcmp(type, "Datacenter") == 0) {
 		size_t n = 0;
 		char **ds = vs_moref_list(vs_prop(object, "datastore"), &n);
 		for (size_t i = 0; ds && rc == VS_OK && i < n; i++)
-			rc = push(&c->dc_members, &c->n_members, moref, ds[i]);
+			rc = push(&w->members, &w->n_members, moref, ds[i]);
 		vs_strv_free(ds, n);
 	}
 	free(name);
 	return rc == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
-static const char *pair_name(const struct vs_dc_cache *c, const char *moref)
+static const char *walk_name(const dc_walk *w, const char *moref)
 {
-	for (size_t i = 0; i + 1 < c->n_pairs; i += 2)
-		if (strcmp(c->pairs[i], moref) == 0)
-			return c->pairs[i + 1];
+	for (size_t i = 0; i + 1 < w->n_names; i += 2)
+		if (strcmp(w->names[i], moref) == 0)
+			return w->names[i + 1];
 	return NULL;
 }
 
@@ -81,44 +83,48 @@ static int load_dcs(vs_client *c, vs_error *err)
 	static const char *const dc_paths[] = {"name", "datastore", NULL};
 	static const char *const ds_paths[] = {"name", NULL};
 	const vs_propspec specs[] = {{"Datacenter", dc_paths}, {"Datastore", ds_paths}};
+	dc_walk w = {0};
 	struct vs_dc_cache *cache = calloc(1, sizeof(*cache));
-	if (!cache)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	int rc = vs_props_walk(c, specs, 2, collect_dc, cache, err);
-	cache->entries = calloc(cache->n_members / 2 + 1, sizeof(dc_entry));
-	for (size_t i = 0; rc == VS_OK && cache->entries && i + 1 < cache->n_members; i += 2) {
-		const char *ds = pair_name(cache, cache->dc_members[i + 1]);
-		const char *dc = pair_name(cache, cache->dc_members[i]);
+	int rc = cache ? vs_props_walk(c, specs, 2, collect_dc, &w, err)
+	               : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && !(cache->entries = calloc(w.n_members / 2 + 1, sizeof(dc_entry))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i + 1 < w.n_members; i += 2) {
+		const char *dc = walk_name(&w, w.members[i]), *ds = walk_name(&w, w.members[i + 1]);
 		if (!ds || !dc)
 			continue;
 		dc_entry *e = &cache->entries[cache->n++];
 		e->ds_name = strdup(ds);
-		e->dc_moref = strdup(cache->dc_members[i]);
+		e->dc_moref = strdup(w.members[i]);
 		e->dc_name = strdup(dc);
 	}
-	if (rc == VS_OK && !cache->entries)
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc != VS_OK) {
+	vs_strv_free(w.names, w.n_names);
+	vs_strv_free(w.members, w.n_members);
+	if (rc != VS_OK)
 		vs_dc_cache_free(&cache);
-		return rc;
-	}
 	c->dcs = cache;
-	return VS_OK;
+	return rc;
 }
 
-/* The datacenter holding datastore `ds`.  Its name stands for its inventory
- * path (dcPath), which is right for datacenters at the top level. */
-static int find_dc(vs_client *c, const char *ds, const dc_entry **out, vs_error *err)
+/* Splits "[ds] path" and finds the datacenter of ds.  The datacenter's name
+ * stands for its inventory path (dcPath), right for top-level datacenters. */
+static int locate(vs_client *c, const char *dspath, char **ds, char **path, const dc_entry **dc,
+                  vs_error *err)
 {
-	int rc = load_dcs(c, err);
-	if (rc != VS_OK)
-		return rc;
-	for (size_t i = 0; i < c->dcs->n; i++)
-		if (strcmp(c->dcs->entries[i].ds_name, ds) == 0) {
-			*out = &c->dcs->entries[i];
+	int rc = vs_dspath_split(dspath, ds, path, err);
+	if (rc == VS_OK)
+		rc = load_dcs(c, err);
+	for (size_t i = 0; rc == VS_OK && i < c->dcs->n; i++)
+		if (strcmp(c->dcs->entries[i].ds_name, *ds) == 0) {
+			*dc = &c->dcs->entries[i];
 			return VS_OK;
 		}
-	return vs_fail(err, VS_ERR_NOT_FOUND, "no datastore is named '%s'", ds);
+	if (rc == VS_OK)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "no datastore is named '%s'", *ds);
+	free(*ds);
+	free(*path);
+	*ds = *path = NULL;
+	return rc;
 }
 
 /* <name>[ds] path</name><datacenter type="Datacenter">..</datacenter> */
@@ -126,10 +132,8 @@ static int name_and_dc(vs_client *c, vs_buf *b, const char *elem, const char *ds
                        vs_error *err)
 {
 	char *ds, *path;
-	int rc = vs_dspath_split(dspath, &ds, &path, err);
 	const dc_entry *dc = NULL;
-	if (rc == VS_OK)
-		rc = find_dc(c, ds, &dc, err);
+	int rc = locate(c, dspath, &ds, &path, &dc, err);
 	if (rc == VS_OK) {
 		vs_buf_elem(b, elem, dspath);
 		vs_buf_moref(b, "datacenter", "Datacenter", dc->dc_moref);
@@ -204,10 +208,8 @@ int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspa
 static int folder_url(vs_client *c, const char *dspath, vs_buf *url, vs_error *err)
 {
 	char *ds, *path;
-	int rc = vs_dspath_split(dspath, &ds, &path, err);
 	const dc_entry *dc = NULL;
-	if (rc == VS_OK)
-		rc = find_dc(c, ds, &dc, err);
+	int rc = locate(c, dspath, &ds, &path, &dc, err);
 	if (rc == VS_OK) {
 		vs_buf_add(url, "/folder/");
 		vs_buf_add_urlencoded(url, path, true);
@@ -269,58 +271,53 @@ int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_byte
 
 /* ---- folders and virtual disks ------------------------------------------------ */
 
-int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err)
+/* Runs METHOD on a manager with "<name>[ds] path</name><datacenter/>" and
+ * the extra parameters after them. */
+static int dc_call(vs_client *c, const char *method, const char *mgr_type, const char *mgr,
+                   const char *dspath, const char *extra, bool task, const char *doing,
+                   vs_error *err)
 {
 	vs_buf params = {0};
 	int rc = name_and_dc(c, &params, "name", dspath, err);
-	vs_buf_add(&params, "<createParentDirectories>true</createParentDirectories>");
-	if (rc == VS_OK)
-		rc = vs_call(c, "MakeDirectory", "FileManager", c->sc.file_manager, params.data,
-		             VS_RET_NONE, 0, NULL, NULL, err);
+	vs_buf_add(&params, extra ? extra : "");
+	if (rc == VS_OK && params.failed)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && task)
+		rc = vs_task_run(c, method, mgr_type, mgr, params.data, NULL, NULL, NULL, err);
+	else if (rc == VS_OK)
+		rc = vs_call(c, method, mgr_type, mgr, params.data, VS_RET_NONE, 0, NULL, NULL, err);
 	vs_buf_free(&params);
 	if (rc != VS_OK)
-		vs_error_context(err, "creating folder %s", dspath);
+		vs_error_context(err, "%s %s", doing, dspath);
 	return rc;
+}
+
+int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err)
+{
+	return dc_call(c, "MakeDirectory", "FileManager", c->sc.file_manager, dspath,
+	               "<createParentDirectories>true</createParentDirectories>", false,
+	               "creating folder", err);
 }
 
 int vs_datastore_delete(vs_client *c, const char *dspath, vs_error *err)
 {
-	vs_buf params = {0};
-	int rc = name_and_dc(c, &params, "name", dspath, err);
-	if (rc == VS_OK)
-		rc = vs_task_run(c, "DeleteDatastoreFile_Task", "FileManager", c->sc.file_manager,
-		                 params.data, NULL, NULL, NULL, err);
-	vs_buf_free(&params);
-	if (rc != VS_OK)
-		vs_error_context(err, "deleting %s", dspath);
-	return rc;
+	return dc_call(c, "DeleteDatastoreFile_Task", "FileManager", c->sc.file_manager, dspath, NULL,
+	               true, "deleting", err);
 }
 
 int vs_vdisk_create(vs_client *c, const char *dspath, int64_t capacity_kb, vs_error *err)
 {
-	vs_buf params = {0};
-	int rc = name_and_dc(c, &params, "name", dspath, err);
-	vs_buf_addf(&params, "<spec xsi:type=\"FileBackedVirtualDiskSpec\"><diskType>thin</diskType>"
-	                     "<adapterType>lsiLogic</adapterType><capacityKb>%lld</capacityKb></spec>",
-	            (long long)capacity_kb);
-	if (rc == VS_OK)
-		rc = vs_task_run(c, "CreateVirtualDisk_Task", "VirtualDiskManager",
-		                 c->sc.virtual_disk_manager, params.data, NULL, NULL, NULL, err);
-	vs_buf_free(&params);
-	if (rc != VS_OK)
-		vs_error_context(err, "creating virtual disk %s", dspath);
-	return rc;
+	char spec[256];
+	snprintf(spec, sizeof(spec),
+	         "<spec xsi:type=\"FileBackedVirtualDiskSpec\"><diskType>thin</diskType>"
+	         "<adapterType>lsiLogic</adapterType><capacityKb>%lld</capacityKb></spec>",
+	         (long long)capacity_kb);
+	return dc_call(c, "CreateVirtualDisk_Task", "VirtualDiskManager", c->sc.virtual_disk_manager,
+	               dspath, spec, true, "creating virtual disk", err);
 }
 
 int vs_vdisk_delete(vs_client *c, const char *dspath, vs_error *err)
 {
-	vs_buf params = {0};
-	int rc = name_and_dc(c, &params, "name", dspath, err);
-	if (rc == VS_OK)
-		rc = vs_task_run(c, "DeleteVirtualDisk_Task", "VirtualDiskManager",
-		                 c->sc.virtual_disk_manager, params.data, NULL, NULL, NULL, err);
-	vs_buf_free(&params);
-	if (rc != VS_OK)
-		vs_error_context(err, "deleting virtual disk %s", dspath);
-	return rc;
+	return dc_call(c, "DeleteVirtualDisk_Task", "VirtualDiskManager", c->sc.virtual_disk_manager,
+	               dspath, NULL, true, "deleting virtual disk", err);
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "nfsagent/vsphere.h"
+#include "env_connect.h"
 
 static void on_progress(int percent, void *ud)
 {
@@ -18,16 +18,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: task_progress VM (NFSAGENT_URL/USERNAME/PASSWORD/THUMBPRINT set)\n");
 		return 2;
 	}
-	vs_options opts = {
-		.url = getenv("NFSAGENT_URL"),
-		.username = getenv("NFSAGENT_USERNAME"),
-		.password = getenv("NFSAGENT_PASSWORD"),
-		.thumbprint = getenv("NFSAGENT_THUMBPRINT"),
-	};
 	vs_client *c = NULL;
 	vs_vm *vm = NULL;
 	vs_error err = {0};
-	int rc = vs_connect(&opts, &c, &err);
+	int rc = env_connect(&c, &err);
 	if (rc == VS_OK)
 		rc = vs_find_vm(c, argv[1], &vm, &err);
 	if (rc == VS_OK) {
@@ -38,11 +32,8 @@ int main(int argc, char **argv)
 		printf("on\n");
 		rc = vs_vm_power_on(c, vm->moref, on_progress, NULL, &err);
 	}
-	if (rc != VS_OK) {
-		char line[1600];
-		vs_error_format(&err, line, sizeof(line));
-		fprintf(stderr, "task_progress: %s\n", line);
-	}
+	if (rc != VS_OK)
+		print_error("task_progress", &err);
 	vs_vm_free(&vm);
 	vs_disconnect(&c);
 	return rc == VS_OK ? 0 : 1;

@@ -56,6 +56,7 @@ type lab struct {
 	expiries []func()
 	closers  []func()
 	claimed  map[string]bool // task methods a feature implements itself
+	slow     *slowTasks      // task timing (tasks.go), for claimed tasks too
 
 	internalMu  sync.Mutex
 	internalKey string // session used by dispatch()

@@ -19,6 +19,7 @@ import (
 	"net/url"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -105,6 +106,13 @@ func run(listen, dir string, feats []feature) error {
 	if created {
 		defer os.RemoveAll(dir)
 	}
+	// Absolute, because the NFS model (nfs.go) makes DIR the working
+	// directory and files are then named relative to it.
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	dir = abs
 	// The simulator creates each local datastore with ioutil.TempDir("", ...):
 	// pointing TMPDIR at the lab directory keeps every lab file under DIR.
 	if err := os.Setenv("TMPDIR", dir); err != nil {

@@ -164,3 +164,40 @@ func readReturnedMoref(body []byte) (types.ManagedObjectReference, bool) {
 		}
 	}
 }
+
+// decodeRequest decodes the method element of a SOAP request (the first
+// element in the Body) into v, e.g. a *types.RelocateVM_Task; xsi:type
+// attributes select the vim25 types, as in the simulator's own decoder.
+func decodeRequest(body []byte, v interface{}) error {
+	d := vimxml.NewDecoder(bytes.NewReader(body))
+	d.TypeFunc = types.TypeFunc()
+	inBody := false
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return err
+		}
+		start, ok := tok.(vimxml.StartElement)
+		if !ok {
+			continue
+		}
+		if !inBody {
+			inBody = start.Name.Local == "Body"
+			continue
+		}
+		return d.DecodeElement(v, &start)
+	}
+}
+
+// writeVoidResponse answers a method that returns nothing.
+func writeVoidResponse(w http.ResponseWriter, method string) {
+	w.Header().Set("Content-Type", "text/xml; charset=utf-8")
+	w.WriteHeader(http.StatusOK)
+	_, _ = fmt.Fprint(w, envOpen+`<`+method+`Response xmlns="urn:vim25"></`+method+`Response>`+envClose)
+}
+
+// taskError is a task's info.error with a human localizedMessage, as
+// vCenter writes it (the simulator writes the Go type name there).
+func taskError(msg string, fault types.BaseMethodFault) *types.LocalizedMethodFault {
+	return &types.LocalizedMethodFault{Fault: fault, LocalizedMessage: msg}
+}

@@ -52,6 +52,7 @@ func (t *slowTasks) flags(fs *flag.FlagSet) {
 
 func (t *slowTasks) setup(l *lab) error {
 	t.l = l
+	l.slow = t
 	if t.seconds < 0 {
 		return fmt.Errorf("-task-seconds %v: want >= 0", t.seconds)
 	}
@@ -92,31 +93,61 @@ func (t *slowTasks) intercept(c *soapCall, w http.ResponseWriter) bool {
 	if !reflect.ValueOf(obj).MethodByName(goName).IsValid() {
 		return false
 	}
-
-	// vCenter's descriptionId is <Type>.<operation>, e.g. VirtualMachine.powerOff.
-	op := strings.TrimSuffix(strings.TrimSuffix(c.Method, "_Task"), "VM")
-	op = strings.ToLower(op[:1]) + op[1:]
-	task := simulator.CreateTask(c.This, op, nil)
-	now := time.Now()
-	update(task, []types.PropertyChange{
-		{Name: "info.name", Val: c.Method},
-		{Name: "info.startTime", Val: now},
-		{Name: "info.state", Val: types.TaskInfoStateRunning},
-	})
+	task := newClientTask(c, "")
 	writeMorefResponse(w, c.Method, task.Reference())
-	go t.run(task, c)
+	d, steps := t.plan(c.Method)
+	go func() {
+		t.progress(task, d, steps)
+		result, fault := t.l.forward(c)
+		finishTask(task, result, fault)
+	}()
 	return true
 }
 
-func (t *slowTasks) run(task *simulator.Task, c *soapCall) {
-	step := time.Duration(t.seconds * float64(time.Second) / float64(t.steps))
-	for i := 1; i < t.steps; i++ {
+// plan returns how long a task of method takes and in how many progress
+// steps; 0 means at once. Claimed methods use it too (lab.serveTask).
+func (t *slowTasks) plan(method string) (time.Duration, int) {
+	if t.seconds <= 0 || !strings.HasSuffix(method, "_Task") || (t.only != nil && !t.only[method]) {
+		return 0, 0
+	}
+	return time.Duration(t.seconds * float64(time.Second)), t.steps
+}
+
+// progress moves info.progress through steps-1 even steps over d, then
+// waits the last step; the caller then performs the call and finishes.
+func (t *slowTasks) progress(task *simulator.Task, d time.Duration, steps int) {
+	if d <= 0 || steps < 1 {
+		return
+	}
+	step := d / time.Duration(steps)
+	for i := 1; i < steps; i++ {
 		time.Sleep(step)
-		update(task, []types.PropertyChange{{Name: "info.progress", Val: int32(i * 100 / t.steps)}})
+		update(task, []types.PropertyChange{{Name: "info.progress", Val: int32(i * 100 / steps)}})
 	}
 	time.Sleep(step)
+}
 
-	result, fault := t.perform(c)
+// newClientTask makes the Task a client gets for call c, already running.
+// vCenter's descriptionId is <Type>.<operation>, e.g. VirtualMachine.powerOff.
+func newClientTask(c *soapCall, entityName string) *simulator.Task {
+	op := strings.TrimSuffix(strings.TrimSuffix(c.Method, "_Task"), "VM")
+	op = strings.ToLower(op[:1]) + op[1:]
+	task := simulator.CreateTask(c.This, op, nil)
+	changes := []types.PropertyChange{
+		{Name: "info.name", Val: c.Method},
+		{Name: "info.startTime", Val: time.Now()},
+		{Name: "info.state", Val: types.TaskInfoStateRunning},
+	}
+	if entityName != "" {
+		changes = append(changes, types.PropertyChange{Name: "info.entityName", Val: entityName})
+	}
+	update(task, changes)
+	return task
+}
+
+// finishTask records the outcome: success with progress 100 and the result,
+// or error with the fault.
+func finishTask(task *simulator.Task, result types.AnyType, fault *types.LocalizedMethodFault) {
 	changes := []types.PropertyChange{{Name: "info.completeTime", Val: time.Now()}}
 	if result != nil {
 		changes = append(changes, types.PropertyChange{Name: "info.result", Val: result})
@@ -133,12 +164,39 @@ func (t *slowTasks) run(task *simulator.Task, c *soapCall) {
 	update(task, changes)
 }
 
-// perform sends the client's request to the simulator and returns the
+// serveTask answers a *_Task call that a feature implements itself (see
+// lab.claimTask): the client gets a Task at once; perform runs when the
+// task's time is up (-task-seconds, -task-steps, -slow-tasks apply as to any
+// task), or before the answer when the method is not slow, as the
+// simulator's own tasks do.
+func (l *lab) serveTask(c *soapCall, w http.ResponseWriter, entityName string,
+	perform func() (types.AnyType, *types.LocalizedMethodFault)) {
+	task := newClientTask(c, entityName)
+	var d time.Duration
+	var steps int
+	if l.slow != nil {
+		d, steps = l.slow.plan(c.Method)
+	}
+	if d <= 0 {
+		result, fault := perform()
+		finishTask(task, result, fault)
+		writeMorefResponse(w, c.Method, task.Reference())
+		return
+	}
+	writeMorefResponse(w, c.Method, task.Reference())
+	go func() {
+		l.slow.progress(task, d, steps)
+		result, fault := perform()
+		finishTask(task, result, fault)
+	}()
+}
+
+// forward sends the client's request to the simulator and returns the
 // outcome of the task it starts (or its fault).
-func (t *slowTasks) perform(c *soapCall) (types.AnyType, *types.LocalizedMethodFault) {
-	status, body, err := t.l.dispatch(c.Body)
+func (l *lab) forward(c *soapCall) (types.AnyType, *types.LocalizedMethodFault) {
+	status, body, err := l.dispatch(c.Body)
 	if err != nil {
-		log.Printf("slow %s: %v", c.Method, err)
+		log.Printf("%s: %v", c.Method, err)
 		return nil, &types.LocalizedMethodFault{Fault: &types.SystemError{Reason: err.Error()}, LocalizedMessage: err.Error()}
 	}
 	if status != http.StatusOK {

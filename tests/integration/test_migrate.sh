@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# migrate: a clean move, the NFS 4.1 bug with each policy, and the VM always
+# ends in a known place.
+. "$(dirname "$0")/lib.sh"
+
+mount41() {
+	"$NFSAGENT" mount --all-hosts --name truenas-vmware16k --server 10.0.0.5 \
+		--path /mnt/tank/vmware16k --nfs 4.1 > /dev/null
+}
+vm_field() { "$NFSAGENT" ls vms --json | jq -r --arg n "$1" ".[] | select(.name == \$n) | $2"; }
+ds_type() { "$NFSAGENT" ls datastores --json | jq -r --arg n "$1" '.[] | select(.name == $n) | .type'; }
+
+# The bug off: moved and verified.
+lab_start -nfs41-bug off
+mount41
+run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
+assert_contains "$OUT" "Moved fiotest to truenas-vmware16k."
+assert_contains "$OUT" "fiotest: 1 extent checked: all hold what their descriptors declare"
+assert_contains "$OUT" "fiotest is on datastore truenas-vmware16k (host DC0_H0), poweredOn."
+assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fiotest's datastores"
+run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
+assert_contains "$OUT" "fiotest is on truenas-vmware16k already."
+# Two disks on two datastores, and a name with a space and a non-ASCII letter.
+run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware16k --json
+assert_eq "$(jq -r '.verify | length' <<< "$OUT")" 2 "extents verified for db01"
+assert_eq "$(jq -r '.location.datastores | join(",")' <<< "$OUT")" truenas-vmware16k "db01's datastores"
+run 0 "$NFSAGENT" migrate --vm "Bjørn test" --datastore truenas-vmware16k
+assert_contains "$OUT" "Bjørn test is on datastore truenas-vmware16k"
+# Unknown names: nothing is moved.
+run 2 "$NFSAGENT" migrate --vm fiotst --datastore truenas-vmware
+assert_contains "$ERR" "no VM is named 'fiotst'; did you mean 'fiotest'"
+run 2 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmwar
+assert_contains "$ERR" "did you mean 'truenas-vmware'"
+run 2 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware --on-extent-bug cold
+assert_contains "$ERR" "--allow-power-off"
+assert_eq "$(calls RelocateVM_Task)" 3 "relocations"
+lab_stop
+
+# The bug always, policy fail: exit 3, the verdict names the bug, VM still on source.
+lab_start -nfs41-bug always
+mount41
+run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
+assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510)"
+assert_contains "$OUT" "Failed to load one or more destination disks"
+assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
+assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk is 0 bytes"
+assert_contains "$OUT" "fiotest is on datastore truenas-vmware (host DC0_H0), poweredOn."
+run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --json
+assert_eq "$(jq -r .diagnosis.extent_bug <<< "$OUT")" true "extent_bug"
+assert_eq "$(jq -r .moved <<< "$OUT")" false "moved"
+
+# Policy nfs3: remounted as NFS 3 on the same hosts, moved, verified.
+run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug nfs3
+assert_contains "$OUT" "Remounting truenas-vmware16k (10.0.0.5:/mnt/tank/vmware16k) as NFS 3 on 4 hosts."
+assert_contains "$OUT" "Moved fiotest to truenas-vmware16k after the workaround."
+assert_contains "$OUT" "all hold what their descriptors declare"
+assert_eq "$(ds_type truenas-vmware16k)" NFS "type after the fallback"
+assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fiotest's datastores"
+lab_stop
+
+# Policy snapshot: the snapshot is taken, the move succeeds, the snapshot goes.
+lab_start -nfs41-bug always
+mount41
+run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug snapshot
+assert_contains "$OUT" "Moved fiotest to truenas-vmware16k after the workaround."
+assert_eq "$(calls CreateSnapshot_Task)" 1 "snapshots taken"
+assert_eq "$(calls RemoveSnapshot_Task)" 1 "snapshots removed"
+assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fiotest's datastores"
+
+# Policy cold: powered off, moved, powered on again.
+run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware16k --on-extent-bug cold --allow-power-off
+assert_contains "$OUT" "Moved db01 to truenas-vmware16k after the workaround."
+assert_contains "$OUT" "db01 is on datastore truenas-vmware16k (host DC0_H0), poweredOn."
+assert_eq "$(calls PowerOffVM_Task)" 1 "power-offs"
+assert_eq "$(calls PowerOnVM_Task)" 1 "power-ons"
+echo "migrate: ok"

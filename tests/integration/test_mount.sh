@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# mount / unmount: both protocols, idempotence, the mixed NFS 3 / 4.1 refusal,
+# names that do not exist, unmount refused while VMs live there.
+. "$(dirname "$0")/lib.sh"
+lab_start
+
+ds_field() { "$NFSAGENT" ls datastores --json | jq -r --arg n "$1" ".[] | select(.name == \$n) | $2"; }
+
+assert_eq "$(ds_field truenas-vmware .type)" NFS "pre-mounted datastore type"
+assert_eq "$(ds_field truenas-vmware '.hosts | length')" 4 "hosts mounting truenas-vmware"
+
+run 0 "$NFSAGENT" mount --all-hosts --name truenas-vmware16k --server 10.0.0.5 \
+	--path /mnt/tank/vmware16k --nfs 4.1
+assert_eq "$(grep -c 'mounted truenas-vmware16k (NFS 4.1 10.0.0.5:/mnt/tank/vmware16k, read-write)' <<< "$OUT")" 4 \
+	"hosts mounted"
+assert_eq "$(ds_field truenas-vmware16k .type)" NFS41 "type"
+assert_eq "$(ds_field truenas-vmware16k .export)" /mnt/tank/vmware16k "export"
+assert_eq "$(ds_field truenas-vmware16k '.hosts | length')" 4 "hosts"
+
+# The same again is success and changes nothing.
+before=$(calls CreateNasDatastore)
+run 0 "$NFSAGENT" mount --all-hosts --name truenas-vmware16k --server 10.0.0.5 \
+	--path /mnt/tank/vmware16k --nfs 4.1 --json
+assert_eq "$(jq -r '[.hosts[] | select(.result == "already mounted")] | length' <<< "$OUT")" 4 "already mounted"
+assert_eq "$(calls CreateNasDatastore)" "$before" "mount calls for an idempotent mount"
+
+# A name taken by another export: the error says which export it is.
+run 2 "$NFSAGENT" mount --host DC0_H0 --name truenas-vmware16k --server 10.0.0.5 \
+	--path /mnt/tank/vmware64k --nfs 4.1
+assert_one_line "$ERR"
+assert_contains "$ERR" "already exists for another export: 10.0.0.5:/mnt/tank/vmware16k (NFS 4.1)"
+
+# Mixing protocols on one export is refused, naming the hosts; so with a trailing slash.
+for path in /mnt/tank/vmware16k /mnt/tank/vmware16k/; do
+	run 2 "$NFSAGENT" mount --host DC0_H0 --name sixteen-v3 --server 10.0.0.5 --path "$path" --nfs 3
+	assert_contains "$ERR" "it is mounted as NFS 4.1 (datastore 'truenas-vmware16k') on DC0_C0_H0"
+	assert_contains "$ERR" "can corrupt data"
+done
+assert_eq "$(calls CreateNasDatastore)" "$before" "mount calls made by refused mounts"
+
+# A cluster.
+run 0 "$NFSAGENT" mount --cluster DC0_C0 --name truenas-vmware64k --server 10.0.0.5 \
+	--path /mnt/tank/vmware64k --nfs 3 --read-only
+assert_eq "$(grep -c 'read-only' <<< "$OUT")" 3 "cluster hosts mounted read-only"
+assert_eq "$(ds_field truenas-vmware64k '.hosts | length')" 3 "hosts of the cluster"
+
+# Names that do not exist: one line, near matches, nothing changed.
+before=$(calls CreateNasDatastore)
+run 2 "$NFSAGENT" mount --host DC0_H9 --name x --server 10.0.0.5 --path /mnt/tank/vmware --nfs 3
+assert_contains "$ERR" "no host is named 'DC0_H9'; did you mean 'DC0_H0'"
+run 2 "$NFSAGENT" mount --cluster DC0_C1 --name x --server 10.0.0.5 --path /mnt/tank/vmware --nfs 3
+assert_contains "$ERR" "no cluster is named 'DC0_C1'; did you mean 'DC0_C0'"
+assert_eq "$(calls CreateNasDatastore)" "$before" "mount calls made for unknown names"
+
+# An export the server does not have: ESXi's own reason, exit 1.
+run 1 "$NFSAGENT" mount --host DC0_H0 --name nothere --server 10.0.0.5 --path /mnt/tank/nothere --nfs 3
+assert_contains "$ERR" "denied"
+
+# Bad arguments never reach vCenter.
+run 2 "$NFSAGENT" mount --host DC0_H0 --name x --server 10.0.0.5 --path /mnt/x --nfs 4
+run 2 "$NFSAGENT" mount --host DC0_H0 --name x --server a,b --path /mnt/x --nfs 3
+assert_contains "$ERR" "NFS 3 takes one server"
+run 2 "$NFSAGENT" mount --all-hosts --host DC0_H0 --name x --server a --path /mnt/x --nfs 3
+
+# Unmount: refused while VMs live there (listing them), fine otherwise.
+run 2 "$NFSAGENT" unmount --all-hosts --name truenas-vmware
+assert_contains "$ERR" "refusing to unmount 'truenas-vmware': VMs have files there:"
+assert_contains "$ERR" "fiotest"
+run 0 "$NFSAGENT" unmount --all-hosts --name truenas-vmware64k
+assert_eq "$(grep -c '^DC0_C0_H.: unmounted truenas-vmware64k' <<< "$OUT")" 3 "unmounted"
+assert_eq "$(ds_field truenas-vmware64k .name)" "" "datastore left after unmounting from every host"
+run 2 "$NFSAGENT" unmount --all-hosts --name truenas-vmware64
+assert_contains "$ERR" "no datastore is named 'truenas-vmware64'; did you mean 'truenas-vmware'"
+echo "mount: ok"

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# probe (canary disks, always cleaned up) and verify (hand-damaged descriptors).
+. "$(dirname "$0")/lib.sh"
+
+mount41() {
+	"$NFSAGENT" mount --all-hosts --name truenas-vmware16k --server 10.0.0.5 \
+		--path /mnt/tank/vmware16k --nfs 4.1 > /dev/null
+}
+export16k() { echo "$WORK/lab/nfs/10.0.0.5/mnt/tank/vmware16k"; }
+
+lab_start -nfs41-bug off
+mount41
+run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M
+assert_contains "$OUT" "clean: 4 of 4 canary disks on datastore truenas-vmware16k (NFS 4.1, host DC0_H0, ESXi 8.0.3 build 24022510)"
+assert_eq "$(ls "$(export16k)")" "" "files left on the export"
+run 2 "$NFSAGENT" probe --host DC0_H0 --datastore LocalDS_1
+assert_contains "$ERR" "no datastore is named 'LocalDS_1'"
+
+# verify: a clean VM, then hand-damaged descriptors.
+run 0 "$NFSAGENT" verify --vm fiotest
+assert_contains "$OUT" "fiotest: 1 extent checked: all hold what their descriptors declare"
+desc="$WORK/lab/nfs/10.0.0.5/mnt/tank/vmware/fiotest/fiotest.vmdk"
+sed -i 's/^RW \([0-9]*\) VMFS/RW 99\1 VMFS/' "$desc"
+run 3 "$NFSAGENT" verify --vm fiotest
+assert_contains "$OUT" "1 SMALLER than their descriptors say"
+assert_contains "$OUT" "MISMATCH  [truenas-vmware] fiotest/fiotest-flat.vmdk"
+run 3 "$NFSAGENT" verify --vm fiotest --json
+assert_eq "$(jq -r .mismatch <<< "$OUT")" true "mismatch"
+printf 'garbage\0\1\2' > "$desc"
+run 1 "$NFSAGENT" verify --vm fiotest
+assert_contains "$OUT" "PROBLEM"
+assert_contains "$OUT" "binary data"
+lab_stop
+
+lab_start -nfs41-bug always
+mount41
+run 3 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M
+assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510): 4 of 4 canary disks"
+assert_eq "$(ls "$(export16k)")" "" "files left on the export"
+lab_stop
+
+lab_start -nfs41-bug flaky:0.3,7
+mount41
+run 3 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 20 --size 64M --json
+bad=$(jq -r .mismatches <<< "$OUT")
+assert_ge "$bad" 1 "flaky mismatches"
+assert_le "$bad" 19 "flaky mismatches"
+assert_eq "$(ls "$(export16k)")" "" "files left on the export"
+lab_stop
+
+# Ctrl-C in the middle: the canaries are removed all the same.
+lab_start -task-seconds 1 -slow-tasks CreateVirtualDisk_Task
+mount41
+"$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 10 --size 64M > "$WORK/out" 2> "$WORK/err" &
+probe=$!
+sleep 2.5
+kill -INT "$probe"
+rc=0
+wait "$probe" || rc=$?
+assert_eq "$rc" 1 "exit status after Ctrl-C"
+assert_contains "$(cat "$WORK/err")" "interrupted after"
+assert_eq "$(ls "$(export16k)")" "" "files left on the export after Ctrl-C"
+echo "probe/verify: ok"
