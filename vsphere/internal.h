@@ -75,6 +75,11 @@ int vs_transport_post(vs_transport *t, const char *soap_action, const char *body
  * or NULL. */
 int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t max_bytes,
                      long timeout_ms, vs_buf *body, long *status, vs_error *err);
+/* PUT data to an absolute URL with Content-Length. */
+int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t len,
+                     long timeout_ms, long *status, vs_error *err);
+/* A guest transfer URL whose host is "*" gets our scheme, host and port (malloc'd). */
+char *vs_transport_resolve_star(const vs_transport *t, const char *url);
 const char *vs_transport_thumbprint(const vs_transport *t);
 const char *vs_transport_host(const vs_transport *t);
 
@@ -159,6 +164,8 @@ struct vs_client {
 	/* session-bound objects, recreated after a re-login */
 	char *container_view;
 	char *task_collector;
+	char *guest_files;      /* GuestOperationsManager's file and process managers */
+	char *guest_processes;
 	/* datacenters and the datastores in each, read once on first need */
 	struct vs_dc_cache *dcs;
 };

@@ -117,6 +117,13 @@ static void drop_session_objects(vs_client *c)
 	c->task_collector = NULL;
 }
 
+static void drop_guest_managers(vs_client *c)
+{
+	free(c->guest_files);
+	free(c->guest_processes);
+	c->guest_files = c->guest_processes = NULL;
+}
+
 int vs_session_relogin(vs_client *c, vs_error *err)
 {
 	c->logged_in = false;
@@ -201,6 +208,7 @@ void vs_disconnect(vs_client **cp)
 		        VS_CALL_NO_RELOGIN, NULL, NULL, &ignored);
 	}
 	drop_session_objects(c);
+	drop_guest_managers(c);
 	vs_dc_cache_free(&c->dcs);
 	vs_transport_free(&c->transport);
 	free_service(&c->sc);

@@ -360,3 +360,69 @@ int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t
 		return curl_failure(t, cc, err);
 	return VS_OK;
 }
+
+typedef struct upload {
+	const char *data;
+	size_t len, off;
+} upload;
+
+static size_t on_read(char *buf, size_t size, size_t n, void *arg)
+{
+	upload *u = arg;
+	size_t take = size * n < u->len - u->off ? size * n : u->len - u->off;
+	memcpy(buf, u->data + u->off, take);
+	u->off += take;
+	return take;
+}
+
+static bool discard(const char *data, size_t len, long status, void *ud)
+{
+	(void)data, (void)len, (void)status, (void)ud;
+	return true;
+}
+
+int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t len,
+                     long timeout_ms, long *status, vs_error *err)
+{
+	upload u = {data, len, 0};
+	vs_http_sink sink = {discard, NULL};
+	sink_state st = {&sink, t->curl};
+	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
+	headers = curl_slist_append(headers, "Expect:");
+	reset_request(t, timeout_ms);
+	CURL *h = t->curl;
+	curl_easy_setopt(h, CURLOPT_URL, url);
+	curl_easy_setopt(h, CURLOPT_POST, 0L);
+	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+	curl_easy_setopt(h, CURLOPT_READDATA, &u);
+	/* Guest file transfers insist on Content-Length: no chunked upload. */
+	curl_easy_setopt(h, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
+	CURLcode cc = curl_easy_perform(h);
+	curl_easy_setopt(h, CURLOPT_UPLOAD, 0L);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
+	curl_slist_free_all(headers);
+	*status = 0;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
+	return cc == CURLE_OK ? VS_OK : curl_failure(t, cc, err);
+}
+
+/* Guest transfer URLs name the host "*" when it is the server we called:
+ * put our scheme, host and port there. */
+char *vs_transport_resolve_star(const vs_transport *t, const char *url)
+{
+	const char *star = strstr(url, "://*");
+	if (!star)
+		return strdup(url);
+	const char *rest = star + 4;
+	if (*rest == ':')  /* "*:443": the port we used is in base already */
+		rest += strcspn(rest, "/?");
+	size_t len = strlen(t->base) + strlen(rest) + 1;
+	char *out = malloc(len);
+	if (out)
+		snprintf(out, len, "%s%s", t->base, rest);
+	return out;
+}

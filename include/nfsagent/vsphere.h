@@ -10,6 +10,7 @@
 #ifndef NFSAGENT_VSPHERE_H
 #define NFSAGENT_VSPHERE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -270,6 +271,63 @@ int vs_vm_snapshot_create(vs_client *c, const char *vm, const char *name, char *
                           vs_error *err);
 /* RemoveSnapshot_Task with consolidation. */
 int vs_vm_snapshot_remove(vs_client *c, const char *snapshot, vs_error *err);
+
+/* ---- Guest operations (VMware Tools) -------------------------------------- */
+
+typedef struct vs_guest_auth {
+	const char *username;
+	const char *password;
+} vs_guest_auth;
+
+/* Whether guest operations can run now: powered on, Tools running and
+ * guestOperationsReady; else VS_ERR_USAGE saying which is missing. */
+int vs_guest_check(vs_client *c, const char *vm, vs_error *err);
+/* Writes data to a file in the guest (InitiateFileTransferToGuest + PUT). */
+int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                    const char *data, size_t len, vs_error *err);
+/* Reads a file from the guest, at most max_bytes. */
+int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                      size_t max_bytes, char **data, size_t *len, vs_error *err);
+/* StartProgramInGuest: program is an absolute path; *pid receives the process id. */
+int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
+                   const char *arguments, const char *workdir, int64_t *pid, vs_error *err);
+
+typedef struct vs_guest_process {
+	bool ended;
+	int exit_code;       /* -1 when the guest did not report one */
+} vs_guest_process;
+
+/* Waits for pid to end, polling ListProcessesInGuest 1 s apart at first and
+ * backing off to 10 s (exit codes are kept only ~5 minutes after the end).
+ * Gives up after timeout_s or when *stop becomes non-zero, terminating the
+ * process; then returns VS_ERR_TASK ("timed out" / "interrupted"). */
+int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
+                  long timeout_s, volatile sig_atomic_t *stop, vs_guest_process *out, vs_error *err);
+int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
+                       vs_error *err);
+/* DeleteFileInGuest, or DeleteDirectoryInGuest (recursive) when directory. */
+int vs_guest_delete(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                    bool directory, vs_error *err);
+int vs_guest_mkdir(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                   vs_error *err);
+
+/* ---- Performance counters ------------------------------------------------------ */
+
+typedef struct vs_perf_sample {
+	char *instance;      /* datastore instance the counter is for */
+	int counter;         /* counter id */
+	char *timestamp;     /* sample time, ISO-8601 */
+	int64_t value;
+} vs_perf_sample;
+
+/* Counter ids for "group.name.rollup" names (e.g. "datastore.totalWriteLatency.average"),
+ * read from PerformanceManager.perfCounter; -1 for names the server lacks. */
+int vs_perf_counter_ids(vs_client *c, const char *const *names, size_t n, int *ids, vs_error *err);
+/* QueryPerf on a host, realtime (20 s) interval, the newest max_samples samples of
+ * each counter for every instance. */
+int vs_perf_query(vs_client *c, const char *host, const int *ids, size_t n_ids, int max_samples,
+                  vs_perf_sample **samples, size_t *n, vs_error *err);
+void vs_perf_samples_free(vs_perf_sample **samples, size_t n);
 
 /* ---- Datastore paths ------------------------------------------------- */
 

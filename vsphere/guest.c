@@ -1,0 +1,285 @@
+/* Guest operations through VMware Tools: files in and out, programs
+ * started, watched and stopped.  No network path to the guest is needed. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static const struct {
+	const char *fault, *message;
+} guest_faults[] = {
+	{"InvalidGuestLogin", "the guest user name or password is wrong"},
+	{"GuestPermissionDenied", "the guest user may not do this"},
+	{"GuestOperationsUnavailable", "VMware Tools in the guest is not running or not ready"},
+	{"InvalidPowerState", "the VM is not powered on"},
+	{"GuestProcessNotFound", "no such process in the guest"},
+	{"FileNotFound", "no such file in the guest"},
+};
+
+/* Says what a guest fault means, keeping the fault type. */
+static int guest_error(int rc, vs_error *err)
+{
+	for (size_t i = 0; rc == VS_ERR_FAULT && i < sizeof(guest_faults) / sizeof(*guest_faults); i++)
+		if (strcmp(err->fault, guest_faults[i].fault) == 0)
+			snprintf(err->message, sizeof(err->message), "%s", guest_faults[i].message);
+	return rc;
+}
+
+static int read_managers(const char *type, const char *moref, const xmlNode *object, void *ud,
+                         vs_error *err)
+{
+	(void)type, (void)moref, (void)err;
+	vs_client *c = ud;
+	c->guest_files = vs_prop_text(object, "fileManager");
+	c->guest_processes = vs_prop_text(object, "processManager");
+	return VS_OK;
+}
+
+static int managers(vs_client *c, vs_error *err)
+{
+	static const char *const paths[] = {"fileManager", "processManager", NULL};
+	if (c->guest_files && c->guest_processes)
+		return VS_OK;
+	if (!c->sc.guest_operations_manager)
+		return vs_fail(err, VS_ERR_USAGE, "this server has no guest operations manager");
+	int rc = vs_props_one(c, "GuestOperationsManager", c->sc.guest_operations_manager, paths,
+	                      read_managers, c, err);
+	if (rc == VS_OK && (!c->guest_files || !c->guest_processes))
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "the guest operations manager has no file or process manager");
+	return rc;
+}
+
+/* <vm/><auth xsi:type="NamePasswordAuthentication">...</auth> */
+static void vm_and_auth(vs_buf *b, const char *vm, const vs_guest_auth *auth)
+{
+	vs_buf_moref(b, "vm", "VirtualMachine", vm);
+	vs_buf_add(b, "<auth xsi:type=\"NamePasswordAuthentication\"><interactiveSession>false"
+	              "</interactiveSession>");
+	vs_buf_elem(b, "username", auth->username);
+	vs_buf_elem(b, "password", auth->password);
+	vs_buf_add(b, "</auth>");
+}
+
+/* Calls a guest method on the file or process manager. */
+static int guest_call(vs_client *c, bool files, const char *method, const char *vm,
+                      const vs_guest_auth *auth, const char *extra, vs_occurs occurs,
+                      unsigned flags, vs_reply *reply, vs_error *err)
+{
+	int rc = managers(c, err);
+	if (rc != VS_OK)
+		return rc;
+	vs_buf p = {0};
+	vm_and_auth(&p, vm, auth);
+	vs_buf_add(&p, extra ? extra : "");
+	rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	              : vs_call(c, method, files ? "GuestFileManager" : "GuestProcessManager",
+	                        files ? c->guest_files : c->guest_processes, p.data, occurs, flags,
+	                        NULL, reply, err);
+	vs_buf_free(&p);
+	return guest_error(rc, err);
+}
+
+static int read_readiness(const char *type, const char *moref, const xmlNode *object, void *ud,
+                          vs_error *err)
+{
+	(void)type;
+	char *power = vs_prop_text(object, "runtime.powerState");
+	char *tools = vs_prop_text(object, "guest.toolsRunningStatus");
+	bool ready = vs_xml_path_bool(vs_prop(object, "guest.guestOperationsReady"), "", false);
+	int rc = VS_OK;
+	if (!power || strcmp(power, "poweredOn") != 0)
+		rc = vs_fail(err, VS_ERR_USAGE, "%s is %s, not powered on", moref, power ? power : "in an unknown power state");
+	else if (!tools || strcmp(tools, "guestToolsRunning") != 0)
+		rc = vs_fail(err, VS_ERR_USAGE, "VMware Tools is not running in %s (%s)", moref,
+		             tools ? tools : "status unknown");
+	else if (!ready)
+		rc = vs_fail(err, VS_ERR_USAGE, "guest operations are not ready in %s yet", moref);
+	free(power);
+	free(tools);
+	*(bool *)ud = true;
+	return rc;
+}
+
+int vs_guest_check(vs_client *c, const char *vm, vs_error *err)
+{
+	static const char *const paths[] = {"runtime.powerState", "guest.toolsRunningStatus",
+	                                    "guest.guestOperationsReady", NULL};
+	bool seen = false;
+	int rc = vs_props_one(c, "VirtualMachine", vm, paths, read_readiness, &seen, err);
+	if (rc == VS_OK && !seen)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "VM %s no longer exists", vm);
+	return rc;
+}
+
+int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                    const char *data, size_t len, vs_error *err)
+{
+	vs_buf extra = {0};
+	vs_buf_elem(&extra, "guestFilePath", path);
+	vs_buf_addf(&extra, "<fileAttributes xsi:type=\"GuestPosixFileAttributes\"/><fileSize>%zu"
+	                    "</fileSize><overwrite>true</overwrite>", len);
+	vs_reply r = {0};
+	int rc = guest_call(c, true, "InitiateFileTransferToGuest", vm, auth, extra.data, VS_RET_ONE,
+	                    0, &r, err);
+	vs_buf_free(&extra);
+	char *url = rc == VS_OK ? vs_xml_text(vs_reply_ret(&r)) : NULL;
+	char *full = url ? vs_transport_resolve_star(c->transport, url) : NULL;
+	long status = 0;
+	if (rc == VS_OK && !full)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = vs_transport_put(c->transport, full, data, len, c->opts.call_timeout_s * 1000L,
+		                      &status, err);
+	if (rc == VS_OK && status != 200 && status != 201)
+		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld writing %s in the guest", status, path);
+	vs_reply_free(&r);
+	free(url);
+	free(full);
+	if (rc != VS_OK)
+		vs_error_context(err, "copying %s into the guest", path);
+	return rc;
+}
+
+int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                      size_t max_bytes, char **data, size_t *len, vs_error *err)
+{
+	*data = NULL;
+	*len = 0;
+	vs_buf extra = {0}, body = {0};
+	vs_buf_elem(&extra, "guestFilePath", path);
+	vs_reply r = {0};
+	int rc = guest_call(c, true, "InitiateFileTransferFromGuest", vm, auth, extra.data,
+	                    VS_RET_ONE, VS_CALL_SAFE, &r, err);
+	vs_buf_free(&extra);
+	char *url = rc == VS_OK ? vs_xml_path_text(vs_reply_ret(&r), "url") : NULL;
+	char *full = url ? vs_transport_resolve_star(c->transport, url) : NULL;
+	long status = 0;
+	if (rc == VS_OK && !full)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
+	if (rc == VS_OK)
+		rc = vs_transport_get(c->transport, full, NULL, max_bytes, c->opts.call_timeout_s * 1000L,
+		                      &body, &status, err);
+	if (rc == VS_OK && status != 200)
+		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld reading %s from the guest", status, path);
+	if (rc == VS_OK) {
+		*len = body.len;
+		*data = body.data ? body.data : strdup("");
+		body.data = NULL;
+	}
+	vs_buf_free(&body);
+	vs_reply_free(&r);
+	free(url);
+	free(full);
+	if (rc != VS_OK)
+		vs_error_context(err, "copying %s out of the guest", path);
+	return rc;
+}
+
+int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
+                   const char *arguments, const char *workdir, int64_t *pid, vs_error *err)
+{
+	vs_buf extra = {0};
+	vs_buf_add(&extra, "<spec xsi:type=\"GuestProgramSpec\">");
+	vs_buf_elem(&extra, "programPath", program);
+	vs_buf_elem(&extra, "arguments", arguments);
+	if (workdir)
+		vs_buf_elem(&extra, "workingDirectory", workdir);
+	vs_buf_add(&extra, "<envVariables>LANG=C</envVariables></spec>");
+	vs_reply r = {0};
+	int rc = guest_call(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE, 0, &r, err);
+	vs_buf_free(&extra);
+	if (rc == VS_OK)
+		*pid = vs_xml_path_int(vs_reply_ret(&r), "", -1);
+	vs_reply_free(&r);
+	if (rc == VS_OK && *pid < 0)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "the guest returned no process id");
+	if (rc != VS_OK)
+		vs_error_context(err, "starting %s in the guest", program);
+	return rc;
+}
+
+static int process_status(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
+                          vs_guest_process *out, vs_error *err)
+{
+	char extra[64];
+	snprintf(extra, sizeof(extra), "<pids>%lld</pids>", (long long)pid);
+	vs_reply r = {0};
+	int rc = guest_call(c, false, "ListProcessesInGuest", vm, auth, extra, VS_RET_LIST,
+	                    VS_CALL_SAFE, &r, err);
+	xmlNode *info = rc == VS_OK ? vs_reply_ret(&r) : NULL;
+	if (rc == VS_OK && !info)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "process %lld is gone from the guest", (long long)pid);
+	if (rc == VS_OK) {
+		out->ended = vs_xml_child(info, "endTime") != NULL;
+		/* Missing means "not reported", not 0. */
+		out->exit_code = (int)vs_xml_path_int(info, "exitCode", -1);
+	}
+	vs_reply_free(&r);
+	return rc;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
+                  long timeout_s, volatile sig_atomic_t *stop, vs_guest_process *out, vs_error *err)
+{
+	time_t deadline = time(NULL) + timeout_s;
+	double delay = 1.0;
+	*out = (vs_guest_process){false, -1};
+	for (;;) {
+		int rc = process_status(c, vm, auth, pid, out, err);
+		if (rc != VS_OK || out->ended)
+			return rc;
+		bool stopped = stop && *stop;
+		if (stopped || time(NULL) >= deadline) {
+			vs_error ignored = {0};
+			vs_guest_terminate(c, vm, auth, pid, &ignored);
+			return vs_fail(err, VS_ERR_TASK, "%s: process %lld in the guest was stopped",
+			               stopped ? "interrupted" : "timed out", (long long)pid);
+		}
+		/* Wake in small steps so that Ctrl-C is honoured within a second. */
+		for (double slept = 0; slept < delay && !(stop && *stop); slept += 0.25)
+			sleep_s(0.25);
+		delay = delay * 1.5 > 10 ? 10 : delay * 1.5;
+	}
+}
+
+int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
+                       vs_error *err)
+{
+	char extra[64];
+	snprintf(extra, sizeof(extra), "<pid>%lld</pid>", (long long)pid);
+	return guest_call(c, false, "TerminateProcessInGuest", vm, auth, extra, VS_RET_NONE, 0, NULL, err);
+}
+
+int vs_guest_delete(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                    bool directory, vs_error *err)
+{
+	vs_buf extra = {0};
+	vs_buf_elem(&extra, directory ? "directoryPath" : "filePath", path);
+	if (directory)
+		vs_buf_add(&extra, "<recursive>true</recursive>");
+	int rc = guest_call(c, true, directory ? "DeleteDirectoryInGuest" : "DeleteFileInGuest", vm,
+	                    auth, extra.data, VS_RET_NONE, 0, NULL, err);
+	vs_buf_free(&extra);
+	return rc;
+}
+
+int vs_guest_mkdir(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
+                   vs_error *err)
+{
+	vs_buf extra = {0};
+	vs_buf_elem(&extra, "directoryPath", path);
+	vs_buf_add(&extra, "<createParentDirectories>true</createParentDirectories>");
+	int rc = guest_call(c, true, "MakeDirectoryInGuest", vm, auth, extra.data, VS_RET_NONE, 0,
+	                    NULL, err);
+	vs_buf_free(&extra);
+	if (rc == VS_ERR_FAULT && strcmp(err->fault, "FileAlreadyExists") == 0)
+		return VS_OK;
+	return rc;
+}
