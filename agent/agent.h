@@ -220,6 +220,9 @@ int cmd_unmount(int argc, char **argv);
 int cmd_verify(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 int cmd_migrate(int argc, char **argv);
+int cmd_profiles(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+int cmd_results(int argc, char **argv);
 /* "1G", "512M": bytes, or -1 (cmd_probe.c). */
 int64_t na_parse_size(const char *s);
 /* cmd_verify.c: checks every descriptor of every disk of vm. */

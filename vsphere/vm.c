@@ -6,7 +6,7 @@
 
 const char *const vs_vm_summary_paths[] = {
 	"name", "runtime.powerState", "runtime.host", "guest.toolsRunningStatus",
-	"config.files.vmPathName", "datastore", NULL,
+	"config.files.vmPathName", "datastore", "guest.guestFullName", NULL,
 };
 
 int vs_vm_read(const char *moref, const xmlNode *object, vs_vm *v)
@@ -17,6 +17,7 @@ int vs_vm_read(const char *moref, const xmlNode *object, vs_vm *v)
 	v->host = vs_prop_text(object, "runtime.host");
 	v->tools_status = vs_prop_text(object, "guest.toolsRunningStatus");
 	v->vmx_path = vs_prop_text(object, "config.files.vmPathName");
+	v->guest_os = vs_prop_text(object, "guest.guestFullName");
 	xmlNode *ds = vs_prop(object, "datastore");
 	if (ds && !(v->datastores = vs_moref_list(ds, &v->n_datastores)))
 		return VS_ERR_NOMEM;
@@ -31,6 +32,7 @@ void vs_vm_clear(vs_vm *v)
 	free(v->host);
 	free(v->tools_status);
 	free(v->vmx_path);
+	free(v->guest_os);
 	vs_strv_free(v->datastores, v->n_datastores);
 	free(v->host_name);
 	vs_strv_free(v->datastore_names, v->datastore_names ? v->n_datastores : 0);

@@ -133,6 +133,7 @@ typedef struct vs_vm {
 	char *host;          /* runtime.host moref */
 	char *tools_status;  /* guest.toolsRunningStatus */
 	char *vmx_path;      /* config.files.vmPathName, "[ds] dir/vm.vmx" */
+	char *guest_os;      /* guest.guestFullName, as VMware Tools reports it */
 	size_t n_datastores;
 	char **datastores;   /* morefs */
 	/* Filled by vs_find_vm only (NULL elsewhere): names for the morefs above. */

@@ -1,0 +1,232 @@
+/* One benchmark repetition in the guest through VMware Tools:
+ * fio writes JSON to a file (guest operations return no output), we fetch
+ * it, parse it, and record it with where it came from.  The host's datastore
+ * counters for the same minutes are recorded next to it. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench.h"
+
+enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300 };
+
+static const char *const counter_names[] = {
+	"datastore.numberReadAveraged.average", "datastore.numberWriteAveraged.average",
+	"datastore.totalReadLatency.average",   "datastore.totalWriteLatency.average",
+	"datastore.read.average",               "datastore.write.average",
+};
+
+static void iso_now(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* fio's data goes in a folder of ours under --dir, removed at the end. */
+static char *data_dir(const na_bench *b)
+{
+	size_t len = strlen(b->job.dir) + 32;
+	char *s = malloc(len);
+	if (s)
+		snprintf(s, len, "%s/nfsagent-fio-%d", b->job.dir, (int)getpid());
+	return s;
+}
+
+int na_bench_begin(na_bench *b, vs_error *err)
+{
+	snprintf(b->staging, sizeof(b->staging), "/tmp/nfsagent-%d", (int)getpid());
+	char *dir = data_dir(b);
+	int rc = vs_guest_check(b->c, b->vm->moref, err);
+	if (rc == VS_OK)
+		rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->staging, err);
+	if (rc == VS_OK)
+		rc = dir ? vs_guest_mkdir(b->c, b->vm->moref, &b->auth, dir, err)
+		         : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = vs_perf_counter_ids(b->c, counter_names, 6, b->counter_ids, err);
+	free(dir);
+	if (rc != VS_OK && !err->context[0])
+		vs_error_context(err, "preparing %s for benchmarks", b->vm->name);
+	return rc;
+}
+
+void na_bench_end(na_bench *b)
+{
+	vs_error ignored = {0};
+	char *dir = data_dir(b);
+	vs_guest_delete(b->c, b->vm->moref, &b->auth, b->staging, true, &ignored);
+	if (dir)
+		vs_guest_delete(b->c, b->vm->moref, &b->auth, dir, true, &ignored);
+	free(dir);
+}
+
+/* ---- host counters ------------------------------------------------------------ */
+
+/* The datastore's perf instance: its uuid (last part of summary.url) on ESXi,
+ * the moref in the simulator. */
+static bool our_instance(const vs_datastore *d, const char *instance)
+{
+	if (strcmp(instance, d->moref) == 0)
+		return true;
+	const char *url = d->url ? d->url : "";
+	size_t n = strlen(url);
+	while (n && url[n - 1] == '/')
+		n--;
+	const char *last = url + n;
+	while (last > url && last[-1] != '/')
+		last--;
+	return n && strlen(instance) == (size_t)(url + n - last) &&
+	       strncmp(last, instance, (size_t)(url + n - last)) == 0;
+}
+
+static char *host_counters(na_bench *b, time_t started)
+{
+	int samples = (int)((time(NULL) - started) / 20) + 1;
+	vs_perf_sample *v = NULL;
+	size_t n = 0;
+	vs_error err = {0};
+	json_t *out = json_array();
+	if (vs_perf_query(b->c, b->host->moref, b->counter_ids, 6, samples, &v, &n, &err) != VS_OK)
+		na_warn("no host counters for this run: %s", err.message);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < 6 && b->counter_ids[k] != v[i].counter)
+			k++;
+		if (k < 6 && our_instance(b->ds, v[i].instance))
+			json_array_append_new(out, json_pack("{s:s, s:s, s:I}", "counter", counter_names[k],
+			                                     "time", v[i].timestamp, "value", (json_int_t)v[i].value));
+	}
+	vs_perf_samples_free(&v, n);
+	char *s = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	return s;
+}
+
+/* ---- one run ---------------------------------------------------------------------- */
+
+static char *staged(const na_bench *b, const char *name)
+{
+	size_t len = strlen(b->staging) + strlen(name) + 2;
+	char *s = malloc(len);
+	if (s)
+		snprintf(s, len, "%s/%s", b->staging, name);
+	return s;
+}
+
+static int run_fio(na_bench *b, const char *job_text, long timeout_s, vs_guest_process *proc,
+                   vs_error *err)
+{
+	char *job = staged(b, "job.fio");
+	char args[512];
+	snprintf(args, sizeof(args),
+	         "-c 'cd %s && exec fio --output-format=json+ --output=out.json job.fio "
+	         "> stdout.txt 2> stderr.txt'",
+	         b->staging);
+	int64_t pid = -1;
+	int rc = job ? vs_guest_upload(b->c, b->vm->moref, &b->auth, job, job_text, strlen(job_text), err)
+	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+	if (rc == VS_OK)
+		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, timeout_s, b->stop, proc, err);
+	free(job);
+	return rc;
+}
+
+static void fetch(na_bench *b, const char *name, size_t max, char **data, size_t *len)
+{
+	char *path = staged(b, name);
+	vs_error ignored = {0};
+	if (!path || vs_guest_download(b->c, b->vm->moref, &b->auth, path, max, data, len, &ignored) != VS_OK) {
+		*data = NULL;
+		*len = 0;
+	}
+	free(path);
+}
+
+static void stats_of(const na_fio_dir *d, na_dir_stats *s)
+{
+	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
+	                    d->p99_us, d->p999_us, d->max_us, d->total_ios, d->runtime_ms};
+}
+
+/* fio's complaint and its stderr: what the admin needs to see why. */
+static char *failure_text(const vs_error *parse_err, const char *stderr_text)
+{
+	size_t len = strlen(parse_err->message) + (stderr_text ? strlen(stderr_text) : 0) + 16;
+	char *s = malloc(len);
+	if (s)
+		snprintf(s, len, "%s%s%s", parse_err->message, stderr_text && *stderr_text ? "; stderr: " : "",
+		         stderr_text ? stderr_text : "");
+	return s;
+}
+
+static int record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                  const char *started_at, const char *fio_json, const char *counters,
+                  na_bench_outcome *out, vs_error *err)
+{
+	char finished_at[32];
+	iso_now(finished_at, sizeof(finished_at));
+	const vs_about *about = vs_client_about(b->c);
+	na_result r = {
+		.started_at = started_at, .finished_at = finished_at,
+		.status = out->ok ? "ok" : "failed", .error = out->error,
+		.campaign = b->campaign, .target = b->target, .repetition = repetition,
+		.vcenter = vs_client_host(b->c), .vcenter_version = about->version,
+		.vcenter_build = about->build,
+		.host = b->host->name, .esxi_version = b->host->version, .esxi_build = b->host->build,
+		.datastore = b->ds->name, .datastore_type = b->ds->type, .servers = b->ds->remote_host,
+		.export_path = b->ds->remote_path,
+		.vm = b->vm->name, .guest_os = b->vm->guest_os, .disk = b->disk,
+		.profile = p->name, .job_file = job_text, .fio_version = out->fio.fio_version,
+		.fio_json = fio_json, .host_counters_json = counters,
+		.labels = b->labels, .n_labels = b->n_labels,
+	};
+	if (out->ok) {
+		stats_of(out->fio.mixed ? &out->fio.mixed_dir : &out->fio.read, &r.read);
+		stats_of(&out->fio.write, &r.write);
+	}
+	int rc = na_store_add(b->store, &r, err);
+	out->row = r.id;
+	return rc;
+}
+
+int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                 na_bench_outcome *out, vs_error *err)
+{
+	*out = (na_bench_outcome){0};
+	char started_at[32];
+	iso_now(started_at, sizeof(started_at));
+	time_t started = time(NULL);
+	vs_guest_process proc;
+	long timeout = p->nrfiles ? 3600 : b->job.runtime_s + b->job.ramp_s + GRACE_S;
+	int rc = run_fio(b, job_text, timeout, &proc, err);
+	if (rc != VS_OK)
+		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
+	char *json = NULL, *stderr_text = NULL;
+	size_t json_len = 0, stderr_len = 0;
+	fetch(b, "out.json", MAX_OUTPUT, &json, &json_len);
+	fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len);
+	vs_error parse_err = {0};
+	out->ok = json && na_fio_parse(json, json_len, &out->fio, &parse_err) == VS_OK;
+	if (!json)
+		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc.exit_code);
+	if (!out->ok)
+		out->error = failure_text(&parse_err, stderr_text);
+	char *counters = host_counters(b, started);
+	rc = record(b, p, job_text, repetition, started_at, json, counters, out, err);
+	free(counters);
+	free(json);
+	free(stderr_text);
+	return rc;
+}
+
+void na_bench_outcome_clear(na_bench_outcome *o)
+{
+	na_fio_result_clear(&o->fio);
+	free(o->error);
+	*o = (na_bench_outcome){0};
+}

@@ -1,0 +1,47 @@
+/* One benchmark in one guest: upload the job, run fio, wait, fetch, parse,
+ * record with full provenance. */
+#ifndef NFSAGENT_BENCH_H
+#define NFSAGENT_BENCH_H
+
+#include <signal.h>
+
+#include "agent.h"
+#include "fio.h"
+#include "profiles.h"
+#include "store.h"
+
+typedef struct na_bench {
+	vs_client *c;
+	const vs_vm *vm;
+	const vs_host *host;
+	const vs_datastore *ds;
+	char *disk;                 /* "Hard disk 1 [ds] dir/x.vmdk" */
+	vs_guest_auth auth;
+	na_job_overrides job;       /* job.dir is the user's --dir */
+	const na_label *labels;
+	size_t n_labels;
+	const char *campaign, *target;
+	na_store *store;
+	volatile sig_atomic_t *stop;
+	int counter_ids[6];
+	char staging[64];           /* our folder in the guest: job, output, logs */
+} na_bench;
+
+typedef struct na_bench_outcome {
+	bool ok;
+	na_fio_result fio;
+	int64_t row;                /* database id, 0 when not recorded */
+	char *error;
+} na_bench_outcome;
+
+/* Prepares the guest (checks, staging folder) and looks up the counters. */
+int na_bench_begin(na_bench *b, vs_error *err);
+/* Runs one repetition of a profile and records it (a fio failure is recorded
+ * as failed and is not an error here). */
+int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                 na_bench_outcome *out, vs_error *err);
+void na_bench_outcome_clear(na_bench_outcome *o);
+/* Removes what the benchmark put in the guest. */
+void na_bench_end(na_bench *b);
+
+#endif

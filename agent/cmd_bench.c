@@ -1,0 +1,393 @@
+/* nfsagent bench: fio in the guest through VMware Tools, repeated, every
+ * repetition recorded with its provenance, then median and spread. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "stats.h"
+
+static const char usage[] =
+	"Usage: nfsagent bench --vm VM (--profile P ... | --job FILE) [OPTIONS]\n"
+	"Runs fio in VM's guest through VMware Tools (no SSH), records every repetition in\n"
+	"the results database with where it came from, and prints median and spread.\n\n"
+	"  --profile NAME        a built-in profile (nfsagent profiles); repeatable\n"
+	"  --job FILE            a fio job file of your own instead\n"
+	"  --repeat N            repetitions of each profile, interleaved (default 3)\n"
+	"  --label KEY=VALUE     recorded with each result, e.g. recordsize=16K; repeatable\n"
+	"  --size 8G --runtime 60 --ramp 0   fio overrides (seconds)\n"
+	"  --dir /path           where fio writes in the guest (default /var/tmp)\n"
+	"  --datastore DS        the VM's datastore under test (default: its home)\n"
+	"  --guest-user USER     or NFSAGENT_GUEST_USER\n"
+	"  --guest-password-file FILE   or NFSAGENT_GUEST_PASSWORD\n"
+	"  --db FILE             results database (default $XDG_DATA_HOME/nfsagent/results.db)\n\n"
+	NA_CONNECT_HELP;
+
+enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,
+       OPT_SIZE, OPT_RUNTIME, OPT_RAMP, OPT_DIR, OPT_DATASTORE, OPT_GUEST_USER,
+       OPT_GUEST_PW_FILE, OPT_DB };
+enum { MAX_PROFILES = 32, MAX_LABELS = 32 };
+
+typedef struct bench_args {
+	const char *vm, *job_path, *datastore, *guest_user, *guest_pw_file, *db;
+	const na_profile *profiles[MAX_PROFILES];
+	size_t n_profiles;
+	na_label labels[MAX_LABELS];
+	char *label_text[MAX_LABELS];
+	size_t n_labels;
+	long repeat;
+	na_job_overrides job;
+} bench_args;
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static int add_label(bench_args *a, const char *arg)
+{
+	const char *eq = strchr(arg, '=');
+	if (!eq || eq == arg || a->n_labels == MAX_LABELS)
+		return -na_usage_error("bench", "--label wants KEY=VALUE, not '%s'", arg);
+	char *copy = strdup(arg);
+	if (!copy)
+		return -NA_EXIT_FAIL;
+	copy[eq - arg] = '\0';
+	a->label_text[a->n_labels] = copy;
+	a->labels[a->n_labels++] = (na_label){copy, copy + (eq - arg) + 1};
+	return 1;
+}
+
+static int positive(const char *arg, const char *flag, long *out, bool zero_ok)
+{
+	char *end;
+	*out = strtol(arg, &end, 10);
+	if (*end || *out < (zero_ok ? 0 : 1))
+		return -na_usage_error("bench", "%s wants a whole number, not '%s'", flag, arg);
+	return 1;
+}
+
+static int on_option(int opt, const char *arg, void *ud)
+{
+	bench_args *a = ud;
+	switch (opt) {
+	case OPT_VM: a->vm = arg; return 1;
+	case OPT_JOB: a->job_path = arg; return 1;
+	case OPT_DATASTORE: a->datastore = arg; return 1;
+	case OPT_GUEST_USER: a->guest_user = arg; return 1;
+	case OPT_GUEST_PW_FILE: a->guest_pw_file = arg; return 1;
+	case OPT_DB: a->db = arg; return 1;
+	case OPT_DIR: a->job.dir = arg; return 1;
+	case OPT_LABEL: return add_label(a, arg);
+	case OPT_REPEAT: return positive(arg, "--repeat", &a->repeat, false);
+	case OPT_RUNTIME: return positive(arg, "--runtime", &a->job.runtime_s, false);
+	case OPT_RAMP: return positive(arg, "--ramp", &a->job.ramp_s, true);
+	case OPT_SIZE:
+		if (na_parse_size(arg) <= 0)
+			return -na_usage_error("bench", "--size wants a size like 8G, not '%s'", arg);
+		a->job.size = arg;
+		return 1;
+	case OPT_PROFILE:
+		if (a->n_profiles == MAX_PROFILES)
+			return -na_usage_error("bench", "too many --profile");
+		if (!(a->profiles[a->n_profiles++] = na_profile_find(arg)))
+			return -na_usage_error("bench", "no profile is named '%s' (see nfsagent profiles)", arg);
+		return 1;
+	default: return 0;
+	}
+}
+
+static int check(void *args, int argc, char **argv)
+{
+	const bench_args *a = args;
+	if (argc > 0)
+		return na_usage_error("bench", "unexpected argument '%s'", argv[0]);
+	if (!a->vm)
+		return na_usage_error("bench", "--vm is required");
+	if (!a->n_profiles == !a->job_path)
+		return na_usage_error("bench", "give --profile (one or more) or --job, not both");
+	return -1;
+}
+
+/* ---- guest credentials, never from argv ---------------------------------------- */
+
+static char *guest_password(const bench_args *a)
+{
+	if (a->guest_pw_file) {
+		FILE *f = fopen(a->guest_pw_file, "r");
+		char *line = NULL;
+		size_t cap = 0;
+		if (!f || getline(&line, &cap, f) < 0) {
+			na_error("cannot read guest password file %s: %s", a->guest_pw_file,
+			         f ? "it is empty" : strerror(errno));
+			free(line);
+			if (f)
+				fclose(f);
+			return NULL;
+		}
+		fclose(f);
+		line[strcspn(line, "\r\n")] = '\0';
+		return line;
+	}
+	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
+	if (!env)
+		na_error("no guest password: set NFSAGENT_GUEST_PASSWORD or use --guest-password-file");
+	return env ? strdup(env) : NULL;
+}
+
+static char *read_job(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		na_error("cannot read job file %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	char *text = calloc(1, 1 << 20);
+	size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
+	fclose(f);
+	if (text && n == 0) {
+		na_error("job file %s is empty", path);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+/* ---- where the benchmark runs ------------------------------------------------------- */
+
+/* The disk under test: the VM's first disk on the datastore. */
+static char *tested_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err)
+{
+	vs_vm_layout *layout = NULL;
+	if (vs_vm_layout_read(c, vm->moref, &layout, err) != VS_OK)
+		return NULL;
+	char *disk = NULL;
+	for (size_t i = 0; !disk && i < layout->n_disks; i++)
+		if (layout->disks[i].datastore && strcmp(layout->disks[i].datastore, ds->moref) == 0) {
+			size_t len = strlen(layout->disks[i].label ? layout->disks[i].label : "disk") +
+			             strlen(layout->disks[i].file) + 2;
+			if ((disk = malloc(len)))
+				snprintf(disk, len, "%s %s", layout->disks[i].label ? layout->disks[i].label : "disk",
+				         layout->disks[i].file);
+		}
+	vs_vm_layout_free(&layout);
+	if (!disk)
+		vs_fail(err, VS_ERR_USAGE, "%s has no disk on datastore '%s'", vm->name, ds->name);
+	return disk;
+}
+
+static int resolve(vs_client *c, const bench_args *a, na_inventory *inv, na_bench *b, vs_error *err)
+{
+	vs_vm *vm = na_find_vm(inv, a->vm, err);
+	if (!vm)
+		return VS_ERR_NOT_FOUND;
+	char *home = NULL, *path = NULL;
+	if (!a->datastore && vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &home, &path, err) != VS_OK)
+		return VS_ERR_PROTOCOL;
+	vs_datastore *ds = na_find_datastore(inv, a->datastore ? a->datastore : home, err);
+	free(home);
+	free(path);
+	b->c = c;
+	b->vm = vm;
+	b->ds = ds;
+	b->host = na_host_by_moref(inv, vm->host);
+	if (!ds)
+		return VS_ERR_NOT_FOUND;
+	if (!b->host)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
+	b->disk = tested_disk(c, vm, ds, err);
+	return b->disk ? VS_OK : err->status;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static void print_dir(const char *name, const na_fio_dir *d)
+{
+	if (!d->present)
+		return;
+	printf("  %s %.0f IOPS  %.1f MB/s  avg %.3f ms", name, d->iops, d->bw_bytes / 1e6,
+	       d->lat_mean_us / 1000);
+	if (d->p99_us >= 0)
+		printf("  p99 %.3f ms", d->p99_us / 1000);
+}
+
+static void print_run(const na_profile *p, int rep, const na_bench_outcome *o)
+{
+	printf("%s #%d:", p->name, rep);
+	if (!o->ok) {
+		printf("  FAILED: %s", o->error ? o->error : "unknown error");
+	} else {
+		print_dir(o->fio.mixed ? "mixed" : "read", o->fio.mixed ? &o->fio.mixed_dir : &o->fio.read);
+		print_dir("write", &o->fio.write);
+	}
+	printf("  (result %lld)\n", (long long)o->row);
+	fflush(stdout);
+}
+
+/* Per profile and direction: values[rep][metric] of the runs that succeeded. */
+typedef struct tally {
+	double v[2][4][64];  /* [read|write][iops, MB/s, avg ms, p99 ms][repetition] */
+	size_t n[2];
+} tally;
+
+static void tally_add(tally *t, const na_bench_outcome *o)
+{
+	const na_fio_dir *dirs[2] = {o->fio.mixed ? &o->fio.mixed_dir : &o->fio.read, &o->fio.write};
+	for (int d = 0; d < 2; d++) {
+		if (!o->ok || !dirs[d]->present || t->n[d] == 64)
+			continue;
+		size_t i = t->n[d]++;
+		t->v[d][0][i] = dirs[d]->iops;
+		t->v[d][1][i] = dirs[d]->bw_bytes / 1e6;
+		t->v[d][2][i] = dirs[d]->lat_mean_us / 1000;
+		t->v[d][3][i] = dirs[d]->p99_us >= 0 ? dirs[d]->p99_us / 1000 : -1;
+	}
+}
+
+/* "median (min-max)" with `digits` decimals. */
+static void cell(char *buf, size_t size, const double *v, size_t n, int digits)
+{
+	na_spread s = na_spread_of(v, n);
+	if (!s.n)
+		snprintf(buf, size, "-");
+	else if (s.n == 1)
+		snprintf(buf, size, "%.*f", digits, s.median);
+	else
+		snprintf(buf, size, "%.*f (%.*f-%.*f)", digits, s.median, digits, s.min, digits, s.max);
+}
+
+static void print_summary(const bench_args *a, const na_profile *const *profiles, tally *t)
+{
+	static const char *const headers[] = {"PROFILE", "DIR", "RUNS", "IOPS", "MB/s", "AVG ms", "P99 ms"};
+	static const int digits[] = {0, 1, 3, 3};
+	na_table *table = na_table_new(7, headers);
+	for (size_t p = 0; table && p < a->n_profiles + !!a->job_path; p++)
+		for (int d = 0; d < 2; d++) {
+			if (!t[p].n[d])
+				continue;
+			char runs[24], cells[4][96];
+			snprintf(runs, sizeof(runs), "%zu", t[p].n[d]);
+			for (int m = 0; m < 4; m++)
+				cell(cells[m], sizeof(cells[m]), t[p].v[d][m], t[p].n[d], digits[m]);
+			const char *row[] = {profiles[p]->name, d ? "write" : "read", runs, cells[0], cells[1],
+			                     cells[2], cells[3]};
+			na_table_add(table, row);
+		}
+	printf("\nMedian (min-max) over the repetitions that succeeded:\n");
+	if (table)
+		na_table_print(table, stdout);
+	na_table_free(&table);
+}
+
+/* ---- the run ------------------------------------------------------------------------ */
+
+static int bench_all(na_bench *b, const bench_args *a, const na_profile *const *profiles,
+                     char **jobs, size_t n, size_t *failed, vs_error *err)
+{
+	tally *t = calloc(n, sizeof(tally));
+	int rc = t ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	/* Repetitions interleave the profiles (A B A B), so drift spreads over all. */
+	for (long rep = 1; rc == VS_OK && rep <= a->repeat && !stop_requested; rep++)
+		for (size_t p = 0; rc == VS_OK && p < n && !stop_requested; p++) {
+			na_bench_outcome o;
+			rc = na_bench_run(b, profiles[p], jobs[p], (int)rep, &o, err);
+			if (rc == VS_OK) {
+				print_run(profiles[p], (int)rep, &o);
+				tally_add(&t[p], &o);
+				*failed += !o.ok;
+			}
+			na_bench_outcome_clear(&o);
+		}
+	if (t)
+		print_summary(a, profiles, t);
+	free(t);
+	return rc;
+}
+
+static int run(vs_client *c, void *args, bool json)
+{
+	(void)json;
+	bench_args *a = args;
+	na_inventory inv = {0};
+	vs_error err = {0};
+	na_bench b = {.labels = a->labels, .n_labels = a->n_labels, .stop = &stop_requested, .job = a->job};
+	char *password = guest_password(a);
+	const char *user = a->guest_user ? a->guest_user : getenv("NFSAGENT_GUEST_USER");
+	if (!password || !user) {
+		if (!user)
+			na_error("no guest user: give --guest-user or set NFSAGENT_GUEST_USER");
+		free(password);
+		return NA_EXIT_USAGE;
+	}
+	b.auth = (vs_guest_auth){user, password};
+	na_profile custom = {"custom", "your job file", "", "", 0, 0, -1, "", false, 0};
+	const na_profile *profiles[MAX_PROFILES];
+	char *jobs[MAX_PROFILES] = {0};
+	size_t n = a->job_path ? 1 : a->n_profiles;
+	if (a->job_path) {
+		profiles[0] = &custom;
+		jobs[0] = read_job(a->job_path);
+	}
+	for (size_t i = 0; !a->job_path && i < n; i++) {
+		profiles[i] = a->profiles[i];
+		jobs[i] = na_job_file(a->profiles[i], &a->job);
+	}
+	int rc = jobs[0] ? na_store_open(a->db, &b.store, &err) : VS_ERR_USAGE;
+	if (rc == VS_OK)
+		rc = na_inventory_load(c, true, &inv, &err);
+	if (rc == VS_OK)
+		rc = resolve(c, a, &inv, &b, &err);
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	size_t failed = 0;
+	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
+		rc = bench_all(&b, a, profiles, jobs, n, &failed, &err);
+		na_bench_end(&b);
+	}
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	int code = rc == VS_OK ? (failed || stop_requested ? NA_EXIT_FAIL : NA_EXIT_OK)
+	           : rc == VS_ERR_USAGE && !err.message[0] ? NA_EXIT_USAGE : na_report(&err);
+	if (rc == VS_OK && failed)
+		na_error("%zu repetition%s failed (recorded as failed)", failed, failed == 1 ? "" : "s");
+	if (stop_requested)
+		na_error("interrupted: fio was stopped in the guest; earlier results are kept");
+	for (size_t i = 0; i < n; i++)
+		free(jobs[i]);
+	na_inventory_free(&inv);
+	na_store_close(&b.store);
+	free(b.disk);
+	free(password);
+	return code;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		NA_CONNECT_LONGOPTS,
+		{"vm", required_argument, NULL, OPT_VM},
+		{"profile", required_argument, NULL, OPT_PROFILE},
+		{"job", required_argument, NULL, OPT_JOB},
+		{"repeat", required_argument, NULL, OPT_REPEAT},
+		{"label", required_argument, NULL, OPT_LABEL},
+		{"size", required_argument, NULL, OPT_SIZE},
+		{"runtime", required_argument, NULL, OPT_RUNTIME},
+		{"ramp", required_argument, NULL, OPT_RAMP},
+		{"dir", required_argument, NULL, OPT_DIR},
+		{"datastore", required_argument, NULL, OPT_DATASTORE},
+		{"guest-user", required_argument, NULL, OPT_GUEST_USER},
+		{"guest-password-file", required_argument, NULL, OPT_GUEST_PW_FILE},
+		{"db", required_argument, NULL, OPT_DB},
+		{0},
+	};
+	static const na_command_spec spec = {"bench", usage, longopts, on_option, check, run};
+	bench_args a = {.repeat = 3, .job = {"8G", 60, 0, "/var/tmp"}};
+	int rc = na_command(&spec, &a, argc, argv);
+	for (size_t i = 0; i < a.n_labels; i++)
+		free(a.label_text[i]);
+	return rc;
+}

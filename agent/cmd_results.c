@@ -1,0 +1,224 @@
+/* nfsagent results: lists and exports recorded results, selected by any
+ * provenance field or label. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "store.h"
+
+static const char usage[] =
+	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full] [--db FILE]\n"
+	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
+	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
+	"(recordsize=16K). --full adds the job file and fio's raw JSON.\n";
+
+enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB };
+enum { MAX_WHERE = 32 };
+
+typedef struct results_args {
+	const char *where[MAX_WHERE];
+	size_t n_where;
+	bool csv, full, json;
+	const char *db;
+} results_args;
+
+/* The columns shown, in order: JSON keys and CSV header alike. */
+static const char *const text_fields[] = {
+	"started_at", "finished_at", "status", "error", "campaign", "target", "vcenter",
+	"vcenter_version", "vcenter_build", "host", "esxi_version", "esxi_build", "datastore",
+	"datastore_type", "servers", "export_path", "vm", "guest_os", "disk", "profile", "fio_version",
+};
+
+static const char *text_of(const na_result *r, size_t i)
+{
+	const char *const v[] = {
+		r->started_at, r->finished_at, r->status, r->error, r->campaign, r->target, r->vcenter,
+		r->vcenter_version, r->vcenter_build, r->host, r->esxi_version, r->esxi_build,
+		r->datastore, r->datastore_type, r->servers, r->export_path, r->vm, r->guest_os,
+		r->disk, r->profile, r->fio_version,
+	};
+	return v[i];
+}
+
+static const char *const stat_names[] = {"iops", "bw_bytes", "lat_mean_us", "p50_us", "p95_us",
+                                         "p99_us", "p999_us", "max_us"};
+
+static double stat_of(const na_dir_stats *d, size_t i)
+{
+	const double v[] = {d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us, d->p99_us,
+	                    d->p999_us, d->max_us};
+	return v[i];
+}
+
+static json_t *dir_json(const na_dir_stats *d)
+{
+	if (!d->present)
+		return json_null();
+	json_t *o = json_object();
+	for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++)
+		json_object_set_new(o, stat_names[i], stat_of(d, i) >= 0 ? json_real(stat_of(d, i)) : json_null());
+	json_object_set_new(o, "total_ios", json_integer(d->total_ios));
+	json_object_set_new(o, "runtime_ms", json_integer(d->runtime_ms));
+	return o;
+}
+
+static json_t *result_json(const na_result *r, bool full)
+{
+	json_t *o = json_pack("{s:I, s:i}", "id", (json_int_t)r->id, "repetition", r->repetition);
+	for (size_t i = 0; i < sizeof(text_fields) / sizeof(*text_fields); i++)
+		json_object_set_new(o, text_fields[i], text_of(r, i) ? json_string(text_of(r, i)) : json_null());
+	json_t *labels = json_object();
+	for (size_t i = 0; i < r->n_labels; i++)
+		json_object_set_new(labels, r->labels[i].key, json_string(r->labels[i].value));
+	json_object_set_new(o, "labels", labels);
+	json_object_set_new(o, "read", dir_json(&r->read));
+	json_object_set_new(o, "write", dir_json(&r->write));
+	json_t *counters = r->host_counters_json ? json_loads(r->host_counters_json, 0, NULL) : NULL;
+	json_object_set_new(o, "host_counters", counters ? counters : json_null());
+	if (full) {
+		json_object_set_new(o, "job_file", json_string(r->job_file ? r->job_file : ""));
+		json_object_set_new(o, "fio_json", json_string(r->fio_json ? r->fio_json : ""));
+	}
+	return o;
+}
+
+/* RFC 4180: quote every field, double the quotes. */
+static void csv_field(const char *s, bool last)
+{
+	putchar('"');
+	for (; s && *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	fputs(last ? "\"\n" : "\",", stdout);
+}
+
+static void csv_header(void)
+{
+	fputs("\"id\",\"repetition\",", stdout);
+	for (size_t i = 0; i < sizeof(text_fields) / sizeof(*text_fields); i++)
+		csv_field(text_fields[i], false);
+	for (int d = 0; d < 2; d++)
+		for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++) {
+			char name[48];
+			snprintf(name, sizeof(name), "%s_%s", d ? "write" : "read", stat_names[i]);
+			csv_field(name, false);
+		}
+	csv_field("labels", true);
+}
+
+static void csv_row(const na_result *r)
+{
+	printf("\"%lld\",\"%d\",", (long long)r->id, r->repetition);
+	for (size_t i = 0; i < sizeof(text_fields) / sizeof(*text_fields); i++)
+		csv_field(text_of(r, i), false);
+	for (int d = 0; d < 2; d++)
+		for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++) {
+			const na_dir_stats *s = d ? &r->write : &r->read;
+			char num[48] = "";
+			if (s->present && stat_of(s, i) >= 0)
+				snprintf(num, sizeof(num), "%.3f", stat_of(s, i));
+			csv_field(num, false);
+		}
+	char labels[1024] = "";
+	size_t len = 0;
+	for (size_t i = 0; i < r->n_labels && len < sizeof(labels); i++)
+		len += (size_t)snprintf(labels + len, sizeof(labels) - len, "%s%s=%s", i ? ";" : "",
+		                        r->labels[i].key, r->labels[i].value);
+	csv_field(labels, true);
+}
+
+typedef struct listing {
+	const results_args *a;
+	na_table *table;
+	size_t n;
+} listing;
+
+static int on_row(const na_result *r, void *ud, vs_error *err)
+{
+	(void)err;
+	listing *l = ud;
+	if (l->a->json) {
+		json_t *o = result_json(r, l->a->full);
+		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
+		free(s);
+		json_decref(o);
+	} else if (l->a->csv) {
+		csv_row(r);
+	} else {
+		char id[24], rep[16], iops[2][32];
+		snprintf(id, sizeof(id), "%lld", (long long)r->id);
+		snprintf(rep, sizeof(rep), "%d", r->repetition);
+		snprintf(iops[0], sizeof(iops[0]), r->read.present ? "%.0f" : "-", r->read.iops);
+		snprintf(iops[1], sizeof(iops[1]), r->write.present ? "%.0f" : "-", r->write.iops);
+		const char *cells[] = {id, r->started_at, r->profile, rep, r->host, r->esxi_build,
+		                       r->datastore, r->datastore_type, r->vm, r->status, iops[0], iops[1]};
+		na_table_add(l->table, cells);
+	}
+	l->n++;
+	return VS_OK;
+}
+
+static int list(const results_args *a)
+{
+	static const char *const headers[] = {"ID", "STARTED", "PROFILE", "REP", "HOST", "ESXI BUILD",
+	                                      "DATASTORE", "TYPE", "VM", "STATUS", "READ IOPS",
+	                                      "WRITE IOPS"};
+	na_store *store = NULL;
+	vs_error err = {0};
+	listing l = {a, NULL, 0};
+	int rc = na_store_open(a->db, &store, &err);
+	if (rc == VS_OK && !a->json && !a->csv)
+		l.table = na_table_new(12, headers);
+	if (rc == VS_OK && a->json)
+		fputs("[", stdout);
+	if (rc == VS_OK && a->csv)
+		csv_header();
+	if (rc == VS_OK)
+		rc = na_store_query(store, a->where, a->n_where, on_row, &l, &err);
+	if (rc == VS_OK && a->json)
+		fputs(l.n ? "\n]\n" : "]\n", stdout);
+	if (rc == VS_OK && l.table)
+		na_table_print(l.table, stdout);
+	na_table_free(&l.table);
+	na_store_close(&store);
+	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+}
+
+static int on_option(int opt, const char *arg, void *ud)
+{
+	results_args *a = ud;
+	switch (opt) {
+	case OPT_CSV: a->csv = true; return 1;
+	case OPT_FULL: a->full = true; return 1;
+	case OPT_DB: a->db = arg; return 1;
+	case OPT_WHERE:
+		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE)
+			return -na_usage_error("results", "--where wants KEY=VALUE, not '%s'", arg);
+		a->where[a->n_where++] = arg;
+		return 1;
+	default: return 0;
+	}
+}
+
+int cmd_results(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"where", required_argument, NULL, OPT_WHERE}, {"csv", no_argument, NULL, OPT_CSV},
+		{"full", no_argument, NULL, OPT_FULL},         {"db", required_argument, NULL, OPT_DB},
+		{"json", no_argument, NULL, NA_OPT_JSON},      {"help", no_argument, NULL, NA_OPT_HELP},
+		{0},
+	};
+	na_conn conn = {.cmd = "results"};
+	results_args a = {0};
+	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	a.json = conn.json;
+	na_conn_close(&conn, NULL);
+	if (rc < 0 && optind < argc)
+		rc = na_usage_error("results", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && a.json && a.csv)
+		rc = na_usage_error("results", "choose --json or --csv");
+	return rc < 0 ? list(&a) : rc;
+}

@@ -1,0 +1,111 @@
+/* The seeds' workloads as fio profiles.  Defaults follow the seeds: 8 GiB
+ * files, 60 s, direct I/O with libaio; --size/--runtime/--ramp/--dir
+ * override them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profiles.h"
+
+const na_profile na_profiles[] = {
+	{"randwrite-4k-qd32x4", "seeds 000/001: 4K random write, queue depth 32, 4 jobs",
+	 "randwrite", "4k", 32, 4, -1, "libaio", true, 0},
+	{"randread-4k-qd32x4", "seeds 000/001: 4K random read, queue depth 32, 4 jobs",
+	 "randread", "4k", 32, 4, -1, "libaio", true, 0},
+	{"seqwrite-1m-qd8", "seeds 000/001: 1M sequential write, queue depth 8",
+	 "write", "1M", 8, 1, -1, "libaio", true, 0},
+	{"randrw-4k-read0", "seed 002: 4K random, 0% read (I/O Analyzer mix)",
+	 "randrw", "4k", 16, 1, 0, "libaio", true, 0},
+	{"randrw-4k-read50", "seed 002: 4K random, 50% read",
+	 "randrw", "4k", 16, 1, 50, "libaio", true, 0},
+	{"randrw-4k-read70", "seed 002: 4K random, 70% read",
+	 "randrw", "4k", 16, 1, 70, "libaio", true, 0},
+	{"randrw-4k-read100", "seed 002: 4K random, 100% read",
+	 "randrw", "4k", 16, 1, 100, "libaio", true, 0},
+	{"randread-4k-qd1", "seed 003: 4K random read, queue depth 1",
+	 "randread", "4k", 1, 1, -1, "libaio", true, 0},
+	{"randwrite-4k-qd1", "seed 003: 4K random write, queue depth 1",
+	 "randwrite", "4k", 1, 1, -1, "libaio", true, 0},
+	{"randwrite-4k-qd16", "seed 003: 4K random write, queue depth 16",
+	 "randwrite", "4k", 16, 1, -1, "libaio", true, 0},
+	{"randrw-4k-qd16", "seed 003: 4K random read/write 50/50, queue depth 16",
+	 "randrw", "4k", 16, 1, 50, "libaio", true, 0},
+	{"seqwrite-4m-dd", "seed 004: 4M sequential writes through the page cache, like dd",
+	 "write", "4M", 1, 1, -1, "psync", false, 0},
+	{"metadata-20k-files", "seed 003: create 20,000 small files, read them randomly, then in order",
+	 "write", "4k", 1, 1, -1, "psync", false, 20000},
+};
+const size_t na_n_profiles = sizeof(na_profiles) / sizeof(na_profiles[0]);
+
+const na_profile *na_profile_find(const char *name)
+{
+	for (size_t i = 0; i < na_n_profiles; i++)
+		if (strcmp(na_profiles[i].name, name) == 0)
+			return &na_profiles[i];
+	return NULL;
+}
+
+const char *na_profile_line(const na_profile *p, char *buf, size_t size)
+{
+	int n = snprintf(buf, size, "%-20s rw=%s bs=%s iodepth=%d numjobs=%d", p->name, p->rw, p->bs,
+	                 p->iodepth, p->numjobs);
+	if (p->rwmixread >= 0 && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " rwmixread=%d", p->rwmixread);
+	if (p->nrfiles > 0 && n > 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, " nrfiles=%d", p->nrfiles);
+	if (n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " ioengine=%s direct=%d", p->ioengine, p->direct);
+	return buf;
+}
+
+static char *join(char *a, const char *b)
+{
+	size_t la = a ? strlen(a) : 0, lb = strlen(b);
+	char *s = realloc(a, la + lb + 1);
+	if (!s) {
+		free(a);
+		return NULL;
+	}
+	memcpy(s + la, b, lb + 1);
+	return s;
+}
+
+/* Three timed phases over many small files: create, random read, sequential
+ * read (stonewall makes each wait for the one before). */
+static char *metadata_jobs(const na_profile *p, char *job)
+{
+	char buf[512];
+	snprintf(buf, sizeof(buf),
+	         "\n[create]\nrw=write\nnrfiles=%d\nfilesize=4k\nsize=%dk\nfile_service_type=sequential\n"
+	         "openfiles=64\n"
+	         "\n[read-random]\nstonewall=1\nrw=read\nnrfiles=%d\nfilesize=4k\nsize=%dk\n"
+	         "file_service_type=random\nopenfiles=64\n"
+	         "\n[read-sequential]\nstonewall=1\nrw=read\nnrfiles=%d\nfilesize=4k\nsize=%dk\n"
+	         "file_service_type=sequential\nopenfiles=64\n",
+	         p->nrfiles, p->nrfiles * 4, p->nrfiles, p->nrfiles * 4, p->nrfiles, p->nrfiles * 4);
+	return join(job, buf);
+}
+
+char *na_job_file(const na_profile *p, const na_job_overrides *o)
+{
+	char buf[1024];
+	int n = snprintf(buf, sizeof(buf),
+	                 "# nfsagent profile %s: %s\n[global]\nioengine=%s\ndirect=%d\nbs=%s\n"
+	                 "directory=%s\ngroup_reporting=1\n",
+	                 p->name, p->summary, p->ioengine, p->direct, p->bs, o->dir);
+	if (p->nrfiles == 0 && n > 0 && (size_t)n < sizeof(buf))
+		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
+		              "size=%s\ntime_based=1\nruntime=%ld\nramp_time=%ld\n", o->size,
+		              o->runtime_s, o->ramp_s);
+	char *job = join(NULL, buf);
+	if (job && p->nrfiles > 0)
+		return metadata_jobs(p, job);
+	snprintf(buf, sizeof(buf), "\n[%s]\nrw=%s\niodepth=%d\nnumjobs=%d\n", p->name, p->rw,
+	         p->iodepth, p->numjobs);
+	job = job ? join(job, buf) : NULL;
+	if (job && p->rwmixread >= 0) {
+		snprintf(buf, sizeof(buf), "rwmixread=%d\n", p->rwmixread);
+		job = join(job, buf);
+	}
+	return job;
+}

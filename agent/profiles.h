@@ -1,0 +1,37 @@
+/* Built-in fio profiles (the seeds' workloads) and job-file generation. */
+#ifndef NFSAGENT_PROFILES_H
+#define NFSAGENT_PROFILES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct na_profile {
+	const char *name;
+	const char *summary;  /* where it comes from, for `nfsagent profiles` */
+	const char *rw;       /* fio rw= */
+	const char *bs;
+	int iodepth;
+	int numjobs;
+	int rwmixread;        /* -1 when not a mixed workload */
+	const char *ioengine;
+	bool direct;
+	int nrfiles;          /* > 0: a metadata test over that many small files */
+} na_profile;
+
+typedef struct na_job_overrides {
+	const char *size;     /* "8G" */
+	long runtime_s;       /* 60 */
+	long ramp_s;          /* 0 */
+	const char *dir;      /* where fio writes in the guest */
+} na_job_overrides;
+
+extern const na_profile na_profiles[];
+extern const size_t na_n_profiles;
+const na_profile *na_profile_find(const char *name);
+/* The fio job file for a profile (malloc'd).  Flags are written name=1 so
+ * that fio echoes them in "job options". */
+char *na_job_file(const na_profile *p, const na_job_overrides *o);
+/* One line: "name  rw=... bs=... iodepth=... numjobs=..." into buf. */
+const char *na_profile_line(const na_profile *p, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,595 @@
+/* The results database (see store.h).  This is the only file that speaks
+ * SQL: the schema lives in the migrations below, column names come from the
+ * tables in this file, and every value is a bound parameter, so nothing a
+ * user types ever becomes SQL text. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+/* Long enough for another nfsagent to commit a result, short enough that a
+ * stuck one is reported rather than waited on. */
+enum { DEFAULT_BUSY_MS = 5000 };
+
+struct na_store {
+	sqlite3 *db;
+	char *path;
+};
+
+void (*na_store_midwrite_hook)(void);
+
+/* ---- the schema: step i takes a database from version i to i + 1.  A
+ * released step never changes (databases in the field ran it); a new schema
+ * is a new step at the end. ---- */
+static const char *const migrations[] = {
+	/* 1: results, their labels, and the row that marks the file as ours */
+	"CREATE TABLE nfsagent_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+	"INSERT INTO nfsagent_meta (key, value) VALUES ('application', 'nfsagent');"
+	"CREATE TABLE results ("
+	" id INTEGER PRIMARY KEY,"
+	" started_at TEXT NOT NULL, finished_at TEXT,"
+	" status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),"
+	" error TEXT CHECK (status = 'ok' OR error IS NOT NULL),"
+	" campaign TEXT, target TEXT, repetition INTEGER NOT NULL,"
+	" vcenter TEXT, vcenter_version TEXT, vcenter_build TEXT,"
+	" host TEXT, esxi_version TEXT, esxi_build TEXT,"
+	" datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT,"
+	" vm TEXT, guest_os TEXT, disk TEXT,"
+	" profile TEXT, job_file TEXT, fio_version TEXT,"
+	" read_iops REAL, read_bw_bytes REAL, read_lat_mean_us REAL, read_p50_us REAL,"
+	" read_p95_us REAL, read_p99_us REAL, read_p999_us REAL, read_max_us REAL,"
+	" read_total_ios INTEGER, read_runtime_ms INTEGER,"
+	" write_iops REAL, write_bw_bytes REAL, write_lat_mean_us REAL, write_p50_us REAL,"
+	" write_p95_us REAL, write_p99_us REAL, write_p999_us REAL, write_max_us REAL,"
+	" write_total_ios INTEGER, write_runtime_ms INTEGER,"
+	" fio_json TEXT, host_counters_json TEXT);"
+	"CREATE TABLE result_labels ("
+	" result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,"
+	" key TEXT NOT NULL, value TEXT NOT NULL,"
+	" PRIMARY KEY (result_id, key));",
+	/* 2: queries find results by label */
+	"CREATE INDEX result_labels_key_value ON result_labels (key, value);",
+};
+enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
+
+/* ---- na_result <-> the columns of results (all but id), in schema order ---- */
+enum { T_TEXT, T_INT, T_REAL, T_I64 };
+typedef struct column {
+	const char *name;
+	int type;
+	size_t off;  /* of the field in na_result */
+	size_t dir;  /* of its na_dir_stats, 0 if it is not a statistic */
+} column;
+
+#define TEXT(f) {#f, T_TEXT, offsetof(na_result, f), 0}
+#define STAT(d, f, t) {#d "_" #f, t, offsetof(na_result, d.f), offsetof(na_result, d)}
+#define DIRECTION(d)                                                                  \
+	STAT(d, iops, T_REAL), STAT(d, bw_bytes, T_REAL), STAT(d, lat_mean_us, T_REAL),     \
+	STAT(d, p50_us, T_REAL), STAT(d, p95_us, T_REAL), STAT(d, p99_us, T_REAL),          \
+	STAT(d, p999_us, T_REAL), STAT(d, max_us, T_REAL), STAT(d, total_ios, T_I64),       \
+	STAT(d, runtime_ms, T_I64)
+static const column columns[] = {
+	TEXT(started_at), TEXT(finished_at), TEXT(status), TEXT(error),
+	TEXT(campaign), TEXT(target), {"repetition", T_INT, offsetof(na_result, repetition), 0},
+	TEXT(vcenter), TEXT(vcenter_version), TEXT(vcenter_build),
+	TEXT(host), TEXT(esxi_version), TEXT(esxi_build),
+	TEXT(datastore), TEXT(datastore_type), TEXT(servers), TEXT(export_path),
+	TEXT(vm), TEXT(guest_os), TEXT(disk),
+	TEXT(profile), TEXT(job_file), TEXT(fio_version),
+	DIRECTION(read), DIRECTION(write),
+	TEXT(fio_json), TEXT(host_counters_json),
+};
+enum { N_COLUMNS = sizeof(columns) / sizeof(columns[0]) };
+
+/* What a query may compare directly; any other field is a label key. */
+static const char *const queryable[] = {
+	"id", "status", "campaign", "target", "repetition", "vcenter", "vcenter_version",
+	"vcenter_build", "host", "esxi_version", "esxi_build", "datastore", "datastore_type",
+	"servers", "export_path", "vm", "guest_os", "disk", "profile", "fio_version",
+	"started_at", "finished_at",
+};
+
+/* ---- small helpers ---- */
+
+/* Fills err from SQLite's last error; a lock gets the message an admin needs. */
+static int db_fail(const na_store *s, int rc, vs_error *err)
+{
+	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
+		return vs_fail(err, VS_ERR_FAULT, "database is locked by another nfsagent (%s)", s->path);
+	if ((rc & 0xff) == SQLITE_NOMEM)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return vs_fail(err, VS_ERR_FAULT, "%s: %s", s->path, sqlite3_errmsg(s->db));
+}
+
+static int exec(na_store *s, const char *sql, vs_error *err)
+{
+	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
+}
+
+static int prepare(na_store *s, const char *sql, sqlite3_stmt **st, vs_error *err)
+{
+	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
+}
+
+/* The first column of the first row as text ("" if none). */
+static int query_value(na_store *s, const char *sql, char *buf, size_t size, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, sql, &st, err);
+	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_OK;
+	buf[0] = '\0';
+	if (step == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
+	else if (rc == VS_OK && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int query_int(na_store *s, const char *sql, long *out, vs_error *err)
+{
+	char buf[32];
+	int rc = query_value(s, sql, buf, sizeof(buf), err);
+	*out = strtol(buf, NULL, 10);
+	return rc;
+}
+
+/* BEGIN IMMEDIATE takes the write lock up front, so a busy database is
+ * reported before any work rather than at COMMIT. */
+static int begin(na_store *s, vs_error *err)
+{
+	return exec(s, "BEGIN IMMEDIATE", err);
+}
+
+/* Commits if all went well, else rolls back; returns the outcome. */
+static int finish(na_store *s, int rc, vs_error *err)
+{
+	if (rc == VS_OK && !sqlite3_get_autocommit(s->db))
+		rc = exec(s, "COMMIT", err);
+	if (rc != VS_OK && !sqlite3_get_autocommit(s->db))
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
+}
+
+/* "a, b, c" of the columns, or "?, ?, ?". */
+static void sql_columns(sqlite3_str *t, bool marks)
+{
+	for (size_t i = 0; i < N_COLUMNS; i++)
+		sqlite3_str_appendf(t, "%s%s", i ? ", " : "", marks ? "?" : columns[i].name);
+}
+
+/* ---- opening ---- */
+
+/* $XDG_DATA_HOME/nfsagent/results.db, else ~/.local/share/nfsagent/results.db;
+ * the XDG spec says a relative XDG_DATA_HOME is to be ignored. */
+static int default_path(char **out, vs_error *err)
+{
+	const char *xdg = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+	bool use_xdg = xdg && xdg[0] == '/';
+	if (!use_xdg && !(home && home[0] == '/'))
+		return vs_fail(err, VS_ERR_USAGE, "neither XDG_DATA_HOME nor HOME is set: "
+		               "give the database's path");
+	const char *base = use_xdg ? xdg : home;
+	const char *rest = use_xdg ? "/nfsagent/results.db" : "/.local/share/nfsagent/results.db";
+	size_t size = strlen(base) + strlen(rest) + 1;
+	if (!(*out = malloc(size)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	snprintf(*out, size, "%s%s", base, rest);
+	return VS_OK;
+}
+
+/* Creates the missing directories above path, private to the user: results
+ * name the lab's hosts, datastores and servers. */
+static int make_parents(char *path, vs_error *err)
+{
+	for (char *p = strchr(path + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = '\0';
+		int failed = mkdir(path, 0700) != 0 && errno != EEXIST;
+		if (failed)
+			vs_fail(err, VS_ERR_FAULT, "cannot create directory %s: %s", path, strerror(errno));
+		*p = '/';
+		if (failed)
+			return VS_ERR_FAULT;
+	}
+	return VS_OK;
+}
+
+/* Creates the file ourselves so that it is 0600 from the start: SQLite would
+ * make it 0644, and its -wal and -shm files copy the file's mode. */
+static int create_file(const char *path, vs_error *err)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return vs_fail(err, VS_ERR_FAULT, "cannot open %s: %s", path, strerror(errno));
+	close(fd);
+	return VS_OK;
+}
+
+/* The database's schema version: 0 for an empty file.  Only reads, so that
+ * a database that is not ours stays exactly as it was. */
+static int read_version(na_store *s, int *version, vs_error *err)
+{
+	long objects = 0, meta = 0, v = 0;
+	char app[32] = "";
+	int rc = query_int(s, "SELECT count(*) FROM sqlite_master", &objects, err);
+	if (rc == VS_OK)
+		rc = query_int(s, "PRAGMA user_version", &v, err);
+	if (rc == VS_OK && (objects || v))
+		rc = query_int(s, "SELECT count(*) FROM sqlite_master "
+		               "WHERE type = 'table' AND name = 'nfsagent_meta'", &meta, err);
+	if (rc == VS_OK && meta)
+		rc = query_value(s, "SELECT value FROM nfsagent_meta WHERE key = 'application'",
+		                 app, sizeof(app), err);
+	if (rc != VS_OK)
+		return rc;
+	if ((objects || v) && (strcmp(app, "nfsagent") != 0 || v < 1))
+		return vs_fail(err, VS_ERR_USAGE, "%s is not an nfsagent database (it has no "
+		               "nfsagent_meta application row); refusing to change it", s->path);
+	if (v > LATEST)
+		return vs_fail(err, VS_ERR_USAGE, "%s has schema version %ld, newer than this "
+		               "nfsagent's %d: use a newer nfsagent", s->path, v, LATEST);
+	*version = (int)v;
+	return VS_OK;
+}
+
+/* Applies the steps from the database's version to target in one
+ * transaction.  The version is read again under the write lock: another
+ * nfsagent may have migrated the file meanwhile. */
+static int migrate(na_store *s, int target, vs_error *err)
+{
+	int version = 0;
+	int rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = read_version(s, &version, err);
+	for (int v = version; rc == VS_OK && v < target; v++)
+		rc = exec(s, migrations[v], err);
+	if (rc == VS_OK && version < target) {
+		char sql[48];
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", target);
+		rc = exec(s, sql, err);
+	}
+	return finish(s, rc, err);
+}
+
+/* WAL lets a report read while a benchmark writes, and a crash mid-write
+ * leaves only an uncommitted tail that the next open ignores. */
+static int configure(na_store *s, vs_error *err)
+{
+	char mode[16];
+	int rc = query_value(s, "PRAGMA journal_mode = WAL", mode, sizeof(mode), err);
+	if (rc == VS_OK && strcmp(mode, "wal") != 0)
+		return vs_fail(err, VS_ERR_FAULT, "%s: cannot use WAL mode (it stays %s)", s->path, mode);
+	return rc == VS_OK ? exec(s, "PRAGMA foreign_keys = ON", err) : rc;
+}
+
+static int connect_db(na_store *s, int target, vs_error *err)
+{
+	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, err);
+	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
+	int version = 0;
+	rc = read_version(s, &version, err);
+	if (rc == VS_OK)
+		rc = configure(s, err);
+	if (rc == VS_OK && version < target)
+		rc = migrate(s, target, err);
+	return rc;
+}
+
+/* The given path, or the default one with its directories made. */
+static int resolve_path(na_store *s, const char *path, vs_error *err)
+{
+	if (path) {
+		s->path = strdup(path);
+		return s->path ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	int rc = default_path(&s->path, err);
+	return rc == VS_OK ? make_parents(s->path, err) : rc;
+}
+
+int na_store_open_version(const char *path, int version, na_store **out, vs_error *err)
+{
+	na_store *s = calloc(1, sizeof(*s));
+	int rc = s ? resolve_path(s, path, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = create_file(s->path, err);
+	if (rc == VS_OK)
+		rc = connect_db(s, version < LATEST ? version : LATEST, err);
+	if (rc != VS_OK) {
+		vs_error_context(err, "open results database");
+		na_store_close(&s);
+	}
+	*out = s;
+	return rc;
+}
+
+int na_store_open(const char *path, na_store **out, vs_error *err)
+{
+	return na_store_open_version(path, LATEST, out, err);
+}
+
+void na_store_close(na_store **sp)
+{
+	na_store *s = *sp;
+	if (!s)
+		return;
+	sqlite3_close(s->db);
+	free(s->path);
+	free(s);
+	*sp = NULL;
+}
+
+const char *na_store_path(const na_store *s)
+{
+	return s->path;
+}
+
+void na_store_set_busy_timeout(na_store *s, int ms)
+{
+	sqlite3_busy_timeout(s->db, ms);
+}
+
+int na_store_schema_version(void)
+{
+	return LATEST;
+}
+
+/* ---- adding ---- */
+
+static int check_result(const na_result *r, vs_error *err)
+{
+	if (!r->started_at)
+		return vs_fail(err, VS_ERR_USAGE, "a result needs its start time");
+	if (!r->status || (strcmp(r->status, "ok") != 0 && strcmp(r->status, "failed") != 0))
+		return vs_fail(err, VS_ERR_USAGE, "a result's status is 'ok' or 'failed', not '%s'",
+		               r->status ? r->status : "(none)");
+	if (strcmp(r->status, "failed") == 0 && !r->error)
+		return vs_fail(err, VS_ERR_USAGE, "a failed result needs its error");
+	for (size_t i = 0; i < r->n_labels; i++) {
+		const na_label *l = &r->labels[i];
+		if (!l->key || !l->key[0] || strchr(l->key, '=') || !l->value)
+			return vs_fail(err, VS_ERR_USAGE, "label '%s' needs a key without '=' and a value",
+			               l->key ? l->key : "");
+	}
+	return VS_OK;
+}
+
+static int bind_column(sqlite3_stmt *st, int at, const column *c, const na_result *r)
+{
+	const char *field = (const char *)r + c->off;
+	/* A failed run has no statistics: whatever fio printed is not a result. */
+	if (c->dir && (!((const na_dir_stats *)((const char *)r + c->dir))->present ||
+	               strcmp(r->status, "failed") == 0))
+		return sqlite3_bind_null(st, at);
+	switch (c->type) {
+	case T_TEXT: return sqlite3_bind_text(st, at, *(const char *const *)field, -1, SQLITE_STATIC);
+	case T_INT: return sqlite3_bind_int(st, at, *(const int *)field);
+	case T_REAL: return sqlite3_bind_double(st, at, *(const double *)field);
+	default: return sqlite3_bind_int64(st, at, *(const int64_t *)field);
+	}
+}
+
+static int insert_result(na_store *s, na_result *r, vs_error *err)
+{
+	sqlite3_str *t = sqlite3_str_new(s->db);
+	sqlite3_str_appendall(t, "INSERT INTO results (");
+	sql_columns(t, false);
+	sqlite3_str_appendall(t, ") VALUES (");
+	sql_columns(t, true);
+	sqlite3_str_appendall(t, ")");
+	char *sql = sqlite3_str_finish(t);
+	sqlite3_stmt *st = NULL;
+	int rc = sql ? prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int step = SQLITE_OK;
+	for (size_t i = 0; rc == VS_OK && step == SQLITE_OK && i < N_COLUMNS; i++)
+		step = bind_column(st, (int)i + 1, &columns[i], r);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	r->id = rc == VS_OK ? sqlite3_last_insert_rowid(s->db) : 0;
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rc;
+}
+
+static int insert_labels(na_store *s, const na_result *r, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, "INSERT INTO result_labels (result_id, key, value) VALUES (?, ?, ?)",
+	                 &st, err);
+	for (size_t i = 0; rc == VS_OK && i < r->n_labels; i++) {
+		sqlite3_reset(st);
+		int step = sqlite3_bind_int64(st, 1, r->id);
+		if (step == SQLITE_OK)
+			step = sqlite3_bind_text(st, 2, r->labels[i].key, -1, SQLITE_STATIC);
+		if (step == SQLITE_OK)
+			step = sqlite3_bind_text(st, 3, r->labels[i].value, -1, SQLITE_STATIC);
+		if (step == SQLITE_OK)
+			step = sqlite3_step(st);
+		if (step != SQLITE_DONE)
+			rc = db_fail(s, step, err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int na_store_add(na_store *s, na_result *r, vs_error *err)
+{
+	int rc = check_result(r, err);
+	if (rc == VS_OK)
+		rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = insert_result(s, r, err);
+	if (rc == VS_OK && na_store_midwrite_hook)
+		na_store_midwrite_hook();
+	if (rc == VS_OK)
+		rc = insert_labels(s, r, err);
+	rc = finish(s, rc, err);
+	if (rc != VS_OK) {
+		r->id = 0;
+		vs_error_context(err, "record result");
+	}
+	return rc;
+}
+
+/* ---- querying ---- */
+
+/* The column a condition's field names (a static string, never the
+ * user's text), or NULL when the field is a label key. */
+static const char *condition_column(const char *cond, size_t len)
+{
+	if (len == strlen("protocol") && strncmp(cond, "protocol", len) == 0)
+		return "datastore_type";
+	for (size_t i = 0; i < sizeof(queryable) / sizeof(queryable[0]); i++)
+		if (strlen(queryable[i]) == len && strncmp(cond, queryable[i], len) == 0)
+			return queryable[i];
+	return NULL;
+}
+
+static int build_query(na_store *s, const char *const *conds, size_t n, char **sql,
+                       vs_error *err)
+{
+	sqlite3_str *t = sqlite3_str_new(s->db);
+	sqlite3_str_appendall(t, "SELECT id, ");
+	sql_columns(t, false);
+	sqlite3_str_appendall(t, " FROM results WHERE 1 = 1");
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		const char *eq = strchr(conds[i], '=');
+		const char *col = eq ? condition_column(conds[i], (size_t)(eq - conds[i])) : NULL;
+		if (!eq || eq == conds[i])
+			rc = vs_fail(err, VS_ERR_USAGE, "'%s' is not a field=value condition", conds[i]);
+		else if (col)
+			sqlite3_str_appendf(t, " AND %s = ?", col);
+		else
+			sqlite3_str_appendall(t, " AND EXISTS (SELECT 1 FROM result_labels l WHERE "
+			                      "l.result_id = results.id AND l.key = ? AND l.value = ?)");
+	}
+	sqlite3_str_appendall(t, " ORDER BY id");
+	*sql = sqlite3_str_finish(t);
+	return rc == VS_OK && !*sql ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : rc;
+}
+
+static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *conds, size_t n,
+                           vs_error *err)
+{
+	int at = 1, rc = SQLITE_OK;
+	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+		const char *eq = strchr(conds[i], '=');
+		int len = (int)(eq - conds[i]);
+		if (!condition_column(conds[i], (size_t)len))
+			rc = sqlite3_bind_text(st, at++, conds[i], len, SQLITE_STATIC);
+		if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text(st, at++, eq + 1, -1, SQLITE_STATIC);
+	}
+	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
+}
+
+static void read_columns(sqlite3_stmt *st, na_result *r)
+{
+	r->id = sqlite3_column_int64(st, 0);
+	for (size_t i = 0; i < N_COLUMNS; i++) {
+		const column *c = &columns[i];
+		char *field = (char *)r + c->off;
+		int at = (int)i + 1;
+		if (c->dir && sqlite3_column_type(st, at) != SQLITE_NULL)
+			((na_dir_stats *)((char *)r + c->dir))->present = true;
+		if (c->type == T_TEXT)
+			*(const char **)field = (const char *)sqlite3_column_text(st, at);
+		else if (c->type == T_INT)
+			*(int *)field = sqlite3_column_int(st, at);
+		else if (c->type == T_REAL)
+			*(double *)field = sqlite3_column_double(st, at);
+		else
+			*(int64_t *)field = sqlite3_column_int64(st, at);
+	}
+}
+
+static void free_labels(na_label *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free((char *)v[i].key);
+		free((char *)v[i].value);
+	}
+	free(v);
+}
+
+/* Copies the labels of result id: the row's own strings are SQLite's. */
+static int read_labels(na_store *s, sqlite3_stmt *st, na_result *r, vs_error *err)
+{
+	na_label *v = NULL;
+	size_t n = 0;
+	int step = sqlite3_reset(st);
+	if (step == SQLITE_OK)
+		step = sqlite3_bind_int64(st, 1, r->id);
+	while (step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 0);
+		const char *value = (const char *)sqlite3_column_text(st, 1);
+		na_label *grown = realloc(v, (n + 1) * sizeof(*v));
+		step = grown ? SQLITE_OK : SQLITE_NOMEM;
+		v = grown ? grown : v;
+		if (grown) {
+			v[n++] = (na_label){strdup(key ? key : ""), strdup(value ? value : "")};
+			step = v[n - 1].key && v[n - 1].value ? SQLITE_OK : SQLITE_NOMEM;
+		}
+	}
+	r->labels = v;
+	r->n_labels = n;
+	return step == SQLITE_DONE ? VS_OK : db_fail(s, step, err);
+}
+
+static int each_row(na_store *s, sqlite3_stmt *rows, sqlite3_stmt *labels, na_result_fn fn,
+                    void *ud, vs_error *err)
+{
+	int step;
+	while ((step = sqlite3_step(rows)) == SQLITE_ROW) {
+		na_result r = {0};
+		read_columns(rows, &r);
+		int rc = read_labels(s, labels, &r, err);
+		if (rc != VS_OK)
+			vs_error_context(err, "query results");
+		else
+			rc = fn(&r, ud, err);
+		free_labels((na_label *)r.labels, r.n_labels);
+		if (rc != VS_OK)
+			return rc;
+	}
+	if (step == SQLITE_DONE)
+		return VS_OK;
+	vs_error_context(err, "query results");
+	return db_fail(s, step, err);
+}
+
+int na_store_query(na_store *s, const char *const *conditions, size_t n, na_result_fn fn,
+                   void *ud, vs_error *err)
+{
+	char *sql = NULL;
+	sqlite3_stmt *rows = NULL, *labels = NULL;
+	int rc = build_query(s, conditions, n, &sql, err);
+	if (rc == VS_OK)
+		rc = prepare(s, sql, &rows, err);
+	if (rc == VS_OK)
+		rc = prepare(s, "SELECT key, value FROM result_labels WHERE result_id = ? ORDER BY key",
+		             &labels, err);
+	if (rc == VS_OK)
+		rc = bind_conditions(s, rows, conditions, n, err);
+	if (rc != VS_OK)
+		vs_error_context(err, "query results");
+	else
+		rc = each_row(s, rows, labels, fn, ud, err);
+	sqlite3_finalize(rows);
+	sqlite3_finalize(labels);
+	sqlite3_free(sql);
+	return rc;
+}

@@ -1,0 +1,87 @@
+/* The results database: every benchmark result with where it came from.
+ *
+ * One SQLite file, WAL mode, every write in a transaction.  store.c is the
+ * only file that speaks SQL; the rest of nfsagent sees rows as na_result.
+ * Errors: VS_ERR_USAGE for bad input (a malformed condition, a database that
+ * is not ours or is newer than this nfsagent), VS_ERR_NOMEM, and VS_ERR_FAULT
+ * for anything SQLite or the file system refused, including a lock held by
+ * another nfsagent.
+ */
+#ifndef NFSAGENT_STORE_H
+#define NFSAGENT_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsagent/vsphere.h"
+
+typedef struct na_store na_store;
+
+/* A free key=value pair the user attached to a result ("recordsize=16K").
+ * Keys are non-empty and hold no '=', so that a query can name them. */
+typedef struct na_label {
+	const char *key, *value;
+} na_label;
+
+/* One direction of a fio job; present is false when it did no I/O, and then
+ * its columns are NULL. */
+typedef struct na_dir_stats {
+	bool present;
+	double iops, bw_bytes, lat_mean_us, p50_us, p95_us, p99_us, p999_us, max_us;
+	int64_t total_ios, runtime_ms;
+} na_dir_stats;
+
+typedef struct na_result {
+	int64_t id;                 /* filled by na_store_add */
+	const char *started_at, *finished_at;  /* ISO-8601 UTC */
+	const char *status;         /* "ok" or "failed" */
+	const char *error;          /* fio's error or stderr; required when failed */
+	const char *campaign, *target;  /* NULL outside campaigns */
+	int repetition;
+	const char *vcenter, *vcenter_version, *vcenter_build;
+	const char *host, *esxi_version, *esxi_build;
+	const char *datastore, *datastore_type, *servers, *export_path;
+	const char *vm, *guest_os, *disk;
+	const char *profile, *job_file, *fio_version;
+	na_dir_stats read, write;   /* stored as NULL for a failed run */
+	const char *fio_json, *host_counters_json;
+	const na_label *labels;
+	size_t n_labels;
+} na_result;
+
+/* Opens (creating and migrating) the database; path NULL = the default
+ * location, $XDG_DATA_HOME/nfsagent/results.db or
+ * ~/.local/share/nfsagent/results.db.  A database that is not nfsagent's is
+ * refused without being changed. */
+int na_store_open(const char *path, na_store **out, vs_error *err);
+void na_store_close(na_store **s);
+const char *na_store_path(const na_store *s);
+/* How long a write waits for another nfsagent's transaction (default 5 s). */
+void na_store_set_busy_timeout(na_store *s, int ms);
+/* The schema version this nfsagent writes. */
+int na_store_schema_version(void);
+
+/* Adds one result and its labels in one transaction; sets r->id. */
+int na_store_add(na_store *s, na_result *r, vs_error *err);
+
+/* Called for each row; returns VS_OK to go on, or a negative status (with err
+ * filled) to stop the query, which then returns that status. */
+typedef int (*na_result_fn)(const na_result *r, void *ud, vs_error *err);
+/* Every condition "field=value" must hold.  field is a provenance column
+ * (status, campaign, target, repetition, vcenter, host, esxi_version,
+ * esxi_build, datastore, datastore_type or its alias protocol, servers,
+ * export_path, vm, guest_os, disk, profile, fio_version, id ...) or else a
+ * label key.  Calls fn for each row in id order with a na_result whose
+ * strings live until fn returns. */
+int na_store_query(na_store *s, const char *const *conditions, size_t n, na_result_fn fn,
+                   void *ud, vs_error *err);
+
+/* ---- for tests ---- */
+/* Opens like na_store_open but migrates no further than version (>= 1). */
+int na_store_open_version(const char *path, int version, na_store **out, vs_error *err);
+/* When set, na_store_add calls it inside its transaction, after the result
+ * row and before the labels: a test kills the process there. */
+extern void (*na_store_midwrite_hook)(void);
+
+#endif

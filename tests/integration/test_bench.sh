@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench and results: real fio in the simulated guest, rows whose provenance
+# equals what the lab holds, failures recorded as failures, guest errors as
+# one line each, light polling, and a kill that loses nothing.
+. "$(dirname "$0")/lib.sh"
+: "${TASK_PROGRESS:?}"
+lab_start
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+db="$WORK/results.db"
+quick=(--size 4M --runtime 1 --db "$db")
+
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --profile randwrite-4k-qd1 \
+	--repeat 2 --label recordsize=16K --label slog=yes "${quick[@]}"
+assert_contains "$OUT" "randread-4k-qd1 #1:  read"
+assert_contains "$OUT" "randwrite-4k-qd1 #2:  write"
+assert_contains "$OUT" "Median (min-max) over the repetitions that succeeded:"
+assert_eq "$(grep -c '^randread-4k-qd1  *read  *2 ' <<< "$OUT")" 1 "summary row for randread"
+assert_eq "$(stat -c %a "$db")" 600 "database file mode"
+
+run 0 "$NFSAGENT" results --db "$db" --json
+rows=$OUT
+assert_eq "$(jq length <<< "$rows")" 4 "rows"
+assert_eq "$(jq -r '[.[] | .host] | unique | join(",")' <<< "$rows")" DC0_H0 "host"
+assert_eq "$(jq -r '[.[] | .esxi_build] | unique | join(",")' <<< "$rows")" 24022510 "ESXi build"
+assert_eq "$(jq -r '[.[] | .esxi_version] | unique | join(",")' <<< "$rows")" 8.0.3 "ESXi version"
+assert_eq "$(jq -r '[.[] | .datastore_type] | unique | join(",")' <<< "$rows")" NFS "datastore type"
+assert_eq "$(jq -r '[.[] | .export_path] | unique | join(",")' <<< "$rows")" /mnt/tank/vmware "export"
+assert_eq "$(jq -r '[.[] | .servers] | unique | join(",")' <<< "$rows")" 10.0.0.5 "servers"
+assert_eq "$(jq -r '[.[] | .vm] | unique | join(",")' <<< "$rows")" fiotest "vm"
+assert_eq "$(jq -r '[.[] | .fio_version] | unique | join(",")' <<< "$rows")" fio-3.33 "fio version"
+assert_eq "$(jq -r '[.[] | .labels.recordsize] | unique | join(",")' <<< "$rows")" 16K "label"
+assert_eq "$(jq -r '[.[] | select(.profile == "randread-4k-qd1") | .read.iops > 0] | unique | join(",")' <<< "$rows")" true "read IOPS"
+assert_eq "$(jq -r '[.[] | select(.profile == "randread-4k-qd1") | .write] | unique | join(",")' <<< "$rows")" "" "no write direction for reads"
+assert_contains "$(jq -r '.[0].disk' <<< "$rows")" "[truenas-vmware] fiotest/fiotest.vmdk"
+assert_eq "$(jq -r '[.[] | .repetition] | join(",")' <<< "$rows")" "1,1,2,2" "repetitions interleaved"
+assert_ge "$(jq -r '.[0].host_counters | length' <<< "$rows")" 1 "host counter samples"
+run 0 "$NFSAGENT" results --db "$db" --where recordsize=16K --where protocol=NFS --json
+assert_eq "$(jq length <<< "$OUT")" 4 "rows with recordsize=16K over NFS 3"
+run 0 "$NFSAGENT" results --db "$db" --where protocol=NFS41 --json
+assert_eq "$(jq length <<< "$OUT")" 0 "rows over NFS 4.1"
+run 0 "$NFSAGENT" results --db "$db" --csv
+assert_eq "$(wc -l <<< "$OUT")" 5 "CSV lines"
+assert_contains "$(head -n 1 <<< "$OUT")" '"read_p99_us"'
+run 0 "$NFSAGENT" results --db "$db" --full --json --where profile=randread-4k-qd1
+assert_contains "$(jq -r '.[0].job_file' <<< "$OUT")" "rw=randread"
+
+# fio failing is recorded as failed, and the next repetition still runs.
+printf '[bad]\nrw=sideways\nsize=1M\n' > "$WORK/bad.fio"
+run 1 "$NFSAGENT" bench --vm fiotest --job "$WORK/bad.fio" --repeat 2 "${quick[@]}"
+assert_eq "$(grep -c 'FAILED' <<< "$OUT")" 2 "failed repetitions shown"
+assert_contains "$ERR" "2 repetitions failed"
+run 0 "$NFSAGENT" results --db "$db" --where status=failed --json
+assert_eq "$(jq length <<< "$OUT")" 2 "failed rows"
+assert_ge "$(jq -r '.[0].error | length' <<< "$OUT")" 5 "error text recorded"
+
+# Guest problems: one line and a non-zero exit each.
+NFSAGENT_GUEST_PASSWORD=wrong run 1 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 "${quick[@]}"
+assert_one_line "$ERR"
+assert_contains "$ERR" "InvalidGuestLogin: the guest user name or password is wrong"
+run 2 "$NFSAGENT" bench --vm DC0_H0_VM0 --profile randread-4k-qd1 "${quick[@]}"
+assert_contains "$ERR" "VMware Tools is not running"
+"$TASK_PROGRESS" db01 off > /dev/null
+run 2 "$NFSAGENT" bench --vm db01 --profile randread-4k-qd1 "${quick[@]}"
+assert_contains "$ERR" "not powered on"
+env -u NFSAGENT_GUEST_PASSWORD "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 "${quick[@]}" \
+	> /dev/null 2> "$WORK/err" && fail "bench without a guest password"
+assert_contains "$(cat "$WORK/err")" "no guest password"
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq length <<< "$OUT")" 6 "rows after the refused runs"
+
+# A 30 s run: guest polling backs off, host counters are read once.
+: > "$LAB_LOG"
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 30 --db "$db"
+assert_le "$(calls ListProcessesInGuest)" 10 "process polls during a 30 s run"
+assert_le "$(calls QueryPerf)" 2 "counter queries during a 30 s run"
+
+# Killed mid-run: earlier rows intact, no fio left in the guest.
+"$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 3 --size 4M --runtime 3 --db "$db" \
+	> "$WORK/out" 2> "$WORK/err" &
+bench=$!
+for _ in $(seq 1 200); do grep -q '#1:' "$WORK/out" && break; sleep 0.1; done
+sleep 1
+kill -TERM "$bench"
+rc=0
+wait "$bench" || rc=$?
+assert_eq "$rc" 1 "exit status after SIGTERM"
+assert_contains "$(cat "$WORK/err")" "interrupted"
+sleep 1
+if pgrep -f "fio --output-format=json+ --output=out.json job.fio" > /dev/null; then fail "fio still runs"; fi
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq length <<< "$OUT")" 8 "rows after the kill (7 before, 1 from the killed run)"
+sqlite3 "$db" 'PRAGMA integrity_check' | grep -qx ok || fail "database integrity"
+echo "bench: ok"

@@ -1,0 +1,608 @@
+/* The results database: creation, rows and labels, queries, migrations,
+ * refusing foreign files, locks and crashes.  The raw sqlite3 connections
+ * here play the other programs (another nfsagent, another application). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <dirent.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "store.h"
+
+static char root[256];
+
+static const char *in_root(const char *name)
+{
+	static char path[512];
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	return path;
+}
+
+static void rm_rf(const char *path)
+{
+	struct stat st;
+	if (lstat(path, &st) != 0)
+		return;
+	DIR *d = S_ISDIR(st.st_mode) ? opendir(path) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));) {
+		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		char child[1024];
+		snprintf(child, sizeof(child), "%s/%s", path, e->d_name);
+		rm_rf(child);
+	}
+	if (d)
+		closedir(d), rmdir(path);
+	else
+		unlink(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *tmp = getenv("TMPDIR");
+	snprintf(root, sizeof(root), "%s/nfsagent-store-XXXXXX", tmp && tmp[0] ? tmp : "/tmp");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	rm_rf(root);
+	return 0;
+}
+
+/* ---- the other programs: raw SQLite ---- */
+
+static sqlite3 *raw_open(const char *path)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	return db;
+}
+
+static void raw_exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+	int rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+}
+
+/* The first column of the first row, "" if none. */
+static const char *raw_text(const char *path, const char *sql)
+{
+	static char buf[256];
+	sqlite3 *db = raw_open(path);
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	buf[0] = '\0';
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(buf, sizeof(buf), "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return buf;
+}
+
+static int raw_int(const char *path, const char *sql)
+{
+	return atoi(raw_text(path, sql));
+}
+
+static char *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*n = fread(buf, 1, 1 << 20, f);
+	fclose(f);
+	return buf;
+}
+
+static int mode_of(const char *path)
+{
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	return (int)(st.st_mode & 0777);
+}
+
+/* ---- sample results, as the seeds' admins recorded them by hand ---- */
+
+static const na_label labels_64k[] = {{"recordsize", "64K"}, {"slog", "none"}};
+static const na_label labels_64k_slog[] = {{"recordsize", "64K"}, {"slog", "HPE-EO000400JWDKP"}};
+static const na_label labels_16k[] = {{"recordsize", "16K"}, {"slog", "HPE-EO000400JWDKP"}};
+
+static na_result sample(const char *host, const char *ds, const char *type, const na_label *labels,
+                        size_t n_labels)
+{
+	na_result r = {
+		.started_at = "2026-10-03T09:00:00Z", .finished_at = "2026-10-03T09:01:02Z",
+		.status = "ok", .repetition = 1,
+		.vcenter = "vc.lab.example", .vcenter_version = "8.0.3", .vcenter_build = "24022515",
+		.host = host, .esxi_version = "8.0.3", .esxi_build = "24022510",
+		.datastore = ds, .datastore_type = type, .servers = "10.0.20.5",
+		.export_path = "/mnt/tank/vmware",
+		.vm = "fiotest", .guest_os = "Ubuntu 24.04", .disk = "/dev/sdb",
+		.profile = "randwrite-4k", .fio_version = "fio-3.36",
+		.job_file = "[randwrite]\nbs=4k\nrw=randwrite\niodepth=32\nnumjobs=4\ndirect=1\n",
+		.write = {true, 37400, 153e6, 3400, 2900, 4100, 5900, 7200, 31000, 2244000, 60000},
+		.fio_json = "{\"fio version\": \"fio-3.36\", \"jobs\": []}",
+		.host_counters_json = "{\"samples\": [{\"t\": 0, \"write_iops\": 16600}]}",
+		.labels = labels, .n_labels = n_labels,
+	};
+	return r;
+}
+
+static na_store *open_with_samples(const char *path)
+{
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_result rows[] = {
+		sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2),
+		sample("esx1", "truenas-vmware", "NFS41", labels_64k_slog, 2),
+		sample("esx2", "truenas-vmware16k", "NFS", labels_16k, 2),
+	};
+	rows[1].repetition = 2;
+	rows[2].export_path = "/mnt/tank/vmware16k";
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(na_store_add(s, &rows[i], &err), VS_OK);
+		assert_int_equal(rows[i].id, (int64_t)i + 1);
+	}
+	return s;
+}
+
+/* ---- queries: the ids that matched ---- */
+
+typedef struct found {
+	int64_t ids[16];
+	size_t n;
+} found;
+
+static int collect(const na_result *r, void *ud, vs_error *err)
+{
+	(void)err;
+	found *f = ud;
+	if (f->n < 16)
+		f->ids[f->n] = r->id;
+	f->n++;
+	return VS_OK;
+}
+
+/* The ids matching the conditions, as "1,2,3". */
+static const char *ids_where(na_store *s, const char *const *conds, size_t n)
+{
+	static char out[128];
+	found f = {0};
+	vs_error err = {0};
+	assert_int_equal(na_store_query(s, conds, n, collect, &f, &err), VS_OK);
+	out[0] = '\0';
+	for (size_t i = 0; i < f.n && i < 16; i++)
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%lld", i ? "," : "",
+		         (long long)f.ids[i]);
+	return out;
+}
+
+#define WHERE(s, ...) \
+	ids_where(s, (const char *const[]){__VA_ARGS__}, sizeof((const char *const[]){__VA_ARGS__}) / sizeof(char *))
+
+/* ---- tests ---- */
+
+static void creates_private_wal_database(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("create.db"));
+	na_store *s = open_with_samples(path);
+	assert_string_equal(na_store_path(s), path);
+	assert_int_equal(mode_of(path), 0600);
+	char side[600];
+	snprintf(side, sizeof(side), "%s-wal", path);
+	assert_int_equal(mode_of(side), 0600);
+	snprintf(side, sizeof(side), "%s-shm", path);
+	assert_int_equal(mode_of(side), 0600);
+	assert_string_equal(raw_text(path, "PRAGMA journal_mode"), "wal");
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
+	assert_true(na_store_schema_version() >= 2);
+	assert_string_equal(raw_text(path, "SELECT value FROM nfsagent_meta WHERE key = 'application'"),
+	                    "nfsagent");
+	na_store_close(&s);
+	assert_null(s);
+	free((char *)path);
+}
+
+static void default_location_is_xdg_then_home(void **state)
+{
+	(void)state;
+	char *old_xdg = getenv("XDG_DATA_HOME") ? strdup(getenv("XDG_DATA_HOME")) : NULL;
+	char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+	char want[600];
+	na_store *s = NULL;
+	vs_error err = {0};
+
+	setenv("XDG_DATA_HOME", in_root("xdg/data"), 1);
+	snprintf(want, sizeof(want), "%s/xdg/data/nfsagent/results.db", root);
+	assert_int_equal(na_store_open(NULL, &s, &err), VS_OK);
+	assert_string_equal(na_store_path(s), want);
+	assert_int_equal(mode_of(want), 0600);
+	assert_int_equal(mode_of(in_root("xdg")), 0700);
+	assert_int_equal(mode_of(in_root("xdg/data/nfsagent")), 0700);
+	na_store_close(&s);
+
+	/* the XDG spec ignores a relative XDG_DATA_HOME */
+	setenv("XDG_DATA_HOME", "relative/data", 1);
+	setenv("HOME", in_root("home"), 1);
+	snprintf(want, sizeof(want), "%s/home/.local/share/nfsagent/results.db", root);
+	assert_int_equal(na_store_open(NULL, &s, &err), VS_OK);
+	assert_string_equal(na_store_path(s), want);
+	assert_int_equal(mode_of(in_root("home/.local/share")), 0700);
+	na_store_close(&s);
+
+	unsetenv("XDG_DATA_HOME");
+	unsetenv("HOME");
+	assert_int_equal(na_store_open(NULL, &s, &err), VS_ERR_USAGE);
+	assert_null(s);
+
+	old_xdg ? setenv("XDG_DATA_HOME", old_xdg, 1) : unsetenv("XDG_DATA_HOME");
+	old_home ? setenv("HOME", old_home, 1) : unsetenv("HOME");
+	free(old_xdg), free(old_home);
+}
+
+static int check_first_row(const na_result *r, void *ud, vs_error *err)
+{
+	(void)err;
+	const na_result *want = ud;
+	assert_int_equal(r->id, 1);
+	assert_string_equal(r->started_at, want->started_at);
+	assert_string_equal(r->finished_at, want->finished_at);
+	assert_string_equal(r->status, "ok");
+	assert_null(r->error);
+	assert_null(r->campaign);
+	assert_null(r->target);
+	assert_int_equal(r->repetition, 1);
+	assert_string_equal(r->vcenter_build, want->vcenter_build);
+	assert_string_equal(r->esxi_build, want->esxi_build);
+	assert_string_equal(r->datastore_type, "NFS41");
+	assert_string_equal(r->servers, want->servers);
+	assert_string_equal(r->export_path, want->export_path);
+	assert_string_equal(r->guest_os, want->guest_os);
+	assert_string_equal(r->disk, want->disk);
+	assert_string_equal(r->job_file, want->job_file);
+	assert_string_equal(r->fio_version, want->fio_version);
+	assert_string_equal(r->fio_json, want->fio_json);
+	assert_string_equal(r->host_counters_json, want->host_counters_json);
+	assert_false(r->read.present);
+	assert_true(r->write.present);
+	assert_true(r->write.iops == want->write.iops && r->write.bw_bytes == want->write.bw_bytes);
+	assert_true(r->write.p99_us == want->write.p99_us && r->write.p999_us == want->write.p999_us);
+	assert_true(r->write.max_us == want->write.max_us);
+	assert_int_equal(r->write.total_ios, want->write.total_ios);
+	assert_int_equal(r->write.runtime_ms, 60000);
+	assert_int_equal(r->n_labels, 2);
+	assert_string_equal(r->labels[0].key, "recordsize");
+	assert_string_equal(r->labels[0].value, "64K");
+	assert_string_equal(r->labels[1].key, "slog");
+	assert_string_equal(r->labels[1].value, "none");
+	return VS_OK;
+}
+
+static int stop_at_first(const na_result *r, void *ud, vs_error *err)
+{
+	(void)r, (void)ud;
+	return vs_fail(err, VS_ERR_USAGE, "enough");
+}
+
+static void queries_by_provenance_and_labels(void **state)
+{
+	(void)state;
+	na_store *s = open_with_samples(in_root("query.db"));
+	vs_error err = {0};
+	na_result want = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	const char *first[] = {"id=1"};
+	assert_int_equal(na_store_query(s, first, 1, check_first_row, &want, &err), VS_OK);
+
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3");
+	assert_string_equal(WHERE(s, "host=esx1"), "1,2");
+	assert_string_equal(WHERE(s, "datastore=truenas-vmware16k"), "3");
+	assert_string_equal(WHERE(s, "recordsize=64K"), "1,2");
+	assert_string_equal(WHERE(s, "slog=HPE-EO000400JWDKP"), "2,3");
+	assert_string_equal(WHERE(s, "host=esx1", "slog=HPE-EO000400JWDKP"), "2");
+	assert_string_equal(WHERE(s, "protocol=NFS41"), "1,2");
+	assert_string_equal(WHERE(s, "protocol=NFS", "recordsize=16K"), "3");
+	assert_string_equal(WHERE(s, "datastore_type=NFS"), "3");
+	assert_string_equal(WHERE(s, "repetition=2"), "2");
+	assert_string_equal(WHERE(s, "export_path=/mnt/tank/vmware16k"), "3");
+	assert_string_equal(WHERE(s, "nosuchlabel=1"), "");
+	assert_string_equal(WHERE(s, "recordsize=128K"), "");
+	assert_string_equal(WHERE(s, "host=esx1", "host=esx2"), "");
+
+	found f = {0};
+	const char *bad[][1] = {{"host"}, {"=esx1"}, {""}};
+	for (size_t i = 0; i < 3; i++) {
+		assert_int_equal(na_store_query(s, bad[i], 1, collect, &f, &err), VS_ERR_USAGE);
+		assert_string_equal(err.context, "query results");
+	}
+	assert_int_equal(f.n, 0);
+	/* the callback's error stops the query and comes back untouched */
+	err = (vs_error){0};
+	assert_int_equal(na_store_query(s, NULL, 0, stop_at_first, NULL, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "enough");
+	assert_string_equal(err.context, "");
+	na_store_close(&s);
+}
+
+static void injection_is_only_data(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("inject.db"));
+	na_store *s = open_with_samples(path);
+	assert_string_equal(WHERE(s, "x'; DROP TABLE results;--=1"), "");
+	assert_string_equal(WHERE(s, "host=x' OR '1'='1"), "");
+	assert_string_equal(WHERE(s, "host=esx1'; DROP TABLE results;--"), "");
+	assert_string_equal(WHERE(s, "host) OR (1=1"), "");
+	assert_string_equal(WHERE(s, "1=1"), "");
+
+	/* hostile labels are stored and found as plain text */
+	na_label evil[] = {{"k'); DROP TABLE result_labels;--", "v' OR 1=1 --"}};
+	na_result r = sample("esx3", "x'; DELETE FROM results;--", "NFS", evil, 1);
+	vs_error err = {0};
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_string_equal(WHERE(s, "k'); DROP TABLE result_labels;--=v' OR 1=1 --"), "4");
+	assert_string_equal(WHERE(s, "datastore=x'; DELETE FROM results;--"), "4");
+	na_store_close(&s);
+
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM sqlite_master WHERE name IN "
+	                         "('results', 'result_labels', 'nfsagent_meta')"), 3);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels"), 7);
+	free((char *)path);
+}
+
+static void failed_run_keeps_its_error_and_no_stats(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("failed.db"));
+	na_store *s = open_with_samples(path);
+	vs_error err = {0};
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", NULL, 0);
+	r.status = "failed";
+	r.error = "fio: io_u error on file /root/fio.test: No space left on device: write offset=0";
+	r.read = (na_dir_stats){true, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  /* half-parsed output */
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_string_equal(WHERE(s, "status=failed"), "4");
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE id = 4 AND read_iops IS NULL "
+	                         "AND write_iops IS NULL AND read_runtime_ms IS NULL"), 1);
+	assert_string_equal(raw_text(path, "SELECT error FROM results WHERE id = 4"), r.error);
+
+	/* invalid results are refused and leave nothing behind */
+	na_result bad = sample("esx1", "ds", "NFS", NULL, 0);
+	bad.status = "failed";
+	assert_int_equal(na_store_add(s, &bad, &err), VS_ERR_USAGE);
+	bad.status = "maybe";
+	assert_int_equal(na_store_add(s, &bad, &err), VS_ERR_USAGE);
+	na_label eq[] = {{"a=b", "c"}};
+	bad = sample("esx1", "ds", "NFS", eq, 1);
+	assert_int_equal(na_store_add(s, &bad, &err), VS_ERR_USAGE);
+	assert_string_equal(err.context, "record result");
+	/* a label that fails half-way rolls the result back too */
+	na_label twice[] = {{"slog", "a"}, {"slog", "b"}};
+	bad = sample("esx1", "ds", "NFS", twice, 2);
+	assert_int_equal(na_store_add(s, &bad, &err), VS_ERR_FAULT);
+	assert_int_equal(bad.id, 0);
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3,4");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+static void reopen_keeps_rows(void **state)
+{
+	(void)state;
+	na_store *s = open_with_samples(in_root("reopen.db"));
+	na_store_close(&s);
+	vs_error err = {0};
+	assert_int_equal(na_store_open(in_root("reopen.db"), &s, &err), VS_OK);
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3");
+	assert_string_equal(WHERE(s, "recordsize=16K"), "3");
+	na_store_close(&s);
+}
+
+static void version_1_is_migrated(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("v1.db"));
+	const char *index = "SELECT count(*) FROM sqlite_master WHERE type = 'index' "
+	                    "AND name = 'result_labels_key_value'";
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open_version(path, 1, &s, &err), VS_OK);
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	assert_int_equal(raw_int(path, index), 0);
+
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
+	assert_int_equal(raw_int(path, index), 1);
+	assert_string_equal(WHERE(s, "recordsize=64K"), "1");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+/* Opening must fail and leave the file byte for byte as it was. */
+static void assert_refused_unchanged(const char *path, const char *why)
+{
+	size_t before_n, after_n;
+	char *before = slurp(path, &before_n);
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_not_equal(na_store_open(path, &s, &err), VS_OK);
+	assert_null(s);
+	assert_string_equal(err.context, "open results database");
+	if (!strstr(err.message, why))
+		fail_msg("'%s' lacks '%s'", err.message, why);
+	char *after = slurp(path, &after_n);
+	assert_int_equal(before_n, after_n);
+	assert_memory_equal(before, after, before_n);
+	char wal[600];
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	assert_int_not_equal(access(wal, F_OK), 0);
+	free(before), free(after);
+}
+
+static void foreign_files_are_refused_unchanged(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("foreign.db"));
+	sqlite3 *db = raw_open(path);
+	raw_exec(db, "CREATE TABLE x (a TEXT); INSERT INTO x VALUES ('keep me')");
+	sqlite3_close(db);
+	assert_refused_unchanged(path, "is not an nfsagent database");
+	free((char *)path);
+
+	/* a look-alike with the table but not the row */
+	path = strdup(in_root("lookalike.db"));
+	db = raw_open(path);
+	raw_exec(db, "CREATE TABLE nfsagent_meta (key TEXT, value TEXT); PRAGMA user_version = 1");
+	sqlite3_close(db);
+	assert_refused_unchanged(path, "is not an nfsagent database");
+	free((char *)path);
+
+	path = strdup(in_root("notes.txt"));
+	FILE *f = fopen(path, "w");
+	for (int i = 0; i < 100; i++)
+		fprintf(f, "4K random write 37,400 IOPS with SLOG, line %d\n", i);
+	fclose(f);
+	assert_refused_unchanged(path, "not a database");
+	free((char *)path);
+
+	/* ours, but from a newer nfsagent */
+	path = strdup(in_root("newer.db"));
+	na_store *s = open_with_samples(path);
+	na_store_close(&s);
+	db = raw_open(path);
+	raw_exec(db, "PRAGMA user_version = 99; PRAGMA journal_mode = DELETE");
+	sqlite3_close(db);
+	assert_refused_unchanged(path, "newer than this nfsagent");
+	free((char *)path);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void lock_is_reported_after_the_timeout(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("lock.db"));
+	na_store *s = open_with_samples(path);
+	sqlite3 *other = raw_open(path);
+	raw_exec(other, "BEGIN EXCLUSIVE; INSERT INTO nfsagent_meta VALUES ('other', 'writer')");
+
+	/* readers are not blocked: opening and querying still work */
+	na_store *reader = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &reader, &err), VS_OK);
+	assert_string_equal(ids_where(reader, NULL, 0), "1,2,3");
+	na_store_close(&reader);
+
+	na_store_set_busy_timeout(s, 300);
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	double t0 = now_s();
+	assert_int_equal(na_store_add(s, &r, &err), VS_ERR_FAULT);
+	double waited = now_s() - t0;
+	assert_true(waited >= 0.25 && waited < 3.0);
+	char want[700];
+	snprintf(want, sizeof(want), "database is locked by another nfsagent (%s)", path);
+	assert_string_equal(err.message, want);
+	assert_string_equal(err.context, "record result");
+
+	raw_exec(other, "ROLLBACK");
+	sqlite3_close(other);
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3,4");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+static void die(void)
+{
+	raise(SIGKILL);
+}
+
+/* A child killed -9 inside na_store_add's transaction, after it wrote
+ * megabytes into the WAL, must cost nothing but its own row. */
+static void crash_mid_write_keeps_earlier_rows(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("crash.db"));
+	na_store *s = open_with_samples(path);
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		na_store *child = NULL;
+		vs_error err = {0};
+		size_t big = 8 << 20;
+		char *json = malloc(big + 1);
+		if (!json || na_store_open(path, &child, &err) != VS_OK)
+			_exit(2);
+		memset(json, 'x', big);
+		json[big] = '\0';
+		na_result r = sample("esx9", "doomed", "NFS41", labels_64k, 2);
+		r.fio_json = json;
+		na_store_midwrite_hook = die;
+		na_store_add(child, &r, &err);
+		_exit(3);  /* the hook did not fire */
+	}
+	int status = 0;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	char wal[600];
+	snprintf(wal, sizeof(wal), "%s-wal", path);
+	struct stat st;
+	assert_int_equal(stat(wal, &st), 0);
+	assert_true(st.st_size > (1 << 20));  /* the child got well into its write */
+
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3");
+	assert_string_equal(WHERE(s, "host=esx9"), "");
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", NULL, 0);
+	vs_error err = {0};
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	na_store_close(&s);
+	assert_string_equal(raw_text(path, "PRAGMA integrity_check"), "ok");
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels"), 6);
+	free((char *)path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(creates_private_wal_database),
+		cmocka_unit_test(default_location_is_xdg_then_home),
+		cmocka_unit_test(queries_by_provenance_and_labels),
+		cmocka_unit_test(injection_is_only_data),
+		cmocka_unit_test(failed_run_keeps_its_error_and_no_stats),
+		cmocka_unit_test(reopen_keeps_rows),
+		cmocka_unit_test(version_1_is_migrated),
+		cmocka_unit_test(foreign_files_are_refused_unchanged),
+		cmocka_unit_test(lock_is_reported_after_the_timeout),
+		cmocka_unit_test(crash_mid_write_keeps_earlier_rows),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
