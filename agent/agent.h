@@ -106,7 +106,6 @@ void na_conn_close(na_conn *conn, vs_client **client);
 typedef struct na_table na_table;
 na_table *na_table_new(size_t ncols, const char *const *headers);
 void na_table_add(na_table *t, const char *const *cells);
-void na_table_sort(na_table *t, size_t col);
 void na_table_print(const na_table *t, FILE *out);
 void na_table_free(na_table **t);
 void na_json_print(json_t *json);

@@ -73,8 +73,8 @@ static int compare_first(const void *a, const void *b)
 static void rows_sort(rows *r)
 {
 	/* Rows are contiguous runs of ncols pointers: sort them as records. */
-	size_t size = r->ncols * sizeof(char *);
-	qsort(r->cells, r->n, size, compare_first);
+	if (r->n > 1)
+		qsort(r->cells, r->n, r->ncols * sizeof(char *), compare_first);
 }
 
 static const char *lookup(const rows *names, const char *moref)

@@ -70,7 +70,6 @@ struct na_table {
 	char **headers;
 	char ***rows;
 	size_t nrows, cap;
-	size_t sort_col;
 };
 
 na_table *na_table_new(size_t ncols, const char *const *headers)
@@ -102,21 +101,6 @@ void na_table_add(na_table *t, const char *const *cells)
 	for (size_t i = 0; i < t->ncols; i++)
 		row[i] = strdup(cells[i] ? cells[i] : "");
 	t->rows[t->nrows++] = row;
-}
-
-static const na_table *sorting;
-
-static int compare_rows(const void *a, const void *b)
-{
-	char *const *ra = *(char **const *)a, *const *rb = *(char **const *)b;
-	return strcmp(ra[sorting->sort_col], rb[sorting->sort_col]);
-}
-
-void na_table_sort(na_table *t, size_t col)
-{
-	t->sort_col = col;
-	sorting = t;
-	qsort(t->rows, t->nrows, sizeof(*t->rows), compare_rows);
 }
 
 /* Display width of UTF-8 text: one column per code point. */

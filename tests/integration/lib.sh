@@ -10,6 +10,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/nfsagent-test.XXXXXX")
 LAB_PID=
 LAB_LOG="$WORK/methods.log"
 OTHER_PIDS=()  # helper processes a test starts; stopped at exit
+SEED_VMS=3     # the lab adds fiotest, db01 and "Bjørn test" to its -vms N
 
 cleanup() {
 	local rc=$?

@@ -28,7 +28,7 @@ assert_contains "$(sed -n 1p <<< "$OUT")" "NAME"
 assert_contains "$OUT" "$local_ds"
 
 run 0 "$NFSAGENT" ls vms --json
-assert_eq "$(jq length <<< "$OUT")" 10 "vm count"
+assert_eq "$(jq length <<< "$OUT")" $((10 + SEED_VMS)) "vm count"
 # Hosts and datastores are shown by name, never as morefs.
 assert_eq "$(jq -r '[.[] | select(.host | startswith("host-"))] | length' <<< "$OUT")" 0 "host names"
 assert_eq "$(jq -r '[.[] | .datastores[] | select(startswith("datastore-"))] | length' <<< "$OUT")" 0 \
@@ -40,7 +40,8 @@ jq -e --arg h "$host_of_first" 'map(.name) | index($h)' <<< "$hosts_json" > /dev
 
 run 0 "$NFSAGENT" ls vms
 assert_eq "$(sed -n 1p <<< "$OUT" | tr -s ' ')" "NAME POWER HOST DATASTORES TOOLS" "header"
-assert_eq "$(($(wc -l <<< "$OUT") - 1))" 10 "vm rows"
+assert_eq "$(($(wc -l <<< "$OUT") - 1))" $((10 + SEED_VMS)) "vm rows"
+assert_contains "$OUT" "Bjørn test"
 
 run 2 "$NFSAGENT" ls clusters
 assert_contains "$ERR" "cannot list 'clusters'"

@@ -4,8 +4,8 @@
 . "$(dirname "$0")/lib.sh"
 
 check_all_vms() {
-	assert_eq "$(jq length <<< "$OUT")" 2000 "VMs listed"
-	assert_eq "$(jq '[.[].moref] | unique | length' <<< "$OUT")" 2000 "distinct VMs"
+	assert_eq "$(jq length <<< "$OUT")" $((2000 + SEED_VMS)) "VMs listed"
+	assert_eq "$(jq '[.[].moref] | unique | length' <<< "$OUT")" $((2000 + SEED_VMS)) "distinct VMs"
 	assert_eq "$ERR" "" "stderr"
 }
 

@@ -13,8 +13,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"path"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -115,6 +118,22 @@ func (l *lab) close() {
 
 // front returns the HTTP handler that serves the lab.
 func (l *lab) front() http.Handler {
+	mux := l.mux()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Go's ServeMux answers a path with an empty segment ("a//b", as
+		// "[ds] dir/" + "/" + "file" gives) with a 301 redirect that
+		// clients of /folder do not follow; vCenter's file access takes
+		// such paths as they are meant. Clean them here, and say so.
+		if p := r.URL.Path; strings.HasPrefix(p, "/folder/") && strings.Contains(p, "//") {
+			clean := path.Clean(p)
+			log.Printf("%s %s: empty path segment, serving %s", r.Method, p, clean)
+			r.URL.Path, r.URL.RawPath = clean, ""
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (l *lab) mux() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.HandleFunc(vim25.Path, l.serveSDK)
 	mux.HandleFunc(vim25.Path+"/vimService", l.serveSDK)

@@ -50,15 +50,26 @@ type modelShaper interface {
 // features lists every lab feature, in hook order. This is the one place
 // where features are registered.
 func features() []feature {
+	bug := &nfs41Bug{}
 	return []feature{
-		&inventory{},       // inventory.go: -hosts, -vms
-		&methodLog{},       // methodlog.go: -methods-log (sees every call, even 503s)
-		&sessionExpiry{},   // expire.go: -expire-after (runs before the 503 decision)
-		&unavailable{},     // faults.go: -fail-503, -seed, -fail-503-after, -fail-burst
-		&strictSessions{},  // sessions.go: session needed everywhere, /folder cookie
-		&serviceVersions{}, // versions.go: /sdk/vimServiceVersions.xml
-		&paging{},          // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
-		&slowTasks{},       // tasks.go: -task-seconds, -task-steps, -slow-tasks
+		&inventory{},          // inventory.go: -hosts, -vms
+		&methodLog{},          // methodlog.go: -methods-log (sees every call, even 503s)
+		&sessionExpiry{},      // expire.go: -expire-after (runs before the 503 decision)
+		&unavailable{},        // faults.go: -fail-503, -seed, -fail-503-after, -fail-burst
+		&strictSessions{},     // sessions.go: session needed everywhere, /folder cookie
+		&serviceVersions{},    // versions.go: /sdk/vimServiceVersions.xml
+		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
+		&esxiVersion{},        // esxi.go: -esxi
+		&nfsServer{},          // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
+		bug,                   // nfsbug.go: -nfs41-bug
+		&browsing{},           // browser.go: SearchDatastore_Task with real sizes
+		&virtualDisks{bug},    // disks.go: CreateVirtualDisk_Task, DeleteVirtualDisk_Task
+		&seedVMs{},            // seeds.go: fiotest, db01, Bjørn test
+		&layoutRefresh{},      // layout.go: RefreshStorageInfo from the files
+		&snapshots{},          // snapshots.go: delta disks for snapshots
+		&relocation{bug: bug}, // relocate.go: RelocateVM_Task moves files
+		&guestOps{},           // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
+		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 	}
 }
 

@@ -73,9 +73,11 @@ viewspec() { # viewspec VIEW: PropertyFilterSpec for VM names through a containe
 }
 vmview() { soap "$1" CreateContainerView ViewManager ViewManager '<container type="Folder">group-d1</container><type>VirtualMachine</type><recursive>true</recursive>' | returnval; }
 
+# Labs 1 and 2 count VMs: without the seed VMs (fiotest, db01, Bjørn test;
+# see smoke_nfs.sh) there are exactly -vms of them.
 echo "# lab 1: defaults, methods log"
 MLOG=$WORK/methods.log
-start -methods-log "$MLOG"
+start -methods-log "$MLOG" -seed-vms=false
 J=$WORK/j1
 
 check "curl --cacert verifies the lab certificate" \
@@ -138,7 +140,7 @@ check "methods log lines look like '<unix-ms> <Method> <status>'" \
 
 echo "# lab 2: -hosts 50 -vms 2000, paging with maxObjects=100"
 t0=$(date +%s%N)
-start -hosts 50 -vms 2000
+start -hosts 50 -vms 2000 -seed-vms=false
 echo "     (ready after $((($(date +%s%N) - t0) / 1000000)) ms)"
 J=$WORK/j2
 login "$J" >/dev/null

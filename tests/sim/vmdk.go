@@ -205,8 +205,8 @@ func randBytes(n int) []byte {
 	return b
 }
 
-func newCID() string      { return fmt.Sprintf("%x", randBytes(4)) }
-func newLongCID() string  { return fmt.Sprintf("%x", randBytes(16)) }
+func newCID() string     { return fmt.Sprintf("%x", randBytes(4)) }
+func newLongCID() string { return fmt.Sprintf("%x", randBytes(16)) }
 func newDDBUUID() string { // "60 00 C2 9a 1b 2c 3d 4e-5f 60 71 82 93 a4 b5 c6"
 	b := randBytes(13)
 	hex := []string{"60", "00", "C2"}
