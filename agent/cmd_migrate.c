@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "findings.h"
 
 static const char usage[] =
 	"Usage: nfsagent migrate --vm VM --datastore DS [--on-extent-bug POLICY]\n"
@@ -17,13 +17,14 @@ static const char usage[] =
 	"  nfs3      remount DS as NFS 3 on the hosts that mount it (only if no VM lives\n"
 	"            there) and retry once\n"
 	"  snapshot  take a snapshot, retry, remove the snapshot\n"
-	"  cold      power the VM off, migrate, power it on (needs --allow-power-off)\n\n"
+	"  cold      power the VM off, migrate, power it on (needs --allow-power-off)\n"
+	"A failed move's verdict is recorded in the results database (--db FILE).\n\n"
 	NA_CONNECT_HELP;
 
-enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF };
+enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB };
 
 typedef struct migrate_args {
-	const char *vm, *datastore, *policy;
+	const char *vm, *datastore, *policy, *db;
 	bool allow_power_off;
 } migrate_args;
 
@@ -48,6 +49,7 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DATASTORE: a->datastore = arg; return 1;
 	case OPT_POLICY: a->policy = arg; return 1;
 	case OPT_ALLOW_OFF: a->allow_power_off = true; return 1;
+	case OPT_DB: a->db = arg; return 1;
 	default: return 0;
 	}
 }
@@ -105,6 +107,11 @@ static int move(migration *m, vs_error *err)
 		say(m, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
 		if (!m->json)
 			na_diagnosis_print(&m->diag, stdout);
+		na_finding_source src = {"migration", NULL, NULL, na_host_by_moref(&m->inv, m->vm->host),
+		                         m->target, m->vm->name};
+		if (src.host)
+			na_record_finding(m->a->db, &src, m->diag.extent_bug, m->diag.verdict,
+			                  m->diag.evidence, m->diag.n_evidence);
 	}
 	if (rc != VS_OK)
 		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
@@ -299,6 +306,7 @@ int cmd_migrate(int argc, char **argv)
 		{"datastore", required_argument, NULL, OPT_DATASTORE},
 		{"on-extent-bug", required_argument, NULL, OPT_POLICY},
 		{"allow-power-off", no_argument, NULL, OPT_ALLOW_OFF},
+		{"db", required_argument, NULL, OPT_DB},
 		{0},
 	};
 	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};

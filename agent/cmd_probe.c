@@ -8,20 +8,21 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "findings.h"
 
 static const char usage[] =
 	"Usage: nfsagent probe --host H --datastore DS [--disks 8] [--size 1G] [OPTIONS]\n"
 	"Creates canary virtual disks (thin, sizes up to --size) on DS, checks that each\n"
 	"flat file holds what its descriptor declares, and deletes them. DS must be\n"
-	"mounted on host H, whose ESXi version the verdict names.\n"
+	"mounted on host H, whose ESXi version the verdict names. The verdict is\n"
+	"recorded in the results database (--db FILE) for `nfsagent regress`.\n"
 	"Exit 0 when clean, 3 when the extent-size mismatch showed.\n\n" NA_CONNECT_HELP;
 
-enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE };
+enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB };
 enum { MIB = 1024 * 1024 };
 
 typedef struct probe_args {
-	const char *host, *datastore;
+	const char *host, *datastore, *db;
 	long disks;
 	int64_t size;
 } probe_args;
@@ -61,6 +62,7 @@ static int on_option(int opt, const char *arg, void *ud)
 	switch (opt) {
 	case NA_OPT_HOST: a->host = arg; return 1;
 	case OPT_DATASTORE: a->datastore = arg; return 1;
+	case OPT_DB: a->db = arg; return 1;
 	case OPT_DISKS:
 		a->disks = strtol(arg, &end, 10);
 		if (*end || a->disks < 1 || a->disks > 100)
@@ -146,6 +148,12 @@ static int report(const probe_args *a, const vs_host *h, const vs_datastore *d,
 		         "clean: %zu of %ld canary disks on datastore %s (%s, host %s, ESXi %s build %s) "
 		         "hold what their descriptors declare",
 		         r->n_disks, a->disks, d->name, na_nfs_label(d->type), h->name, h->version, h->build);
+	char *evidence[1] = {NULL};
+	char count[64];
+	snprintf(count, sizeof(count), "%zu of %zu canary disks short", bad, r->n_disks);
+	evidence[0] = count;
+	na_finding_source src = {"probe", NULL, NULL, h, d, NULL};
+	na_record_finding(a->db, &src, bad > 0, verdict, evidence, 1);
 	if (json) {
 		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b, s:s, s:o}", "datastore",
 		                        d->name, "type", d->type, "host", h->name, "esxi_version", h->version,
@@ -209,6 +217,7 @@ int cmd_probe(int argc, char **argv)
 		{"datastore", required_argument, NULL, OPT_DATASTORE},
 		{"disks", required_argument, NULL, OPT_DISKS},
 		{"size", required_argument, NULL, OPT_SIZE},
+		{"db", required_argument, NULL, OPT_DB},
 		{0},
 	};
 	static const na_command_spec spec = {"probe", usage, longopts, on_option, check, run};

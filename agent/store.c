@@ -4,6 +4,7 @@
  * user types ever becomes SQL text. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,18 @@ static const char *const migrations[] = {
 	" PRIMARY KEY (result_id, key));",
 	/* 2: queries find results by label */
 	"CREATE INDEX result_labels_key_value ON result_labels (key, value);",
+	/* 3: findings (probe verdicts, failed moves) and the campaign journal */
+	"CREATE TABLE findings ("
+	" id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,"
+	" campaign TEXT, target TEXT, host TEXT, esxi_version TEXT, esxi_build TEXT,"
+	" datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT, vm TEXT,"
+	" extent_bug INTEGER NOT NULL, verdict TEXT NOT NULL, evidence_json TEXT);"
+	"CREATE TABLE campaign_runs ("
+	" run TEXT PRIMARY KEY, name TEXT NOT NULL, file TEXT, state TEXT NOT NULL,"
+	" pid INTEGER, started_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
+	"CREATE TABLE campaign_steps ("
+	" run TEXT NOT NULL REFERENCES campaign_runs (run) ON DELETE CASCADE,"
+	" step TEXT NOT NULL, at TEXT NOT NULL, detail TEXT, PRIMARY KEY (run, step));",
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -592,4 +605,199 @@ int na_store_query(na_store *s, const char *const *conditions, size_t n, na_resu
 	sqlite3_finalize(labels);
 	sqlite3_free(sql);
 	return rc;
+}
+
+/* ---- findings ---- */
+
+int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = prepare(s, "INSERT INTO findings (at, kind, campaign, target, host, esxi_version, "
+		                "esxi_build, datastore, datastore_type, servers, export_path, vm, "
+		                "extent_bug, verdict, evidence_json) "
+		                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
+	const char *const text[] = {f->at, f->kind, f->campaign, f->target, f->host, f->esxi_version,
+	                            f->esxi_build, f->datastore, f->datastore_type, f->servers,
+	                            f->export_path, f->vm};
+	int step = SQLITE_OK;
+	for (int i = 0; rc == VS_OK && step == SQLITE_OK && i < 12; i++)
+		step = sqlite3_bind_text(st, i + 1, text[i], -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_int(st, 13, f->extent_bug);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 14, f->verdict, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 15, f->evidence_json, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	f->id = rc == VS_OK ? sqlite3_last_insert_rowid(s->db) : 0;
+	sqlite3_finalize(st);
+	rc = finish(s, rc, err);
+	if (rc != VS_OK)
+		vs_error_context(err, "record finding");
+	return rc;
+}
+
+/* Findings whose field=value conditions all hold (fields: kind, campaign,
+ * target, host, esxi_build, datastore, protocol/datastore_type, export_path, vm). */
+int na_store_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn, void *ud,
+                      vs_error *err)
+{
+	static const char *const fields[] = {"kind", "campaign", "target", "host", "esxi_version",
+	                                     "esxi_build", "datastore", "datastore_type", "servers",
+	                                     "export_path", "vm"};
+	sqlite3_str *t = sqlite3_str_new(s->db);
+	sqlite3_str_appendall(t, "SELECT id, at, kind, campaign, target, host, esxi_version, esxi_build, "
+	                         "datastore, datastore_type, servers, export_path, vm, extent_bug, "
+	                         "verdict, evidence_json FROM findings WHERE 1 = 1");
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		const char *eq = strchr(conds[i], '=');
+		size_t len = eq ? (size_t)(eq - conds[i]) : 0;
+		const char *col = len == 8 && strncmp(conds[i], "protocol", 8) == 0 ? "datastore_type" : NULL;
+		for (size_t k = 0; !col && k < sizeof(fields) / sizeof(*fields); k++)
+			if (strlen(fields[k]) == len && strncmp(conds[i], fields[k], len) == 0)
+				col = fields[k];
+		if (!col)
+			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
+		else
+			sqlite3_str_appendf(t, " AND %s = ?", col);
+	}
+	sqlite3_str_appendall(t, " ORDER BY id");
+	char *sql = sqlite3_str_finish(t);
+	sqlite3_stmt *st = NULL;
+	if (rc == VS_OK)
+		rc = sql ? prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		if (sqlite3_bind_text(st, (int)i + 1, strchr(conds[i], '=') + 1, -1, SQLITE_STATIC) != SQLITE_OK)
+			rc = db_fail(s, SQLITE_ERROR, err);
+	int step = SQLITE_ROW;
+	while (rc == VS_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *c[16];
+		for (int i = 1; i < 16; i++)
+			c[i] = (const char *)sqlite3_column_text(st, i);
+		na_finding f = {sqlite3_column_int64(st, 0), c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8],
+		                c[9], c[10], c[11], c[12], sqlite3_column_int(st, 13) != 0, c[14], c[15]};
+		rc = fn(&f, ud, err);
+	}
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	sqlite3_finalize(st);
+	sqlite3_free(sql);
+	return rc;
+}
+
+/* ---- the campaign journal ---- */
+
+int na_store_run_claim(na_store *s, const char *run, const char *name, const char *file,
+                       const char *now, bool resume, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = prepare(s, "SELECT state, pid FROM campaign_runs WHERE run = ?", &st, err);
+	if (rc == VS_OK)
+		sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_DONE;
+	if (step == SQLITE_ROW) {
+		const char *state = (const char *)sqlite3_column_text(st, 0);
+		long pid = (long)sqlite3_column_int64(st, 1);
+		/* A run is active while the process that claimed it lives. */
+		if (strcmp(state, "running") == 0 && pid > 0 && kill((pid_t)pid, 0) == 0)
+			rc = vs_fail(err, VS_ERR_USAGE, "campaign '%s' is running already (pid %ld)", name, pid);
+		else if (!resume)
+			rc = vs_fail(err, VS_ERR_USAGE, "campaign run '%s' exists already", run);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (rc == VS_OK)
+		rc = prepare(s, "INSERT INTO campaign_runs (run, name, file, state, pid, started_at, updated_at)"
+		                " VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?5) ON CONFLICT (run) DO UPDATE SET"
+		                " state = 'running', pid = ?4, updated_at = ?5", &st, err);
+	if (rc == VS_OK) {
+		sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3, file, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, (sqlite3_int64)getpid());
+		sqlite3_bind_text(st, 5, now, -1, SQLITE_STATIC);
+		if ((step = sqlite3_step(st)) != SQLITE_DONE)
+			rc = db_fail(s, step, err);
+	}
+	sqlite3_finalize(st);
+	rc = finish(s, rc, err);
+	if (rc != VS_OK && !err->context[0])
+		vs_error_context(err, "claim campaign run");
+	return rc;
+}
+
+/* The newest run of campaign `name` that did not finish, malloc'd, or NULL. */
+char *na_store_run_unfinished(na_store *s, const char *name, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	char *run = NULL;
+	if (prepare(s, "SELECT run FROM campaign_runs WHERE name = ? AND state != 'done' "
+	               "ORDER BY started_at DESC, run DESC LIMIT 1", &st, err) != VS_OK)
+		return NULL;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		run = strdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return run;
+}
+
+static int run_exec(na_store *s, const char *sql, const char *a, const char *b, const char *c,
+                    const char *d, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = prepare(s, sql, &st, err);
+	const char *args[] = {a, b, c, d};
+	for (int i = 0; rc == VS_OK && i < 4; i++)
+		sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
+	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_DONE;
+	if (step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	sqlite3_finalize(st);
+	return finish(s, rc, err);
+}
+
+int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,
+                       const char *now, vs_error *err)
+{
+	return run_exec(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
+	                   "VALUES (?1, ?2, ?3, ?4)", run, step, detail, now, err);
+}
+
+int na_store_run_state(na_store *s, const char *run, const char *state, const char *now,
+                       vs_error *err)
+{
+	return run_exec(s, "UPDATE campaign_runs SET state = ?2, updated_at = ?3 WHERE run = ?1 "
+	                   "AND ?4 IS NULL", run, state, now, NULL, err);
+}
+
+/* Whether step is journaled as done; *detail (malloc'd) gets what was noted. */
+bool na_store_step_is_done(na_store *s, const char *run, const char *step, char **detail)
+{
+	sqlite3_stmt *st = NULL;
+	vs_error ignored = {0};
+	bool done = false;
+	if (detail)
+		*detail = NULL;
+	if (prepare(s, "SELECT detail FROM campaign_steps WHERE run = ? AND step = ?", &st, &ignored) != VS_OK)
+		return false;
+	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, step, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		done = true;
+		const char *d = (const char *)sqlite3_column_text(st, 0);
+		if (detail && d)
+			*detail = strdup(d);
+	}
+	sqlite3_finalize(st);
+	return done;
 }

@@ -77,6 +77,40 @@ typedef int (*na_result_fn)(const na_result *r, void *ud, vs_error *err);
 int na_store_query(na_store *s, const char *const *conditions, size_t n, na_result_fn fn,
                    void *ud, vs_error *err);
 
+/* ---- findings: probe verdicts and failed moves, with their provenance ---- */
+typedef struct na_finding {
+	int64_t id;
+	const char *at, *kind;      /* kind: "probe" or "migration" */
+	const char *campaign, *target;
+	const char *host, *esxi_version, *esxi_build;
+	const char *datastore, *datastore_type, *servers, *export_path;
+	const char *vm;
+	bool extent_bug;            /* the descriptor/extent size mismatch showed */
+	const char *verdict;        /* one line */
+	const char *evidence_json;  /* array of strings */
+} na_finding;
+int na_store_add_finding(na_store *s, na_finding *f, vs_error *err);
+typedef int (*na_finding_fn)(const na_finding *f, void *ud, vs_error *err);
+/* Conditions field=value over kind, campaign, target, host, esxi_version,
+ * esxi_build, datastore, datastore_type (alias protocol), servers,
+ * export_path, vm; in id order. */
+int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_finding_fn fn,
+                      void *ud, vs_error *err);
+
+/* ---- the campaign journal: which steps of a run are done ---- */
+/* Claims run for this process; refused while a live process holds it, or
+ * when it exists and resume is false. */
+int na_store_run_claim(na_store *s, const char *run, const char *name, const char *file,
+                       const char *now, bool resume, vs_error *err);
+/* The newest unfinished run of a campaign (malloc'd), or NULL. */
+char *na_store_run_unfinished(na_store *s, const char *name, vs_error *err);
+/* state: "running", "stopped" or "done". */
+int na_store_run_state(na_store *s, const char *run, const char *state, const char *now,
+                       vs_error *err);
+int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,
+                       const char *now, vs_error *err);
+bool na_store_step_is_done(na_store *s, const char *run, const char *step, char **detail);
+
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */
 int na_store_open_version(const char *path, int version, na_store **out, vs_error *err);

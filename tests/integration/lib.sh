@@ -9,6 +9,7 @@ set -euo pipefail
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/nfsagent-test.XXXXXX")
 LAB_PID=
 LAB_LOG="$WORK/methods.log"
+export XDG_DATA_HOME="$WORK/data"  # the results database of this test, not the user's
 OTHER_PIDS=()  # helper processes a test starts; stopped at exit
 SEED_VMS=3     # the lab adds fiotest, db01 and "Bjørn test" to its -vms N
 

@@ -1,0 +1,20 @@
+#ifndef NFSAGENT_FINDINGS_H
+#define NFSAGENT_FINDINGS_H
+
+#include "agent.h"
+#include "store.h"
+
+typedef struct na_finding_source {
+	const char *kind;          /* "probe" or "migration" */
+	const char *campaign, *target;
+	const vs_host *host;
+	const vs_datastore *datastore;
+	const char *vm;            /* NULL for a probe */
+} na_finding_source;
+
+/* Records a verdict in the results database (db NULL = default); a failure
+ * to record is a warning: the verdict was printed all the same. */
+void na_record_finding(const char *db, const na_finding_source *src, bool extent_bug,
+                       const char *verdict, char *const *evidence, size_t n_evidence);
+
+#endif
