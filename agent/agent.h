@@ -211,6 +211,35 @@ void na_diagnosis_free(na_diagnosis *d);
 json_t *na_diagnosis_json(const na_diagnosis *d);
 void na_diagnosis_print(const na_diagnosis *d, FILE *out);
 
+/* ---- the procedures behind mount, probe and migrate, for campaigns too ---- */
+typedef struct na_mount_args {
+	na_host_choice choice;
+	vs_nas_spec spec;
+	char *server_list;  /* "a,b" as given; spec.servers points into it */
+	const char *nfs;    /* "3" or "4.1" */
+} na_mount_args;
+/* Checks the command-line shape of a mount (NFS version, servers, path). */
+int na_mount_check(na_mount_args *a);
+/* Mounts where missing; *mounted counts hosts newly mounted.  Exit code. */
+int na_mount(vs_client *c, const na_mount_args *a, bool json, size_t *mounted);
+
+typedef struct na_probe_args {
+	const char *host, *datastore, *db;
+	long disks;
+	int64_t size;
+	const char *campaign, *target;  /* recorded with the verdict */
+} na_probe_args;
+/* Exit code: 0 clean, 3 when the extent-size mismatch showed. */
+int na_probe(vs_client *c, const na_probe_args *a, bool json);
+
+typedef struct na_migrate_args {
+	const char *vm, *datastore, *policy, *db;
+	bool allow_power_off;
+	const char *campaign, *target;  /* recorded with a failure's verdict */
+} na_migrate_args;
+/* Exit code: 0 moved and verified, 3 the extent-size bug stopped it, else 1/2/... */
+int na_migrate(vs_client *c, const na_migrate_args *a, bool json);
+
 /* ---- commands ---- */
 int cmd_about(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
@@ -222,6 +251,8 @@ int cmd_migrate(int argc, char **argv);
 int cmd_profiles(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 /* "1G", "512M": bytes, or -1 (cmd_probe.c). */
 int64_t na_parse_size(const char *s);
 /* cmd_verify.c: checks every descriptor of every disk of vm. */

@@ -63,6 +63,29 @@ void na_bench_end(na_bench *b)
 	free(dir);
 }
 
+/* ---- the disk under test ---- */
+
+/* The disk under test: the VM's first disk on the datastore. */
+char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err)
+{
+	vs_vm_layout *layout = NULL;
+	if (vs_vm_layout_read(c, vm->moref, &layout, err) != VS_OK)
+		return NULL;
+	char *disk = NULL;
+	for (size_t i = 0; !disk && i < layout->n_disks; i++)
+		if (layout->disks[i].datastore && strcmp(layout->disks[i].datastore, ds->moref) == 0) {
+			size_t len = strlen(layout->disks[i].label ? layout->disks[i].label : "disk") +
+			             strlen(layout->disks[i].file) + 2;
+			if ((disk = malloc(len)))
+				snprintf(disk, len, "%s %s", layout->disks[i].label ? layout->disks[i].label : "disk",
+				         layout->disks[i].file);
+		}
+	vs_vm_layout_free(&layout);
+	if (!disk)
+		vs_fail(err, VS_ERR_USAGE, "%s has no disk on datastore '%s'", vm->name, ds->name);
+	return disk;
+}
+
 /* ---- host counters ------------------------------------------------------------ */
 
 /* The datastore's perf instance: its uuid (last part of summary.url) on ESXi,

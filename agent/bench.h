@@ -34,6 +34,8 @@ typedef struct na_bench_outcome {
 	char *error;
 } na_bench_outcome;
 
+/* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */
+char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err);
 /* Prepares the guest (checks, staging folder) and looks up the counters. */
 int na_bench_begin(na_bench *b, vs_error *err);
 /* Runs one repetition of a profile and records it (a fio failure is recorded

@@ -158,27 +158,6 @@ static char *read_job(const char *path)
 
 /* ---- where the benchmark runs ------------------------------------------------------- */
 
-/* The disk under test: the VM's first disk on the datastore. */
-static char *tested_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err)
-{
-	vs_vm_layout *layout = NULL;
-	if (vs_vm_layout_read(c, vm->moref, &layout, err) != VS_OK)
-		return NULL;
-	char *disk = NULL;
-	for (size_t i = 0; !disk && i < layout->n_disks; i++)
-		if (layout->disks[i].datastore && strcmp(layout->disks[i].datastore, ds->moref) == 0) {
-			size_t len = strlen(layout->disks[i].label ? layout->disks[i].label : "disk") +
-			             strlen(layout->disks[i].file) + 2;
-			if ((disk = malloc(len)))
-				snprintf(disk, len, "%s %s", layout->disks[i].label ? layout->disks[i].label : "disk",
-				         layout->disks[i].file);
-		}
-	vs_vm_layout_free(&layout);
-	if (!disk)
-		vs_fail(err, VS_ERR_USAGE, "%s has no disk on datastore '%s'", vm->name, ds->name);
-	return disk;
-}
-
 static int resolve(vs_client *c, const bench_args *a, na_inventory *inv, na_bench *b, vs_error *err)
 {
 	vs_vm *vm = na_find_vm(inv, a->vm, err);
@@ -198,7 +177,7 @@ static int resolve(vs_client *c, const bench_args *a, na_inventory *inv, na_benc
 		return VS_ERR_NOT_FOUND;
 	if (!b->host)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
-	b->disk = tested_disk(c, vm, ds, err);
+	b->disk = na_bench_disk(c, vm, ds, err);
 	return b->disk ? VS_OK : err->status;
 }
 

@@ -23,14 +23,10 @@ static const char usage[] =
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB };
 
-typedef struct migrate_args {
-	const char *vm, *datastore, *policy, *db;
-	bool allow_power_off;
-} migrate_args;
 
 typedef struct migration {
 	vs_client *c;
-	const migrate_args *a;
+	const na_migrate_args *a;
 	bool json;
 	na_inventory inv;
 	vs_vm *vm;
@@ -43,7 +39,7 @@ typedef struct migration {
 
 static int on_option(int opt, const char *arg, void *ud)
 {
-	migrate_args *a = ud;
+	na_migrate_args *a = ud;
 	switch (opt) {
 	case OPT_VM: a->vm = arg; return 1;
 	case OPT_DATASTORE: a->datastore = arg; return 1;
@@ -107,7 +103,8 @@ static int move(migration *m, vs_error *err)
 		say(m, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
 		if (!m->json)
 			na_diagnosis_print(&m->diag, stdout);
-		na_finding_source src = {"migration", NULL, NULL, na_host_by_moref(&m->inv, m->vm->host),
+		na_finding_source src = {"migration", m->a->campaign, m->a->target,
+		                         na_host_by_moref(&m->inv, m->vm->host),
 		                         m->target, m->vm->name};
 		if (src.host)
 			na_record_finding(m->a->db, &src, m->diag.extent_bug, m->diag.verdict,
@@ -251,9 +248,8 @@ static int migrate(migration *m, vs_error *err)
 	return rc;
 }
 
-static int run(vs_client *c, void *args, bool json)
+int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
 {
-	const migrate_args *a = args;
 	migration m = {.c = c, .a = a, .json = json};
 	vs_error err = {0};
 	int rc = resolve(&m, &err);
@@ -282,9 +278,14 @@ static int run(vs_client *c, void *args, bool json)
 	return code;
 }
 
+static int run(vs_client *c, void *args, bool json)
+{
+	return na_migrate(c, args, json);
+}
+
 static int check(void *args, int argc, char **argv)
 {
-	const migrate_args *a = args;
+	const na_migrate_args *a = args;
 	const char *p = a->policy;
 	if (argc > 0)
 		return na_usage_error("migrate", "unexpected argument '%s'", argv[0]);
@@ -310,6 +311,6 @@ int cmd_migrate(int argc, char **argv)
 		{0},
 	};
 	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};
-	migrate_args a = {.policy = "fail"};
+	na_migrate_args a = {.policy = "fail"};
 	return na_command(&spec, &a, argc, argv);
 }

@@ -19,16 +19,10 @@ static const char usage[] =
 enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION, OPT_SERVER, OPT_PATH, OPT_NFS, OPT_READ_ONLY,
        OPT_SECURITY };
 
-typedef struct mount_args {
-	na_host_choice choice;
-	vs_nas_spec spec;
-	char *server_list;  /* "a,b" as given; spec.servers points into it */
-	const char *nfs;
-} mount_args;
 
 static int on_option(int opt, const char *arg, void *ud)
 {
-	mount_args *a = ud;
+	na_mount_args *a = ud;
 	switch (opt) {
 	case OPT_NAME: a->spec.name = arg; return 1;
 	case OPT_SERVER: free(a->server_list); a->server_list = strdup(arg); return 1;
@@ -52,11 +46,16 @@ static char **split_servers(char *list, size_t *n)
 
 static int check_args(void *args, int argc, char **argv)
 {
-	mount_args *a = args;
+	na_mount_args *a = args;
 	if (argc > 0)
 		return na_usage_error("mount", "unexpected argument '%s'", argv[0]);
 	if (na_host_choice_check("mount", &a->choice) >= 0)
 		return NA_EXIT_USAGE;
+	return na_mount_check(a);
+}
+
+int na_mount_check(na_mount_args *a)
+{
 	if (!a->spec.name || !a->server_list || !a->spec.path || !a->nfs)
 		return na_usage_error("mount", "--name, --server, --path and --nfs are required");
 	if (strcmp(a->nfs, "3") == 0)
@@ -128,8 +127,8 @@ static json_t *host_result(const char *host, const char *result, const vs_error 
 }
 
 /* Mounts on every chosen host that lacks it; returns how many failed. */
-static size_t mount_hosts(vs_client *c, const mount_args *a, vs_host **hosts, size_t n,
-                          const vs_datastore *same, json_t *results, bool json)
+static size_t mount_hosts(vs_client *c, const na_mount_args *a, vs_host **hosts, size_t n,
+                          const vs_datastore *same, json_t *results, bool json, size_t *mounted)
 {
 	size_t failed = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -142,6 +141,7 @@ static size_t mount_hosts(vs_client *c, const mount_args *a, vs_host **hosts, si
 		char *ds = NULL;
 		vs_error err = {0};
 		if (vs_nas_mount(c, hosts[i], &a->spec, &ds, &err) == VS_OK) {
+			(*mounted)++;
 			json_array_append_new(results, host_result(hosts[i]->name, "mounted", NULL));
 			if (!json)
 				printf("%s: mounted %s (%s %s:%s, %s)\n", hosts[i]->name, a->spec.name,
@@ -158,9 +158,8 @@ static size_t mount_hosts(vs_client *c, const mount_args *a, vs_host **hosts, si
 	return failed;
 }
 
-static int run(vs_client *c, void *args, bool json)
+int na_mount(vs_client *c, const na_mount_args *a, bool json, size_t *mounted)
 {
-	const mount_args *a = args;
 	na_inventory inv;
 	vs_error err = {0};
 	vs_host **hosts = NULL;
@@ -177,7 +176,8 @@ static int run(vs_client *c, void *args, bool json)
 		return na_report(&err);
 	}
 	json_t *results = json_array();
-	size_t failed = mount_hosts(c, a, hosts, n, same, results, json);
+	*mounted = 0;
+	size_t failed = mount_hosts(c, a, hosts, n, same, results, json, mounted);
 	if (json)
 		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:o}", "datastore", a->spec.name, "type",
 		                        a->spec.type, "server", a->server_list, "path", a->spec.path,
@@ -189,6 +189,12 @@ static int run(vs_client *c, void *args, bool json)
 	if (failed)
 		na_error("%s is not mounted on %zu of %zu hosts", a->spec.name, failed, n);
 	return failed ? NA_EXIT_FAIL : NA_EXIT_OK;
+}
+
+static int run(vs_client *c, void *args, bool json)
+{
+	size_t mounted;
+	return na_mount(c, args, json, &mounted);
 }
 
 int cmd_mount(int argc, char **argv)
@@ -205,7 +211,7 @@ int cmd_mount(int argc, char **argv)
 		{0},
 	};
 	static const na_command_spec spec = {"mount", usage, longopts, on_option, check_args, run};
-	mount_args a = {0};
+	na_mount_args a = {0};
 	int rc = na_command(&spec, &a, argc, argv);
 	free((void *)a.spec.servers);
 	free(a.server_list);

@@ -21,11 +21,6 @@ static const char usage[] =
 enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB };
 enum { MIB = 1024 * 1024 };
 
-typedef struct probe_args {
-	const char *host, *datastore, *db;
-	long disks;
-	int64_t size;
-} probe_args;
 
 static volatile sig_atomic_t interrupted;
 
@@ -57,7 +52,7 @@ int64_t na_parse_size(const char *s)
 
 static int on_option(int opt, const char *arg, void *ud)
 {
-	probe_args *a = ud;
+	na_probe_args *a = ud;
 	char *end;
 	switch (opt) {
 	case NA_OPT_HOST: a->host = arg; return 1;
@@ -77,7 +72,7 @@ static int on_option(int opt, const char *arg, void *ud)
 }
 
 /* Sizes from size/N up to size, whole MiB: the bug does not care for one size. */
-static int64_t canary_kb(const probe_args *a, long i)
+static int64_t canary_kb(const na_probe_args *a, long i)
 {
 	int64_t bytes = a->size * (i + 1) / a->disks;
 	bytes = bytes < MIB ? MIB : bytes / MIB * MIB;
@@ -91,7 +86,7 @@ typedef struct probe_run {
 	na_checks checks;
 } probe_run;
 
-static int create_and_check(vs_client *c, const na_inventory *inv, const probe_args *a,
+static int create_and_check(vs_client *c, const na_inventory *inv, const na_probe_args *a,
                             probe_run *r, vs_error *err)
 {
 	int rc = vs_datastore_mkdir(c, r->folder, err);
@@ -131,7 +126,7 @@ static void clean_up(vs_client *c, probe_run *r)
 }
 
 /* Prints the verdict; returns the exit code. */
-static int report(const probe_args *a, const vs_host *h, const vs_datastore *d,
+static int report(const na_probe_args *a, const vs_host *h, const vs_datastore *d,
                   const probe_run *r, bool json)
 {
 	size_t bad = 0;
@@ -152,7 +147,7 @@ static int report(const probe_args *a, const vs_host *h, const vs_datastore *d,
 	char count[64];
 	snprintf(count, sizeof(count), "%zu of %zu canary disks short", bad, r->n_disks);
 	evidence[0] = count;
-	na_finding_source src = {"probe", NULL, NULL, h, d, NULL};
+	na_finding_source src = {"probe", a->campaign, a->target, h, d, NULL};
 	na_record_finding(a->db, &src, bad > 0, verdict, evidence, 1);
 	if (json) {
 		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b, s:s, s:o}", "datastore",
@@ -167,9 +162,8 @@ static int report(const probe_args *a, const vs_host *h, const vs_datastore *d,
 	return bad ? NA_EXIT_FINDING : NA_EXIT_OK;
 }
 
-static int run(vs_client *c, void *args, bool json)
+int na_probe(vs_client *c, const na_probe_args *a, bool json)
 {
-	const probe_args *a = args;
 	na_inventory inv;
 	vs_error err = {0};
 	int rc = na_inventory_load(c, false, &inv, &err);
@@ -201,9 +195,14 @@ static int run(vs_client *c, void *args, bool json)
 	return code;
 }
 
+static int run(vs_client *c, void *args, bool json)
+{
+	return na_probe(c, args, json);
+}
+
 static int check(void *args, int argc, char **argv)
 {
-	const probe_args *a = args;
+	const na_probe_args *a = args;
 	if (argc > 0)
 		return na_usage_error("probe", "unexpected argument '%s'", argv[0]);
 	return a->host && a->datastore ? -1 : na_usage_error("probe", "--host and --datastore are required");
@@ -221,6 +220,6 @@ int cmd_probe(int argc, char **argv)
 		{0},
 	};
 	static const na_command_spec spec = {"probe", usage, longopts, on_option, check, run};
-	probe_args a = {.disks = 8, .size = 1024LL * MIB};
+	na_probe_args a = {.disks = 8, .size = 1024LL * MIB};
 	return na_command(&spec, &a, argc, argv);
 }

@@ -117,11 +117,12 @@ static void split_folder(const char *dspath, char **dir, const char **base)
 /* "[ds] dir" + "x" -> "[ds] dir/x"; "[ds]" + "x" -> "[ds] x". */
 char *na_dspath_child(const char *dir, const char *name)
 {
-	size_t len = strlen(dir) + strlen(name) + 2;
+	size_t n = strlen(dir), len = n + strlen(name) + 2;
 	char *s = malloc(len);
-	bool root = len > 2 && dir[strlen(dir) - 1] == ']';
+	/* "[ds]" takes a space, "[ds] dir" a slash, "[ds] dir/" nothing more. */
+	const char *sep = n && dir[n - 1] == ']' ? " " : n && dir[n - 1] == '/' ? "" : "/";
 	if (s)
-		snprintf(s, len, "%s%s%s", dir, root ? " " : "/", name);
+		snprintf(s, len, "%s%s%s", dir, sep, name);
 	return s;
 }
 

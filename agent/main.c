@@ -23,8 +23,10 @@ static const command commands[] = {
 	{"migrate", cmd_migrate, "Storage-vMotion a VM, verify its disks, diagnose and work around the NFS 4.1 bug"},
 	{"verify", cmd_verify, "check every disk extent of a VM against its descriptor"},
 	{"probe", cmd_probe, "canary disks on a datastore: does the NFS 4.1 extent-size bug show?"},
+	{"run", cmd_run, "run a campaign file: mount, probe, move, benchmark, compare, clean up"},
 	{"bench", cmd_bench, "run fio in a VM's guest, repeated, and record every result"},
 	{"results", cmd_results, "list and export recorded results (--where, --json, --csv)"},
+	{"report", cmd_report, "write an HTML report comparing results, with charts and findings"},
 	{"profiles", cmd_profiles, "list the built-in fio profiles"},
 	{"help", cmd_help, "show this help, or a command's help"},
 };

@@ -187,6 +187,7 @@ const char *na_size(int64_t bytes, char *buf, size_t size)
 
 void na_progress_init(na_progress *p, const char *what)
 {
+	fflush(stdout);  /* what was said before the progress comes first */
 	*p = (na_progress){.what = what, .last = -1, .tty = isatty(STDERR_FILENO)};
 }
 

@@ -4,9 +4,10 @@
 set -euo pipefail
 packages=(
 	build-essential cmake pkg-config
-	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev
+	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libinih-dev
 	golang-go golang-github-vmware-govmomi-dev
 	jq python3 openssl fio sqlite3 procps
+	chromium
 )
 missing=()
 for p in "${packages[@]}"; do

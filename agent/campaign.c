@@ -1,0 +1,484 @@
+/* Running a campaign: preflight and plan, then per target mount, probe,
+ * and repetitions interleaved across targets (A B A B) with the VM moved to
+ * each in turn, then the VM goes home and what was mounted is unmounted.
+ * Every finished step is journaled in the results database, so a stopped
+ * run continues with --resume without repeating or losing a result. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+#include "campaign.h"
+
+typedef struct run {
+	na_campaign *c;
+	const na_run_options *o;
+	vs_client *cl;
+	na_store *store;
+	na_inventory inv;
+	char id[160];            /* the run's name in the journal and on every result */
+	char *vm_moref, *home;   /* the VM, and the datastore it started on */
+	char *password;
+	double t_move, t_bench, t_probe, t_start;
+	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
+} run;
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_requested = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ISO-8601 UTC; compact for run names ("20261130T101500"). */
+static void iso_now(char *buf, size_t size, bool compact)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, size, compact ? "%Y%m%dT%H%M%S" : "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int fail_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int fail_line(const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	na_error("%s", line);
+	return NA_EXIT_USAGE;
+}
+
+/* ---- journal ---------------------------------------------------------------- */
+
+static bool done(run *r, const char *step, char **detail)
+{
+	return na_store_step_is_done(r->store, r->id, step, detail);
+}
+
+static int mark(run *r, const char *step, const char *detail)
+{
+	char at[32];
+	vs_error err = {0};
+	iso_now(at, sizeof(at), false);
+	return na_store_step_done(r->store, r->id, step, detail, at, &err) == VS_OK ? NA_EXIT_OK
+	                                                                           : na_report(&err);
+}
+
+static void set_state(run *r, const char *state)
+{
+	char at[32];
+	vs_error err = {0};
+	iso_now(at, sizeof(at), false);
+	if (na_store_run_state(r->store, r->id, state, at, &err) != VS_OK)
+		na_report(&err);
+}
+
+/* ---- preflight ------------------------------------------------------------------ */
+
+static vs_vm *the_vm(run *r)
+{
+	for (size_t i = 0; r->vm_moref && i < r->inv.n_vms; i++)
+		if (!strcmp(r->inv.vms[i].moref, r->vm_moref))
+			return &r->inv.vms[i];
+	return NULL;
+}
+
+static int reload(run *r)
+{
+	vs_error err = {0};
+	na_inventory_free(&r->inv);
+	if (na_inventory_load(r->cl, true, &r->inv, &err) != VS_OK)
+		return na_report(&err);
+	if (r->vm_moref && !the_vm(r))
+		return fail_line("the VM %s disappeared", r->c->vm);
+	return NA_EXIT_OK;
+}
+
+/* The target's hosts: "all", "cluster:NAME", or host names. */
+static bool target_hosts(run *r, const na_target *t, na_host_choice *choice, vs_error *err)
+{
+	const char *h = t->hosts ? t->hosts : "all";
+	*choice = (na_host_choice){0};
+	if (!strcmp(h, "all"))
+		choice->all = true;
+	else if (!strncmp(h, "cluster:", 8))
+		choice->cluster = h + 8;
+	else
+		choice->host = h;
+	vs_host **hosts = NULL;
+	size_t n = 0;
+	int rc = na_select_hosts(&r->inv, choice, &hosts, &n, err);
+	free(hosts);
+	return rc == VS_OK;
+}
+
+static int check_target(run *r, const na_target *t, const vs_vm *vm)
+{
+	vs_error err = {0};
+	na_host_choice choice;
+	if (!target_hosts(r, t, &choice, &err))
+		return na_report(&err);
+	vs_datastore *d = NULL;
+	for (size_t i = 0; i < r->inv.n_datastores; i++)
+		if (!strcmp(r->inv.datastores[i].name, t->datastore))
+			d = &r->inv.datastores[i];
+	if (!d && !t->servers)
+		return fail_line("target %s: no datastore is named '%s' and the target names no export to mount",
+		                 t->name, t->datastore);
+	if (d && t->servers) {
+		const char *servers[] = {t->servers, NULL};
+		if (!na_same_export(d, servers, t->path))
+			return fail_line("target %s: datastore '%s' exists for another export", t->name, t->datastore);
+	}
+	if (choice.host && strcmp(na_host_name(&r->inv, vm->host), choice.host) != 0)
+		return fail_line("target %s: %s runs on another host", t->name, vm->name);
+	return NA_EXIT_OK;
+}
+
+static void print_plan(run *r, const vs_vm *vm)
+{
+	na_campaign *c = r->c;
+	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
+	printf("  VM %s on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+	for (size_t i = 0; i < c->n_targets; i++) {
+		const na_target *t = &c->targets[i];
+		printf("  target %s: ", t->name);
+		if (t->servers)
+			printf("%s:%s as NFS %s named %s on %s hosts", t->servers, t->path, t->nfs,
+			       t->datastore, t->hosts ? t->hosts : "all");
+		else
+			printf("datastore %s", t->datastore);
+		printf("%s; on the extent-size bug: %s", t->probe ? "; probe first" : "",
+		       t->on_extent_bug ? t->on_extent_bug : "fail");
+		for (size_t k = 0; k < t->labels.n; k++)
+			printf("%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
+		printf("\n");
+	}
+	printf("  profiles:");
+	for (size_t i = 0; i < c->n_profiles; i++)
+		printf(" %s", c->profiles[i]);
+	printf(" x %ld repetitions, targets interleaved; size %s, runtime %ld s\n", c->repeat, c->size,
+	       c->runtime);
+	printf("  then: %s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
+	                                   : "leave everything as it is (cleanup = no)");
+	fflush(stdout);
+}
+
+static int preflight(run *r)
+{
+	vs_error err = {0};
+	int rc = reload(r);
+	vs_vm *vm = NULL;
+	if (rc == NA_EXIT_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
+		return na_report(&err);
+	if (rc != NA_EXIT_OK)
+		return rc;
+	r->vm_moref = strdup(vm->moref);
+	char *path = NULL;
+	if (vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) != VS_OK)
+		return na_report(&err);
+	free(path);
+	if (vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
+		return na_report(&err);
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
+		rc = check_target(r, &r->c->targets[i], vm);
+	return rc;
+}
+
+/* ---- steps ---------------------------------------------------------------------- */
+
+static int mount_target(run *r, na_target *t)
+{
+	char step[160], *detail = NULL;
+	snprintf(step, sizeof(step), "mount:%s", t->name);
+	if (!t->servers || done(r, step, &detail)) {
+		free(detail);
+		return NA_EXIT_OK;
+	}
+	na_mount_args a = {.server_list = strdup(t->servers), .nfs = t->nfs};
+	a.spec.name = t->datastore;
+	a.spec.path = t->path;
+	target_hosts(r, t, &a.choice, &(vs_error){0});
+	size_t mounted = 0;
+	int rc = a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
+	if (rc < 0)
+		rc = na_mount(r->cl, &a, false, &mounted);
+	free((void *)a.spec.servers);
+	free(a.server_list);
+	if (rc == NA_EXIT_OK)
+		rc = mark(r, step, mounted ? "mounted" : "present");
+	return rc == NA_EXIT_OK ? reload(r) : rc;
+}
+
+static int probe_target(run *r, na_target *t)
+{
+	char step[160];
+	snprintf(step, sizeof(step), "probe:%s", t->name);
+	if (!t->probe || done(r, step, NULL))
+		return NA_EXIT_OK;
+	vs_vm *vm = the_vm(r);
+	na_probe_args a = {na_host_name(&r->inv, vm->host), t->datastore, r->o->db, r->c->probe_disks,
+	                   na_parse_size(r->c->probe_size), r->id, t->name};
+	double t0 = now_s();
+	int rc = na_probe(r->cl, &a, false);
+	r->t_probe += now_s() - t0;
+	/* The bug showing is a finding (recorded by the probe), not a failure. */
+	if (rc == NA_EXIT_OK || rc == NA_EXIT_FINDING)
+		rc = mark(r, step, rc == NA_EXIT_OK ? "clean" : "extent-size mismatch");
+	return rc;
+}
+
+/* Moves the VM to ds; the extent-size bug marks the target broken. */
+static int move_to(run *r, size_t ti, const char *ds, const char *policy)
+{
+	vs_vm *vm = the_vm(r);
+	for (size_t i = 0; i < r->inv.n_datastores; i++)
+		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
+		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
+			return NA_EXIT_OK;
+	na_migrate_args a = {r->c->vm, ds, policy, r->o->db, r->c->allow_power_off, r->id,
+	                     ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
+	double t0 = now_s();
+	int rc = na_migrate(r->cl, &a, false);
+	r->t_move += now_s() - t0;
+	if (rc == NA_EXIT_FINDING && ti < NA_MAX_TARGETS) {
+		char step[160];
+		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
+		r->broken[ti] = true;
+		na_error("target %s: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped",
+		         r->c->targets[ti].name);
+		rc = mark(r, step, "extent-size mismatch");
+	}
+	int reloaded = reload(r);
+	return rc != NA_EXIT_OK ? rc : reloaded;
+}
+
+static int bench_one(run *r, na_target *t, const char *profile, long rep)
+{
+	char step[256], *detail = NULL;
+	snprintf(step, sizeof(step), "result:%s:%ld:%s", t->name, rep, profile);
+	if (done(r, step, &detail)) {
+		free(detail);
+		return NA_EXIT_OK;
+	}
+	na_label labels[2 * NA_MAX_LABELS];
+	size_t n = 0;
+	for (size_t i = 0; i < r->c->labels.n; i++)
+		labels[n++] = r->c->labels.v[i];
+	for (size_t i = 0; i < t->labels.n; i++)
+		labels[n++] = t->labels.v[i];
+	vs_vm *vm = the_vm(r);
+	vs_error err = {0};
+	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
+	na_bench b = {.c = r->cl, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host), .ds = ds,
+	              .auth = {r->c->guest_user ? r->c->guest_user : getenv("NFSAGENT_GUEST_USER"), r->password},
+	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
+	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
+	              .store = r->store, .stop = &stop_requested};
+	const na_profile *p = na_profile_find(profile);
+	char *job = na_job_file(p, &b.job);
+	na_bench_outcome o = {0};
+	double t0 = now_s();
+	int rc = ds && b.host && job ? VS_OK : VS_ERR_NOT_FOUND;
+	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
+		rc = err.status;
+	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
+		rc = na_bench_run(&b, p, job, (int)rep, &o, &err);
+		na_bench_end(&b);
+	}
+	r->t_bench += now_s() - t0;
+	int code = rc == VS_OK ? NA_EXIT_OK : stop_requested ? NA_EXIT_FAIL : na_report(&err);
+	if (rc == VS_OK) {
+		char row[48];
+		snprintf(row, sizeof(row), "%lld", (long long)o.row);
+		printf("  %s #%ld on %s: %s (result %s)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED", row);
+		fflush(stdout);
+		code = mark(r, step, row);
+	}
+	na_bench_outcome_clear(&o);
+	free(job);
+	free(b.disk);
+	return code;
+}
+
+static int rounds(run *r)
+{
+	int rc = NA_EXIT_OK;
+	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !stop_requested; rep++)
+		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !stop_requested; ti++) {
+			na_target *t = &r->c->targets[ti];
+			char step[160];
+			snprintf(step, sizeof(step), "broken:%s", t->name);
+			if (r->broken[ti] || done(r, step, NULL))
+				continue;
+			printf("Repetition %ld on target %s:\n", rep, t->name);
+			rc = move_to(r, ti, t->datastore, t->on_extent_bug ? t->on_extent_bug : "fail");
+			if (rc == NA_EXIT_FINDING)
+				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
+			for (size_t p = 0; rc == NA_EXIT_OK && !r->broken[ti] && p < r->c->n_profiles &&
+			                   !stop_requested; p++)
+				rc = bench_one(r, t, r->c->profiles[p], rep);
+		}
+	return rc;
+}
+
+static int clean_up(run *r)
+{
+	if (!r->c->cleanup)
+		return NA_EXIT_OK;
+	printf("Cleaning up:\n");
+	int rc = done(r, "home", NULL) ? NA_EXIT_OK : move_to(r, NA_MAX_TARGETS, r->home, "fail");
+	if (rc == NA_EXIT_OK)
+		rc = mark(r, "home", r->home);
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
+		na_target *t = &r->c->targets[i];
+		char step[160], unstep[160], *detail = NULL;
+		snprintf(step, sizeof(step), "mount:%s", t->name);
+		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
+		bool ours = done(r, step, &detail) && detail && !strcmp(detail, "mounted");
+		free(detail);
+		if (!ours || done(r, unstep, NULL))
+			continue;
+		vs_error err = {0};
+		vs_datastore *d = na_find_datastore(&r->inv, t->datastore, &err);
+		vs_host **hosts = calloc(r->inv.n_hosts + 1, sizeof(vs_host *));
+		size_t n = 0;
+		for (size_t h = 0; d && hosts && h < d->n_mounts; h++)
+			if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
+				n++;
+		rc = d && hosts ? (na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err) == VS_OK
+		                       ? mark(r, unstep, "unmounted") : na_report(&err))
+		                : NA_EXIT_OK;
+		free(hosts);
+		if (rc == NA_EXIT_OK)
+			rc = reload(r);
+	}
+	return rc;
+}
+
+static void print_time(const run *r)
+{
+	double total = now_s() - r->t_start;
+	double other = total - r->t_move - r->t_bench - r->t_probe;
+	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s, probes %.1f s, "
+	       "nfsagent and everything else %.1f s (%.1f%%)\n",
+	       total, r->t_move, r->t_bench, r->t_probe, other, total > 0 ? 100 * other / total : 0);
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+static int claim(run *r)
+{
+	vs_error err = {0};
+	char at[32];
+	iso_now(at, sizeof(at), false);
+	char *prev = na_store_run_unfinished(r->store, r->c->name, &err);
+	int rc = NA_EXIT_OK;
+	if (prev && !r->o->resume && na_store_run_claim(r->store, prev, r->c->name, r->c->file, at, true,
+	                                                 &err) != VS_OK)
+		rc = na_report(&err);  /* it is running right now */
+	else if (prev && !r->o->resume)
+		rc = fail_line("campaign %s has an unfinished run (%s): continue it with --resume",
+		               r->c->name, prev);
+	else if (!prev && r->o->resume)
+		rc = fail_line("campaign %s has no unfinished run to resume", r->c->name);
+	if (rc == NA_EXIT_OK && prev)
+		snprintf(r->id, sizeof(r->id), "%s", prev);
+	if (rc == NA_EXIT_OK && na_store_run_claim(r->store, r->id, r->c->name, r->c->file, at,
+	                                           r->o->resume, &err) != VS_OK)
+		rc = na_report(&err);
+	free(prev);
+	return rc;
+}
+
+static int execute(run *r)
+{
+	int rc = NA_EXIT_OK;
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !stop_requested; i++)
+		rc = mount_target(r, &r->c->targets[i]);
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !stop_requested; i++)
+		rc = probe_target(r, &r->c->targets[i]);
+	if (rc == NA_EXIT_OK)
+		rc = rounds(r);
+	if (stop_requested) {
+		set_state(r, "stopped");
+		na_error("stopped: every finished step is kept; continue with nfsagent run %s --resume",
+		         r->c->file);
+		return NA_EXIT_FAIL;
+	}
+	int cleaned = clean_up(r);
+	if (rc == NA_EXIT_OK)
+		rc = cleaned;
+	set_state(r, rc == NA_EXIT_OK ? "done" : "stopped");
+	return rc;
+}
+
+static char *guest_password(const na_campaign *c)
+{
+	if (c->guest_password_file) {
+		FILE *f = fopen(c->guest_password_file, "r");
+		char *line = NULL;
+		size_t cap = 0;
+		if (f && getline(&line, &cap, f) > 0)
+			line[strcspn(line, "\r\n")] = '\0';
+		else
+			free(line), line = NULL;
+		if (f)
+			fclose(f);
+		return line;
+	}
+	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
+	return env ? strdup(env) : NULL;
+}
+
+int na_campaign_run(na_campaign *c, const na_run_options *o)
+{
+	run r = {.c = c, .o = o, .t_start = now_s()};
+	char stamp[32];
+	iso_now(stamp, sizeof(stamp), true);
+	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
+	if (!(r.password = guest_password(c)))
+		return fail_line("no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
+	vs_error err = {0};
+	int rc = na_store_open(o->db, &r.store, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+	if (rc == NA_EXIT_OK)
+		rc = na_conn_open(o->conn, &r.cl);
+	if (rc == NA_EXIT_OK)
+		rc = preflight(&r);
+	if (rc == NA_EXIT_OK && o->resume) {
+		char *prev = na_store_run_unfinished(r.store, c->name, &err);
+		if (prev)
+			snprintf(r.id, sizeof(r.id), "%s", prev);
+		free(prev);
+	}
+	if (rc == NA_EXIT_OK)
+		print_plan(&r, the_vm(&r));
+	if (rc == NA_EXIT_OK && !o->dry_run && (rc = claim(&r)) == NA_EXIT_OK) {
+		struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+		sigaction(SIGINT, &sa, &old_int);
+		sigaction(SIGTERM, &sa, &old_term);
+		rc = execute(&r);
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		print_time(&r);
+	}
+	vs_disconnect(&r.cl);
+	na_inventory_free(&r.inv);
+	na_store_close(&r.store);
+	free(r.vm_moref);
+	free(r.home);
+	free(r.password);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/* Campaigns: an INI file that describes a whole comparison (targets to
+ * mount or use, the test VM, profiles, repetitions), and its run. */
+#ifndef NFSAGENT_CAMPAIGN_H
+#define NFSAGENT_CAMPAIGN_H
+
+#include "agent.h"
+#include "store.h"
+
+enum { NA_MAX_LABELS = 16, NA_MAX_TARGETS = 16, NA_MAX_CAMPAIGN_PROFILES = 16 };
+
+typedef struct na_labels {
+	na_label v[NA_MAX_LABELS];
+	char *text[NA_MAX_LABELS];   /* "key\0value" storage */
+	size_t n;
+} na_labels;
+
+typedef struct na_target {
+	char *name;          /* [target NAME] */
+	int line;            /* where it starts, for messages */
+	char *datastore;     /* the datastore's name, existing or to mount */
+	char *servers;       /* NFS server(s) to mount from; NULL: use an existing datastore */
+	char *path;          /* export path */
+	char *nfs;           /* "3" or "4.1" */
+	char *hosts;         /* "all", "cluster:NAME" or "h1,h2"; default all */
+	char *on_extent_bug; /* fail, nfs3, snapshot or cold; default fail */
+	bool probe;          /* probe the datastore before moving the VM there (default yes) */
+	na_labels labels;
+} na_target;
+
+typedef struct na_campaign {
+	char *file;
+	char *name, *vm;
+	char *guest_user, *guest_password_file;
+	char *profiles[NA_MAX_CAMPAIGN_PROFILES];
+	size_t n_profiles;
+	long repeat, runtime, ramp, probe_disks;
+	char *size, *dir, *probe_size;
+	bool cleanup, allow_power_off;
+	na_labels labels;    /* for every target */
+	char *url, *username, *thumbprint, *cacert;  /* [connection]; never a password */
+	bool insecure;
+	na_target targets[NA_MAX_TARGETS];
+	size_t n_targets;
+} na_campaign;
+
+/* Reads and checks a campaign file; errors are "FILE:LINE: what is wrong"
+ * in err->message with VS_ERR_USAGE. */
+int na_campaign_load(const char *path, na_campaign *c, vs_error *err);
+void na_campaign_free(na_campaign *c);
+
+typedef struct na_run_options {
+	bool dry_run, resume;
+	const char *db;
+	na_conn *conn;       /* connection flags from the command line */
+} na_run_options;
+
+/* Runs (or with dry_run only plans) a campaign; returns an exit code. */
+int na_campaign_run(na_campaign *c, const na_run_options *o);
+
+#endif

@@ -1,0 +1,140 @@
+/* nfsagent report: the selected results as one self-contained HTML page. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "report.h"
+#include "store.h"
+
+static const char usage[] =
+	"Usage: nfsagent report --html FILE [--where KEY=VALUE ...] [--group-by FIELD ...] [--db FILE]\n"
+	"Writes one self-contained HTML page (mode 0600, opens offline) comparing the\n"
+	"selected results: each group's provenance, per profile a table and charts of\n"
+	"median IOPS, throughput and latency with their spread, and the probe verdicts\n"
+	"and failed moves. KEY and FIELD are provenance fields (protocol, datastore, host,\n"
+	"esxi_build, vm, profile, ...) or your labels (recordsize). By default results are\n"
+	"grouped by the protocol and the labels that vary, else by datastore.\n";
+
+enum { OPT_HTML = NA_OPT_FIRST_COMMAND_OPTION, OPT_WHERE, OPT_GROUP_BY, OPT_DB };
+enum { MAX_WHERE = 32, MAX_GROUP_BY = 8 };
+
+typedef struct report_args {
+	const char *html, *db;
+	const char *where[MAX_WHERE], *group_by[MAX_GROUP_BY];
+	size_t n_where, n_group_by;
+} report_args;
+
+/* A temporary file beside path, so that the page appears whole or not at
+ * all; mkstemp creates it mode 0600. */
+static int open_temp(const char *path, char **tmp, FILE **out, vs_error *err)
+{
+	size_t len = strlen(path) + sizeof(".XXXXXX");
+	*tmp = malloc(len);
+	if (!*tmp)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	snprintf(*tmp, len, "%s.XXXXXX", path);
+	int fd = mkstemp(*tmp);
+	if (fd < 0) {
+		int rc = vs_fail(err, VS_ERR_FAULT, "cannot create %s: %s", path, strerror(errno));
+		free(*tmp);
+		*tmp = NULL;
+		return rc;
+	}
+	if (!(*out = fdopen(fd, "w"))) {
+		close(fd);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	return VS_OK;
+}
+
+static int finish_file(const char *path, char *tmp, FILE *out, int rc, vs_error *err)
+{
+	bool failed = out && (ferror(out) != 0);
+	if (out && fclose(out) != 0)
+		failed = true;
+	if (rc == VS_OK && failed)
+		rc = vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(errno));
+	if (rc == VS_OK && rename(tmp, path) != 0)
+		rc = vs_fail(err, VS_ERR_FAULT, "cannot create %s: %s", path, strerror(errno));
+	if (rc != VS_OK && tmp)
+		unlink(tmp);
+	free(tmp);
+	return rc;
+}
+
+static int write_report(const report_args *a)
+{
+	char now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	strftime(now, sizeof(now), "%Y-%m-%d %H:%M UTC", gmtime_r(&t, &tm));
+	na_report_opts o = {a->where, a->n_where, a->group_by, a->n_group_by, now};
+	na_report_counts counts = {0};
+	na_store *store = NULL;
+	vs_error err = {0};
+	char *tmp = NULL;
+	FILE *out = NULL;
+	int rc = na_store_open(a->db, &store, &err);
+	if (rc == VS_OK)
+		rc = open_temp(a->html, &tmp, &out, &err);
+	if (rc == VS_OK)
+		rc = na_report_html(store, &o, out, &counts, &err);
+	if (tmp)
+		rc = finish_file(a->html, tmp, out, rc, &err);
+	na_store_close(&store);
+	if (rc != VS_OK)
+		return na_report(&err);
+	if (!counts.results)
+		na_warn("no results match the selection; %s holds only the findings", a->html);
+	printf("%s: %zu runs (%zu failed) in %zu groups, %zu profiles, %zu findings\n", a->html,
+	       counts.results, counts.failed, counts.groups, counts.profiles, counts.findings);
+	return NA_EXIT_OK;
+}
+
+static int on_option(int opt, const char *arg, void *ud)
+{
+	report_args *a = ud;
+	switch (opt) {
+	case OPT_HTML:
+		if (!arg[0])
+			return -na_usage_error("report", "--html wants a file name");
+		a->html = arg;
+		return 1;
+	case OPT_DB: a->db = arg; return 1;
+	case OPT_WHERE:
+		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE)
+			return -na_usage_error("report", "--where wants KEY=VALUE, not '%s'", arg);
+		a->where[a->n_where++] = arg;
+		return 1;
+	case OPT_GROUP_BY:
+		if (!arg[0] || strchr(arg, '=') || a->n_group_by == MAX_GROUP_BY)
+			return -na_usage_error("report", "--group-by wants a field or label key, not '%s'", arg);
+		a->group_by[a->n_group_by++] = arg;
+		return 1;
+	default: return 0;
+	}
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"html", required_argument, NULL, OPT_HTML},
+		{"where", required_argument, NULL, OPT_WHERE},
+		{"group-by", required_argument, NULL, OPT_GROUP_BY},
+		{"db", required_argument, NULL, OPT_DB},
+		{"help", no_argument, NULL, NA_OPT_HELP},
+		{0},
+	};
+	na_conn conn = {.cmd = "report"};
+	report_args a = {0};
+	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	na_conn_close(&conn, NULL);
+	if (rc < 0 && optind < argc)
+		rc = na_usage_error("report", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && !a.html)
+		rc = na_usage_error("report", "give --html FILE");
+	return rc < 0 ? write_report(&a) : rc;
+}

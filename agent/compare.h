@@ -1,0 +1,127 @@
+/* Comparing two groups of results (shared by compare and regress): loading
+ * them by selector, matching runs of the same workload, medians and spreads
+ * per metric, the noise verdict of stats.h, and the factors in which the
+ * groups' provenance differs. */
+#ifndef NFSAGENT_COMPARE_H
+#define NFSAGENT_COMPARE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "stats.h"
+#include "store.h"
+
+/* The provenance fields a row keeps; the first NA_CMP_N_FACTORS are the
+ * factors two groups can differ in (labels are factors too). */
+enum {
+	NA_F_PROTOCOL, NA_F_ESXI_BUILD, NA_F_ESXI_VERSION, NA_F_HOST, NA_F_DATASTORE,
+	NA_F_EXPORT_PATH, NA_F_SERVERS, NA_F_VM, NA_F_GUEST_OS, NA_F_FIO_VERSION,
+	NA_CMP_N_FACTORS,
+	NA_F_PROFILE = NA_CMP_N_FACTORS,
+	NA_CMP_N_FIELDS,
+};
+/* "protocol" (the datastore type), "esxi_build", ... "profile". */
+extern const char *const na_cmp_field_names[NA_CMP_N_FIELDS];
+
+enum { NA_M_IOPS, NA_M_MBPS, NA_M_AVG, NA_M_P99, NA_M_COUNT };
+typedef struct na_metric_info {
+	const char *key;     /* "iops", "mbps", "avg", "p99": threshold and JSON names */
+	const char *label;   /* "IOPS", "MB/s", "avg latency", "p99 latency" */
+	bool lower_is_better;
+} na_metric_info;
+extern const na_metric_info na_metrics[NA_M_COUNT];
+extern const char *const na_dir_names[2];  /* "read", "write" */
+
+/* One ok result, reduced to what a comparison needs. */
+typedef struct na_cmp_row {
+	int64_t id;
+	char *field[NA_CMP_N_FIELDS];   /* NULL when not recorded */
+	char **label_keys, **label_values;
+	size_t n_labels;
+	bool present[2];                /* [read, write]: the direction did I/O */
+	double metric[2][NA_M_COUNT];   /* IOPS, MB/s (10^6 B), avg us, p99 us; -1 unknown */
+} na_cmp_row;
+
+typedef struct na_cmp_group {
+	na_cmp_row *rows;
+	size_t n;
+} na_cmp_group;
+
+/* "a=1,b=2" -> {"a=1", "b=2", "status=ok"}.  A part without '=' continues
+ * the previous value, so servers=10.0.0.5,10.0.1.5 stays one condition. */
+typedef struct na_selector {
+	char *text;
+	const char **conds;
+	size_t n;
+} na_selector;
+int na_selector_parse(const char *selector, na_selector *sel, vs_error *err);
+void na_selector_free(na_selector *sel);
+/* The ok results the selector picks, in id order. */
+int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err);
+int na_cmp_group_add(na_cmp_group *g, const na_result *r);
+/* Drops (and frees) the rows keep() refuses. */
+void na_cmp_group_filter(na_cmp_group *g, bool (*keep)(const na_cmp_row *r, void *ud), void *ud);
+void na_cmp_group_free(na_cmp_group *g);
+/* The row's label value for key, or NULL. */
+const char *na_cmp_label(const na_cmp_row *r, const char *key);
+/* Whether x and y agree on every key field (NULL equals NULL). */
+bool na_cmp_same_key(const na_cmp_row *x, const na_cmp_row *y, const int *key, size_t n_key);
+/* Whether some row of g agrees with r on the key fields. */
+bool na_cmp_has_key(const na_cmp_group *g, const na_cmp_row *r, const int *key, size_t n_key);
+
+/* One metric of one direction of one key, A against B. */
+typedef struct na_cmp_line {
+	const na_cmp_row *key;   /* the first row of A with the line's key */
+	int dir, metric;
+	double *a, *b;           /* the runs' values */
+	na_spread sa, sb;
+	double change_pct;       /* (B - A) / A of the medians; NAN when A's is 0 */
+	na_noise noise;
+} na_cmp_line;
+
+typedef struct na_cmp {
+	na_cmp_line *lines;
+	size_t n;
+	size_t keys;             /* keys present in both groups */
+} na_cmp;
+
+/* For each key present in both groups (in A's order), each direction that did
+ * I/O in both, each metric known in both: a line. */
+int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, size_t n_key,
+               na_cmp *out);
+void na_cmp_free(na_cmp *c);
+
+/* A field whose set of values differs between the groups. */
+typedef struct na_factor {
+	char *name;              /* "protocol", "esxi_build", ... or a label key */
+	char **a, **b;           /* the distinct values; "unset" for a missing one */
+	size_t na, nb;
+} na_factor;
+int na_cmp_factors(const na_cmp_group *a, const na_cmp_group *b, na_factor **out, size_t *n);
+void na_factors_free(na_factor *f, size_t n);
+/* "differs in: protocol (NFS41 vs NFS)", "the groups differ in 2 factors:
+ * ...; a change cannot be pinned on one of them", or "the groups differ in
+ * no recorded factor" (malloc'd, NULL without memory). */
+char *na_factors_sentence(const na_factor *f, size_t n);
+
+/* Whether the line's latencies read better in ms than in us. */
+bool na_cmp_line_ms(const na_cmp_line *l);
+/* A line's A (b false) or B cell: "17,700 (12,100-17,700, n=3)", "7.20 ms (6.90-8.10, n=3)". */
+const char *na_cmp_cell(const na_cmp_line *l, bool b, char *buf, size_t size);
+
+/* The line as JSON: values, spreads, change, noise (cmd_compare.c). */
+json_t *na_cmp_line_json(const na_cmp_line *l);
+
+/* --max-drop iops=10% / --max-rise p99=20% (cmd_regress.c) */
+typedef struct na_threshold {
+	int metric;
+	double pct;
+	bool rise;
+} na_threshold;
+int na_threshold_parse(const char *arg, bool rise, na_threshold *t, vs_error *err);
+bool na_threshold_exceeded(const na_threshold *t, double change_pct);
+
+#endif

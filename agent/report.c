@@ -1,0 +1,656 @@
+/* The HTML report (see report.h): reads the selected results once, groups
+ * them, then writes the page section by section.  Every string that came
+ * from the database goes through na_html_escape. */
+#include <jansson.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "report.h"
+
+/* The provenance a row keeps; --group-by may name any of these. */
+enum { F_VCENTER, F_HOST, F_ESXI_VERSION, F_ESXI_BUILD, F_DATASTORE, F_TYPE, F_SERVERS, F_EXPORT,
+       F_VM, F_GUEST_OS, F_DISK, F_FIO, F_PROFILE, F_CAMPAIGN, F_TARGET, F_STARTED, F_ERROR,
+       N_FIELDS };
+static const char *const field_names[N_FIELDS] = {
+	"vcenter", "host", "esxi_version", "esxi_build", "datastore", "datastore_type", "servers",
+	"export_path", "vm", "guest_os", "disk", "fio_version", "profile", "campaign", "target",
+	"started_at", "error",
+};
+enum { MAX_BY = 16, MAX_DISTINCT = 6 };
+enum { M_IOPS, M_BW, M_LAT, M_P50, M_P95, M_P99, M_P999 };
+
+typedef struct row {
+	int64_t id;
+	char *f[N_FIELDS];
+	na_label *labels;  /* owned copies */
+	size_t n_labels;
+	bool ok;
+	na_dir_stats dir[2];
+	size_t group, profile;
+} row;
+
+typedef struct report {
+	row *rows;
+	size_t n, cap;
+	const char *by[MAX_BY];  /* static names, the options' or the rows' label keys */
+	size_t n_by;
+	char **groups, **profiles;
+	size_t n_groups, n_profiles;
+	size_t n_findings;
+	const na_report_opts *o;
+	FILE *out;
+} report;
+
+static const char *const dir_names[] = {"read", "write"};
+
+/* ---- small helpers ---- */
+
+static char *fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+static char *fmt(const char *f, ...)
+{
+	va_list ap;
+	va_start(ap, f);
+	int len = vsnprintf(NULL, 0, f, ap);
+	va_end(ap);
+	char *s = len >= 0 ? malloc((size_t)len + 1) : NULL;
+	if (s) {
+		va_start(ap, f);
+		vsnprintf(s, (size_t)len + 1, f, ap);
+		va_end(ap);
+	}
+	return s;
+}
+
+static void esc(const report *r, const char *s)
+{
+	na_html_escape(r->out, s);
+}
+
+/* The index of s in *list, appending a copy when it is new; SIZE_MAX without memory. */
+static size_t intern(char ***list, size_t *n, const char *s)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (strcmp((*list)[i], s) == 0)
+			return i;
+	char **grown = realloc(*list, (*n + 1) * sizeof(char *));
+	if (!grown)
+		return SIZE_MAX;
+	*list = grown;
+	if (!(grown[*n] = strdup(s)))
+		return SIZE_MAX;
+	return (*n)++;
+}
+
+static void free_list(char **list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+}
+
+/* ---- reading and grouping ---- */
+
+static void free_rows(report *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		for (int f = 0; f < N_FIELDS; f++)
+			free(r->rows[i].f[f]);
+		for (size_t l = 0; l < r->rows[i].n_labels; l++) {
+			free((char *)r->rows[i].labels[l].key);
+			free((char *)r->rows[i].labels[l].value);
+		}
+		free(r->rows[i].labels);
+	}
+	free(r->rows);
+	free_list(r->groups, r->n_groups);
+	free_list(r->profiles, r->n_profiles);
+}
+
+static bool copy_row(row *w, const na_result *res)
+{
+	const char *const v[N_FIELDS] = {
+		res->vcenter, res->host, res->esxi_version, res->esxi_build, res->datastore,
+		res->datastore_type, res->servers, res->export_path, res->vm, res->guest_os, res->disk,
+		res->fio_version, res->profile, res->campaign, res->target, res->started_at, res->error,
+	};
+	bool ok = true;
+	*w = (row){.id = res->id, .ok = strcmp(res->status, "ok") == 0, .dir = {res->read, res->write}};
+	for (int f = 0; f < N_FIELDS; f++)
+		ok &= !v[f] || (w->f[f] = strdup(v[f]));
+	w->labels = calloc(res->n_labels + 1, sizeof(na_label));
+	ok &= w->labels != NULL;
+	for (size_t l = 0; w->labels && l < res->n_labels; l++, w->n_labels++) {
+		w->labels[l] = (na_label){strdup(res->labels[l].key), strdup(res->labels[l].value)};
+		ok &= w->labels[l].key && w->labels[l].value;
+	}
+	return ok;
+}
+
+static int collect(const na_result *res, void *ud, vs_error *err)
+{
+	report *r = ud;
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 64;
+		row *grown = realloc(r->rows, cap * sizeof(row));
+		if (!grown)
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		r->rows = grown;
+		r->cap = cap;
+	}
+	bool ok = copy_row(&r->rows[r->n], res);
+	r->n++;  /* even half-copied, so that free_rows frees it */
+	return ok ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+/* A provenance field ("protocol" is datastore_type, as in queries) or a label. */
+static const char *value_of(const row *w, const char *field)
+{
+	if (strcmp(field, "protocol") == 0)
+		field = "datastore_type";
+	for (int f = 0; f < N_FIELDS; f++)
+		if (strcmp(field, field_names[f]) == 0)
+			return w->f[f];
+	for (size_t l = 0; l < w->n_labels; l++)
+		if (strcmp(w->labels[l].key, field) == 0)
+			return w->labels[l].value;
+	return NULL;
+}
+
+static bool is_label(const char *field)
+{
+	if (strcmp(field, "protocol") == 0)
+		return false;
+	for (int f = 0; f < N_FIELDS; f++)
+		if (strcmp(field, field_names[f]) == 0)
+			return false;
+	return true;
+}
+
+static bool varies(const report *r, const char *field)
+{
+	const char *first = r->n ? value_of(&r->rows[0], field) : NULL;
+	for (size_t i = 1; i < r->n; i++) {
+		const char *v = value_of(&r->rows[i], field);
+		if (!v != !first || (v && strcmp(v, first) != 0))
+			return true;
+	}
+	return false;
+}
+
+static void add_by(report *r, const char *field)
+{
+	for (size_t i = 0; i < r->n_by; i++)
+		if (strcmp(r->by[i], field) == 0)
+			return;
+	if (r->n_by < MAX_BY)
+		r->by[r->n_by++] = field;
+}
+
+/* By default what tells the results apart: the protocol and the labels that
+ * vary; failing those the datastore, so that a group is one place. */
+static void choose_grouping(report *r)
+{
+	for (size_t i = 0; i < r->o->n_group_by; i++)
+		add_by(r, r->o->group_by[i]);
+	if (r->n_by)
+		return;
+	if (varies(r, "datastore_type"))
+		add_by(r, "datastore_type");
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t l = 0; l < r->rows[i].n_labels; l++)
+			if (varies(r, r->rows[i].labels[l].key))
+				add_by(r, r->rows[i].labels[l].key);
+	if (!r->n_by)
+		add_by(r, "datastore");
+}
+
+/* "NFS41, recordsize=16K": labels with their key, since "16K" alone says little. */
+static char *group_name(const report *r, const row *w)
+{
+	char *name = strdup("");
+	for (size_t b = 0; name && b < r->n_by; b++) {
+		const char *v = value_of(w, r->by[b]);
+		char *next = is_label(r->by[b]) ? fmt("%s%s%s=%s", name, b ? ", " : "", r->by[b], v ? v : "(unset)")
+		                                : fmt("%s%s%s", name, b ? ", " : "", v ? v : "(unknown)");
+		free(name);
+		name = next;
+	}
+	return name;
+}
+
+static int assign_groups(report *r, vs_error *err)
+{
+	choose_grouping(r);
+	for (size_t i = 0; i < r->n; i++) {
+		row *w = &r->rows[i];
+		char *name = group_name(r, w);
+		w->group = name ? intern(&r->groups, &r->n_groups, name) : SIZE_MAX;
+		w->profile = intern(&r->profiles, &r->n_profiles, w->f[F_PROFILE] ? w->f[F_PROFILE] : "(job file)");
+		free(name);
+		if (w->group == SIZE_MAX || w->profile == SIZE_MAX)
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	for (size_t b = 0; b < r->o->n_group_by; b++)
+		if (r->n && !varies(r, r->o->group_by[b]) && !value_of(&r->rows[0], r->o->group_by[b]))
+			na_warn("no selected result has '%s' to group by", r->o->group_by[b]);
+	return VS_OK;
+}
+
+/* ---- numbers ---- */
+
+static double metric(const na_dir_stats *d, int m)
+{
+	const double v[] = {d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us, d->p99_us, d->p999_us};
+	return v[m];
+}
+
+/* The spread of one metric over the runs of a profile in a group that succeeded. */
+static na_spread spread(const report *r, size_t p, size_t g, int dir, int m)
+{
+	double *v = malloc((r->n + 1) * sizeof(double));
+	size_t n = 0;
+	for (size_t i = 0; v && i < r->n; i++) {
+		const row *w = &r->rows[i];
+		if (w->ok && w->profile == p && w->group == g && w->dir[dir].present)
+			v[n++] = metric(&w->dir[dir], m);
+	}
+	na_spread s = na_spread_of(v, n);
+	free(v);
+	return s;
+}
+
+static size_t runs(const report *r, size_t p, size_t g, bool ok)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		n += r->rows[i].profile == p && r->rows[i].group == g && r->rows[i].ok == ok;
+	return n;
+}
+
+static bool has_dir(const report *r, size_t p, int dir)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].dir[dir].present)
+			return true;
+	return false;
+}
+
+static const char *show(int m, double v, char *buf, size_t size)
+{
+	if (v < 0)
+		return "–";
+	if (m == M_IOPS)
+		return na_report_grouped(v, buf, size);
+	if (m == M_BW)
+		return na_report_grouped(v / 1e6, buf, size);
+	return na_report_latency(v, buf, size);
+}
+
+/* ---- the page ---- */
+
+static void head(const report *r)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      /* nothing may be loaded or run: the page is data, some of it a server's */
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>nfsagent benchmark report</title>\n<style>", r->out);
+	na_report_style(r->out);
+	fputs("</style>\n</head>\n<body>\n", r->out);
+}
+
+/* A provenance line: field a, or "a SEP b"; -1 for the labels. */
+typedef struct prov_line {
+	const char *name;
+	int a, b;
+	const char *sep;
+} prov_line;
+
+static char *prov_text(const row *w, const prov_line *p)
+{
+	if (p->a < 0) {
+		char *s = strdup("");
+		for (size_t l = 0; s && l < w->n_labels; l++) {
+			char *next = fmt("%s%s%s=%s", s, l ? ", " : "", w->labels[l].key, w->labels[l].value);
+			free(s);
+			s = next;
+		}
+		return s;
+	}
+	const char *a = w->f[p->a], *b = p->b >= 0 ? w->f[p->b] : NULL;
+	if (p->a == F_STARTED)  /* the day is enough to place a run */
+		return a ? strndup(a, 10) : NULL;
+	if (p->b < 0)
+		return a ? strdup(a) : NULL;
+	return fmt("%s%s%s", a ? a : "?", p->sep, b ? b : "?");
+}
+
+/* Writes the distinct texts of a line over the rows of group g ("; "-separated). */
+static void distinct(const report *r, size_t g, const prov_line *line)
+{
+	char **seen = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		char *t = r->rows[i].group == g ? prov_text(&r->rows[i], line) : NULL;
+		if (t && t[0])
+			intern(&seen, &n, t);
+		free(t);
+	}
+	for (size_t i = 0; i < n && i < MAX_DISTINCT; i++) {
+		fputs(i ? "; " : "", r->out);
+		esc(r, seen[i]);
+	}
+	if (n > MAX_DISTINCT)
+		fprintf(r->out, "; and %zu more", n - MAX_DISTINCT);
+	if (!n)
+		fputs("–", r->out);
+	free_list(seen, n);
+}
+
+static void group_header(const report *r, const char *first)
+{
+	fprintf(r->out, "<thead><tr><th>%s</th>", first);
+	for (size_t g = 0; g < r->n_groups; g++) {
+		fprintf(r->out, "<th><span class=\"sw\" style=\"background:%s\"></span>", na_report_color(g));
+		esc(r, r->groups[g]);
+		fputs("</th>", r->out);
+	}
+	fputs("</tr></thead>\n<tbody>\n", r->out);
+}
+
+static void title(const report *r, const char *generated)
+{
+	fputs("<header>\n<h1>NFS datastore benchmarks</h1>\n<p class=\"meta\">Generated ", r->out);
+	esc(r, generated);
+	fputs(" by nfsagent " NFSAGENT_VERSION " from vCenter ", r->out);
+	char **vcs = NULL;
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (r->rows[i].f[F_VCENTER])
+			intern(&vcs, &n, r->rows[i].f[F_VCENTER]);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ", " : "", r->out);
+		esc(r, vcs[i]);
+	}
+	fputs(n ? "" : "(none recorded)", r->out);
+	free_list(vcs, n);
+	fputs(".</p>\n<p class=\"meta\">Selection: ", r->out);
+	for (size_t i = 0; i < r->o->n_where; i++) {
+		fputs(i ? ", " : "", r->out);
+		esc(r, r->o->where[i]);
+	}
+	fprintf(r->out, "%s; grouped by ", r->o->n_where ? "" : "every result");
+	for (size_t b = 0; b < r->n_by; b++) {
+		fputs(b ? ", " : "", r->out);
+		esc(r, r->by[b]);
+	}
+	fprintf(r->out, ". %zu runs in %zu groups, %zu profiles.</p>\n</header>\n", r->n, r->n_groups,
+	        r->n_profiles);
+}
+
+static void provenance(const report *r)
+{
+	static const prov_line lines[] = {
+		{"vCenter", F_VCENTER, -1, NULL}, {"Host", F_HOST, -1, NULL},
+		{"ESXi", F_ESXI_VERSION, F_ESXI_BUILD, " build "}, {"Datastore", F_DATASTORE, -1, NULL},
+		{"Type", F_TYPE, -1, NULL}, {"Servers:export", F_SERVERS, F_EXPORT, ":"},
+		{"VM", F_VM, -1, NULL}, {"Guest OS", F_GUEST_OS, -1, NULL}, {"fio", F_FIO, -1, NULL},
+		{"Labels", -1, -1, NULL}, {"Run dates", F_STARTED, -1, NULL},
+	};
+	fputs("<section id=\"groups\">\n<h2>Groups and where their results came from</h2>\n<table>\n", r->out);
+	group_header(r, "");
+	for (size_t f = 0; f < sizeof(lines) / sizeof(*lines); f++) {
+		fprintf(r->out, "<tr><th>%s</th>", lines[f].name);
+		for (size_t g = 0; g < r->n_groups; g++) {
+			fputs("<td>", r->out);
+			distinct(r, g, &lines[f]);
+			fputs("</td>", r->out);
+		}
+		fputs("</tr>\n", r->out);
+	}
+	fputs("<tr><th>Runs</th>", r->out);
+	for (size_t g = 0; g < r->n_groups; g++) {
+		size_t ok = 0, failed = 0;
+		for (size_t p = 0; p < r->n_profiles; p++)
+			ok += runs(r, p, g, true), failed += runs(r, p, g, false);
+		fprintf(r->out, "<td>%zu ok, %zu failed</td>", ok, failed);
+	}
+	fputs("</tr>\n</tbody>\n</table>\n</section>\n", r->out);
+}
+
+static void cell(const report *r, size_t p, size_t g, int dir, int m)
+{
+	char a[48], b[48], c[48];
+	na_spread s = spread(r, p, g, dir, m);
+	if (!s.n) {
+		fputs("<td class=\"num\">–</td>", r->out);
+		return;
+	}
+	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
+	        show(m, s.median, a, sizeof(a)), show(m, s.min, b, sizeof(b)),
+	        show(m, s.max, c, sizeof(c)), s.n);
+	na_spread base = g ? spread(r, p, 0, dir, m) : s;
+	/* the ratio to the first group, and whether the ranges even separate */
+	if (g && base.n && base.median > 0)
+		fprintf(r->out, "<span class=\"ratio\">×%.2f vs first%s</span>", s.median / base.median,
+		        s.min <= base.max && base.min <= s.max ? ", ranges overlap" : "");
+	fputs("</td>", r->out);
+}
+
+static void comparison(const report *r, size_t p)
+{
+	static const struct { int m; const char *name; } rows[] = {
+		{M_IOPS, "IOPS"}, {M_BW, "MB/s"}, {M_LAT, "avg latency"}, {M_P99, "p99 latency"},
+	};
+	fputs("<table class=\"cmp\">\n", r->out);
+	group_header(r, "Median (min–max · runs)");
+	for (int d = 0; d < 2; d++)
+		for (size_t i = 0; has_dir(r, p, d) && i < sizeof(rows) / sizeof(*rows); i++) {
+			fprintf(r->out, "<tr><th>%s %s</th>", dir_names[d], rows[i].name);
+			for (size_t g = 0; g < r->n_groups; g++)
+				cell(r, p, g, d, rows[i].m);
+			fputs("</tr>\n", r->out);
+		}
+	fputs("<tr><th>runs</th>", r->out);
+	for (size_t g = 0; g < r->n_groups; g++) {
+		size_t ok = runs(r, p, g, true), failed = runs(r, p, g, false);
+		fprintf(r->out, "<td>%zu ok", ok);
+		if (failed)
+			fprintf(r->out, ", %zu failed", failed);
+		fputs(ok < 3 ? "<span class=\"few\">too few runs to tell</span>" : "", r->out);
+		fputs("</td>", r->out);
+	}
+	fputs("</tr>\n</tbody>\n</table>\n", r->out);
+}
+
+static void few_runs_note(const report *r, size_t p)
+{
+	bool any = false;
+	for (size_t g = 0; g < r->n_groups; g++) {
+		size_t ok = runs(r, p, g, true);
+		if (ok >= 3)
+			continue;
+		fputs(any ? "; " : "<p class=\"note\"><span class=\"few\">Too few runs to tell:</span> ", r->out);
+		esc(r, r->groups[g]);
+		fprintf(r->out, " has %zu successful run%s", ok, ok == 1 ? "" : "s");
+		any = true;
+	}
+	if (any)
+		fputs(". With fewer than 3 runs the spread says little; a difference may be noise.</p>\n", r->out);
+}
+
+static void charts(const report *r, size_t p)
+{
+	const char *dirs[2];
+	size_t n_dirs = 0, n = r->n_groups;
+	for (int d = 0; d < 2; d++)
+		if (has_dir(r, p, d))
+			dirs[n_dirs++] = dir_names[d];
+	na_spread *iops = calloc(2 * n + 1, sizeof(na_spread));
+	na_spread *pct = calloc(2 * n * NA_PCTS + 1, sizeof(na_spread));
+	for (size_t d = 0; iops && pct && d < n_dirs; d++)
+		for (size_t g = 0; g < n; g++) {
+			int dir = strcmp(dirs[d], "write") == 0;
+			iops[d * n + g] = spread(r, p, g, dir, M_IOPS);
+			for (int k = 0; k < NA_PCTS; k++)
+				pct[(d * n + g) * NA_PCTS + k] = spread(r, p, g, dir, M_P50 + k);
+		}
+	na_chart c = {r->profiles[p], (const char *const *)r->groups, n, dirs, n_dirs, iops, pct};
+	if (iops && pct && n_dirs) {
+		fputs("<div class=\"charts\">\n<figure><figcaption>Median IOPS; whiskers span min–max"
+		      "</figcaption>\n", r->out);
+		na_svg_iops(r->out, &c);
+		fputs("</figure>\n<figure><figcaption>Latency percentiles (median of runs)"
+		      "</figcaption>\n", r->out);
+		na_svg_latency(r->out, &c);
+		fputs("</figure>\n</div>\n", r->out);
+	}
+	free(iops);
+	free(pct);
+}
+
+static void profile_section(const report *r, size_t p)
+{
+	fprintf(r->out, "<section class=\"profile\" id=\"profile-%zu\" data-profile=\"", p + 1);
+	esc(r, r->profiles[p]);
+	fputs("\">\n<h2>Profile ", r->out);
+	esc(r, r->profiles[p]);
+	fputs("</h2>\n", r->out);
+	few_runs_note(r, p);
+	comparison(r, p);
+	charts(r, p);
+	fputs("</section>\n", r->out);
+}
+
+/* ---- findings and failures ---- */
+
+static void evidence(FILE *out, const char *json)
+{
+	json_t *a = json ? json_loads(json, 0, NULL) : NULL;
+	size_t i;
+	json_t *v;
+	if (json_is_array(a) && json_array_size(a)) {
+		fputs("<ul class=\"ev\">", out);
+		json_array_foreach(a, i, v) {
+			fputs("<li><code>", out);
+			na_html_escape(out, json_is_string(v) ? json_string_value(v) : "(not text)");
+			fputs("</code></li>", out);
+		}
+		fputs("</ul>", out);
+	}
+	json_decref(a);
+}
+
+static void part(const report *r, const char *sep, const char *value)
+{
+	if (value && value[0]) {
+		fputs(sep, r->out);
+		esc(r, value);
+	}
+}
+
+static int finding(const na_finding *f, void *ud, vs_error *err)
+{
+	(void)err;
+	report *r = ud;
+	r->n_findings++;
+	fputs("<div class=\"finding\" data-kind=\"", r->out);
+	esc(r, f->kind);
+	fprintf(r->out, "\" data-extent-bug=\"%d\"><span class=\"badge %s\">%s</span><b>", f->extent_bug,
+	        f->extent_bug ? "bad" : "clean", f->extent_bug ? "extent-size mismatch" : "clean");
+	esc(r, f->verdict);
+	fputs("</b><p class=\"meta\">", r->out);
+	part(r, "", f->kind);
+	part(r, " at ", f->at);
+	part(r, " · host ", f->host);
+	part(r, " · ESXi ", f->esxi_version);
+	part(r, " build ", f->esxi_build);
+	part(r, " · datastore ", f->datastore);
+	part(r, " · type ", f->datastore_type);
+	part(r, " · export ", f->servers);
+	part(r, ":", f->export_path);
+	part(r, " · VM ", f->vm);
+	fputs("</p>", r->out);
+	evidence(r->out, f->evidence_json);
+	fputs("</div>\n", r->out);
+	return VS_OK;
+}
+
+/* Findings know only provenance fields: the conditions on those apply. */
+static int findings(report *r, na_store *s, vs_error *err)
+{
+	static const char *const known[] = {"campaign", "target", "host", "esxi_version", "esxi_build",
+	                                    "datastore", "datastore_type", "protocol", "servers",
+	                                    "export_path", "vm"};
+	const char *conds[64];
+	size_t n = 0;
+	for (size_t i = 0; i < r->o->n_where && n < 64; i++)
+		for (size_t k = 0; k < sizeof(known) / sizeof(*known); k++)
+			if (strncmp(r->o->where[i], known[k], strlen(known[k])) == 0 &&
+			    r->o->where[i][strlen(known[k])] == '=')
+				conds[n++] = r->o->where[i];
+	fputs("<section id=\"findings\">\n<h2>Probe verdicts and failed moves</h2>\n", r->out);
+	int rc = na_store_findings(s, conds, n, finding, r, err);
+	if (rc == VS_OK && !r->n_findings)
+		fputs("<p>None recorded for this selection.</p>\n", r->out);
+	fputs("</section>\n", r->out);
+	return rc;
+}
+
+static void failures(const report *r)
+{
+	bool any = false;
+	for (size_t i = 0; i < r->n; i++) {
+		const row *w = &r->rows[i];
+		if (w->ok)
+			continue;
+		if (!any)
+			fputs("<section id=\"failed\">\n<h2>Failed runs</h2>\n<table>\n<thead><tr><th>id</th>"
+			      "<th>started</th><th>profile</th><th>group</th><th>error</th></tr></thead>\n<tbody>\n", r->out);
+		any = true;
+		fprintf(r->out, "<tr><td>%lld</td><td>", (long long)w->id);
+		esc(r, w->f[F_STARTED]);
+		fputs("</td><td>", r->out);
+		esc(r, r->profiles[w->profile]);
+		fputs("</td><td>", r->out);
+		esc(r, r->groups[w->group]);
+		fputs("</td><td><code>", r->out);
+		esc(r, w->f[F_ERROR]);
+		fputs("</code></td></tr>\n", r->out);
+	}
+	if (any)
+		fputs("</tbody>\n</table>\n</section>\n", r->out);
+}
+
+int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_counts *counts,
+                   vs_error *err)
+{
+	report r = {.o = o, .out = out};
+	int rc = na_store_query(s, o->where, o->n_where, collect, &r, err);
+	if (rc == VS_OK)
+		rc = assign_groups(&r, err);
+	if (rc == VS_OK) {
+		head(&r);
+		title(&r, o->generated_at ? o->generated_at : "");
+		if (!r.n)
+			fputs("<p class=\"note\">No results match this selection.</p>\n", out);
+		else
+			provenance(&r);
+		for (size_t p = 0; p < r.n_profiles; p++)
+			profile_section(&r, p);
+		rc = findings(&r, s, err);
+		failures(&r);
+		fputs("</body>\n</html>\n", out);
+	}
+	counts->results = r.n;
+	counts->groups = r.n_groups;
+	counts->profiles = r.n_profiles;
+	counts->findings = r.n_findings;
+	for (size_t i = 0; i < r.n; i++)
+		counts->failed += !r.rows[i].ok;
+	free_rows(&r);
+	return rc;
+}
