@@ -253,6 +253,8 @@ int cmd_bench(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_regress(int argc, char **argv);
 /* "1G", "512M": bytes, or -1 (cmd_probe.c). */
 int64_t na_parse_size(const char *s);
 /* cmd_verify.c: checks every descriptor of every disk of vm. */

@@ -151,7 +151,7 @@ static void print_plan(run *r, const vs_vm *vm)
 {
 	na_campaign *c = r->c;
 	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
-	printf("  VM %s on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+	printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
 	for (size_t i = 0; i < c->n_targets; i++) {
 		const na_target *t = &c->targets[i];
 		printf("  target %s: ", t->name);
@@ -358,9 +358,10 @@ static int clean_up(run *r)
 		for (size_t h = 0; d && hosts && h < d->n_mounts; h++)
 			if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
 				n++;
-		rc = d && hosts ? (na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err) == VS_OK
-		                       ? mark(r, unstep, "unmounted") : na_report(&err))
-		                : NA_EXIT_OK;
+		int urc = d && hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err) : VS_OK;
+		if (urc != VS_OK)
+			vs_error_context(&err, "unmounting %s", t->datastore);
+		rc = urc == VS_OK ? mark(r, unstep, "unmounted") : na_report(&err);
 		free(hosts);
 		if (rc == NA_EXIT_OK)
 			rc = reload(r);
@@ -403,9 +404,21 @@ static int claim(run *r)
 	return rc;
 }
 
+/* Where the VM started is journaled on the first run: a resumed run finds
+ * the VM wherever the stopped one left it. */
+static int remember_home(run *r)
+{
+	char *home = NULL;
+	if (!done(r, "start", &home))
+		return mark(r, "start", r->home);
+	free(r->home);
+	r->home = home;
+	return NA_EXIT_OK;
+}
+
 static int execute(run *r)
 {
-	int rc = NA_EXIT_OK;
+	int rc = remember_home(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !stop_requested; i++)
 		rc = mount_target(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !stop_requested; i++)

@@ -142,10 +142,7 @@ static bool connection_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "thumbprint")) return set_str(&c->thumbprint, value);
 	if (!strcmp(name, "cacert")) return set_str(&c->cacert, value);
 	if (!strcmp(name, "insecure")) return set_bool(&c->insecure, value);
-	if (!strcmp(name, "password"))
-		fail_at(p, "no passwords in campaign files: use NFSAGENT_PASSWORD or --password-file");
-	else
-		fail_at(p, "unknown key '%s' in [connection]", name);
+	fail_at(p, "unknown key '%s' in [connection]", name);
 	return false;
 }
 
@@ -189,6 +186,11 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	parse *p = user;
 	if (p->error[0])
 		return 0;
+	if (strstr(name, "password") && strcmp(name, "guest_password_file") != 0) {
+		fail_at(p, "no passwords in campaign files: use NFSAGENT_PASSWORD and "
+		           "NFSAGENT_GUEST_PASSWORD, or password files");
+		return 0;
+	}
 	bool ok;
 	if (!strcmp(section, "campaign")) {
 		p->seen_campaign = true;

@@ -129,14 +129,14 @@ static void cells_of(const na_cmp_line *l, line_cells *t)
 
 static void print_header(const comparison *c, bool md)
 {
-	const char *fmt = md ? "**%s**: `%s` (%zu ok results)  \n" : "%s: %s (%zu ok results)\n";
-	printf(fmt, "A", c->args->a, c->a.n);
-	printf(fmt, "B", c->args->b, c->b.n);
-	printf(md ? "\n%s.\n" : "%s.\n", c->sentence);
+	const char *quote = md ? "`" : "", *bold = md ? "**" : "", *gap = md ? "\n" : "";
+	printf("%sA%s: %s%s%s (%zu ok results)%s\n", bold, bold, quote, c->args->a, quote, c->a.n, md ? "  " : "");
+	printf("%sB%s: %s%s%s (%zu ok results)\n", bold, bold, quote, c->args->b, quote, c->b.n);
+	printf("%s%s\n", gap, c->sentence);
 	if (c->only_a)
-		printf(md ? "\nNot compared, only in A: %s.\n" : "not compared, only in A: %s\n", c->only_a);
+		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
-		printf(md ? "\nNot compared, only in B: %s.\n" : "not compared, only in B: %s\n", c->only_b);
+		printf("%snot compared, only in B: %s\n", gap, c->only_b);
 }
 
 static void print_text(const comparison *c)
@@ -158,7 +158,8 @@ static void print_text(const comparison *c)
 			na_table_print(t, stdout);
 		na_table_free(&t);
 	}
-	printf("\n%s", na_noise_method);
+	putchar('\n');
+	na_print_wrapped(stdout, na_noise_method, 80);
 }
 
 /* Markdown text: '|' would end a table cell. */
@@ -188,9 +189,7 @@ static void print_markdown(const comparison *c)
 		}
 		fputs("|\n", stdout);
 	}
-	putchar('\n');
-	for (const char *p = na_noise_method; *p; p++)
-		putchar(*p == '\n' && p[1] ? ' ' : *p);
+	printf("\n%s\n", na_noise_method);
 }
 
 /* ---- CSV and JSON ---- */

@@ -27,6 +27,8 @@ static const command commands[] = {
 	{"bench", cmd_bench, "run fio in a VM's guest, repeated, and record every result"},
 	{"results", cmd_results, "list and export recorded results (--where, --json, --csv)"},
 	{"report", cmd_report, "write an HTML report comparing results, with charts and findings"},
+	{"compare", cmd_compare, "compare two groups of results: median, spread, change, noise, confounded factors"},
+	{"regress", cmd_regress, "check a candidate against a baseline: regressions beyond noise and limits, probe verdicts"},
 	{"profiles", cmd_profiles, "list the built-in fio profiles"},
 	{"help", cmd_help, "show this help, or a command's help"},
 };

@@ -10,11 +10,11 @@
 #include "report.h"
 
 /* The provenance a row keeps; --group-by may name any of these. */
-enum { F_VCENTER, F_HOST, F_ESXI_VERSION, F_ESXI_BUILD, F_DATASTORE, F_TYPE, F_SERVERS, F_EXPORT,
+enum { F_VCENTER, F_VC_VERSION, F_VC_BUILD, F_HOST, F_ESXI_VERSION, F_ESXI_BUILD, F_DATASTORE, F_TYPE, F_SERVERS, F_EXPORT,
        F_VM, F_GUEST_OS, F_DISK, F_FIO, F_PROFILE, F_CAMPAIGN, F_TARGET, F_STARTED, F_ERROR,
        N_FIELDS };
 static const char *const field_names[N_FIELDS] = {
-	"vcenter", "host", "esxi_version", "esxi_build", "datastore", "datastore_type", "servers",
+	"vcenter", "vcenter_version", "vcenter_build", "host", "esxi_version", "esxi_build", "datastore", "datastore_type", "servers",
 	"export_path", "vm", "guest_os", "disk", "fio_version", "profile", "campaign", "target",
 	"started_at", "error",
 };
@@ -111,7 +111,7 @@ static void free_rows(report *r)
 static bool copy_row(row *w, const na_result *res)
 {
 	const char *const v[N_FIELDS] = {
-		res->vcenter, res->host, res->esxi_version, res->esxi_build, res->datastore,
+		res->vcenter, res->vcenter_version, res->vcenter_build, res->host, res->esxi_version, res->esxi_build, res->datastore,
 		res->datastore_type, res->servers, res->export_path, res->vm, res->guest_os, res->disk,
 		res->fio_version, res->profile, res->campaign, res->target, res->started_at, res->error,
 	};
@@ -394,7 +394,8 @@ static void title(const report *r, const char *generated)
 static void provenance(const report *r)
 {
 	static const prov_line lines[] = {
-		{"vCenter", F_VCENTER, -1, NULL}, {"Host", F_HOST, -1, NULL},
+		{"vCenter", F_VCENTER, -1, NULL}, {"vCenter version", F_VC_VERSION, F_VC_BUILD, " build "},
+		{"Host", F_HOST, -1, NULL},
 		{"ESXi", F_ESXI_VERSION, F_ESXI_BUILD, " build "}, {"Datastore", F_DATASTORE, -1, NULL},
 		{"Type", F_TYPE, -1, NULL}, {"Servers:export", F_SERVERS, F_EXPORT, ":"},
 		{"VM", F_VM, -1, NULL}, {"Guest OS", F_GUEST_OS, -1, NULL}, {"fio", F_FIO, -1, NULL},

@@ -6,7 +6,7 @@
 
 #include "report.h"
 
-enum { W = 600, L = 74, R = 16, T = 18, PH = 250, PW = W - L - R };
+enum { W = 560, L = 70, R = 14, T = 18, PH = 250, PW = W - L - R };
 static const char *const pct_names[NA_PCTS] = {"p50", "p95", "p99", "p99.9"};
 
 void na_report_style(FILE *out)

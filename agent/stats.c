@@ -47,12 +47,31 @@ na_spread na_spread_of(const double *values, size_t n)
  * Everything else is within noise. */
 
 const char na_noise_method[] =
-	"Noise: with fewer than 3 runs in either group a change is \"too few runs to tell\"\n"
-	"and no winner is claimed. Otherwise it is \"beyond noise\" only when the groups'\n"
-	"ranges (min-max) do not overlap - for 3 runs against 3 that is a Mann-Whitney U\n"
-	"test at its extreme, p = 0.1 two-sided, so about 1 such call in 10 can still be\n"
-	"chance - and the change is larger than either group's relative spread\n"
-	"((max-min)/median); else \"within noise\". More runs make the call stronger.\n";
+	"Noise: with fewer than 3 runs in either group a change is \"too few runs to tell\" "
+	"and no winner is claimed. Otherwise it is \"beyond noise\" only when the groups' "
+	"ranges (min-max) do not overlap - for 3 runs against 3 that is a Mann-Whitney U "
+	"test at its extreme, p = 0.1 two-sided, so about 1 such call in 10 can still be "
+	"chance - and the change is larger than either group's relative spread "
+	"((max-min)/median); else \"within noise\". More runs make the call stronger.";
+
+void na_print_wrapped(FILE *out, const char *text, size_t width)
+{
+	size_t col = 0;
+	while (*text) {
+		size_t word = strcspn(text, " ");
+		if (col && col + 1 + word > width) {
+			fputc('\n', out);
+			col = 0;
+		} else if (col) {
+			fputc(' ', out);
+			col++;
+		}
+		fwrite(text, 1, word, out);
+		col += word;
+		text += word + (text[word] == ' ');
+	}
+	fputc('\n', out);
+}
 
 double na_change_pct(const na_spread *a, const na_spread *b)
 {

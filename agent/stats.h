@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct na_spread {
 	size_t n;
@@ -45,7 +46,9 @@ const char *na_spread_text(const na_spread *s, double scale, const char *unit, c
 /* "+12.3% better", "-8.1% worse" (better knows whether lower is better),
  * "+0.0%" or "n/a". */
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size);
-/* The rule in words, lines ending in '\n', for output footers. */
+/* The rule in words, one paragraph, for output footers. */
 extern const char na_noise_method[];
+/* text on lines of at most width columns (longer words stay whole). */
+void na_print_wrapped(FILE *out, const char *text, size_t width);
 
 #endif

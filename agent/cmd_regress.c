@@ -1,0 +1,557 @@
+/* nfsagent regress: did a new ESXi build (or anything else) make a datastore
+ * slower?  Compares candidate runs with baseline runs of the same datastore,
+ * protocol and profile against limits, counts only changes beyond
+ * run-to-run noise, and reports when the NFS 4.1 probe verdict changed
+ * between the builds.  Exit 1 on a regression, for CI. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent.h"
+#include "compare.h"
+
+static const char usage[] =
+	"Usage: nfsagent regress --baseline SELECTOR [--candidate SELECTOR] [--max-drop METRIC=PCT]\n"
+	"                        [--max-rise METRIC=PCT] [--db FILE] [--junit FILE] [--json]\n"
+	"Compares candidate results with baseline results of the same datastore, protocol\n"
+	"and profile. SELECTOR is comma-separated field=value conditions (esxi_build=24022510,\n"
+	"campaign=RUN); only ok runs count. Without --candidate the candidate is the newest\n"
+	"results: the runs on the ESXi build of the newest ok run that is not in the baseline.\n"
+	"  --max-drop iops=10%   highest tolerated drop of iops or mbps (default iops=10%)\n"
+	"  --max-rise p99=20%    highest tolerated rise of avg or p99 latency (default p99=20%)\n"
+	"                        Both repeat; giving one replaces that option's default.\n"
+	"  --junit FILE          also write JUnit XML, one test case per datastore/profile/metric\n"
+	"A regression is a change past a limit that is also beyond noise; with fewer than 3\n"
+	"runs a side it is \"too few runs to tell\" and not counted. A probe verdict that\n"
+	"newly shows the NFS 4.1 extent-size bug is a regression too. Exit 0 without\n"
+	"regressions, 1 with, 2 when there is nothing to compare.\n";
+
+enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT };
+enum { MAX_LIMITS = 16 };
+static const int by_target[] = {NA_F_DATASTORE, NA_F_PROTOCOL, NA_F_PROFILE};
+static const int by_datastore[] = {NA_F_DATASTORE};
+
+typedef struct regress_args {
+	const char *baseline, *candidate, *db, *junit;
+	na_threshold limits[MAX_LIMITS];
+	size_t n_limits;
+	bool drops, rises, json;
+} regress_args;
+
+typedef struct check {
+	const na_cmp_line *line;
+	const na_threshold *limit;
+	const char *verdict;
+	bool regression;
+} check;
+
+typedef struct probe_side {
+	bool found, bug;
+	char build[64];
+} probe_side;
+
+typedef struct probe_check {
+	const char *datastore;
+	probe_side side[2];     /* baseline, candidate */
+	char text[512];         /* "" when the verdict did not change */
+	bool regression;
+} probe_check;
+
+typedef struct regress_state {
+	const regress_args *args;
+	na_cmp_group base, cand;
+	char cand_build[64];    /* the default candidate's build */
+	na_cmp cmp;
+	check *checks;
+	size_t n_checks, n_regressions, n_too_few;
+	probe_check *probes;
+	size_t n_probes;
+} regress_state;
+
+/* ---- thresholds (declared in compare.h) ---- */
+
+int na_threshold_parse(const char *arg, bool rise, na_threshold *t, vs_error *err)
+{
+	const char *opt = rise ? "--max-rise" : "--max-drop";
+	const char *eq = strchr(arg, '=');
+	t->metric = -1;
+	t->rise = rise;
+	for (int m = 0; eq && m < NA_M_COUNT; m++)
+		if (na_metrics[m].lower_is_better == rise && strlen(na_metrics[m].key) == (size_t)(eq - arg) &&
+		    strncmp(arg, na_metrics[m].key, (size_t)(eq - arg)) == 0)
+			t->metric = m;
+	if (t->metric < 0)
+		return vs_fail(err, VS_ERR_USAGE, "%s wants %s=PCT, not '%s'", opt,
+		               rise ? "avg|p99" : "iops|mbps", arg);
+	char *end = NULL;
+	t->pct = strtod(eq + 1, &end);
+	bool number = end != eq + 1 && (!*end || (end[0] == '%' && !end[1]));
+	/* !(x >= 0) also refuses NaN; a drop of 100% or more can never be exceeded. */
+	if (!number || !(t->pct >= 0) || t->pct > 1e6 || (!rise && t->pct >= 100))
+		return vs_fail(err, VS_ERR_USAGE, "%s %s: the limit is a percentage like 10%%%s", opt, arg,
+		               rise ? "" : ", below 100%");
+	return VS_OK;
+}
+
+bool na_threshold_exceeded(const na_threshold *t, double change_pct)
+{
+	if (isnan(change_pct))
+		return false;
+	return t->rise ? change_pct > t->pct : change_pct < -t->pct;
+}
+
+/* ---- the candidate ---- */
+
+/* Whether g holds the row with id (groups are in id order). */
+static bool holds(const na_cmp_group *g, int64_t id)
+{
+	size_t lo = 0, hi = g->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (g->rows[mid].id == id)
+			return true;
+		if (g->rows[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+typedef struct newest {
+	const na_cmp_group *base;
+	const char *build;
+} newest;
+
+static bool on_newest_build(const na_cmp_row *r, void *ud)
+{
+	const newest *n = ud;
+	const char *b = r->field[NA_F_ESXI_BUILD];
+	return !holds(n->base, r->id) && (b == n->build || (b && n->build && strcmp(b, n->build) == 0));
+}
+
+/* The default candidate: every ok run, not in the baseline, on the ESXi
+ * build of the newest such run.  "Newest" is the largest id, the order runs
+ * were recorded in; a build is what an upgrade changes. */
+static int newest_results(regress_state *r, na_store *s, vs_error *err)
+{
+	int rc = na_cmp_load(s, "status=ok", &r->cand, err);
+	const na_cmp_row *last = NULL;
+	for (size_t i = 0; rc == VS_OK && i < r->cand.n; i++)
+		if (!holds(&r->base, r->cand.rows[i].id))
+			last = &r->cand.rows[i];
+	if (rc == VS_OK && !last)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: every ok result is in the baseline");
+	if (rc != VS_OK)
+		return rc;
+	const char *build = last->field[NA_F_ESXI_BUILD];
+	snprintf(r->cand_build, sizeof(r->cand_build), "%s", build ? build : "unknown");
+	char *keep = build ? strdup(build) : NULL;
+	newest n = {&r->base, keep};
+	if (build && !keep)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	na_cmp_group_filter(&r->cand, on_newest_build, &n);
+	free(keep);
+	return VS_OK;
+}
+
+/* ---- checks ---- */
+
+static const char *judge(const na_cmp_line *l, const na_threshold *t, bool *regression)
+{
+	bool over = na_threshold_exceeded(t, l->change_pct);
+	*regression = false;
+	if (l->noise == NA_NOISE_TOO_FEW)
+		return na_noise_name(l->noise);
+	if (!over)
+		return "ok";
+	if (l->noise != NA_NOISE_BEYOND)
+		return "over the limit, within noise";
+	*regression = true;
+	return "REGRESSION";
+}
+
+static int add_checks(regress_state *r)
+{
+	r->checks = calloc(r->cmp.n * MAX_LIMITS + 1, sizeof(check));
+	if (!r->checks)
+		return VS_ERR_NOMEM;
+	for (size_t i = 0; i < r->cmp.n; i++)
+		for (size_t k = 0; k < r->args->n_limits; k++) {
+			const na_cmp_line *l = &r->cmp.lines[i];
+			if (r->args->limits[k].metric != l->metric)
+				continue;
+			check *c = &r->checks[r->n_checks++];
+			*c = (check){l, &r->args->limits[k], NULL, false};
+			c->verdict = judge(l, c->limit, &c->regression);
+			r->n_regressions += c->regression;
+			r->n_too_few += l->noise == NA_NOISE_TOO_FEW;
+		}
+	return VS_OK;
+}
+
+/* ---- probe verdicts ---- */
+
+typedef struct probe_scan {
+	const na_cmp_group *g;
+	const na_cmp_row *key;
+	probe_side *side;
+} probe_scan;
+
+/* A finding counts for a side when the side ran on its build on that
+ * datastore and export (an export unknown on either side matches). */
+static int on_finding(const na_finding *f, void *ud, vs_error *err)
+{
+	(void)err;
+	probe_scan *p = ud;
+	for (size_t i = 0; i < p->g->n; i++) {
+		const na_cmp_row *r = &p->g->rows[i];
+		const char *build = r->field[NA_F_ESXI_BUILD], *exp = r->field[NA_F_EXPORT_PATH];
+		if (!na_cmp_same_key(r, p->key, by_datastore, 1) || !build || !f->esxi_build ||
+		    strcmp(build, f->esxi_build) != 0 || (exp && f->export_path && strcmp(exp, f->export_path)))
+			continue;
+		/* Findings come in id order: the newest one wins. */
+		*p->side = (probe_side){true, f->extent_bug, ""};
+		snprintf(p->side->build, sizeof(p->side->build), "%s", f->esxi_build);
+		break;
+	}
+	return VS_OK;
+}
+
+static int probe_one(regress_state *r, na_store *s, const na_cmp_row *key, vs_error *err)
+{
+	probe_check *p = &r->probes[r->n_probes++];
+	*p = (probe_check){.datastore = key->field[NA_F_DATASTORE]};
+	char cond[600];
+	snprintf(cond, sizeof(cond), "datastore=%s", p->datastore ? p->datastore : "");
+	const char *conds[] = {"kind=probe", cond};
+	const na_cmp_group *groups[2] = {&r->base, &r->cand};
+	int rc = VS_OK;
+	for (int i = 0; rc == VS_OK && i < 2; i++) {
+		probe_scan scan = {groups[i], key, &p->side[i]};
+		rc = na_store_findings(s, conds, 2, on_finding, &scan, err);
+	}
+	static const char *const verdict[] = {"clean", "extent-size mismatch"};
+	if (p->side[0].found && p->side[1].found && p->side[0].bug != p->side[1].bug)
+		snprintf(p->text, sizeof(p->text), "probe verdict changed on %s: %s on build %s, %s on build %s",
+		         p->datastore ? p->datastore : "-", verdict[p->side[0].bug], p->side[0].build,
+		         verdict[p->side[1].bug], p->side[1].build);
+	/* The bug newly showing is a regression; it going away is news. */
+	p->regression = p->text[0] && p->side[1].bug;
+	r->n_regressions += p->regression;
+	return rc;
+}
+
+/* Each datastore compared, once. */
+static int probe_all(regress_state *r, na_store *s, vs_error *err)
+{
+	r->probes = calloc(r->cmp.n + 1, sizeof(probe_check));
+	int rc = r->probes ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < r->cmp.n; i++) {
+		bool seen = false;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = na_cmp_same_key(r->cmp.lines[j].key, r->cmp.lines[i].key, by_datastore, 1);
+		if (!seen)
+			rc = probe_one(r, s, r->cmp.lines[i].key, err);
+	}
+	return rc;
+}
+
+/* ---- building ---- */
+
+static int build(regress_state *r, na_store *s, vs_error *err)
+{
+	const regress_args *a = r->args;
+	int rc = na_cmp_load(s, a->baseline, &r->base, err);
+	if (rc == VS_OK && !r->base.n)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the baseline (%s) has no ok "
+		               "results", a->baseline);
+	if (rc == VS_OK)
+		rc = a->candidate ? na_cmp_load(s, a->candidate, &r->cand, err) : newest_results(r, s, err);
+	if (rc == VS_OK && !r->cand.n)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the candidate (%s) has no ok "
+		               "results", a->candidate);
+	if (rc == VS_OK && (rc = na_cmp_run(&r->base, &r->cand, by_target, 3, &r->cmp)) != VS_OK)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && !r->cmp.n)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: no datastore, protocol and "
+		               "profile has ok results in both the baseline and the candidate");
+	if (rc == VS_OK && add_checks(r) != VS_OK)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return rc == VS_OK ? probe_all(r, s, err) : rc;
+}
+
+static void regression_free(regress_state *r)
+{
+	na_cmp_group_free(&r->base);
+	na_cmp_group_free(&r->cand);
+	na_cmp_free(&r->cmp);
+	free(r->checks);
+	free(r->probes);
+}
+
+/* ---- output ---- */
+
+static const char *field(const na_cmp_line *l, int f)
+{
+	return l->key->field[f] ? l->key->field[f] : "-";
+}
+
+static void limit_text(const na_threshold *t, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%g%%", t->rise ? "+" : "-", t->pct);
+}
+
+static void candidate_text(const regress_state *r, char *buf, size_t size)
+{
+	if (r->args->candidate)
+		snprintf(buf, size, "%s", r->args->candidate);
+	else
+		snprintf(buf, size, "esxi_build=%s, the newest results not in the baseline", r->cand_build);
+}
+
+static void print_text(const regress_state *r)
+{
+	static const char *const headers[] = {"DATASTORE", "PROTOCOL", "PROFILE", "METRIC", "BASELINE",
+	                                      "CANDIDATE", "CHANGE", "LIMIT", "VERDICT"};
+	char cand[256];
+	candidate_text(r, cand, sizeof(cand));
+	printf("baseline: %s (%zu ok results)\ncandidate: %s (%zu ok results)\n\n", r->args->baseline,
+	       r->base.n, cand, r->cand.n);
+	na_table *t = na_table_new(9, headers);
+	for (size_t i = 0; t && i < r->n_checks; i++) {
+		const check *c = &r->checks[i];
+		const na_cmp_line *l = c->line;
+		char metric[48], a[96], b[96], change[48], limit[32];
+		snprintf(metric, sizeof(metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
+		na_cmp_cell(l, false, a, sizeof(a));
+		na_cmp_cell(l, true, b, sizeof(b));
+		na_change_text(l->change_pct, na_metrics[l->metric].lower_is_better, change, sizeof(change));
+		limit_text(c->limit, limit, sizeof(limit));
+		const char *row[] = {field(l, NA_F_DATASTORE), field(l, NA_F_PROTOCOL), field(l, NA_F_PROFILE),
+		                     metric, a, b, change, limit, c->verdict};
+		na_table_add(t, row);
+	}
+	if (t)
+		na_table_print(t, stdout);
+	na_table_free(&t);
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].text[0])
+			printf("\n%s%s\n", r->probes[i].text, r->probes[i].regression ? " (REGRESSION)" : "");
+	if (r->n_regressions)
+		printf("\n%zu regression%s beyond noise and limits\n", r->n_regressions,
+		       r->n_regressions == 1 ? "" : "s");
+	else
+		printf("\nno regression (%zu check%s, %zu with too few runs to tell)\n", r->n_checks,
+		       r->n_checks == 1 ? "" : "s", r->n_too_few);
+	putchar('\n');
+	na_print_wrapped(stdout, na_noise_method, 80);
+}
+
+static json_t *probe_json(const probe_check *p)
+{
+	json_t *sides[2];
+	for (int i = 0; i < 2; i++)
+		sides[i] = p->side[i].found ? json_pack("{s:s, s:b}", "esxi_build", p->side[i].build,
+		                                        "extent_bug", p->side[i].bug) : json_null();
+	return json_pack("{s:s?, s:o, s:o, s:b, s:s?, s:b}", "datastore", p->datastore,
+	                 "baseline", sides[0], "candidate", sides[1], "changed", p->text[0] != 0,
+	                 "text", p->text[0] ? p->text : NULL, "regression", p->regression);
+}
+
+static void print_json(const regress_state *r)
+{
+	json_t *checks = json_array(), *probes = json_array(), *limits = json_array();
+	for (size_t i = 0; i < r->args->n_limits; i++) {
+		const na_threshold *t = &r->args->limits[i];
+		json_array_append_new(limits, json_pack("{s:s, s:s, s:f}", "metric", na_metrics[t->metric].key,
+		                                        "kind", t->rise ? "rise" : "drop", "pct", t->pct));
+	}
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const check *c = &r->checks[i];
+		json_t *o = na_cmp_line_json(c->line);
+		json_object_set_new(o, "datastore", json_string(field(c->line, NA_F_DATASTORE)));
+		json_object_set_new(o, "protocol", json_string(field(c->line, NA_F_PROTOCOL)));
+		json_object_set_new(o, "profile", json_string(field(c->line, NA_F_PROFILE)));
+		json_object_set_new(o, "limit_pct", json_real(c->limit->rise ? c->limit->pct : -c->limit->pct));
+		json_object_set_new(o, "verdict", json_string(c->verdict));
+		json_object_set_new(o, "regression", json_boolean(c->regression));
+		json_array_append_new(checks, o);
+	}
+	for (size_t i = 0; i < r->n_probes; i++)
+		json_array_append_new(probes, probe_json(&r->probes[i]));
+	na_json_print(json_pack("{s:{s:s, s:I}, s:{s:s?, s:s?, s:I}, s:o, s:o, s:o, s:I, s:s}",
+	                        "baseline", "selector", r->args->baseline, "results", (json_int_t)r->base.n,
+	                        "candidate", "selector", r->args->candidate, "esxi_build",
+	                        r->args->candidate ? NULL : r->cand_build, "results", (json_int_t)r->cand.n,
+	                        "limits", limits, "checks", checks, "probes", probes,
+	                        "regressions", (json_int_t)r->n_regressions, "noise_method", na_noise_method));
+}
+
+/* ---- JUnit ---- */
+
+static void xml_text(FILE *out, const char *s)
+{
+	for (; s && *s; s++)
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default: fputc(*s, out);
+		}
+}
+
+static void junit_check(FILE *out, const check *c)
+{
+	const na_cmp_line *l = c->line;
+	char change[48], limit[32], a[96], b[96];
+	na_change_text(l->change_pct, na_metrics[l->metric].lower_is_better, change, sizeof(change));
+	limit_text(c->limit, limit, sizeof(limit));
+	fputs("  <testcase classname=\"", out);
+	xml_text(out, field(l, NA_F_DATASTORE));
+	fputs(" (", out);
+	xml_text(out, field(l, NA_F_PROTOCOL));
+	fputs(")\" name=\"", out);
+	xml_text(out, field(l, NA_F_PROFILE));
+	fprintf(out, " %s %s %s\"", na_dir_names[l->dir], na_metrics[l->metric].key, c->limit->rise ? "rise" : "drop");
+	if (c->regression) {
+		fprintf(out, ">\n    <failure type=\"regression\" message=\"%s %s (limit %s), beyond noise\">",
+		        na_metrics[l->metric].label, change, limit);
+		fputs("baseline ", out);
+		xml_text(out, na_cmp_cell(l, false, a, sizeof(a)));
+		fputs("; candidate ", out);
+		xml_text(out, na_cmp_cell(l, true, b, sizeof(b)));
+		fputs("</failure>\n  </testcase>\n", out);
+	} else if (l->noise == NA_NOISE_TOO_FEW) {
+		fputs(">\n    <skipped message=\"too few runs to tell\"/>\n  </testcase>\n", out);
+	} else {
+		fputs("/>\n", out);
+	}
+}
+
+static void junit_probe(FILE *out, const probe_check *p)
+{
+	fputs("  <testcase classname=\"", out);
+	xml_text(out, p->datastore);
+	fputs("\" name=\"NFS 4.1 probe verdict\"", out);
+	if (!p->regression) {
+		fputs("/>\n", out);
+		return;
+	}
+	fputs(">\n    <failure type=\"probe\" message=\"", out);
+	xml_text(out, p->text);
+	fputs("\"/>\n  </testcase>\n", out);
+}
+
+/* Created 0600 like the database: it names hosts, datastores and servers. */
+static int write_junit(const regress_state *r, const char *path, vs_error *err)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	FILE *out = fd >= 0 && fchmod(fd, 0600) == 0 ? fdopen(fd, "w") : NULL;
+	if (!out) {
+		int e = errno;
+		if (fd >= 0)
+			close(fd);
+		return vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(e));
+	}
+	size_t skipped = 0, probes = 0;
+	for (size_t i = 0; i < r->n_checks; i++)
+		skipped += r->checks[i].line->noise == NA_NOISE_TOO_FEW;
+	for (size_t i = 0; i < r->n_probes; i++)
+		probes += r->probes[i].side[0].found && r->probes[i].side[1].found;
+	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<testsuite name=\"nfsagent regress\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
+	        r->n_checks + probes, r->n_regressions, skipped);
+	for (size_t i = 0; i < r->n_checks; i++)
+		junit_check(out, &r->checks[i]);
+	for (size_t i = 0; i < r->n_probes; i++)
+		if (r->probes[i].side[0].found && r->probes[i].side[1].found)
+			junit_probe(out, &r->probes[i]);
+	fputs("</testsuite>\n", out);
+	return fclose(out) == 0 ? VS_OK : vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(errno));
+}
+
+/* ---- the command ---- */
+
+static int regress(regress_args *a)
+{
+	na_store *store = NULL;
+	vs_error err = {0};
+	regress_state r = {.args = a};
+	int rc = na_store_open(a->db, &store, &err);
+	if (rc == VS_OK)
+		rc = build(&r, store, &err);
+	if (rc == VS_OK && a->junit)
+		rc = write_junit(&r, a->junit, &err);
+	if (rc == VS_OK && a->json)
+		print_json(&r);
+	else if (rc == VS_OK)
+		print_text(&r);
+	int code = rc != VS_OK ? na_report(&err) : r.n_regressions ? NA_EXIT_FAIL : NA_EXIT_OK;
+	regression_free(&r);
+	na_store_close(&store);
+	return code;
+}
+
+static int on_option(int opt, const char *arg, void *ud)
+{
+	regress_args *a = ud;
+	vs_error err = {0};
+	switch (opt) {
+	case OPT_BASELINE: a->baseline = arg; return 1;
+	case OPT_CANDIDATE: a->candidate = arg; return 1;
+	case OPT_DB: a->db = arg; return 1;
+	case OPT_JUNIT: a->junit = arg; return 1;
+	case OPT_DROP:
+	case OPT_RISE:
+		if (a->n_limits == MAX_LIMITS)
+			return -na_usage_error("regress", "at most %d limits", MAX_LIMITS);
+		if (na_threshold_parse(arg, opt == OPT_RISE, &a->limits[a->n_limits], &err) != VS_OK)
+			return -na_usage_error("regress", "%s", err.message);
+		a->n_limits++;
+		*(opt == OPT_RISE ? &a->rises : &a->drops) = true;
+		return 1;
+	default: return 0;
+	}
+}
+
+/* The defaults, iops=10% and p99=20%, for the options not given. */
+static void default_limits(regress_args *a)
+{
+	if (!a->drops)
+		a->limits[a->n_limits++] = (na_threshold){NA_M_IOPS, 10, false};
+	if (!a->rises)
+		a->limits[a->n_limits++] = (na_threshold){NA_M_P99, 20, true};
+}
+
+int cmd_regress(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"baseline", required_argument, NULL, OPT_BASELINE},
+		{"candidate", required_argument, NULL, OPT_CANDIDATE},
+		{"max-drop", required_argument, NULL, OPT_DROP}, {"max-rise", required_argument, NULL, OPT_RISE},
+		{"db", required_argument, NULL, OPT_DB},         {"junit", required_argument, NULL, OPT_JUNIT},
+		{"json", no_argument, NULL, NA_OPT_JSON},        {"help", no_argument, NULL, NA_OPT_HELP},
+		{0},
+	};
+	na_conn conn = {.cmd = "regress"};
+	regress_args a = {0};
+	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	a.json = conn.json;
+	na_conn_close(&conn, NULL);
+	if (rc < 0 && optind < argc)
+		rc = na_usage_error("regress", "unexpected argument '%s'", argv[optind]);
+	if (rc < 0 && !a.baseline)
+		rc = na_usage_error("regress", "give the baseline: --baseline SELECTOR");
+	if (rc < 0 && a.n_limits + 2 > MAX_LIMITS)
+		rc = na_usage_error("regress", "at most %d limits", MAX_LIMITS - 2);
+	if (rc < 0)
+		default_limits(&a);
+	return rc < 0 ? regress(&a) : rc;
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# nfsagent run: file errors before anything is touched, --dry-run, a whole
+# campaign, and interruptions (during a Storage vMotion, during a benchmark,
+# between targets) followed by --resume: no result lost or doubled, the lab
+# left clean.
+. "$(dirname "$0")/lib.sh"
+export NFSAGENT_GUEST_PASSWORD=secret
+EXPORTS=10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware64k-b
+
+campaign() {  # campaign FILE [extra [campaign] lines]
+	cat > "$1" <<INI
+[campaign]
+name = t
+vm = fiotest
+guest_user = root
+profiles = randread-4k-qd1, randwrite-4k-qd1
+repeat = 2
+size = 4M
+runtime = ${RUNTIME:-1}
+probe_disks = 2
+probe_size = 16M
+${2:-}
+
+[target v3]
+datastore = bench-v3
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 3
+labels = recordsize=64K
+
+[target v41]
+datastore = bench-v41
+server = 10.0.0.5
+path = /mnt/tank/vmware64k-b
+nfs = 4.1
+labels = recordsize=64K
+INI
+}
+
+# ---- file errors: FILE:LINE, exit 2, nothing touched (no lab needed)
+bad="$WORK/bad.ini"
+check_bad() {  # check_bad EXPECTED-MESSAGE (the file is $bad)
+	run 2 "$NFSAGENT" run "$bad" --url 127.0.0.1:1
+	assert_one_line "$ERR"
+	assert_contains "$ERR" "$1"
+}
+campaign "$bad" "colour = blue"
+check_bad "$bad:11: unknown key 'colour' in [campaign]"
+campaign "$bad" "repeat = many"
+check_bad "$bad:11: bad value 'many' for repeat"
+campaign "$bad"
+sed -i 's/^nfs = 4.1/nfs = 4/' "$bad"
+check_bad "$bad:24: bad value '4' for nfs"
+campaign "$bad"
+printf '\n[target v3]\ndatastore = again\n' >> "$bad"
+check_bad "$bad:28: duplicate [target v3] (the first is at line 14)"
+campaign "$bad"
+sed -i 's/^\[campaign\]/[campain]/' "$bad"
+check_bad "$bad:2: unknown section [campain]"
+printf '[target a]\ndatastore = x\n' > "$bad"
+check_bad "$bad:1: no [campaign] section"
+campaign "$bad"
+sed -i 's/^datastore = bench-v41/datastore = bench-v3/' "$bad"
+check_bad "targets v3 and v41 use the same datastore"
+campaign "$bad" "password = hunter2"
+check_bad "no passwords in campaign files"
+
+lab_start -export "$EXPORTS" -nfs41-bug always -task-seconds 2 -task-steps 4 -slow-tasks RelocateVM_Task
+c="$WORK/c.ini"
+campaign "$c"
+
+# ---- preflight failures and --dry-run change nothing
+sed 's/^vm = fiotest/vm = fiotst/' "$c" > "$bad"
+run 2 "$NFSAGENT" run "$bad"
+assert_contains "$ERR" "no VM is named 'fiotst'; did you mean 'fiotest'"
+run 0 "$NFSAGENT" run "$c" --dry-run
+assert_contains "$OUT" "target v41: 10.0.0.5:/mnt/tank/vmware64k-b as NFS 4.1 named bench-v41"
+for m in CreateNasDatastore RelocateVM_Task CreateVirtualDisk_Task StartProgramInGuest; do
+	assert_eq "$(calls $m)" 0 "$m calls before the real run"
+done
+
+# ---- interrupt, resume, interrupt, resume ...
+results() { "$NFSAGENT" results --where campaign="$(run_id)" --json; }
+run_id() { sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT run FROM campaign_runs ORDER BY started_at DESC LIMIT 1"; }
+interrupt_when() {  # interrupt_when PATTERN [--resume]: start, wait for PATTERN on stdout/stderr, Ctrl-C
+	"$NFSAGENT" run "$c" ${2:-} > "$WORK/run.out" 2>&1 &
+	local pid=$! i
+	for i in $(seq 1 600); do grep -q -- "$1" "$WORK/run.out" && break; sleep 0.1; done
+	grep -q -- "$1" "$WORK/run.out" || fail "never saw '$1': $(tail -n 5 "$WORK/run.out")"
+	kill -INT "$pid"
+	local rc=0
+	wait "$pid" || rc=$?
+	assert_eq "$rc" 1 "exit status after Ctrl-C at '$1'"
+	assert_contains "$(cat "$WORK/run.out")" "stopped: every finished step is kept"
+	if pgrep -f "fio --output-format=json\+ --output=out.json job.fio" > /dev/null; then fail "fio still runs"; fi
+}
+# 1. during the first Storage vMotion (it finishes, then the run stops)
+interrupt_when "Relocating fiotest to bench-v3: 25%"
+# A second run while a stopped one waits is refused without --resume.
+run 2 "$NFSAGENT" run "$c"
+assert_contains "$ERR" "has an unfinished run"
+# 2. during a benchmark
+RUNTIME=3 interrupt_when "randread-4k-qd1 #1 on v3: ok" --resume
+# 3. between targets: after target v3's last profile of repetition 1
+interrupt_when "randwrite-4k-qd1 #1 on v3: ok" --resume
+run 0 "$NFSAGENT" run "$c" --resume
+assert_contains "$OUT" "Where the time went"
+
+rows=$(results)
+# v41 hits the bug (policy fail): its benchmarks are skipped, v3 has all of its own.
+assert_eq "$(jq '[.[] | select(.target == "v3")] | length' <<< "$rows")" 4 "v3 results"
+assert_eq "$(jq '[.[] | {target, repetition, profile}] | unique | length' <<< "$rows")" \
+	"$(jq length <<< "$rows")" "results recorded twice"
+assert_eq "$(jq -r '[.[] | .labels.recordsize] | unique | join(",")' <<< "$rows")" 64K "labels"
+# The lab is clean: the VM is home, the campaign's datastores are gone.
+run 0 "$NFSAGENT" ls vms --json
+assert_eq "$(jq -r '.[] | select(.name == "fiotest") | .datastores | join(",")' <<< "$OUT")" truenas-vmware "fiotest's home"
+run 0 "$NFSAGENT" ls datastores --json
+assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
+# The probes and the failed move are findings of this run.
+assert_ge "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT COUNT(*) FROM findings WHERE campaign = '$(run_id)' AND extent_bug = 1")" 2 "findings"
+run 2 "$NFSAGENT" run "$c" --resume
+assert_contains "$ERR" "no unfinished run to resume"
+echo "campaign: ok"

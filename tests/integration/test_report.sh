@@ -1,0 +1,168 @@
+#!/usr/bin/env bash
+# report: an HTML page built from a database of known rows, rendered by
+# headless Chromium: the bars hold the medians inserted, every chart is
+# there, nothing is loaded from the network, hostile strings stay text, and
+# the page logs no errors.  The screenshot is kept as an artifact.
+. "$(dirname "$0")/lib.sh"
+here=$(dirname "$0")
+CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
+[ -x "$CHROMIUM" ] || fail "Chromium is missing ($CHROMIUM): install the Debian package 'chromium' (scripts/deps.sh does)"
+db="$WORK/results.db"
+sqlfile="$WORK/data.sql"
+run 0 "$NFSAGENT" results --db "$db"  # creates the schema
+
+# dir IOPS LAT_US: one direction's columns (fio's 4K block: bw = IOPS * 4096);
+# the percentiles are fixed multiples of the latency so medians are known.
+dir() {
+	if [ -z "$1" ]; then
+		echo "NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL"
+	else
+		echo "$1, $(($1 * 4096)), $2, $2, $(($2 * 2)), $(($2 * 4)), $(($2 * 10)), $(($2 * 20)), $(($1 * 60)), 60000"
+	fi
+}
+
+# result ID TYPE PROFILE REP STATUS READ_IOPS READ_LAT WRITE_IOPS WRITE_LAT ("" = no I/O)
+result() {
+	local id=$1 type=$2 profile=$3 rep=$4 status=$5 ds=truenas-vmware16k error=NULL
+	[ "$type" = NFS41 ] && ds=truenas-vmware16k-41
+	[ "$status" = failed ] && error="'fio: <b>job failed</b>: No space left on device'"
+	local rd wr
+	rd=$(dir "${6:-}" "${7:-}")
+	wr=$(dir "${8:-}" "${9:-}")
+	[ "$status" = failed ] && rd=$(dir "") && wr=$(dir "")
+	cat >> "$sqlfile" <<-EOF
+	INSERT INTO results (id, started_at, finished_at, status, error, repetition, vcenter,
+	  vcenter_version, vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type,
+	  servers, export_path, vm, guest_os, disk, profile, job_file, fio_version,
+	  read_iops, read_bw_bytes, read_lat_mean_us, read_p50_us, read_p95_us, read_p99_us,
+	  read_p999_us, read_max_us, read_total_ios, read_runtime_ms,
+	  write_iops, write_bw_bytes, write_lat_mean_us, write_p50_us, write_p95_us, write_p99_us,
+	  write_p999_us, write_max_us, write_total_ios, write_runtime_ms)
+	VALUES ($id, '2026-03-0${rep}T10:00:00Z', '2026-03-0${rep}T10:01:00Z', '$status', $error, $rep,
+	  'https://vc.example.com/sdk', '8.0.3', '24022509', 'esx01', '8.0.3', '24022510', '$ds',
+	  '$type', '10.0.0.5', '/mnt/tank/vmware16k', 'fio&test "q"', 'Ubuntu 24.04 <LTS>',
+	  '[$ds] fiotest/fiotest.vmdk', '$profile', '[job]', 'fio-3.33', $rd, $wr);
+	INSERT INTO result_labels VALUES ($id, 'recordsize', '16K');
+	INSERT INTO result_labels VALUES ($id, 'note', '<script>alert(1)</script>');
+	EOF
+}
+
+# NFS 3 against NFS 4.1, two profiles, three runs each; one NFS 4.1 randrw
+# run failed, which leaves that group two runs there: too few to tell.
+W=randwrite-4k-qd32x4 M=randrw-4k-70-30
+result 1 NFS $W 1 ok "" "" 17000 7200
+result 2 NFS41 $W 1 ok "" "" 37400 3400
+result 3 NFS $M 1 ok 21000 1400 9000 5000
+result 4 NFS41 $M 1 ok 30000 900 13000 2000
+result 5 NFS $W 2 ok "" "" 17700 6480
+result 6 NFS41 $W 2 ok "" "" 36100 3060
+result 7 NFS $M 2 ok 20500 1260 8800 4500
+result 8 NFS41 $M 2 failed
+result 9 NFS $W 3 ok "" "" 12100 8640
+result 10 NFS41 $W 3 ok "" "" 38000 4080
+result 11 NFS $M 3 ok 22000 1680 9400 6000
+result 12 NFS41 $M 3 ok 31000 1100 13400 2400
+cat >> "$sqlfile" <<-'EOF'
+INSERT INTO findings (at, kind, host, esxi_version, esxi_build, datastore, datastore_type, servers,
+  export_path, vm, extent_bug, verdict, evidence_json)
+VALUES ('2026-03-01T09:00:00Z', 'probe', 'esx01', '8.0.3', '24022510', 'truenas-vmware16k-41',
+  'NFS41', '10.0.0.5', '/mnt/tank/vmware16k', NULL, 1,
+  'NFS 4.1 extent-size mismatch on datastore truenas-vmware16k-41 (host esx01, ESXi 8.0.3 build 24022510)',
+  '["[truenas-vmware16k-41] nfsagent-probe/canary-1-flat.vmdk is 0 bytes; <descriptor> declares 1073741824 bytes"]');
+INSERT INTO findings (at, kind, host, esxi_version, esxi_build, datastore, datastore_type, servers,
+  export_path, vm, extent_bug, verdict, evidence_json)
+VALUES ('2026-03-01T09:05:00Z', 'probe', 'esx01', '8.0.3', '24022510', 'truenas-vmware16k', 'NFS',
+  '10.0.0.5', '/mnt/tank/vmware16k', NULL, 0, 'no extent-size mismatch on datastore truenas-vmware16k', '[]');
+EOF
+sqlite3 "$db" < "$sqlfile"
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq length <<< "$OUT")" 12 "rows inserted"
+
+# ---- the file ----
+html="$WORK/report.html"
+echo stale > "$html"
+chmod 644 "$html"
+run 0 "$NFSAGENT" report --html "$html" --db "$db"
+assert_contains "$OUT" "12 runs (1 failed) in 2 groups, 2 profiles, 2 findings"
+assert_eq "$(stat -c %a "$html")" 600 "report file mode"
+page=$(cat "$html")
+# Nothing may be fetched: no resource attributes or CSS imports at all (the
+# vCenter's URL appears as text, which is fine).
+if grep -Eiq '(src|href|srcset|action|xlink:href) *=|@import|url\(|<link|<script|<iframe|<img' "$html"; then
+	fail "the report refers to a resource: $(grep -Eio '.{30}(src|href|@import|url\(|<link|<script|<img).{40}' "$html" | head -3)"
+fi
+assert_contains "$page" "default-src 'none'"
+assert_contains "$page" "https://vc.example.com/sdk"
+assert_contains "$page" "&lt;script&gt;alert(1)&lt;/script&gt;"
+assert_contains "$page" "fio&amp;test &quot;q&quot;"
+assert_contains "$page" "&lt;b&gt;job failed&lt;/b&gt;"
+assert_eq "$(ls "$WORK" | grep -c '^report.html.')" 0 "temporary files left"
+
+# ---- the rendering ----
+chromium() {
+	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync --disable-quic \
+		--disable-dev-shm-usage --enable-logging=stderr --v=0 \
+		--user-data-dir="$(mktemp -d "$WORK/chromium.XXXXXX")" "$@"
+}
+# Console messages as Chromium logs them ('...:INFO:CONSOLE:1] "text", source:
+# ...'; older releases wrote CONSOLE(1)).  The report has no script, so any
+# message at all is a problem: an error, or a refused load.  The detector is
+# tried on a page that logs one, so a change of format cannot pass silently.
+console_errors() {
+	grep -E ':CONSOLE[:(]|Uncaught|console\.error|Refused to' "$1" || true
+}
+printf '<!DOCTYPE html><title>x</title><script>console.error("canary-error")</script>\n' > "$WORK/canary.html"
+chromium --dump-dom "file://$WORK/canary.html" > /dev/null 2> "$WORK/canary.err" || fail "chromium failed: $(tail -n 5 "$WORK/canary.err")"
+assert_contains "$(console_errors "$WORK/canary.err")" "canary-error" "the console error detector"
+
+start=$(date +%s%N)
+chromium --dump-dom "file://$html" > "$WORK/dom.html" 2> "$WORK/chromium.err" \
+	|| fail "chromium --dump-dom failed: $(tail -n 5 "$WORK/chromium.err")"
+echo "chromium --dump-dom took $((($(date +%s%N) - start) / 1000000)) ms"
+[ -s "$WORK/dom.html" ] || fail "chromium rendered nothing: $(tail -n 5 "$WORK/chromium.err")"
+errors=$(console_errors "$WORK/chromium.err")
+[ -z "$errors" ] || fail "the page logged errors: $errors"
+
+expect=$(jq -nc --arg w "$W" --arg m "$M" '{
+	bars: {
+		"\($w)|NFS|write": 17000, "\($w)|NFS41|write": 37400,
+		"\($m)|NFS|read": 21000, "\($m)|NFS41|read": 30500,
+		"\($m)|NFS|write": 9000, "\($m)|NFS41|write": 13200},
+	lat: {
+		"\($w)|NFS|write|p50": 7200, "\($w)|NFS41|write|p99": 13600,
+		"\($m)|NFS|read|p99.9": 14000, "\($m)|NFS41|write|p95": 4400},
+	findings: 2,
+	few: [$m],
+	text: ["NFS 4.1 extent-size mismatch on datastore truenas-vmware16k-41",
+		"<descriptor> declares 1073741824 bytes", "no extent-size mismatch on datastore truenas-vmware16k",
+		"<script>alert(1)</script>", "fio&test \"q\"", "Ubuntu 24.04 <LTS>", "8.0.3 build 24022510",
+		"10.0.0.5:/mnt/tank/vmware16k", "fio-3.33", "https://vc.example.com/sdk",
+		"17,000", "7.2 ms", "28.8 ms", "Failed runs"]}')
+python3 "$here/report_check.py" "$WORK/dom.html" "$expect" || fail "the rendered report is not what was inserted"
+
+shot="${TEST_ARTIFACT_DIR:-/tmp}/nfsagent-report.png"
+mkdir -p "$(dirname "$shot")"
+chromium --hide-scrollbars --window-size=1280,2000 --screenshot="$WORK/report.png" "file://$html" \
+	> /dev/null 2> "$WORK/shot.err" || fail "chromium --screenshot failed: $(tail -n 5 "$WORK/shot.err")"
+[ "$(head -c 8 "$WORK/report.png" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "no PNG screenshot"
+cp "$WORK/report.png" "$shot"
+cp "$html" "${shot%.png}.html"
+echo "screenshot: $shot"
+
+# ---- selections and grouping ----
+run 0 "$NFSAGENT" report --html "$html" --db "$db" --where protocol=NFS41 --group-by recordsize
+assert_contains "$OUT" "6 runs (1 failed) in 1 groups, 2 profiles, 1 findings"
+assert_eq "$(grep -o '<rect class="bar"[^>]*data-group="recordsize=16K"' "$html" | wc -l)" 3 "bars of the one group"
+run 0 "$NFSAGENT" report --html "$html" --db "$db" --group-by vm --group-by nosuchkey
+assert_contains "$ERR" "no selected result has 'nosuchkey' to group by"
+assert_contains "$(cat "$html")" 'data-group="fio&amp;test &quot;q&quot;, nosuchkey=(unset)"'
+run 0 "$NFSAGENT" report --html "$html" --db "$db" --where protocol=VMFS
+assert_contains "$ERR" "no results match"
+assert_contains "$(cat "$html")" "No results match this selection."
+run 2 "$NFSAGENT" report --db "$db"
+assert_contains "$ERR" "give --html FILE"
+run 2 "$NFSAGENT" report --html "$html" --db "$db" --where protocol
+run 1 "$NFSAGENT" report --html "$WORK/no/such/dir/r.html" --db "$db"
+assert_contains "$ERR" "cannot create $WORK/no/such/dir/r.html"
+echo "PASS"
