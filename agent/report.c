@@ -1,7 +1,6 @@
 /* The HTML report (see report.h): reads the selected results once, groups
  * them, then writes the page section by section.  Every string that came
  * from the database goes through na_html_escape. */
-#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,13 +9,13 @@
 #include "report.h"
 
 /* The provenance a row keeps; --group-by may name any of these. */
-enum { F_VCENTER, F_VC_VERSION, F_VC_BUILD, F_HOST, F_ESXI_VERSION, F_ESXI_BUILD, F_DATASTORE, F_TYPE, F_SERVERS, F_EXPORT,
-       F_VM, F_GUEST_OS, F_DISK, F_FIO, F_PROFILE, F_CAMPAIGN, F_TARGET, F_STARTED, F_ERROR,
-       N_FIELDS };
+enum { F_VCENTER, F_VC_VERSION, F_VC_BUILD, F_HOST, F_ESXI_VERSION, F_ESXI_BUILD, F_DATASTORE,
+       F_TYPE, F_SERVERS, F_EXPORT, F_VM, F_GUEST_OS, F_DISK, F_FIO, F_PROFILE, F_CAMPAIGN,
+       F_TARGET, F_STARTED, F_ERROR, N_FIELDS };
 static const char *const field_names[N_FIELDS] = {
-	"vcenter", "vcenter_version", "vcenter_build", "host", "esxi_version", "esxi_build", "datastore", "datastore_type", "servers",
-	"export_path", "vm", "guest_os", "disk", "fio_version", "profile", "campaign", "target",
-	"started_at", "error",
+	"vcenter", "vcenter_version", "vcenter_build", "host", "esxi_version", "esxi_build",
+	"datastore", "datastore_type", "servers", "export_path", "vm", "guest_os", "disk",
+	"fio_version", "profile", "campaign", "target", "started_at", "error",
 };
 enum { MAX_BY = 16, MAX_DISTINCT = 6 };
 enum { M_IOPS, M_BW, M_LAT, M_P50, M_P95, M_P99, M_P999 };
@@ -111,9 +110,10 @@ static void free_rows(report *r)
 static bool copy_row(row *w, const na_result *res)
 {
 	const char *const v[N_FIELDS] = {
-		res->vcenter, res->vcenter_version, res->vcenter_build, res->host, res->esxi_version, res->esxi_build, res->datastore,
-		res->datastore_type, res->servers, res->export_path, res->vm, res->guest_os, res->disk,
-		res->fio_version, res->profile, res->campaign, res->target, res->started_at, res->error,
+		res->vcenter, res->vcenter_version, res->vcenter_build, res->host, res->esxi_version,
+		res->esxi_build, res->datastore, res->datastore_type, res->servers, res->export_path,
+		res->vm, res->guest_os, res->disk, res->fio_version, res->profile, res->campaign,
+		res->target, res->started_at, res->error,
 	};
 	bool ok = true;
 	*w = (row){.id = res->id, .ok = strcmp(res->status, "ok") == 0, .dir = {res->read, res->write}};
@@ -198,10 +198,16 @@ static void choose_grouping(report *r)
 		return;
 	if (varies(r, "datastore_type"))
 		add_by(r, "datastore_type");
+	char **seen = NULL;  /* each key is looked at once: varies() reads every row */
+	size_t n_seen = 0;
 	for (size_t i = 0; i < r->n; i++)
-		for (size_t l = 0; l < r->rows[i].n_labels; l++)
-			if (varies(r, r->rows[i].labels[l].key))
-				add_by(r, r->rows[i].labels[l].key);
+		for (size_t l = 0; l < r->rows[i].n_labels; l++) {
+			const char *key = r->rows[i].labels[l].key;
+			size_t before = n_seen;
+			if (intern(&seen, &n_seen, key) == before && varies(r, key))
+				add_by(r, key);
+		}
+	free_list(seen, n_seen);
 	if (!r->n_by)
 		add_by(r, "datastore");
 }
@@ -211,9 +217,9 @@ static char *group_name(const report *r, const row *w)
 {
 	char *name = strdup("");
 	for (size_t b = 0; name && b < r->n_by; b++) {
-		const char *v = value_of(w, r->by[b]);
-		char *next = is_label(r->by[b]) ? fmt("%s%s%s=%s", name, b ? ", " : "", r->by[b], v ? v : "(unset)")
-		                                : fmt("%s%s%s", name, b ? ", " : "", v ? v : "(unknown)");
+		const char *v = value_of(w, r->by[b]), *sep = b ? ", " : "";
+		char *next = is_label(r->by[b]) ? fmt("%s%s%s=%s", name, sep, r->by[b], v ? v : "(unset)")
+		                                : fmt("%s%s%s", name, sep, v ? v : "(unknown)");
 		free(name);
 		name = next;
 	}
@@ -227,7 +233,8 @@ static int assign_groups(report *r, vs_error *err)
 		row *w = &r->rows[i];
 		char *name = group_name(r, w);
 		w->group = name ? intern(&r->groups, &r->n_groups, name) : SIZE_MAX;
-		w->profile = intern(&r->profiles, &r->n_profiles, w->f[F_PROFILE] ? w->f[F_PROFILE] : "(job file)");
+		const char *profile = w->f[F_PROFILE] ? w->f[F_PROFILE] : "(job file)";
+		w->profile = intern(&r->profiles, &r->n_profiles, profile);
 		free(name);
 		if (w->group == SIZE_MAX || w->profile == SIZE_MAX)
 			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -242,7 +249,8 @@ static int assign_groups(report *r, vs_error *err)
 
 static double metric(const na_dir_stats *d, int m)
 {
-	const double v[] = {d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us, d->p99_us, d->p999_us};
+	const double v[] = {d->iops,   d->bw_bytes, d->lat_mean_us, d->p50_us,
+	                    d->p95_us, d->p99_us,   d->p999_us};
 	return v[m];
 }
 
@@ -290,18 +298,6 @@ static const char *show(int m, double v, char *buf, size_t size)
 
 /* ---- the page ---- */
 
-static void head(const report *r)
-{
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      /* nothing may be loaded or run: the page is data, some of it a server's */
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "style-src 'unsafe-inline'\">\n"
-	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
-	      "<title>nfsagent benchmark report</title>\n<style>", r->out);
-	na_report_style(r->out);
-	fputs("</style>\n</head>\n<body>\n", r->out);
-}
-
 /* A provenance line: field a, or "a SEP b"; -1 for the labels. */
 typedef struct prov_line {
 	const char *name;
@@ -328,32 +324,59 @@ static char *prov_text(const row *w, const prov_line *p)
 	return fmt("%s%s%s", a ? a : "?", p->sep, b ? b : "?");
 }
 
-/* Writes the distinct texts of a line over the rows of group g ("; "-separated). */
+/* Writes items, escaped, with sep between them (at most max of them). */
+static void join(const report *r, const char *const *items, size_t n, const char *sep, size_t max)
+{
+	for (size_t i = 0; i < n && i < max; i++) {
+		fputs(i ? sep : "", r->out);
+		esc(r, items[i]);
+	}
+	if (n > max)
+		fprintf(r->out, "%sand %zu more", sep, n - max);
+	if (!n)
+		fputs("–", r->out);
+}
+
+/* Writes the distinct texts of a line over the rows of group g (SIZE_MAX: all). */
 static void distinct(const report *r, size_t g, const prov_line *line)
 {
 	char **seen = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++) {
-		char *t = r->rows[i].group == g ? prov_text(&r->rows[i], line) : NULL;
+		bool in = g == SIZE_MAX || r->rows[i].group == g;
+		char *t = in ? prov_text(&r->rows[i], line) : NULL;
 		if (t && t[0])
 			intern(&seen, &n, t);
 		free(t);
 	}
-	for (size_t i = 0; i < n && i < MAX_DISTINCT; i++) {
-		fputs(i ? "; " : "", r->out);
-		esc(r, seen[i]);
-	}
-	if (n > MAX_DISTINCT)
-		fprintf(r->out, "; and %zu more", n - MAX_DISTINCT);
-	if (!n)
-		fputs("–", r->out);
+	join(r, (const char *const *)seen, n, "; ", MAX_DISTINCT);
 	free_list(seen, n);
 }
 
-static void group_header(const report *r, const char *first)
+/* Whether group g has runs of profile p (SIZE_MAX: of any profile). */
+static bool in_profile(const report *r, size_t p, size_t g)
+{
+	for (size_t i = 0; p != SIZE_MAX && i < r->n; i++)
+		if (r->rows[i].profile == p && r->rows[i].group == g)
+			return true;
+	return p == SIZE_MAX;
+}
+
+/* The group a profile's ratios compare with: its first. */
+static size_t first_group(const report *r, size_t p)
+{
+	size_t g = 0;
+	while (g < r->n_groups && !in_profile(r, p, g))
+		g++;
+	return g;
+}
+
+static void group_header(const report *r, size_t p, const char *first)
 {
 	fprintf(r->out, "<thead><tr><th>%s</th>", first);
 	for (size_t g = 0; g < r->n_groups; g++) {
+		if (!in_profile(r, p, g))
+			continue;
 		fprintf(r->out, "<th><span class=\"sw\" style=\"background:%s\"></span>", na_report_color(g));
 		esc(r, r->groups[g]);
 		fputs("</th>", r->out);
@@ -363,30 +386,18 @@ static void group_header(const report *r, const char *first)
 
 static void title(const report *r, const char *generated)
 {
+	static const prov_line vcenter = {"vCenter", F_VCENTER, -1, NULL};
 	fputs("<header>\n<h1>NFS datastore benchmarks</h1>\n<p class=\"meta\">Generated ", r->out);
 	esc(r, generated);
-	fputs(" by nfsagent " NFSAGENT_VERSION " from vCenter ", r->out);
-	char **vcs = NULL;
-	size_t n = 0;
-	for (size_t i = 0; i < r->n; i++)
-		if (r->rows[i].f[F_VCENTER])
-			intern(&vcs, &n, r->rows[i].f[F_VCENTER]);
-	for (size_t i = 0; i < n; i++) {
-		fputs(i ? ", " : "", r->out);
-		esc(r, vcs[i]);
-	}
-	fputs(n ? "" : "(none recorded)", r->out);
-	free_list(vcs, n);
+	fputs(" by nfsagent " NFSAGENT_VERSION " from results of vCenter ", r->out);
+	distinct(r, SIZE_MAX, &vcenter);
 	fputs(".</p>\n<p class=\"meta\">Selection: ", r->out);
-	for (size_t i = 0; i < r->o->n_where; i++) {
-		fputs(i ? ", " : "", r->out);
-		esc(r, r->o->where[i]);
-	}
-	fprintf(r->out, "%s; grouped by ", r->o->n_where ? "" : "every result");
-	for (size_t b = 0; b < r->n_by; b++) {
-		fputs(b ? ", " : "", r->out);
-		esc(r, r->by[b]);
-	}
+	if (r->o->n_where)
+		join(r, r->o->where, r->o->n_where, ", ", r->o->n_where);
+	else
+		fputs("every result", r->out);
+	fputs("; grouped by ", r->out);
+	join(r, r->by, r->n_by, ", ", r->n_by);
 	fprintf(r->out, ". %zu runs in %zu groups, %zu profiles.</p>\n</header>\n", r->n, r->n_groups,
 	        r->n_profiles);
 }
@@ -401,8 +412,9 @@ static void provenance(const report *r)
 		{"VM", F_VM, -1, NULL}, {"Guest OS", F_GUEST_OS, -1, NULL}, {"fio", F_FIO, -1, NULL},
 		{"Labels", -1, -1, NULL}, {"Run dates", F_STARTED, -1, NULL},
 	};
-	fputs("<section id=\"groups\">\n<h2>Groups and where their results came from</h2>\n<table>\n", r->out);
-	group_header(r, "");
+	fputs("<section id=\"groups\">\n<h2>Groups and where their results came from</h2>\n"
+	      "<table>\n", r->out);
+	group_header(r, SIZE_MAX, "");
 	for (size_t f = 0; f < sizeof(lines) / sizeof(*lines); f++) {
 		fprintf(r->out, "<tr><th>%s</th>", lines[f].name);
 		for (size_t g = 0; g < r->n_groups; g++) {
@@ -433,9 +445,10 @@ static void cell(const report *r, size_t p, size_t g, int dir, int m)
 	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
 	        show(m, s.median, a, sizeof(a)), show(m, s.min, b, sizeof(b)),
 	        show(m, s.max, c, sizeof(c)), s.n);
-	na_spread base = g ? spread(r, p, 0, dir, m) : s;
+	size_t first = first_group(r, p);
+	na_spread base = spread(r, p, first, dir, m);
 	/* the ratio to the first group, and whether the ranges even separate */
-	if (g && base.n && base.median > 0)
+	if (g != first && base.n && base.median > 0)
 		fprintf(r->out, "<span class=\"ratio\">×%.2f vs first%s</span>", s.median / base.median,
 		        s.min <= base.max && base.min <= s.max ? ", ranges overlap" : "");
 	fputs("</td>", r->out);
@@ -447,17 +460,20 @@ static void comparison(const report *r, size_t p)
 		{M_IOPS, "IOPS"}, {M_BW, "MB/s"}, {M_LAT, "avg latency"}, {M_P99, "p99 latency"},
 	};
 	fputs("<table class=\"cmp\">\n", r->out);
-	group_header(r, "Median (min–max · runs)");
+	group_header(r, p, "Median (min–max · runs)");
 	for (int d = 0; d < 2; d++)
 		for (size_t i = 0; has_dir(r, p, d) && i < sizeof(rows) / sizeof(*rows); i++) {
 			fprintf(r->out, "<tr><th>%s %s</th>", dir_names[d], rows[i].name);
 			for (size_t g = 0; g < r->n_groups; g++)
-				cell(r, p, g, d, rows[i].m);
+				if (in_profile(r, p, g))
+					cell(r, p, g, d, rows[i].m);
 			fputs("</tr>\n", r->out);
 		}
 	fputs("<tr><th>runs</th>", r->out);
 	for (size_t g = 0; g < r->n_groups; g++) {
 		size_t ok = runs(r, p, g, true), failed = runs(r, p, g, false);
+		if (!ok && !failed)
+			continue;
 		fprintf(r->out, "<td>%zu ok", ok);
 		if (failed)
 			fprintf(r->out, ", %zu failed", failed);
@@ -465,6 +481,9 @@ static void comparison(const report *r, size_t p)
 		fputs("</td>", r->out);
 	}
 	fputs("</tr>\n</tbody>\n</table>\n", r->out);
+	if (first_group(r, p) + 1 < r->n_groups)
+		fputs("<p class=\"cap\">× compares a median with the first group's; where the min–max"
+		      " ranges overlap, the difference may be noise.</p>\n", r->out);
 }
 
 static void few_runs_note(const report *r, size_t p)
@@ -472,7 +491,7 @@ static void few_runs_note(const report *r, size_t p)
 	bool any = false;
 	for (size_t g = 0; g < r->n_groups; g++) {
 		size_t ok = runs(r, p, g, true);
-		if (ok >= 3)
+		if (ok >= 3 || !in_profile(r, p, g))
 			continue;
 		fputs(any ? "; " : "<p class=\"note\"><span class=\"few\">Too few runs to tell:</span> ", r->out);
 		esc(r, r->groups[g]);
@@ -480,27 +499,35 @@ static void few_runs_note(const report *r, size_t p)
 		any = true;
 	}
 	if (any)
-		fputs(". With fewer than 3 runs the spread says little; a difference may be noise.</p>\n", r->out);
+		fputs(". With fewer than 3 runs the spread says little; a difference may be noise."
+		      "</p>\n", r->out);
 }
 
+/* The profile's groups as the charts' series, keeping each group's colour. */
 static void charts(const report *r, size_t p)
 {
 	const char *dirs[2];
-	size_t n_dirs = 0, n = r->n_groups;
+	size_t n_dirs = 0, n = 0, g;
 	for (int d = 0; d < 2; d++)
 		if (has_dir(r, p, d))
 			dirs[n_dirs++] = dir_names[d];
-	na_spread *iops = calloc(2 * n + 1, sizeof(na_spread));
-	na_spread *pct = calloc(2 * n * NA_PCTS + 1, sizeof(na_spread));
-	for (size_t d = 0; iops && pct && d < n_dirs; d++)
-		for (size_t g = 0; g < n; g++) {
+	const char **names = calloc(r->n_groups + 1, sizeof(char *));
+	size_t *colors = calloc(r->n_groups + 1, sizeof(size_t));
+	na_spread *iops = calloc(2 * r->n_groups + 1, sizeof(na_spread));
+	na_spread *pct = calloc(2 * r->n_groups * NA_PCTS + 1, sizeof(na_spread));
+	bool ok = names && colors && iops && pct;
+	for (g = 0; ok && g < r->n_groups; g++)
+		if (in_profile(r, p, g))
+			names[n] = r->groups[g], colors[n++] = g;
+	for (size_t d = 0; ok && d < n_dirs; d++)
+		for (size_t i = 0; i < n; i++) {
 			int dir = strcmp(dirs[d], "write") == 0;
-			iops[d * n + g] = spread(r, p, g, dir, M_IOPS);
+			iops[d * n + i] = spread(r, p, colors[i], dir, M_IOPS);
 			for (int k = 0; k < NA_PCTS; k++)
-				pct[(d * n + g) * NA_PCTS + k] = spread(r, p, g, dir, M_P50 + k);
+				pct[(d * n + i) * NA_PCTS + k] = spread(r, p, colors[i], dir, M_P50 + k);
 		}
-	na_chart c = {r->profiles[p], (const char *const *)r->groups, n, dirs, n_dirs, iops, pct};
-	if (iops && pct && n_dirs) {
+	na_chart c = {r->profiles[p], names, colors, n, dirs, n_dirs, iops, pct};
+	if (ok && n_dirs) {
 		fputs("<div class=\"charts\">\n<figure><figcaption>Median IOPS; whiskers span min–max"
 		      "</figcaption>\n", r->out);
 		na_svg_iops(r->out, &c);
@@ -509,6 +536,8 @@ static void charts(const report *r, size_t p)
 		na_svg_latency(r->out, &c);
 		fputs("</figure>\n</div>\n", r->out);
 	}
+	free(names);
+	free(colors);
 	free(iops);
 	free(pct);
 }
@@ -528,55 +557,12 @@ static void profile_section(const report *r, size_t p)
 
 /* ---- findings and failures ---- */
 
-static void evidence(FILE *out, const char *json)
-{
-	json_t *a = json ? json_loads(json, 0, NULL) : NULL;
-	size_t i;
-	json_t *v;
-	if (json_is_array(a) && json_array_size(a)) {
-		fputs("<ul class=\"ev\">", out);
-		json_array_foreach(a, i, v) {
-			fputs("<li><code>", out);
-			na_html_escape(out, json_is_string(v) ? json_string_value(v) : "(not text)");
-			fputs("</code></li>", out);
-		}
-		fputs("</ul>", out);
-	}
-	json_decref(a);
-}
-
-static void part(const report *r, const char *sep, const char *value)
-{
-	if (value && value[0]) {
-		fputs(sep, r->out);
-		esc(r, value);
-	}
-}
-
 static int finding(const na_finding *f, void *ud, vs_error *err)
 {
 	(void)err;
 	report *r = ud;
 	r->n_findings++;
-	fputs("<div class=\"finding\" data-kind=\"", r->out);
-	esc(r, f->kind);
-	fprintf(r->out, "\" data-extent-bug=\"%d\"><span class=\"badge %s\">%s</span><b>", f->extent_bug,
-	        f->extent_bug ? "bad" : "clean", f->extent_bug ? "extent-size mismatch" : "clean");
-	esc(r, f->verdict);
-	fputs("</b><p class=\"meta\">", r->out);
-	part(r, "", f->kind);
-	part(r, " at ", f->at);
-	part(r, " · host ", f->host);
-	part(r, " · ESXi ", f->esxi_version);
-	part(r, " build ", f->esxi_build);
-	part(r, " · datastore ", f->datastore);
-	part(r, " · type ", f->datastore_type);
-	part(r, " · export ", f->servers);
-	part(r, ":", f->export_path);
-	part(r, " · VM ", f->vm);
-	fputs("</p>", r->out);
-	evidence(r->out, f->evidence_json);
-	fputs("</div>\n", r->out);
+	na_report_finding(r->out, f);
 	return VS_OK;
 }
 
@@ -594,6 +580,9 @@ static int findings(report *r, na_store *s, vs_error *err)
 			    r->o->where[i][strlen(known[k])] == '=')
 				conds[n++] = r->o->where[i];
 	fputs("<section id=\"findings\">\n<h2>Probe verdicts and failed moves</h2>\n", r->out);
+	if (n < r->o->n_where)
+		fputs("<p class=\"cap\">Findings have no labels or profiles: only the selection's"
+		      " provenance conditions apply to them.</p>\n", r->out);
 	int rc = na_store_findings(s, conds, n, finding, r, err);
 	if (rc == VS_OK && !r->n_findings)
 		fputs("<p>None recorded for this selection.</p>\n", r->out);
@@ -610,7 +599,8 @@ static void failures(const report *r)
 			continue;
 		if (!any)
 			fputs("<section id=\"failed\">\n<h2>Failed runs</h2>\n<table>\n<thead><tr><th>id</th>"
-			      "<th>started</th><th>profile</th><th>group</th><th>error</th></tr></thead>\n<tbody>\n", r->out);
+			      "<th>started</th><th>profile</th><th>group</th><th>error</th></tr></thead>\n"
+			      "<tbody>\n", r->out);
 		any = true;
 		fprintf(r->out, "<tr><td>%lld</td><td>", (long long)w->id);
 		esc(r, w->f[F_STARTED]);
@@ -634,7 +624,7 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 	if (rc == VS_OK)
 		rc = assign_groups(&r, err);
 	if (rc == VS_OK) {
-		head(&r);
+		na_report_head(out);
 		title(&r, o->generated_at ? o->generated_at : "");
 		if (!r.n)
 			fputs("<p class=\"note\">No results match this selection.</p>\n", out);

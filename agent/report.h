@@ -38,6 +38,7 @@ enum { NA_PCTS = 4 };  /* p50, p95, p99, p99.9 */
 typedef struct na_chart {
 	const char *profile;
 	const char *const *groups;
+	const size_t *colors;     /* na_report_color's index of each group */
 	size_t n_groups;
 	const char *const *dirs;  /* "read", "write" */
 	size_t n_dirs;
@@ -49,14 +50,16 @@ typedef struct na_chart {
 void na_html_escape(FILE *out, const char *s);
 /* The colour of group i, the same in every chart and table. */
 const char *na_report_color(size_t i);
-/* The page's style sheet. */
-void na_report_style(FILE *out);
+/* The page from its doctype to <body>: the security policy and the style sheet. */
+void na_report_head(FILE *out);
 /* "37,400", "886", "3.46". */
 const char *na_report_grouped(double v, char *buf, size_t size);
 /* "37.4k", "886", "1.2M". */
 const char *na_report_compact(double v, char *buf, size_t size);
 /* "850 µs", "3.4 ms", "1.2 s". */
 const char *na_report_latency(double us, char *buf, size_t size);
+/* A probe verdict or failed move: badge, verdict line, provenance, evidence. */
+void na_report_finding(FILE *out, const na_finding *f);
 void na_svg_iops(FILE *out, const na_chart *c);
 void na_svg_latency(FILE *out, const na_chart *c);
 

@@ -1,6 +1,7 @@
-/* The report's look: its style sheet, number formats and the two inline-SVG
- * charts.  nfsagent links no maths library, so the few logarithms the
- * latency axis needs are computed here. */
+/* The report's look: its head and style sheet, number formats, the finding
+ * cards and the two inline-SVG charts.  nfsagent links no maths library, so
+ * the few logarithms the latency axis needs are computed here. */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,12 +10,19 @@
 enum { W = 560, L = 70, R = 14, T = 18, PH = 250, PW = W - L - R };
 static const char *const pct_names[NA_PCTS] = {"p50", "p95", "p99", "p99.9"};
 
-void na_report_style(FILE *out)
+void na_report_head(FILE *out)
 {
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      /* nothing may be loaded or run: the page is data, some of it a server's */
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "style-src 'unsafe-inline'\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<title>nfsagent benchmark report</title>\n<style>", out);
 	fputs("body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',Roboto,'DejaVu Sans',sans-serif;"
 	      "color:#1b1b1b;background:#fff;margin:0 auto;padding:24px 32px;max-width:1240px}"
 	      "h1{font-size:24px;margin:0 0 4px}h2{font-size:19px;margin:32px 0 8px;padding-top:10px;"
 	      "border-top:2px solid #e3e6ea}.meta{color:#555;margin:2px 0}"
+	      ".cap{color:#555;font-size:12px;margin:-6px 0 16px}"
 	      "code{font:12px ui-monospace,'DejaVu Sans Mono',monospace}"
 	      "table{border-collapse:collapse;margin:8px 0 14px;font-variant-numeric:tabular-nums}"
 	      "th,td{border:1px solid #d5d9de;padding:5px 10px;text-align:left;vertical-align:top}"
@@ -30,6 +38,7 @@ void na_report_style(FILE *out)
 	      ".badge{border-radius:4px;padding:1px 7px;font-size:12px;font-weight:600;margin-right:8px;"
 	      "color:#fff}.bad{background:#c0392b}.clean{background:#1e7d4f}"
 	      "ul.ev{margin:6px 0 0;padding-left:20px}", out);
+	fputs("</style>\n</head>\n<body>\n", out);
 }
 
 void na_html_escape(FILE *out, const char *s)
@@ -65,6 +74,7 @@ const char *na_report_grouped(double v, char *buf, size_t size)
 	}
 	char digits[48];
 	int len = snprintf(digits, sizeof(digits), "%.0f", v);
+	len = len < (int)sizeof(digits) ? len : (int)sizeof(digits) - 1;
 	size_t at = 0;
 	for (int i = 0; i < len && at + 2 < size; i++) {
 		if (i && (len - i) % 3 == 0)
@@ -95,6 +105,56 @@ const char *na_report_latency(double us, char *buf, size_t size)
 	else
 		snprintf(buf, size, "%.3g s", us / 1e6);
 	return buf;
+}
+
+/* ---- findings ---- */
+
+static void evidence(FILE *out, const char *json)
+{
+	json_t *a = json ? json_loads(json, 0, NULL) : NULL;
+	size_t i;
+	json_t *v;
+	if (json_is_array(a) && json_array_size(a)) {
+		fputs("<ul class=\"ev\">", out);
+		json_array_foreach(a, i, v) {
+			fputs("<li><code>", out);
+			na_html_escape(out, json_is_string(v) ? json_string_value(v) : "(not text)");
+			fputs("</code></li>", out);
+		}
+		fputs("</ul>", out);
+	}
+	json_decref(a);
+}
+
+static void part(FILE *out, const char *sep, const char *value)
+{
+	if (value && value[0]) {
+		fputs(sep, out);
+		na_html_escape(out, value);
+	}
+}
+
+void na_report_finding(FILE *out, const na_finding *f)
+{
+	fputs("<div class=\"finding\" data-kind=\"", out);
+	na_html_escape(out, f->kind);
+	fprintf(out, "\" data-extent-bug=\"%d\"><span class=\"badge %s\">%s</span><b>", f->extent_bug,
+	        f->extent_bug ? "bad" : "clean", f->extent_bug ? "extent-size mismatch" : "clean");
+	na_html_escape(out, f->verdict);
+	fputs("</b><p class=\"meta\">", out);
+	part(out, "", f->kind);
+	part(out, " at ", f->at);
+	part(out, " · host ", f->host);
+	part(out, " · ESXi ", f->esxi_version);
+	part(out, " build ", f->esxi_build);
+	part(out, " · datastore ", f->datastore);
+	part(out, " · type ", f->datastore_type);
+	part(out, " · export ", f->servers);
+	part(out, ":", f->export_path);
+	part(out, " · VM ", f->vm);
+	fputs("</p>", out);
+	evidence(out, f->evidence_json);
+	fputs("</div>\n", out);
 }
 
 /* ---- shared pieces ---- */
@@ -143,8 +203,8 @@ static void attr(FILE *out, const char *name, const char *value)
 
 static void open_svg(FILE *out, const char *kind, const na_chart *c, int height, const char *what)
 {
-	fprintf(out, "<svg class=\"chart %s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"",
-	        kind, W, height, W, height);
+	fprintf(out, "<svg class=\"chart %s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
+	        " role=\"img\"", kind, W, height, W, height);
 	attr(out, "data-profile", c->profile);
 	fprintf(out, "><title>%s for ", what);
 	na_html_escape(out, c->profile);
@@ -164,14 +224,28 @@ static void axes(FILE *out, const char *ytitle)
 	fprintf(out, "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>"
 	        "<line class=\"axis\" x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\"/>\n",
 	        L, L, T, T + PH, L, L + PW, T + PH, T + PH);
-	fprintf(out, "<text class=\"ytitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" font-size=\"12\""
-	        " text-anchor=\"middle\">%s</text>\n", -(T + PH / 2), ytitle);
+	fprintf(out, "<text class=\"ytitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\""
+	        " font-size=\"12\" text-anchor=\"middle\">%s</text>\n", -(T + PH / 2), ytitle);
 }
 
 static void xlabel(FILE *out, double x, const char *label)
 {
-	fprintf(out, "<text class=\"xlabel\" x=\"%.1f\" y=\"%d\" font-size=\"12\" text-anchor=\"middle\">%s</text>\n",
-	        x, T + PH + 18, label);
+	fprintf(out, "<text class=\"xlabel\" x=\"%.1f\" y=\"%d\" font-size=\"12\""
+	        " text-anchor=\"middle\">%s</text>\n", x, T + PH + 18, label);
+}
+
+static void legend_item(FILE *out, size_t color, const char *name, int x, int y, const char *dash)
+{
+	fputs("<g class=\"legend\">", out);
+	if (!dash)
+		fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" rx=\"2\" fill=\"%s\"/>",
+		        x, y - 10, na_report_color(color));
+	else
+		fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\""
+		        " stroke-width=\"2\"%s/>", x, x + 16, y - 4, y - 4, dash);
+	fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", x + (dash ? 20 : 17), y);
+	na_html_escape(out, name);
+	fputs("</text></g>\n", out);
 }
 
 /* The groups' colours (and the directions' line styles), in as many rows
@@ -181,24 +255,14 @@ static int legend(FILE *out, const na_chart *c, int y, bool line_styles)
 	int x = L, rows = 1;
 	size_t n = c->n_groups + (line_styles ? 2 : 0);
 	for (size_t i = 0; i < n; i++) {
-		const char *name = i < c->n_groups ? c->groups[i] : i == c->n_groups ? "read" : "write";
-		int w = 30 + 7 * (int)strlen(name);
+		bool style = i >= c->n_groups;
+		const char *name = !style ? c->groups[i] : i == c->n_groups ? "read" : "write";
+		int w = (style ? 36 : 32) + 7 * (int)strlen(name);
 		if (x + w > W && x > L)
 			x = L, y += 18, rows++;
-		x += w;
-		if (!out)
-			continue;
-		x -= w;
-		fputs("<g class=\"legend\">", out);
-		if (i < c->n_groups)
-			fprintf(out, "<rect x=\"%d\" y=\"%d\" width=\"12\" height=\"12\" rx=\"2\" fill=\"%s\"/>",
-			        x, y - 10, na_report_color(i));
-		else
-			fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%d\" stroke=\"#333\" stroke-width=\"2\"%s/>",
-			        x - 2, x + 14, y - 4, y - 4, i > c->n_groups ? " stroke-dasharray=\"5 3\"" : "");
-		fprintf(out, "<text x=\"%d\" y=\"%d\" font-size=\"12\">", x + 18, y);
-		na_html_escape(out, name);
-		fputs("</text></g>\n", out);
+		if (out)
+			legend_item(out, style ? 0 : c->colors[i], name, x, y,
+			            !style ? NULL : i == c->n_groups ? "" : " stroke-dasharray=\"6 4\"");
 		x += w;
 	}
 	return rows;
@@ -223,24 +287,27 @@ static double ybar(double v, double top)
 static void bar(FILE *out, const na_chart *c, size_t d, size_t g, double x, double bw, double top)
 {
 	const na_spread *s = &c->iops[d * c->n_groups + g];
-	char v[32], lo[32], hi[32];
+	double y = ybar(s->median, top), lo = ybar(s->min, top), hi = ybar(s->max, top);
+	double cx = x + bw / 2, cap = bw / 4 < 8 ? bw / 4 : 8;
+	char v[32], a[32], b[32];
 	fputs("<rect class=\"bar\"", out);
 	attr(out, "data-profile", c->profile);
 	attr(out, "data-group", c->groups[g]);
 	fprintf(out, " data-dir=\"%s\" data-value=\"%.10g\" data-min=\"%.10g\" data-max=\"%.10g\""
 	        " data-n=\"%zu\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
-	        c->dirs[d], s->median, s->min, s->max, s->n, x, ybar(s->median, top), bw, PH * s->median / top,
-	        na_report_color(g));
+	        c->dirs[d], s->median, s->min, s->max, s->n, x, y, bw, T + PH - y,
+	        na_report_color(c->colors[g]));
 	na_html_escape(out, c->groups[g]);
 	fprintf(out, " %s: median %s IOPS, %s–%s over %zu runs</title></rect>\n", c->dirs[d],
-	        na_report_grouped(s->median, v, sizeof(v)), na_report_grouped(s->min, lo, sizeof(lo)),
-	        na_report_grouped(s->max, hi, sizeof(hi)), s->n);
-	double cx = x + bw / 2, cap = bw / 4 < 8 ? bw / 4 : 8;
+	        na_report_grouped(s->median, v, sizeof(v)), na_report_grouped(s->min, a, sizeof(a)),
+	        na_report_grouped(s->max, b, sizeof(b)), s->n);
+	/* the spread: a whisker from min to max with caps, drawn over the bar */
 	fprintf(out, "<path class=\"spread\" d=\"M%.1f %.1fV%.1fM%.1f %.1fH%.1fM%.1f %.1fH%.1f\""
 	        " stroke=\"#1b1b1b\" stroke-width=\"1.6\" fill=\"none\"/>\n",
-	        cx, ybar(s->min, top), ybar(s->max, top), cx - cap, ybar(s->min, top), cx + cap, cx - cap, ybar(s->max, top), cx + cap);
-	fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"middle\">%s</text>\n",
-	        cx, ybar(s->max, top) - 5, na_report_compact(s->median, v, sizeof(v)));
+	        cx, lo, hi, cx - cap, lo, cx + cap, cx - cap, hi, cx + cap);
+	fprintf(out, "<text class=\"val\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\""
+	        " text-anchor=\"middle\">%s</text>\n",
+	        cx, hi - 5, na_report_compact(s->median, v, sizeof(v)));
 }
 
 void na_svg_iops(FILE *out, const na_chart *c)
@@ -260,9 +327,14 @@ void na_svg_iops(FILE *out, const na_chart *c)
 	for (size_t d = 0; d < c->n_dirs; d++) {
 		double cx = L + cw * ((double)d + 0.5);
 		double x0 = cx - ((double)c->n_groups * (bw + gap) - gap) / 2;
-		for (size_t g = 0; g < c->n_groups; g++)
+		for (size_t g = 0; g < c->n_groups; g++) {
+			double x = x0 + (double)g * (bw + gap);
 			if (c->iops[d * c->n_groups + g].n)
-				bar(out, c, d, g, x0 + (double)g * (bw + gap), bw, top);
+				bar(out, c, d, g, x, bw, top);
+			else
+				fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">"
+				        "no runs</text>\n", x + bw / 2, T + PH - 4);
+		}
 		xlabel(out, cx, c->dirs[d]);
 	}
 	axes(out, "IOPS (median of runs)");
@@ -297,8 +369,9 @@ static void series(FILE *out, const na_chart *c, size_t d, size_t g, int lo, int
 {
 	double xs[NA_PCTS], ys[NA_PCTS];
 	bool has[NA_PCTS];
-	fprintf(out, "<polyline class=\"latline\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s points=\"",
-	        na_report_color(g), d && c->n_dirs > 1 ? " stroke-dasharray=\"6 4\"" : "");
+	fprintf(out, "<polyline class=\"latline\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s"
+	        " points=\"", na_report_color(c->colors[g]),
+	        d && c->n_dirs > 1 ? " stroke-dasharray=\"6 4\"" : "");
 	for (int p = 0; p < NA_PCTS; p++) {
 		const na_spread *s = &c->pct[(d * c->n_groups + g) * NA_PCTS + p];
 		has[p] = s->n && s->median > 0;
@@ -318,7 +391,7 @@ static void series(FILE *out, const na_chart *c, size_t d, size_t g, int lo, int
 		attr(out, "data-group", c->groups[g]);
 		fprintf(out, " data-dir=\"%s\" data-pct=\"%s\" data-value=\"%.10g\" cx=\"%.1f\" cy=\"%.1f\""
 		        " r=\"3.5\" fill=\"%s\"><title>", c->dirs[d], pct_names[p], s->median, xs[p], ys[p],
-		        na_report_color(g));
+		        na_report_color(c->colors[g]));
 		na_html_escape(out, c->groups[g]);
 		fprintf(out, " %s %s: %s (median of %zu runs)</title></circle>\n", c->dirs[d], pct_names[p],
 		        na_report_latency(s->median, v, sizeof(v)), s->n);
@@ -348,8 +421,8 @@ void na_svg_latency(FILE *out, const na_chart *c)
 	if (any)
 		log_grid(out, lo, hi);
 	else
-		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no latency percentiles recorded</text>\n",
-		        L + PW / 2, T + PH / 2);
+		fprintf(out, "<text x=\"%d\" y=\"%d\" text-anchor=\"middle\">no latency percentiles"
+		        " recorded</text>\n", L + PW / 2, T + PH / 2);
 	size_t k = 0, n = c->n_dirs * c->n_groups;
 	for (size_t d = 0; any && d < c->n_dirs; d++)
 		for (size_t g = 0; g < c->n_groups; g++, k++)
