@@ -112,21 +112,6 @@ static const char *profile_of(const na_cmp_line *l)
 	return l->key->field[NA_F_PROFILE] ? l->key->field[NA_F_PROFILE] : "-";
 }
 
-/* "write p99 latency", "+12.3% better", ... : the five cells of a line. */
-typedef struct line_cells {
-	char metric[48], a[96], b[96], change[48];
-	const char *noise;
-} line_cells;
-
-static void cells_of(const na_cmp_line *l, line_cells *t)
-{
-	snprintf(t->metric, sizeof(t->metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
-	na_cmp_cell(l, false, t->a, sizeof(t->a));
-	na_cmp_cell(l, true, t->b, sizeof(t->b));
-	na_change_text(l->change_pct, na_metrics[l->metric].lower_is_better, t->change, sizeof(t->change));
-	t->noise = na_noise_name(l->noise);
-}
-
 static void print_header(const comparison *c, bool md)
 {
 	const char *quote = md ? "`" : "", *bold = md ? "**" : "", *gap = md ? "\n" : "";
@@ -147,9 +132,9 @@ static void print_text(const comparison *c)
 		const na_cmp_line *first = &c->cmp.lines[i];
 		na_table *t = na_table_new(5, headers);
 		for (; i < c->cmp.n && c->cmp.lines[i].key == first->key; i++) {
-			line_cells s;
-			cells_of(&c->cmp.lines[i], &s);
-			const char *row[] = {s.metric, s.a, s.b, s.change, s.noise};
+			na_cmp_cells s;
+			na_cmp_cells_of(&c->cmp.lines[i], &s);
+			const char *row[] = {s.metric, s.a, s.b, s.change, na_noise_name(c->cmp.lines[i].noise)};
 			if (t)
 				na_table_add(t, row);
 		}
@@ -179,9 +164,9 @@ static void print_markdown(const comparison *c)
 			md_text(profile_of(l));
 			fputs("\n\n| Metric | A | B | Change | Noise |\n|---|---|---|---|---|\n", stdout);
 		}
-		line_cells s;
-		cells_of(l, &s);
-		const char *cells[] = {s.metric, s.a, s.b, s.change, s.noise};
+		na_cmp_cells s;
+		na_cmp_cells_of(l, &s);
+		const char *cells[] = {s.metric, s.a, s.b, s.change, na_noise_name(l->noise)};
 		for (size_t k = 0; k < 5; k++) {
 			fputs("| ", stdout);
 			md_text(cells[k]);
@@ -305,6 +290,15 @@ static void print_json(const comparison *c)
 
 /* ---- the command ---- */
 
+/* Our own refusals are whole sentences; the store's errors say what failed. */
+static int report(const vs_error *err)
+{
+	if (err->context[0])
+		return na_report(err);
+	na_error("%s", err->message);
+	return na_exit_code(err);
+}
+
 static int compare(const compare_args *a)
 {
 	na_store *store = NULL;
@@ -323,7 +317,7 @@ static int compare(const compare_args *a)
 		print_text(&c);
 	comparison_free(&c);
 	na_store_close(&store);
-	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	return rc == VS_OK ? NA_EXIT_OK : report(&err);
 }
 
 static int on_option(int opt, const char *arg, void *ud)

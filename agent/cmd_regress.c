@@ -28,7 +28,7 @@ static const char usage[] =
 	"A regression is a change past a limit that is also beyond noise; with fewer than 3\n"
 	"runs a side it is \"too few runs to tell\" and not counted. A probe verdict that\n"
 	"newly shows the NFS 4.1 extent-size bug is a regression too. Exit 0 without\n"
-	"regressions, 1 with, 2 when there is nothing to compare.\n";
+	"regressions, 1 with, 2 on an error or when there is nothing to compare.\n";
 
 enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT };
 enum { MAX_LIMITS = 16 };
@@ -58,18 +58,18 @@ typedef struct probe_check {
 	const char *datastore;
 	probe_side side[2];     /* baseline, candidate */
 	char text[512];         /* "" when the verdict did not change */
-	bool regression;
+	bool compared, regression;
 } probe_check;
 
 typedef struct regress_state {
 	const regress_args *args;
 	na_cmp_group base, cand;
-	char cand_build[64];    /* the default candidate's build */
+	char cand_build[256];   /* the default candidate's build */
 	na_cmp cmp;
 	check *checks;
 	size_t n_checks, n_regressions, n_too_few;
 	probe_check *probes;
-	size_t n_probes;
+	size_t n_probes, n_compared;  /* datastores, those with a verdict on both sides */
 } regress_state;
 
 /* ---- thresholds (declared in compare.h) ---- */
@@ -106,32 +106,24 @@ bool na_threshold_exceeded(const na_threshold *t, double change_pct)
 
 /* ---- the candidate ---- */
 
-/* Whether g holds the row with id (groups are in id order). */
 static bool holds(const na_cmp_group *g, int64_t id)
 {
-	size_t lo = 0, hi = g->n;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (g->rows[mid].id == id)
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rows[i].id == id)
 			return true;
-		if (g->rows[mid].id < id)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	return false;
 }
 
 typedef struct newest {
 	const na_cmp_group *base;
-	const char *build;
+	const char *build;      /* NULL: the newest run's build is not recorded */
 } newest;
 
 static bool on_newest_build(const na_cmp_row *r, void *ud)
 {
 	const newest *n = ud;
 	const char *b = r->field[NA_F_ESXI_BUILD];
-	return !holds(n->base, r->id) && (b == n->build || (b && n->build && strcmp(b, n->build) == 0));
+	return !holds(n->base, r->id) && (b ? n->build && strcmp(b, n->build) == 0 : !n->build);
 }
 
 /* The default candidate: every ok run, not in the baseline, on the ESXi
@@ -150,12 +142,8 @@ static int newest_results(regress_state *r, na_store *s, vs_error *err)
 		return rc;
 	const char *build = last->field[NA_F_ESXI_BUILD];
 	snprintf(r->cand_build, sizeof(r->cand_build), "%s", build ? build : "unknown");
-	char *keep = build ? strdup(build) : NULL;
-	newest n = {&r->base, keep};
-	if (build && !keep)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	newest n = {&r->base, build ? r->cand_build : NULL};
 	na_cmp_group_filter(&r->cand, on_newest_build, &n);
-	free(keep);
 	return VS_OK;
 }
 
@@ -236,7 +224,9 @@ static int probe_one(regress_state *r, na_store *s, const na_cmp_row *key, vs_er
 		rc = na_store_findings(s, conds, 2, on_finding, &scan, err);
 	}
 	static const char *const verdict[] = {"clean", "extent-size mismatch"};
-	if (p->side[0].found && p->side[1].found && p->side[0].bug != p->side[1].bug)
+	p->compared = p->side[0].found && p->side[1].found;
+	r->n_compared += p->compared;
+	if (p->compared && p->side[0].bug != p->side[1].bug)
 		snprintf(p->text, sizeof(p->text), "probe verdict changed on %s: %s on build %s, %s on build %s",
 		         p->datastore ? p->datastore : "-", verdict[p->side[0].bug], p->side[0].build,
 		         verdict[p->side[1].bug], p->side[1].build);
@@ -274,7 +264,7 @@ static int build(regress_state *r, na_store *s, vs_error *err)
 		rc = a->candidate ? na_cmp_load(s, a->candidate, &r->cand, err) : newest_results(r, s, err);
 	if (rc == VS_OK && !r->cand.n)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the candidate (%s) has no ok "
-		               "results", a->candidate);
+		               "results", a->candidate ? a->candidate : "the newest results");
 	if (rc == VS_OK && (rc = na_cmp_run(&r->base, &r->cand, by_target, 3, &r->cmp)) != VS_OK)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && !r->cmp.n)
@@ -318,7 +308,7 @@ static void print_text(const regress_state *r)
 {
 	static const char *const headers[] = {"DATASTORE", "PROTOCOL", "PROFILE", "METRIC", "BASELINE",
 	                                      "CANDIDATE", "CHANGE", "LIMIT", "VERDICT"};
-	char cand[256];
+	char cand[320];
 	candidate_text(r, cand, sizeof(cand));
 	printf("baseline: %s (%zu ok results)\ncandidate: %s (%zu ok results)\n\n", r->args->baseline,
 	       r->base.n, cand, r->cand.n);
@@ -326,14 +316,12 @@ static void print_text(const regress_state *r)
 	for (size_t i = 0; t && i < r->n_checks; i++) {
 		const check *c = &r->checks[i];
 		const na_cmp_line *l = c->line;
-		char metric[48], a[96], b[96], change[48], limit[32];
-		snprintf(metric, sizeof(metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
-		na_cmp_cell(l, false, a, sizeof(a));
-		na_cmp_cell(l, true, b, sizeof(b));
-		na_change_text(l->change_pct, na_metrics[l->metric].lower_is_better, change, sizeof(change));
+		na_cmp_cells s;
+		char limit[32];
+		na_cmp_cells_of(l, &s);
 		limit_text(c->limit, limit, sizeof(limit));
 		const char *row[] = {field(l, NA_F_DATASTORE), field(l, NA_F_PROTOCOL), field(l, NA_F_PROFILE),
-		                     metric, a, b, change, limit, c->verdict};
+		                     s.metric, s.a, s.b, s.change, limit, c->verdict};
 		na_table_add(t, row);
 	}
 	if (t)
@@ -374,12 +362,10 @@ static void print_json(const regress_state *r)
 	for (size_t i = 0; i < r->n_checks; i++) {
 		const check *c = &r->checks[i];
 		json_t *o = na_cmp_line_json(c->line);
-		json_object_set_new(o, "datastore", json_string(field(c->line, NA_F_DATASTORE)));
-		json_object_set_new(o, "protocol", json_string(field(c->line, NA_F_PROTOCOL)));
-		json_object_set_new(o, "profile", json_string(field(c->line, NA_F_PROFILE)));
-		json_object_set_new(o, "limit_pct", json_real(c->limit->rise ? c->limit->pct : -c->limit->pct));
-		json_object_set_new(o, "verdict", json_string(c->verdict));
-		json_object_set_new(o, "regression", json_boolean(c->regression));
+		json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:f, s:s, s:b}",
+		    "datastore", field(c->line, NA_F_DATASTORE), "protocol", field(c->line, NA_F_PROTOCOL),
+		    "profile", field(c->line, NA_F_PROFILE), "limit_pct", c->limit->rise ? c->limit->pct : -c->limit->pct,
+		    "verdict", c->verdict, "regression", c->regression));
 		json_array_append_new(checks, o);
 	}
 	for (size_t i = 0; i < r->n_probes; i++)
@@ -407,46 +393,42 @@ static void xml_text(FILE *out, const char *s)
 		}
 }
 
+/* One test case; failure NULL for a pass. */
+static void junit_case(FILE *out, const char *classname, const char *name, bool skipped,
+                       const char *failure, const char *message, const char *body)
+{
+	fputs("  <testcase classname=\"", out);
+	xml_text(out, classname);
+	fputs("\" name=\"", out);
+	xml_text(out, name);
+	fputs(skipped || failure ? "\">\n" : "\"/>\n", out);
+	if (skipped)
+		fputs("    <skipped message=\"too few runs to tell\"/>\n", out);
+	if (failure) {
+		fprintf(out, "    <failure type=\"%s\" message=\"", failure);
+		xml_text(out, message);
+		fputs("\">", out);
+		xml_text(out, body);
+		fputs("</failure>\n", out);
+	}
+	if (skipped || failure)
+		fputs("  </testcase>\n", out);
+}
+
 static void junit_check(FILE *out, const check *c)
 {
 	const na_cmp_line *l = c->line;
-	char change[48], limit[32], a[96], b[96];
-	na_change_text(l->change_pct, na_metrics[l->metric].lower_is_better, change, sizeof(change));
+	na_cmp_cells s;
+	char classname[600], name[400], limit[32], message[200], body[256];
+	na_cmp_cells_of(l, &s);
+	snprintf(classname, sizeof(classname), "%s (%s)", field(l, NA_F_DATASTORE), field(l, NA_F_PROTOCOL));
+	snprintf(name, sizeof(name), "%s %s %s %s", field(l, NA_F_PROFILE), na_dir_names[l->dir],
+	         na_metrics[l->metric].key, c->limit->rise ? "rise" : "drop");
 	limit_text(c->limit, limit, sizeof(limit));
-	fputs("  <testcase classname=\"", out);
-	xml_text(out, field(l, NA_F_DATASTORE));
-	fputs(" (", out);
-	xml_text(out, field(l, NA_F_PROTOCOL));
-	fputs(")\" name=\"", out);
-	xml_text(out, field(l, NA_F_PROFILE));
-	fprintf(out, " %s %s %s\"", na_dir_names[l->dir], na_metrics[l->metric].key, c->limit->rise ? "rise" : "drop");
-	if (c->regression) {
-		fprintf(out, ">\n    <failure type=\"regression\" message=\"%s %s (limit %s), beyond noise\">",
-		        na_metrics[l->metric].label, change, limit);
-		fputs("baseline ", out);
-		xml_text(out, na_cmp_cell(l, false, a, sizeof(a)));
-		fputs("; candidate ", out);
-		xml_text(out, na_cmp_cell(l, true, b, sizeof(b)));
-		fputs("</failure>\n  </testcase>\n", out);
-	} else if (l->noise == NA_NOISE_TOO_FEW) {
-		fputs(">\n    <skipped message=\"too few runs to tell\"/>\n  </testcase>\n", out);
-	} else {
-		fputs("/>\n", out);
-	}
-}
-
-static void junit_probe(FILE *out, const probe_check *p)
-{
-	fputs("  <testcase classname=\"", out);
-	xml_text(out, p->datastore);
-	fputs("\" name=\"NFS 4.1 probe verdict\"", out);
-	if (!p->regression) {
-		fputs("/>\n", out);
-		return;
-	}
-	fputs(">\n    <failure type=\"probe\" message=\"", out);
-	xml_text(out, p->text);
-	fputs("\"/>\n  </testcase>\n", out);
+	snprintf(message, sizeof(message), "%s %s (limit %s), beyond noise", s.metric, s.change, limit);
+	snprintf(body, sizeof(body), "baseline %s; candidate %s", s.a, s.b);
+	junit_case(out, classname, name, l->noise == NA_NOISE_TOO_FEW, c->regression ? "regression" : NULL,
+	           message, body);
 }
 
 /* Created 0600 like the database: it names hosts, datastores and servers. */
@@ -460,24 +442,30 @@ static int write_junit(const regress_state *r, const char *path, vs_error *err)
 			close(fd);
 		return vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(e));
 	}
-	size_t skipped = 0, probes = 0;
-	for (size_t i = 0; i < r->n_checks; i++)
-		skipped += r->checks[i].line->noise == NA_NOISE_TOO_FEW;
-	for (size_t i = 0; i < r->n_probes; i++)
-		probes += r->probes[i].side[0].found && r->probes[i].side[1].found;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	        "<testsuite name=\"nfsagent regress\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
-	        r->n_checks + probes, r->n_regressions, skipped);
+	        r->n_checks + r->n_compared, r->n_regressions, r->n_too_few);
 	for (size_t i = 0; i < r->n_checks; i++)
 		junit_check(out, &r->checks[i]);
 	for (size_t i = 0; i < r->n_probes; i++)
-		if (r->probes[i].side[0].found && r->probes[i].side[1].found)
-			junit_probe(out, &r->probes[i]);
+		if (r->probes[i].compared)
+			junit_case(out, r->probes[i].datastore ? r->probes[i].datastore : "-",
+			           "NFS 4.1 probe verdict", false, r->probes[i].regression ? "probe" : NULL,
+			           r->probes[i].text, "");
 	fputs("</testsuite>\n", out);
 	return fclose(out) == 0 ? VS_OK : vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(errno));
 }
 
 /* ---- the command ---- */
+
+/* Our own refusals are whole sentences; the store's errors say what failed. */
+static int report(const vs_error *err)
+{
+	if (err->context[0])
+		return na_report(err);
+	na_error("%s", err->message);
+	return na_exit_code(err);
+}
 
 static int regress(regress_args *a)
 {
@@ -493,7 +481,13 @@ static int regress(regress_args *a)
 		print_json(&r);
 	else if (rc == VS_OK)
 		print_text(&r);
-	int code = rc != VS_OK ? na_report(&err) : r.n_regressions ? NA_EXIT_FAIL : NA_EXIT_OK;
+	/* 1 means a regression and nothing else, so that CI can tell it from a
+	 * broken check: every error is 2. */
+	int code = r.n_regressions ? NA_EXIT_FAIL : NA_EXIT_OK;
+	if (rc != VS_OK) {
+		report(&err);
+		code = NA_EXIT_USAGE;
+	}
 	regression_free(&r);
 	na_store_close(&store);
 	return code;
@@ -510,8 +504,9 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_JUNIT: a->junit = arg; return 1;
 	case OPT_DROP:
 	case OPT_RISE:
-		if (a->n_limits == MAX_LIMITS)
-			return -na_usage_error("regress", "at most %d limits", MAX_LIMITS);
+		/* two places stay free for the defaults */
+		if (a->n_limits + 2 == MAX_LIMITS)
+			return -na_usage_error("regress", "at most %d limits", MAX_LIMITS - 2);
 		if (na_threshold_parse(arg, opt == OPT_RISE, &a->limits[a->n_limits], &err) != VS_OK)
 			return -na_usage_error("regress", "%s", err.message);
 		a->n_limits++;
@@ -549,8 +544,6 @@ int cmd_regress(int argc, char **argv)
 		rc = na_usage_error("regress", "unexpected argument '%s'", argv[optind]);
 	if (rc < 0 && !a.baseline)
 		rc = na_usage_error("regress", "give the baseline: --baseline SELECTOR");
-	if (rc < 0 && a.n_limits + 2 > MAX_LIMITS)
-		rc = na_usage_error("regress", "at most %d limits", MAX_LIMITS - 2);
 	if (rc < 0)
 		default_limits(&a);
 	return rc < 0 ? regress(&a) : rc;

@@ -37,7 +37,9 @@ static int split(na_selector *sel, const char *selector, vs_error *err)
 		char *comma = strchr(p, ',');
 		size_t len = comma ? (size_t)(comma - p) : strlen(p);
 		char *eq = memchr(p, '=', len);
-		if (!len || eq == p || (!eq && !sel->n))
+		if (!len)
+			return vs_fail(err, VS_ERR_USAGE, "selector '%s' has an empty condition", selector);
+		if (eq == p || (!eq && !sel->n))
 			return vs_fail(err, VS_ERR_USAGE, "selector '%s': '%.*s' is not a field=value "
 			               "condition", selector, (int)len, p);
 		if (eq && prev)
@@ -67,11 +69,6 @@ int na_selector_parse(const char *selector, na_selector *sel, vs_error *err)
 }
 
 /* ---- groups ---- */
-
-static char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
 
 static void row_free(na_cmp_row *r)
 {
@@ -108,8 +105,9 @@ static bool row_fill(na_cmp_row *w, const na_result *r)
 	w->label_values = calloc(r->n_labels + 1, sizeof(char *));
 	ok &= w->label_keys && w->label_values;
 	for (size_t i = 0; ok && i < r->n_labels; i++, w->n_labels++) {
-		w->label_keys[i] = dup_or_null(r->labels[i].key);
-		w->label_values[i] = dup_or_null(r->labels[i].value);
+		/* the store guarantees both; a hand-made result may not */
+		w->label_keys[i] = strdup(r->labels[i].key ? r->labels[i].key : "");
+		w->label_values[i] = strdup(r->labels[i].value ? r->labels[i].value : "");
 		ok &= w->label_keys[i] && w->label_values[i];
 	}
 	w->present[0] = r->read.present;
@@ -445,14 +443,19 @@ char *na_factors_sentence(const na_factor *f, size_t n)
 
 /* ---- text ---- */
 
-bool na_cmp_line_ms(const na_cmp_line *l)
+/* Whether the line's latencies read better in ms than in us. */
+static bool line_ms(const na_cmp_line *l)
 {
 	return na_metrics[l->metric].lower_is_better && (l->sa.median >= 1000 || l->sb.median >= 1000);
 }
 
-const char *na_cmp_cell(const na_cmp_line *l, bool b, char *buf, size_t size)
+void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 {
-	bool latency = na_metrics[l->metric].lower_is_better, ms = na_cmp_line_ms(l);
+	bool latency = na_metrics[l->metric].lower_is_better, ms = line_ms(l);
 	const char *unit = latency ? (ms ? " ms" : " µs") : l->metric == NA_M_MBPS ? " MB/s" : "";
-	return na_spread_text(b ? &l->sb : &l->sa, latency && ms ? 1e-3 : 1, unit, buf, size);
+	double scale = latency && ms ? 1e-3 : 1;
+	snprintf(c->metric, sizeof(c->metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
+	na_spread_text(&l->sa, scale, unit, c->a, sizeof(c->a));
+	na_spread_text(&l->sb, scale, unit, c->b, sizeof(c->b));
+	na_change_text(l->change_pct, latency, c->change, sizeof(c->change));
 }

@@ -107,10 +107,12 @@ void na_factors_free(na_factor *f, size_t n);
  * no recorded factor" (malloc'd, NULL without memory). */
 char *na_factors_sentence(const na_factor *f, size_t n);
 
-/* Whether the line's latencies read better in ms than in us. */
-bool na_cmp_line_ms(const na_cmp_line *l);
-/* A line's A (b false) or B cell: "17,700 (12,100-17,700, n=3)", "7.20 ms (6.90-8.10, n=3)". */
-const char *na_cmp_cell(const na_cmp_line *l, bool b, char *buf, size_t size);
+/* What a line prints: "write IOPS", "17,700 (12,100-17,700, n=3)",
+ * "7.20 ms (6.90-8.10, n=3)", "+12.3% better". */
+typedef struct na_cmp_cells {
+	char metric[48], a[96], b[96], change[48];
+} na_cmp_cells;
+void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c);
 
 /* The line as JSON: values, spreads, change, noise (cmd_compare.c). */
 json_t *na_cmp_line_json(const na_cmp_line *l);

@@ -128,8 +128,19 @@ assert_eq "$(stat -c %a "$WORK/junit.xml")" 600 "JUnit file mode"
 junit=$(cat "$WORK/junit.xml")
 assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="2" skipped="0">'
 assert_contains "$junit" "<testcase classname=\"ds-reg (NFS41)\" name=\"$rw write iops drop\">"
-assert_contains "$junit" '<failure type="regression" message="IOPS -30.0% worse (limit -10%), beyond noise">'
-if command -v xmllint > /dev/null; then xmllint --noout "$WORK/junit.xml" || fail "JUnit is not XML"; fi
+assert_contains "$junit" '<failure type="regression" message="write IOPS -30.0% worse (limit -10%), beyond noise">'
+assert_contains "$junit" 'baseline 10,000 (9,900-10,200, n=3); candidate 7,000 (6,950-7,100, n=3)</failure>'
+# Names are escaped; an existing file gets mode 0600 too.
+for v in 10000 10200 9900; do add_run esc a NFS 100 'r&d<"1">' "$rw" "$v"; done
+for v in 7000 7100 6950; do add_run esc a NFS 300 'r&d<"1">' "$rw" "$v"; done
+install -m 644 /dev/null "$WORK/esc.xml"
+run 1 "$NFSAGENT" regress --db "$db" --baseline campaign=esc,esxi_build=100 \
+	--candidate campaign=esc,esxi_build=300 --junit "$WORK/esc.xml"
+assert_contains "$(cat "$WORK/esc.xml")" 'classname="r&amp;d&lt;&quot;1&quot;&gt; (NFS)"'
+assert_eq "$(stat -c %a "$WORK/esc.xml")" 600 "existing JUnit file mode"
+if command -v xmllint > /dev/null; then
+	xmllint --noout "$WORK/junit.xml" "$WORK/esc.xml" || fail "JUnit is not XML"
+fi
 # Looser limits, JSON.
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --max-drop iops=40% \
 	--max-rise p99=50% --json
@@ -157,6 +168,11 @@ run 2 "$NFSAGENT" regress --db "$db" --baseline esxi_build=100 --max-drop p99=10
 assert_contains "$ERR" "--max-drop wants iops|mbps=PCT, not 'p99=10%'"
 run 2 "$NFSAGENT" regress --db "$db" --baseline esxi_build=100 --max-rise p99=lots
 run 2 "$NFSAGENT" regress --db "$db"
+# Any error is 2, never 1: 1 means a regression.
+run 2 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --junit "$WORK/no/such/dir.xml"
+assert_one_line "$ERR"
+assert_contains "$ERR" "cannot write $WORK/no/such/dir.xml"
+run 2 "$NFSAGENT" regress --db "$WORK" --baseline esxi_build=100
 
 # ---- probe verdicts between builds ----
 add_probe ds-reg 100 0

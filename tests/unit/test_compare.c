@@ -1,0 +1,275 @@
+/* Comparing groups of results: selectors, matching, the lines' changes
+ * and noise, factor detection, limits, and loading from a real database. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <unistd.h>
+
+#include "compare.h"
+
+static const int by_profile[] = {NA_F_PROFILE};
+
+/* One ok write-only result, latency following from IOPS at queue depth 32;
+ * labels "k=v" (at most 4). */
+static void add(na_cmp_group *g, const char *protocol, const char *profile, double iops, ...)
+{
+	static int64_t id;
+	na_label labels[4];
+	size_t n = 0;
+	char buf[4][64];
+	va_list ap;
+	va_start(ap, iops);
+	for (const char *l; n < 4 && (l = va_arg(ap, const char *)); n++) {
+		snprintf(buf[n], sizeof(buf[n]), "%s", l);
+		char *eq = strchr(buf[n], '=');
+		*eq = '\0';
+		labels[n] = (na_label){buf[n], eq + 1};
+	}
+	va_end(ap);
+	na_result r = {.id = ++id, .status = "ok", .datastore_type = protocol, .datastore = "ds1",
+	               .esxi_build = "24022510", .host = "esx01", .profile = profile,
+	               .labels = labels, .n_labels = n};
+	r.write = (na_dir_stats){.present = true, .iops = iops, .bw_bytes = iops * 4096,
+	                         .lat_mean_us = 32e6 / iops, .p99_us = 96e6 / iops};
+	assert_int_equal(na_cmp_group_add(g, &r), VS_OK);
+}
+
+static void test_selector(void **state)
+{
+	(void)state;
+	na_selector sel;
+	vs_error err = {0};
+	assert_int_equal(na_selector_parse("protocol=NFS41,recordsize=64K", &sel, &err), VS_OK);
+	assert_int_equal(sel.n, 3);
+	assert_string_equal(sel.conds[0], "protocol=NFS41");
+	assert_string_equal(sel.conds[1], "recordsize=64K");
+	assert_string_equal(sel.conds[2], "status=ok");
+	na_selector_free(&sel);
+	/* A part without '=' continues the value before it. */
+	assert_int_equal(na_selector_parse("servers=10.0.0.5,10.0.1.5,vm=x", &sel, &err), VS_OK);
+	assert_int_equal(sel.n, 3);
+	assert_string_equal(sel.conds[0], "servers=10.0.0.5,10.0.1.5");
+	assert_string_equal(sel.conds[1], "vm=x");
+	na_selector_free(&sel);
+	const char *bad[] = {"", "=x", "a=1,,b=2", "x", "a=1,", ",a=1"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(na_selector_parse(bad[i], &sel, &err), VS_ERR_USAGE);
+		assert_null(sel.conds);
+	}
+	assert_non_null(strstr(err.message, "has an empty condition"));
+}
+
+static const na_cmp_line *line(const na_cmp *c, const char *profile, int dir, int metric)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->lines[i].key->field[NA_F_PROFILE], profile) == 0 && c->lines[i].dir == dir &&
+		    c->lines[i].metric == metric)
+			return &c->lines[i];
+	return NULL;
+}
+
+static void test_lines(void **state)
+{
+	(void)state;
+	na_cmp_group a = {0}, b = {0};
+	const double va[] = {10000, 10200, 9900}, vb[] = {13000, 13300, 12900};
+	for (size_t i = 0; i < 3; i++) {
+		add(&a, "NFS", "randwrite", va[i], NULL);
+		add(&b, "NFS", "randwrite", vb[i], NULL);
+	}
+	add(&a, "NFS", "only-a", 500, NULL);
+	add(&b, "NFS", "only-b", 500, NULL);
+	na_cmp c;
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, &c), VS_OK);
+	assert_int_equal(c.keys, 1);
+	assert_int_equal(c.n, NA_M_COUNT);  /* write only: reads did no I/O */
+	assert_null(line(&c, "randwrite", 0, NA_M_IOPS));
+	const na_cmp_line *iops = line(&c, "randwrite", 1, NA_M_IOPS);
+	const na_cmp_line *p99 = line(&c, "randwrite", 1, NA_M_P99);
+	assert_non_null(iops);
+	assert_non_null(p99);
+	assert_true(iops->change_pct > 29.99 && iops->change_pct < 30.01);
+	assert_int_equal(iops->noise, NA_NOISE_BEYOND);
+	assert_true(iops->a[0] == 10000 && iops->sa.n == 3 && iops->sb.median == 13000);
+	/* More IOPS, so lower latency: the sign is negative and that is better. */
+	assert_true(p99->change_pct < 0);
+	na_cmp_cells s;
+	na_cmp_cells_of(iops, &s);
+	assert_string_equal(s.metric, "write IOPS");
+	assert_string_equal(s.a, "10,000 (9,900-10,200, n=3)");
+	assert_string_equal(s.change, "+30.0% better");
+	na_cmp_cells_of(p99, &s);
+	assert_string_equal(s.metric, "write p99 latency");
+	assert_string_equal(s.a, "9.60 ms (9.41-9.70, n=3)");
+	assert_string_equal(s.change, "-23.1% better");
+	na_cmp_cells_of(line(&c, "randwrite", 1, NA_M_MBPS), &s);
+	assert_string_equal(s.b, "53.2 MB/s (52.8-54.5, n=3)");
+	na_cmp_cells_of(line(&c, "randwrite", 1, NA_M_AVG), &s);
+	assert_string_equal(s.b, "2.46 ms (2.41-2.48, n=3)");
+	na_cmp_free(&c);
+	/* Nothing in common: no lines. */
+	na_cmp_group none = {0};
+	add(&none, "NFS", "seqwrite", 900, NULL);
+	assert_int_equal(na_cmp_run(&a, &none, by_profile, 1, &c), VS_OK);
+	assert_int_equal(c.n, 0);
+	assert_int_equal(c.keys, 0);
+	na_cmp_free(&c);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+	na_cmp_group_free(&none);
+}
+
+static char *sentence_of(const na_cmp_group *a, const na_cmp_group *b, size_t *n)
+{
+	na_factor *f = NULL;
+	assert_int_equal(na_cmp_factors(a, b, &f, n), VS_OK);
+	char *s = na_factors_sentence(f, *n);
+	na_factors_free(f, *n);
+	return s;
+}
+
+static void test_factors(void **state)
+{
+	(void)state;
+	na_cmp_group a = {0}, b = {0}, c = {0}, d = {0};
+	add(&a, "NFS41", "randwrite", 33700, "recordsize=64K", "slog=yes", NULL);
+	add(&b, "NFS", "randwrite", 43500, "recordsize=16K", "slog=yes", NULL);
+	add(&c, "NFS", "randwrite", 37400, "recordsize=64K", "slog=yes", NULL);
+	add(&d, "NFS41", "randwrite", 36900, "slog=yes", "recordsize=64K", NULL);
+	size_t n;
+	char *s = sentence_of(&a, &b, &n);
+	assert_int_equal(n, 2);
+	assert_string_equal(s, "the groups differ in 2 factors: protocol (NFS41 vs NFS), recordsize "
+	                       "(64K vs 16K); a change cannot be pinned on one of them");
+	free(s);
+	s = sentence_of(&a, &c, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(s, "differs in: protocol (NFS41 vs NFS)");
+	free(s);
+	s = sentence_of(&a, &d, &n);
+	assert_int_equal(n, 0);
+	assert_string_equal(s, "the groups differ in no recorded factor");
+	free(s);
+	/* A label only one group has; several values on one side. */
+	add(&d, "NFS", "randwrite", 36000, "recordsize=64K", "slog=yes", "sync=always", NULL);
+	s = sentence_of(&a, &d, &n);
+	assert_string_equal(s, "the groups differ in 2 factors: protocol (NFS41 vs NFS41/NFS), sync "
+	                       "(unset vs unset/always); a change cannot be pinned on one of them");
+	free(s);
+	na_factor *f = NULL;
+	assert_int_equal(na_cmp_factors(&a, &d, &f, &n), VS_OK);
+	assert_string_equal(f[1].name, "sync");
+	assert_int_equal(f[1].na, 1);
+	assert_int_equal(f[1].nb, 2);
+	na_factors_free(f, n);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+	na_cmp_group_free(&c);
+	na_cmp_group_free(&d);
+}
+
+static bool is_nfs(const na_cmp_row *r, void *ud)
+{
+	(void)ud;
+	return strcmp(r->field[NA_F_PROTOCOL], "NFS") == 0;
+}
+
+static void test_filter(void **state)
+{
+	(void)state;
+	na_cmp_group g = {0};
+	add(&g, "NFS41", "a", 1, "x=1", NULL);
+	add(&g, "NFS", "b", 2, NULL);
+	add(&g, "NFS41", "c", 3, NULL);
+	add(&g, "NFS", "d", 4, "y=2", NULL);
+	na_cmp_group_filter(&g, is_nfs, NULL);
+	assert_int_equal(g.n, 2);
+	assert_string_equal(g.rows[0].field[NA_F_PROFILE], "b");
+	assert_string_equal(na_cmp_label(&g.rows[1], "y"), "2");
+	assert_null(na_cmp_label(&g.rows[1], "x"));
+	na_cmp_group_free(&g);
+}
+
+static void test_thresholds(void **state)
+{
+	(void)state;
+	na_threshold t;
+	vs_error err = {0};
+	assert_int_equal(na_threshold_parse("iops=10%", false, &t, &err), VS_OK);
+	assert_true(t.metric == NA_M_IOPS && t.pct == 10 && !t.rise);
+	assert_true(na_threshold_exceeded(&t, -10.1));
+	assert_false(na_threshold_exceeded(&t, -10));
+	assert_false(na_threshold_exceeded(&t, 50));
+	assert_false(na_threshold_exceeded(&t, NAN));
+	assert_int_equal(na_threshold_parse("mbps=5", false, &t, &err), VS_OK);
+	assert_int_equal(t.metric, NA_M_MBPS);
+	assert_int_equal(na_threshold_parse("p99=20%", true, &t, &err), VS_OK);
+	assert_true(t.metric == NA_M_P99 && t.rise);
+	assert_true(na_threshold_exceeded(&t, 20.5));
+	assert_false(na_threshold_exceeded(&t, -40));
+	assert_int_equal(na_threshold_parse("avg=0", true, &t, &err), VS_OK);
+	/* Drops are of throughput, rises of latency. */
+	assert_int_equal(na_threshold_parse("p99=10%", false, &t, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "--max-drop wants iops|mbps=PCT, not 'p99=10%'");
+	assert_int_equal(na_threshold_parse("iops=10%", true, &t, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "--max-rise wants avg|p99=PCT, not 'iops=10%'");
+	const char *bad[] = {"iops", "iops=", "iops=abc", "iops=-5%", "iops=100%", "iops=10%x",
+	                     "iops=nan", "iops=inf", "iops=10%%", "=10%", "IOPS=10%"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_int_equal(na_threshold_parse(bad[i], false, &t, &err), VS_ERR_USAGE);
+	assert_int_equal(na_threshold_parse("p99=1e9", true, &t, &err), VS_ERR_USAGE);
+	assert_non_null(strstr(err.message, "percentage"));
+}
+
+/* Through a real database: failed runs and other groups stay out. */
+static void test_load(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.db", dir);
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_label label = {"recordsize", "64K"};
+	const char *status[] = {"ok", "failed", "ok"};
+	for (size_t i = 0; i < 3; i++) {
+		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = status[i], .error = "boom",
+		               .datastore_type = i == 2 ? "NFS" : "NFS41", .profile = "p",
+		               .labels = &label, .n_labels = 1};
+		r.read = (na_dir_stats){.present = i != 1, .iops = 100, .bw_bytes = 409600,
+		                        .lat_mean_us = 10, .p99_us = 20};
+		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	}
+	na_cmp_group g = {0};
+	assert_int_equal(na_cmp_load(s, "protocol=NFS41,recordsize=64K", &g, &err), VS_OK);
+	assert_int_equal(g.n, 1);
+	assert_true(g.rows[0].present[0] && !g.rows[0].present[1]);
+	assert_true(g.rows[0].metric[0][NA_M_MBPS] > 0.4095 && g.rows[0].metric[0][NA_M_MBPS] < 0.4097);
+	assert_string_equal(na_cmp_label(&g.rows[0], "recordsize"), "64K");
+	na_cmp_group_free(&g);
+	assert_int_equal(na_cmp_load(s, "recordsize=", &g, &err), VS_OK);
+	assert_int_equal(g.n, 0);
+	assert_int_equal(na_cmp_load(s, "=x", &g, &err), VS_ERR_USAGE);
+	na_store_close(&s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_selector), cmocka_unit_test(test_lines),
+		cmocka_unit_test(test_factors),  cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
