@@ -65,9 +65,9 @@ func features() []feature {
 		&browsing{},           // browser.go: SearchDatastore_Task with real sizes
 		&virtualDisks{bug},    // disks.go: CreateVirtualDisk_Task, DeleteVirtualDisk_Task
 		&seedVMs{},            // seeds.go: fiotest, db01, Bjørn test
-		&layoutRefresh{},      // layout.go: RefreshStorageInfo from the files
+		&layoutRefresh{},      // layout.go, vmfiles.go, vmx.go: layoutEx from the files
 		&snapshots{},          // snapshots.go: delta disks for snapshots
-		&relocation{bug: bug}, // relocate.go: RelocateVM_Task moves files
+		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
 		&guestOps{},           // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 	}

@@ -38,12 +38,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"path"
-	"strings"
-	"time"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
@@ -105,6 +102,7 @@ type fileMove struct {
 	from, to string
 	extent   bool
 	link     string
+	same     bool // from and to are one file: two datastores mounting one export
 }
 
 func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualMachineRelocateSpec) *types.LocalizedMethodFault {
@@ -168,7 +166,7 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 	if vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn && !hasSnapshots(vm) {
 		for i, m := range moves {
 			ds, _, _ := splitDSPath(m.to)
-			if m.extent && datastoreNamed(ds).Summary.Type == nfs41 {
+			if m.extent && !m.same && datastoreNamed(ds).Summary.Type == nfs41 {
 				victim = i
 				break
 			}
@@ -207,7 +205,9 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 			undo()
 			return f
 		}
-		copied = append(copied, m.to)
+		if !m.same {
+			copied = append(copied, m.to)
+		}
 		if i == victim && short >= 0 {
 			// ESXi leaves the link's descriptor and short extent behind.
 			undo(m.link, m.to)
@@ -217,7 +217,7 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 	}
 
 	for _, m := range moves {
-		if l, ok := localPath(m.from); ok {
+		if l, ok := localPath(m.from); ok && !m.same {
 			_ = os.Remove(l)
 		}
 	}
@@ -284,6 +284,9 @@ func planMoves(vm *simulator.VirtualMachine, disks []*types.VirtualDisk, target 
 	// A descriptor's move is named by its new path from here on.
 	for i := range moves {
 		moves[i].link = rename[moves[i].link]
+		src, _ := localPath(moves[i].from)
+		dst, _ := localPath(moves[i].to)
+		moves[i].same = sameFile(src, dst)
 	}
 	return moves, rename
 }
@@ -329,211 +332,4 @@ func conflicts(vm *simulator.VirtualMachine, moves []fileMove) *types.LocalizedM
 		}
 	}
 	return nil
-}
-
-// copyMove copies one file; an extent is recreated sparse, at size if
-// size >= 0 (the bug) or else at the source's size.
-func copyMove(m fileMove, size int64) *types.LocalizedMethodFault {
-	src, ok1 := localPath(m.from)
-	dst, ok2 := localPath(m.to)
-	if !ok1 || !ok2 {
-		return taskError("Invalid datastore path", &types.InvalidDatastorePath{DatastorePath: m.to})
-	}
-	st, err := os.Stat(src)
-	if err != nil {
-		return taskError("File "+m.from+" was not found", &types.FileNotFound{FileFault: types.FileFault{File: m.from}})
-	}
-	fail := taskError("Cannot create file "+m.to, &types.CannotCreateFile{FileFault: types.FileFault{File: m.to}})
-	if err := os.MkdirAll(path.Dir(dst), 0o755); err != nil {
-		return fail
-	}
-	if m.extent {
-		if size < 0 {
-			size = st.Size()
-		}
-		if writeSparse(dst, size) != nil {
-			return fail
-		}
-		return nil
-	}
-	in, err := os.Open(src)
-	if err != nil {
-		return fail
-	}
-	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fail
-	}
-	_, err = io.Copy(out, in)
-	if cerr := out.Close(); err != nil || cerr != nil {
-		return fail
-	}
-	return nil
-}
-
-// removeEmptyFolders removes the folders of the given files if now empty.
-func removeEmptyFolders(files []string) {
-	for _, f := range files {
-		if l, ok := localPath(f); ok {
-			_ = os.Remove(path.Dir(l)) // fails, as it should, unless empty
-		}
-	}
-}
-
-// applyMove points the VM at its new files and host.
-func applyMove(vm *simulator.VirtualMachine, rename map[string]string, homeDS, targetHome string,
-	host *simulator.HostSystem, pool *types.ManagedObjectReference) {
-	var changes []types.PropertyChange
-	if targetHome != homeDS {
-		files := vm.Config.Files
-		for _, p := range []*string{&files.VmPathName, &files.LogDirectory, &files.SnapshotDirectory, &files.SuspendDirectory} {
-			if strings.HasPrefix(*p, "["+homeDS+"]") {
-				*p = "[" + targetHome + "]" + strings.TrimPrefix(*p, "["+homeDS+"]")
-			}
-		}
-		changes = append(changes,
-			types.PropertyChange{Name: "config.files", Val: files},
-			types.PropertyChange{Name: "summary.config.vmPathName", Val: files.VmPathName})
-	}
-	if len(rename) > 0 {
-		changes = append(changes, types.PropertyChange{Name: "config.hardware.device",
-			Val: renameDevices(vm.Config.Hardware.Device, rename)})
-	}
-	if old := hostOf(vm); old != nil && old.Self != host.Self {
-		simulator.Map.RemoveReference(old, &old.Vm, vm.Self)
-		simulator.Map.AddReference(host, &host.Vm, vm.Self)
-		changes = append(changes,
-			types.PropertyChange{Name: "runtime.host", Val: host.Self},
-			types.PropertyChange{Name: "summary.runtime.host", Val: host.Self})
-		if _, cr := computeResourceOf(host); pool == nil && cr != nil && cr.ResourcePool != nil &&
-			(vm.ResourcePool == nil || *vm.ResourcePool != *cr.ResourcePool) {
-			pool = cr.ResourcePool
-		}
-	}
-	if pool != nil && (vm.ResourcePool == nil || *vm.ResourcePool != *pool) {
-		if old, ok := simulator.Map.Get(*vm.ResourcePool).(*simulator.ResourcePool); ok {
-			simulator.Map.RemoveReference(old, &old.Vm, vm.Self)
-		}
-		if p, ok := simulator.Map.Get(*pool).(*simulator.ResourcePool); ok {
-			simulator.Map.AddReference(p, &p.Vm, vm.Self)
-		}
-		changes = append(changes, types.PropertyChange{Name: "resourcePool", Val: *pool})
-	}
-	if len(changes) > 0 {
-		simulator.Map.Update(vm, changes)
-	}
-	for _, ref := range snapshotRefs(vm) {
-		if s, ok := simulator.Map.Get(ref).(*simulator.VirtualMachineSnapshot); ok {
-			simulator.Map.WithLock(s, func() {
-				s.Config.Hardware.Device = renameDevices(s.Config.Hardware.Device, rename)
-				s.Config.Files = vm.Config.Files
-			})
-		}
-	}
-	if l, ok := localPath(logDir(vm) + "vmware.log"); ok {
-		setVMLog(vm, l)
-	}
-	writeVMX(vm)
-	refreshLayout(vm)
-	for _, ds := range []string{homeDS, targetHome} {
-		if d := datastoreNamed(ds); d != nil && d.Summary.Type != "OTHER" {
-			refreshSpace(d)
-		}
-	}
-}
-
-// renameDevices returns devices with the moved links renamed (new objects:
-// the old ones may be shared with snapshot configs).
-func renameDevices(devices []types.BaseVirtualDevice, rename map[string]string) []types.BaseVirtualDevice {
-	out := make([]types.BaseVirtualDevice, len(devices))
-	for i, d := range devices {
-		out[i] = d
-		disk, ok := d.(*types.VirtualDisk)
-		if !ok {
-			continue
-		}
-		b, ok := disk.Backing.(*types.VirtualDiskFlatVer2BackingInfo)
-		if !ok {
-			continue
-		}
-		c := *disk
-		c.Backing = renameChain(b, rename)
-		out[i] = &c
-	}
-	return out
-}
-
-func renameChain(b *types.VirtualDiskFlatVer2BackingInfo, rename map[string]string) *types.VirtualDiskFlatVer2BackingInfo {
-	if b == nil {
-		return nil
-	}
-	c := *b
-	if n, ok := rename[b.FileName]; ok {
-		c.FileName = n
-		ds, _, _ := splitDSPath(n)
-		if d := datastoreNamed(ds); d != nil {
-			ref := d.Self
-			c.Datastore = &ref
-		}
-	}
-	c.Parent = renameChain(b.Parent, rename)
-	return &c
-}
-
-// logDir is "[ds] dir/" of the VM's logs.
-func logDir(vm *simulator.VirtualMachine) string {
-	d := vm.Config.Files.LogDirectory
-	if d == "" {
-		ds, home := homeFolder(vm)
-		d = joinDSPath(ds, home)
-	}
-	if !strings.HasSuffix(d, "/") {
-		d += "/"
-	}
-	return d
-}
-
-// appendBugLog writes what ESXi logs when the destination disk cannot be
-// opened, into the VM's current (source) vmware.log.
-func appendBugLog(vm *simulator.VirtualMachine, desc, ext string, realBytes int64) {
-	local, ok := localPath(logDir(vm) + "vmware.log")
-	if !ok {
-		return
-	}
-	declared := int64(0)
-	if l, ok := localPath(desc); ok {
-		if d, ok := readDescriptor(l); ok {
-			declared = d.sectors()
-		}
-	}
-	vmfs := func(p string) string {
-		ds, rel, _ := splitDSPath(p)
-		return "/vmfs/volumes/" + ds + "/" + rel
-	}
-	ts := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	lines := []string{
-		fmt.Sprintf(`DISKLIB-VMFS  : "%s" : failed to open (The file specified is not a virtual disk): `+
-			`Size of extent in descriptor file larger than real size.`, vmfs(ext)),
-		fmt.Sprintf("VmfsExtentCommonOpen: possible extent truncation (?) realSize is %d, size in descriptor %d.",
-			realBytes/sectorSize, declared),
-		fmt.Sprintf(`DISKLIB-LINK  : "%s" : failed to open (The file specified is not a virtual disk).`, vmfs(desc)),
-		"Failed waiting for data. Error 195887107. Not found.",
-	}
-	f, err := os.OpenFile(local, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return
-	}
-	for _, line := range lines {
-		fmt.Fprintf(f, "%s In(05) vmx - %s\n", ts, line)
-	}
-	_ = f.Close()
-}
-
-// bugFault is vCenter's answer to the failed Storage vMotion. The
-// faultMessage key is the lab's own (the real one is not documented).
-func bugFault() *types.LocalizedMethodFault {
-	f := &types.GenericVmConfigFault{Reason: destDisksMsg}
-	f.FaultMessage = []types.LocalizableMessage{{Key: "msg.svmotion.destDisks.loadFailed", Message: destDisksMsg}}
-	return taskError(destDisksMsg, f)
 }

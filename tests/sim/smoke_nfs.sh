@@ -196,11 +196,15 @@ code=$(curl -sS --cacert "$CA" -b "$J" -T "$WORK/ready.json" -o /dev/null -w '%{
 check "/folder PUT on NFS ($code) lands in the export" bash -c '[ "$0" = 200 ] && [ -s "$1/vmware16k/fiotest/fio.job" ]' "$code" "$EXPORTS"
 check "/folder GET of vmware.log on NFS" bash -c 'curl -sS --cacert "$0" -b "$1" "$2/folder/fiotest/vmware.log?dcPath=DC0&dsName=nfs41-16k" | grep -q "Log for VMware ESX"' "$CA" "$J" "$BASE"
 
+N3b=$(mount "$DSS0" /mnt/tank/vmware16k nfs3-16k NFS | returnval)
+out=$(task_info "$(relocate "$FIO" "$N3b")")
+check "relocate to the same export under another name: success, files left in place" bash -c 'grep -q "<state>success</state>" <<<"$0" && [ "$(stat -c %s "$1/vmware16k/fiotest/fiotest-flat.vmdk")" = 17179869184 ] && [ -s "$1/vmware16k/fiotest/fiotest.vmx" ] && [ "$2" = "[nfs3-16k] fiotest/fiotest.vmx" ]' "$out" "$EXPORTS" "$(val VirtualMachine "$FIO" config.files.vmPathName)"
+
 echo "# unmounting"
 out=$(unmount "$DSS1" "$N41")
 check "unmount NFS 4.1 from DC0_C0_H0 (no VM there): one mount left" bash -c 'grep -q "RemoveDatastoreResponse" <<<"$0" && [ "$(grep -o "<DatastoreHostMount>" <<<"$1" | wc -l)" = 1 ]' "$out" "$(prop Datastore "$N41" host)"
 out=$(unmount "$DSS0" "$N41")
-check "unmount NFS 4.1 from DC0_H0 with fiotest on it: ResourceInUse" bash -c 'grep -q "xsi:type=\"ResourceInUse\"" <<<"$0"' "$out"
+check "unmount NFS 4.1 from DC0_H0 with 'Bjørn test' on it: ResourceInUse" bash -c 'grep -q "xsi:type=\"ResourceInUse\"" <<<"$0"' "$out"
 unmount "$DSS0" "$N3" >/dev/null
 out=$(prop Datastore "$N3" name)
 check "last unmount removes the datastore; the export's files stay" bash -c 'grep -q ManagedObjectNotFound <<<"$0" && [ -d "$1/vmware64k/canary" ]' "$out" "$EXPORTS"

@@ -1,26 +1,21 @@
 package main
 
-// A VM's files, read from the datastore directories: where "[ds] dir/file"
-// lives in the lab, which files make up each disk's chain, and the
-// properties that describe them (layoutEx, layout, storage, datastore, and
-// the datastores' vm lists). 0.24.2 builds layoutEx once from guessed names
-// (x-flat.vmdk, sizes at creation, some names without their folder) and
-// never looks at the files again; the lab recomputes it from the real files
-// after every change it makes (layout.go, relocate.go, snapshots.go).
+// A VM's files as the lab sees them: where "[ds] dir/file" lives in the lab
+// directory, which files make up each disk's chain (the descriptor names its
+// extents), the VM's folder, and small inventory helpers shared by the NFS
+// features. layout.go turns this into layoutEx.
 //
-// All of this runs under the VM's lock (simulator.Map.WithLock) and
-// vmFilesMu, which serialises the lab's own file operations.
+// Changes to a VM's files run under the VM's lock (simulator.Map.WithLock)
+// and vmFilesMu, which serialises the lab's own file operations (relocate,
+// snapshots, RefreshStorageInfo).
 
 import (
-	"fmt"
 	"os"
 	"path"
 	"reflect"
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 	"unsafe"
 
 	"github.com/vmware/govmomi/object"
@@ -154,191 +149,6 @@ func folderFiles(ds, dir string) []string {
 	return names
 }
 
-// layoutBuilder collects layoutEx files, each once, with its real size.
-type layoutBuilder struct {
-	files []types.VirtualMachineFileLayoutExFileInfo
-	keys  map[string]int32
-	alloc map[string]int64 // bytes really allocated, per datastore
-}
-
-func (b *layoutBuilder) add(name string, kind types.VirtualMachineFileLayoutExFileType) int32 {
-	if k, ok := b.keys[name]; ok {
-		return k
-	}
-	key := int32(len(b.files))
-	b.keys[name] = key
-	info := types.VirtualMachineFileLayoutExFileInfo{Key: key, Name: name, Type: string(kind)}
-	// size is the file's real size, 0 included (the element is not
-	// omitempty, so 0 goes on the wire).
-	accessible := false
-	if local, ok := localPath(name); ok {
-		if st, err := os.Stat(local); err == nil {
-			accessible = true
-			info.Size = st.Size()
-			info.UniqueSize = st.Size()
-			ds, _, _ := splitDSPath(name)
-			b.alloc[ds] += allocated(st)
-		}
-	}
-	info.Accessible = types.NewBool(accessible)
-	b.files = append(b.files, info)
-	return key
-}
-
-// refreshLayout recomputes layoutEx, layout, storage and the datastore
-// lists of vm from its files. Call with the VM locked.
-func refreshLayout(vm *simulator.VirtualMachine) {
-	b := &layoutBuilder{keys: make(map[string]int32), alloc: make(map[string]int64)}
-	homeDS, home := homeFolder(vm)
-	b.add(vm.Config.Files.VmPathName, types.VirtualMachineFileLayoutExFileTypeConfig)
-
-	var configFiles, logFiles []string
-	for _, name := range folderFiles(homeDS, home) {
-		full := joinDSPath(homeDS, path.Join(home, name))
-		switch path.Ext(name) {
-		case ".nvram":
-			b.add(full, types.VirtualMachineFileLayoutExFileTypeNvram)
-			configFiles = append(configFiles, name)
-		case ".vmsd":
-			b.add(full, types.VirtualMachineFileLayoutExFileTypeSnapshotList)
-			configFiles = append(configFiles, name)
-		case ".vmxf":
-			b.add(full, types.VirtualMachineFileLayoutExFileTypeExtendedConfig)
-			configFiles = append(configFiles, name)
-		}
-	}
-	if ds, dir, ok := splitDSPath(vm.Config.Files.LogDirectory); ok {
-		for _, name := range folderFiles(ds, dir) {
-			if strings.HasPrefix(name, "vmware") && path.Ext(name) == ".log" {
-				b.add(joinDSPath(ds, path.Join(dir, name)), types.VirtualMachineFileLayoutExFileTypeLog)
-				logFiles = append(logFiles, name)
-			}
-		}
-	}
-	vmsn := make(map[string]int32) // basename -> key
-	if ds, dir, ok := splitDSPath(vm.Config.Files.SnapshotDirectory); ok {
-		for _, name := range folderFiles(ds, dir) {
-			if path.Ext(name) == ".vmsn" {
-				vmsn[name] = b.add(joinDSPath(ds, path.Join(dir, name)), types.VirtualMachineFileLayoutExFileTypeSnapshotData)
-			}
-		}
-	}
-
-	// Disks: the chain from the base up to the running point.
-	diskLayout := func(devices []types.BaseVirtualDevice) ([]types.VirtualMachineFileLayoutExDiskLayout, []types.VirtualMachineFileLayoutDiskLayout) {
-		var ex []types.VirtualMachineFileLayoutExDiskLayout
-		var old []types.VirtualMachineFileLayoutDiskLayout
-		for _, disk := range vmDisks(devices) {
-			chain := chainOf(disk)
-			dl := types.VirtualMachineFileLayoutExDiskLayout{Key: disk.Key}
-			ol := types.VirtualMachineFileLayoutDiskLayout{Key: disk.Key}
-			for i := len(chain) - 1; i >= 0; i-- {
-				desc, extents := linkFiles(chain[i].FileName)
-				unit := types.VirtualMachineFileLayoutExDiskUnit{
-					FileKey: []int32{b.add(desc, types.VirtualMachineFileLayoutExFileTypeDiskDescriptor)},
-				}
-				for _, e := range extents {
-					unit.FileKey = append(unit.FileKey, b.add(e, types.VirtualMachineFileLayoutExFileTypeDiskExtent))
-				}
-				dl.Chain = append(dl.Chain, unit)
-				ol.DiskFile = append(ol.DiskFile, chain[i].FileName)
-			}
-			ex = append(ex, dl)
-			old = append(old, ol)
-		}
-		return ex, old
-	}
-	disks, oldDisks := diskLayout(vm.Config.Hardware.Device)
-
-	var snaps []types.VirtualMachineFileLayoutExSnapshotLayout
-	for _, ref := range snapshotRefs(vm) {
-		s, ok := simulator.Map.Get(ref).(*simulator.VirtualMachineSnapshot)
-		if !ok {
-			continue
-		}
-		snapshotData.Lock()
-		data := snapshotData.m[ref]
-		snapshotData.Unlock()
-		key, ok := vmsn[data]
-		if !ok {
-			key = -1
-		}
-		sd, _ := diskLayout(s.Config.Hardware.Device)
-		snaps = append(snaps, types.VirtualMachineFileLayoutExSnapshotLayout{Key: ref, DataKey: key, MemoryKey: -1, Disk: sd})
-	}
-
-	now := time.Now()
-	layoutEx := &types.VirtualMachineFileLayoutEx{File: b.files, Disk: disks, Snapshot: snaps, Timestamp: now}
-	layout := &types.VirtualMachineFileLayout{ConfigFile: configFiles, LogFile: logFiles, Disk: oldDisks}
-	if vm.Layout != nil {
-		layout.Snapshot = vm.Layout.Snapshot
-	}
-
-	// Datastores: every one holding a file of the VM.
-	var dsRefs []types.ManagedObjectReference
-	seen := make(map[string]bool)
-	for _, f := range b.files {
-		name, _, _ := splitDSPath(f.Name)
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		if ds := datastoreNamed(name); ds != nil {
-			dsRefs = append(dsRefs, ds.Self)
-		}
-	}
-	storage := &types.VirtualMachineStorageInfo{Timestamp: now}
-	summary := &types.VirtualMachineStorageSummary{Timestamp: now}
-	for _, ref := range dsRefs {
-		ds := simulator.Map.Get(ref).(*simulator.Datastore)
-		u := types.VirtualMachineUsageOnDatastore{Datastore: ref, Committed: b.alloc[ds.Name], Unshared: b.alloc[ds.Name]}
-		storage.PerDatastoreUsage = append(storage.PerDatastoreUsage, u)
-		summary.Committed += u.Committed
-		summary.Unshared += u.Unshared
-	}
-	for _, disk := range vmDisks(vm.Config.Hardware.Device) {
-		summary.Uncommitted += diskBytes(disk)
-	}
-	if summary.Uncommitted -= summary.Unshared; summary.Uncommitted < 0 {
-		summary.Uncommitted = 0
-	}
-
-	old := vm.Datastore
-	simulator.Map.Update(vm, []types.PropertyChange{
-		{Name: "layoutEx", Val: layoutEx},
-		{Name: "layout", Val: layout},
-		{Name: "storage", Val: storage},
-		{Name: "summary.storage", Val: summary},
-		{Name: "datastore", Val: dsRefs},
-	})
-	syncDatastoreVMs(vm.Self, old, dsRefs)
-}
-
-// syncDatastoreVMs keeps each datastore's vm list in step with the VM's
-// datastore list.
-func syncDatastoreVMs(vm types.ManagedObjectReference, old, cur []types.ManagedObjectReference) {
-	for _, ref := range old {
-		if simulator.FindReference(cur, ref) == nil {
-			if ds, ok := simulator.Map.Get(ref).(*simulator.Datastore); ok {
-				simulator.Map.RemoveReference(ds, &ds.Vm, vm)
-			}
-		}
-	}
-	for _, ref := range cur {
-		if ds, ok := simulator.Map.Get(ref).(*simulator.Datastore); ok {
-			simulator.Map.AddReference(ds, &ds.Vm, vm)
-		}
-	}
-}
-
-// allocated is the space a file really takes (sparse extents take little).
-func allocated(st os.FileInfo) int64 {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return s.Blocks * 512
-	}
-	return st.Size()
-}
-
 func diskBytes(disk *types.VirtualDisk) int64 {
 	if disk.CapacityInBytes > 0 {
 		return disk.CapacityInBytes
@@ -411,80 +221,4 @@ func datacenterOf(e mo.Entity) *simulator.Datacenter {
 		e, _ = simulator.Map.Get(*parent).(mo.Entity)
 	}
 	return nil
-}
-
-// vmxContent is a plausible .vmx for the VM as configured now; ESXi
-// rewrites it whenever files move, and so does the lab.
-func vmxContent(vm *simulator.VirtualMachine) string {
-	homeDS, home := homeFolder(vm)
-	cfg := vm.Config
-	hw := strings.TrimPrefix(cfg.Version, "vmx-")
-	guest := strings.TrimSuffix(cfg.GuestId, "Guest")
-	guest = strings.Replace(guest, "64", "-64", 1)
-	var b strings.Builder
-	kv := func(k, v string) { fmt.Fprintf(&b, "%s = %q\n", k, v) }
-	kv(".encoding", "UTF-8")
-	kv("config.version", "8")
-	kv("virtualHW.version", hw)
-	kv("displayName", vm.Name)
-	kv("guestOS", guest)
-	kv("memSize", fmt.Sprint(cfg.Hardware.MemoryMB))
-	kv("numvcpus", fmt.Sprint(cfg.Hardware.NumCPU))
-	kv("nvram", vm.Name+".nvram")
-	kv("uuid.bios", cfg.Uuid)
-	kv("vc.uuid", cfg.InstanceUuid)
-	devices := object.VirtualDeviceList(cfg.Hardware.Device)
-	for _, disk := range vmDisks(cfg.Hardware.Device) {
-		prefix := ""
-		switch c := devices.FindByKey(disk.ControllerKey).(type) {
-		case types.BaseVirtualSCSIController:
-			prefix = fmt.Sprintf("scsi%d", c.GetVirtualSCSIController().BusNumber)
-			kv(prefix+".present", "TRUE")
-			kv(prefix+".virtualDev", scsiDev(c))
-		case *types.VirtualIDEController:
-			prefix = fmt.Sprintf("ide%d", c.BusNumber)
-		case types.BaseVirtualSATAController:
-			prefix = fmt.Sprintf("sata%d", c.GetVirtualSATAController().BusNumber)
-		default:
-			continue
-		}
-		unit := int32(0)
-		if disk.UnitNumber != nil {
-			unit = *disk.UnitNumber
-		}
-		dev := fmt.Sprintf("%s:%d", prefix, unit)
-		kv(dev+".present", "TRUE")
-		kv(dev+".fileName", vmxDiskName(disk, homeDS, home))
-	}
-	return b.String()
-}
-
-func scsiDev(c types.BaseVirtualSCSIController) string {
-	switch c.(type) {
-	case *types.ParaVirtualSCSIController:
-		return "pvscsi"
-	case *types.VirtualLsiLogicSASController:
-		return "lsisas1068"
-	case *types.VirtualBusLogicController:
-		return "buslogic"
-	}
-	return "lsilogic"
-}
-
-// vmxDiskName names a disk as the .vmx does: relative in the VM's folder,
-// otherwise by its /vmfs/volumes path.
-func vmxDiskName(disk *types.VirtualDisk, homeDS, home string) string {
-	b := disk.Backing.(*types.VirtualDiskFlatVer2BackingInfo)
-	ds, rel, _ := splitDSPath(b.FileName)
-	if ds == homeDS && path.Dir(rel) == home {
-		return path.Base(rel)
-	}
-	return "/vmfs/volumes/" + ds + "/" + rel
-}
-
-// writeVMX rewrites the VM's .vmx.
-func writeVMX(vm *simulator.VirtualMachine) {
-	if local, ok := localPath(vm.Config.Files.VmPathName); ok {
-		_ = os.WriteFile(local, []byte(vmxContent(vm)), 0o644)
-	}
 }
