@@ -124,6 +124,27 @@ static bool target_hosts(run *r, const na_target *t, na_host_choice *choice, vs_
 	return rc == VS_OK;
 }
 
+static bool alternating(const run *r, const na_target *t)
+{
+	for (size_t i = 0; i < r->c->n_targets; i++)
+		if (na_target_alternates(&r->c->targets[i], t))
+			return true;
+	return false;
+}
+
+static vs_datastore *datastore_named(const run *r, const char *name)
+{
+	for (size_t i = 0; i < r->inv.n_datastores; i++)
+		if (!strcmp(r->inv.datastores[i].name, name))
+			return &r->inv.datastores[i];
+	return NULL;
+}
+
+static const char *ds_type(const na_target *t)
+{
+	return !strcmp(t->nfs, "3") ? "NFS" : "NFS41";
+}
+
 static int check_target(run *r, const na_target *t, const vs_vm *vm)
 {
 	vs_error err = {0};
@@ -137,6 +158,9 @@ static int check_target(run *r, const na_target *t, const vs_vm *vm)
 	if (!d && !t->servers)
 		return fail_line("target %s: no datastore is named '%s' and the target names no export to mount",
 		                 t->name, t->datastore);
+	if (d && t->servers && alternating(r, t) && !r->o->resume)
+		return fail_line("target %s alternates NFS versions on %s:%s: datastore '%s' must not be "
+		                 "mounted before the campaign", t->name, t->servers, t->path, t->datastore);
 	if (d && t->servers) {
 		const char *servers[] = {t->servers, NULL};
 		if (!na_same_export(d, servers, t->path))
@@ -199,34 +223,39 @@ static int preflight(run *r)
 
 /* ---- steps ---------------------------------------------------------------------- */
 
-static int mount_target(run *r, na_target *t)
+static int mount_export(run *r, na_target *t, size_t *mounted)
 {
-	char step[160], *detail = NULL;
-	snprintf(step, sizeof(step), "mount:%s", t->name);
-	if (!t->servers || done(r, step, &detail)) {
-		free(detail);
-		return NA_EXIT_OK;
-	}
 	na_mount_args a = {.server_list = strdup(t->servers), .nfs = t->nfs};
 	a.spec.name = t->datastore;
 	a.spec.path = t->path;
 	target_hosts(r, t, &a.choice, &(vs_error){0});
-	size_t mounted = 0;
+	*mounted = 0;
 	int rc = a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
 	if (rc < 0)
-		rc = na_mount(r->cl, &a, false, &mounted);
+		rc = na_mount(r->cl, &a, false, mounted);
 	free((void *)a.spec.servers);
 	free(a.server_list);
-	if (rc == NA_EXIT_OK)
-		rc = mark(r, step, mounted ? "mounted" : "present");
 	return rc == NA_EXIT_OK ? reload(r) : rc;
+}
+
+static int mount_target(run *r, na_target *t)
+{
+	char step[160], *detail = NULL;
+	snprintf(step, sizeof(step), "mount:%s", t->name);
+	if (!t->servers || alternating(r, t) || done(r, step, &detail)) {
+		free(detail);
+		return NA_EXIT_OK;
+	}
+	size_t mounted = 0;
+	int rc = mount_export(r, t, &mounted);
+	return rc == NA_EXIT_OK ? mark(r, step, mounted ? "mounted" : "present") : rc;
 }
 
 static int probe_target(run *r, na_target *t)
 {
 	char step[160];
 	snprintf(step, sizeof(step), "probe:%s", t->name);
-	if (!t->probe || done(r, step, NULL))
+	if (!t->probe || done(r, step, NULL) || !datastore_named(r, t->datastore))
 		return NA_EXIT_OK;
 	vs_vm *vm = the_vm(r);
 	na_probe_args a = {na_host_name(&r->inv, vm->host), t->datastore, r->o->db, r->c->probe_disks,
@@ -263,6 +292,52 @@ static int move_to(run *r, size_t ti, const char *ds, const char *policy)
 	}
 	int reloaded = reload(r);
 	return rc != NA_EXIT_OK ? rc : reloaded;
+}
+
+/* Unmounts a datastore from every host that mounts it. */
+static int unmount_all(run *r, const vs_datastore *d)
+{
+	vs_error err = {0};
+	vs_host **hosts = calloc(d->n_mounts + 1, sizeof(vs_host *));
+	size_t n = 0;
+	for (size_t h = 0; hosts && h < d->n_mounts; h++)
+		if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
+			n++;
+	int rc = hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err)
+	               : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	free(hosts);
+	if (rc != VS_OK) {
+		vs_error_context(&err, "unmounting %s", d->name);
+		return na_report(&err);
+	}
+	return reload(r);
+}
+
+/* An alternating target's turn: park the VM at home if it sits on the
+ * export under the other NFS version, unmount that, mount this one. */
+static int take_turn(run *r, na_target *t)
+{
+	const char *servers[] = {t->servers, NULL};
+	int rc = NA_EXIT_OK;
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->inv.n_datastores; i++) {
+		vs_datastore *d = &r->inv.datastores[i];
+		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, ds_type(t)))
+			continue;
+		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
+		char *name = strdup(d->name);
+		if (na_vm_uses(the_vm(r), d->moref))
+			rc = move_to(r, NA_MAX_TARGETS, r->home, "fail");
+		vs_datastore *again = rc == NA_EXIT_OK && name ? datastore_named(r, name) : NULL;
+		if (again)
+			rc = unmount_all(r, again);
+		free(name);
+		i = (size_t)-1;  /* the inventory was reloaded: look again */
+	}
+	vs_datastore *d = rc == NA_EXIT_OK ? datastore_named(r, t->datastore) : NULL;
+	size_t mounted = 0;
+	if (rc == NA_EXIT_OK && !d)
+		rc = mount_export(r, t, &mounted);
+	return rc == NA_EXIT_OK ? probe_target(r, t) : rc;
 }
 
 static int bench_one(run *r, na_target *t, const char *profile, long rep)
@@ -324,7 +399,10 @@ static int rounds(run *r)
 			if (r->broken[ti] || done(r, step, NULL))
 				continue;
 			printf("Repetition %ld on target %s:\n", rep, t->name);
-			rc = move_to(r, ti, t->datastore, t->on_extent_bug ? t->on_extent_bug : "fail");
+			if (alternating(r, t))
+				rc = take_turn(r, t);
+			if (rc == NA_EXIT_OK)
+				rc = move_to(r, ti, t->datastore, t->on_extent_bug ? t->on_extent_bug : "fail");
 			if (rc == NA_EXIT_FINDING)
 				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
 			for (size_t p = 0; rc == NA_EXIT_OK && !r->broken[ti] && p < r->c->n_profiles &&
@@ -344,6 +422,11 @@ static int clean_up(run *r)
 		rc = mark(r, "home", r->home);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
 		na_target *t = &r->c->targets[i];
+		vs_datastore *alt = alternating(r, t) ? datastore_named(r, t->datastore) : NULL;
+		if (alt) {
+			rc = unmount_all(r, alt);  /* the campaign mounted it: preflight made sure */
+			continue;
+		}
 		char step[160], unstep[160], *detail = NULL;
 		snprintf(step, sizeof(step), "mount:%s", t->name);
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);

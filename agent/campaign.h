@@ -43,6 +43,11 @@ typedef struct na_campaign {
 	size_t n_targets;
 } na_campaign;
 
+/* Two targets on one export with different NFS versions alternate: never
+ * mounted together (mixing the protocols on one export can corrupt data),
+ * each mounted when its turn comes, with the VM parked at home between. */
+bool na_target_alternates(const na_target *a, const na_target *b);
+
 /* Reads and checks a campaign file; errors are "FILE:LINE: what is wrong"
  * in err->message with VS_ERR_USAGE. */
 int na_campaign_load(const char *path, na_campaign *c, vs_error *err);

@@ -227,6 +227,12 @@ static char *read_line(char *str, int num, void *stream)
 
 /* ---- whole-file checks ---- */
 
+bool na_target_alternates(const na_target *a, const na_target *b)
+{
+	return a != b && a->servers && b->servers && a->path && b->path && a->nfs && b->nfs &&
+	       !strcmp(a->servers, b->servers) && !strcmp(a->path, b->path) && strcmp(a->nfs, b->nfs) != 0;
+}
+
 static int check_target(parse *p, const na_target *t, size_t index)
 {
 	const na_campaign *c = p->c;
@@ -241,7 +247,7 @@ static int check_target(parse *p, const na_target *t, size_t index)
 		fail_at(p, "[target %s] on_extent_bug = cold needs allow_power_off = yes in [campaign]",
 		        t->name);
 	for (size_t i = 0; i < index && !p->error[0]; i++)
-		if (!strcmp(c->targets[i].datastore, t->datastore))
+		if (!strcmp(c->targets[i].datastore, t->datastore) && !na_target_alternates(&c->targets[i], t))
 			fail_at(p, "targets %s and %s use the same datastore", c->targets[i].name, t->name);
 	return p->error[0] ? -1 : 0;
 }

@@ -121,4 +121,20 @@ assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OU
 assert_ge "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT COUNT(*) FROM findings WHERE campaign = '$(run_id)' AND extent_bug = 1")" 2 "findings"
 run 2 "$NFSAGENT" run "$c" --resume
 assert_contains "$ERR" "no unfinished run to resume"
+lab_stop
+
+# ---- one export under both protocols: the targets alternate, never mounted together
+lab_start -export "$EXPORTS" -nfs41-bug off
+alt="$WORK/alt.ini"
+campaign "$alt"
+sed -i 's/^name = t/name = alt/; s/^datastore = bench-v41/datastore = bench-v3/; s|/mnt/tank/vmware64k-b|/mnt/tank/vmware64k|' "$alt"
+run 0 "$NFSAGENT" run "$alt"
+assert_eq "$(grep -c 'Target v41: NFS 3 leaves /mnt/tank/vmware64k first.' <<< "$OUT")" 2 "switches to NFS 4.1"
+assert_eq "$(grep -c 'Target v3: NFS 4.1 leaves /mnt/tank/vmware64k first.' <<< "$OUT")" 1 "switches back to NFS 3"
+rows=$(results)
+assert_eq "$(jq '[.[] | select(.datastore_type == "NFS41")] | length' <<< "$rows")" 4 "results over NFS 4.1"
+assert_eq "$(jq '[.[] | select(.datastore_type == "NFS")] | length' <<< "$rows")" 4 "results over NFS 3"
+assert_eq "$(jq -r '[.[] | .export_path] | unique | join(",")' <<< "$rows")" /mnt/tank/vmware64k "one export"
+run 0 "$NFSAGENT" ls datastores --json
+assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
 echo "campaign: ok"
