@@ -98,6 +98,9 @@ int na_command(const na_command_spec *spec, void *args, int argc, char **argv);
 	{"cluster", required_argument, NULL, NA_OPT_CLUSTER},          \
 	{"all-hosts", no_argument, NULL, NA_OPT_ALL_HOSTS}
 
+/* The first line of a password file (warns when others may read it), or NULL
+ * after saying why. */
+char *na_read_secret(const char *path);
 /* Fills the rest from the environment, asks for the password, connects. */
 int na_conn_open(na_conn *conn, vs_client **client);
 void na_conn_close(na_conn *conn, vs_client **client);

@@ -523,18 +523,8 @@ static int execute(run *r)
 
 static char *guest_password(const na_campaign *c)
 {
-	if (c->guest_password_file) {
-		FILE *f = fopen(c->guest_password_file, "r");
-		char *line = NULL;
-		size_t cap = 0;
-		if (f && getline(&line, &cap, f) > 0)
-			line[strcspn(line, "\r\n")] = '\0';
-		else
-			free(line), line = NULL;
-		if (f)
-			fclose(f);
-		return line;
-	}
+	if (c->guest_password_file)
+		return na_read_secret(c->guest_password_file);
 	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
 	return env ? strdup(env) : NULL;
 }

@@ -116,22 +116,8 @@ static int check(void *args, int argc, char **argv)
 
 static char *guest_password(const bench_args *a)
 {
-	if (a->guest_pw_file) {
-		FILE *f = fopen(a->guest_pw_file, "r");
-		char *line = NULL;
-		size_t cap = 0;
-		if (!f || getline(&line, &cap, f) < 0) {
-			na_error("cannot read guest password file %s: %s", a->guest_pw_file,
-			         f ? "it is empty" : strerror(errno));
-			free(line);
-			if (f)
-				fclose(f);
-			return NULL;
-		}
-		fclose(f);
-		line[strcspn(line, "\r\n")] = '\0';
-		return line;
-	}
+	if (a->guest_pw_file)
+		return na_read_secret(a->guest_pw_file);
 	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
 	if (!env)
 		na_error("no guest password: set NFSAGENT_GUEST_PASSWORD or use --guest-password-file");

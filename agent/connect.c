@@ -127,7 +127,7 @@ static int split_userinfo(na_conn *conn, bool from_argv)
 	return 0;
 }
 
-static char *read_password_file(const char *path)
+char *na_read_secret(const char *path)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
@@ -189,7 +189,7 @@ static int fill_from_env(na_conn *conn)
 	}
 	if (!conn->username)
 		set(&conn->username, env2("NFSAGENT_USERNAME", "GOVC_USERNAME"));
-	if (conn->password_file && !(conn->password = read_password_file(conn->password_file)))
+	if (conn->password_file && !(conn->password = na_read_secret(conn->password_file)))
 		return NA_EXIT_USAGE;
 	if (!conn->password)
 		set(&conn->password, env2("NFSAGENT_PASSWORD", "GOVC_PASSWORD"));

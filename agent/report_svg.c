@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "stats.h"
 
 enum { W = 560, L = 70, R = 14, T = 18, PH = 250, PW = W - L - R };
 static const char *const pct_names[NA_PCTS] = {"p50", "p95", "p99", "p99.9"};
@@ -72,17 +73,7 @@ const char *na_report_grouped(double v, char *buf, size_t size)
 		snprintf(buf, size, "%.3g", v);
 		return buf;
 	}
-	char digits[48];
-	int len = snprintf(digits, sizeof(digits), "%.0f", v);
-	len = len < (int)sizeof(digits) ? len : (int)sizeof(digits) - 1;
-	size_t at = 0;
-	for (int i = 0; i < len && at + 2 < size; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[at++] = ',';
-		buf[at++] = digits[i];
-	}
-	buf[at] = '\0';
-	return buf;
+	return na_thousands(v, buf, size);
 }
 
 const char *na_report_compact(double v, char *buf, size_t size)

@@ -132,8 +132,14 @@ const char *na_number_text(double v, char *buf, size_t size)
 		snprintf(buf, size, v < 10 ? "%.2f" : "%.1f", v);
 		return buf;
 	}
+	return na_thousands(v, buf, size);
+}
+
+const char *na_thousands(double v, char *buf, size_t size)
+{
 	char digits[64];
 	int len = snprintf(digits, sizeof(digits), "%.0f", v);
+	len = len < (int)sizeof(digits) ? len : (int)sizeof(digits) - 1;
 	size_t at = 0;
 	/* 17700 -> 17,700: a comma before every third digit from the right */
 	for (int i = 0; i < len && at + 2 < size; i++) {

@@ -51,4 +51,7 @@ extern const char na_noise_method[];
 /* text on lines of at most width columns (longer words stay whole). */
 void na_print_wrapped(FILE *out, const char *text, size_t width);
 
+/* 17700 -> "17,700" (rounded to a whole number). */
+const char *na_thousands(double v, char *buf, size_t size);
+
 #endif

@@ -6,53 +6,11 @@
 set -u
 
 LABSIM=${1:-build/labsim}
-WORK=$(mktemp -d)
-PASS=0
-FAIL=0
-LAB_PID=
-
-cleanup() {
-	[ -n "$LAB_PID" ] && kill "$LAB_PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
+. "$(dirname "$0")/smoke_lib.sh"
 
 # start FLAGS... : run a lab, wait for its ready line, set URL CA DIR LAB_PID
 start() {
-	local out=$WORK/ready.json
-	: >"$out"
-	"$LABSIM" "$@" >"$out" 2>"$WORK/labsim.err" &
-	for _ in $(seq 1 300); do
-		[ -s "$out" ] && break
-		sleep 0.1
-	done
-	READY=$(cat "$out")
-	field() { echo "$READY" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"; }
-	URL=$(field url)
-	CA=$(field cacert)
-	DIR=$(field dir)
-	LAB_PID=$(field pid)
-	BASE=${URL%/sdk}
-	HOSTPORT=${BASE#https://}
-	[ -n "$URL" ] || { echo "lab did not start: $(cat "$WORK/labsim.err")"; exit 1; }
-}
-
-stop() {
-	kill "$LAB_PID" 2>/dev/null
-	wait "$LAB_PID" 2>/dev/null
-	LAB_PID=
-	if grep -q 'panic\|DATA RACE' "$WORK/labsim.err"; then
-		bad "lab stderr shows a panic or data race:"
-		cat "$WORK/labsim.err"
-	fi
+	launch "$@"
 }
 
 # soap JAR METHOD THIS_TYPE THIS_VALUE [ARGS_XML]: prints the body, then

@@ -8,56 +8,13 @@
 set -u
 
 LABSIM=${1:-build/labsim}
-if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ]; then
-	export TMPDIR=/dev/shm
-fi
-WORK=$(mktemp -d)
-PASS=0
-FAIL=0
-LAB_PID=
-
-cleanup() {
-	[ -n "$LAB_PID" ] && kill "$LAB_PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-
-ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
-bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@"; then ok "$what"; else bad "$what"; fi
-}
-has() { grep -q -- "$2" <<<"$1"; } # has TEXT PATTERN
+. "$(dirname "$0")/smoke_lib.sh"
 
 start() { # start FLAGS...: run a lab, log in; sets URL CA DIR LAB_PID J
-	local out=$WORK/ready.json
-	: >"$out"
-	"$LABSIM" "$@" >"$out" 2>"$WORK/labsim.err" &
-	for _ in $(seq 1 300); do
-		[ -s "$out" ] && break
-		sleep 0.1
-	done
-	field() { sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p" "$out"; }
-	URL=$(field url)
-	CA=$(field cacert)
-	DIR=$(field dir)
-	LAB_PID=$(field pid)
-	[ -n "$URL" ] || { echo "lab did not start: $(cat "$WORK/labsim.err")"; exit 1; }
+	launch "$@"
 	J=$WORK/jar
 	rm -f "$J"
 	soap Login SessionManager SessionManager '<userName>user</userName><password>pass</password>' >/dev/null
-}
-
-stop() {
-	kill "$LAB_PID" 2>/dev/null
-	wait "$LAB_PID" 2>/dev/null
-	LAB_PID=
-	if grep -q 'panic\|DATA RACE' "$WORK/labsim.err"; then
-		bad "lab stderr shows a panic or data race:"
-		cat "$WORK/labsim.err"
-	fi
 }
 
 soap() { # soap METHOD THIS_TYPE THIS_VALUE [ARGS_XML]

@@ -10,24 +10,10 @@
 
 #include <cmocka.h>
 
+#include "golden.h"
+
 #include "internal.h"
 
-static char *slurp(const char *name, size_t *len)
-{
-	char path[1024];
-	snprintf(path, sizeof(path), "%s/%s", TEST_DATA_DIR, name);
-	FILE *f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	long n = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	char *s = malloc((size_t)n + 1);
-	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
-	s[n] = '\0';
-	fclose(f);
-	*len = (size_t)n;
-	return s;
-}
 
 static void envelope_escapes_every_value(void **state)
 {
@@ -72,7 +58,7 @@ static void fault_type_from_xsi_type(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = slurp("fault_not_authenticated.xml", &len);
+	char *body = golden("fault_not_authenticated.xml", &len);
 	vs_error err = {0};
 	vs_reply r = {0};
 	int rc = vs_soap_parse(body, len, 500, "RetrieveServiceContent", VS_RET_ONE, NULL, &r, &err);
@@ -88,7 +74,7 @@ static void fault_message_from_faultstring(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = slurp("fault_invalid_login_vcenter.xml", &len);
+	char *body = golden("fault_invalid_login_vcenter.xml", &len);
 	vs_error err = {0};
 	int rc = vs_soap_parse(body, len, 500, "Login", VS_RET_ONE, NULL, NULL, &err);
 	assert_int_equal(rc, VS_ERR_FAULT);
@@ -106,7 +92,7 @@ static void localized_fault_in_missing_set(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = slurp("missingset_not_authenticated.xml", &len);
+	char *body = golden("missingset_not_authenticated.xml", &len);
 	xmlDoc *doc = xmlReadMemory(body, (int)len, "m.xml", NULL, XML_PARSE_NONET);
 	xmlNode *fault = vs_xml_path(xmlDocGetRootElement(doc),
 	                             "Body/RetrievePropertiesExResponse/returnval/objects/missingSet/fault");
@@ -187,7 +173,7 @@ static void streamed_objects_are_delivered_and_freed(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = slurp("retrieve_vms_page.xml", &len);
+	char *body = golden("retrieve_vms_page.xml", &len);
 	seen s = {0};
 	vs_stream stream = {"objects", count_object, &s};
 	vs_error err = {0};
@@ -216,7 +202,7 @@ static void stream_callback_error_stops_parse(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = slurp("retrieve_vms_page.xml", &len);
+	char *body = golden("retrieve_vms_page.xml", &len);
 	seen s = {0};
 	vs_stream stream = {"objects", stop_at_second, &s};
 	vs_error err = {0};

@@ -10,27 +10,15 @@
 
 #include <cmocka.h>
 
+#include "golden.h"
+
 #include "nfsagent/vsphere.h"
 
-/* Reads tests/data/vmdk/NAME into a buffer of exactly its size, without a
- * terminating NUL, so that valgrind and ASan catch any read past len. */
 static char *load(const char *name, size_t *len)
 {
-	char path[512];
-	snprintf(path, sizeof(path), "%s/vmdk/%s", TEST_DATA_DIR, name);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		fail_msg("cannot open %s", path);
-	fseek(f, 0, SEEK_END);
-	long size = ftell(f);
-	fseek(f, 0, SEEK_SET);
-	assert_true(size > 0);
-	char *buf = malloc((size_t)size);
-	assert_non_null(buf);
-	assert_int_equal(fread(buf, 1, (size_t)size, f), (size_t)size);
-	fclose(f);
-	*len = (size_t)size;
-	return buf;
+	char path[256];
+	snprintf(path, sizeof(path), "vmdk/%s", name);
+	return golden(path, len);
 }
 
 static vs_vmdk *parse_file(const char *name)

@@ -1,0 +1,56 @@
+# Shared by the lab's curl self-checks (smoke*.sh): a work folder, pass/fail
+# counting, starting and stopping a lab.  Sourced after LABSIM is set.
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ]; then
+	export TMPDIR=/dev/shm  # the lab writes many small files: much faster in RAM
+fi
+WORK=$(mktemp -d)
+PASS=0
+FAIL=0
+LAB_PID=
+
+cleanup() {
+	[ -n "$LAB_PID" ] && kill "$LAB_PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+ok() { PASS=$((PASS + 1)); echo "ok   - $*"; }
+bad() { FAIL=$((FAIL + 1)); echo "FAIL - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@"; then ok "$what"; else bad "$what"; fi
+}
+has() { grep -q -- "$2" <<<"$1"; } # has TEXT PATTERN
+
+# launch FLAGS... : runs a lab, waits for its ready line; sets READY URL CA DIR THUMB
+# LAB_PID BASE HOSTPORT.
+launch() {
+	local out=$WORK/ready.json
+	: >"$out"
+	"$LABSIM" "$@" >"$out" 2>"$WORK/labsim.err" &
+	for _ in $(seq 1 300); do
+		[ -s "$out" ] && break
+		sleep 0.1
+	done
+	READY=$(cat "$out")
+	field() { echo "$READY" | sed -n "s/.*\"$1\":\"\{0,1\}\([^\",}]*\).*/\1/p"; }
+	URL=$(field url)
+	CA=$(field cacert)
+	DIR=$(field dir)
+	LAB_PID=$(field pid)
+	THUMB=$(field thumbprint)
+	BASE=${URL%/sdk}
+	HOSTPORT=${BASE#https://}
+	[ -n "$URL" ] || { echo "lab did not start: $(cat "$WORK/labsim.err")"; exit 1; }
+}
+
+stop() {
+	kill "$LAB_PID" 2>/dev/null
+	wait "$LAB_PID" 2>/dev/null
+	LAB_PID=
+	if grep -q 'panic\|DATA RACE' "$WORK/labsim.err"; then
+		bad "lab stderr shows a panic or data race:"
+		cat "$WORK/labsim.err"
+	fi
+}
