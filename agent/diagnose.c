@@ -78,25 +78,25 @@ static vs_file *list_folder(vs_client *c, const na_inventory *inv, const char *f
 static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
 {
 	vs_error err = {0};
-	size_t n = 0;
-	vs_file *files = list_folder(c, inv, folder, "vmware*.log", &n);
-	const char *log = newest_log(files, n);
+	size_t n_files = 0;
+	vs_file *files = list_folder(c, inv, folder, "vmware*.log", &n_files);
+	const char *log = newest_log(files, n_files);
 	char *dspath = log ? na_dspath_child(folder, log) : NULL;
-	char *text = NULL;
-	size_t len = 0, shown = 0;
+	char *text = NULL, *newest[MAX_LOG_LINES] = {0};
+	size_t len = 0, n = 0;
 	if (dspath && vs_datastore_download_tail(c, dspath, LOG_TAIL, &text, &len, &err) == VS_OK) {
 		char *save = NULL;
-		for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-			if (!has_signature(line))
-				continue;
-			d->log_signature = true;
-			if (shown++ < MAX_LOG_LINES)
-				add_evidence(d, "%s: %s", dspath, line);
-		}
+		/* Keep the last matches: the newest attempt's lines, not an older one's. */
+		for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+			if (has_signature(line))
+				newest[n++ % MAX_LOG_LINES] = line;
 	}
+	d->log_signature = d->log_signature || n > 0;
+	for (size_t i = n > MAX_LOG_LINES ? n - MAX_LOG_LINES : 0; i < n; i++)
+		add_evidence(d, "%s: %s", dspath, newest[i % MAX_LOG_LINES]);
 	free(text);
 	free(dspath);
-	vs_files_free(&files, n);
+	vs_files_free(&files, n_files);
 }
 
 static bool is_descriptor(const char *name)

@@ -35,14 +35,17 @@ void vs_error_clear(vs_error *err)
 
 void vs_error_format(const vs_error *err, char *out, size_t size)
 {
-	const char *ctx = err->context[0] ? err->context : "request";
+	char what[1200];
+	const char *msg = err->message[0] ? err->message : vs_status_name(err->status);
 	if (err->fault[0] && err->message[0] && strcmp(err->fault, err->message) != 0)
-		snprintf(out, size, "%s failed: %s: %s", ctx, err->fault, err->message);
-	else if (err->fault[0])
-		snprintf(out, size, "%s failed: %s", ctx, err->fault);
+		snprintf(what, sizeof(what), "%s: %s", err->fault, err->message);
 	else
-		snprintf(out, size, "%s failed: %s", ctx,
-		         err->message[0] ? err->message : vs_status_name(err->status));
+		snprintf(what, sizeof(what), "%s", err->fault[0] ? err->fault : msg);
+	/* Without a context the message says it all ("refusing to unmount ..."). */
+	if (err->context[0])
+		snprintf(out, size, "%s failed: %s", err->context, what);
+	else
+		snprintf(out, size, "%s", what);
 }
 
 const char *vs_status_name(vs_status status)
