@@ -110,6 +110,16 @@ assert_ge() {
 	[ "$1" -ge "$2" ] || fail "${3:-value} is $1, expected at least $2"
 }
 
+# Whether a fio of this test's lab still runs: other tests may run fio at the
+# same time (ctest -j), so look only at processes working inside $WORK.
+fio_left() {
+	local pid
+	for pid in $(pgrep -x fio); do
+		case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in "$WORK"/*) return 0 ;; esac
+	done
+	return 1
+}
+
 # One line of output per line of stderr is the promise: count them.
 assert_one_line() {
 	[ "$(printf '%s\n' "$1" | grep -c .)" -eq 1 ] || fail "expected one error line, got: $1"

@@ -86,7 +86,7 @@ wait "$bench" || rc=$?
 assert_eq "$rc" 1 "exit status after SIGTERM"
 assert_contains "$(cat "$WORK/err")" "interrupted"
 sleep 1
-if pgrep -f "fio --output-format=json+ --output=out.json job.fio" > /dev/null; then fail "fio still runs"; fi
+if fio_left; then fail "fio still runs"; fi
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq length <<< "$OUT")" 8 "rows after the kill (7 before, 1 from the killed run)"
 sqlite3 "$db" 'PRAGMA integrity_check' | grep -qx ok || fail "database integrity"

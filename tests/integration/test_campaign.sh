@@ -92,7 +92,7 @@ interrupt_when() {  # interrupt_when PATTERN [--resume]: start, wait for PATTERN
 	wait "$pid" || rc=$?
 	assert_eq "$rc" 1 "exit status after Ctrl-C at '$1'"
 	assert_contains "$(cat "$WORK/run.out")" "stopped: every finished step is kept"
-	if pgrep -f "fio --output-format=json\+ --output=out.json job.fio" > /dev/null; then fail "fio still runs"; fi
+	if fio_left; then fail "fio still runs"; fi
 }
 # 1. during the first Storage vMotion (it finishes, then the run stops)
 interrupt_when "Relocating fiotest to bench-v3: 25%"
