@@ -749,15 +749,14 @@ char *na_store_run_unfinished(na_store *s, const char *name, vs_error *err)
 	return run;
 }
 
-static int run_exec(na_store *s, const char *sql, const char *a, const char *b, const char *c,
-                    const char *d, vs_error *err)
+/* One journal write: sql with n text parameters, in its own transaction. */
+static int run_exec(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = begin(s, err);
 	if (rc == VS_OK)
 		rc = prepare(s, sql, &st, err);
-	const char *args[] = {a, b, c, d};
-	for (int i = 0; rc == VS_OK && i < 4; i++)
+	for (int i = 0; rc == VS_OK && i < n; i++)
 		sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
 	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_DONE;
 	if (step != SQLITE_DONE)
@@ -769,15 +768,17 @@ static int run_exec(na_store *s, const char *sql, const char *a, const char *b, 
 int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,
                        const char *now, vs_error *err)
 {
+	const char *const args[] = {run, step, detail, now};
 	return run_exec(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
-	                   "VALUES (?1, ?2, ?3, ?4)", run, step, detail, now, err);
+	                   "VALUES (?1, ?2, ?3, ?4)", args, 4, err);
 }
 
 int na_store_run_state(na_store *s, const char *run, const char *state, const char *now,
                        vs_error *err)
 {
-	return run_exec(s, "UPDATE campaign_runs SET state = ?2, updated_at = ?3 WHERE run = ?1 "
-	                   "AND ?4 IS NULL", run, state, now, NULL, err);
+	const char *const args[] = {run, state, now};
+	return run_exec(s, "UPDATE campaign_runs SET state = ?2, updated_at = ?3 WHERE run = ?1", args,
+	                3, err);
 }
 
 /* Whether step is journaled as done; *detail (malloc'd) gets what was noted. */
