@@ -8,19 +8,6 @@ set -u
 LABSIM=${1:-build/labsim}
 . "$(dirname "$0")/smoke_lib.sh"
 
-# start FLAGS... : run a lab, wait for its ready line, set URL CA DIR LAB_PID
-start() {
-	launch "$@"
-}
-
-# soap JAR METHOD THIS_TYPE THIS_VALUE [ARGS_XML]: prints the body, then
-# "HTTP <code>" on a line of its own.
-soap() {
-	curl -sS --cacert "$CA" -b "$1" -c "$1" -H 'Content-Type: text/xml; charset=utf-8' \
-		-H 'SOAPAction: urn:vim25/6.5' -w '\nHTTP %{http_code}\n' \
-		--data-binary "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><soapenv:Body><$2 xmlns=\"urn:vim25\"><_this type=\"$3\">$4</_this>${5:-}</$2></soapenv:Body></soapenv:Envelope>" \
-		"$URL"
-}
 status() { sed -n 's/^HTTP //p'; }
 returnval() { grep -o '<returnval[^>]*>[^<]*' | head -1 | sed 's/.*>//'; }
 login() { soap "$1" Login SessionManager SessionManager "<userName>${2:-user}</userName><password>${3:-pass}</password>"; }
@@ -35,7 +22,7 @@ vmview() { soap "$1" CreateContainerView ViewManager ViewManager '<container typ
 # see smoke_nfs.sh) there are exactly -vms of them.
 echo "# lab 1: defaults, methods log"
 MLOG=$WORK/methods.log
-start -methods-log "$MLOG" -seed-vms=false
+launch -methods-log "$MLOG" -seed-vms=false
 J=$WORK/j1
 
 check "curl --cacert verifies the lab certificate" \
@@ -98,7 +85,7 @@ check "methods log lines look like '<unix-ms> <Method> <status>'" \
 
 echo "# lab 2: -hosts 50 -vms 2000, paging with maxObjects=100"
 t0=$(date +%s%N)
-start -hosts 50 -vms 2000 -seed-vms=false
+launch -hosts 50 -vms 2000 -seed-vms=false
 echo "     (ready after $((($(date +%s%N) - t0) / 1000000)) ms)"
 J=$WORK/j2
 login "$J" >/dev/null
@@ -128,7 +115,7 @@ check "50 hosts" [ "$n" = 50 ]
 stop
 
 echo "# lab 3: -expire-after 5"
-start -expire-after 5
+launch -expire-after 5
 J=$WORK/j3
 login "$J" >/dev/null                                         # call 1
 V=$(vmview "$J")                                              # call 2
@@ -157,7 +144,7 @@ stop
 
 echo "# lab 4/5: 503 injection"
 run503() {
-	start "$@"
+	launch "$@"
 	local j=$WORK/j4 s=""
 	rm -f "$j"
 	s=$(login "$j" | status)
@@ -175,13 +162,13 @@ check "same seed, same failures; other seed, others" bash -c '[ "$0" = "$1" ] &&
 d=$(run503 -fail-burst 3 -fail-503-after 2)
 echo "     burst: $(echo "$d" | cut -d' ' -f1-8)"
 check "-fail-burst 3 -fail-503-after 2: calls 3,4,5 get 503" [ "$(echo "$d" | cut -d' ' -f1-7)" = "200 200 503 503 503 200 200" ]
-start -fail-burst 1
+launch -fail-burst 1
 out=$(curl -sS --cacert "$CA" -i --data-binary x "$URL")
 check "503 answer: status line and short body" bash -c 'echo "$0" | head -1 | grep -q "503 Service Unavailable"' "$out"
 stop
 
 echo "# lab 6: -task-seconds 2 -task-steps 4"
-start -task-seconds 2 -task-steps 4
+launch -task-seconds 2 -task-steps 4
 J=$WORK/j6
 login "$J" >/dev/null
 PC=$(soap "$J" CreatePropertyCollector PropertyCollector propertyCollector | returnval)

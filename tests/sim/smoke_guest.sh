@@ -8,19 +8,6 @@ set -u
 LABSIM=${1:-build/labsim}
 . "$(dirname "$0")/smoke_lib.sh"
 
-# start FLAGS... : run a lab, wait for its ready line, set URL CA DIR LAB_PID
-start() {
-	launch "$@"
-}
-
-# soap JAR METHOD THIS_TYPE THIS_VALUE [ARGS_XML]: prints the body, then
-# "HTTP <code>" on a line of its own.
-soap() {
-	curl -sS --cacert "$CA" -b "$1" -c "$1" -H 'Content-Type: text/xml; charset=utf-8' \
-		-H 'SOAPAction: urn:vim25/6.5' -w '\nHTTP %{http_code}\n' \
-		--data-binary "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><soapenv:Body><$2 xmlns=\"urn:vim25\"><_this type=\"$3\">$4</_this>${5:-}</$2></soapenv:Body></soapenv:Envelope>" \
-		"$URL"
-}
 status() { sed -n 's/^HTTP //p'; }
 returnval() { grep -o '<returnval[^>]*>[^<]*' | head -1 | sed 's/.*>//'; }
 login() { soap "$1" Login SessionManager SessionManager "<userName>user</userName><password>pass</password>"; }
@@ -55,7 +42,7 @@ group_alive() { ps -eo pgid= | awk -v g="$1" '$1 == g { found = 1 } END { exit !
 
 echo "# lab 1: guest operations on fiotest, faults, QueryPerf"
 GLOG=$WORK/guest.log
-start -guest-log "$GLOG"
+launch -guest-log "$GLOG"
 J=$WORK/j
 login "$J" >/dev/null
 FIO=$(vmref fiotest)
@@ -213,18 +200,18 @@ check "guest log: one line per call ($n), e.g. StartProgramInGuest $FIO pid=$PID
 out=$(guest "$FIO" StartProgramInGuest $PM "<spec xsi:type=\"GuestProgramSpec\"><programPath>/bin/sleep</programPath><arguments>100</arguments></spec>")
 LPID=$(echo "$out" | returnval)
 stop
-sleep 0.2
+for _ in $(seq 1 30); do kill -0 "$LPID" 2>/dev/null || break; sleep 0.1; done  # a busy machine is slow to reap
 check "lab shutdown kills guest processes (sleep $LPID)" bash -c '! kill -0 "$0" 2>/dev/null' "$LPID"
 
 echo "# lab 2: -tools-running none, -guest-password other"
-start -tools-running none -guest-password other
+launch -tools-running none -guest-password other
 login "$J" >/dev/null
 FIO=$(vmref fiotest)
 # shellcheck disable=SC2086
 out=$(soap "$J" ValidateCredentialsInGuest $AM "$(auth "$FIO" other)")
 check "fiotest with -tools-running none: GuestOperationsUnavailable" is "$out" 500 'xsi:type="GuestOperationsUnavailable"'
 stop
-start -tools-running DC0_H0_VM0 -guest-password other
+launch -tools-running DC0_H0_VM0 -guest-password other
 login "$J" >/dev/null
 DEF=$(vmref DC0_H0_VM0)
 # shellcheck disable=SC2086

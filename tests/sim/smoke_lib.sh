@@ -1,5 +1,6 @@
 # Shared by the lab's curl self-checks (smoke*.sh): a work folder, pass/fail
-# counting, starting and stopping a lab.  Sourced after LABSIM is set.
+# counting, starting and stopping a lab, a SOAP call with curl (smoke_nfs.sh
+# keeps its own, which logs in once).  Sourced after LABSIM is set.
 if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ]; then
 	export TMPDIR=/dev/shm  # the lab writes many small files: much faster in RAM
 fi
@@ -53,4 +54,13 @@ stop() {
 		bad "lab stderr shows a panic or data race:"
 		cat "$WORK/labsim.err"
 	fi
+}
+
+# soap JAR METHOD THIS_TYPE THIS_VALUE [ARGS_XML]: prints the body, then
+# "HTTP <code>" on a line of its own.
+soap() {
+	curl -sS --cacert "$CA" -b "$1" -c "$1" -H 'Content-Type: text/xml; charset=utf-8' \
+		-H 'SOAPAction: urn:vim25/6.5' -w '\nHTTP %{http_code}\n' \
+		--data-binary "<?xml version=\"1.0\" encoding=\"UTF-8\"?><soapenv:Envelope xmlns:soapenv=\"http://schemas.xmlsoap.org/soap/envelope/\" xmlns:xsi=\"http://www.w3.org/2001/XMLSchema-instance\"><soapenv:Body><$2 xmlns=\"urn:vim25\"><_this type=\"$3\">$4</_this>${5:-}</$2></soapenv:Body></soapenv:Envelope>" \
+		"$URL"
 }
