@@ -76,26 +76,24 @@ const char *na_report_grouped(double v, char *buf, size_t size)
 	return na_thousands(v, buf, size);
 }
 
+/* Three significant digits with the unit of the right thousand. */
+static const char *scaled(double v, const char *const units[3], char *buf, size_t size)
+{
+	int k = v < 999.5 ? 0 : v < 999500 ? 1 : 2;
+	snprintf(buf, size, "%.3g%s", v / (k == 0 ? 1 : k == 1 ? 1e3 : 1e6), units[k]);
+	return buf;
+}
+
 const char *na_report_compact(double v, char *buf, size_t size)
 {
-	if (v < 999.5)
-		snprintf(buf, size, "%.3g", v);
-	else if (v < 999500)
-		snprintf(buf, size, "%.3gk", v / 1e3);
-	else
-		snprintf(buf, size, "%.3gM", v / 1e6);
-	return buf;
+	static const char *const units[] = {"", "k", "M"};
+	return scaled(v, units, buf, size);
 }
 
 const char *na_report_latency(double us, char *buf, size_t size)
 {
-	if (us < 999.5)
-		snprintf(buf, size, "%.3g µs", us);
-	else if (us < 999500)
-		snprintf(buf, size, "%.3g ms", us / 1e3);
-	else
-		snprintf(buf, size, "%.3g s", us / 1e6);
-	return buf;
+	static const char *const units[] = {" µs", " ms", " s"};
+	return scaled(us, units, buf, size);
 }
 
 /* ---- findings ---- */
