@@ -340,14 +340,51 @@ static int take_turn(run *r, na_target *t)
 	return rc == NA_EXIT_OK ? probe_target(r, t) : rc;
 }
 
-static int bench_one(run *r, na_target *t, const char *profile, long rep)
+static void result_step(char *step, size_t size, const na_target *t, long rep, const char *profile)
+{
+	snprintf(step, size, "result:%s:%ld:%s", t->name, rep, profile);
+}
+
+static int bench_one(run *r, na_bench *b, const na_target *t, const char *profile, long rep)
 {
 	char step[256], *detail = NULL;
-	snprintf(step, sizeof(step), "result:%s:%ld:%s", t->name, rep, profile);
+	result_step(step, sizeof(step), t, rep, profile);
 	if (done(r, step, &detail)) {
 		free(detail);
 		return NA_EXIT_OK;
 	}
+	const na_profile *p = na_profile_find(profile);
+	char *job = na_job_file(p, &b->job);
+	na_bench_outcome o = {0};
+	vs_error err = {0};
+	double t0 = now_s();
+	int rc = job ? na_bench_run(b, p, job, (int)rep, &o, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	r->t_bench += now_s() - t0;
+	int code = rc == VS_OK ? NA_EXIT_OK : stop_requested ? NA_EXIT_FAIL : na_report(&err);
+	if (rc == VS_OK) {
+		char row[48];
+		snprintf(row, sizeof(row), "%lld", (long long)o.row);
+		printf("  %s #%ld on %s: %s (result %s)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED", row);
+		fflush(stdout);
+		code = mark(r, step, row);
+	}
+	na_bench_outcome_clear(&o);
+	free(job);
+	return code;
+}
+
+/* One target's profiles in one repetition: the guest is prepared once for
+ * them, and not at all when a resumed run has them all already. */
+static int bench_round(run *r, na_target *t, long rep)
+{
+	size_t todo = 0;
+	for (size_t p = 0; p < r->c->n_profiles; p++) {
+		char step[256];
+		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
+		todo += !done(r, step, NULL);
+	}
+	if (!todo)
+		return NA_EXIT_OK;
 	na_label labels[2 * NA_MAX_LABELS];
 	size_t n = 0;
 	for (size_t i = 0; i < r->c->labels.n; i++)
@@ -362,28 +399,18 @@ static int bench_one(run *r, na_target *t, const char *profile, long rep)
 	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
 	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
 	              .store = r->store, .stop = &stop_requested};
-	const na_profile *p = na_profile_find(profile);
-	char *job = na_job_file(p, &b.job);
-	na_bench_outcome o = {0};
 	double t0 = now_s();
-	int rc = ds && b.host && job ? VS_OK : VS_ERR_NOT_FOUND;
+	int rc = ds && b.host ? VS_OK : VS_ERR_NOT_FOUND;
 	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
 		rc = err.status;
-	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
-		rc = na_bench_run(&b, p, job, (int)rep, &o, &err);
-		na_bench_end(&b);
-	}
+	if (rc == VS_OK)
+		rc = na_bench_begin(&b, &err);
 	r->t_bench += now_s() - t0;
-	int code = rc == VS_OK ? NA_EXIT_OK : stop_requested ? NA_EXIT_FAIL : na_report(&err);
-	if (rc == VS_OK) {
-		char row[48];
-		snprintf(row, sizeof(row), "%lld", (long long)o.row);
-		printf("  %s #%ld on %s: %s (result %s)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED", row);
-		fflush(stdout);
-		code = mark(r, step, row);
-	}
-	na_bench_outcome_clear(&o);
-	free(job);
+	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	for (size_t p = 0; code == NA_EXIT_OK && p < r->c->n_profiles && !stop_requested; p++)
+		code = bench_one(r, &b, t, r->c->profiles[p], rep);
+	if (rc == VS_OK)
+		na_bench_end(&b);
 	free(b.disk);
 	return code;
 }
@@ -405,9 +432,8 @@ static int rounds(run *r)
 				rc = move_to(r, ti, t->datastore, t->on_extent_bug ? t->on_extent_bug : "fail");
 			if (rc == NA_EXIT_FINDING)
 				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
-			for (size_t p = 0; rc == NA_EXIT_OK && !r->broken[ti] && p < r->c->n_profiles &&
-			                   !stop_requested; p++)
-				rc = bench_one(r, t, r->c->profiles[p], rep);
+			if (rc == NA_EXIT_OK && !r->broken[ti] && !stop_requested)
+				rc = bench_round(r, t, rep);
 		}
 	return rc;
 }

@@ -168,6 +168,8 @@ struct vs_client {
 	char *guest_processes;
 	/* datacenters and the datastores in each, read once on first need */
 	struct vs_dc_cache *dcs;
+	/* performance counter names and ids, read once on first need */
+	struct vs_perf_names *perf_names;
 };
 
 /* Logs in again after NotAuthenticated; drops session-bound objects. */
@@ -212,6 +214,8 @@ int vs_task_run(vs_client *c, const char *method, const char *this_type, const c
 /* ---- files.c ------------------------------------------------------------- */
 
 void vs_dc_cache_free(struct vs_dc_cache **cache);
+/* perf.c */
+void vs_perf_names_free(struct vs_perf_names **names);
 
 /* ---- inventory readers -------------------------------------------------- */
 

@@ -6,18 +6,39 @@
 
 #include "internal.h"
 
-typedef struct id_lookup {
-	const char *const *names;
-	size_t n;
+/* All "group.name.rollup" -> id pairs of the server, read once per client:
+ * the list has hundreds of entries on vCenter and never changes while we
+ * are connected. */
+struct vs_perf_names {
+	char **names;
 	int *ids;
-} id_lookup;
+	size_t n;
+};
+
+void vs_perf_names_free(struct vs_perf_names **pp)
+{
+	struct vs_perf_names *p = *pp;
+	if (!p)
+		return;
+	vs_strv_free(p->names, p->n);
+	free(p->ids);
+	free(p);
+	*pp = NULL;
+}
 
 static int read_counters(const char *type, const char *moref, const xmlNode *object, void *ud,
                          vs_error *err)
 {
-	(void)type, (void)moref, (void)err;
-	id_lookup *l = ud;
+	(void)type, (void)moref;
+	struct vs_perf_names *p = ud;
 	const xmlNode *list = vs_prop(object, "perfCounter");
+	size_t cap = 0;
+	for (xmlNode *info = list ? list->children : NULL; info; info = info->next)
+		cap += info->type == XML_ELEMENT_NODE;
+	p->names = calloc(cap + 1, sizeof(char *));
+	p->ids = calloc(cap + 1, sizeof(int));
+	if (!p->names || !p->ids)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (xmlNode *info = list ? list->children : NULL; info; info = info->next) {
 		if (info->type != XML_ELEMENT_NODE)
 			continue;
@@ -26,13 +47,13 @@ static int read_counters(const char *type, const char *moref, const xmlNode *obj
 		char *rollup = vs_xml_path_text(info, "rollupType");
 		vs_buf full = {0};
 		vs_buf_addf(&full, "%s.%s.%s", group ? group : "", name ? name : "", rollup ? rollup : "");
-		for (size_t i = 0; full.data && i < l->n; i++)
-			if (strcmp(full.data, l->names[i]) == 0)
-				l->ids[i] = (int)vs_xml_path_int(info, "key", -1);
-		vs_buf_free(&full);
 		free(group);
 		free(name);
 		free(rollup);
+		if (full.failed)
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		p->ids[p->n] = (int)vs_xml_path_int(info, "key", -1);
+		p->names[p->n++] = full.data;
 	}
 	return VS_OK;
 }
@@ -40,13 +61,25 @@ static int read_counters(const char *type, const char *moref, const xmlNode *obj
 int vs_perf_counter_ids(vs_client *c, const char *const *names, size_t n, int *ids, vs_error *err)
 {
 	static const char *const paths[] = {"perfCounter", NULL};
-	for (size_t i = 0; i < n; i++)
+	int rc = VS_OK;
+	if (!c->perf_names) {
+		if (!(c->perf_names = calloc(1, sizeof(*c->perf_names))))
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		rc = vs_props_one(c, "PerformanceManager", c->sc.perf_manager, paths, read_counters,
+		                  c->perf_names, err);
+		if (rc != VS_OK) {
+			vs_perf_names_free(&c->perf_names);
+			vs_error_context(err, "reading the performance counters of %s", vs_client_host(c));
+			return rc;
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
 		ids[i] = -1;
-	id_lookup l = {names, n, ids};
-	int rc = vs_props_one(c, "PerformanceManager", c->sc.perf_manager, paths, read_counters, &l, err);
-	if (rc != VS_OK)
-		vs_error_context(err, "reading the performance counters of %s", vs_client_host(c));
-	return rc;
+		for (size_t k = 0; k < c->perf_names->n; k++)
+			if (strcmp(c->perf_names->names[k], names[i]) == 0)
+				ids[i] = c->perf_names->ids[k];
+	}
+	return VS_OK;
 }
 
 void vs_perf_samples_free(vs_perf_sample **samples, size_t n)
