@@ -40,16 +40,21 @@ fail() {
 lab_start() {
 	mkdir -p "$WORK/lab"
 	: > "$LAB_LOG"
+	# The previous lab's ready line must go before the new lab starts: the
+	# child truncates lab.out only when it runs, and the loop below could
+	# read the old file in between.
+	rm -f "$WORK/lab.out"
 	"$LABSIM" -dir "$WORK/lab" -methods-log "$LAB_LOG" "$@" > "$WORK/lab.out" 2> "$WORK/lab.err" &
 	LAB_PID=$!
 	local i
 	for i in $(seq 1 600); do
-		[ -s "$WORK/lab.out" ] && break
+		# The ready line counts once its newline is written.
+		[ "$(wc -l < "$WORK/lab.out" 2>/dev/null || echo 0)" -ge 1 ] && break
 		kill -0 "$LAB_PID" 2>/dev/null || fail "labsim exited: $(tail -n 5 "$WORK/lab.err")"
 		sleep 0.1
 	done
-	[ -s "$WORK/lab.out" ] || fail "labsim did not get ready in 60 s"
-	LAB_READY=$(head -n 1 "$WORK/lab.out")
+	LAB_READY=$(head -n 1 "$WORK/lab.out" 2>/dev/null || true)
+	[ -n "$LAB_READY" ] || fail "labsim did not get ready in 60 s"
 	LAB_URL=$(jq -r .url <<< "$LAB_READY")
 	LAB_THUMBPRINT=$(jq -r .thumbprint <<< "$LAB_READY")
 	LAB_CACERT=$(jq -r .cacert <<< "$LAB_READY")
