@@ -49,11 +49,11 @@ lab_start() {
 	local i
 	for i in $(seq 1 600); do
 		# The ready line counts once its newline is written.
-		[ "$(wc -l < "$WORK/lab.out" 2>/dev/null || echo 0)" -ge 1 ] && break
+		[ -f "$WORK/lab.out" ] && [ "$(wc -l < "$WORK/lab.out")" -ge 1 ] && break
 		kill -0 "$LAB_PID" 2>/dev/null || fail "labsim exited: $(tail -n 5 "$WORK/lab.err")"
 		sleep 0.1
 	done
-	LAB_READY=$(head -n 1 "$WORK/lab.out" 2>/dev/null || true)
+	LAB_READY=$(head -n 1 "$WORK/lab.out" 2> /dev/null || true)
 	[ -n "$LAB_READY" ] || fail "labsim did not get ready in 60 s"
 	LAB_URL=$(jq -r .url <<< "$LAB_READY")
 	LAB_THUMBPRINT=$(jq -r .thumbprint <<< "$LAB_READY")
