@@ -229,10 +229,12 @@ static void print_summary(const bench_args *a, const na_profile *const *profiles
 	static const char *const headers[] = {"PROFILE", "DIR", "RUNS", "IOPS", "MB/s", "AVG ms", "P99 ms"};
 	static const int digits[] = {0, 1, 3, 3};
 	na_table *table = na_table_new(7, headers);
+	size_t rows = 0;
 	for (size_t p = 0; table && p < a->n_profiles + !!a->job_path; p++)
 		for (int d = 0; d < 2; d++) {
 			if (!t[p].n[d])
 				continue;
+			rows++;
 			char runs[24], cells[4][96];
 			snprintf(runs, sizeof(runs), "%zu", t[p].n[d]);
 			for (int m = 0; m < 4; m++)
@@ -241,9 +243,11 @@ static void print_summary(const bench_args *a, const na_profile *const *profiles
 			                     cells[2], cells[3]};
 			na_table_add(table, row);
 		}
-	printf("\nMedian (min-max) over the repetitions that succeeded:\n");
-	if (table)
+	/* Nothing succeeded (or nothing ran): the lines above said why. */
+	if (rows) {
+		printf("\nMedian (min-max) over the repetitions that succeeded:\n");
 		na_table_print(table, stdout);
+	}
 	na_table_free(&table);
 }
 

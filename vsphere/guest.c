@@ -112,6 +112,96 @@ int vs_guest_check(vs_client *c, const char *vm, vs_error *err)
 	return rc;
 }
 
+/* The one management address of an ESXi host (what govmomi picks): the
+ * selected vnics of the "management" net config; NULL unless exactly one. */
+static char *management_address(const xmlNode *net_configs)
+{
+	char *found = NULL;
+	int n = 0;
+	for (const xmlNode *nc = vs_xml_child(net_configs, "VirtualNicManagerNetConfig"); nc;
+	     nc = vs_xml_next(nc)) {
+		char *type = vs_xml_path_text(nc, "nicType");
+		bool management = type && strcmp(type, "management") == 0;
+		free(type);
+		for (const xmlNode *sel = management ? vs_xml_child(nc, "selectedVnic") : NULL; sel;
+		     sel = vs_xml_next(sel)) {
+			char *key = vs_xml_text(sel);
+			for (const xmlNode *v = vs_xml_child(nc, "candidateVnic"); key && v; v = vs_xml_next(v)) {
+				char *vkey = vs_xml_path_text(v, "key");
+				char *ip = vkey && strcmp(vkey, key) == 0 ? vs_xml_path_text(v, "spec/ip/ipAddress") : NULL;
+				if (ip && *ip && n++ == 0)
+					found = ip, ip = NULL;
+				free(ip);
+				free(vkey);
+			}
+			free(key);
+		}
+	}
+	if (n != 1) {
+		free(found);
+		found = NULL;
+	}
+	return found;
+}
+
+typedef struct host_endpoint {
+	char *host;        /* the VM's HostSystem */
+	char *thumbprint;  /* SHA-1, as vCenter reports it */
+	char *address;
+} host_endpoint;
+
+static int read_endpoint(const char *type, const char *moref, const xmlNode *object, void *ud,
+                         vs_error *err)
+{
+	(void)moref, (void)err;
+	host_endpoint *e = ud;
+	if (strcmp(type, "VirtualMachine") == 0) {
+		e->host = vs_prop_text(object, "runtime.host");
+	} else {
+		e->thumbprint = vs_prop_text(object, "summary.config.sslThumbprint");
+		e->address = management_address(vs_prop(object, "config.virtualNicManagerInfo.netConfig"));
+	}
+	return VS_OK;
+}
+
+/* Through vCenter, transfer URLs name the VM's ESXi host as vCenter knows
+ * it; that name may not resolve here, and its certificate is not vCenter's.
+ * Ask vCenter for the host's management address and thumbprint, once. */
+static int learn_host(vs_client *c, const char *vm, const char *name, vs_error *err)
+{
+	static const char *const vm_paths[] = {"runtime.host", NULL};
+	static const char *const host_paths[] = {"summary.config.sslThumbprint",
+	                                         "config.virtualNicManagerInfo.netConfig", NULL};
+	host_endpoint e = {0};
+	int rc = vs_props_one(c, "VirtualMachine", vm, vm_paths, read_endpoint, &e, err);
+	if (rc == VS_OK && !e.host)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s runs on no host, yet its transfer URL names %s", vm, name);
+	if (rc == VS_OK)
+		rc = vs_props_one(c, "HostSystem", e.host, host_paths, read_endpoint, &e, err);
+	if (rc == VS_OK)
+		rc = vs_transport_add_host(c->transport, name, e.address ? e.address : name, e.thumbprint, err);
+	free(e.host);
+	free(e.thumbprint);
+	free(e.address);
+	return rc;
+}
+
+/* Where a transfer URL of the VM's guest goes (malloc'd in *out). */
+static int transfer_url(vs_client *c, const char *vm, const char *url, char **out, vs_error *err)
+{
+	char *unknown = NULL;
+	int rc = vs_transport_transfer_url(c->transport, url, out, &unknown, err);
+	if (rc == VS_OK && unknown) {
+		rc = learn_host(c, vm, unknown, err);
+		if (rc == VS_OK)
+			rc = vs_transport_transfer_url(c->transport, url, out, &unknown, err);
+		if (rc == VS_OK && !*out)
+			rc = vs_fail(err, VS_ERR_PROTOCOL, "cannot reach %s", unknown);
+	}
+	free(unknown);
+	return rc;
+}
+
 int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
                     const char *data, size_t len, vs_error *err)
 {
@@ -124,10 +214,11 @@ int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 	                    0, &r, err);
 	vs_buf_free(&extra);
 	char *url = rc == VS_OK ? vs_xml_text(vs_reply_ret(&r)) : NULL;
-	char *full = url ? vs_transport_resolve_star(c->transport, url) : NULL;
+	char *full = NULL;
 	long status = 0;
-	if (rc == VS_OK && !full)
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = url ? transfer_url(c, vm, url, &full, err)
+		         : vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
 	if (rc == VS_OK)
 		rc = vs_transport_put(c->transport, full, data, len, c->opts.call_timeout_s * 1000L,
 		                      &status, err);
@@ -153,10 +244,11 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 	                    VS_RET_ONE, VS_CALL_SAFE, &r, err);
 	vs_buf_free(&extra);
 	char *url = rc == VS_OK ? vs_xml_path_text(vs_reply_ret(&r), "url") : NULL;
-	char *full = url ? vs_transport_resolve_star(c->transport, url) : NULL;
+	char *full = NULL;
 	long status = 0;
-	if (rc == VS_OK && !full)
-		rc = vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
+	if (rc == VS_OK)
+		rc = url ? transfer_url(c, vm, url, &full, err)
+		         : vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
 	if (rc == VS_OK)
 		rc = vs_transport_get(c->transport, full, NULL, max_bytes, c->opts.call_timeout_s * 1000L,
 		                      &body, &status, err);

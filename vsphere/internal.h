@@ -78,8 +78,16 @@ int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t
 /* PUT data to an absolute URL with Content-Length. */
 int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t len,
                      long timeout_ms, long *status, vs_error *err);
-/* A guest transfer URL whose host is "*" gets our scheme, host and port (malloc'd). */
-char *vs_transport_resolve_star(const vs_transport *t, const char *url);
+/* Where a guest transfer URL goes (*out, malloc'd): "*" is the server we
+ * called; a known ESXi host's name becomes its address.  A URL naming a host
+ * we do not know yet sets *unknown_host (malloc'd) instead: learn it with
+ * vs_transport_add_host and ask again. */
+int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out,
+                              char **unknown_host, vs_error *err);
+/* Requests to address (named name in transfer URLs) trust exactly the
+ * certificate whose SHA-1 thumbprint is sha1; NULL or "": the CA policy. */
+int vs_transport_add_host(vs_transport *t, const char *name, const char *address,
+                          const char *sha1, vs_error *err);
 const char *vs_transport_thumbprint(const vs_transport *t);
 const char *vs_transport_host(const vs_transport *t);
 

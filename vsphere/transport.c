@@ -1,7 +1,12 @@
 /* HTTPS with libcurl: one handle per client, the TLS policy (system or given
  * CAs, a pinned SHA-256 thumbprint, or insecure by explicit choice), cookies
  * and timeouts.  Retries are decided by the caller (soap.c), which knows
- * whether a call is safe to repeat. */
+ * whether a call is safe to repeat.
+ *
+ * Guest file transfers through vCenter go straight to the VM's ESXi host.
+ * Such a host is "known" once the caller has learnt from vCenter where to
+ * reach it and which certificate it has (its SHA-1 thumbprint, the only one
+ * vCenter reports): requests to it trust exactly that certificate. */
 #include <ctype.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
@@ -13,6 +18,13 @@
 #include "internal.h"
 
 #define THUMBPRINT_LEN (7 + 32 * 3)  /* "SHA256:" + "AA:" x 32 - 1 + NUL */
+
+typedef struct known_host {
+	char *name;              /* as vCenter names it in transfer URLs */
+	char *address;           /* where we reach it */
+	unsigned char sha1[20];
+	bool pinned;             /* vCenter reported a thumbprint */
+} known_host;
 
 struct vs_transport {
 	CURL *curl;
@@ -26,13 +38,20 @@ struct vs_transport {
 	char seen_thumbprint[THUMBPRINT_LEN + 1];  /* of the last certificate presented */
 	bool pin_mismatch;
 	char curl_error[CURL_ERROR_SIZE];
+	known_host *known;
+	size_t n_known;
+	/* the request under way */
+	const known_host *peer;  /* NULL: the server we log in to */
+	char *req_host;
+	char peer_sha1[60];      /* the thumbprint the peer presented */
 };
 
-static void format_thumbprint(const unsigned char *md, char *out)
+/* "AA:BB:..." after prefix. */
+static void format_thumbprint(const char *prefix, const unsigned char *md, int n, char *out)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	char *p = out + sprintf(out, "SHA256:");
-	for (int i = 0; i < 32; i++) {
+	char *p = out + sprintf(out, "%s", prefix);
+	for (int i = 0; i < n; i++) {
 		if (i)
 			*p++ = ':';
 		*p++ = hex[md[i] >> 4];
@@ -41,35 +60,53 @@ static void format_thumbprint(const unsigned char *md, char *out)
 	*p = '\0';
 }
 
-/* Accepts "SHA256:AA:BB:...", "AA:BB:..." or 64 bare hex digits. */
-static int parse_thumbprint(const char *s, unsigned char *out, vs_error *err)
+/* Reads "SHA256:AA:BB:...", "AA:BB:..." or bare hex digits into out (at
+ * most max bytes); returns the number of bytes, or -1 if it is not hex. */
+static int parse_hex_digest(const char *s, unsigned char *out, int max)
 {
 	const char *hex = s;
 	if (strncasecmp(hex, "SHA", 3) == 0 && strchr(hex, ':'))
 		hex = strchr(hex, ':') + 1;  /* "SHA256:" or a mistaken "SHA1:" */
 	int n = 0;
-	bool bad = false;
 	for (const char *p = hex; *p;) {
 		if (*p == ':' || *p == ' ') {
 			p++;
 		} else if (isxdigit((unsigned char)p[0]) && isxdigit((unsigned char)p[1])) {
 			char pair[3] = {p[0], p[1], '\0'};
-			if (n < 32)
+			if (n < max)
 				out[n] = (unsigned char)strtoul(pair, NULL, 16);
 			n++;
 			p += 2;
 		} else {
-			bad = true;
-			break;
+			return -1;
 		}
 	}
-	if (!bad && n == 32)
+	return n;
+}
+
+/* The user's pin must be SHA-256. */
+static int parse_thumbprint(const char *s, unsigned char *out, vs_error *err)
+{
+	int n = parse_hex_digest(s, out, 32);
+	if (n == 32)
 		return VS_OK;
-	if (!bad && n == 20)
+	if (n == 20)
 		return vs_fail(err, VS_ERR_USAGE,
 		               "thumbprint %s looks like SHA-1; give the SHA-256 thumbprint", s);
 	return vs_fail(err, VS_ERR_USAGE,
 	               "thumbprint %s is not a SHA-256 fingerprint (64 hex digits)", s);
+}
+
+/* A known host's certificate against the SHA-1 vCenter reported for it. */
+static int verify_peer(vs_transport *t, X509 *cert)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int len = 0;
+	if (!X509_digest(cert, EVP_sha1(), md, &len) || len != 20)
+		return 0;
+	format_thumbprint("", md, 20, t->peer_sha1);
+	t->pin_mismatch = memcmp(md, t->peer->sha1, 20) != 0;
+	return !t->pin_mismatch;
 }
 
 /* Replaces OpenSSL's chain verification so that we always learn the
@@ -79,11 +116,15 @@ static int verify_cert(X509_STORE_CTX *store, void *arg)
 {
 	vs_transport *t = arg;
 	X509 *cert = X509_STORE_CTX_get0_cert(store);
+	if (cert && t->peer && t->peer->pinned)
+		return verify_peer(t, cert);
+	if (t->peer)
+		return t->insecure || X509_verify_cert(store);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int len = 0;
 	if (!cert || !X509_digest(cert, EVP_sha256(), md, &len) || len != 32)
 		return 0;
-	format_thumbprint(md, t->seen_thumbprint);
+	format_thumbprint("SHA256:", md, 32, t->seen_thumbprint);
 	if (t->pinned) {
 		t->pin_mismatch = memcmp(md, t->pin, 32) != 0;
 		return !t->pin_mismatch;
@@ -93,6 +134,12 @@ static int verify_cert(X509_STORE_CTX *store, void *arg)
 	return X509_verify_cert(store);
 }
 
+/* Whether this request trusts exactly one certificate. */
+static bool request_pinned(const vs_transport *t)
+{
+	return t->peer ? t->peer->pinned : t->pinned;
+}
+
 static CURLcode setup_ssl_ctx(CURL *curl, void *sslctx, void *arg)
 {
 	(void)curl;
@@ -100,9 +147,50 @@ static CURLcode setup_ssl_ctx(CURL *curl, void *sslctx, void *arg)
 	SSL_CTX_set_cert_verify_callback(sslctx, verify_cert, t);
 	/* With a pin, curl's own verification is off, so make OpenSSL fail the
 	 * handshake itself when verify_cert says no. */
-	if (t->pinned)
+	if (request_pinned(t))
 		SSL_CTX_set_verify(sslctx, SSL_VERIFY_PEER, NULL);
 	return CURLE_OK;
+}
+
+/* An absolute URL's host, its origin "scheme://host[:port]" and its path. */
+typedef struct url_parts {
+	char *host, *origin, *path;
+} url_parts;
+
+static void url_parts_free(url_parts *p)
+{
+	free(p->host);
+	free(p->origin);
+	free(p->path);
+	*p = (url_parts){0};
+}
+
+static bool parse_url(const char *url, url_parts *out)
+{
+	*out = (url_parts){0};
+	CURLU *u = curl_url();
+	char *host = NULL, *port = NULL, *path = NULL, *scheme = NULL;
+	bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	          curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+	          curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK;
+	if (ok) {
+		curl_url_get(u, CURLUPART_PORT, &port, 0);
+		curl_url_get(u, CURLUPART_PATH, &path, 0);
+		vs_buf origin = {0};
+		vs_buf_addf(&origin, "%s://%s", scheme, host);
+		if (port)
+			vs_buf_addf(&origin, ":%s", port);
+		*out = (url_parts){strdup(host), origin.data, strdup(path ? path : "/")};
+		ok = out->host && out->origin && out->path;
+		if (!ok)
+			url_parts_free(out);
+	}
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(scheme);
+	curl_url_cleanup(u);
+	return ok;
 }
 
 static int split_url(vs_transport *t, const char *url, vs_error *err)
@@ -111,38 +199,19 @@ static int split_url(vs_transport *t, const char *url, vs_error *err)
 	if (!strstr(url, "://"))
 		vs_buf_add(&full, "https://");
 	vs_buf_add(&full, url);
-	if (full.failed)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	CURLU *u = curl_url();
-	char *host = NULL, *port = NULL, *path = NULL, *scheme = NULL;
-	int rc = VS_OK;
-	if (!u || curl_url_set(u, CURLUPART_URL, full.data, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK) {
-		rc = vs_fail(err, VS_ERR_USAGE, "'%s' is not a valid server URL", url);
-		goto out;
-	}
-	curl_url_get(u, CURLUPART_PORT, &port, 0);
-	curl_url_get(u, CURLUPART_PATH, &path, 0);
-	vs_buf base = {0}, sdk = {0};
-	vs_buf_addf(&base, "%s://%s", scheme, host);
-	if (port)
-		vs_buf_addf(&base, ":%s", port);
-	vs_buf_add(&sdk, base.data ? base.data : "");
-	vs_buf_add(&sdk, path && strcmp(path, "/") != 0 ? path : "/sdk");
-	t->base = base.data;
-	t->sdk_url = sdk.data;
-	t->host = strdup(host);
-	if (base.failed || sdk.failed || !t->host)
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-out:
-	curl_free(host);
-	curl_free(port);
-	curl_free(path);
-	curl_free(scheme);
-	curl_url_cleanup(u);
+	url_parts p;
+	bool ok = !full.failed && parse_url(full.data, &p);
 	vs_buf_free(&full);
-	return rc;
+	if (!ok)
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a valid server URL", url);
+	vs_buf sdk = {0};
+	vs_buf_add(&sdk, p.origin);
+	vs_buf_add(&sdk, strcmp(p.path, "/") != 0 ? p.path : "/sdk");
+	t->base = p.origin;
+	t->host = p.host;
+	t->sdk_url = sdk.data;
+	free(p.path);
+	return sdk.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : VS_OK;
 }
 
 int vs_transport_new(const vs_options *opts, vs_transport **out, vs_error *err)
@@ -173,10 +242,6 @@ int vs_transport_new(const vs_options *opts, vs_transport **out, vs_error *err)
 	curl_easy_setopt(h, CURLOPT_SSL_CTX_DATA, t);
 	if (opts->cacert && *opts->cacert)
 		curl_easy_setopt(h, CURLOPT_CAINFO, opts->cacert);
-	if (t->pinned || t->insecure) {
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 0L);
-		curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 0L);
-	}
 	t->soap_headers = curl_slist_append(NULL, "Content-Type: text/xml; charset=\"utf-8\"");
 	t->soap_headers = curl_slist_append(t->soap_headers, "Expect:");
 	*out = t;
@@ -191,6 +256,12 @@ void vs_transport_free(vs_transport **tp)
 	if (t->curl)
 		curl_easy_cleanup(t->curl);
 	curl_slist_free_all(t->soap_headers);
+	for (size_t i = 0; i < t->n_known; i++) {
+		free(t->known[i].name);
+		free(t->known[i].address);
+	}
+	free(t->known);
+	free(t->req_host);
 	free(t->base);
 	free(t->sdk_url);
 	free(t->host);
@@ -229,6 +300,11 @@ static int curl_failure(vs_transport *t, CURLcode cc, vs_error *err)
 	case CURLE_SSL_CONNECT_ERROR:
 	case CURLE_SSL_CACERT_BADFILE:
 	case CURLE_SSL_CERTPROBLEM:
+		if (t->peer && t->pin_mismatch)
+			return vs_fail(err, VS_ERR_TLS,
+			               "certificate of ESXi host %s (%s) has SHA-1 thumbprint %s, not the "
+			               "one vCenter reports for that host", t->peer->name, t->peer->address,
+			               t->peer_sha1);
 		if (t->pinned && t->pin_mismatch)
 			return vs_fail(err, VS_ERR_TLS,
 			               "server certificate thumbprint %s does not match the pinned thumbprint",
@@ -239,10 +315,11 @@ static int curl_failure(vs_transport *t, CURLcode cc, vs_error *err)
 			return vs_fail(err, VS_ERR_TLS,
 			               "certificate of %s is not trusted (%s); its thumbprint is %s: "
 			               "pin it with --thumbprint, or give its CA with --cacert",
-			               t->host, detail, t->seen_thumbprint);
+			               t->req_host ? t->req_host : t->host, detail, t->seen_thumbprint);
 		return vs_fail(err, VS_ERR_TLS, "%s", detail);
 	case CURLE_OPERATION_TIMEDOUT:
-		return vs_fail(err, VS_ERR_CONNECT, "timed out talking to %s", t->host);
+		return vs_fail(err, VS_ERR_CONNECT, "timed out talking to %s",
+		               t->req_host ? t->req_host : t->host);
 	default:
 		return vs_fail(err, VS_ERR_CONNECT, "%s", detail);
 	}
@@ -264,10 +341,32 @@ static bool transient(CURLcode cc)
 	}
 }
 
-static void reset_request(vs_transport *t, long timeout_ms)
+static const known_host *find_known(const vs_transport *t, const char *host, bool by_address)
+{
+	for (size_t i = 0; host && i < t->n_known; i++)
+		if (strcmp(by_address ? t->known[i].address : t->known[i].name, host) == 0)
+			return &t->known[i];
+	return NULL;
+}
+
+/* Chooses how this request's peer is trusted: a known ESXi host by the
+ * thumbprint vCenter reported, anything else by the user's policy. */
+static void reset_request(vs_transport *t, const char *url, long timeout_ms)
 {
 	t->curl_error[0] = '\0';
 	t->pin_mismatch = false;
+	url_parts p;
+	bool parsed = parse_url(url, &p);
+	free(t->req_host);
+	t->req_host = parsed ? p.host : NULL;
+	t->peer = parsed && strcmp(p.origin, t->base) != 0 ? find_known(t, p.host, true) : NULL;
+	if (parsed) {
+		free(p.origin);
+		free(p.path);
+	}
+	bool own_check = request_pinned(t) || t->insecure;
+	curl_easy_setopt(t->curl, CURLOPT_SSL_VERIFYPEER, own_check ? 0L : 1L);
+	curl_easy_setopt(t->curl, CURLOPT_SSL_VERIFYHOST, own_check ? 0L : 2L);
 	curl_easy_setopt(t->curl, CURLOPT_TIMEOUT_MS, timeout_ms > 0 ? timeout_ms : 1L);
 }
 
@@ -285,7 +384,7 @@ int vs_transport_post(vs_transport *t, const char *soap_action, const char *body
 	vs_buf_free(&action);
 
 	sink_state st = {sink, t->curl};
-	reset_request(t, timeout_ms);
+	reset_request(t, t->sdk_url, timeout_ms);
 	CURL *h = t->curl;
 	curl_easy_setopt(h, CURLOPT_URL, t->sdk_url);
 	curl_easy_setopt(h, CURLOPT_HTTPGET, 0L);
@@ -340,7 +439,7 @@ int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t
 	capped cap = {body, max_bytes, false};
 	vs_http_sink sink = {to_buf, &cap};
 	sink_state st = {&sink, t->curl};
-	reset_request(t, timeout_ms);
+	reset_request(t, full.data, timeout_ms);
 	CURL *h = t->curl;
 	curl_easy_setopt(h, CURLOPT_URL, full.data);
 	curl_easy_setopt(h, CURLOPT_POST, 0L);
@@ -389,7 +488,7 @@ int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t 
 	sink_state st = {&sink, t->curl};
 	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/octet-stream");
 	headers = curl_slist_append(headers, "Expect:");
-	reset_request(t, timeout_ms);
+	reset_request(t, url, timeout_ms);
 	CURL *h = t->curl;
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_POST, 0L);
@@ -410,9 +509,8 @@ int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t 
 	return cc == CURLE_OK ? VS_OK : curl_failure(t, cc, err);
 }
 
-/* Guest transfer URLs name the host "*" when it is the server we called:
- * put our scheme, host and port there. */
-char *vs_transport_resolve_star(const vs_transport *t, const char *url)
+/* A guest transfer URL whose host is "*" gets our scheme, host and port. */
+static char *resolve_star(const vs_transport *t, const char *url)
 {
 	const char *star = strstr(url, "://*");
 	if (!star)
@@ -425,4 +523,71 @@ char *vs_transport_resolve_star(const vs_transport *t, const char *url)
 	if (out)
 		snprintf(out, len, "%s%s", t->base, rest);
 	return out;
+}
+
+/* url with its host replaced by address (an IPv6 address in brackets). */
+static char *replace_host(const char *url, const char *address)
+{
+	CURLU *u = curl_url();
+	char *out = NULL;
+	vs_buf host = {0};
+	vs_buf_add(&host, strchr(address, ':') ? "[" : "");
+	vs_buf_add(&host, address);
+	vs_buf_add(&host, strchr(address, ':') ? "]" : "");
+	if (u && !host.failed && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
+	    curl_url_set(u, CURLUPART_HOST, host.data, 0) == CURLUE_OK)
+		curl_url_get(u, CURLUPART_URL, &out, 0);
+	char *copy = out ? strdup(out) : NULL;
+	curl_free(out);
+	curl_url_cleanup(u);
+	vs_buf_free(&host);
+	return copy;
+}
+
+int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out,
+                              char **unknown_host, vs_error *err)
+{
+	*out = *unknown_host = NULL;
+	char *full = resolve_star(t, url);
+	url_parts p;
+	if (!full || !parse_url(full, &p)) {
+		free(full);
+		return vs_fail(err, VS_ERR_PROTOCOL, "'%s' is not a transfer URL", url);
+	}
+	const known_host *k = strcmp(p.origin, t->base) != 0 ? find_known(t, p.host, false) : NULL;
+	if (strcmp(p.origin, t->base) == 0 || (k && strcmp(k->address, k->name) == 0))
+		*out = full, full = NULL;
+	else if (k)
+		*out = replace_host(full, k->address);
+	else
+		*unknown_host = strdup(p.host);
+	int rc = *out || *unknown_host ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	free(full);
+	url_parts_free(&p);
+	return rc;
+}
+
+int vs_transport_add_host(vs_transport *t, const char *name, const char *address,
+                          const char *sha1, vs_error *err)
+{
+	known_host k = {0};
+	int n = sha1 && *sha1 ? parse_hex_digest(sha1, k.sha1, 20) : 0;
+	if (n != 0 && n != 20)
+		return vs_fail(err, VS_ERR_PROTOCOL,
+		               "vCenter reports '%s' as the thumbprint of ESXi host %s: not SHA-1", sha1,
+		               name);
+	k.pinned = n == 20;
+	k.name = strdup(name);
+	k.address = strdup(address);
+	known_host *grown = realloc(t->known, (t->n_known + 1) * sizeof(*grown));
+	if (!k.name || !k.address || !grown) {
+		free(k.name);
+		free(k.address);
+		if (grown)
+			t->known = grown;
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	t->known = grown;
+	t->known[t->n_known++] = k;
+	return VS_OK;
 }

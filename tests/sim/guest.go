@@ -79,6 +79,7 @@ type guestOps struct {
 	logPath        string
 	tools          toolsList
 	perf           perfStats
+	hosts          *hostEndpoint // where transfer URLs point (hostendpoint.go)
 
 	l        *lab
 	managers map[string]types.ManagedObjectReference // "file", "process", "auth"
@@ -197,7 +198,7 @@ func (g *guestOps) setup(l *lab) error {
 		}
 		g.logFile = f
 	}
-	l.route("/guestFile", g.serveTransfer)
+	g.hosts.serveTransfers(l, g.serveTransfer)
 	l.beforeCall(g.intercept)
 	l.onClose(g.close)
 	return g.perf.setup(l, g)
@@ -503,13 +504,12 @@ func randomToken() string {
 	return hex.EncodeToString(b)
 }
 
-// newTransfer registers t and returns its URL, with host "*" as ESXi
-// writes it: the client puts in the server (and port) it called.
+// newTransfer registers t and returns its URL: on the VM's ESXi host, or
+// with host "*" (see hostendpoint.go).
 func (g *guestOps) newTransfer(t *guestTransfer) string {
 	t.token = randomToken()
 	t.expires = time.Now().Add(transferLife)
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	now := time.Now()
 	for id, old := range g.transfers {
 		if now.After(old.expires) {
@@ -519,7 +519,9 @@ func (g *guestOps) newTransfer(t *guestTransfer) string {
 	g.serial++
 	id := strconv.FormatInt(g.serial, 10)
 	g.transfers[id] = t
-	return "https://*/guestFile?id=" + id + "&token=" + t.token
+	g.mu.Unlock()
+	vm := types.ManagedObjectReference{Type: "VirtualMachine", Value: t.vm}
+	return g.hosts.transferURL(vm, "/guestFile?id="+id+"&token="+t.token)
 }
 
 func (g *guestOps) toGuest(vm, root string, req *guestRequest) (string, *guestFault) {

@@ -41,6 +41,11 @@ type feature interface {
 	setup(l *lab) error
 }
 
+// readyReporter is implemented by features that fill in ready-line fields.
+type readyReporter interface {
+	report(r *readyLine)
+}
+
 // modelShaper is implemented by features that configure the simulator model
 // before its inventory is created.
 type modelShaper interface {
@@ -51,6 +56,7 @@ type modelShaper interface {
 // where features are registered.
 func features() []feature {
 	bug := &nfs41Bug{}
+	esx := &hostEndpoint{}
 	return []feature{
 		&inventory{},          // inventory.go: -hosts, -vms
 		&methodLog{},          // methodlog.go: -methods-log (sees every call, even 503s)
@@ -68,7 +74,8 @@ func features() []feature {
 		&layoutRefresh{},      // layout.go, vmfiles.go, vmx.go: layoutEx from the files
 		&snapshots{},          // snapshots.go: delta disks for snapshots
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
-		&guestOps{},           // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
+		esx,                   // hostendpoint.go: the ESXi hosts' endpoint, -guest-transfer-star, -host-thumbprint-wrong
+		&guestOps{hosts: esx}, // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 	}
 }
@@ -83,6 +90,10 @@ type readyLine struct {
 	CACert     string `json:"cacert"`
 	Dir        string `json:"dir"`
 	PID        int    `json:"pid"`
+	// The ESXi hosts' endpoint (hostendpoint.go): the true SHA-1 of its
+	// certificate ("AB:CD:...", even with -host-thumbprint-wrong) and port.
+	HostThumbprint   string `json:"host_thumbprint_sha1"`
+	HostTransferPort int    `json:"host_transfer_port"`
 }
 
 func main() {
@@ -178,6 +189,11 @@ func run(listen, dir string, feats []feature) error {
 		CACert:     cert.file,
 		Dir:        dir,
 		PID:        os.Getpid(),
+	}
+	for _, f := range feats {
+		if r, ok := f.(readyReporter); ok {
+			r.report(&ready)
+		}
 	}
 	line, err := json.Marshal(ready)
 	if err != nil {

@@ -2,7 +2,7 @@
 # Self-check of labsim's guest operations (guest.go) and datastore
 # performance counters (perf.go) with curl. Usage (from the repository root):
 #     tests/sim/smoke_guest.sh [path/to/labsim]      # default build/labsim
-# Needs bash, curl, grep, sed, ps, awk and fio (Debian package "fio").
+# Needs bash, curl, grep, sed, ps, awk, openssl and fio (Debian package "fio").
 set -u
 
 LABSIM=${1:-build/labsim}
@@ -27,7 +27,17 @@ guest() { # guest VM METHOD MANAGER_TYPE MANAGER_ID [ARGS_XML]
 	local vm=$1 method=$2 type=$3 value=$4
 	soap "$J" "$method" "$type" "$value" "$(auth "$vm")${5:-}"
 }
-star() { sed "s|https://\*/|https://$HOSTPORT/|"; } # the client's part: * -> the server it called
+star() { sed "s|https://\*/|https://$HOSTPORT/|"; } # -guest-transfer-star: * -> the server it called
+# The client's part for a URL naming the VM's host: host name -> its management IP.
+mapped() { sed "s|^https://$HNAME:$ESX_PORT/|https://$MGMT:$ESX_PORT/|"; }
+val() { sed -n 's/.*<val[^>]*>\([^<]*\)<\/val>.*/\1/p'; }
+prop() { # prop TYPE MOREF PATH: RetrievePropertiesEx of one property
+	soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>$1</type><pathSet>$3</pathSet></propSet><objectSet><obj type=\"$1\">$2</obj></objectSet></specSet><options/>"
+}
+servercert() { # servercert PORT FILE: the certificate 127.0.0.1:PORT presents, as PEM
+	openssl s_client -connect "127.0.0.1:$1" </dev/null 2>/dev/null | openssl x509 -outform PEM >"$2"
+}
+sha1of() { openssl x509 -in "$1" -noout -fingerprint -sha1 | sed 's/.*=//'; }
 waitend() { # waitend VM PID: poll ListProcessesInGuest until endTime; prints the last answer
 	local out
 	for _ in $(seq 1 100); do
@@ -50,6 +60,30 @@ DEF=$(vmref DC0_H0_VM0)
 OFF=$(vmref DC0_H0_VM1)
 echo "     fiotest=$FIO DC0_H0_VM0=$DEF DC0_H0_VM1=$OFF"
 ROOT=$DIR/guests/$FIO
+
+# the ESXi hosts' endpoint: certificate, thumbprint, management IP
+HOST=$(prop VirtualMachine "$FIO" runtime.host | val)
+HNAME=$(prop HostSystem "$HOST" name | val)
+ADV=$(prop HostSystem "$HOST" summary.config.sslThumbprint | val)
+MGMT=$(prop HostSystem "$HOST" config.virtualNicManagerInfo.netConfig | sed 's/.*<nicType>management<\/nicType>//' | grep -o '<ipAddress>[^<]*' | head -1 | sed 's/.*>//')
+echo "     fiotest runs on $HOST ($HNAME), management IP $MGMT; ESXi endpoint port $ESX_PORT"
+check "ready line: host_thumbprint_sha1 20 uppercase hex pairs ($ESX_SHA1), host_transfer_port not vCenter's" \
+	bash -c '[[ "$0" =~ ^([0-9A-F]{2}:){19}[0-9A-F]{2}$ && "$1" =~ ^[0-9]+$ && "$1" != "${2##*:}" ]]' "$ESX_SHA1" "$ESX_PORT" "$HOSTPORT"
+servercert "$ESX_PORT" "$WORK/esx.pem"
+servercert "${HOSTPORT##*:}" "$WORK/vc.pem"
+ESXFP=$(sha1of "$WORK/esx.pem")
+check "endpoint certificate SHA-1 = host_thumbprint_sha1 = $HNAME's summary.config.sslThumbprint" \
+	bash -c '[ -n "$0" ] && [ "$0" = "$1" ] && [ "$0" = "$2" ]' "$ESXFP" "$ESX_SHA1" "$ADV"
+check "endpoint certificate is not vCenter's (vCenter still presents lab-cert.pem)" \
+	bash -c '[ "$0" != "$1" ] && [ "$1" = "$2" ] && ! cmp -s "$3" "$4"' "$ESXFP" "$(sha1of "$WORK/vc.pem")" "$(sha1of "$CA")" "$WORK/esx.pem" "$CA"
+V=$(soap "$J" CreateContainerView ViewManager ViewManager '<container type="Folder">group-d1</container><type>HostSystem</type><recursive>true</recursive>' | returnval)
+out=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>HostSystem</type><pathSet>summary.config.sslThumbprint</pathSet><pathSet>config.virtualNicManagerInfo.netConfig</pathSet></propSet><objectSet><obj type=\"ContainerView\">$V</obj><skip>true</skip><selectSet xsi:type=\"TraversalSpec\"><name>view</name><type>ContainerView</type><path>view</path><skip>false</skip></selectSet></objectSet></specSet><options/>")
+MGMT_XML='<nicType>management</nicType><multiSelectAllowed>true</multiSelectAllowed><candidateVnic><device>vmk0</device><key>management.key-vim.host.VirtualNic-vmk0</key><portgroup>Management Network</portgroup><spec><ip><dhcp>false</dhcp><ipAddress>127.0.0.1</ipAddress><subnetMask>255.0.0.0</subnetMask></ip></spec></candidateVnic><selectedVnic>management.key-vim.host.VirtualNic-vmk0</selectedVnic></VirtualNicManagerNetConfig>'
+hosts=$(echo "$out" | grep -o '<obj type="HostSystem">' | wc -l)
+thumbs=$(echo "$out" | grep -o "<name>summary.config.sslThumbprint</name><val[^>]*>$ESX_SHA1</val>" | wc -l)
+mgmts=$(echo "$out" | grep -o -- "$MGMT_XML" | wc -l)
+check "all $hosts hosts (cluster hosts too): that sslThumbprint ($thumbs), management = one selected vmk0 at 127.0.0.1 ($mgmts)" \
+	bash -c '[ "$0" = 4 ] && [ "$1" = 4 ] && [ "$2" = 4 ]' "$hosts" "$thumbs" "$mgmts"
 
 out=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector '<specSet><propSet><type>GuestOperationsManager</type><pathSet>authManager</pathSet><pathSet>fileManager</pathSet><pathSet>processManager</pathSet></propSet><objectSet><obj type="GuestOperationsManager">guestOperationsManager</obj></objectSet></specSet><options/>')
 check "GuestOperationsManager has authManager, fileManager, processManager" \
@@ -82,13 +116,20 @@ to_guest() { # to_guest PATH SIZE OVERWRITE
 }
 out=$(to_guest /tmp/job.fio "$SIZE" false)
 U=$(echo "$out" | returnval | sed 's/&amp;/\&/g')
-check "InitiateFileTransferToGuest: https://*/guestFile?id=N&token=T ($U)" \
-	bash -c '[[ "$0" =~ ^https://\*/guestFile\?id=[0-9]+\&token=[0-9a-f]+$ ]]' "$U"
-code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Length: 3' --data-binary 'abc' "$(echo "$U" | star)")
+check "InitiateFileTransferToGuest: https://$HNAME:$ESX_PORT/guestFile?id=N&token=T ($U)" \
+	bash -c '[[ "$0" =~ ^https://$1:$2/guestFile\?id=[0-9]+\&token=[0-9a-f]+$ ]]' "$U" "$HNAME" "$ESX_PORT"
+PQ=${U#https://*/} # guestFile?id=..&token=..
+code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT --data-binary @"$WORK/job.fio" "$BASE/$PQ")
+check "vCenter's listener does not serve /guestFile: 404" [ "$code" = 404 ]
+code=$(curl -s --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT --data-binary @"$WORK/job.fio" "$(echo "$U" | mapped)")
+check "vCenter's certificate does not verify the endpoint" [ "$code" = 000 ]
+code=$(curl -sS --cacert "$WORK/esx.pem" -o /dev/null -w '%{http_code}' "https://$MGMT:$ESX_PORT/sdk/vimServiceVersions.xml")
+check "the endpoint serves nothing but /guestFile: /sdk/vimServiceVersions.xml 404" [ "$code" = 404 ]
+code=$(curl -sS --cacert "$WORK/esx.pem" -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Length: 3' --data-binary 'abc' "$(echo "$U" | mapped)")
 check "PUT with Content-Length != fileSize: 400" [ "$code" = 400 ]
-code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/octet-stream' --data-binary @"$WORK/job.fio" "$(echo "$U" | star)")
-check "PUT the job: 200" [ "$code" = 200 ]
-code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT --data-binary @"$WORK/job.fio" "$(echo "$U" | star)")
+code=$(curl -sS --cacert "$WORK/esx.pem" -o /dev/null -w '%{http_code}' -X PUT -H 'Content-Type: application/octet-stream' --data-binary @"$WORK/job.fio" "$(echo "$U" | mapped)")
+check "PUT the job to $MGMT:$ESX_PORT (the pinned certificate): 200" [ "$code" = 200 ]
+code=$(curl -sS --cacert "$WORK/esx.pem" -o /dev/null -w '%{http_code}' -X PUT --data-binary @"$WORK/job.fio" "$(echo "$U" | mapped)")
 check "same URL again: 404 (one-shot)" [ "$code" = 404 ]
 check "job in the guest root, directory= mapped into it" grep -qx "directory=$ROOT/var/tmp/x" "$ROOT/tmp/job.fio"
 out=$(to_guest /tmp/job.fio "$SIZE" false)
@@ -109,15 +150,15 @@ check "ListProcessesInGuest: endTime and <exitCode>0</exitCode>" \
 out=$(guest "$FIO" InitiateFileTransferFromGuest $FM '<guestFilePath>/tmp/out.json</guestFilePath>')
 U=$(echo "$out" | sed -n 's/.*<url>\([^<]*\)<\/url>.*/\1/p' | sed 's/&amp;/\&/g')
 S=$(echo "$out" | sed -n 's/.*<size>\([^<]*\)<\/size>.*/\1/p')
-check "InitiateFileTransferFromGuest: GuestPosixFileAttributes, size $S, url with *" \
-	bash -c 'echo "$0" | grep -q "<attributes xsi:type=\"GuestPosixFileAttributes\"><modificationTime>" && [ "$1" -gt 0 ] && [[ "$2" == https://\*/guestFile\?id=* ]]' "$out" "$S" "$U"
-curl -sS --cacert "$CA" -o "$WORK/out.json" "$(echo "$U" | star)"
+check "InitiateFileTransferFromGuest: GuestPosixFileAttributes, size $S, url on $HNAME:$ESX_PORT" \
+	bash -c 'echo "$0" | grep -q "<attributes xsi:type=\"GuestPosixFileAttributes\"><modificationTime>" && [ "$1" -gt 0 ] && [[ "$2" == https://$3:$4/guestFile\?id=* ]]' "$out" "$S" "$U" "$HNAME" "$ESX_PORT"
+curl -sS --cacert "$WORK/esx.pem" -o "$WORK/out.json" "$(echo "$U" | mapped)"
 check "GET gives fio JSON ($(wc -c <"$WORK/out.json") bytes = size)" \
 	bash -c 'grep -q "\"fio version\"" "$0" && [ "$(wc -c <"$0")" = "$1" ]' "$WORK/out.json" "$S"
 err=$(sed -n '/"jobs"/,$p' "$WORK/out.json" | grep -m1 '"error"' | tr -dc '0-9')
 check "jobs[0].error is 0" [ "$err" = 0 ]
 check "fio's data file is inside the guest root" bash -c 'ls "$0"/var/tmp/x/smoke.0.0 >/dev/null' "$ROOT"
-code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' "$(echo "$U" | star)")
+code=$(curl -sS --cacert "$WORK/esx.pem" -o /dev/null -w '%{http_code}' "$(echo "$U" | mapped)")
 check "GET again: 404 (one-shot)" [ "$code" = 404 ]
 # shellcheck disable=SC2086
 out=$(guest "$FIO" InitiateFileTransferFromGuest $FM '<guestFilePath>/tmp/nope.json</guestFilePath>')
@@ -176,7 +217,6 @@ out=$(guest "$FIO" DeleteFileInGuest $FM '<filePath>/tmp/job.fio</filePath>')
 check "DeleteFileInGuest again: 500 FileNotFound" is "$out" 500 'xsi:type="FileNotFound"'
 
 # performance
-HOST=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>VirtualMachine</type><pathSet>runtime.host</pathSet></propSet><objectSet><obj type=\"VirtualMachine\">$FIO</obj></objectSet></specSet><options/>" | sed -n 's/.*<val[^>]*>\([^<]*\)<\/val>.*/\1/p')
 DS=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>VirtualMachine</type><pathSet>datastore</pathSet></propSet><objectSet><obj type=\"VirtualMachine\">$FIO</obj></objectSet></specSet><options/>" | grep -o 'type="Datastore">[^<]*' | head -1 | sed 's/.*>//')
 metrics=""
 for k in 178 179 180 181 182 183; do metrics="$metrics<metricId><counterId>$k</counterId><instance>*</instance></metricId>"; done
@@ -220,6 +260,32 @@ check "-tools-running DC0_H0_VM0 -guest-password other: accepted" is "$out" 200 
 # shellcheck disable=SC2086
 out=$(soap "$J" ValidateCredentialsInGuest $AM "$(auth "$DEF" secret)")
 check "... and secret refused" is "$out" 500 InvalidGuestLogin
+stop
+
+echo "# lab 3: -host-thumbprint-wrong"
+launch -host-thumbprint-wrong
+login "$J" >/dev/null
+FIO=$(vmref fiotest)
+HOST=$(prop VirtualMachine "$FIO" runtime.host | val)
+ADV=$(prop HostSystem "$HOST" summary.config.sslThumbprint | val)
+servercert "$ESX_PORT" "$WORK/esx.pem"
+check "advertised sslThumbprint is well-formed ($ADV) but not the endpoint's certificate's (= host_thumbprint_sha1)" \
+	bash -c '[[ "$0" =~ ^([0-9A-F]{2}:){19}[0-9A-F]{2}$ ]] && [ "$0" != "$1" ] && [ "$1" = "$2" ]' "$ADV" "$(sha1of "$WORK/esx.pem")" "$ESX_SHA1"
+stop
+
+echo "# lab 4: -guest-transfer-star (the old form)"
+launch -guest-transfer-star
+login "$J" >/dev/null
+FIO=$(vmref fiotest)
+out=$(to_guest /tmp/star.txt 3 false)
+U=$(echo "$out" | returnval | sed 's/&amp;/\&/g')
+check "InitiateFileTransferToGuest: https://*/guestFile?id=N&token=T ($U)" \
+	bash -c '[[ "$0" =~ ^https://\*/guestFile\?id=[0-9]+\&token=[0-9a-f]+$ ]]' "$U"
+code=$(curl -sS -k -o /dev/null -w '%{http_code}' -X PUT --data-binary 'abc' "https://127.0.0.1:$ESX_PORT/${U#https://\*/}")
+check "the ESXi endpoint does not serve it: 404" [ "$code" = 404 ]
+code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT --data-binary 'abc' "$(echo "$U" | star)")
+check "PUT on vCenter's listener (* -> $HOSTPORT): 200, file in the guest root" \
+	bash -c '[ "$0" = 200 ] && [ "$(cat "$1")" = abc ]' "$code" "$DIR/guests/$FIO/tmp/star.txt"
 stop
 
 echo "# $PASS passed, $FAIL failed"

@@ -25,7 +25,7 @@ check() { # check DESCRIPTION COMMAND...
 has() { grep -q -- "$2" <<<"$1"; } # has TEXT PATTERN
 
 # launch FLAGS... : runs a lab, waits for its ready line; sets READY URL CA DIR THUMB
-# LAB_PID BASE HOSTPORT.
+# LAB_PID BASE HOSTPORT, and ESX_PORT ESX_SHA1 (the ESXi hosts' endpoint).
 launch() {
 	local out=$WORK/ready.json
 	: >"$out"
@@ -41,6 +41,8 @@ launch() {
 	DIR=$(field dir)
 	LAB_PID=$(field pid)
 	THUMB=$(field thumbprint)
+	ESX_PORT=$(field host_transfer_port)
+	ESX_SHA1=$(field host_thumbprint_sha1)
 	BASE=${URL%/sdk}
 	HOSTPORT=${BASE#https://}
 	[ -n "$URL" ] || { echo "lab did not start: $(cat "$WORK/labsim.err")"; exit 1; }

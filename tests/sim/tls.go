@@ -4,7 +4,8 @@ package main
 // refuses ("EE certificate key too weak"). The lab makes its own at start-up:
 // ECDSA P-256, self-signed, SANs 127.0.0.1/::1/localhost, and CA:TRUE so the
 // same PEM works as a CA file (curl --cacert, CURLOPT_CAINFO). Tests pin it
-// either by that file or by the SHA-256 thumbprint in the ready line.
+// either by that file or by the SHA-256 thumbprint in the ready line. The
+// ESXi hosts' endpoint (hostendpoint.go) gets another one of the same kind.
 
 import (
 	"crypto/ecdsa"
@@ -31,18 +32,38 @@ type labCertificate struct {
 }
 
 func newLabCertificate(dir string) (*labCertificate, error) {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	cert, der, err := selfSigned("nfsagent simulated lab")
 	if err != nil {
 		return nil, err
 	}
+	file := filepath.Join(dir, "lab-cert.pem")
+	pemData := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+	if err := os.WriteFile(file, pemData, 0o644); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(der)
+	return &labCertificate{
+		cert:       cert,
+		file:       file,
+		thumbprint: "SHA256:" + hexPairs(sum[:]),
+	}, nil
+}
+
+// selfSigned makes an ECDSA P-256 self-signed certificate (see above; org
+// tells the lab's certificates apart) and returns it with its DER.
+func selfSigned(org string) (tls.Certificate, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return tls.Certificate{}, nil, err
+	}
 	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
 	if err != nil {
-		return nil, err
+		return tls.Certificate{}, nil, err
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          serial,
-		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{"nfsagent simulated lab"}},
+		Subject:               pkix.Name{CommonName: "localhost", Organization: []string{org}},
 		NotBefore:             now.Add(-time.Hour),
 		NotAfter:              now.Add(365 * 24 * time.Hour),
 		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
@@ -54,23 +75,19 @@ func newLabCertificate(dir string) (*labCertificate, error) {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return nil, err
+		return tls.Certificate{}, nil, err
 	}
-	file := filepath.Join(dir, "lab-cert.pem")
-	pemData := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(file, pemData, 0o644); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(der)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, der, nil
+}
+
+// hexPairs formats a digest as vSphere writes thumbprints: uppercase hex
+// pairs joined by ':' ("AB:CD:...").
+func hexPairs(sum []byte) string {
 	pairs := make([]string, len(sum))
 	for i, b := range sum {
 		pairs[i] = fmt.Sprintf("%02X", b)
 	}
-	return &labCertificate{
-		cert:       tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key},
-		file:       file,
-		thumbprint: "SHA256:" + strings.Join(pairs, ":"),
-	}, nil
+	return strings.Join(pairs, ":")
 }
 
 // config is the server TLS configuration (simulator.Service.TLS).
