@@ -9,7 +9,7 @@
 typedef struct dc_entry {
 	char *ds_name;
 	char *dc_moref;
-	char *dc_name;
+	char *dc_path;  /* inventory path, e.g. "Europe/DC1" (the /folder dcPath) */
 } dc_entry;
 
 struct vs_dc_cache {
@@ -25,7 +25,7 @@ void vs_dc_cache_free(struct vs_dc_cache **cp)
 	for (size_t i = 0; i < c->n; i++) {
 		free(c->entries[i].ds_name);
 		free(c->entries[i].dc_moref);
-		free(c->entries[i].dc_name);
+		free(c->entries[i].dc_path);
 	}
 	free(c->entries);
 	free(c);
@@ -38,6 +38,8 @@ typedef struct dc_walk {
 	size_t n_names;
 	char **members;  /* datacenter moref, datastore moref ... */
 	size_t n_members;
+	char **parents;  /* datacenter moref, its folder's moref ... */
+	size_t n_parents;
 } dc_walk;
 
 static int push(char ***v, size_t *n, const char *a, const char *b)
@@ -63,6 +65,10 @@ static int collect_dc(const char *type, const char *moref, const xmlNode *object
 		for (size_t i = 0; ds && rc == VS_OK && i < n; i++)
 			rc = push(&w->members, &w->n_members, moref, ds[i]);
 		vs_strv_free(ds, n);
+		char *parent = vs_prop_text(object, "parent");
+		if (rc == VS_OK && parent)
+			rc = push(&w->parents, &w->n_parents, moref, parent);
+		free(parent);
 	}
 	free(name);
 	return rc == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -76,17 +82,62 @@ static const char *walk_name(const dc_walk *w, const char *moref)
 	return NULL;
 }
 
+typedef struct folder_step {
+	char *name, *parent;
+} folder_step;
+
+static int read_folder(const char *type, const char *moref, const xmlNode *object, void *ud,
+                       vs_error *err)
+{
+	(void)type, (void)moref, (void)err;
+	folder_step *f = ud;
+	f->name = vs_read_name(object);
+	f->parent = vs_prop_text(object, "parent");
+	return VS_OK;
+}
+
+/* A datacenter inside folders is known to /folder URLs by its inventory
+ * path: prepend the folders' names up to the root folder. */
+static int inventory_path(vs_client *c, char **path, const char *parent, vs_error *err)
+{
+	static const char *const paths[] = {"name", "parent", NULL};
+	char *folder = strdup(parent);
+	int rc = folder ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	while (rc == VS_OK && folder && strcmp(folder, c->sc.root_folder) != 0) {
+		folder_step f = {0};
+		rc = vs_props_one(c, "Folder", folder, paths, read_folder, &f, err);
+		vs_buf full = {0};
+		if (rc == VS_OK && f.name) {
+			vs_buf_addf(&full, "%s/%s", f.name, *path);
+			rc = full.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : VS_OK;
+		}
+		if (full.data) {
+			free(*path);
+			*path = full.data;
+		}
+		free(folder);
+		folder = f.parent;
+		free(f.name);
+	}
+	free(folder);
+	return rc;
+}
+
 static int load_dcs(vs_client *c, vs_error *err)
 {
 	if (c->dcs)
 		return VS_OK;
-	static const char *const dc_paths[] = {"name", "datastore", NULL};
+	static const char *const dc_paths[] = {"name", "datastore", "parent", NULL};
 	static const char *const ds_paths[] = {"name", NULL};
 	const vs_propspec specs[] = {{"Datacenter", dc_paths}, {"Datastore", ds_paths}};
 	dc_walk w = {0};
 	struct vs_dc_cache *cache = calloc(1, sizeof(*cache));
 	int rc = cache ? vs_props_walk(c, specs, 2, collect_dc, &w, err)
 	               : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i + 1 < w.n_parents; i += 2)
+		for (size_t j = 0; rc == VS_OK && j + 1 < w.n_names; j += 2)
+			if (strcmp(w.names[j], w.parents[i]) == 0)
+				rc = inventory_path(c, &w.names[j + 1], w.parents[i + 1], err);
 	if (rc == VS_OK && !(cache->entries = calloc(w.n_members / 2 + 1, sizeof(dc_entry))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i + 1 < w.n_members; i += 2) {
@@ -96,18 +147,18 @@ static int load_dcs(vs_client *c, vs_error *err)
 		dc_entry *e = &cache->entries[cache->n++];
 		e->ds_name = strdup(ds);
 		e->dc_moref = strdup(w.members[i]);
-		e->dc_name = strdup(dc);
+		e->dc_path = strdup(dc);
 	}
 	vs_strv_free(w.names, w.n_names);
 	vs_strv_free(w.members, w.n_members);
+	vs_strv_free(w.parents, w.n_parents);
 	if (rc != VS_OK)
 		vs_dc_cache_free(&cache);
 	c->dcs = cache;
 	return rc;
 }
 
-/* Splits "[ds] path" and finds the datacenter of ds.  The datacenter's name
- * stands for its inventory path (dcPath), right for top-level datacenters. */
+/* Splits "[ds] path" and finds the datacenter of ds. */
 static int locate(vs_client *c, const char *dspath, char **ds, char **path, const dc_entry **dc,
                   vs_error *err)
 {
@@ -214,7 +265,7 @@ static int folder_url(vs_client *c, const char *dspath, vs_buf *url, vs_error *e
 		vs_buf_add(url, "/folder/");
 		vs_buf_add_urlencoded(url, path, true);
 		vs_buf_add(url, "?dcPath=");
-		vs_buf_add_urlencoded(url, dc->dc_name, true);
+		vs_buf_add_urlencoded(url, dc->dc_path, true);
 		vs_buf_add(url, "&dsName=");
 		vs_buf_add_urlencoded(url, ds, false);
 		if (url->failed)

@@ -60,4 +60,13 @@ wait "$probe" || rc=$?
 assert_eq "$rc" 1 "exit status after Ctrl-C"
 assert_contains "$(cat "$WORK/err")" "interrupted after"
 assert_eq "$(ls "$(export16k)")" "" "files left on the export after Ctrl-C"
+lab_stop
+
+# A datacenter inside a folder: /folder URLs need its inventory path, F0/DC0.
+lab_start -dc-folder
+mount41
+run 0 "$NFSAGENT" verify --vm fiotest
+assert_contains "$OUT" "all hold what their descriptors declare"
+run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 2 --size 64M
+assert_contains "$OUT" "clean: 2 of 2 canary disks"
 echo "probe/verify: ok"

@@ -10,6 +10,10 @@ package main
 // host gets ceil(V/2), the cluster floor(V/2) (so for odd V the last
 // DC0_C0_RP0_VM is destroyed after creation). Names stay the simulator's.
 // All VMs are powered on, so there are always at least 2 running VMs.
+//
+// -dc-folder puts DC0 in a folder F0 under the root (and, as the simulator
+// does then, its hosts, VMs and datastores in F0 subfolders): its
+// inventory path is F0/DC0, which /folder URLs want as dcPath.
 
 import (
 	"context"
@@ -21,13 +25,15 @@ import (
 )
 
 type inventory struct {
-	hosts int
-	vms   int
+	hosts    int
+	vms      int
+	dcFolder bool
 }
 
 func (inv *inventory) flags(fs *flag.FlagSet) {
 	fs.IntVar(&inv.hosts, "hosts", 4, "number of ESXi hosts: 1 standalone, the rest in cluster DC0_C0")
 	fs.IntVar(&inv.vms, "vms", 4, "number of VMs (at least 2), split between DC0_H0 and DC0_C0")
+	fs.BoolVar(&inv.dcFolder, "dc-folder", false, "put datacenter DC0 in folder F0 (inventory path F0/DC0)")
 }
 
 func (inv *inventory) shape(m *simulator.Model) error {
@@ -38,6 +44,9 @@ func (inv *inventory) shape(m *simulator.Model) error {
 		return fmt.Errorf("-vms %d: want at least 2 (the lab keeps 2 powered-on VMs)", inv.vms)
 	}
 	m.Datacenter = 1
+	if inv.dcFolder {
+		m.Folder = 1
+	}
 	m.Host = 1
 	if inv.hosts == 1 {
 		m.Cluster, m.ClusterHost = 0, 0

@@ -16,9 +16,11 @@ import (
 	"context"
 	"flag"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/soap"
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -135,7 +137,9 @@ func (s *strictSessions) check(c *soapCall, w http.ResponseWriter) bool {
 }
 
 // folder serves /folder (datastore file transfer) only with a session cookie,
-// as vCenter does; otherwise 401.
+// as vCenter does; otherwise 401. Like vCenter, and unlike the simulator's
+// finder, it wants dcPath to be the datacenter's inventory path
+// ("F0/DC0"): the name alone only works for a datacenter in the root folder.
 func (s *strictSessions) folder(w http.ResponseWriter, r *http.Request) {
 	ck, err := r.Cookie(soap.SessionCookieName)
 	if err != nil || !s.l.sessions.valid(ck.Value) {
@@ -143,5 +147,29 @@ func (s *strictSessions) folder(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "401 Unauthorized", http.StatusUnauthorized)
 		return
 	}
+	if dc := r.URL.Query().Get("dcPath"); dc != "" && !s.isDatacenterPath(dc) {
+		http.NotFound(w, r)
+		return
+	}
 	s.l.sim.ServeHTTP(w, r)
+}
+
+// isDatacenterPath says whether p is some datacenter's inventory path.
+func (s *strictSessions) isDatacenterPath(p string) bool {
+	root := s.l.client.ServiceContent.RootFolder
+	for _, e := range simulator.Map.All("Datacenter") {
+		var names []string
+		for ent, ok := e.(mo.Entity); ok; {
+			me := ent.Entity()
+			names = append([]string{me.Name}, names...)
+			if me.Parent == nil || *me.Parent == root {
+				break
+			}
+			ent, ok = simulator.Map.Get(*me.Parent).(mo.Entity)
+		}
+		if strings.Join(names, "/") == strings.Trim(p, "/") {
+			return true
+		}
+	}
+	return false
 }
