@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
 cmake -S . -B build > /dev/null
-cmake --build build -j "$(nproc)" --target nfsagent labsim > /dev/null
+cmake --build build -j "$(nproc)" --target nfsagent labsim_binary > /dev/null
 out=${DEMO_OUT:-$PWD/demo-output}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/dev/shm}/nfsagent-demo.XXXXXX")
