@@ -141,6 +141,9 @@ static int remount_nfs3(migration *m, vs_error *err)
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		char *moref = NULL;
 		rc = vs_nas_mount(m->c, hosts[i], &spec, &moref, err);
+		if (rc == VS_OK)
+			say(m, "%s: mounted %s (NFS 3 %s:%s, %s)", hosts[i]->name, t->name, server,
+			    spec.path, spec.read_only ? "read-only" : "read-write");
 		free(moref);
 	}
 	free(hosts);

@@ -52,6 +52,7 @@ assert_eq "$(jq -r .moved <<< "$OUT")" false "moved"
 # Policy nfs3: remounted as NFS 3 on the same hosts, moved, verified.
 run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug nfs3
 assert_contains "$OUT" "Remounting truenas-vmware16k (10.0.0.5:/mnt/tank/vmware16k) as NFS 3 on 4 hosts."
+assert_contains "$OUT" "DC0_C0_H2: mounted truenas-vmware16k (NFS 3 10.0.0.5:/mnt/tank/vmware16k, read-write)"
 assert_contains "$OUT" "Moved fiotest to truenas-vmware16k after the workaround."
 assert_contains "$OUT" "all hold what their descriptors declare"
 assert_eq "$(ds_type truenas-vmware16k)" NFS "type after the fallback"
