@@ -192,11 +192,13 @@ static int transfer_url(vs_client *c, const char *vm, const char *url, char **ou
 	char *unknown = NULL;
 	int rc = vs_transport_transfer_url(c->transport, url, out, &unknown, err);
 	if (rc == VS_OK && unknown) {
+		char *still = NULL;
 		rc = learn_host(c, vm, unknown, err);
 		if (rc == VS_OK)
-			rc = vs_transport_transfer_url(c->transport, url, out, &unknown, err);
-		if (rc == VS_OK && !*out)
-			rc = vs_fail(err, VS_ERR_PROTOCOL, "cannot reach %s", unknown);
+			rc = vs_transport_transfer_url(c->transport, url, out, &still, err);
+		if (rc == VS_OK && still)
+			rc = vs_fail(err, VS_ERR_PROTOCOL, "cannot reach %s", still);
+		free(still);
 	}
 	free(unknown);
 	return rc;
