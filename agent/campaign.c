@@ -584,6 +584,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 		rc = execute(&r);
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
+		na_campaign_print_summary(r.store, c, r.id);
 		print_time(&r);
 	}
 	vs_disconnect(&r.cl);

@@ -62,4 +62,8 @@ typedef struct na_run_options {
 /* Runs (or with dry_run only plans) a campaign; returns an exit code. */
 int na_campaign_run(na_campaign *c, const na_run_options *o);
 
+/* Per target: results ok/failed, the protocol they really ran over, and
+ * whether the extent-size bug stopped a move there (from the findings). */
+void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id);
+
 #endif

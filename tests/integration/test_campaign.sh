@@ -105,6 +105,8 @@ RUNTIME=3 interrupt_when "randread-4k-qd1 #1 on v3: ok" --resume
 interrupt_when "randwrite-4k-qd1 #1 on v3: ok" --resume
 run 0 "$NFSAGENT" run "$c" --resume
 assert_contains "$OUT" "Where the time went"
+assert_contains "$OUT" "  v3   4 ok, over NFS 3"
+assert_contains "$OUT" "  v41  no results: the extent-size bug stopped the move there"
 
 rows=$(results)
 # v41 hits the bug (policy fail): its benchmarks are skipped, v3 has all of its own.
@@ -135,6 +137,18 @@ rows=$(results)
 assert_eq "$(jq '[.[] | select(.datastore_type == "NFS41")] | length' <<< "$rows")" 4 "results over NFS 4.1"
 assert_eq "$(jq '[.[] | select(.datastore_type == "NFS")] | length' <<< "$rows")" 4 "results over NFS 3"
 assert_eq "$(jq -r '[.[] | .export_path] | unique | join(",")' <<< "$rows")" /mnt/tank/vmware64k "one export"
+assert_contains "$OUT" "  v41  4 ok, over NFS 4.1"
+assert_contains "$OUT" "Compare: nfsagent compare --a campaign=$(run_id),target=v3 --b campaign=$(run_id),target=v41"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
+lab_stop
+
+# ---- the NFS 3 fallback: the summary says which results did not run as asked
+lab_start -export "$EXPORTS" -nfs41-bug first:3  # the probe's 2 canaries, then the first move
+fb="$WORK/fb.ini"
+campaign "$fb"
+sed -i 's/^name = t/name = fb/; s/^profiles = .*/profiles = randread-4k-qd1/' "$fb"
+echo "on_extent_bug = nfs3" >> "$fb"  # the last section: [target v41]
+run 0 "$NFSAGENT" run "$fb"
+assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3 (the extent-size bug), so this target tells nothing about NFS 4.1"
 echo "campaign: ok"
