@@ -58,7 +58,7 @@ static void fault_type_from_xsi_type(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = golden("fault_not_authenticated.xml", &len);
+	char *body = golden("soap/fault_not_authenticated.xml", &len);
 	vs_error err = {0};
 	vs_reply r = {0};
 	int rc = vs_soap_parse(body, len, 500, "RetrieveServiceContent", VS_RET_ONE, NULL, &r, &err);
@@ -74,7 +74,7 @@ static void fault_message_from_faultstring(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = golden("fault_invalid_login_vcenter.xml", &len);
+	char *body = golden("soap/fault_invalid_login_vcenter.xml", &len);
 	vs_error err = {0};
 	int rc = vs_soap_parse(body, len, 500, "Login", VS_RET_ONE, NULL, NULL, &err);
 	assert_int_equal(rc, VS_ERR_FAULT);
@@ -92,7 +92,7 @@ static void localized_fault_in_missing_set(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = golden("missingset_not_authenticated.xml", &len);
+	char *body = golden("soap/missingset_not_authenticated.xml", &len);
 	xmlDoc *doc = xmlReadMemory(body, (int)len, "m.xml", NULL, XML_PARSE_NONET);
 	xmlNode *fault = vs_xml_path(xmlDocGetRootElement(doc),
 	                             "Body/RetrievePropertiesExResponse/returnval/objects/missingSet/fault");
@@ -173,7 +173,7 @@ static void streamed_objects_are_delivered_and_freed(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = golden("retrieve_vms_page.xml", &len);
+	char *body = golden("soap/retrieve_vms_page.xml", &len);
 	seen s = {0};
 	vs_stream stream = {"objects", count_object, &s};
 	vs_error err = {0};
@@ -202,7 +202,7 @@ static void stream_callback_error_stops_parse(void **state)
 {
 	(void)state;
 	size_t len;
-	char *body = golden("retrieve_vms_page.xml", &len);
+	char *body = golden("soap/retrieve_vms_page.xml", &len);
 	seen s = {0};
 	vs_stream stream = {"objects", stop_at_second, &s};
 	vs_error err = {0};
