@@ -38,6 +38,10 @@ void vs_buf_free(vs_buf *b);
 
 /* ---- xml.c: reading replies ------------------------------------------ */
 
+/* Keeps libxml2 from printing to stderr what a bad reply makes it say (an
+ * encoding error bypasses XML_PARSE_NOERROR): the caller reports one line. */
+void vs_xml_quiet(void);
+
 /* First element child of parent with that local name (any namespace). */
 xmlNode *vs_xml_child(const xmlNode *parent, const char *name);
 /* Next element sibling of node with the same local name. */

@@ -23,6 +23,7 @@ static char *fetch_service_version(vs_client *c, vs_error *err, int *rc)
 	if (*rc == VS_ERR_HTTP)
 		*rc = VS_OK;  /* an oversized file is no reason to give up: use about.apiVersion */
 	if (*rc == VS_OK && status == 200 && body.data) {
+		vs_xml_quiet();
 		xmlDoc *doc = xmlReadMemory(body.data, (int)body.len, "versions.xml", NULL,
 		                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 		xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;

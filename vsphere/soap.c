@@ -164,6 +164,7 @@ static void on_end_element(void *ctx, const xmlChar *localname, const xmlChar *p
 static int parser_init(soap_parser *p, const vs_stream *stream, vs_error *err)
 {
 	*p = (soap_parser){.stream = stream, .err = err};
+	vs_xml_quiet();
 	xmlSAXHandler sax;
 	memset(&sax, 0, sizeof(sax));
 	xmlSAXVersion(&sax, 2);

@@ -5,6 +5,16 @@
 
 #include "internal.h"
 
+static void ignore_xml_error(void *ctx, const char *msg, ...)
+{
+	(void)ctx, (void)msg;
+}
+
+void vs_xml_quiet(void)
+{
+	xmlSetGenericErrorFunc(NULL, ignore_xml_error);
+}
+
 bool vs_xml_is(const xmlNode *node, const char *name)
 {
 	return node && node->type == XML_ELEMENT_NODE && strcmp((const char *)node->name, name) == 0;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -250,6 +251,37 @@ static void redaction_hides_passwords_and_session_keys(void **state)
 	vs_buf_free(&b);
 }
 
+/* libxml2 reports encoding errors on stderr whatever the parse options:
+ * a bad reply must still come out as one line from the caller. */
+static void bad_encoding_says_nothing_on_stderr(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"<?xml version=\"1.0\" encoding=\"EUC-JP\"?><soapenv:Envelope xmlns:soapenv="
+		"\"http://schemas.xmlsoap.org/soap/envelope/\"><soapenv:Body>\xdd\x6e\x76\x61"
+		"</soapenv:Body></soapenv:Envelope>";
+	char path[] = "/tmp/nfsagent-stderr-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stderr);
+	int saved = dup(STDERR_FILENO);
+	dup2(fd, STDERR_FILENO);
+	vs_reply r = {0};
+	vs_error err = {0};
+	int rc = vs_soap_parse(body, sizeof(body) - 1, 200, "RetrievePropertiesEx", VS_RET_OPTIONAL,
+	                       NULL, &r, &err);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	off_t written = lseek(fd, 0, SEEK_END);
+	close(fd);
+	unlink(path);
+	assert_int_equal(rc, VS_ERR_PROTOCOL);
+	assert_true(err.message[0] != '\0');
+	assert_int_equal(written, 0);
+	vs_reply_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +296,7 @@ int main(void)
 		cmocka_unit_test(stream_callback_error_stops_parse),
 		cmocka_unit_test(xsi_type_resolved_by_namespace),
 		cmocka_unit_test(redaction_hides_passwords_and_session_keys),
+		cmocka_unit_test(bad_encoding_says_nothing_on_stderr),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	xmlCleanupParser();
