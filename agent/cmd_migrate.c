@@ -1,7 +1,8 @@
 /* nfsagent migrate: Storage vMotion of a VM's home and all its disks, then
  * verify; on failure, diagnose, and if it is the NFS 4.1 extent-size bug,
  * apply the chosen workaround once.  Whatever happens, the last line says
- * where the VM is. */
+ * where the VM is.  Several VMs (or every VM on a datastore) move one after
+ * the other, each verified before the next starts. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,10 +10,14 @@
 #include "findings.h"
 
 static const char usage[] =
-	"Usage: nfsagent migrate --vm VM --datastore DS [--on-extent-bug POLICY]\n"
-	"                        [--allow-power-off] [OPTIONS]\n"
+	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS [--on-extent-bug POLICY]\n"
+	"                        [--allow-power-off] [--keep-going] [OPTIONS]\n"
+	"       nfsagent migrate --from-datastore OLD --datastore DS [...]\n"
 	"Storage-vMotions VM (configuration and every disk) to DS, then verifies every\n"
-	"disk. When the move fails it says why; on the NFS 4.1 extent-size bug POLICY is\n"
+	"disk. Several VMs, or every VM with files on OLD (by name), move one at a time;\n"
+	"the first failure stops the rest unless --keep-going, and the extent-size bug\n"
+	"always stops them. A summary says where each VM is.\n"
+	"When a move fails it says why; on the NFS 4.1 extent-size bug POLICY is\n"
 	"  fail      stop (default; exit 3)\n"
 	"  nfs3      remount DS as NFS 3 on the hosts that mount it (only if no VM lives\n"
 	"            there) and retry once\n"
@@ -21,7 +26,18 @@ static const char usage[] =
 	"A failed move's verdict is recorded in the results database (--db FILE).\n\n"
 	NA_CONNECT_HELP;
 
-enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB };
+enum {
+	OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB,
+	OPT_FROM, OPT_KEEP_GOING
+};
+
+typedef struct migrate_cmd {
+	na_migrate_args one;  /* policy, target and database; .vm is the VM of the moment */
+	const char **vms;     /* --vm, as given */
+	size_t n_vms;
+	const char *from;     /* --from-datastore */
+	bool keep_going;
+} migrate_cmd;
 
 
 typedef struct migration {
@@ -34,18 +50,31 @@ typedef struct migration {
 	char *vm_moref;          /* survives inventory reloads */
 	na_diagnosis diag;
 	const char *workaround;  /* the policy applied, if any */
+	bool already_there;
 	na_checks checks;
 } migration;
 
+static int add_vm(migrate_cmd *a, const char *name)
+{
+	const char **grown = realloc(a->vms, (a->n_vms + 1) * sizeof(*grown));
+	if (!grown)
+		return -NA_EXIT_FAIL;
+	a->vms = grown;
+	a->vms[a->n_vms++] = name;
+	return 1;
+}
+
 static int on_option(int opt, const char *arg, void *ud)
 {
-	na_migrate_args *a = ud;
+	migrate_cmd *a = ud;
 	switch (opt) {
-	case OPT_VM: a->vm = arg; return 1;
-	case OPT_DATASTORE: a->datastore = arg; return 1;
-	case OPT_POLICY: a->policy = arg; return 1;
-	case OPT_ALLOW_OFF: a->allow_power_off = true; return 1;
-	case OPT_DB: a->db = arg; return 1;
+	case OPT_VM: return add_vm(a, arg);
+	case OPT_DATASTORE: a->one.datastore = arg; return 1;
+	case OPT_POLICY: a->one.policy = arg; return 1;
+	case OPT_ALLOW_OFF: a->one.allow_power_off = true; return 1;
+	case OPT_DB: a->one.db = arg; return 1;
+	case OPT_FROM: a->from = arg; return 1;
+	case OPT_KEEP_GOING: a->keep_going = true; return 1;
 	default: return 0;
 	}
 }
@@ -232,7 +261,7 @@ static void where_is(migration *m, json_t *out)
 
 static int migrate(migration *m, vs_error *err)
 {
-	if (already_there(m)) {
+	if ((m->already_there = already_there(m))) {
 		say(m, "%s is on %s already.", m->vm->name, m->target->name);
 		return VS_OK;
 	}
@@ -251,7 +280,8 @@ static int migrate(migration *m, vs_error *err)
 	return rc;
 }
 
-int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
+/* One VM; its JSON record goes to *record. */
+static int migrate_one(vs_client *c, const na_migrate_args *a, bool json, json_t **record)
 {
 	migration m = {.c = c, .a = a, .json = json};
 	vs_error err = {0};
@@ -262,18 +292,16 @@ int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
 	           : m.diag.extent_bug ? NA_EXIT_FINDING : na_exit_code(&err);
 	if (rc != VS_OK && !(rc == VS_ERR_TASK && m.diag.verdict))
 		na_report(&err);
-	json_t *out = json_pack("{s:s, s:s, s:b, s:s?}", "vm", a->vm, "datastore", a->datastore,
-	                        "moved", rc == VS_OK, "workaround", m.workaround);
+	json_t *out = json_pack("{s:s, s:s, s:b, s:b, s:s?}", "vm", a->vm, "datastore", a->datastore,
+	                        "moved", rc == VS_OK, "already_there", m.already_there,
+	                        "workaround", m.workaround);
 	if (m.diag.verdict)
 		json_object_set_new(out, "diagnosis", na_diagnosis_json(&m.diag));
 	if (m.checks.n)
 		json_object_set_new(out, "verify", na_checks_json(&m.checks));
 	if (m.vm_moref)
 		where_is(&m, out);
-	if (json)
-		na_json_print(out);
-	else
-		json_decref(out);
+	*record = out;
 	na_checks_free(&m.checks);
 	na_diagnosis_free(&m.diag);
 	na_inventory_free(&m.inv);
@@ -281,19 +309,154 @@ int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
 	return code;
 }
 
+int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
+{
+	json_t *record = NULL;
+	int code = migrate_one(c, a, json, &record);
+	if (json)
+		na_json_print(record);
+	else
+		json_decref(record);
+	return code;
+}
+
+/* ---- several VMs ------------------------------------------------------------ */
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The VMs to move, by name: --vm as given (each resolved, near matches
+ * named), or every VM with files on --from-datastore.  Every VM's host must
+ * mount the target: all checked before anything moves. */
+static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const char ***names, size_t *n,
+                     vs_error *err)
+{
+	*n = 0;
+	const vs_datastore *target = na_find_datastore(inv, a->one.datastore, err);
+	const vs_datastore *from = target && a->from ? na_find_datastore(inv, a->from, err) : NULL;
+	if (!target || (a->from && !from))
+		return VS_ERR_NOT_FOUND;
+	*names = calloc(inv->n_vms + a->n_vms + 1, sizeof(char *));
+	if (!*names)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < a->n_vms; i++) {
+		const vs_vm *vm = na_find_vm(inv, a->vms[i], err);
+		if (!vm)
+			return VS_ERR_NOT_FOUND;
+		(*names)[(*n)++] = vm->name;
+	}
+	for (size_t i = 0; from && i < inv->n_vms; i++)
+		for (size_t d = 0; d < inv->vms[i].n_datastores; d++)
+			if (strcmp(inv->vms[i].datastores[d], from->moref) == 0) {
+				(*names)[(*n)++] = inv->vms[i].name;
+				break;
+			}
+	if (from)
+		qsort(*names, *n, sizeof(char *), by_name);
+	for (size_t i = 0; i < *n; i++) {
+		const vs_vm *vm = na_find_vm(inv, (*names)[i], err);
+		if (vm && !na_mounted_on(target, vm->host))
+			return vs_fail(err, VS_ERR_USAGE, "datastore '%s' is not mounted on host '%s', where %s runs",
+			               target->name, na_host_name(inv, vm->host), vm->name);
+	}
+	return VS_OK;
+}
+
+/* What became of one VM, for the summary. */
+static const char *outcome(int code, const json_t *record)
+{
+	bool moved = record && json_is_true(json_object_get(record, "moved"));
+	if (code == NA_EXIT_OK)
+		return json_is_true(json_object_get(record, "already_there")) ? "there already"
+		                                                              : "moved, verified";
+	if (code == NA_EXIT_FINDING)
+		return moved ? "moved, but an extent is smaller than its descriptor"
+		             : "not moved: NFS 4.1 extent-size mismatch";
+	return moved ? "moved, not verified" : "not moved: failed";
+}
+
+static void print_summary(const migrate_cmd *a, const char **names, size_t n, const int *codes,
+                          json_t *records, size_t tried)
+{
+	static const char *const headers[] = {"VM", "RESULT"};
+	na_table *t = na_table_new(2, headers);
+	size_t moved = 0;
+	for (size_t i = 0; t && i < n; i++) {
+		const char *what = i < tried ? outcome(codes[i], json_array_get(records, i)) : "not tried";
+		moved += i < tried && codes[i] == NA_EXIT_OK;
+		const char *row[] = {names[i], what};
+		na_table_add(t, row);
+	}
+	printf("\n%zu of %zu VMs now on %s:\n", moved, n, a->one.datastore);
+	if (t)
+		na_table_print(t, stdout);
+	na_table_free(&t);
+}
+
+static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
+{
+	na_inventory inv = {0};
+	vs_error err = {0};
+	const char **names = NULL;
+	size_t n = 0, tried = 0;
+	int rc = na_inventory_load(c, true, &inv, &err);
+	if (rc == VS_OK)
+		rc = batch_vms(&inv, a, &names, &n, &err);
+	int *codes = rc == VS_OK ? calloc(n + 1, sizeof(int)) : NULL;
+	json_t *records = json_array();
+	int code = rc != VS_OK ? na_report(&err) : codes ? NA_EXIT_OK : NA_EXIT_FAIL;
+	if (code == NA_EXIT_OK && n == 0 && !json)
+		printf("No VM has files on datastore %s.\n", a->from);
+	for (; code != NA_EXIT_FINDING && codes && tried < n; tried++) {
+		if (tried > 0 && codes[tried - 1] != NA_EXIT_OK && !a->keep_going)
+			break;
+		if (!json)
+			printf("%s[%zu/%zu] %s\n", tried ? "\n" : "", tried + 1, n, names[tried]);
+		a->one.vm = names[tried];
+		json_t *record = NULL;
+		codes[tried] = migrate_one(c, &a->one, json, &record);
+		json_array_append_new(records, record);
+		if (codes[tried] != NA_EXIT_OK && (code == NA_EXIT_OK || codes[tried] == NA_EXIT_FINDING))
+			code = codes[tried];
+	}
+	if (code == NA_EXIT_FINDING && tried < n && !json)
+		printf("\nStopping: the extent-size mismatch showed on %s; more moves there would repeat it.\n",
+		       a->one.datastore);
+	if (json)
+		na_json_print(json_pack("{s:s, s:o}", "datastore", a->one.datastore, "vms", records));
+	else if (codes && n)
+		print_summary(a, names, n, codes, records, tried);
+	if (!json)
+		json_decref(records);
+	free(codes);
+	free(names);
+	na_inventory_free(&inv);
+	return code;
+}
+
 static int run(vs_client *c, void *args, bool json)
 {
-	return na_migrate(c, args, json);
+	migrate_cmd *a = args;
+	if (a->n_vms == 1 && !a->from) {
+		a->one.vm = a->vms[0];
+		return na_migrate(c, &a->one, json);
+	}
+	return migrate_batch(c, a, json);
 }
 
 static int check(void *args, int argc, char **argv)
 {
-	const na_migrate_args *a = args;
+	const migrate_cmd *cmd = args;
+	const na_migrate_args *a = &cmd->one;
 	const char *p = a->policy;
 	if (argc > 0)
 		return na_usage_error("migrate", "unexpected argument '%s'", argv[0]);
-	if (!a->vm || !a->datastore)
-		return na_usage_error("migrate", "--vm and --datastore are required");
+	if ((!cmd->n_vms && !cmd->from) || !a->datastore)
+		return na_usage_error("migrate", "--vm (or --from-datastore) and --datastore are required");
+	if (cmd->n_vms && cmd->from)
+		return na_usage_error("migrate", "give --vm or --from-datastore, not both");
 	if (strcmp(p, "fail") != 0 && strcmp(p, "nfs3") != 0 && strcmp(p, "snapshot") != 0 &&
 	    strcmp(p, "cold") != 0)
 		return na_usage_error("migrate", "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'", p);
@@ -311,9 +474,13 @@ int cmd_migrate(int argc, char **argv)
 		{"on-extent-bug", required_argument, NULL, OPT_POLICY},
 		{"allow-power-off", no_argument, NULL, OPT_ALLOW_OFF},
 		{"db", required_argument, NULL, OPT_DB},
+		{"from-datastore", required_argument, NULL, OPT_FROM},
+		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 		{0},
 	};
 	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};
-	na_migrate_args a = {.policy = "fail"};
-	return na_command(&spec, &a, argc, argv);
+	migrate_cmd a = {.one = {.policy = "fail"}};
+	int rc = na_command(&spec, &a, argc, argv);
+	free(a.vms);
+	return rc;
 }

@@ -74,4 +74,26 @@ assert_contains "$OUT" "Moved db01 to truenas-vmware16k after the workaround."
 assert_contains "$OUT" "db01 is on datastore truenas-vmware16k (host DC0_H0), poweredOn."
 assert_eq "$(calls PowerOffVM_Task)" 1 "power-offs"
 assert_eq "$(calls PowerOnVM_Task)" 1 "power-ons"
+lab_stop
+
+# Several VMs move one at a time; the extent-size bug stops the rest.
+lab_start -nfs41-bug always
+mount41
+run 3 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k
+assert_contains "$OUT" "[1/3] Bjørn test"
+assert_contains "$OUT" "Stopping: the extent-size mismatch showed on truenas-vmware16k"
+assert_contains "$OUT" "0 of 3 VMs now on truenas-vmware16k:"
+assert_contains "$OUT" "Bjørn test  not moved: NFS 4.1 extent-size mismatch"
+assert_contains "$OUT" "fiotest     not tried"
+assert_eq "$(calls RelocateVM_Task)" 1 "relocations before the stop"
+# A name that matches nothing: nothing moves.
+run 2 "$NFSAGENT" migrate --vm db01 --vm fiotst --datastore truenas-vmware16k
+assert_contains "$ERR" "did you mean 'fiotest'"
+assert_eq "$(calls RelocateVM_Task)" 1 "relocations after a bad name"
+# With the NFS 3 fallback the first move remounts, the second needs nothing.
+run 0 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore truenas-vmware16k --on-extent-bug nfs3 --json
+assert_eq "$(jq -r '[.vms[] | .moved] | join(",")' <<< "$OUT")" "true,true" "moved"
+assert_eq "$(jq -r '[.vms[] | .workaround] | join(",")' <<< "$OUT")" "nfs3," "workarounds"
+assert_eq "$(ds_type truenas-vmware16k)" NFS "type after the fallback"
+assert_eq "$(vm_field db01 '.datastores | join(",")')" truenas-vmware16k "db01's datastores"
 echo "migrate: ok"
