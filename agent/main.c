@@ -20,7 +20,7 @@ static const command commands[] = {
 	{"ls", cmd_ls, "list hosts, datastores or vms"},
 	{"mount", cmd_mount, "mount an NFS export as an NFS 3 or NFS 4.1 datastore"},
 	{"unmount", cmd_unmount, "unmount an NFS datastore (refused while VMs have files there)"},
-	{"migrate", cmd_migrate, "Storage-vMotion a VM, verify its disks, diagnose and work around the NFS 4.1 bug"},
+	{"migrate", cmd_migrate, "Storage-vMotion VMs, verify their disks, diagnose and work around the NFS 4.1 bug"},
 	{"verify", cmd_verify, "check every disk extent of a VM against its descriptor"},
 	{"probe", cmd_probe, "canary disks on a datastore: does the NFS 4.1 extent-size bug show?"},
 	{"run", cmd_run, "run a campaign file: mount, probe, move, benchmark, compare, clean up"},
