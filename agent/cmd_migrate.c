@@ -299,6 +299,9 @@ static int migrate_one(vs_client *c, const na_migrate_args *a, bool json, json_t
 		json_object_set_new(out, "diagnosis", na_diagnosis_json(&m.diag));
 	if (m.checks.n)
 		json_object_set_new(out, "verify", na_checks_json(&m.checks));
+	if (rc != VS_OK)
+		json_object_set_new(out, "error", json_pack("{s:s, s:s}", "fault", err.fault,
+		                                            "message", err.message));
 	if (m.vm_moref)
 		where_is(&m, out);
 	*record = out;
@@ -365,16 +368,20 @@ static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const char *
 }
 
 /* What became of one VM, for the summary. */
-static const char *outcome(int code, const json_t *record)
+static const char *outcome(int code, const json_t *record, char *buf, size_t size)
 {
-	bool moved = record && json_is_true(json_object_get(record, "moved"));
+	bool moved = json_is_true(json_object_get(record, "moved"));
+	const char *fault = json_string_value(json_object_get(json_object_get(record, "error"), "fault"));
 	if (code == NA_EXIT_OK)
 		return json_is_true(json_object_get(record, "already_there")) ? "there already"
 		                                                              : "moved, verified";
 	if (code == NA_EXIT_FINDING)
 		return moved ? "moved, but an extent is smaller than its descriptor"
 		             : "not moved: NFS 4.1 extent-size mismatch";
-	return moved ? "moved, not verified" : "not moved: failed";
+	if (moved)
+		return "moved, not verified";
+	snprintf(buf, size, "not moved: %s", fault && *fault ? fault : "failed");
+	return buf;
 }
 
 static void print_summary(const migrate_cmd *a, const char **names, size_t n, const int *codes,
@@ -384,7 +391,9 @@ static void print_summary(const migrate_cmd *a, const char **names, size_t n, co
 	na_table *t = na_table_new(2, headers);
 	size_t moved = 0;
 	for (size_t i = 0; t && i < n; i++) {
-		const char *what = i < tried ? outcome(codes[i], json_array_get(records, i)) : "not tried";
+		char buf[160];
+		const char *what = i < tried ? outcome(codes[i], json_array_get(records, i), buf, sizeof(buf))
+		                             : "not tried";
 		moved += i < tried && codes[i] == NA_EXIT_OK;
 		const char *row[] = {names[i], what};
 		na_table_add(t, row);

@@ -96,4 +96,18 @@ assert_eq "$(jq -r '[.vms[] | .moved] | join(",")' <<< "$OUT")" "true,true" "mov
 assert_eq "$(jq -r '[.vms[] | .workaround] | join(",")' <<< "$OUT")" "nfs3," "workarounds"
 assert_eq "$(ds_type truenas-vmware16k)" NFS "type after the fallback"
 assert_eq "$(vm_field db01 '.datastores | join(",")')" truenas-vmware16k "db01's datastores"
+lab_stop
+
+# Another failure stops the rest too, unless --keep-going.
+lab_start
+"$NFSAGENT" mount --host DC0_H0 --name ro --server 10.0.0.5 --path /mnt/tank/vmware16k --nfs 3 \
+	--read-only > /dev/null
+run 1 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore ro
+assert_contains "$OUT" "fiotest  not moved: DatastoreNotWritableOnHost"
+assert_contains "$OUT" "db01     not tried"
+assert_eq "$(calls RelocateVM_Task)" 1 "relocations without --keep-going"
+run 1 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore ro --keep-going --json
+assert_eq "$(jq -r '[.vms[] | .error.fault] | join(",")' <<< "$OUT")" \
+	DatastoreNotWritableOnHost,DatastoreNotWritableOnHost "faults with --keep-going"
+assert_eq "$(calls RelocateVM_Task)" 3 "relocations with --keep-going"
 echo "migrate: ok"
