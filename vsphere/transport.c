@@ -32,6 +32,7 @@ struct vs_transport {
 	char *base;              /* "https://host:port" */
 	char *sdk_url;           /* base + path, e.g. "https://host/sdk" */
 	char *host;
+	char *port;              /* with the scheme's default filled in */
 	bool insecure;
 	unsigned char pin[32];
 	bool pinned;
@@ -152,9 +153,10 @@ static CURLcode setup_ssl_ctx(CURL *curl, void *sslctx, void *arg)
 	return CURLE_OK;
 }
 
-/* An absolute URL's host, its origin "scheme://host[:port]" and its path. */
+/* An absolute URL's host, its origin "scheme://host[:port]", its path, and
+ * its port with the scheme's default filled in ("https://vc" is port 443). */
 typedef struct url_parts {
-	char *host, *origin, *path;
+	char *host, *origin, *path, *port;
 } url_parts;
 
 static void url_parts_free(url_parts *p)
@@ -162,6 +164,7 @@ static void url_parts_free(url_parts *p)
 	free(p->host);
 	free(p->origin);
 	free(p->path);
+	free(p->port);
 	*p = (url_parts){0};
 }
 
@@ -169,24 +172,27 @@ static bool parse_url(const char *url, url_parts *out)
 {
 	*out = (url_parts){0};
 	CURLU *u = curl_url();
-	char *host = NULL, *port = NULL, *path = NULL, *scheme = NULL;
+	char *host = NULL, *port = NULL, *path = NULL, *scheme = NULL, *any_port = NULL;
 	bool ok = u && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
 	          curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
 	          curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK;
 	if (ok) {
 		curl_url_get(u, CURLUPART_PORT, &port, 0);
+		curl_url_get(u, CURLUPART_PORT, &any_port, CURLU_DEFAULT_PORT);
 		curl_url_get(u, CURLUPART_PATH, &path, 0);
 		vs_buf origin = {0};
 		vs_buf_addf(&origin, "%s://%s", scheme, host);
 		if (port)
 			vs_buf_addf(&origin, ":%s", port);
-		*out = (url_parts){strdup(host), origin.data, strdup(path ? path : "/")};
-		ok = out->host && out->origin && out->path;
+		*out = (url_parts){strdup(host), origin.data, strdup(path ? path : "/"),
+		                   strdup(any_port ? any_port : "")};
+		ok = out->host && out->origin && out->path && out->port;
 		if (!ok)
 			url_parts_free(out);
 	}
 	curl_free(host);
 	curl_free(port);
+	curl_free(any_port);
 	curl_free(path);
 	curl_free(scheme);
 	curl_url_cleanup(u);
@@ -209,6 +215,7 @@ static int split_url(vs_transport *t, const char *url, vs_error *err)
 	vs_buf_add(&sdk, strcmp(p.path, "/") != 0 ? p.path : "/sdk");
 	t->base = p.origin;
 	t->host = p.host;
+	t->port = p.port;
 	t->sdk_url = sdk.data;
 	free(p.path);
 	return sdk.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : VS_OK;
@@ -265,6 +272,7 @@ void vs_transport_free(vs_transport **tp)
 	free(t->base);
 	free(t->sdk_url);
 	free(t->host);
+	free(t->port);
 	free(t);
 	*tp = NULL;
 }
@@ -341,6 +349,13 @@ static bool transient(CURLcode cc)
 	}
 }
 
+/* Whether a URL goes to the server we log in to ("https://vc" and
+ * "https://vc:443" do). */
+static bool same_server(const vs_transport *t, const url_parts *p)
+{
+	return strcmp(p->host, t->host) == 0 && strcmp(p->port, t->port) == 0;
+}
+
 static const known_host *find_known(const vs_transport *t, const char *host, bool by_address)
 {
 	for (size_t i = 0; host && i < t->n_known; i++)
@@ -359,10 +374,10 @@ static void reset_request(vs_transport *t, const char *url, long timeout_ms)
 	bool parsed = parse_url(url, &p);
 	free(t->req_host);
 	t->req_host = parsed ? p.host : NULL;
-	t->peer = parsed && strcmp(p.origin, t->base) != 0 ? find_known(t, p.host, true) : NULL;
+	t->peer = parsed && !same_server(t, &p) ? find_known(t, p.host, true) : NULL;
 	if (parsed) {
-		free(p.origin);
-		free(p.path);
+		p.host = NULL;  /* kept as req_host */
+		url_parts_free(&p);
 	}
 	bool own_check = request_pinned(t) || t->insecure;
 	curl_easy_setopt(t->curl, CURLOPT_SSL_VERIFYPEER, own_check ? 0L : 1L);
@@ -554,8 +569,8 @@ int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out
 		free(full);
 		return vs_fail(err, VS_ERR_PROTOCOL, "'%s' is not a transfer URL", url);
 	}
-	const known_host *k = strcmp(p.origin, t->base) != 0 ? find_known(t, p.host, false) : NULL;
-	if (strcmp(p.origin, t->base) == 0 || (k && strcmp(k->address, k->name) == 0))
+	const known_host *k = !same_server(t, &p) ? find_known(t, p.host, false) : NULL;
+	if (same_server(t, &p) || (k && strcmp(k->address, k->name) == 0))
 		*out = full, full = NULL;
 	else if (k)
 		*out = replace_host(full, k->address);

@@ -1,4 +1,5 @@
-/* Datastore paths, name unescaping, thumbprint validation. */
+/* Datastore paths, name unescaping, thumbprint validation, where guest
+ * transfer URLs go. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,12 +71,65 @@ static void thumbprints_are_validated_before_connecting(void **state)
 	assert_non_null(strstr(err.message, "not a valid server URL"));
 }
 
+/* Transfer URL for url: *out when it can go somewhere, else NULL and the
+ * host to learn in *unknown. */
+static char *transfer(vs_transport *t, const char *url, char **unknown)
+{
+	char *out = NULL;
+	vs_error err = {0};
+	assert_int_equal(vs_transport_transfer_url(t, url, &out, unknown, &err), VS_OK);
+	return out;
+}
+
+static void expect_url(vs_transport *t, const char *url, const char *expected)
+{
+	char *unknown = NULL;
+	char *out = transfer(t, url, &unknown);
+	assert_null(unknown);
+	assert_non_null(out);
+	assert_string_equal(out, expected);
+	free(out);
+}
+
+static void transfer_urls_reach_the_right_server(void **state)
+{
+	(void)state;
+	vs_options opts = {.url = "vc.example.com"};
+	vs_transport *t = NULL;
+	vs_error err = {0};
+	assert_int_equal(vs_transport_new(&opts, &t, &err), VS_OK);
+	/* "*" and our own name (default port or not) are the server we call. */
+	expect_url(t, "https://*/guestFile?id=1&token=a", "https://vc.example.com/guestFile?id=1&token=a");
+	expect_url(t, "https://*:443/guestFile?id=2", "https://vc.example.com/guestFile?id=2");
+	expect_url(t, "https://vc.example.com:443/guestFile?id=3", "https://vc.example.com:443/guestFile?id=3");
+	/* An ESXi host's name must be learnt first... */
+	char *unknown = NULL;
+	assert_null(transfer(t, "https://esx01:443/guestFile?id=4", &unknown));
+	assert_string_equal(unknown, "esx01");
+	free(unknown);
+	/* ...then it goes to the host's management address. */
+	assert_int_equal(vs_transport_add_host(t, "esx01", "10.0.0.21",
+	                                       "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01",
+	                                       &err), VS_OK);
+	expect_url(t, "https://esx01:443/guestFile?id=4", "https://10.0.0.21:443/guestFile?id=4");
+	assert_int_equal(vs_transport_add_host(t, "esx02", "fd00::22", NULL, &err), VS_OK);
+	expect_url(t, "https://esx02/guestFile?id=5", "https://[fd00::22]/guestFile?id=5");
+	/* No management address: the name as vCenter gave it. */
+	assert_int_equal(vs_transport_add_host(t, "esx03.lab", "esx03.lab", "", &err), VS_OK);
+	expect_url(t, "https://esx03.lab/guestFile?id=6", "https://esx03.lab/guestFile?id=6");
+	/* vCenter's thumbprint for a host must be SHA-1. */
+	assert_int_equal(vs_transport_add_host(t, "esx04", "10.0.0.24", "AB:CD", &err), VS_ERR_PROTOCOL);
+	assert_non_null(strstr(err.message, "not SHA-1"));
+	vs_transport_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(dspath_split_and_join),
 		cmocka_unit_test(names_are_unescaped),
 		cmocka_unit_test(thumbprints_are_validated_before_connecting),
+		cmocka_unit_test(transfer_urls_reach_the_right_server),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
