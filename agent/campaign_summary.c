@@ -3,6 +3,7 @@
  * target that fell back to NFS 3 because of the extent-size bug holds NFS 3
  * results under an NFS 4.1 name; saying so keeps the comparison honest. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "campaign.h"
@@ -10,8 +11,8 @@
 typedef struct target_tally {
 	size_t ok, failed, by_type[2];  /* ok results over NFS 3, over NFS 4.1 */
 	bool bug_on_move;                /* a Storage vMotion there hit the extent-size bug */
-	char fallback_reps[128];         /* repetitions over the other protocol: "1, 2" */
-	int last_fallback_rep;
+	int *fallback_reps;              /* repetitions over the other protocol, ascending */
+	size_t n_fallback_reps;
 } target_tally;
 
 typedef struct summary {
@@ -41,12 +42,15 @@ static int tally(const na_result *r, void *ud, vs_error *err)
 		if (ok && r->datastore_type)
 			t->by_type[nfs41]++;
 		const char *asked = asked_type(&s->c->targets[i]);
-		if (ok && asked && r->datastore_type && strcmp(asked, r->datastore_type) != 0 &&
-		    r->repetition != t->last_fallback_rep) {
-			size_t len = strlen(t->fallback_reps);
-			snprintf(t->fallback_reps + len, sizeof(t->fallback_reps) - len, "%s%d",
-			         len ? ", " : "", r->repetition);
-			t->last_fallback_rep = r->repetition;
+		bool fell_back = ok && asked && r->datastore_type && strcmp(asked, r->datastore_type) != 0;
+		size_t n = t->n_fallback_reps;
+		if (fell_back && (!n || t->fallback_reps[n - 1] != r->repetition)) {
+			int *grown = realloc(t->fallback_reps, (n + 1) * sizeof(int));
+			if (grown) {
+				grown[n] = r->repetition;
+				t->fallback_reps = grown;
+				t->n_fallback_reps++;
+			}
 		}
 	}
 	return VS_OK;
@@ -79,36 +83,48 @@ static void print_target(const na_target *target, const target_tally *t, int wid
 		printf(", over %s", t->by_type[1] ? "NFS 4.1" : "NFS 3");
 	const char *asked = asked_type(target);
 	bool none_as_asked = asked && !t->by_type[strcmp(asked, "NFS41") == 0];
-	if (t->fallback_reps[0] && none_as_asked)
+	if (t->n_fallback_reps && none_as_asked) {
 		printf(": all fell back to NFS 3 (the extent-size bug), so this target tells nothing "
 		       "about NFS 4.1");
-	else if (t->fallback_reps[0])
-		printf(": repetition%s %s fell back to NFS 3 (the extent-size bug); add protocol=%s to "
-		       "compare only what ran as asked",
-		       strchr(t->fallback_reps, ',') ? "s" : "", t->fallback_reps, asked);
+	} else if (t->n_fallback_reps) {
+		printf(": repetition%s", t->n_fallback_reps > 1 ? "s" : "");
+		for (size_t i = 0; i < t->n_fallback_reps; i++)
+			printf("%s%d", i ? ", " : " ", t->fallback_reps[i]);
+		printf(" fell back to NFS 3 (the extent-size bug); add protocol=%s to compare only "
+		       "what ran as asked", asked);
+	}
 	printf("\n");
 }
 
-void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id)
+static void print_all(const summary *s, const char *run_id)
 {
-	summary s = {.c = c};
-	char cond[200];
-	snprintf(cond, sizeof(cond), "campaign=%s", run_id);
-	const char *conds[] = {cond};
-	vs_error err = {0};
-	if (na_store_query(store, conds, 1, tally, &s, &err) != VS_OK ||
-	    na_store_findings(store, conds, 1, note_finding, &s, &err) != VS_OK) {
-		na_report(&err);
-		return;
-	}
+	const na_campaign *c = s->c;
 	int width = 0;
 	for (size_t i = 0; i < c->n_targets; i++)
 		if ((int)strlen(c->targets[i].name) > width)
 			width = (int)strlen(c->targets[i].name);
 	printf("Results of run %s:\n", run_id);
 	for (size_t i = 0; i < c->n_targets; i++)
-		print_target(&c->targets[i], &s.t[i], width);
+		print_target(&c->targets[i], &s->t[i], width);
 	if (c->n_targets >= 2)
 		printf("Compare: nfsagent compare --a campaign=%s,target=%s --b campaign=%s,target=%s\n",
 		       run_id, c->targets[0].name, run_id, c->targets[1].name);
+}
+
+void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id)
+{
+	summary s = {.c = c};
+	char cond[200];  /* run ids are shorter than 160 */
+	snprintf(cond, sizeof(cond), "campaign=%s", run_id);
+	const char *conds[] = {cond};
+	vs_error err = {0};
+	int rc = na_store_query(store, conds, 1, tally, &s, &err);
+	if (rc == VS_OK)
+		rc = na_store_findings(store, conds, 1, note_finding, &s, &err);
+	if (rc == VS_OK)
+		print_all(&s, run_id);
+	else
+		na_report(&err);
+	for (size_t i = 0; i < c->n_targets; i++)
+		free(s.t[i].fallback_reps);
 }
