@@ -4,6 +4,7 @@
 
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -30,6 +31,14 @@ int na_report(const vs_error *err);
 int na_exit_code(const vs_error *err);
 /* Prints a usage error pointing at CMD --help and returns NA_EXIT_USAGE. */
 int na_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- interrupts.c: Ctrl-C and SIGTERM ask for a stop at the next safe point ---- */
+extern volatile sig_atomic_t na_stop_requested;
+typedef struct na_interrupts {
+	struct sigaction old_int, old_term;
+} na_interrupts;
+void na_interrupts_catch(na_interrupts *saved);
+void na_interrupts_release(const na_interrupts *saved);
 
 /* ---- connect.c: connection flags shared by every command that talks to vSphere ---- */
 enum {

@@ -24,14 +24,6 @@ typedef struct run {
 	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
 } run;
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -360,7 +352,7 @@ static int bench_one(run *r, na_bench *b, const na_target *t, const char *profil
 	double t0 = now_s();
 	int rc = job ? na_bench_run(b, p, job, (int)rep, &o, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
 	r->t_bench += now_s() - t0;
-	int code = rc == VS_OK ? NA_EXIT_OK : stop_requested ? NA_EXIT_FAIL : na_report(&err);
+	int code = rc == VS_OK ? NA_EXIT_OK : na_stop_requested ? NA_EXIT_FAIL : na_report(&err);
 	if (rc == VS_OK) {
 		char row[48];
 		snprintf(row, sizeof(row), "%lld", (long long)o.row);
@@ -398,7 +390,7 @@ static int bench_round(run *r, na_target *t, long rep)
 	              .auth = {r->c->guest_user ? r->c->guest_user : getenv("NFSAGENT_GUEST_USER"), r->password},
 	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
 	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
-	              .store = r->store, .stop = &stop_requested};
+	              .store = r->store, .stop = &na_stop_requested};
 	double t0 = now_s();
 	int rc = ds && b.host ? VS_OK : VS_ERR_NOT_FOUND;
 	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
@@ -407,7 +399,7 @@ static int bench_round(run *r, na_target *t, long rep)
 		rc = na_bench_begin(&b, &err);
 	r->t_bench += now_s() - t0;
 	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
-	for (size_t p = 0; code == NA_EXIT_OK && p < r->c->n_profiles && !stop_requested; p++)
+	for (size_t p = 0; code == NA_EXIT_OK && p < r->c->n_profiles && !na_stop_requested; p++)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
 	if (rc == VS_OK)
 		na_bench_end(&b);
@@ -418,8 +410,8 @@ static int bench_round(run *r, na_target *t, long rep)
 static int rounds(run *r)
 {
 	int rc = NA_EXIT_OK;
-	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !stop_requested; rep++)
-		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !stop_requested; ti++) {
+	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
+		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
 			char step[160];
 			snprintf(step, sizeof(step), "broken:%s", t->name);
@@ -432,7 +424,7 @@ static int rounds(run *r)
 				rc = move_to(r, ti, t->datastore, t->on_extent_bug ? t->on_extent_bug : "fail");
 			if (rc == NA_EXIT_FINDING)
 				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
-			if (rc == NA_EXIT_OK && !r->broken[ti] && !stop_requested)
+			if (rc == NA_EXIT_OK && !r->broken[ti] && !na_stop_requested)
 				rc = bench_round(r, t, rep);
 		}
 	return rc;
@@ -528,13 +520,13 @@ static int remember_home(run *r)
 static int execute(run *r)
 {
 	int rc = remember_home(r);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !stop_requested; i++)
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = mount_target(r, &r->c->targets[i]);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !stop_requested; i++)
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = probe_target(r, &r->c->targets[i]);
 	if (rc == NA_EXIT_OK)
 		rc = rounds(r);
-	if (stop_requested) {
+	if (na_stop_requested) {
 		set_state(r, "stopped");
 		na_error("stopped: every finished step is kept; continue with nfsagent run %s --resume",
 		         r->c->file);
@@ -578,12 +570,10 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 	if (rc == NA_EXIT_OK)
 		print_plan(&r, the_vm(&r));
 	if (rc == NA_EXIT_OK && !o->dry_run && (rc = claim(&r)) == NA_EXIT_OK) {
-		struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-		sigaction(SIGINT, &sa, &old_int);
-		sigaction(SIGTERM, &sa, &old_term);
+		na_interrupts saved;
+		na_interrupts_catch(&saved);
 		rc = execute(&r);
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
+		na_interrupts_release(&saved);
 		na_campaign_print_summary(r.store, c, r.id);
 		print_time(&r);
 	}

@@ -39,14 +39,6 @@ typedef struct bench_args {
 	na_job_overrides job;
 } bench_args;
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 static int add_label(bench_args *a, const char *arg)
 {
 	const char *eq = strchr(arg, '=');
@@ -259,8 +251,8 @@ static int bench_all(na_bench *b, const bench_args *a, const na_profile *const *
 	tally *t = calloc(n, sizeof(tally));
 	int rc = t ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	/* Repetitions interleave the profiles (A B A B), so drift spreads over all. */
-	for (long rep = 1; rc == VS_OK && rep <= a->repeat && !stop_requested; rep++)
-		for (size_t p = 0; rc == VS_OK && p < n && !stop_requested; p++) {
+	for (long rep = 1; rc == VS_OK && rep <= a->repeat && !na_stop_requested; rep++)
+		for (size_t p = 0; rc == VS_OK && p < n && !na_stop_requested; p++) {
 			na_bench_outcome o;
 			rc = na_bench_run(b, profiles[p], jobs[p], (int)rep, &o, err);
 			if (rc == VS_OK) {
@@ -282,7 +274,7 @@ static int run(vs_client *c, void *args, bool json)
 	bench_args *a = args;
 	na_inventory inv = {0};
 	vs_error err = {0};
-	na_bench b = {.labels = a->labels, .n_labels = a->n_labels, .stop = &stop_requested, .job = a->job};
+	na_bench b = {.labels = a->labels, .n_labels = a->n_labels, .stop = &na_stop_requested, .job = a->job};
 	char *password = guest_password(a);
 	const char *user = a->guest_user ? a->guest_user : getenv("NFSAGENT_GUEST_USER");
 	if (!password || !user) {
@@ -309,21 +301,19 @@ static int run(vs_client *c, void *args, bool json)
 		rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
 		rc = resolve(c, a, &inv, &b, &err);
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	na_interrupts saved;
+	na_interrupts_catch(&saved);
 	size_t failed = 0;
 	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
 		rc = bench_all(&b, a, profiles, jobs, n, &failed, &err);
 		na_bench_end(&b);
 	}
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	int code = rc == VS_OK ? (failed || stop_requested ? NA_EXIT_FAIL : NA_EXIT_OK)
+	na_interrupts_release(&saved);
+	int code = rc == VS_OK ? (failed || na_stop_requested ? NA_EXIT_FAIL : NA_EXIT_OK)
 	           : rc == VS_ERR_USAGE && !err.message[0] ? NA_EXIT_USAGE : na_report(&err);
 	if (rc == VS_OK && failed)
 		na_error("%zu repetition%s failed (recorded as failed)", failed, failed == 1 ? "" : "s");
-	if (stop_requested)
+	if (na_stop_requested)
 		na_error("interrupted: fio was stopped in the guest; earlier results are kept");
 	for (size_t i = 0; i < n; i++)
 		free(jobs[i]);

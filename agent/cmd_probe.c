@@ -2,7 +2,6 @@
  * Creates thin disks of varied sizes in a scratch folder, checks each one's
  * extent against its descriptor, and removes them all again, also after an
  * error or Ctrl-C. */
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -20,15 +19,6 @@ static const char usage[] =
 
 enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB };
 enum { MIB = 1024 * 1024 };
-
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	interrupted = 1;
-}
 
 /* "1G", "512M", "4096K" or bytes; binary units, as storage admins size disks. */
 int64_t na_parse_size(const char *s)
@@ -91,7 +81,7 @@ static int create_and_check(vs_client *c, const na_inventory *inv, const na_prob
 {
 	int rc = vs_datastore_mkdir(c, r->folder, err);
 	r->disks = calloc((size_t)a->disks, sizeof(char *));
-	for (long i = 0; rc == VS_OK && r->disks && i < a->disks && !interrupted; i++) {
+	for (long i = 0; rc == VS_OK && r->disks && i < a->disks && !na_stop_requested; i++) {
 		char name[64];
 		snprintf(name, sizeof(name), "canary-%02ld.vmdk", i + 1);
 		char *disk = na_dspath_child(r->folder, name);
@@ -181,16 +171,16 @@ int na_probe(vs_client *c, const na_probe_args *a, bool json)
 	char folder[128];
 	snprintf(folder, sizeof(folder), "nfsagent-probe-%ld-%d", (long)time(NULL), (int)getpid());
 	r.folder = vs_dspath_join(d->name, folder);
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	na_interrupts saved;
+	na_interrupts_catch(&saved);
 	rc = create_and_check(c, &inv, a, &r, &err);
-	int code = rc != VS_OK ? na_report(&err) : !interrupted ? report(a, h, d, &r, json) : NA_EXIT_FAIL;
-	if (interrupted)
+	int code = rc != VS_OK          ? na_report(&err)
+	           : !na_stop_requested ? report(a, h, d, &r, json)
+	                                : NA_EXIT_FAIL;
+	if (na_stop_requested)
 		na_error("interrupted after %zu canary disks; removing them", r.n_disks);
 	clean_up(c, &r);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	na_interrupts_release(&saved);
 	na_inventory_free(&inv);
 	return code;
 }
