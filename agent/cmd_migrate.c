@@ -418,7 +418,10 @@ static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 	int code = rc != VS_OK ? na_report(&err) : codes ? NA_EXIT_OK : NA_EXIT_FAIL;
 	if (code == NA_EXIT_OK && n == 0 && !json)
 		printf("No VM has files on datastore %s.\n", a->from);
-	for (; code != NA_EXIT_FINDING && codes && tried < n; tried++) {
+	/* Ctrl-C lets the running Storage vMotion finish and starts no other. */
+	na_interrupts saved;
+	na_interrupts_catch(&saved);
+	for (; code != NA_EXIT_FINDING && codes && tried < n && !na_stop_requested; tried++) {
 		if (tried > 0 && codes[tried - 1] != NA_EXIT_OK && !a->keep_going)
 			break;
 		if (!json)
@@ -430,9 +433,15 @@ static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 		if (codes[tried] != NA_EXIT_OK && (code == NA_EXIT_OK || codes[tried] == NA_EXIT_FINDING))
 			code = codes[tried];
 	}
+	na_interrupts_release(&saved);
 	if (code == NA_EXIT_FINDING && tried < n && !json)
 		printf("\nStopping: the extent-size mismatch showed on %s; more moves there would repeat it.\n",
 		       a->one.datastore);
+	if (na_stop_requested && tried < n) {
+		na_error("interrupted: %zu of %zu VMs not tried", n - tried, n);
+		if (code == NA_EXIT_OK)
+			code = NA_EXIT_FAIL;
+	}
 	if (json)
 		na_json_print(json_pack("{s:s, s:o}", "datastore", a->one.datastore, "vms", records));
 	else if (codes && n)
