@@ -65,7 +65,8 @@ check_bad "targets v3 and v41 use the same datastore"
 campaign "$bad" "password = hunter2"
 check_bad "no passwords in campaign files"
 
-lab_start -export "$EXPORTS" -nfs41-bug always -task-seconds 2 -task-steps 4 -slow-tasks RelocateVM_Task
+lab_start -export "$EXPORTS" -nfs41-bug always -task-seconds 2 -task-steps 4 \
+	-slow-tasks RelocateVM_Task,CreateVirtualDisk_Task
 c="$WORK/c.ini"
 campaign "$c"
 
@@ -94,14 +95,24 @@ interrupt_when() {  # interrupt_when PATTERN [--resume]: start, wait for PATTERN
 	assert_contains "$(cat "$WORK/run.out")" "stopped: every finished step is kept"
 	if fio_left; then fail "fio still runs"; fi
 }
-# 1. during the first Storage vMotion (it finishes, then the run stops)
-interrupt_when "Relocating fiotest to bench-v3: 25%"
+# 1. during the first probe: the whole run stops (resumable), not just the probe
+"$NFSAGENT" run "$c" > "$WORK/run.out" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do [ "$(calls CreateVirtualDisk_Task)" -ge 1 ] && break; sleep 0.1; done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+assert_eq "$rc" 1 "exit status after Ctrl-C during the probe"
+assert_contains "$(cat "$WORK/run.out")" "interrupted after"
+assert_contains "$(cat "$WORK/run.out")" "stopped: every finished step is kept"
+# 2. during the first Storage vMotion (it finishes, then the run stops)
+interrupt_when "Relocating fiotest to bench-v3: 25%" --resume
 # A second run while a stopped one waits is refused without --resume.
 run 2 "$NFSAGENT" run "$c"
 assert_contains "$ERR" "has an unfinished run"
-# 2. during a benchmark
+# 3. during a benchmark
 RUNTIME=3 interrupt_when "randread-4k-qd1 #1 on v3: ok" --resume
-# 3. between targets: after target v3's last profile of repetition 1
+# 4. between targets: after target v3's last profile of repetition 1
 interrupt_when "randwrite-4k-qd1 #1 on v3: ok" --resume
 run 0 "$NFSAGENT" run "$c" --resume
 assert_contains "$OUT" "Where the time went"
