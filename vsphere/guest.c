@@ -146,7 +146,8 @@ static char *management_address(const xmlNode *net_configs)
 
 typedef struct host_endpoint {
 	char *host;        /* the VM's HostSystem */
-	char *thumbprint;  /* SHA-1, as vCenter reports it */
+	char *name;        /* its inventory name */
+	char *thumbprint;  /* as vCenter reports it (SHA-1) */
 	char *address;
 } host_endpoint;
 
@@ -158,10 +159,20 @@ static int read_endpoint(const char *type, const char *moref, const xmlNode *obj
 	if (strcmp(type, "VirtualMachine") == 0) {
 		e->host = vs_prop_text(object, "runtime.host");
 	} else {
+		e->name = vs_read_name(object);
 		e->thumbprint = vs_prop_text(object, "summary.config.sslThumbprint");
 		e->address = management_address(vs_prop(object, "config.virtualNicManagerInfo.netConfig"));
 	}
 	return VS_OK;
+}
+
+/* Whether an inventory name is what a URL names ("[fd00::1]" for fd00::1). */
+static bool names_host(const char *inventory_name, const char *url_host)
+{
+	size_t n = strlen(inventory_name);
+	if (url_host[0] == '[')
+		return strncmp(url_host + 1, inventory_name, n) == 0 && !strcmp(url_host + 1 + n, "]");
+	return strcmp(inventory_name, url_host) == 0;
 }
 
 /* Through vCenter, transfer URLs name the VM's ESXi host as vCenter knows
@@ -170,7 +181,7 @@ static int read_endpoint(const char *type, const char *moref, const xmlNode *obj
 static int learn_host(vs_client *c, const char *vm, const char *name, vs_error *err)
 {
 	static const char *const vm_paths[] = {"runtime.host", NULL};
-	static const char *const host_paths[] = {"summary.config.sslThumbprint",
+	static const char *const host_paths[] = {"name", "summary.config.sslThumbprint",
 	                                         "config.virtualNicManagerInfo.netConfig", NULL};
 	host_endpoint e = {0};
 	int rc = vs_props_one(c, "VirtualMachine", vm, vm_paths, read_endpoint, &e, err);
@@ -178,9 +189,14 @@ static int learn_host(vs_client *c, const char *vm, const char *name, vs_error *
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s runs on no host, yet its transfer URL names %s", vm, name);
 	if (rc == VS_OK)
 		rc = vs_props_one(c, "HostSystem", e.host, host_paths, read_endpoint, &e, err);
+	/* A vMotion between the transfer's start and now: this is not that host. */
+	if (rc == VS_OK && (!e.name || !names_host(e.name, name)))
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s moved from host %s to %s while a guest transfer "
+		             "started; try again", vm, name, e.name ? e.name : "another host");
 	if (rc == VS_OK)
-		rc = vs_transport_add_host(c->transport, name, e.address ? e.address : name, e.thumbprint, err);
+		rc = vs_transport_add_host(c->transport, name, e.address, e.thumbprint, err);
 	free(e.host);
+	free(e.name);
 	free(e.thumbprint);
 	free(e.address);
 	return rc;

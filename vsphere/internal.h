@@ -83,15 +83,25 @@ int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t
 int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t len,
                      long timeout_ms, long *status, vs_error *err);
 /* Where a guest transfer URL goes (*out, malloc'd): "*" is the server we
- * called; a known ESXi host's name becomes its address.  A URL naming a host
- * we do not know yet sets *unknown_host (malloc'd) instead: learn it with
- * vs_transport_add_host and ask again. */
+ * called; a known ESXi host stays named as vCenter named it.  A URL naming a
+ * host we do not know yet sets *unknown_host (malloc'd) instead: learn it
+ * with vs_transport_add_host and ask again. */
 int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out,
                               char **unknown_host, vs_error *err);
-/* Requests to address (named name in transfer URLs) trust exactly the
- * certificate whose SHA-1 thumbprint is sha1; NULL or "": the CA policy. */
+/* Requests to host name connect to address (NULL: the name itself) and
+ * trust exactly the certificate with that SHA-1 or SHA-256 thumbprint (NULL
+ * or "": the CA policy). */
 int vs_transport_add_host(vs_transport *t, const char *name, const char *address,
-                          const char *sha1, vs_error *err);
+                          const char *thumbprint, vs_error *err);
+/* How a request to url is made: to the server we log in to under the
+ * user's TLS policy, or to a known host (at address, if any) pinned by a
+ * thumbprint of pin_len bytes (0: none): the decision every request makes. */
+typedef struct vs_route {
+	bool server;
+	const char *address;
+	int pin_len;
+} vs_route;
+vs_route vs_transport_route(const vs_transport *t, const char *url);
 const char *vs_transport_thumbprint(const vs_transport *t);
 const char *vs_transport_host(const vs_transport *t);
 

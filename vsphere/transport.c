@@ -5,8 +5,10 @@
  *
  * Guest file transfers through vCenter go straight to the VM's ESXi host.
  * Such a host is "known" once the caller has learnt from vCenter where to
- * reach it and which certificate it has (its SHA-1 thumbprint, the only one
- * vCenter reports): requests to it trust exactly that certificate. */
+ * reach it and which certificate it has (its thumbprint, SHA-1 on the
+ * vCenters we know): requests to it connect to that address (the URL keeps
+ * the host's name, for SNI and for a CA's name check) and trust exactly
+ * that certificate. */
 #include <ctype.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
@@ -20,10 +22,10 @@
 #define THUMBPRINT_LEN (7 + 32 * 3)  /* "SHA256:" + "AA:" x 32 - 1 + NUL */
 
 typedef struct known_host {
-	char *name;              /* as vCenter names it in transfer URLs */
-	char *address;           /* where we reach it */
-	unsigned char sha1[20];
-	bool pinned;             /* vCenter reported a thumbprint */
+	char *name;              /* as vCenter names it in transfer URLs (as curl parses it) */
+	char *address;           /* where to connect instead, or NULL: the name */
+	unsigned char digest[32];
+	int digest_len;          /* 20 (SHA-1) or 32 (SHA-256); 0: no thumbprint, the CA policy */
 } known_host;
 
 struct vs_transport {
@@ -39,12 +41,13 @@ struct vs_transport {
 	char seen_thumbprint[THUMBPRINT_LEN + 1];  /* of the last certificate presented */
 	bool pin_mismatch;
 	char curl_error[CURL_ERROR_SIZE];
-	known_host *known;
+	known_host **known;      /* entries never move: the request under way points at one */
 	size_t n_known;
 	/* the request under way */
 	const known_host *peer;  /* NULL: the server we log in to */
 	char *req_host;
-	char peer_sha1[60];      /* the thumbprint the peer presented */
+	char peer_seen[THUMBPRINT_LEN + 1];  /* what the peer presented, hashed like its pin */
+	struct curl_slist *connect_to;
 };
 
 /* "AA:BB:..." after prefix. */
@@ -98,15 +101,20 @@ static int parse_thumbprint(const char *s, unsigned char *out, vs_error *err)
 	               "thumbprint %s is not a SHA-256 fingerprint (64 hex digits)", s);
 }
 
-/* A known host's certificate against the SHA-1 vCenter reported for it. */
-static int verify_peer(vs_transport *t, X509 *cert)
+/* A known host: its certificate against the thumbprint vCenter reported
+ * for it, or by the CA policy when vCenter reported none. */
+static int verify_peer(vs_transport *t, X509_STORE_CTX *store, X509 *cert)
 {
+	const known_host *k = t->peer;
+	bool sha1 = k->digest_len == 20;
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int len = 0;
-	if (!X509_digest(cert, EVP_sha1(), md, &len) || len != 20)
+	if (!X509_digest(cert, sha1 ? EVP_sha1() : EVP_sha256(), md, &len))
 		return 0;
-	format_thumbprint("", md, 20, t->peer_sha1);
-	t->pin_mismatch = memcmp(md, t->peer->sha1, 20) != 0;
+	format_thumbprint(sha1 ? "SHA1:" : "SHA256:", md, (int)len, t->peer_seen);
+	if (!k->digest_len)
+		return t->insecure || X509_verify_cert(store);
+	t->pin_mismatch = (int)len != k->digest_len || memcmp(md, k->digest, len) != 0;
 	return !t->pin_mismatch;
 }
 
@@ -117,10 +125,8 @@ static int verify_cert(X509_STORE_CTX *store, void *arg)
 {
 	vs_transport *t = arg;
 	X509 *cert = X509_STORE_CTX_get0_cert(store);
-	if (cert && t->peer && t->peer->pinned)
-		return verify_peer(t, cert);
-	if (t->peer)
-		return t->insecure || X509_verify_cert(store);
+	if (cert && t->peer)
+		return verify_peer(t, store, cert);
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int len = 0;
 	if (!cert || !X509_digest(cert, EVP_sha256(), md, &len) || len != 32)
@@ -138,7 +144,7 @@ static int verify_cert(X509_STORE_CTX *store, void *arg)
 /* Whether this request trusts exactly one certificate. */
 static bool request_pinned(const vs_transport *t)
 {
-	return t->peer ? t->peer->pinned : t->pinned;
+	return t->peer ? t->peer->digest_len > 0 : t->pinned;
 }
 
 static CURLcode setup_ssl_ctx(CURL *curl, void *sslctx, void *arg)
@@ -264,10 +270,12 @@ void vs_transport_free(vs_transport **tp)
 		curl_easy_cleanup(t->curl);
 	curl_slist_free_all(t->soap_headers);
 	for (size_t i = 0; i < t->n_known; i++) {
-		free(t->known[i].name);
-		free(t->known[i].address);
+		free(t->known[i]->name);
+		free(t->known[i]->address);
+		free(t->known[i]);
 	}
 	free(t->known);
+	curl_slist_free_all(t->connect_to);
 	free(t->req_host);
 	free(t->base);
 	free(t->sdk_url);
@@ -310,9 +318,13 @@ static int curl_failure(vs_transport *t, CURLcode cc, vs_error *err)
 	case CURLE_SSL_CERTPROBLEM:
 		if (t->peer && t->pin_mismatch)
 			return vs_fail(err, VS_ERR_TLS,
-			               "certificate of ESXi host %s (%s) has SHA-1 thumbprint %s, not the "
-			               "one vCenter reports for that host", t->peer->name, t->peer->address,
-			               t->peer_sha1);
+			               "certificate of ESXi host %s (at %s) has thumbprint %s, not the one "
+			               "vCenter reports for that host", t->peer->name,
+			               t->peer->address ? t->peer->address : t->peer->name, t->peer_seen);
+		if (t->peer && cc != CURLE_SSL_CACERT_BADFILE)
+			return vs_fail(err, VS_ERR_TLS,
+			               "certificate of ESXi host %s is not trusted (%s) and vCenter reports no "
+			               "thumbprint for it: give its CA with --cacert", t->peer->name, detail);
 		if (t->pinned && t->pin_mismatch)
 			return vs_fail(err, VS_ERR_TLS,
 			               "server certificate thumbprint %s does not match the pinned thumbprint",
@@ -356,25 +368,48 @@ static bool same_server(const vs_transport *t, const url_parts *p)
 	return strcmp(p->host, t->host) == 0 && strcmp(p->port, t->port) == 0;
 }
 
-static const known_host *find_known(const vs_transport *t, const char *host, bool by_address)
+static const known_host *find_known(const vs_transport *t, const char *name)
 {
-	for (size_t i = 0; host && i < t->n_known; i++)
-		if (strcmp(by_address ? t->known[i].address : t->known[i].name, host) == 0)
-			return &t->known[i];
+	for (size_t i = 0; name && i < t->n_known; i++)
+		if (strcmp(t->known[i]->name, name) == 0)
+			return t->known[i];
 	return NULL;
 }
 
-/* Chooses how this request's peer is trusted: a known ESXi host by the
- * thumbprint vCenter reported, anything else by the user's policy. */
+/* The known host a URL goes to; NULL for the server we log in to (and for
+ * hosts nobody told us about: the user's policy applies to those). */
+static const known_host *peer_for(const vs_transport *t, const url_parts *p)
+{
+	return same_server(t, p) ? NULL : find_known(t, p->host);
+}
+
+/* curl's CONNECT_TO entry "HOST:PORT:ADDRESS:PORT" (IPv6 in brackets). */
+static struct curl_slist *connect_to(const url_parts *p, const char *address)
+{
+	vs_buf entry = {0};
+	bool v6 = strchr(address, ':') != NULL;
+	vs_buf_addf(&entry, "%s:%s:%s%s%s:%s", p->host, p->port, v6 ? "[" : "", address,
+	            v6 ? "]" : "", p->port);
+	struct curl_slist *list = entry.failed ? NULL : curl_slist_append(NULL, entry.data);
+	vs_buf_free(&entry);
+	return list;
+}
+
+/* Chooses how this request's peer is reached and trusted: a known ESXi host
+ * at its address, by the thumbprint vCenter reported; anything else by the
+ * user's policy. */
 static void reset_request(vs_transport *t, const char *url, long timeout_ms)
 {
 	t->curl_error[0] = '\0';
 	t->pin_mismatch = false;
 	url_parts p;
 	bool parsed = parse_url(url, &p);
+	t->peer = parsed ? peer_for(t, &p) : NULL;
+	curl_slist_free_all(t->connect_to);
+	t->connect_to = t->peer && t->peer->address ? connect_to(&p, t->peer->address) : NULL;
+	curl_easy_setopt(t->curl, CURLOPT_CONNECT_TO, t->connect_to);
 	free(t->req_host);
 	t->req_host = parsed ? p.host : NULL;
-	t->peer = parsed && !same_server(t, &p) ? find_known(t, p.host, true) : NULL;
 	if (parsed) {
 		p.host = NULL;  /* kept as req_host */
 		url_parts_free(&p);
@@ -540,25 +575,6 @@ static char *resolve_star(const vs_transport *t, const char *url)
 	return out;
 }
 
-/* url with its host replaced by address (an IPv6 address in brackets). */
-static char *replace_host(const char *url, const char *address)
-{
-	CURLU *u = curl_url();
-	char *out = NULL;
-	vs_buf host = {0};
-	vs_buf_add(&host, strchr(address, ':') ? "[" : "");
-	vs_buf_add(&host, address);
-	vs_buf_add(&host, strchr(address, ':') ? "]" : "");
-	if (u && !host.failed && curl_url_set(u, CURLUPART_URL, url, 0) == CURLUE_OK &&
-	    curl_url_set(u, CURLUPART_HOST, host.data, 0) == CURLUE_OK)
-		curl_url_get(u, CURLUPART_URL, &out, 0);
-	char *copy = out ? strdup(out) : NULL;
-	curl_free(out);
-	curl_url_cleanup(u);
-	vs_buf_free(&host);
-	return copy;
-}
-
 int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out,
                               char **unknown_host, vs_error *err)
 {
@@ -569,11 +585,8 @@ int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out
 		free(full);
 		return vs_fail(err, VS_ERR_PROTOCOL, "'%s' is not a transfer URL", url);
 	}
-	const known_host *k = !same_server(t, &p) ? find_known(t, p.host, false) : NULL;
-	if (same_server(t, &p) || (k && strcmp(k->address, k->name) == 0))
+	if (same_server(t, &p) || find_known(t, p.host))
 		*out = full, full = NULL;
-	else if (k)
-		*out = replace_host(full, k->address);
 	else
 		*unknown_host = strdup(p.host);
 	int rc = *out || *unknown_host ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -583,26 +596,43 @@ int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out
 }
 
 int vs_transport_add_host(vs_transport *t, const char *name, const char *address,
-                          const char *sha1, vs_error *err)
+                          const char *thumbprint, vs_error *err)
 {
-	known_host k = {0};
-	int n = sha1 && *sha1 ? parse_hex_digest(sha1, k.sha1, 20) : 0;
-	if (n != 0 && n != 20)
+	known_host *k = calloc(1, sizeof(*k));
+	if (!k)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int n = thumbprint && *thumbprint ? parse_hex_digest(thumbprint, k->digest, 32) : 0;
+	if (n != 0 && n != 20 && n != 32) {
+		free(k);
 		return vs_fail(err, VS_ERR_PROTOCOL,
-		               "vCenter reports '%s' as the thumbprint of ESXi host %s: not SHA-1", sha1,
-		               name);
-	k.pinned = n == 20;
-	k.name = strdup(name);
-	k.address = strdup(address);
-	known_host *grown = realloc(t->known, (t->n_known + 1) * sizeof(*grown));
-	if (!k.name || !k.address || !grown) {
-		free(k.name);
-		free(k.address);
-		if (grown)
-			t->known = grown;
+		               "vCenter reports '%s' as the thumbprint of ESXi host %s: neither SHA-1 nor "
+		               "SHA-256", thumbprint, name);
+	}
+	k->digest_len = n;
+	k->name = strdup(name);
+	k->address = address && strcmp(address, name) != 0 ? strdup(address) : NULL;
+	known_host **grown = realloc(t->known, (t->n_known + 1) * sizeof(*grown));
+	if (grown)
+		t->known = grown;
+	if (!grown || !k->name || (address && strcmp(address, name) != 0 && !k->address)) {
+		free(k->name);
+		free(k->address);
+		free(k);
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	}
-	t->known = grown;
 	t->known[t->n_known++] = k;
 	return VS_OK;
+}
+
+vs_route vs_transport_route(const vs_transport *t, const char *url)
+{
+	vs_route r = {.server = true};
+	url_parts p;
+	if (!parse_url(url, &p))
+		return r;
+	const known_host *k = peer_for(t, &p);
+	if (k)
+		r = (vs_route){false, k->address, k->digest_len};
+	url_parts_free(&p);
+	return r;
 }

@@ -15,12 +15,21 @@ assert_eq "$(host_lookups)" 1 "host lookups for four transfers"
 lab_stop
 
 # The host presents another certificate than vCenter reports: refused.
-lab_start -host-thumbprint-wrong
+lab_start -host-thumbprint wrong
 run 5 "$NFSAGENT" bench "${quick[@]}"
 assert_eq "$OUT" "" "stdout when no repetition ran"
 assert_one_line "$ERR"
-assert_contains "$ERR" "certificate of ESXi host DC0_H0 (127.0.0.1) has SHA-1 thumbprint $(jq -r .host_thumbprint_sha1 <<< "$LAB_READY"), not the one vCenter reports"
+assert_contains "$ERR" "certificate of ESXi host DC0_H0 (at 127.0.0.1) has thumbprint SHA1:$(jq -r .host_thumbprint_sha1 <<< "$LAB_READY"), not the one vCenter reports"
 if fio_left; then fail "fio left running in the guest"; fi
+lab_stop
+
+# vCenter reports no thumbprint: the CA policy, and a line that says so.
+lab_start -host-thumbprint none
+run 5 "$NFSAGENT" bench "${quick[@]}"
+assert_one_line "$ERR"
+assert_contains "$ERR" "certificate of ESXi host DC0_H0 is not trusted"
+assert_contains "$ERR" "vCenter reports no thumbprint for it: give its CA with --cacert"
+assert_not_contains "$ERR" "$LAB_THUMBPRINT"
 lab_stop
 
 # Connected to the host itself, URLs name "*": no lookup, vCenter's pin.

@@ -15,7 +15,7 @@ package main
 // with the listener's port. Only /guestFile is served there; vCenter's
 // listener no longer serves it. -guest-transfer-star brings back the form
 // ESXi uses when called directly (https://*/guestFile on the vCenter
-// listener); -host-thumbprint-wrong advertises a wrong thumbprint, so that
+// listener); -host-thumbprint wrong advertises a wrong thumbprint, so that
 // a client that pins must refuse the transfer.
 
 import (
@@ -23,6 +23,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"flag"
+	"fmt"
 	"log"
 	"net"
 	"net/http"
@@ -37,7 +38,7 @@ const managementIP = "127.0.0.1"
 
 type hostEndpoint struct {
 	star       bool // -guest-transfer-star
-	wrongThumb bool // -host-thumbprint-wrong
+	advertise  string // -host-thumbprint: right, wrong or none
 
 	port       int
 	thumbprint string // the certificate's true SHA-1, "AB:CD:..."
@@ -47,8 +48,8 @@ type hostEndpoint struct {
 func (e *hostEndpoint) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&e.star, "guest-transfer-star", false,
 		"serve guest file transfers on the vCenter listener with URLs https://*/guestFile?... instead of on the ESXi hosts' endpoint")
-	fs.BoolVar(&e.wrongThumb, "host-thumbprint-wrong", false,
-		"hosts advertise a wrong summary.config.sslThumbprint, so a client that pins the host certificate must refuse transfers")
+	fs.StringVar(&e.advertise, "host-thumbprint", "right",
+		"what hosts advertise as summary.config.sslThumbprint: right, wrong (a client that pins must refuse transfers) or none (empty: the client's CA policy applies)")
 }
 
 func (e *hostEndpoint) setup(l *lab) error {
@@ -59,10 +60,15 @@ func (e *hostEndpoint) setup(l *lab) error {
 	sum := sha1.Sum(der)
 	e.thumbprint = hexPairs(sum[:])
 	advertised := e.thumbprint
-	if e.wrongThumb {
-		// Well-formed, but no certificate's.
+	switch e.advertise {
+	case "right":
+	case "wrong": // well-formed, but no certificate's
 		wrong := sha1.Sum(append([]byte("wrong:"), der...))
 		advertised = hexPairs(wrong[:])
+	case "none":
+		advertised = ""
+	default:
+		return fmt.Errorf("-host-thumbprint %q: want right, wrong or none", e.advertise)
 	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(managementIP, "0"))

@@ -74,7 +74,7 @@ func features() []feature {
 		&layoutRefresh{},      // layout.go, vmfiles.go, vmx.go: layoutEx from the files
 		&snapshots{},          // snapshots.go: delta disks for snapshots
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
-		esx,                   // hostendpoint.go: the ESXi hosts' endpoint, -guest-transfer-star, -host-thumbprint-wrong
+		esx,                   // hostendpoint.go: the ESXi hosts' endpoint, -guest-transfer-star, -host-thumbprint
 		&guestOps{hosts: esx}, // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 	}
@@ -91,7 +91,7 @@ type readyLine struct {
 	Dir        string `json:"dir"`
 	PID        int    `json:"pid"`
 	// The ESXi hosts' endpoint (hostendpoint.go): the true SHA-1 of its
-	// certificate ("AB:CD:...", even with -host-thumbprint-wrong) and port.
+	// certificate ("AB:CD:...", even with -host-thumbprint wrong) and port.
 	HostThumbprint   string `json:"host_thumbprint_sha1"`
 	HostTransferPort int    `json:"host_transfer_port"`
 }

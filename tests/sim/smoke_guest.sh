@@ -262,8 +262,8 @@ out=$(soap "$J" ValidateCredentialsInGuest $AM "$(auth "$DEF" secret)")
 check "... and secret refused" is "$out" 500 InvalidGuestLogin
 stop
 
-echo "# lab 3: -host-thumbprint-wrong"
-launch -host-thumbprint-wrong
+echo "# lab 3: -host-thumbprint wrong"
+launch -host-thumbprint wrong
 login "$J" >/dev/null
 FIO=$(vmref fiotest)
 HOST=$(prop VirtualMachine "$FIO" runtime.host | val)

@@ -91,6 +91,18 @@ static void expect_url(vs_transport *t, const char *url, const char *expected)
 	free(out);
 }
 
+static void expect_route(vs_transport *t, const char *url, bool server, const char *address,
+                         int pin_len)
+{
+	vs_route r = vs_transport_route(t, url);
+	assert_int_equal(r.server, server);
+	if (address)
+		assert_string_equal(r.address, address);
+	else
+		assert_null(r.address);
+	assert_int_equal(r.pin_len, pin_len);
+}
+
 static void transfer_urls_reach_the_right_server(void **state)
 {
 	(void)state;
@@ -102,24 +114,31 @@ static void transfer_urls_reach_the_right_server(void **state)
 	expect_url(t, "https://*/guestFile?id=1&token=a", "https://vc.example.com/guestFile?id=1&token=a");
 	expect_url(t, "https://*:443/guestFile?id=2", "https://vc.example.com/guestFile?id=2");
 	expect_url(t, "https://vc.example.com:443/guestFile?id=3", "https://vc.example.com:443/guestFile?id=3");
-	/* An ESXi host's name must be learnt first... */
+	expect_route(t, "https://vc.example.com:443/guestFile?id=3", true, NULL, 0);
+	/* An ESXi host's name must be learnt first; until then the user's policy. */
 	char *unknown = NULL;
 	assert_null(transfer(t, "https://esx01:443/guestFile?id=4", &unknown));
 	assert_string_equal(unknown, "esx01");
 	free(unknown);
-	/* ...then it goes to the host's management address. */
+	expect_route(t, "https://esx01:443/guestFile?id=4", true, NULL, 0);
+	/* Then the URL keeps the name, the connection goes to the management
+	 * address, and exactly the certificate vCenter reported is trusted. */
 	assert_int_equal(vs_transport_add_host(t, "esx01", "10.0.0.21",
 	                                       "AB:CD:EF:01:23:45:67:89:AB:CD:EF:01:23:45:67:89:AB:CD:EF:01",
 	                                       &err), VS_OK);
-	expect_url(t, "https://esx01:443/guestFile?id=4", "https://10.0.0.21:443/guestFile?id=4");
+	expect_url(t, "https://esx01:443/guestFile?id=4", "https://esx01:443/guestFile?id=4");
+	expect_route(t, "https://esx01:443/guestFile?id=4", false, "10.0.0.21", 20);
 	assert_int_equal(vs_transport_add_host(t, "esx02", "fd00::22", NULL, &err), VS_OK);
-	expect_url(t, "https://esx02/guestFile?id=5", "https://[fd00::22]/guestFile?id=5");
-	/* No management address: the name as vCenter gave it. */
-	assert_int_equal(vs_transport_add_host(t, "esx03.lab", "esx03.lab", "", &err), VS_OK);
-	expect_url(t, "https://esx03.lab/guestFile?id=6", "https://esx03.lab/guestFile?id=6");
-	/* vCenter's thumbprint for a host must be SHA-1. */
+	expect_route(t, "https://esx02/guestFile?id=5", false, "fd00::22", 0);
+	/* A host named by an IPv6 address, as curl writes it. */
+	assert_int_equal(vs_transport_add_host(t, "[fd00::23]", NULL,
+	                                       "SHA256:" "00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF:"
+	                                       "00:11:22:33:44:55:66:77:88:99:AA:BB:CC:DD:EE:FF", &err), VS_OK);
+	expect_route(t, "https://[fd00::23]:443/guestFile?id=6", false, NULL, 32);
+	/* vCenter's thumbprint for a host must be SHA-1 or SHA-256. */
 	assert_int_equal(vs_transport_add_host(t, "esx04", "10.0.0.24", "AB:CD", &err), VS_ERR_PROTOCOL);
-	assert_non_null(strstr(err.message, "not SHA-1"));
+	assert_non_null(strstr(err.message, "neither SHA-1 nor SHA-256"));
+	expect_route(t, "https://esx04/guestFile?id=7", true, NULL, 0);
 	vs_transport_free(&t);
 }
 
