@@ -246,6 +246,7 @@ int na_probe(vs_client *c, const na_probe_args *a, bool json);
 
 typedef struct na_migrate_args {
 	const char *vm, *datastore, *policy, *db;
+	const char *vm_moref;  /* when set, the VM (names may repeat across folders) */
 	bool allow_power_off;
 	const char *campaign, *target;  /* recorded with a failure's verdict */
 } na_migrate_args;

@@ -269,8 +269,10 @@ static int move_to(run *r, size_t ti, const char *ds, const char *policy)
 		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
 		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
 			return NA_EXIT_OK;
-	na_migrate_args a = {r->c->vm, ds, policy, r->o->db, r->c->allow_power_off, r->id,
-	                     ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
+	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
+	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
+	                     .campaign = r->id,
+	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
 	double t0 = now_s();
 	int rc = na_migrate(r->cl, &a, false);
 	r->t_move += now_s() - t0;

@@ -103,6 +103,8 @@ static int resolve(migration *m, vs_error *err)
 	for (size_t i = 0; m->vm_moref && i < m->inv.n_vms; i++)
 		if (strcmp(m->inv.vms[i].moref, m->vm_moref) == 0)
 			m->vm = &m->inv.vms[i];
+	if (m->vm_moref && !m->vm)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "VM %s is gone from the inventory", m->a->vm);
 	if (!m->vm && !(m->vm = na_find_vm(&m->inv, m->a->vm, err)))
 		return VS_ERR_NOT_FOUND;
 	if (!(m->target = na_find_datastore(&m->inv, m->a->datastore, err)))
@@ -285,7 +287,9 @@ static int migrate_one(vs_client *c, const na_migrate_args *a, bool json, json_t
 {
 	migration m = {.c = c, .a = a, .json = json};
 	vs_error err = {0};
-	int rc = resolve(&m, &err);
+	int rc = a->vm_moref && !(m.vm_moref = strdup(a->vm_moref))
+	                 ? vs_fail(&err, VS_ERR_NOMEM, "out of memory")
+	                 : resolve(&m, &err);
 	if (rc == VS_OK)
 		rc = migrate(&m, &err);
 	int code = rc == VS_OK ? na_verify_exit(&m.checks)
@@ -327,13 +331,30 @@ int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
+	return strcmp((*(const vs_vm *const *)a)->name, (*(const vs_vm *const *)b)->name);
 }
 
-/* The VMs to move, by name: --vm as given (each resolved, near matches
- * named), or every VM with files on --from-datastore.  Every VM's host must
+static bool has_datastore(const vs_vm *vm, const char *moref)
+{
+	for (size_t d = 0; d < vm->n_datastores; d++)
+		if (strcmp(vm->datastores[d], moref) == 0)
+			return true;
+	return false;
+}
+
+/* Adds vm unless it is in the list already (named twice). */
+static void add_once(const vs_vm **vms, size_t *n, const vs_vm *vm)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (vms[i] == vm)
+			return;
+	vms[(*n)++] = vm;
+}
+
+/* The VMs to move: --vm as given (each resolved, near matches named), or
+ * every VM with files on --from-datastore, by name.  Every VM's host must
  * mount the target: all checked before anything moves. */
-static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const char ***names, size_t *n,
+static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm ***vms, size_t *n,
                      vs_error *err)
 {
 	*n = 0;
@@ -341,29 +362,24 @@ static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const char *
 	const vs_datastore *from = target && a->from ? na_find_datastore(inv, a->from, err) : NULL;
 	if (!target || (a->from && !from))
 		return VS_ERR_NOT_FOUND;
-	*names = calloc(inv->n_vms + a->n_vms + 1, sizeof(char *));
-	if (!*names)
+	*vms = calloc(inv->n_vms + a->n_vms + 1, sizeof(vs_vm *));
+	if (!*vms)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; i < a->n_vms; i++) {
 		const vs_vm *vm = na_find_vm(inv, a->vms[i], err);
 		if (!vm)
 			return VS_ERR_NOT_FOUND;
-		(*names)[(*n)++] = vm->name;
+		add_once(*vms, n, vm);
 	}
 	for (size_t i = 0; from && i < inv->n_vms; i++)
-		for (size_t d = 0; d < inv->vms[i].n_datastores; d++)
-			if (strcmp(inv->vms[i].datastores[d], from->moref) == 0) {
-				(*names)[(*n)++] = inv->vms[i].name;
-				break;
-			}
+		if (has_datastore(&inv->vms[i], from->moref))
+			(*vms)[(*n)++] = &inv->vms[i];
 	if (from)
-		qsort(*names, *n, sizeof(char *), by_name);
-	for (size_t i = 0; i < *n; i++) {
-		const vs_vm *vm = na_find_vm(inv, (*names)[i], err);
-		if (vm && !na_mounted_on(target, vm->host))
+		qsort(*vms, *n, sizeof(vs_vm *), by_name);
+	for (size_t i = 0; i < *n; i++)
+		if (!na_mounted_on(target, (*vms)[i]->host))
 			return vs_fail(err, VS_ERR_USAGE, "datastore '%s' is not mounted on host '%s', where %s runs",
-			               target->name, na_host_name(inv, vm->host), vm->name);
-	}
+			               target->name, na_host_name(inv, (*vms)[i]->host), (*vms)[i]->name);
 	return VS_OK;
 }
 
@@ -384,72 +400,100 @@ static const char *outcome(int code, const json_t *record, char *buf, size_t siz
 	return buf;
 }
 
-static void print_summary(const migrate_cmd *a, const char **names, size_t n, const int *codes,
-                          json_t *records, size_t tried)
+/* A run over several VMs. */
+typedef struct batch {
+	const vs_vm **vms;   /* into the inventory read before the first move */
+	size_t n, tried;
+	int *codes;          /* exit code of each VM tried */
+	json_t *records;     /* the record of each VM tried */
+	const char *stopped; /* why the rest were not tried, or NULL */
+} batch;
+
+static void print_summary(const migrate_cmd *a, const batch *b)
 {
 	static const char *const headers[] = {"VM", "RESULT"};
 	na_table *t = na_table_new(2, headers);
-	size_t moved = 0;
-	for (size_t i = 0; t && i < n; i++) {
+	size_t there = 0;
+	for (size_t i = 0; t && i < b->n; i++) {
 		char buf[160];
-		const char *what = i < tried ? outcome(codes[i], json_array_get(records, i), buf, sizeof(buf))
-		                             : "not tried";
-		moved += i < tried && codes[i] == NA_EXIT_OK;
-		const char *row[] = {names[i], what};
+		json_t *record = i < b->tried ? json_array_get(b->records, i) : NULL;
+		const char *what = record ? outcome(b->codes[i], record, buf, sizeof(buf)) : "not tried";
+		there += json_is_true(json_object_get(record, "moved"));
+		const char *row[] = {b->vms[i]->name, what};
 		na_table_add(t, row);
 	}
-	printf("\n%zu of %zu VMs now on %s:\n", moved, n, a->one.datastore);
+	if (b->stopped)
+		printf("\nStopped: %s.\n", b->stopped);
+	printf("\n%zu of %zu VMs now on %s:\n", there, b->n, a->one.datastore);
 	if (t)
 		na_table_print(t, stdout);
 	na_table_free(&t);
+}
+
+static void print_json(const migrate_cmd *a, batch *b)
+{
+	json_t *not_tried = json_array();
+	for (size_t i = b->tried; i < b->n; i++)
+		json_array_append_new(not_tried, json_string(b->vms[i]->name));
+	na_json_print(json_pack("{s:s, s:O, s:o, s:s?}", "datastore", a->one.datastore, "vms",
+	                        b->records, "not_tried", not_tried, "stopped", b->stopped));
+}
+
+/* Moves b's VMs one after the other; returns the exit code. */
+static int move_all(vs_client *c, migrate_cmd *a, batch *b, bool json)
+{
+	int code = NA_EXIT_OK;
+	/* Ctrl-C lets the running Storage vMotion finish and starts no other. */
+	na_interrupts saved;
+	na_interrupts_catch(&saved);
+	for (; b->tried < b->n && !b->stopped; b->tried++) {
+		const vs_vm *vm = b->vms[b->tried];
+		if (!json)
+			printf("%s[%zu/%zu] %s\n", b->tried ? "\n" : "", b->tried + 1, b->n, vm->name);
+		a->one.vm = vm->name;
+		a->one.vm_moref = vm->moref;
+		json_t *record = NULL;
+		int one = b->codes[b->tried] = migrate_one(c, &a->one, json, &record);
+		json_array_append_new(b->records, record);
+		if (one != NA_EXIT_OK && (code == NA_EXIT_OK || one == NA_EXIT_FINDING))
+			code = one;
+		bool more = b->tried + 1 < b->n;
+		if (more && one == NA_EXIT_FINDING)
+			b->stopped = "the extent-size mismatch showed; more moves there would repeat it";
+		else if (more && one != NA_EXIT_OK && !a->keep_going)
+			b->stopped = "a move failed (--keep-going carries on after a failure)";
+		else if (more && na_stop_requested)
+			b->stopped = "interrupted";
+	}
+	na_interrupts_release(&saved);
+	if (na_stop_requested && b->tried < b->n) {
+		na_error("interrupted: %zu of %zu VMs not tried", b->n - b->tried, b->n);
+		if (code == NA_EXIT_OK)
+			code = NA_EXIT_FAIL;
+	}
+	return code;
 }
 
 static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 {
 	na_inventory inv = {0};
 	vs_error err = {0};
-	const char **names = NULL;
-	size_t n = 0, tried = 0;
+	batch b = {.records = json_array()};
 	int rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
-		rc = batch_vms(&inv, a, &names, &n, &err);
-	int *codes = rc == VS_OK ? calloc(n + 1, sizeof(int)) : NULL;
-	json_t *records = json_array();
-	int code = rc != VS_OK ? na_report(&err) : codes ? NA_EXIT_OK : NA_EXIT_FAIL;
-	if (code == NA_EXIT_OK && n == 0 && !json)
+		rc = batch_vms(&inv, a, &b.vms, &b.n, &err);
+	if (rc == VS_OK && !(b.codes = calloc(b.n + 1, sizeof(int))))
+		rc = vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	int code = rc != VS_OK ? na_report(&err) : move_all(c, a, &b, json);
+	if (rc == VS_OK && b.n == 0 && !json)
 		printf("No VM has files on datastore %s.\n", a->from);
-	/* Ctrl-C lets the running Storage vMotion finish and starts no other. */
-	na_interrupts saved;
-	na_interrupts_catch(&saved);
-	for (; code != NA_EXIT_FINDING && codes && tried < n && !na_stop_requested; tried++) {
-		if (tried > 0 && codes[tried - 1] != NA_EXIT_OK && !a->keep_going)
-			break;
-		if (!json)
-			printf("%s[%zu/%zu] %s\n", tried ? "\n" : "", tried + 1, n, names[tried]);
-		a->one.vm = names[tried];
-		json_t *record = NULL;
-		codes[tried] = migrate_one(c, &a->one, json, &record);
-		json_array_append_new(records, record);
-		if (codes[tried] != NA_EXIT_OK && (code == NA_EXIT_OK || codes[tried] == NA_EXIT_FINDING))
-			code = codes[tried];
-	}
-	na_interrupts_release(&saved);
-	if (code == NA_EXIT_FINDING && tried < n && !json)
-		printf("\nStopping: the extent-size mismatch showed on %s; more moves there would repeat it.\n",
-		       a->one.datastore);
-	if (na_stop_requested && tried < n) {
-		na_error("interrupted: %zu of %zu VMs not tried", n - tried, n);
-		if (code == NA_EXIT_OK)
-			code = NA_EXIT_FAIL;
-	}
-	if (json)
-		na_json_print(json_pack("{s:s, s:o}", "datastore", a->one.datastore, "vms", records));
-	else if (codes && n)
-		print_summary(a, names, n, codes, records, tried);
-	if (!json)
-		json_decref(records);
-	free(codes);
-	free(names);
+	if (rc == VS_OK && json)
+		print_json(a, &b);
+	else if (rc == VS_OK && b.n)
+		print_summary(a, &b);
+	json_decref(b.records);
+	free(b.codes);
+	free(b.vms);
 	na_inventory_free(&inv);
 	return code;
 }

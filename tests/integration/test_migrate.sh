@@ -81,7 +81,7 @@ lab_start -nfs41-bug always
 mount41
 run 3 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k
 assert_contains "$OUT" "[1/3] Bjørn test"
-assert_contains "$OUT" "Stopping: the extent-size mismatch showed on truenas-vmware16k"
+assert_contains "$OUT" "Stopped: the extent-size mismatch showed; more moves there would repeat it."
 assert_contains "$OUT" "0 of 3 VMs now on truenas-vmware16k:"
 assert_contains "$OUT" "Bjørn test  not moved: NFS 4.1 extent-size mismatch"
 assert_contains "$OUT" "fiotest     not tried"
@@ -102,11 +102,14 @@ lab_stop
 lab_start
 "$NFSAGENT" mount --host DC0_H0 --name ro --server 10.0.0.5 --path /mnt/tank/vmware16k --nfs 3 \
 	--read-only > /dev/null
-run 1 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore ro
+run 1 "$NFSAGENT" migrate --vm fiotest --vm fiotest --vm db01 --datastore ro
+assert_contains "$OUT" "[1/2] fiotest"
+assert_contains "$OUT" "Stopped: a move failed (--keep-going carries on after a failure)."
 assert_contains "$OUT" "fiotest  not moved: DatastoreNotWritableOnHost"
 assert_contains "$OUT" "db01     not tried"
 assert_eq "$(calls RelocateVM_Task)" 1 "relocations without --keep-going"
 run 1 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore ro --keep-going --json
+assert_eq "$(jq -r '.not_tried | length' <<< "$OUT")" 0 "VMs not tried with --keep-going"
 assert_eq "$(jq -r '[.vms[] | .error.fault] | join(",")' <<< "$OUT")" \
 	DatastoreNotWritableOnHost,DatastoreNotWritableOnHost "faults with --keep-going"
 assert_eq "$(calls RelocateVM_Task)" 3 "relocations with --keep-going"
