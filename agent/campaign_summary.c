@@ -8,10 +8,16 @@
 
 #include "campaign.h"
 
+enum { MAX_TYPES = 4 };
+
 typedef struct target_tally {
-	size_t ok, failed, by_type[2];  /* ok results over NFS 3, over NFS 4.1 */
+	size_t ok, failed;
+	struct {
+		char *type;                  /* datastore type: "NFS", "NFS41", "VMFS", ... */
+		size_t n;                    /* ok results over it */
+	} types[MAX_TYPES];
 	bool bug_on_move;                /* a Storage vMotion there hit the extent-size bug */
-	int *fallback_reps;              /* repetitions over the other protocol, ascending */
+	int *fallback_reps;              /* repetitions NFS 4.1 asked, NFS 3 ran; ascending */
 	size_t n_fallback_reps;
 } target_tally;
 
@@ -20,12 +26,35 @@ typedef struct summary {
 	target_tally t[NA_MAX_TARGETS];
 } summary;
 
-/* "NFS" or "NFS41" as the target asked, or NULL (an existing datastore). */
-static const char *asked_type(const na_target *t)
+/* The target mounts its export as NFS 4.1 (not an existing datastore). */
+static bool asks_nfs41(const na_target *t)
 {
-	if (!t->servers || !t->nfs)
-		return NULL;
-	return strcmp(t->nfs, "3") == 0 ? "NFS" : "NFS41";
+	return t->servers && t->nfs && strcmp(t->nfs, "4.1") == 0;
+}
+
+static void count_type(target_tally *t, const char *type)
+{
+	for (size_t i = 0; i < MAX_TYPES; i++) {
+		if (!t->types[i].type && !(t->types[i].type = strdup(type)))
+			return;
+		if (strcmp(t->types[i].type, type) == 0) {
+			t->types[i].n++;
+			return;
+		}
+	}
+}
+
+static void note_fallback(target_tally *t, int repetition)
+{
+	size_t n = t->n_fallback_reps;
+	if (n && t->fallback_reps[n - 1] == repetition)
+		return;
+	int *grown = realloc(t->fallback_reps, (n + 1) * sizeof(int));
+	if (grown) {
+		grown[n] = repetition;
+		t->fallback_reps = grown;
+		t->n_fallback_reps++;
+	}
 }
 
 static int tally(const na_result *r, void *ud, vs_error *err)
@@ -38,20 +67,11 @@ static int tally(const na_result *r, void *ud, vs_error *err)
 		target_tally *t = &s->t[i];
 		bool ok = r->status && strcmp(r->status, "ok") == 0;
 		ok ? t->ok++ : t->failed++;
-		bool nfs41 = r->datastore_type && strcmp(r->datastore_type, "NFS41") == 0;
 		if (ok && r->datastore_type)
-			t->by_type[nfs41]++;
-		const char *asked = asked_type(&s->c->targets[i]);
-		bool fell_back = ok && asked && r->datastore_type && strcmp(asked, r->datastore_type) != 0;
-		size_t n = t->n_fallback_reps;
-		if (fell_back && (!n || t->fallback_reps[n - 1] != r->repetition)) {
-			int *grown = realloc(t->fallback_reps, (n + 1) * sizeof(int));
-			if (grown) {
-				grown[n] = r->repetition;
-				t->fallback_reps = grown;
-				t->n_fallback_reps++;
-			}
-		}
+			count_type(t, r->datastore_type);
+		if (ok && asks_nfs41(&s->c->targets[i]) && r->datastore_type &&
+		    strcmp(r->datastore_type, "NFS") == 0)
+			note_fallback(t, r->repetition);
 	}
 	return VS_OK;
 }
@@ -67,6 +87,28 @@ static int note_finding(const na_finding *f, void *ud, vs_error *err)
 	return VS_OK;
 }
 
+static size_t over(const target_tally *t, const char *type)
+{
+	for (size_t i = 0; i < MAX_TYPES && t->types[i].type; i++)
+		if (strcmp(t->types[i].type, type) == 0)
+			return t->types[i].n;
+	return 0;
+}
+
+/* ", over NFS 3 (4) and NFS 4.1 (2)" or ", over NFS 3". */
+static void print_types(const target_tally *t)
+{
+	size_t n = 0;
+	while (n < MAX_TYPES && t->types[n].type)
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		printf("%s%s", i == 0 ? ", over " : i + 1 == n ? " and " : ", ",
+		       na_nfs_label(t->types[i].type));
+		if (n > 1)
+			printf(" (%zu)", t->types[i].n);
+	}
+}
+
 static void print_target(const na_target *target, const target_tally *t, int width)
 {
 	printf("  %-*s  ", width, target->name);
@@ -77,21 +119,16 @@ static void print_target(const na_target *target, const target_tally *t, int wid
 	printf("%zu ok", t->ok);
 	if (t->failed)
 		printf(", %zu failed", t->failed);
-	if (t->by_type[0] && t->by_type[1])
-		printf(", over NFS 3 (%zu) and NFS 4.1 (%zu)", t->by_type[0], t->by_type[1]);
-	else if (t->by_type[0] || t->by_type[1])
-		printf(", over %s", t->by_type[1] ? "NFS 4.1" : "NFS 3");
-	const char *asked = asked_type(target);
-	bool none_as_asked = asked && !t->by_type[strcmp(asked, "NFS41") == 0];
-	if (t->n_fallback_reps && none_as_asked) {
+	print_types(t);
+	if (t->n_fallback_reps && !over(t, "NFS41")) {
 		printf(": all fell back to NFS 3 (the extent-size bug), so this target tells nothing "
 		       "about NFS 4.1");
 	} else if (t->n_fallback_reps) {
 		printf(": repetition%s", t->n_fallback_reps > 1 ? "s" : "");
 		for (size_t i = 0; i < t->n_fallback_reps; i++)
 			printf("%s%d", i ? ", " : " ", t->fallback_reps[i]);
-		printf(" fell back to NFS 3 (the extent-size bug); add protocol=%s to compare only "
-		       "what ran as asked", asked);
+		printf(" fell back to NFS 3 (the extent-size bug); add protocol=NFS41 to compare only "
+		       "what ran as asked");
 	}
 	printf("\n");
 }
@@ -106,9 +143,13 @@ static void print_all(const summary *s, const char *run_id)
 	printf("Results of run %s:\n", run_id);
 	for (size_t i = 0; i < c->n_targets; i++)
 		print_target(&c->targets[i], &s->t[i], width);
-	if (c->n_targets >= 2)
+	const char *with[2] = {NULL, NULL};  /* the first two targets with results */
+	for (size_t i = 0, n = 0; i < c->n_targets && n < 2; i++)
+		if (s->t[i].ok)
+			with[n++] = c->targets[i].name;
+	if (with[1])
 		printf("Compare: nfsagent compare --a campaign=%s,target=%s --b campaign=%s,target=%s\n",
-		       run_id, c->targets[0].name, run_id, c->targets[1].name);
+		       run_id, with[0], run_id, with[1]);
 }
 
 void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id)
@@ -125,6 +166,9 @@ void na_campaign_print_summary(na_store *store, const na_campaign *c, const char
 		print_all(&s, run_id);
 	else
 		na_report(&err);
-	for (size_t i = 0; i < c->n_targets; i++)
+	for (size_t i = 0; i < c->n_targets; i++) {
 		free(s.t[i].fallback_reps);
+		for (size_t k = 0; k < MAX_TYPES; k++)
+			free(s.t[i].types[k].type);
+	}
 }
