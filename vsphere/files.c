@@ -106,8 +106,13 @@ static int inventory_path(vs_client *c, char **path, const char *parent, vs_erro
 	while (rc == VS_OK && folder && strcmp(folder, c->sc.root_folder) != 0) {
 		folder_step f = {0};
 		rc = vs_props_one(c, "Folder", folder, paths, read_folder, &f, err);
+		/* A folder we may not read, or one deleted meanwhile: a path without
+		 * it would name another datacenter or none. */
+		if (rc == VS_OK && (!f.name || !f.parent))
+			rc = vs_fail(err, VS_ERR_PROTOCOL, "cannot read folder %s above datacenter %s", folder,
+			             *path);
 		vs_buf full = {0};
-		if (rc == VS_OK && f.name) {
+		if (rc == VS_OK) {
 			vs_buf_addf(&full, "%s/%s", f.name, *path);
 			rc = full.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : VS_OK;
 		}

@@ -39,8 +39,15 @@ void vs_buf_free(vs_buf *b);
 /* ---- xml.c: reading replies ------------------------------------------ */
 
 /* Keeps libxml2 from printing to stderr what a bad reply makes it say (an
- * encoding error bypasses XML_PARSE_NOERROR): the caller reports one line. */
-void vs_xml_quiet(void);
+ * encoding error bypasses XML_PARSE_NOERROR): the caller reports one line.
+ * The handler is libxml2's (per thread): vs_xml_restore gives back the
+ * embedding program's. */
+typedef struct vs_xml_errors {
+	xmlGenericErrorFunc func;
+	void *ctx;
+} vs_xml_errors;
+void vs_xml_quiet(vs_xml_errors *saved);
+void vs_xml_restore(const vs_xml_errors *saved);
 
 /* First element child of parent with that local name (any namespace). */
 xmlNode *vs_xml_child(const xmlNode *parent, const char *name);

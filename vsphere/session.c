@@ -23,9 +23,11 @@ static char *fetch_service_version(vs_client *c, vs_error *err, int *rc)
 	if (*rc == VS_ERR_HTTP)
 		*rc = VS_OK;  /* an oversized file is no reason to give up: use about.apiVersion */
 	if (*rc == VS_OK && status == 200 && body.data) {
-		vs_xml_quiet();
+		vs_xml_errors quiet;
+		vs_xml_quiet(&quiet);
 		xmlDoc *doc = xmlReadMemory(body.data, (int)body.len, "versions.xml", NULL,
 		                            XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+		vs_xml_restore(&quiet);
 		xmlNode *root = doc ? xmlDocGetRootElement(doc) : NULL;
 		for (xmlNode *ns = vs_xml_child(root, "namespace"); ns && !version; ns = vs_xml_next(ns)) {
 			char *name = vs_xml_path_text(ns, "name");

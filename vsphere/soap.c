@@ -129,6 +129,7 @@ typedef struct soap_parser {
 	bool started;
 	vs_buf other;       /* start of a body that is not a SOAP reply, for messages */
 	vs_buf *trace;      /* whole body, only when tracing */
+	vs_xml_errors quiet;
 } soap_parser;
 
 static void on_end_element(void *ctx, const xmlChar *localname, const xmlChar *prefix,
@@ -164,7 +165,6 @@ static void on_end_element(void *ctx, const xmlChar *localname, const xmlChar *p
 static int parser_init(soap_parser *p, const vs_stream *stream, vs_error *err)
 {
 	*p = (soap_parser){.stream = stream, .err = err};
-	vs_xml_quiet();
 	xmlSAXHandler sax;
 	memset(&sax, 0, sizeof(sax));
 	xmlSAXVersion(&sax, 2);
@@ -173,6 +173,7 @@ static int parser_init(soap_parser *p, const vs_stream *stream, vs_error *err)
 	if (!p->ctxt)
 		return vs_fail(err, VS_ERR_NOMEM, "cannot create XML parser");
 	p->ctxt->_private = p;
+	vs_xml_quiet(&p->quiet);  /* until parser_free: chunks are parsed as they arrive */
 	xmlCtxtUseOptions(p->ctxt, XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	return VS_OK;
 }
@@ -197,6 +198,7 @@ static void parser_free(soap_parser *p)
 	if (p->ctxt) {
 		xmlFreeDoc(p->ctxt->myDoc);
 		xmlFreeParserCtxt(p->ctxt);
+		vs_xml_restore(&p->quiet);
 	}
 	vs_buf_free(&p->other);
 	p->ctxt = NULL;

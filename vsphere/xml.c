@@ -10,9 +10,16 @@ static void ignore_xml_error(void *ctx, const char *msg, ...)
 	(void)ctx, (void)msg;
 }
 
-void vs_xml_quiet(void)
+void vs_xml_quiet(vs_xml_errors *saved)
 {
+	saved->func = xmlGenericError;
+	saved->ctx = xmlGenericErrorContext;
 	xmlSetGenericErrorFunc(NULL, ignore_xml_error);
+}
+
+void vs_xml_restore(const vs_xml_errors *saved)
+{
+	xmlSetGenericErrorFunc(saved->ctx, saved->func);
 }
 
 bool vs_xml_is(const xmlNode *node, const char *name)

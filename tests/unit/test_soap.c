@@ -282,6 +282,31 @@ static void bad_encoding_says_nothing_on_stderr(void **state)
 	vs_reply_free(&r);
 }
 
+static int xml_errors_seen;
+
+static void count_xml_error(void *ctx, const char *msg, ...)
+{
+	(void)ctx, (void)msg;
+	xml_errors_seen++;
+}
+
+/* Silencing libxml2 lasts the parse only: a program embedding the library
+ * keeps its own handler. */
+static void embedding_program_keeps_its_xml_error_handler(void **state)
+{
+	(void)state;
+	static const char body[] =
+		"<?xml version=\"1.0\" encoding=\"EUC-JP\"?><a>\xdd\x6e\x76\x61</a>";
+	xmlSetGenericErrorFunc(NULL, count_xml_error);
+	vs_reply r = {0};
+	vs_error err = {0};
+	assert_int_not_equal(vs_soap_parse(body, sizeof(body) - 1, 200, "RetrievePropertiesEx",
+	                                   VS_RET_OPTIONAL, NULL, &r, &err), VS_OK);
+	assert_int_equal(xml_errors_seen, 0);
+	assert_ptr_equal(xmlGenericError, count_xml_error);
+	xmlSetGenericErrorFunc(NULL, NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +322,7 @@ int main(void)
 		cmocka_unit_test(xsi_type_resolved_by_namespace),
 		cmocka_unit_test(redaction_hides_passwords_and_session_keys),
 		cmocka_unit_test(bad_encoding_says_nothing_on_stderr),
+		cmocka_unit_test(embedding_program_keeps_its_xml_error_handler),
 	};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	xmlCleanupParser();
