@@ -11,12 +11,13 @@
 
 static const char usage[] =
 	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS [--on-extent-bug POLICY]\n"
-	"                        [--allow-power-off] [--keep-going] [OPTIONS]\n"
+	"                        [--allow-power-off] [--keep-going] [--dry-run] [OPTIONS]\n"
 	"       nfsagent migrate --from-datastore OLD --datastore DS [...]\n"
 	"Storage-vMotions VM (configuration and every disk) to DS, then verifies every\n"
 	"disk. Several VMs, or every VM with files on OLD (by name), move one at a time;\n"
 	"the first failure stops the rest unless --keep-going, and the extent-size bug\n"
-	"always stops them. A summary says where each VM is.\n"
+	"always stops them. A summary says where each VM is. --dry-run checks every name\n"
+	"and host and lists what would move, changing nothing.\n"
 	"When a move fails it says why; on the NFS 4.1 extent-size bug POLICY is\n"
 	"  fail      stop (default; exit 3)\n"
 	"  nfs3      remount DS as NFS 3 on the hosts that mount it (only if no VM lives\n"
@@ -28,7 +29,7 @@ static const char usage[] =
 
 enum {
 	OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB,
-	OPT_FROM, OPT_KEEP_GOING
+	OPT_FROM, OPT_KEEP_GOING, OPT_DRY_RUN
 };
 
 typedef struct migrate_cmd {
@@ -36,7 +37,7 @@ typedef struct migrate_cmd {
 	const char **vms;     /* --vm, as given */
 	size_t n_vms;
 	const char *from;     /* --from-datastore */
-	bool keep_going;
+	bool keep_going, dry_run;
 } migrate_cmd;
 
 
@@ -75,6 +76,7 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DB: a->one.db = arg; return 1;
 	case OPT_FROM: a->from = arg; return 1;
 	case OPT_KEEP_GOING: a->keep_going = true; return 1;
+	case OPT_DRY_RUN: a->dry_run = true; return 1;
 	default: return 0;
 	}
 }
@@ -474,23 +476,49 @@ static int move_all(vs_client *c, migrate_cmd *a, batch *b, bool json)
 	return code;
 }
 
+/* What would move, after every check; nothing changes. */
+static int print_plan(const migrate_cmd *a, const batch *b, bool json)
+{
+	json_t *vms = json_array();
+	if (!json)
+		printf("Would move %zu VM%s to %s, one at a time:\n", b->n, b->n == 1 ? "" : "s",
+		       a->one.datastore);
+	for (size_t i = 0; i < b->n; i++) {
+		json_array_append_new(vms, json_string(b->vms[i]->name));
+		if (!json)
+			printf("  %s\n", b->vms[i]->name);
+	}
+	if (json)
+		na_json_print(json_pack("{s:s, s:o}", "datastore", a->one.datastore, "would_move", vms));
+	else
+		json_decref(vms);
+	return NA_EXIT_OK;
+}
+
 static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 {
 	na_inventory inv = {0};
 	vs_error err = {0};
 	batch b = {.records = json_array()};
+	int code = NA_EXIT_OK;
 	int rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
 		rc = batch_vms(&inv, a, &b.vms, &b.n, &err);
 	if (rc == VS_OK && !(b.codes = calloc(b.n + 1, sizeof(int))))
 		rc = vs_fail(&err, VS_ERR_NOMEM, "out of memory");
-	int code = rc != VS_OK ? na_report(&err) : move_all(c, a, &b, json);
-	if (rc == VS_OK && b.n == 0 && !json)
+	if (rc != VS_OK) {
+		code = na_report(&err);
+	} else if (b.n == 0 && !json) {
 		printf("No VM has files on datastore %s.\n", a->from);
-	if (rc == VS_OK && json)
-		print_json(a, &b);
-	else if (rc == VS_OK && b.n)
-		print_summary(a, &b);
+	} else if (a->dry_run) {
+		code = print_plan(a, &b, json);
+	} else {
+		code = move_all(c, a, &b, json);
+		if (json)
+			print_json(a, &b);
+		else
+			print_summary(a, &b);
+	}
 	json_decref(b.records);
 	free(b.codes);
 	free(b.vms);
@@ -538,6 +566,7 @@ int cmd_migrate(int argc, char **argv)
 		{"db", required_argument, NULL, OPT_DB},
 		{"from-datastore", required_argument, NULL, OPT_FROM},
 		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
+		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{0},
 	};
 	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};

@@ -79,6 +79,9 @@ lab_stop
 # Several VMs move one at a time; the extent-size bug stops the rest.
 lab_start -nfs41-bug always
 mount41
+run 0 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k --dry-run
+assert_eq "$OUT" "$(printf 'Would move 3 VMs to truenas-vmware16k, one at a time:\n  Bjørn test\n  db01\n  fiotest')" "plan"
+assert_eq "$(calls RelocateVM_Task)" 0 "relocations in a dry run"
 run 3 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k
 assert_contains "$OUT" "[1/3] Bjørn test"
 assert_contains "$OUT" "Stopped: the extent-size mismatch showed; more moves there would repeat it."
