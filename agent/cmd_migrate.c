@@ -10,8 +10,9 @@
 #include "findings.h"
 
 static const char usage[] =
-	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS [--on-extent-bug POLICY]\n"
-	"                        [--allow-power-off] [--keep-going] [--dry-run] [OPTIONS]\n"
+	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS\n"
+	"                        [--on-extent-bug POLICY] [--allow-power-off]\n"
+	"                        [--keep-going] [--dry-run] [OPTIONS]\n"
 	"       nfsagent migrate --from-datastore OLD --datastore DS [...]\n"
 	"Storage-vMotions VM (configuration and every disk) to DS, then verifies every\n"
 	"disk. Several VMs, or every VM with files on OLD (by name), move one at a time;\n"
