@@ -63,7 +63,8 @@ enum {
 	"Connection (flags override NFSAGENT_* environment, which overrides GOVC_*):\n"          \
 	"  --url URL             vCenter or ESXi, e.g. vc.example.com or https://vc/sdk\n"      \
 	"  --username USER\n"                                                                   \
-	"  --password-file FILE  read the password from FILE (else NFSAGENT_PASSWORD or a prompt)\n" \
+	"  --password-file FILE  read the password from FILE (else NFSAGENT_PASSWORD\n"         \
+	"                        or a prompt)\n"                                                \
 	"  --thumbprint SHA256:..  accept exactly this server certificate\n"                    \
 	"  --cacert FILE         trust the CAs in FILE\n"                                       \
 	"  --insecure            do not verify the certificate (not recommended)\n"             \

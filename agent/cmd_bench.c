@@ -9,18 +9,20 @@
 
 static const char usage[] =
 	"Usage: nfsagent bench --vm VM (--profile P ... | --job FILE) [OPTIONS]\n"
-	"Runs fio in VM's guest through VMware Tools (no SSH), records every repetition in\n"
-	"the results database with where it came from, and prints median and spread.\n\n"
+	"Runs fio in VM's guest through VMware Tools (no SSH), records every repetition\n"
+	"in the results database with where it came from, and prints median and spread.\n\n"
 	"  --profile NAME        a built-in profile (nfsagent profiles); repeatable\n"
 	"  --job FILE            a fio job file of your own instead\n"
 	"  --repeat N            repetitions of each profile, interleaved (default 3)\n"
-	"  --label KEY=VALUE     recorded with each result, e.g. recordsize=16K; repeatable\n"
+	"  --label KEY=VALUE     recorded with each result, e.g. recordsize=16K;\n"
+	"                        repeatable\n"
 	"  --size 8G --runtime 60 --ramp 0   fio overrides (seconds)\n"
 	"  --dir /path           where fio writes in the guest (default /var/tmp)\n"
 	"  --datastore DS        the VM's datastore under test (default: its home)\n"
 	"  --guest-user USER     or NFSAGENT_GUEST_USER\n"
 	"  --guest-password-file FILE   or NFSAGENT_GUEST_PASSWORD\n"
-	"  --db FILE             results database (default $XDG_DATA_HOME/nfsagent/results.db)\n\n"
+	"  --db FILE             results database\n"
+	"                        (default $XDG_DATA_HOME/nfsagent/results.db)\n\n"
 	NA_CONNECT_HELP;
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,

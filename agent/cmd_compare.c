@@ -11,13 +11,16 @@
 #include "compare.h"
 
 static const char usage[] =
-	"Usage: nfsagent compare --a SELECTOR --b SELECTOR [--db FILE] [--json | --csv | --markdown]\n"
+	"Usage: nfsagent compare --a SELECTOR --b SELECTOR [--db FILE]\n"
+	"                        [--json | --csv | --markdown]\n"
 	"Compares two groups of recorded results, profile by profile: IOPS, MB/s, average\n"
 	"and p99 latency per direction, as median (min-max, n=runs) of A and of B, the\n"
 	"change from A to B, and whether it is beyond run-to-run noise.\n"
-	"SELECTOR is comma-separated field=value conditions, as results --where takes them\n"
-	"(protocol=NFS41,recordsize=64K or campaign=RUN,target=nfs41); only ok runs count.\n"
-	"Names the factors (protocol, ESXi build, host, labels, ...) in which A and B differ.\n";
+	"SELECTOR is comma-separated field=value conditions, as results --where takes\n"
+	"them (protocol=NFS41,recordsize=64K or campaign=RUN,target=nfs41); only ok\n"
+	"runs count.\n"
+	"Names the factors (protocol, ESXi build, host, labels, ...) in which A and B\n"
+	"differ.\n";
 
 enum { OPT_A = NA_OPT_FIRST_COMMAND_OPTION, OPT_B, OPT_DB, OPT_CSV, OPT_MARKDOWN };
 static const int by_profile[] = {NA_F_PROFILE};

@@ -11,7 +11,8 @@ static const char usage[] =
 	"Lists hosts (ESXi version and build), datastores (type, NFS server and export,\n"
 	"capacity, free space, hosts that mount it) or VMs (power state, host,\n"
 	"datastores, VMware Tools).\n\n" NA_CONNECT_HELP
-	"  --page-size N         objects per page of the property collector (default: server's)\n";
+	"  --page-size N         objects per page of the property collector\n"
+	"                        (default: server's)\n";
 
 typedef enum col_kind { COL_TEXT, COL_BYTES, COL_HOST, COL_HOSTS, COL_DATASTORES } col_kind;
 

@@ -15,20 +15,25 @@
 #include "compare.h"
 
 static const char usage[] =
-	"Usage: nfsagent regress --baseline SELECTOR [--candidate SELECTOR] [--max-drop METRIC=PCT]\n"
-	"                        [--max-rise METRIC=PCT] [--db FILE] [--junit FILE] [--json]\n"
+	"Usage: nfsagent regress --baseline SELECTOR [--candidate SELECTOR]\n"
+	"                        [--max-drop METRIC=PCT] [--max-rise METRIC=PCT]\n"
+	"                        [--db FILE] [--junit FILE] [--json]\n"
 	"Compares candidate results with baseline results of the same datastore, protocol\n"
-	"and profile. SELECTOR is comma-separated field=value conditions (esxi_build=24022510,\n"
-	"campaign=RUN); only ok runs count. Without --candidate the candidate is the newest\n"
-	"results: the runs on the ESXi build of the newest ok run that is not in the baseline.\n"
-	"  --max-drop iops=10%   highest tolerated drop of iops or mbps (default iops=10%)\n"
-	"  --max-rise p99=20%    highest tolerated rise of avg or p99 latency (default p99=20%)\n"
+	"and profile. SELECTOR is comma-separated field=value conditions\n"
+	"(esxi_build=24022510, campaign=RUN); only ok runs count. Without --candidate the\n"
+	"candidate is the newest results: the runs on the ESXi build of the newest ok run\n"
+	"that is not in the baseline.\n"
+	"  --max-drop iops=10%   highest tolerated drop of iops or mbps\n"
+	"                        (default iops=10%)\n"
+	"  --max-rise p99=20%    highest tolerated rise of avg or p99 latency\n"
+	"                        (default p99=20%)\n"
 	"                        Both repeat; giving one replaces that option's default.\n"
-	"  --junit FILE          also write JUnit XML, one test case per datastore/profile/metric\n"
-	"A regression is a change past a limit that is also beyond noise; with fewer than 3\n"
-	"runs a side it is \"too few runs to tell\" and not counted. A probe verdict that\n"
-	"newly shows the NFS 4.1 extent-size bug is a regression too. Exit 0 without\n"
-	"regressions, 1 with, 2 on an error or when there is nothing to compare.\n";
+	"  --junit FILE          also write JUnit XML, one test case per\n"
+	"                        datastore/profile/metric\n"
+	"A regression is a change past a limit that is also beyond noise; with fewer than\n"
+	"3 runs a side it is \"too few runs to tell\" and not counted. A probe verdict\n"
+	"that newly shows the NFS 4.1 extent-size bug is a regression too. Exit 0\n"
+	"without regressions, 1 with, 2 on an error or when there is nothing to compare.\n";
 
 enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT };
 enum { MAX_LIMITS = 16 };

@@ -10,13 +10,15 @@
 #include "store.h"
 
 static const char usage[] =
-	"Usage: nfsagent report --html FILE [--where KEY=VALUE ...] [--group-by FIELD ...] [--db FILE]\n"
+	"Usage: nfsagent report --html FILE [--where KEY=VALUE ...]\n"
+	"                       [--group-by FIELD ...] [--db FILE]\n"
 	"Writes one self-contained HTML page (mode 0600, opens offline) comparing the\n"
 	"selected results: each group's provenance, per profile a table and charts of\n"
 	"median IOPS, throughput and latency with their spread, and the probe verdicts\n"
-	"and failed moves. KEY and FIELD are provenance fields (protocol, datastore, host,\n"
-	"esxi_build, vm, profile, ...) or your labels (recordsize). By default results are\n"
-	"grouped by the protocol and the labels that vary, else by datastore.\n";
+	"and failed moves. KEY and FIELD are provenance fields (protocol, datastore,\n"
+	"host, esxi_build, vm, profile, ...) or your labels (recordsize). By default\n"
+	"results are grouped by the protocol and the labels that vary, else by\n"
+	"datastore.\n";
 
 enum { OPT_HTML = NA_OPT_FIRST_COMMAND_OPTION, OPT_WHERE, OPT_GROUP_BY, OPT_DB };
 enum { MAX_WHERE = 32, MAX_GROUP_BY = 8 };

@@ -7,7 +7,8 @@
 #include "store.h"
 
 static const char usage[] =
-	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full] [--db FILE]\n"
+	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full]\n"
+	"                        [--db FILE]\n"
 	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
 	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
 	"(recordsize=16K). --full adds the job file and fio's raw JSON.\n";

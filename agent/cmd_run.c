@@ -8,9 +8,9 @@ static const char usage[] =
 	"Usage: nfsagent run CAMPAIGN.ini [--dry-run] [--resume] [--db FILE] [OPTIONS]\n"
 	"Runs a campaign: preflight and plan (--dry-run stops there and changes nothing),\n"
 	"then per target mount, probe, Storage vMotion of the test VM, verify, and the\n"
-	"profiles x repetitions interleaved across targets; at the end the VM goes home and\n"
-	"what the campaign mounted is unmounted. Ctrl-C stops safely; --resume continues.\n"
-	"See examples/*.ini.\n\n" NA_CONNECT_HELP;
+	"profiles x repetitions interleaved across targets; at the end the VM goes home\n"
+	"and what the campaign mounted is unmounted. Ctrl-C stops safely; --resume\n"
+	"continues. See examples/*.ini.\n\n" NA_CONNECT_HELP;
 
 enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_DB };
 

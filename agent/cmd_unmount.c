@@ -6,7 +6,8 @@
 #include "agent.h"
 
 static const char usage[] =
-	"Usage: nfsagent unmount (--host H | --cluster C | --all-hosts) --name NAME [OPTIONS]\n"
+	"Usage: nfsagent unmount (--host H | --cluster C | --all-hosts) --name NAME\n"
+	"                        [OPTIONS]\n"
 	"Unmounts datastore NAME from the hosts (with --all-hosts: from every host that\n"
 	"mounts it). Refused while any VM has files there; the VMs are listed.\n\n" NA_CONNECT_HELP;
 

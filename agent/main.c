@@ -16,19 +16,19 @@ typedef struct command {
 static int cmd_help(int argc, char **argv);
 
 static const command commands[] = {
-	{"about", cmd_about, "show the server's product, version, build and certificate thumbprint"},
+	{"about", cmd_about, "show the server's product, version, build, certificate thumbprint"},
 	{"ls", cmd_ls, "list hosts, datastores or vms"},
 	{"mount", cmd_mount, "mount an NFS export as an NFS 3 or NFS 4.1 datastore"},
 	{"unmount", cmd_unmount, "unmount an NFS datastore (refused while VMs have files there)"},
-	{"migrate", cmd_migrate, "Storage-vMotion VMs, verify their disks, diagnose and work around the NFS 4.1 bug"},
+	{"migrate", cmd_migrate, "Storage-vMotion VMs, verify disks, work around the NFS 4.1 bug"},
 	{"verify", cmd_verify, "check every disk extent of a VM against its descriptor"},
 	{"probe", cmd_probe, "canary disks on a datastore: does the NFS 4.1 extent-size bug show?"},
-	{"run", cmd_run, "run a campaign file: mount, probe, move, benchmark, compare, clean up"},
+	{"run", cmd_run, "run a campaign file: mount, probe, move, bench, compare, clean up"},
 	{"bench", cmd_bench, "run fio in a VM's guest, repeated, and record every result"},
 	{"results", cmd_results, "list and export recorded results (--where, --json, --csv)"},
 	{"report", cmd_report, "write an HTML report comparing results, with charts and findings"},
-	{"compare", cmd_compare, "compare two groups of results: median, spread, change, noise, confounded factors"},
-	{"regress", cmd_regress, "check a candidate against a baseline: regressions beyond noise and limits, probe verdicts"},
+	{"compare", cmd_compare, "compare two result sets: median, spread, change, noise, confounders"},
+	{"regress", cmd_regress, "check a candidate against a baseline: noise, limits, probe verdicts"},
 	{"profiles", cmd_profiles, "list the built-in fio profiles"},
 	{"help", cmd_help, "show this help, or a command's help"},
 };
