@@ -202,9 +202,13 @@ static int learn_host(vs_client *c, const char *vm, const char *name, vs_error *
 	return rc;
 }
 
-/* Where a transfer URL of the VM's guest goes (malloc'd in *out). */
-static int transfer_url(vs_client *c, const char *vm, const char *url, char **out, vs_error *err)
+/* Where the transfer URL vCenter gave for the guest's path goes (malloc'd
+ * in *out). */
+static int transfer_url(vs_client *c, const char *vm, const char *url, const char *path,
+                        char **out, vs_error *err)
 {
+	if (!url)
+		return vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
 	char *unknown = NULL;
 	int rc = vs_transport_transfer_url(c->transport, url, out, &unknown, err);
 	if (rc == VS_OK && unknown) {
@@ -235,8 +239,7 @@ int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 	char *full = NULL;
 	long status = 0;
 	if (rc == VS_OK)
-		rc = url ? transfer_url(c, vm, url, &full, err)
-		         : vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
+		rc = transfer_url(c, vm, url, path, &full, err);
 	if (rc == VS_OK)
 		rc = vs_transport_put(c->transport, full, data, len, c->opts.call_timeout_s * 1000L,
 		                      &status, err);
@@ -265,8 +268,7 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 	char *full = NULL;
 	long status = 0;
 	if (rc == VS_OK)
-		rc = url ? transfer_url(c, vm, url, &full, err)
-		         : vs_fail(err, VS_ERR_PROTOCOL, "the guest gave no transfer URL for %s", path);
+		rc = transfer_url(c, vm, url, path, &full, err);
 	if (rc == VS_OK)
 		rc = vs_transport_get(c->transport, full, NULL, max_bytes, c->opts.call_timeout_s * 1000L,
 		                      &body, &status, err);
