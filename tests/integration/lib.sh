@@ -115,6 +115,25 @@ assert_ge() {
 	[ "$1" -ge "$2" ] || fail "${3:-value} is $1, expected at least $2"
 }
 
+# interrupt_when_called METHOD cmd...: runs cmd in the background (stdout in
+# $OUT, stderr in $ERR afterwards), presses Ctrl-C once the lab has been
+# called with METHOD, and keeps cmd's exit status in $RC.
+interrupt_when_called() {
+	local method=$1 pid i
+	shift
+	"$@" > "$WORK/out" 2> "$WORK/err" &
+	pid=$!
+	for i in $(seq 1 600); do
+		[ "$(calls "$method")" -ge 1 ] && break
+		sleep 0.1
+	done
+	kill -INT "$pid"
+	RC=0
+	wait "$pid" || RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+}
+
 # Whether a fio of this test's lab still runs: other tests may run fio at the
 # same time (ctest -j), so look only at processes working inside $WORK.
 fio_left() {

@@ -96,15 +96,10 @@ interrupt_when() {  # interrupt_when PATTERN [--resume]: start, wait for PATTERN
 	if fio_left; then fail "fio still runs"; fi
 }
 # 1. during the first probe: the whole run stops (resumable), not just the probe
-"$NFSAGENT" run "$c" > "$WORK/run.out" 2>&1 &
-pid=$!
-for _ in $(seq 1 600); do [ "$(calls CreateVirtualDisk_Task)" -ge 1 ] && break; sleep 0.1; done
-kill -INT "$pid"
-rc=0
-wait "$pid" || rc=$?
-assert_eq "$rc" 1 "exit status after Ctrl-C during the probe"
-assert_contains "$(cat "$WORK/run.out")" "interrupted after"
-assert_contains "$(cat "$WORK/run.out")" "stopped: every finished step is kept"
+interrupt_when_called CreateVirtualDisk_Task "$NFSAGENT" run "$c"
+assert_eq "$RC" 1 "exit status after Ctrl-C during the probe"
+assert_contains "$ERR" "interrupted after"
+assert_contains "$ERR" "stopped: every finished step is kept"
 # 2. during the first Storage vMotion (it finishes, then the run stops)
 interrupt_when "Relocating fiotest to bench-v3: 25%" --resume
 # A second run while a stopped one waits is refused without --resume.
