@@ -51,14 +51,10 @@ lab_stop
 # Ctrl-C in the middle: the canaries are removed all the same.
 lab_start -task-seconds 1 -slow-tasks CreateVirtualDisk_Task
 mount41
-"$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 10 --size 64M > "$WORK/out" 2> "$WORK/err" &
-probe=$!
-sleep 2.5
-kill -INT "$probe"
-rc=0
-wait "$probe" || rc=$?
-assert_eq "$rc" 1 "exit status after Ctrl-C"
-assert_contains "$(cat "$WORK/err")" "interrupted after"
+interrupt_when_called CreateVirtualDisk_Task \
+	"$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 10 --size 64M
+assert_eq "$RC" 1 "exit status after Ctrl-C"
+assert_contains "$ERR" "interrupted after"
 assert_eq "$(ls "$(export16k)")" "" "files left on the export after Ctrl-C"
 lab_stop
 
