@@ -530,7 +530,8 @@ static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 static int run(vs_client *c, void *args, bool json)
 {
 	migrate_cmd *a = args;
-	if (a->n_vms == 1 && !a->from) {
+	/* A dry run of one VM is the batch's plan: the same checks, nothing moves. */
+	if (a->n_vms == 1 && !a->from && !a->dry_run) {
 		a->one.vm = a->vms[0];
 		return na_migrate(c, &a->one, json);
 	}

@@ -261,7 +261,8 @@ int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspa
 
 /* ---- /folder --------------------------------------------------------------- */
 
-static int folder_url(vs_client *c, const char *dspath, vs_buf *url, vs_error *err)
+int vs_folder_url(vs_client *c, const char *dspath, const char *dc_path, vs_buf *url,
+                  vs_error *err)
 {
 	char *ds, *path;
 	const dc_entry *dc = NULL;
@@ -270,7 +271,7 @@ static int folder_url(vs_client *c, const char *dspath, vs_buf *url, vs_error *e
 		vs_buf_add(url, "/folder/");
 		vs_buf_add_urlencoded(url, path, true);
 		vs_buf_add(url, "?dcPath=");
-		vs_buf_add_urlencoded(url, dc->dc_path, true);
+		vs_buf_add_urlencoded(url, dc_path ? dc_path : dc->dc_path, true);
 		vs_buf_add(url, "&dsName=");
 		vs_buf_add_urlencoded(url, ds, false);
 		if (url->failed)
@@ -281,26 +282,35 @@ static int folder_url(vs_client *c, const char *dspath, vs_buf *url, vs_error *e
 	return rc;
 }
 
-static int download(vs_client *c, const char *dspath, const char *range, size_t max_bytes,
-                    char **data, size_t *len, vs_error *err)
+int vs_folder_fetch(vs_client *c, const char *url, vs_fetch *req, vs_buf *body, vs_fetched *got,
+                    vs_error *err)
+{
+	req->url = url;
+	int rc = VS_OK;
+	for (int attempt = 0; rc == VS_OK && attempt < 2; attempt++) {
+		body->len = 0;
+		rc = vs_transport_fetch(c->transport, req, body, got, err);
+		if (rc != VS_OK || got->status != 401 || attempt == 1)
+			break;
+		rc = vs_session_relogin(c, err);  /* the session expired: /folder says 401 */
+	}
+	return rc;
+}
+
+static int download(vs_client *c, const char *dspath, vs_fetch *req, char **data, size_t *len,
+                    vs_error *err)
 {
 	*data = NULL;
 	*len = 0;
 	vs_buf url = {0}, body = {0};
-	long status = 0;
-	int rc = folder_url(c, dspath, &url, err);
-	for (int attempt = 0; rc == VS_OK && attempt < 2; attempt++) {
-		vs_buf_free(&body);
-		rc = vs_transport_get(c->transport, url.data, range, max_bytes,
-		                      c->opts.call_timeout_s * 1000L, &body, &status, err);
-		if (rc != VS_OK || status != 401 || attempt == 1)
-			break;
-		rc = vs_session_relogin(c, err);  /* the session expired: /folder says 401 */
-	}
-	if (rc == VS_OK && status == 404)
+	vs_fetched got = {0};
+	int rc = vs_folder_url(c, dspath, NULL, &url, err);
+	if (rc == VS_OK)
+		rc = vs_folder_fetch(c, url.data, req, &body, &got, err);
+	if (rc == VS_OK && got.status == 404)
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s does not exist", dspath);
-	else if (rc == VS_OK && status != 200 && status != 206)
-		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld reading %s", status, dspath);
+	else if (rc == VS_OK && got.status != 200 && got.status != 206)
+		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld reading %s", got.status, dspath);
 	if (rc == VS_OK) {
 		*len = body.len;
 		*data = body.data ? body.data : strdup("");
@@ -314,15 +324,24 @@ static int download(vs_client *c, const char *dspath, const char *range, size_t 
 int vs_datastore_download(vs_client *c, const char *dspath, size_t max_bytes, char **data,
                           size_t *len, vs_error *err)
 {
-	return download(c, dspath, NULL, max_bytes, data, len, err);
+	vs_fetch req = {.max_bytes = max_bytes, .timeout_ms = c->opts.call_timeout_s * 1000L};
+	return download(c, dspath, &req, data, len, err);
 }
 
+/* A suffix range ("bytes=-N") is not known to work on hostd or vCenter:
+ * ask for the length, then from there on; a server that ignores the range
+ * sends the whole file, of which only the last max_bytes are kept. */
 int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_bytes, char **data,
                                size_t *len, vs_error *err)
 {
+	int64_t length = -1;
+	int rc = vs_datastore_file_length(c, NULL, dspath, &length, err);
 	char range[32];
-	snprintf(range, sizeof(range), "-%zu", max_bytes);
-	return download(c, dspath, range, max_bytes, data, len, err);
+	snprintf(range, sizeof(range), "%lld-", (long long)(length > (int64_t)max_bytes
+	                                                    ? length - (int64_t)max_bytes : 0));
+	vs_fetch req = {.range = range, .max_bytes = max_bytes, .keep_tail = true,
+	                .timeout_ms = c->opts.call_timeout_s * 1000L};
+	return rc == VS_OK ? download(c, dspath, &req, data, len, err) : rc;
 }
 
 /* ---- folders and virtual disks ------------------------------------------------ */

@@ -112,93 +112,32 @@ int vs_guest_check(vs_client *c, const char *vm, vs_error *err)
 	return rc;
 }
 
-/* The one management address of an ESXi host (what govmomi picks): the
- * selected vnics of the "management" net config; NULL unless exactly one. */
-static char *management_address(const xmlNode *net_configs)
+static int read_vm_host(const char *type, const char *moref, const xmlNode *object, void *ud,
+                        vs_error *err)
 {
-	char *found = NULL;
-	int n = 0;
-	for (const xmlNode *nc = vs_xml_child(net_configs, "VirtualNicManagerNetConfig"); nc;
-	     nc = vs_xml_next(nc)) {
-		char *type = vs_xml_path_text(nc, "nicType");
-		bool management = type && strcmp(type, "management") == 0;
-		free(type);
-		for (const xmlNode *sel = management ? vs_xml_child(nc, "selectedVnic") : NULL; sel;
-		     sel = vs_xml_next(sel)) {
-			char *key = vs_xml_text(sel);
-			for (const xmlNode *v = vs_xml_child(nc, "candidateVnic"); key && v; v = vs_xml_next(v)) {
-				char *vkey = vs_xml_path_text(v, "key");
-				char *ip = vkey && strcmp(vkey, key) == 0 ? vs_xml_path_text(v, "spec/ip/ipAddress") : NULL;
-				if (ip && *ip && n++ == 0)
-					found = ip, ip = NULL;
-				free(ip);
-				free(vkey);
-			}
-			free(key);
-		}
-	}
-	if (n != 1) {
-		free(found);
-		found = NULL;
-	}
-	return found;
-}
-
-typedef struct host_endpoint {
-	char *host;        /* the VM's HostSystem */
-	char *name;        /* its inventory name */
-	char *thumbprint;  /* as vCenter reports it (SHA-1) */
-	char *address;
-} host_endpoint;
-
-static int read_endpoint(const char *type, const char *moref, const xmlNode *object, void *ud,
-                         vs_error *err)
-{
-	(void)moref, (void)err;
-	host_endpoint *e = ud;
-	if (strcmp(type, "VirtualMachine") == 0) {
-		e->host = vs_prop_text(object, "runtime.host");
-	} else {
-		e->name = vs_read_name(object);
-		e->thumbprint = vs_prop_text(object, "summary.config.sslThumbprint");
-		e->address = management_address(vs_prop(object, "config.virtualNicManagerInfo.netConfig"));
-	}
+	(void)type, (void)moref, (void)err;
+	*(char **)ud = vs_prop_text(object, "runtime.host");
 	return VS_OK;
 }
 
-/* Whether an inventory name is what a URL names ("[fd00::1]" for fd00::1). */
-static bool names_host(const char *inventory_name, const char *url_host)
-{
-	size_t n = strlen(inventory_name);
-	if (url_host[0] == '[')
-		return strncmp(url_host + 1, inventory_name, n) == 0 && !strcmp(url_host + 1 + n, "]");
-	return strcmp(inventory_name, url_host) == 0;
-}
-
 /* Through vCenter, transfer URLs name the VM's ESXi host as vCenter knows
- * it; that name may not resolve here, and its certificate is not vCenter's.
- * Ask vCenter for the host's management address and thumbprint, once. */
+ * it; that name may not resolve here, and its certificate is not vCenter's:
+ * learn both from vCenter, once. */
 static int learn_host(vs_client *c, const char *vm, const char *name, vs_error *err)
 {
 	static const char *const vm_paths[] = {"runtime.host", NULL};
-	static const char *const host_paths[] = {"name", "summary.config.sslThumbprint",
-	                                         "config.virtualNicManagerInfo.netConfig", NULL};
-	host_endpoint e = {0};
-	int rc = vs_props_one(c, "VirtualMachine", vm, vm_paths, read_endpoint, &e, err);
-	if (rc == VS_OK && !e.host)
+	char *host = NULL, *reached = NULL;
+	int rc = vs_props_one(c, "VirtualMachine", vm, vm_paths, read_vm_host, &host, err);
+	if (rc == VS_OK && !host)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s runs on no host, yet its transfer URL names %s", vm, name);
 	if (rc == VS_OK)
-		rc = vs_props_one(c, "HostSystem", e.host, host_paths, read_endpoint, &e, err);
+		rc = vs_host_reach(c, host, &reached, err);
 	/* A vMotion between the transfer's start and now: this is not that host. */
-	if (rc == VS_OK && (!e.name || !names_host(e.name, name)))
+	if (rc == VS_OK && strcmp(reached, name) != 0)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s moved from host %s to %s while a guest transfer "
-		             "started; try again", vm, name, e.name ? e.name : "another host");
-	if (rc == VS_OK)
-		rc = vs_transport_add_host(c->transport, name, e.address, e.thumbprint, err);
-	free(e.host);
-	free(e.name);
-	free(e.thumbprint);
-	free(e.address);
+		             "started; try again", vm, name, reached);
+	free(host);
+	free(reached);
 	return rc;
 }
 
@@ -266,14 +205,14 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 	vs_buf_free(&extra);
 	char *url = rc == VS_OK ? vs_xml_path_text(vs_reply_ret(&r), "url") : NULL;
 	char *full = NULL;
-	long status = 0;
+	vs_fetched got;
 	if (rc == VS_OK)
 		rc = transfer_url(c, vm, url, path, &full, err);
 	if (rc == VS_OK)
-		rc = vs_transport_get(c->transport, full, NULL, max_bytes, c->opts.call_timeout_s * 1000L,
-		                      &body, &status, err);
-	if (rc == VS_OK && status != 200)
-		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld reading %s from the guest", status, path);
+		rc = vs_transport_fetch(c->transport, &(vs_fetch){.url = full, .max_bytes = max_bytes,
+		                        .timeout_ms = c->opts.call_timeout_s * 1000L}, &body, &got, err);
+	if (rc == VS_OK && got.status != 200)
+		rc = vs_fail(err, VS_ERR_HTTP, "HTTP %ld reading %s from the guest", got.status, path);
 	if (rc == VS_OK) {
 		*len = body.len;
 		*data = body.data ? body.data : strdup("");

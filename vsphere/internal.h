@@ -14,6 +14,9 @@
 /* ---- error.c --------------------------------------------------------- */
 
 void vs_error_clear(vs_error *err);
+/* Appends one line (printf-style) to err->details; what does not fit is
+ * left out. */
+void vs_error_detail(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- buf.c: growable strings ----------------------------------------- */
 
@@ -81,11 +84,23 @@ void vs_transport_free(vs_transport **t);
 int vs_transport_post(vs_transport *t, const char *soap_action, const char *body,
                       long timeout_ms, const vs_http_sink *sink, long *status, bool *retryable,
                       vs_error *err);
-/* GET url (absolute, or a path on the server) into a buffer of at most
- * max_bytes; range is an HTTP byte range such as "-65536" (the last 64 KiB)
- * or NULL. */
-int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t max_bytes,
-                     long timeout_ms, vs_buf *body, long *status, vs_error *err);
+/* One GET or HEAD. */
+typedef struct vs_fetch {
+	const char *url;      /* absolute, or a path on the server */
+	const char *range;    /* an HTTP byte range such as "1000-" or NULL */
+	const char *cookie;   /* an extra "name=value" (a service ticket) or NULL */
+	bool head;            /* HEAD: no body, the length from Content-Length */
+	size_t max_bytes;     /* a longer body fails the fetch... */
+	bool keep_tail;       /* ...unless only its last max_bytes are wanted */
+	long timeout_ms;
+} vs_fetch;
+typedef struct vs_fetched {
+	long status;
+	int64_t length;  /* Content-Length; -1 if not sent */
+	int64_t total;   /* the whole file's length from Content-Range; -1 if not sent */
+} vs_fetched;
+int vs_transport_fetch(vs_transport *t, const vs_fetch *req, vs_buf *body, vs_fetched *got,
+                       vs_error *err);
 /* PUT data to an absolute URL with Content-Length. */
 int vs_transport_put(vs_transport *t, const char *url, const char *data, size_t len,
                      long timeout_ms, long *status, vs_error *err);
@@ -109,6 +124,8 @@ typedef struct vs_route {
 	int pin_len;
 } vs_route;
 vs_route vs_transport_route(const vs_transport *t, const char *url);
+/* Whether vs_transport_add_host was told about this URL host already. */
+bool vs_transport_knows(const vs_transport *t, const char *name);
 const char *vs_transport_thumbprint(const vs_transport *t);
 const char *vs_transport_host(const vs_transport *t);
 
@@ -204,6 +221,13 @@ struct vs_client {
 /* Logs in again after NotAuthenticated; drops session-bound objects. */
 int vs_session_relogin(vs_client *c, vs_error *err);
 
+/* ---- hosts.c: ESXi hosts reached directly ----------------------------- */
+
+/* Learns from vCenter where ESXi host `host` (moref) is and which certificate
+ * it has, so that the transport can reach it; *name (malloc'd) is the
+ * host's name as a URL's host. */
+int vs_host_reach(vs_client *c, const char *host, char **name, vs_error *err);
+
 /* ---- props.c ----------------------------------------------------------- */
 
 /* Called for each ObjectContent (obj + propSet*) delivered exactly once. */
@@ -243,6 +267,13 @@ int vs_task_run(vs_client *c, const char *method, const char *this_type, const c
 /* ---- files.c ------------------------------------------------------------- */
 
 void vs_dc_cache_free(struct vs_dc_cache **cache);
+/* Appends "/folder/PATH?dcPath=DC&dsName=DS" for "[DS] PATH"; dc_path NULL:
+ * the datastore's own datacenter (an ESXi host knows only "ha-datacenter"). */
+int vs_folder_url(vs_client *c, const char *dspath, const char *dc_path, vs_buf *url,
+                  vs_error *err);
+/* A GET or HEAD of a /folder URL on the server, logging in again on a 401. */
+int vs_folder_fetch(vs_client *c, const char *url, vs_fetch *req, vs_buf *body, vs_fetched *got,
+                    vs_error *err);
 /* perf.c */
 void vs_perf_names_free(struct vs_perf_names **names);
 

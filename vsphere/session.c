@@ -16,13 +16,14 @@ static char *dup_or_null(const char *s)
 static char *fetch_service_version(vs_client *c, vs_error *err, int *rc)
 {
 	vs_buf body = {0};
-	long status = 0;
-	*rc = vs_transport_get(c->transport, "/sdk/vimServiceVersions.xml", NULL, 64 * 1024,
-	                       c->opts.call_timeout_s * 1000L, &body, &status, err);
+	vs_fetched got;
+	const vs_fetch req = {.url = "/sdk/vimServiceVersions.xml", .max_bytes = 64 * 1024,
+	                      .timeout_ms = c->opts.call_timeout_s * 1000L};
+	*rc = vs_transport_fetch(c->transport, &req, &body, &got, err);
 	char *version = NULL;
 	if (*rc == VS_ERR_HTTP)
 		*rc = VS_OK;  /* an oversized file is no reason to give up: use about.apiVersion */
-	if (*rc == VS_OK && status == 200 && body.data) {
+	if (*rc == VS_OK && got.status == 200 && body.data) {
 		vs_xml_errors quiet;
 		vs_xml_quiet(&quiet);
 		xmlDoc *doc = xmlReadMemory(body.data, (int)body.len, "versions.xml", NULL,

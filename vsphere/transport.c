@@ -459,9 +459,12 @@ int vs_transport_post(vs_transport *t, const char *soap_action, const char *body
 	return VS_OK;
 }
 
+/* Keeps at most max bytes of a body: past that the transfer stops
+ * (overflow), or with keep_tail the oldest bytes make room. */
 typedef struct capped {
 	vs_buf *buf;
 	size_t max;
+	bool keep_tail;
 	bool overflow;
 } capped;
 
@@ -469,7 +472,15 @@ static bool to_buf(const char *data, size_t len, long status, void *ud)
 {
 	(void)status;
 	capped *c = ud;
-	if (c->buf->len + len > c->max) {
+	if (c->keep_tail && len >= c->max) {
+		c->buf->len = 0;
+		data += len - c->max;
+		len = c->max;
+	} else if (c->keep_tail && c->buf->len + len > c->max) {
+		size_t drop = c->buf->len + len - c->max;
+		memmove(c->buf->data, c->buf->data + drop, c->buf->len - drop);
+		c->buf->len -= drop;
+	} else if (c->buf->len + len > c->max) {
 		c->overflow = true;
 		return false;
 	}
@@ -477,34 +488,54 @@ static bool to_buf(const char *data, size_t len, long status, void *ud)
 	return !c->buf->failed;
 }
 
-int vs_transport_get(vs_transport *t, const char *url, const char *range, size_t max_bytes,
-                     long timeout_ms, vs_buf *body, long *status, vs_error *err)
+/* "bytes 0-0/1234" -> 1234; -1 when absent or unknown ("*"). */
+static int64_t content_range_total(CURL *h)
 {
+	struct curl_header *hdr = NULL;
+	if (curl_easy_header(h, "Content-Range", 0, CURLH_HEADER, -1, &hdr) != CURLHE_OK)
+		return -1;
+	const char *slash = strrchr(hdr->value, '/');
+	char *end = NULL;
+	long long total = slash ? strtoll(slash + 1, &end, 10) : -1;
+	return slash && end != slash + 1 && total >= 0 ? (int64_t)total : -1;
+}
+
+int vs_transport_fetch(vs_transport *t, const vs_fetch *req, vs_buf *body, vs_fetched *got,
+                       vs_error *err)
+{
+	*got = (vs_fetched){0, -1, -1};
 	vs_buf full = {0};
-	if (url[0] == '/')
+	if (req->url[0] == '/')
 		vs_buf_add(&full, t->base);
-	vs_buf_add(&full, url);
+	vs_buf_add(&full, req->url);
 	if (full.failed)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	capped cap = {body, max_bytes, false};
+	capped cap = {body, req->max_bytes, req->keep_tail, false};
 	vs_http_sink sink = {to_buf, &cap};
 	sink_state st = {&sink, t->curl};
-	reset_request(t, full.data, timeout_ms);
+	reset_request(t, full.data, req->timeout_ms);
 	CURL *h = t->curl;
 	curl_easy_setopt(h, CURLOPT_URL, full.data);
 	curl_easy_setopt(h, CURLOPT_POST, 0L);
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 0L);
 	curl_easy_setopt(h, CURLOPT_HTTPGET, 1L);
-	curl_easy_setopt(h, CURLOPT_RANGE, range);
+	curl_easy_setopt(h, CURLOPT_NOBODY, req->head ? 1L : 0L);
+	curl_easy_setopt(h, CURLOPT_RANGE, req->range);
+	curl_easy_setopt(h, CURLOPT_COOKIE, req->cookie);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &st);
 	CURLcode cc = curl_easy_perform(h);
+	curl_off_t length = -1;
+	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &got->status);
+	curl_easy_getinfo(h, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &length);
+	got->length = length;
+	got->total = cc == CURLE_OK ? content_range_total(h) : -1;
 	curl_easy_setopt(h, CURLOPT_RANGE, NULL);
+	curl_easy_setopt(h, CURLOPT_COOKIE, NULL);
+	curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
 	vs_buf_free(&full);
-	*status = 0;
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, status);
 	if (cap.overflow)
-		return vs_fail(err, VS_ERR_HTTP, "%s is larger than %zu bytes", url, max_bytes);
+		return vs_fail(err, VS_ERR_HTTP, "%s is larger than %zu bytes", req->url, req->max_bytes);
 	if (cc != CURLE_OK)
 		return curl_failure(t, cc, err);
 	return VS_OK;
@@ -622,6 +653,11 @@ int vs_transport_add_host(vs_transport *t, const char *name, const char *address
 	}
 	t->known[t->n_known++] = k;
 	return VS_OK;
+}
+
+bool vs_transport_knows(const vs_transport *t, const char *name)
+{
+	return find_known(t, name) != NULL;
 }
 
 vs_route vs_transport_route(const vs_transport *t, const char *url)

@@ -40,6 +40,12 @@ typedef struct vs_error {
 	char fault[96];      /* vSphere fault type, e.g. "InvalidLogin"; "" if none */
 	char message[1024];  /* the server's or the transport's message */
 	char context[256];   /* what failed, e.g. "login to vc.example.com" */
+	/* Why, when the fault says more than its message: one line per
+	 * faultMessage ("reason: TEXT (KEY)") and per faultCause ("cause: TYPE:
+	 * TEXT"), the chain in order; "" if none.  Fixed size: vs_error is
+	 * copied by value. */
+	char details[1024];
+	int64_t task_started_ms; /* a failed task's info.startTime, ms since the epoch; 0 unknown */
 } vs_error;
 
 /* Sets status and message (printf-style), clears the fault type, keeps the
@@ -48,8 +54,13 @@ int vs_fail(vs_error *err, vs_status status, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Sets what was being done when the error happened ("login to vc"). */
 void vs_error_context(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Formats "CONTEXT failed: FAULT: MESSAGE" (parts left out when empty). */
+/* Formats "CONTEXT failed: FAULT: MESSAGE" (parts left out when empty),
+ * one line: the details are not part of it. */
 void vs_error_format(const vs_error *err, char *out, size_t size);
+/* An xsd:dateTime or ISO 8601 time ("2024-05-01T10:00:00.123Z", an offset
+ * "+02:00" or none, taken as UTC) in ms since the epoch; -1 if it is not one.
+ * *end, if given, gets where the time ends. */
+int64_t vs_time_parse(const char *text, const char **end);
 const char *vs_status_name(vs_status status);
 
 typedef struct vs_options {
@@ -226,6 +237,13 @@ int vs_datastore_download(vs_client *c, const char *dspath, size_t max_bytes, ch
 /* Downloads the last max_bytes of "[ds] path" (a log's newest lines). */
 int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_bytes, char **data,
                                size_t *len, vs_error *err);
+/* The length of "[ds] path" as ESXi host `host` (moref) sees it: through
+ * vCenter with a generic service ticket, on ESXi itself directly; host NULL:
+ * as whichever host serves /folder.  HEAD, else a one-byte read.  A file the
+ * host cannot read (locked by a running VM: HTTP 500) fails with VS_ERR_HTTP
+ * saying so; a missing one with VS_ERR_NOT_FOUND. */
+int vs_datastore_file_length(vs_client *c, const char *host, const char *dspath,
+                             int64_t *length, vs_error *err);
 /* FileManager.MakeDirectory / DeleteDatastoreFile_Task (recursive for folders). */
 int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err);
 int vs_datastore_delete(vs_client *c, const char *dspath, vs_error *err);

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# Every command that takes --dry-run (migrate, run) changes nothing: after a
+# dry run the lab has seen no call that changes anything, only reads.
+. "$(dirname "$0")/lib.sh"
+export NFSAGENT_GUEST_PASSWORD=secret
+
+# The lab's methods that only read (sessions and views are the client's own).
+READS='^(RetrieveServiceContent|Login|Logout|SessionIsActive|RetrieveProperties|RetrievePropertiesEx|ContinueRetrievePropertiesEx|CancelRetrievePropertiesEx|CreateContainerView|DestroyView|CreatePropertyCollector|DestroyPropertyCollector|CreateFilter|DestroyPropertyFilter|WaitForUpdatesEx|QueryPerfCounter|QueryPerfCounterByLevel|QueryAvailablePerfMetric|QueryPerf|SearchDatastore_Task|SearchDatastoreSubFolders_Task|ValidateCredentialsInGuest|ListProcessesInGuest)$'
+
+# dry_run EXPECTED_EXIT cmd...: runs cmd on a fresh methods log and fails on
+# any call that is not a read; the calls that change things most are also
+# counted one by one, so that a failure names them.
+dry_run() {
+	local expected=$1 m changed
+	shift
+	: > "$LAB_LOG"
+	run "$expected" "$@"
+	for m in RelocateVM_Task CreateNasDatastore RemoveDatastore CreateVirtualDisk_Task \
+		DeleteVirtualDisk_Task CreateSnapshot_Task RemoveSnapshot_Task PowerOffVM_Task \
+		PowerOnVM_Task MakeDirectory StartProgramInGuest MakeDirectoryInGuest \
+		InitiateFileTransferToGuest; do
+		assert_eq "$(calls "$m")" 0 "$m calls in '$*'"
+	done
+	changed=$(awk '{print $2}' "$LAB_LOG" | sort -u | grep -Ev "$READS" || true)
+	assert_eq "$changed" "" "calls other than reads in '$*'"
+	assert_ge "$(calls)" 1 "calls in '$*'"  # it did look at the lab
+}
+ds_names() { "$NFSAGENT" ls datastores --json | jq -r '[.[] | "\(.name):\(.type)"] | sort | join(",")'; }
+vm_datastores() { "$NFSAGENT" ls vms --json | jq -r --arg n "$1" '.[] | select(.name == $n) | .datastores | join(",")'; }
+
+# ---- migrate: one VM, several, a whole datastore; with and without the NFS 3 fallback
+lab_start -nfs41-bug always
+"$NFSAGENT" mount --all-hosts --name truenas-vmware16k --server 10.0.0.5 \
+	--path /mnt/tank/vmware16k --nfs 4.1 > /dev/null
+before=$(ds_names)
+dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --dry-run
+assert_eq "$OUT" "$(printf 'Would move 1 VM to truenas-vmware16k, one at a time:\n  fiotest')" "plan of one VM"
+dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug nfs3 --dry-run
+assert_contains "$OUT" "Would move 1 VM to truenas-vmware16k"
+dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug snapshot \
+	--dry-run --json
+assert_eq "$(jq -r '.would_move | join(",")' <<< "$OUT")" fiotest "JSON plan of one VM"
+dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug cold \
+	--allow-power-off --dry-run
+dry_run 0 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore truenas-vmware16k \
+	--on-extent-bug nfs3 --dry-run
+assert_contains "$OUT" "Would move 2 VMs to truenas-vmware16k"
+dry_run 0 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k \
+	--on-extent-bug nfs3 --dry-run
+assert_contains "$OUT" "Would move 3 VMs to truenas-vmware16k"
+# A dry run checks as much as a real one: a wrong name still fails, nothing changes.
+dry_run 2 "$NFSAGENT" migrate --vm fiotst --datastore truenas-vmware16k --dry-run
+assert_contains "$ERR" "did you mean 'fiotest'"
+assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest's datastores after the dry runs"
+assert_eq "$(ds_names)" "$before" "datastores after the dry runs"
+lab_stop
+
+# ---- run: a campaign that would mount, probe, move and benchmark
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware64k-b -nfs41-bug always
+c="$WORK/c.ini"
+cat > "$c" <<INI
+[campaign]
+name = dry
+vm = fiotest
+guest_user = root
+profiles = randread-4k-qd1
+repeat = 1
+size = 4M
+runtime = 1
+
+[target v3]
+datastore = bench-v3
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 3
+
+[target v41]
+datastore = bench-v41
+server = 10.0.0.5
+path = /mnt/tank/vmware64k-b
+nfs = 4.1
+on_extent_bug = nfs3
+INI
+before=$(ds_names)
+dry_run 0 "$NFSAGENT" run "$c" --dry-run
+assert_contains "$OUT" "target v41: 10.0.0.5:/mnt/tank/vmware64k-b as NFS 4.1 named bench-v41"
+assert_eq "$(ds_names)" "$before" "datastores after run --dry-run"
+assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest's datastores after run --dry-run"
+# No run was claimed: nothing to resume, nothing in the journal.
+assert_eq "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT count(*) FROM campaign_runs")" 0 "campaign runs"
+echo "dry_run: ok"
