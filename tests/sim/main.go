@@ -67,10 +67,13 @@ func features() []feature {
 		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
 		&esxiVersion{},        // esxi.go: -esxi
 		&nfsServer{},          // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
+		&mountFailures{},      // mountfail.go: -fail-mount (one host's CreateNasDatastore fails)
+		&haHeartbeat{},        // ha.go: -ha-heartbeat, RetrieveDasAdvancedRuntimeInfo
 		bug,                   // nfsbug.go: -nfs41-bug
 		&browsing{},           // browser.go: SearchDatastore_Task with real sizes
 		&virtualDisks{bug},    // disks.go: CreateVirtualDisk_Task, DeleteVirtualDisk_Task
 		&seedVMs{},            // seeds.go: fiotest, db01, Bjørn test
+		&vclsAgents{},         // vcls.go: -vcls (vSphere Cluster Services VMs)
 		&layoutRefresh{},      // layout.go, vmfiles.go, vmx.go: layoutEx from the files
 		&snapshots{},          // snapshots.go: delta disks for snapshots
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
