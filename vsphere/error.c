@@ -10,6 +10,9 @@ int vs_fail(vs_error *err, vs_status status, const char *fmt, ...)
 		return status;
 	err->status = status;
 	err->fault[0] = '\0';
+	/* A new error: what explained an earlier fault does not explain it. */
+	err->details[0] = '\0';
+	err->task_started_ms = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);
@@ -25,6 +28,23 @@ void vs_error_context(vs_error *err, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(err->context, sizeof(err->context), fmt, ap);
 	va_end(ap);
+}
+
+void vs_error_detail(vs_error *err, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* Each detail is one line of its own: a newline in a server's text
+	 * would make two. */
+	for (char *p = line; *p; p++)
+		if (*p == '\n' || *p == '\r')
+			*p = ' ';
+	size_t len = strlen(err->details);
+	if (len + 2 < sizeof(err->details))
+		snprintf(err->details + len, sizeof(err->details) - len, "%s%s", len ? "\n" : "", line);
 }
 
 void vs_error_clear(vs_error *err)

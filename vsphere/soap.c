@@ -74,7 +74,10 @@ static void set_fault_type(const xmlNode *fault, vs_error *err)
 	free(type);
 }
 
-void vs_fault_from_node(const xmlNode *node, vs_error *err)
+/* "TYPE: MESSAGE" of a fault's own text: the LocalizedMethodFault's
+ * localizedMessage, else its faultMessage texts, else its fields.  Returns
+ * the MethodFault element. */
+static const xmlNode *fault_head(const xmlNode *node, vs_error *err)
 {
 	/* A LocalizedMethodFault wraps the MethodFault in <fault>. */
 	const xmlNode *fault = vs_xml_child(node, "fault");
@@ -93,19 +96,61 @@ void vs_fault_from_node(const xmlNode *node, vs_error *err)
 		fault_messages(fault, err);
 	if (!err->message[0])
 		fault_fields(fault, err);
+	return fault;
+}
+
+enum { MAX_CAUSES = 8 };
+
+/* faultMessage[] and the faultCause chain as lines of err->details, in
+ * order: often the only place that says why (a PlatformConfigFault's
+ * faultstring is "An error occurred during host configuration.").  A text
+ * the headline says already is not repeated. */
+static void fault_details(const xmlNode *fault, vs_error *err, int depth)
+{
+	for (xmlNode *m = vs_xml_child(fault, "faultMessage"); m; m = vs_xml_next(m)) {
+		char *key = vs_xml_path_text(m, "key");
+		char *text = vs_xml_path_text(m, "message");
+		bool has_key = key && *key, has_text = text && *text;
+		if (has_text && !strstr(err->message, text))
+			vs_error_detail(err, "reason: %s%s%s%s", text, has_key ? " (" : "",
+			                has_key ? key : "", has_key ? ")" : "");
+		else if (!has_text && has_key)
+			vs_error_detail(err, "reason: %s", key);
+		free(key);
+		free(text);
+	}
+	const xmlNode *cause = vs_xml_child(fault, "faultCause");
+	if (!cause || depth >= MAX_CAUSES)
+		return;
+	vs_error inner = {0};
+	const xmlNode *inner_fault = fault_head(cause, &inner);
+	vs_error_detail(err, "cause: %s%s%s", inner.fault[0] ? inner.fault : "fault",
+	                inner.message[0] ? ": " : "", inner.message);
+	fault_details(inner_fault, err, depth + 1);
+}
+
+void vs_fault_from_node(const xmlNode *node, vs_error *err)
+{
+	const xmlNode *fault = fault_head(node, err);
+	err->details[0] = '\0';
+	err->task_started_ms = 0;
+	fault_details(fault, err, 0);
 }
 
 static int soap_fault(const xmlNode *fault_el, vs_error *err)
 {
 	err->status = VS_ERR_FAULT;
+	err->details[0] = '\0';
+	err->task_started_ms = 0;
 	xmlNode *detail = vs_xml_child(fault_el, "detail");
 	xmlNode *first = NULL;
 	for (xmlNode *n = detail ? detail->children : NULL; n && !first; n = n->next)
 		if (n->type == XML_ELEMENT_NODE)
 			first = n;
 	char *faultstring = vs_xml_path_text(fault_el, "faultstring");
+	const xmlNode *fault = NULL;
 	if (first) {
-		vs_fault_from_node(first, err);
+		fault = fault_head(first, err);
 	} else {
 		err->fault[0] = '\0';
 		err->message[0] = '\0';
@@ -116,6 +161,9 @@ static int soap_fault(const xmlNode *fault_el, vs_error *err)
 	free(faultstring);
 	if (!err->fault[0] && !err->message[0])
 		snprintf(err->message, sizeof(err->message), "SOAP fault without detail");
+	/* After the headline is final: details repeat none of it. */
+	if (fault)
+		fault_details(fault, err, 0);
 	return VS_ERR_FAULT;
 }
 

@@ -2,6 +2,7 @@
  * private property collector, and WaitForUpdatesEx, which answers when
  * something changed.  The filter is destroyed on every path.  A re-login
  * while waiting recreates collector and filter; the task itself lives on. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,68 @@ typedef struct task_state {
 	int progress;     /* -1 until reported */
 	xmlDoc *error;    /* copy of info.error */
 	xmlDoc *result;   /* copy of info.result */
+	int64_t started_ms; /* info.startTime; 0 until reported */
 } task_state;
+
+/* Digits at *p, exactly n of them; -1 if not. */
+static int digits(const char **p, int n)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++, (*p)++) {
+		if (!isdigit((unsigned char)**p))
+			return -1;
+		v = v * 10 + (**p - '0');
+	}
+	return v;
+}
+
+/* Days from 1970-01-01 to y-m-d, proleptic Gregorian (H. Hinnant's
+ * days_from_civil): no timegm() in C17, and mktime() is local time. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = (y >= 0 ? y : y - 399) / 400;
+	int64_t yoe = y - era * 400;
+	int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+int64_t vs_time_parse(const char *text, const char **end)
+{
+	const char *p = text;
+	int y = digits(&p, 4), mo = *p == '-' ? (p++, digits(&p, 2)) : -1;
+	int d = *p == '-' ? (p++, digits(&p, 2)) : -1;
+	int h = *p == 'T' ? (p++, digits(&p, 2)) : -1;
+	int mi = *p == ':' ? (p++, digits(&p, 2)) : -1;
+	int s = *p == ':' ? (p++, digits(&p, 2)) : -1;
+	if (y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 ||
+	    s < 0 || s > 60)
+		return -1;
+	int64_t ms = 0;
+	if (*p == '.' || *p == ',') {
+		p++;
+		int scale = 100, n = 0;
+		for (; isdigit((unsigned char)*p); p++, n++, scale /= 10)
+			ms += (*p - '0') * scale;  /* past milliseconds, scale is 0 */
+		if (!n)
+			return -1;
+	}
+	int64_t offset_min = 0;
+	if (*p == 'Z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		int sign = *p++ == '-' ? -1 : 1;
+		int oh = digits(&p, 2), om = *p == ':' ? (p++, digits(&p, 2)) : digits(&p, 2);
+		if (oh < 0 || om < 0)
+			return -1;
+		offset_min = sign * (oh * 60 + om);
+	}
+	if (end)
+		*end = p;
+	int64_t secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s - offset_min * 60;
+	return secs * 1000 + ms;
+}
 
 static xmlDoc *copy_node(const xmlNode *val)
 {
@@ -47,7 +109,8 @@ static int create_filter(vs_client *c, const char *task, char **filter, vs_error
 	vs_buf params = {0};
 	vs_buf_add(&params, "<spec><propSet><type>Task</type><pathSet>info.state</pathSet>"
 	                    "<pathSet>info.progress</pathSet><pathSet>info.error</pathSet>"
-	                    "<pathSet>info.result</pathSet></propSet><objectSet>");
+	                    "<pathSet>info.result</pathSet><pathSet>info.startTime</pathSet>"
+	                    "</propSet><objectSet>");
 	vs_buf_moref(&params, "obj", "Task", task);
 	vs_buf_add(&params, "</objectSet></spec><partialUpdates>false</partialUpdates>");
 	vs_reply r = {0};
@@ -76,6 +139,11 @@ static void apply_change(const xmlNode *change, task_state *t)
 	} else if (strcmp(name, "info.error") == 0 && val) {
 		xmlFreeDoc(t->error);
 		t->error = copy_node(val);
+	} else if (strcmp(name, "info.startTime") == 0 && val) {
+		char *text = vs_xml_text(val);
+		int64_t ms = text ? vs_time_parse(text, NULL) : -1;
+		t->started_ms = ms > 0 ? ms : 0;
+		free(text);
 	} else if (strcmp(name, "info.result") == 0 && val) {
 		xmlFreeDoc(t->result);
 		t->result = copy_node(val);
@@ -136,6 +204,8 @@ static int task_outcome(task_state *t, xmlDoc **result, vs_error *err)
 		else
 			snprintf(err->message, sizeof(err->message), "the task failed without an error");
 		err->status = VS_ERR_TASK;
+		/* What the task made happen is what was logged after it began. */
+		err->task_started_ms = t->started_ms;
 		return VS_ERR_TASK;
 	}
 	if (result) {

@@ -106,6 +106,99 @@ static void localized_fault_in_missing_set(void **state)
 	free(body);
 }
 
+static void platform_config_fault_keeps_its_reasons(void **state)
+{
+	(void)state;
+	size_t len;
+	char *body = golden("soap/fault_platform_config_nfs.xml", &len);
+	vs_error err = {0};
+	int rc = vs_soap_parse(body, len, 500, "CreateNasDatastore", VS_RET_ONE, NULL, NULL, &err);
+	assert_int_equal(rc, VS_ERR_FAULT);
+	assert_string_equal(err.fault, "PlatformConfigFault");
+	/* The faultstring is generic; the reason is only in faultMessage[]. */
+	assert_string_equal(err.message, "An error occurred during host configuration.");
+	assert_string_equal(err.details,
+	                    "reason: NFS mount 10.0.0.5:/mnt/tank/nope failed: The mount request was denied "
+	                    "by the NFS server. Check that the export exists and that the client is "
+	                    "permitted to mount it. (vob.vmfs.nfs.mount.error.perm.denied)\n"
+	                    "reason: An unknown error has occurred. (vob.vmfs.nfs.mount.error.unknown)");
+	/* The headline stays one line. */
+	char line[2048];
+	vs_error_context(&err, "mount 10.0.0.5:/mnt/tank/nope on DC0_H0");
+	vs_error_format(&err, line, sizeof(line));
+	assert_string_equal(line, "mount 10.0.0.5:/mnt/tank/nope on DC0_H0 failed: PlatformConfigFault: "
+	                          "An error occurred during host configuration.");
+	/* A new error forgets the old one's reasons. */
+	vs_fail(&err, VS_ERR_USAGE, "something else");
+	assert_string_equal(err.details, "");
+	free(body);
+}
+
+/* The changeSet named name of the first objectSet of a WaitForUpdatesEx reply. */
+static xmlNode *change_val(const vs_reply *r, const char *name)
+{
+	xmlNode *set = vs_xml_path(vs_reply_ret(r), "filterSet/objectSet");
+	for (xmlNode *ch = vs_xml_child(set, "changeSet"); ch; ch = vs_xml_next(ch)) {
+		char *n = vs_xml_path_text(ch, "name");
+		bool match = n && strcmp(n, name) == 0;
+		free(n);
+		if (match)
+			return vs_xml_child(ch, "val");
+	}
+	return NULL;
+}
+
+static void task_error_keeps_messages_and_cause_chain(void **state)
+{
+	(void)state;
+	size_t len;
+	char *body = golden("soap/task_update_fault_cause.xml", &len);
+	vs_error err = {0};
+	vs_reply r = {0};
+	int rc = vs_soap_parse(body, len, 200, "WaitForUpdatesEx", VS_RET_OPTIONAL, NULL, &r, &err);
+	assert_int_equal(rc, VS_OK);
+	xmlNode *error = change_val(&r, "info.error");
+	assert_non_null(error);
+	vs_fault_from_node(error, &err);
+	assert_string_equal(err.fault, "GenericVmConfigFault");
+	assert_string_equal(err.message, "Failed to load one or more destination disks");
+	/* The faultMessage that repeats the headline is left out. */
+	assert_string_equal(err.details,
+	                    "reason: Cannot open the disk '/vmfs/volumes/a1b2c3d4-e5f6a7b8/fiotest_1/"
+	                    "fiotest.vmdk' or one of the snapshot disks it depends on. (msg.disk.noBackEnd)\n"
+	                    "reason: The file specified is not a virtual disk (msg.disklib.NOTVMDK)\n"
+	                    "cause: CannotAccessFile: Unable to access file [truenas-vmware16k] "
+	                    "fiotest_1/fiotest.vmdk\n"
+	                    "cause: FileNotFound: File [truenas-vmware16k] fiotest_1/fiotest-flat.vmdk "
+	                    "was not found");
+	char *started = vs_xml_text(change_val(&r, "info.startTime"));
+	assert_int_equal(vs_time_parse(started, NULL), 1714557600123LL);
+	free(started);
+	vs_reply_free(&r);
+	free(body);
+}
+
+static void times_parse_as_utc_milliseconds(void **state)
+{
+	(void)state;
+	const char *end = NULL;
+	assert_int_equal(vs_time_parse("1970-01-01T00:00:00Z", NULL), 0);
+	assert_int_equal(vs_time_parse("1969-12-31T23:59:59Z", NULL), -1000);
+	assert_int_equal(vs_time_parse("2024-02-29T00:00:00Z", NULL), 1709164800000LL);
+	assert_int_equal(vs_time_parse("2024-05-01T12:00:00.123+02:00", NULL), 1714557600123LL);
+	assert_int_equal(vs_time_parse("2024-05-01T06:30:00.1234-0330", NULL), 1714557600123LL);
+	/* vmware.log: no zone (ESXi logs UTC), then the rest of the line. */
+	const char *line = "2024-05-01T10:00:00.123 In(05) vmx - DISKLIB-VMFS";
+	assert_int_equal(vs_time_parse(line, &end), 1714557600123LL);
+	assert_string_equal(end, " In(05) vmx - DISKLIB-VMFS");
+	assert_int_equal(vs_time_parse("2024-05-01T10:00:00.123Z In(05)", &end), 1714557600123LL);
+	assert_string_equal(end, " In(05)");
+	const char *bad[] = {"", "In(05) vmx", "2024-13-01T00:00:00Z", "2024-05-01 10:00:00Z",
+	                     "2024-05-01T10:00Z", "2024-05-01T10:00:00.Z", "2024-05-01T10:00:00+0x:00"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_int_equal(vs_time_parse(bad[i], NULL), -1);
+}
+
 static const char service_content_twice[] =
 	"<?xml version=\"1.0\"?><soapenv:Envelope xmlns:soapenv=\"" VS_NS_SOAPENV "\"><soapenv:Body>"
 	"<RetrieveServiceContentResponse xmlns=\"urn:vim25\"><returnval/><returnval/>"
@@ -315,6 +408,9 @@ int main(void)
 		cmocka_unit_test(fault_type_from_xsi_type),
 		cmocka_unit_test(fault_message_from_faultstring),
 		cmocka_unit_test(localized_fault_in_missing_set),
+		cmocka_unit_test(platform_config_fault_keeps_its_reasons),
+		cmocka_unit_test(task_error_keeps_messages_and_cause_chain),
+		cmocka_unit_test(times_parse_as_utc_milliseconds),
 		cmocka_unit_test(occurrence_is_checked),
 		cmocka_unit_test(bad_replies_are_errors_not_crashes),
 		cmocka_unit_test(streamed_objects_are_delivered_and_freed),
