@@ -123,7 +123,8 @@ static json_t *host_result(const char *host, const char *result, const vs_error 
 	char line[1600] = "";
 	if (err)
 		vs_error_format(err, line, sizeof(line));
-	return json_pack("{s:s, s:s, s:s?}", "host", host, "result", result, "error", err ? line : NULL);
+	return json_pack("{s:s, s:s, s:s?, s:s?}", "host", host, "result", result, "error",
+	                 err ? line : NULL, "details", err && err->details[0] ? err->details : NULL);
 }
 
 /* Mounts on every chosen host that lacks it; returns how many failed. */

@@ -1,5 +1,6 @@
 /* nfsagent: subcommands dispatched from one table; errors become one line
- * on stderr and a documented exit code. */
+ * on stderr (a fault's reasons indented under it) and a documented exit
+ * code. */
 #include <curl/curl.h>
 #include <libxml/parser.h>
 #include <stdlib.h>

@@ -6,7 +6,8 @@
 
 #include "agent.h"
 
-/* ---- messages: one line on stderr, and the exit code for an error ---- */
+/* ---- messages: one line on stderr (a fault's details indented below it),
+ * and the exit code for an error ---- */
 
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
 {
@@ -46,6 +47,13 @@ int na_report(const vs_error *err)
 	char line[1600];
 	vs_error_format(err, line, sizeof(line));
 	na_error("%s", line);
+	/* The headline stays one line; why follows, one indented line each
+	 * (vs_error_detail keeps a detail to one line). */
+	for (const char *d = err->details; *d;) {
+		size_t n = strcspn(d, "\n");
+		fprintf(stderr, "  %.*s\n", (int)n, d);
+		d += n + (d[n] == '\n');
+	}
 	return na_exit_code(err);
 }
 

@@ -52,9 +52,17 @@ run 2 "$NFSAGENT" mount --cluster DC0_C1 --name x --server 10.0.0.5 --path /mnt/
 assert_contains "$ERR" "no cluster is named 'DC0_C1'; did you mean 'DC0_C0'"
 assert_eq "$(calls CreateNasDatastore)" "$before" "mount calls made for unknown names"
 
-# An export the server does not have: ESXi's own reason, exit 1.
-run 1 "$NFSAGENT" mount --host DC0_H0 --name nothere --server 10.0.0.5 --path /mnt/tank/nothere --nfs 3
-assert_contains "$ERR" "denied"
+# An export the server does not have: the NAS refuses the mount. ESXi's
+# faultstring is generic; its reason (faultMessage) follows the headline,
+# indented. Exit 1.
+run 1 "$NFSAGENT" mount --host DC0_H0 --name nope --server 10.0.0.5 --path /mnt/tank/nope --nfs 3
+headline=$(sed -n 1p <<< "$ERR")
+assert_contains "$headline" "PlatformConfigFault: An error occurred during host configuration."
+assert_eq "$(sed -n 2p <<< "$ERR")" "  reason: NFS mount 10.0.0.5:/mnt/tank/nope failed: The mount request was denied by the NFS server. Check that the export exists and that the client is permitted to mount it. (vob.vmfs.nfs.mount.error.perm.denied)" "the refusal's reason"
+assert_eq "$(sed -n 3p <<< "$ERR")" "nfsagent: nope is not mounted on 1 of 1 hosts" "the summary line"
+assert_eq "$(grep -c . <<< "$ERR")" 3 "stderr lines of a refused mount"
+run 1 "$NFSAGENT" mount --host DC0_H0 --name nope --server 10.0.0.5 --path /mnt/tank/nope --nfs 3 --json
+assert_eq "$(jq -r '.hosts[0].details' <<< "$OUT")" "reason: NFS mount 10.0.0.5:/mnt/tank/nope failed: The mount request was denied by the NFS server. Check that the export exists and that the client is permitted to mount it. (vob.vmfs.nfs.mount.error.perm.denied)" "the reason in JSON"
 
 # Bad arguments never reach vCenter.
 run 2 "$NFSAGENT" mount --host DC0_H0 --name x --server 10.0.0.5 --path /mnt/x --nfs 4

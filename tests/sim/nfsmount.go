@@ -94,9 +94,7 @@ func (n *nfsServer) mount(dss *nasDatastoreSystem, spec *types.HostNasVolumeSpec
 	}
 	export := n.lookup(servers[0], spec.RemotePath)
 	if export == nil {
-		text := fmt.Sprintf("NFS mount %s:%s failed: The mount request was denied by the NFS server. "+
-			"Check that the export exists and that the client is permitted to mount it.", servers[0], spec.RemotePath)
-		return none, simulator.Fault(text, &types.PlatformConfigFault{Text: text})
+		return none, mountDenied(servers[0], spec.RemotePath)
 	}
 
 	dc := datacenterOf(host)
@@ -135,6 +133,17 @@ func (n *nfsServer) mount(dss *nasDatastoreSystem, spec *types.HostNasVolumeSpec
 	addMount(ds, host, mode)
 	attach(dss, host, ds.Self)
 	return ds.Self, nil
+}
+
+// mountDenied is ESXi's answer when the NAS refuses a mount (here: an
+// export it does not have): the faultstring is generic, the reason is only
+// in faultMessage (govc's datastore.create unwraps faultMessage[0]).
+func mountDenied(server, path string) *soap.Fault {
+	text := fmt.Sprintf("NFS mount %s:%s failed: The mount request was denied by the NFS server. "+
+		"Check that the export exists and that the client is permitted to mount it.", server, path)
+	f := &types.PlatformConfigFault{Text: text}
+	f.FaultMessage = []types.LocalizableMessage{{Key: "vob.vmfs.nfs.mount.error.perm.denied", Message: text}}
+	return simulator.Fault("An error occurred during host configuration.", f)
 }
 
 // newNasDatastore builds the Datastore for a first mount.

@@ -95,7 +95,7 @@ check "same mount again on the same host: AlreadyExists" bash -c 'grep -q "xsi:t
 out=$(mount "$DSS0" /mnt/tank/vmware16k nfs41-16k NFS)
 check "same name, other protocol: DuplicateName" bash -c 'grep -q "xsi:type=\"DuplicateName\"" <<<"$0" && grep -q "<object type=\"Datastore\">$1</object>" <<<"$0"' "$out" "$N41"
 out=$(mount "$DSS0" /mnt/tank/nothere nfs-x NFS)
-check "unknown export: PlatformConfigFault, mount denied" bash -c 'grep -q "xsi:type=\"PlatformConfigFault\"" <<<"$0" && grep -q "<faultstring>NFS mount 10.0.0.5:/mnt/tank/nothere failed: The mount request was denied by the NFS server" <<<"$0"' "$out"
+check "unknown export: PlatformConfigFault, generic faultstring, the reason in faultMessage" bash -c 'grep -q "xsi:type=\"PlatformConfigFault\"" <<<"$0" && grep -q "<faultstring>An error occurred during host configuration.</faultstring>" <<<"$0" && grep -q "<faultMessage><key>vob.vmfs.nfs.mount.error.perm.denied</key><message>NFS mount 10.0.0.5:/mnt/tank/nothere failed: The mount request was denied by the NFS server" <<<"$0"' "$out"
 N3=$(mount "$DSS0" /mnt/tank/vmware64k nfs3-64k NFS | returnval)
 check "NFS 3 mount of vmware64k: $N3" [ -n "$N3" ]
 out=$(unmount "$DSS0" "$TRUENAS")
