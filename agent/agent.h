@@ -20,7 +20,10 @@ enum {
 	NA_EXIT_TLS = 5,       /* server certificate refused */
 	NA_EXIT_AUTH = 6,      /* login refused */
 	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
+	NA_EXIT_UNCHECKED = 8, /* a check could not read what it needs: neither clean nor a finding */
 };
+/* Seconds before a short extent is read again (a transient race heals). */
+enum { NA_RECHECK_DEFAULT_S = 5 };
 
 /* ---- output.c: messages ---- */
 /* Prints "nfsagent: MESSAGE" on stderr. */
@@ -177,30 +180,58 @@ bool na_same_export(const vs_datastore *d, const char *const *servers, const cha
 const char *na_mount_hosts(const na_inventory *inv, const vs_datastore *d, char *buf, size_t size);
 bool na_vm_uses(const vs_vm *v, const char *datastore_moref);
 
-/* ---- extents.c: descriptor-declared sizes against real extent sizes ---- */
+/* ---- extents.c: does each extent hold what its descriptor declares, as the host under test sees it ---- */
+typedef enum na_extent_state {
+	NA_EXTENT_UNKNOWN,  /* not read yet, or no host could read its length (why says why) */
+	NA_EXTENT_HOLDS,    /* the hosts under test see at least the declared bytes */
+	NA_EXTENT_SHORT,    /* a host under test sees fewer: the mismatch */
+	NA_EXTENT_GROWS,    /* sparse and delta formats: no size to check */
+	NA_EXTENT_PROBLEM,  /* the descriptor could not be read (why) */
+} na_extent_state;
+
 typedef struct na_extent_check {
 	char *descriptor;   /* "[ds] dir/x.vmdk" */
 	char *extent;       /* "[ds] dir/x-flat.vmdk"; NULL when the descriptor was unreadable */
 	int64_t declared;   /* bytes the descriptor needs; -1 for formats that grow */
-	int64_t actual;     /* bytes on the datastore (browser); -1 if missing */
-	int64_t layout;     /* bytes in the VM's layoutEx; -1 if not known */
-	bool mismatch;
-	char *problem;      /* why the descriptor could not be checked */
+	int64_t seen;       /* the shortest length a host under test read; -1 if none could */
+	int64_t allocated;  /* layoutEx: the space a thin disk has taken (information only); -1 */
+	na_extent_state state;
+	bool missing;       /* a host found no file at all */
+	bool transient;     /* short at first, whole when read again */
+	bool measured;
+	char *short_on;     /* hosts that read it short (", "), NULL if none */
+	char *right_on;     /* hosts that read it whole */
+	char *why;          /* PROBLEM, or UNKNOWN: why */
 } na_extent_check;
 
 typedef struct na_checks {
 	na_extent_check *v;
-	size_t n, mismatches, problems;
+	size_t n;
 } na_checks;
 
-typedef struct na_folder_cache na_folder_cache;
-na_folder_cache *na_folder_cache_new(void);
-void na_folder_cache_free(na_folder_cache **cache);
-/* Downloads and parses the descriptor, compares every extent; appends to out.
- * Returns an error only when checking is impossible (connection, memory). */
-int na_check_descriptor(vs_client *c, const na_inventory *inv, na_folder_cache *cache,
-                        const char *dspath, const vs_vm_layout *layout, na_checks *out,
-                        vs_error *err);
+typedef struct na_tally {
+	size_t checked, short_, unknown, problems, transient;
+} na_tally;
+
+/* Through which hosts extents are read. */
+typedef struct na_viewpoint {
+	const na_inventory *inv;  /* datastores' mounts, host names */
+	const char *host;         /* the host under test (moref); NULL: every host that mounts it */
+	int recheck_s;            /* a short extent is read again after this delay */
+} na_viewpoint;
+
+/* Downloads and parses the descriptor; appends one check per extent (not
+ * read yet).  Returns an error only when checking is impossible. */
+int na_check_descriptor(vs_client *c, const char *dspath, const vs_vm_layout *layout,
+                        na_checks *out, vs_error *err);
+/* Reads each new extent's length through the hosts under test. */
+int na_checks_measure(vs_client *c, const na_viewpoint *at, na_checks *checks, vs_error *err);
+/* After at->recheck_s, reads the short extents again, and through the other
+ * hosts that mount their datastores. */
+int na_checks_confirm(vs_client *c, const na_viewpoint *at, na_checks *checks, vs_error *err);
+na_tally na_checks_tally(const na_checks *checks);
+/* "host", "export" or "transient" (see extents.c); NULL when it holds. */
+const char *na_extent_case(const na_extent_check *k);
 void na_checks_free(na_checks *checks);
 json_t *na_checks_json(const na_checks *checks);
 void na_checks_print(const na_checks *checks, FILE *out);
@@ -240,6 +271,7 @@ typedef struct na_probe_args {
 	const char *host, *datastore, *db;
 	long disks;
 	int64_t size;
+	int recheck_s;
 	const char *campaign, *target;  /* recorded with the verdict */
 } na_probe_args;
 /* Exit code: 0 clean, 3 when the extent-size mismatch showed. */
@@ -271,9 +303,12 @@ int cmd_compare(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
 /* "1G", "512M": bytes, or -1 (cmd_probe.c). */
 int64_t na_parse_size(const char *s);
-/* cmd_verify.c: checks every descriptor of every disk of vm. */
-int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, na_checks *checks,
-                 vs_error *err);
+/* cmd_verify.c: checks every descriptor of every disk of vm, through the
+ * host it runs on now. */
+int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, int recheck_s,
+                 na_checks *checks, vs_error *err);
+/* --recheck SECONDS (verify, probe): the delay, or -1 after a usage error. */
+int na_parse_recheck(const char *cmd, const char *arg);
 int na_verify_exit(const na_checks *checks);
 void na_verify_report(const char *vm, const na_checks *checks);
 /* Unmounts d from hosts unless a VM has files there (cmd_unmount.c). */

@@ -250,8 +250,10 @@ static int probe_target(run *r, na_target *t)
 	if (!t->probe || done(r, step, NULL) || !datastore_named(r, t->datastore))
 		return NA_EXIT_OK;
 	vs_vm *vm = the_vm(r);
-	na_probe_args a = {na_host_name(&r->inv, vm->host), t->datastore, r->o->db, r->c->probe_disks,
-	                   na_parse_size(r->c->probe_size), r->id, t->name};
+	na_probe_args a = {.host = na_host_name(&r->inv, vm->host), .datastore = t->datastore,
+	                   .db = r->o->db, .disks = r->c->probe_disks,
+	                   .size = na_parse_size(r->c->probe_size), .recheck_s = NA_RECHECK_DEFAULT_S,
+	                   .campaign = r->id, .target = t->name};
 	double t0 = now_s();
 	int rc = na_probe(r->cl, &a, false);
 	r->t_probe += now_s() - t0;

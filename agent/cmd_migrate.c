@@ -278,7 +278,7 @@ static int migrate(migration *m, vs_error *err)
 	if (rc == VS_OK) {
 		say(m, "Moved %s to %s%s.", m->vm->name, m->target->name,
 		    m->workaround ? " after the workaround" : "");
-		rc = na_verify_vm(m->c, &m->inv, m->vm, &m->checks, err);
+		rc = na_verify_vm(m->c, &m->inv, m->vm, NA_RECHECK_DEFAULT_S, &m->checks, err);
 		if (rc == VS_OK && !m->json)
 			na_verify_report(m->vm->name, &m->checks);
 	}

@@ -10,14 +10,17 @@
 #include "findings.h"
 
 static const char usage[] =
-	"Usage: nfsagent probe --host H --datastore DS [--disks 8] [--size 1G] [OPTIONS]\n"
-	"Creates canary virtual disks (thin, sizes up to --size) on DS, checks that each\n"
-	"flat file holds what its descriptor declares, and deletes them. DS must be\n"
-	"mounted on host H, whose ESXi version the verdict names. The verdict is\n"
-	"recorded in the results database (--db FILE) for `nfsagent regress`.\n"
-	"Exit 0 when clean, 3 when the extent-size mismatch showed.\n\n" NA_CONNECT_HELP;
+	"Usage: nfsagent probe --host H --datastore DS [--disks 8] [--size 1G]\n"
+	"                      [--recheck SECONDS] [OPTIONS]\n"
+	"Creates canary virtual disks (thin, sizes up to --size) on DS, reads each flat\n"
+	"file's length through every host that mounts DS (vCenter picks the host that\n"
+	"creates them), and deletes them. A short one is read again after SECONDS\n"
+	"(default 5). DS must be mounted on host H, whose ESXi version the verdict\n"
+	"names. The verdict is recorded in the results database (--db FILE) for\n"
+	"`nfsagent regress`. Exit 0 when clean, 3 when the extent-size mismatch\n"
+	"showed, 8 when no length could be read.\n\n" NA_CONNECT_HELP;
 
-enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB };
+enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB, OPT_RECHECK };
 enum { MIB = 1024 * 1024 };
 
 /* "1G", "512M", "4096K" or bytes; binary units, as storage admins size disks. */
@@ -53,6 +56,9 @@ static int on_option(int opt, const char *arg, void *ud)
 		if (*end || a->disks < 1 || a->disks > 100)
 			return -na_usage_error("probe", "--disks is a number from 1 to 100, not '%s'", arg);
 		return 1;
+	case OPT_RECHECK:
+		a->recheck_s = na_parse_recheck("probe", arg);
+		return a->recheck_s < 0 ? -NA_EXIT_USAGE : 1;
 	case OPT_SIZE:
 		if ((a->size = na_parse_size(arg)) < MIB)
 			return -na_usage_error("probe", "--size wants a size of 1M or more, like 1G, not '%s'", arg);
@@ -76,9 +82,13 @@ typedef struct probe_run {
 	na_checks checks;
 } probe_run;
 
+/* Each canary is read right after its creation (through every host that
+ * mounts the datastore: which one creates it is vCenter's choice), the
+ * short ones once more at the end. */
 static int create_and_check(vs_client *c, const na_inventory *inv, const na_probe_args *a,
                             probe_run *r, vs_error *err)
 {
+	na_viewpoint at = {inv, NULL, a->recheck_s};
 	int rc = vs_datastore_mkdir(c, r->folder, err);
 	r->disks = calloc((size_t)a->disks, sizeof(char *));
 	for (long i = 0; rc == VS_OK && r->disks && i < a->disks && !na_stop_requested; i++) {
@@ -90,12 +100,13 @@ static int create_and_check(vs_client *c, const na_inventory *inv, const na_prob
 			r->disks[r->n_disks++] = disk;
 		else
 			free(disk);
-		/* A fresh listing per disk: the folder changes under us. */
-		na_folder_cache *cache = na_folder_cache_new();
 		if (rc == VS_OK)
-			rc = na_check_descriptor(c, inv, cache, r->disks[r->n_disks - 1], NULL, &r->checks, err);
-		na_folder_cache_free(&cache);
+			rc = na_check_descriptor(c, disk, NULL, &r->checks, err);
+		if (rc == VS_OK)
+			rc = na_checks_measure(c, &at, &r->checks, err);
 	}
+	if (rc == VS_OK)
+		rc = na_checks_confirm(c, &at, &r->checks, err);
 	return rc;
 }
 
@@ -115,41 +126,89 @@ static void clean_up(vs_client *c, probe_run *r)
 	na_checks_free(&r->checks);
 }
 
-/* Prints the verdict; returns the exit code. */
-static int report(const na_probe_args *a, const vs_host *h, const vs_datastore *d,
-                  const probe_run *r, bool json)
+/* Whether a ", "-separated list names the host. */
+static bool lists(const char *list, const char *name)
 {
-	size_t bad = 0;
-	for (size_t i = 0; i < r->checks.n; i++)
-		bad += r->checks.v[i].mismatch || r->checks.v[i].problem;
-	char verdict[1024];
-	if (bad)
-		snprintf(verdict, sizeof(verdict),
-		         "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s): %zu of %zu "
-		         "canary disks came out smaller than their descriptors",
-		         na_nfs_label(d->type), d->name, h->name, h->version, h->build, bad, r->n_disks);
+	size_t n = strlen(name);
+	for (const char *p = list; p && (p = strstr(p, name)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+			return true;
+	return false;
+}
+
+/* The hosts that mount d and saw some canary short, and those that read
+ * every canary whole. */
+static void split_hosts(const na_inventory *inv, const vs_datastore *d, const na_checks *checks,
+                        char *short_on, char *right_on, size_t size)
+{
+	*short_on = *right_on = '\0';
+	for (size_t i = 0; i < d->n_mounts; i++) {
+		const char *name = na_host_name(inv, d->mounts[i].host);
+		bool seen_short = false;
+		for (size_t j = 0; j < checks->n; j++)
+			seen_short |= lists(checks->v[j].short_on, name);
+		char *list = seen_short ? short_on : right_on;
+		size_t len = strlen(list);
+		snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+	}
+}
+
+/* The verdict line: which case, through which hosts. */
+static void verdict_line(const na_inventory *inv, const na_probe_args *a, const vs_host *h,
+                         const vs_datastore *d, const probe_run *r, char *out, size_t size)
+{
+	na_tally t = na_checks_tally(&r->checks);
+	char short_on[512], right_on[512], head[512];
+	split_hosts(inv, d, &r->checks, short_on, right_on, sizeof(short_on));
+	snprintf(head, sizeof(head), "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s)",
+	         na_nfs_label(d->type), d->name, h->name, h->version, h->build);
+	if (t.short_ && *right_on)
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by host %s, right on hosts %s: "
+		         "ESXi's NFS 4.1 view of the files, not the files", head, t.short_, r->n_disks,
+		         short_on, right_on);
+	else if (t.short_)
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by every host that mounts it "
+		         "(%s): the files on the export are short", head, t.short_, r->n_disks, short_on);
+	else if (t.transient)
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by host %s at first, whole "
+		         "%d s later: transient (a Storage vMotion in that window fails)", head, t.transient,
+		         r->n_disks, short_on, a->recheck_s);
+	else if (t.unknown)
+		snprintf(out, size, "could not check datastore %s (%s, host %s): %zu of %zu canary disks "
+		         "could not be read through any host", d->name, na_nfs_label(d->type), h->name,
+		         t.unknown, r->n_disks);
 	else
-		snprintf(verdict, sizeof(verdict),
-		         "clean: %zu of %ld canary disks on datastore %s (%s, host %s, ESXi %s build %s) "
-		         "hold what their descriptors declare",
+		snprintf(out, size, "clean: %zu of %ld canary disks on datastore %s (%s, host %s, ESXi %s "
+		         "build %s) hold what their descriptors declare on every host that mounts it",
 		         r->n_disks, a->disks, d->name, na_nfs_label(d->type), h->name, h->version, h->build);
-	char *evidence[1] = {NULL};
-	char count[64];
-	snprintf(count, sizeof(count), "%zu of %zu canary disks short", bad, r->n_disks);
-	evidence[0] = count;
+}
+
+/* Prints the verdict; returns the exit code. */
+static int report(const na_inventory *inv, const na_probe_args *a, const vs_host *h,
+                  const vs_datastore *d, const probe_run *r, bool json)
+{
+	na_tally t = na_checks_tally(&r->checks);
+	size_t bad = t.short_ + t.transient + t.problems;
+	char verdict[2048], count[128];
+	verdict_line(inv, a, h, d, r, verdict, sizeof(verdict));
+	snprintf(count, sizeof(count), "%zu of %zu canary disks short, %zu transient, %zu unreadable",
+	         t.short_, r->n_disks, t.transient, t.unknown);
+	char *evidence[1] = {count};
 	na_finding_source src = {"probe", a->campaign, a->target, h, d, NULL};
-	na_record_finding(a->db, &src, bad > 0, verdict, evidence, 1);
+	if (bad || !t.unknown)  /* "could not check" is no verdict to record */
+		na_record_finding(a->db, &src, bad > 0, verdict, evidence, 1);
 	if (json) {
-		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:b, s:s, s:o}", "datastore",
-		                        d->name, "type", d->type, "host", h->name, "esxi_version", h->version,
-		                        "esxi_build", h->build, "disks", (int)r->n_disks, "mismatches",
-		                        (int)bad, "extent_bug", bad > 0, "verdict", verdict, "checks",
-		                        na_checks_json(&r->checks)));
+		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:s, s:o}",
+		                        "datastore", d->name, "type", d->type, "host", h->name,
+		                        "esxi_version", h->version, "esxi_build", h->build, "disks",
+		                        (int)r->n_disks, "mismatches", (int)bad, "unchecked", (int)t.unknown,
+		                        "extent_bug", bad > 0, "checked", bad || !t.unknown, "verdict",
+		                        verdict, "checks", na_checks_json(&r->checks)));
 	} else {
 		printf("%s\n", verdict);
 		na_checks_print(&r->checks, stdout);
 	}
-	return bad ? NA_EXIT_FINDING : NA_EXIT_OK;
+	return bad ? NA_EXIT_FINDING : t.unknown ? NA_EXIT_UNCHECKED : NA_EXIT_OK;
 }
 
 int na_probe(vs_client *c, const na_probe_args *a, bool json)
@@ -175,7 +234,7 @@ int na_probe(vs_client *c, const na_probe_args *a, bool json)
 	na_interrupts_catch(&saved);
 	rc = create_and_check(c, &inv, a, &r, &err);
 	int code = rc != VS_OK          ? na_report(&err)
-	           : !na_stop_requested ? report(a, h, d, &r, json)
+	           : !na_stop_requested ? report(&inv, a, h, d, &r, json)
 	                                : NA_EXIT_FAIL;
 	if (na_stop_requested)
 		na_error("interrupted after %zu canary disks; removing them", r.n_disks);
@@ -207,9 +266,10 @@ int cmd_probe(int argc, char **argv)
 		{"disks", required_argument, NULL, OPT_DISKS},
 		{"size", required_argument, NULL, OPT_SIZE},
 		{"db", required_argument, NULL, OPT_DB},
+		{"recheck", required_argument, NULL, OPT_RECHECK},
 		{0},
 	};
 	static const na_command_spec spec = {"probe", usage, longopts, on_option, check, run};
-	na_probe_args a = {.disks = 8, .size = 1024LL * MIB};
+	na_probe_args a = {.disks = 8, .size = 1024LL * MIB, .recheck_s = NA_RECHECK_DEFAULT_S};
 	return na_command(&spec, &a, argc, argv);
 }

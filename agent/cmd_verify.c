@@ -6,44 +6,89 @@
 #include "agent.h"
 
 static const char usage[] =
-	"Usage: nfsagent verify --vm VM [OPTIONS]\n"
-	"Downloads each disk descriptor of VM and checks that every extent file holds\n"
-	"the bytes the descriptor declares (the NFS 4.1 'Size of extent in descriptor\n"
-	"file larger than real size' failure). Exit 0 when all match, 3 on a mismatch.\n\n"
+	"Usage: nfsagent verify --vm VM [--recheck SECONDS] [OPTIONS]\n"
+	"Reads each disk descriptor of VM and checks that every extent file holds the\n"
+	"bytes the descriptor declares, as the ESXi host the VM runs on reads it (the\n"
+	"NFS 4.1 'Size of extent in descriptor file larger than real size' failure).\n"
+	"A short extent is read again after SECONDS (default 5) and through the other\n"
+	"hosts that mount its datastore. Exit 0 when all hold, 3 on a mismatch, 8 when\n"
+	"an extent could not be read (locked, host unreachable) and none was short.\n\n"
 	NA_CONNECT_HELP;
 
-enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION };
+enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_RECHECK };
 
-int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, na_checks *checks,
-                 vs_error *err)
+typedef struct verify_args {
+	const char *vm;
+	int recheck_s;
+} verify_args;
+
+int na_parse_recheck(const char *cmd, const char *arg)
+{
+	char *end;
+	long v = strtol(arg, &end, 10);
+	if (end != arg && !*end && v >= 0 && v <= 600)
+		return (int)v;
+	na_usage_error(cmd, "--recheck is a number of seconds from 0 to 600, not '%s'", arg);
+	return -1;
+}
+
+/* The host the VM runs on now: a move may have taken it elsewhere. */
+static int current_host(vs_client *c, const vs_vm *vm, char **host, vs_error *err)
+{
+	vs_vm *now = NULL;
+	int rc = vs_vm_lookup(c, vm->moref, &now, err);
+	*host = rc == VS_OK && now->host ? strdup(now->host) : NULL;
+	if (rc == VS_OK && !*host)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
+	vs_vm_free(&now);
+	return rc;
+}
+
+int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, int recheck_s,
+                 na_checks *checks, vs_error *err)
 {
 	vs_vm_layout *layout = NULL;
-	na_folder_cache *cache = na_folder_cache_new();
-	int rc = cache ? vs_vm_layout_read(c, vm->moref, &layout, err)
-	               : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	char *host = NULL;
+	int rc = current_host(c, vm, &host, err);
+	if (rc == VS_OK)
+		rc = vs_vm_layout_read(c, vm->moref, &layout, err);
 	for (size_t d = 0; rc == VS_OK && d < layout->n_disks; d++)
 		for (size_t l = 0; rc == VS_OK && l < layout->disks[d].n_chain; l++)
-			rc = na_check_descriptor(c, inv, cache, layout->disks[d].chain[l], layout, checks, err);
+			rc = na_check_descriptor(c, layout->disks[d].chain[l], layout, checks, err);
+	na_viewpoint at = {inv, host, recheck_s};
+	if (rc == VS_OK)
+		rc = na_checks_measure(c, &at, checks, err);
+	if (rc == VS_OK)
+		rc = na_checks_confirm(c, &at, checks, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "verifying the disks of %s", vm->name);
 	vs_vm_layout_free(&layout);
-	na_folder_cache_free(&cache);
+	free(host);
 	return rc;
 }
 
 int na_verify_exit(const na_checks *checks)
 {
-	return checks->mismatches ? NA_EXIT_FINDING : checks->problems ? NA_EXIT_FAIL : NA_EXIT_OK;
+	na_tally t = na_checks_tally(checks);
+	return t.short_     ? NA_EXIT_FINDING
+	       : t.problems ? NA_EXIT_FAIL
+	       : t.unknown  ? NA_EXIT_UNCHECKED
+	                    : NA_EXIT_OK;
 }
 
 void na_verify_report(const char *vm, const na_checks *checks)
 {
+	na_tally t = na_checks_tally(checks);
 	printf("%s: %zu extent%s checked: ", vm, checks->n, checks->n == 1 ? "" : "s");
-	if (checks->mismatches)
-		printf("%zu SMALLER than their descriptors say\n", checks->mismatches);
-	else if (checks->problems)
-		printf("%zu descriptor%s could not be read\n", checks->problems,
-		       checks->problems == 1 ? "" : "s");
+	if (t.short_)
+		printf("%zu SMALLER than their descriptors say\n", t.short_);
+	else if (t.problems)
+		printf("%zu descriptor%s could not be read\n", t.problems, t.problems == 1 ? "" : "s");
+	else if (t.unknown)
+		printf("could not check %zu: nothing short seen, but no verdict either\n", t.unknown);
+	else if (t.transient)
+		printf("all hold what their descriptors declare (%zu only when read again: transient)\n",
+		       t.transient);
 	else
 		printf("all hold what their descriptors declare\n");
 	na_checks_print(checks, stdout);
@@ -51,26 +96,32 @@ void na_verify_report(const char *vm, const na_checks *checks)
 
 static int on_option(int opt, const char *arg, void *ud)
 {
-	if (opt != OPT_VM)
+	verify_args *a = ud;
+	if (opt == OPT_VM) {
+		a->vm = arg;
+		return 1;
+	}
+	if (opt != OPT_RECHECK)
 		return 0;
-	*(const char **)ud = arg;
-	return 1;
+	a->recheck_s = na_parse_recheck("verify", arg);
+	return a->recheck_s < 0 ? -NA_EXIT_USAGE : 1;
 }
 
 static int run(vs_client *c, void *args, bool json)
 {
-	const char *vm_name = *(const char **)args;
+	const verify_args *a = args;
 	na_inventory inv;
 	na_checks checks = {0};
 	vs_error err = {0};
 	int rc = na_inventory_load(c, true, &inv, &err);
-	vs_vm *vm = rc == VS_OK ? na_find_vm(&inv, vm_name, &err) : NULL;
+	vs_vm *vm = rc == VS_OK ? na_find_vm(&inv, a->vm, &err) : NULL;
 	if (rc == VS_OK)
-		rc = vm ? na_verify_vm(c, &inv, vm, &checks, &err) : VS_ERR_NOT_FOUND;
+		rc = vm ? na_verify_vm(c, &inv, vm, a->recheck_s, &checks, &err) : VS_ERR_NOT_FOUND;
 	int code = rc == VS_OK ? na_verify_exit(&checks) : na_report(&err);
 	if (rc == VS_OK && json)
-		na_json_print(json_pack("{s:s, s:b, s:o}", "vm", vm->name, "mismatch",
-		                        checks.mismatches > 0, "extents", na_checks_json(&checks)));
+		na_json_print(json_pack("{s:s, s:b, s:b, s:o}", "vm", vm->name, "mismatch",
+		                        code == NA_EXIT_FINDING, "checked", code != NA_EXIT_UNCHECKED,
+		                        "extents", na_checks_json(&checks)));
 	else if (rc == VS_OK)
 		na_verify_report(vm->name, &checks);
 	na_checks_free(&checks);
@@ -82,15 +133,18 @@ static int check(void *args, int argc, char **argv)
 {
 	if (argc > 0)
 		return na_usage_error("verify", "unexpected argument '%s'", argv[0]);
-	return *(const char **)args ? -1 : na_usage_error("verify", "--vm is required");
+	return ((const verify_args *)args)->vm ? -1 : na_usage_error("verify", "--vm is required");
 }
 
 int cmd_verify(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		NA_CONNECT_LONGOPTS, {"vm", required_argument, NULL, OPT_VM}, {0},
+		NA_CONNECT_LONGOPTS,
+		{"vm", required_argument, NULL, OPT_VM},
+		{"recheck", required_argument, NULL, OPT_RECHECK},
+		{0},
 	};
 	static const na_command_spec spec = {"verify", usage, longopts, on_option, check, run};
-	const char *vm = NULL;
-	return na_command(&spec, &vm, argc, argv);
+	verify_args a = {.recheck_s = NA_RECHECK_DEFAULT_S};
+	return na_command(&spec, &a, argc, argv);
 }

@@ -114,34 +114,40 @@ static bool is_descriptor(const char *name)
 	return true;
 }
 
-/* Descriptors a failed move left in the target folder, checked like verify. */
-static void check_target(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
+/* Descriptors a failed move left in the target folder, checked like verify
+ * through the VM's host (the host whose view failed the move). */
+static void check_target(vs_client *c, const na_inventory *inv, const char *host,
+                         const char *folder, na_diagnosis *d)
 {
 	vs_error err = {0};
 	size_t n = 0;
 	vs_file *files = list_folder(c, inv, folder, "*.vmdk", &n);
-	na_folder_cache *cache = na_folder_cache_new();
 	na_checks checks = {0};
-	for (size_t i = 0; cache && i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char *desc = is_descriptor(files[i].path) ? na_dspath_child(folder, files[i].path) : NULL;
 		if (desc)
-			na_check_descriptor(c, inv, cache, desc, NULL, &checks, &err);
+			na_check_descriptor(c, desc, NULL, &checks, &err);
 		free(desc);
 	}
+	na_viewpoint at = {inv, host, 0};
+	const char *host_name = na_host_name(inv, host);
+	if (na_checks_measure(c, &at, &checks, &err) == VS_OK)
+		na_checks_confirm(c, &at, &checks, &err);
 	for (size_t i = 0; i < checks.n; i++) {
 		const na_extent_check *k = &checks.v[i];
-		if (!k->mismatch)
+		if (k->state != NA_EXTENT_SHORT)
 			continue;
 		d->target_mismatch = true;
-		if (k->actual < 0)
-			add_evidence(d, "target: %s is missing; %s declares %lld bytes", k->extent,
-			             k->descriptor, (long long)k->declared);
+		if (k->right_on)
+			add_evidence(d, "target: %s reads as %lld bytes through host %s but whole through %s; "
+			             "%s declares %lld bytes", k->extent, (long long)k->seen, host_name,
+			             k->right_on, k->descriptor, (long long)k->declared);
 		else
-			add_evidence(d, "target: %s is %lld bytes; %s declares %lld bytes", k->extent,
-			             (long long)k->actual, k->descriptor, (long long)k->declared);
+			add_evidence(d, "target: %s reads as %lld bytes through every host that mounts it; "
+			             "%s declares %lld bytes", k->extent, (long long)k->seen, k->descriptor,
+			             (long long)k->declared);
 	}
 	na_checks_free(&checks);
-	na_folder_cache_free(&cache);
 	vs_files_free(&files, n);
 }
 
@@ -171,7 +177,7 @@ void na_diagnose_move(vs_client *c, const na_inventory *inv, const vs_vm *vm, co
 		scan_log(c, inv, log_dir, d);
 	if (target_folder) {
 		scan_log(c, inv, target_folder, d);
-		check_target(c, inv, target_folder, d);
+		check_target(c, inv, vm->host, target_folder, d);
 	}
 	d->extent_bug = d->log_signature || d->target_mismatch;
 	na_diagnosis_verdict(inv, vm->host, target, task_err, d);
