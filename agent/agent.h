@@ -264,6 +264,8 @@ typedef struct na_mount_args {
 } na_mount_args;
 /* Checks the command-line shape of a mount (NFS version, servers, path). */
 int na_mount_check(na_mount_args *a);
+/* Splits "a,b" in place into a NULL-terminated array (free the array only). */
+char **na_split_servers(char *list, size_t *n);
 /* Mounts where missing; *mounted counts hosts newly mounted.  Exit code. */
 int na_mount(vs_client *c, const na_mount_args *a, bool json, size_t *mounted);
 
@@ -311,9 +313,13 @@ int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, int rec
 int na_parse_recheck(const char *cmd, const char *arg);
 int na_verify_exit(const na_checks *checks);
 void na_verify_report(const char *vm, const na_checks *checks);
-/* Unmounts d from hosts unless a VM has files there (cmd_unmount.c). */
+/* Unmounts d from hosts unless a VM has files there, vSphere HA heartbeats on
+ * it or vCLS VMs live there: all checked before the first host (cmd_unmount.c). */
 int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datastore *d,
                           vs_host **hosts, size_t n, bool quiet, vs_error *err);
+/* The same, setting unmounted[i] for each hosts[i] it unmounted d from. */
+int na_unmount_hosts(vs_client *c, const na_inventory *inv, const vs_datastore *d, vs_host **hosts,
+                     size_t n, bool quiet, bool *unmounted, vs_error *err);
 /* "NFS 3" / "NFS 4.1" for a datastore type. */
 const char *na_nfs_label(const char *type);
 

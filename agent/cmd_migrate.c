@@ -152,34 +152,112 @@ static int move(migration *m, vs_error *err)
 
 /* ---- workarounds ----------------------------------------------------------- */
 
+static bool read_only_on(const vs_datastore *d, const char *host)
+{
+	for (size_t i = 0; i < d->n_mounts; i++)
+		if (strcmp(d->mounts[i].host, host) == 0)
+			return d->mounts[i].access_mode && strcmp(d->mounts[i].access_mode, "readOnly") == 0;
+	return false;
+}
+
+/* A remount that failed partway: the NFS 3 mounts made go, then the hosts it
+ * unmounted get the original mount back.  Never NFS 4.1 while NFS 3 stays on
+ * a host (mixing the two corrupts data).  Whatever cannot be put back, each
+ * host's mount is named. */
+static void put_back(migration *m, vs_host **hosts, size_t n, bool *unmounted, char **nfs3)
+{
+	const vs_datastore *t = m->target;
+	size_t left = 0, lost = 0, n_servers = 0;
+	say(m, "The remount failed; putting %s back as %s.", t->name, na_nfs_label(t->type));
+	for (size_t i = 0; i < n; i++) {
+		vs_error err = {0};
+		if (nfs3[i] && vs_datastore_unmount(m->c, hosts[i], nfs3[i], &err) != VS_OK) {
+			na_report(&err);
+			left++;
+		} else if (nfs3[i]) {
+			say(m, "%s: unmounted %s (NFS 3)", hosts[i]->name, t->name);
+			free(nfs3[i]);
+			nfs3[i] = NULL;
+		}
+	}
+	char *list = t->remote_host ? strdup(t->remote_host) : NULL;
+	char **servers = list ? na_split_servers(list, &n_servers) : NULL;
+	vs_nas_spec spec = {.name = t->name, .servers = (const char *const *)servers,
+	                    .path = t->remote_path, .type = t->type, .security = t->security};
+	for (size_t i = 0; servers && !left && i < n; i++) {
+		if (!unmounted[i])
+			continue;
+		char *moref = NULL;
+		vs_error err = {0};
+		spec.read_only = read_only_on(t, hosts[i]->moref);
+		if (vs_nas_mount(m->c, hosts[i], &spec, &moref, &err) == VS_OK) {
+			say(m, "%s: mounted %s again (%s %s:%s)", hosts[i]->name, t->name, na_nfs_label(t->type),
+			    t->remote_host, t->remote_path);
+			unmounted[i] = false;
+		} else {
+			na_report(&err);
+		}
+		free(moref);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (nfs3[i])
+			na_warn("%s has %s as NFS 3 now (it had %s)", hosts[i]->name, t->name,
+			        na_nfs_label(t->type));
+		else if (unmounted[i])
+			na_warn("%s has no mount of %s now (it had %s)", hosts[i]->name, t->name,
+			        na_nfs_label(t->type));
+		lost += nfs3[i] || unmounted[i];
+	}
+	if (lost)
+		na_warn("%zu of %zu hosts are not as they were; the other hosts have %s as %s", lost, n,
+		        t->name, na_nfs_label(t->type));
+	else
+		say(m, "Put %s back as %s on %zu host%s.", t->name, na_nfs_label(t->type), n,
+		    n == 1 ? "" : "s");
+	free(servers);
+	free(list);
+}
+
 static int remount_nfs3(migration *m, vs_error *err)
 {
 	const vs_datastore *t = m->target;
+	/* err still tells of the failed move, diagnosed already: the remount's
+	 * refusals and faults are told as themselves. */
+	*err = (vs_error){0};
 	if (!t->type || strcmp(t->type, "NFS41") != 0)
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is %s already; remounting as NFS 3 changes nothing",
 		               t->name, na_nfs_label(t->type));
 	vs_host **hosts = calloc(t->n_mounts + 1, sizeof(vs_host *));
+	bool *unmounted = calloc(t->n_mounts + 1, sizeof(bool));
+	char **nfs3 = calloc(t->n_mounts + 1, sizeof(char *));  /* the NFS 3 datastore, where mounted */
 	size_t n = 0;
 	for (size_t i = 0; hosts && i < t->n_mounts; i++)
 		if ((hosts[n] = na_host_by_moref(&m->inv, t->mounts[i].host)))
 			n++;
 	char *server = t->remote_host ? strndup(t->remote_host, strcspn(t->remote_host, ",")) : NULL;
 	const char *servers[] = {server, NULL};
-	vs_nas_spec spec = {.name = t->name, .servers = servers, .path = t->remote_path, .type = "NFS",
-	                    .read_only = t->n_mounts && t->mounts[0].access_mode &&
-	                                 strcmp(t->mounts[0].access_mode, "readOnly") == 0};
+	vs_nas_spec spec = {.name = t->name, .servers = servers, .path = t->remote_path, .type = "NFS"};
 	say(m, "Remounting %s (%s:%s) as NFS 3 on %zu host%s.", t->name, server ? server : "?",
 	    t->remote_path ? t->remote_path : "?", n, n == 1 ? "" : "s");
-	int rc = hosts && server ? na_unmount_everywhere(m->c, &m->inv, t, hosts, n, m->json, err)
-	                         : vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
+	int rc = !hosts || !unmounted || !nfs3 ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	         : server ? na_unmount_hosts(m->c, &m->inv, t, hosts, n, m->json, unmounted, err)
+	                  : vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
+	bool changed = false;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		char *moref = NULL;
-		rc = vs_nas_mount(m->c, hosts[i], &spec, &moref, err);
+		spec.read_only = read_only_on(t, hosts[i]->moref);
+		rc = vs_nas_mount(m->c, hosts[i], &spec, &nfs3[i], err);
 		if (rc == VS_OK)
 			say(m, "%s: mounted %s (NFS 3 %s:%s, %s)", hosts[i]->name, t->name, server,
 			    spec.path, spec.read_only ? "read-only" : "read-write");
-		free(moref);
 	}
+	for (size_t i = 0; rc != VS_OK && unmounted && i < n; i++)
+		changed |= unmounted[i];
+	if (changed)
+		put_back(m, hosts, n, unmounted, nfs3);
+	for (size_t i = 0; nfs3 && i < n; i++)
+		free(nfs3[i]);
+	free(nfs3);
+	free(unmounted);
 	free(hosts);
 	free(server);
 	return rc == VS_OK ? resolve(m, err) : rc;

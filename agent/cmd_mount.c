@@ -34,7 +34,7 @@ static int on_option(int opt, const char *arg, void *ud)
 	}
 }
 
-static char **split_servers(char *list, size_t *n)
+char **na_split_servers(char *list, size_t *n)
 {
 	char **v = calloc(strlen(list) + 2, sizeof(char *));
 	char *save = NULL;
@@ -67,7 +67,7 @@ int na_mount_check(na_mount_args *a)
 	if (a->spec.path[0] != '/')
 		return na_usage_error("mount", "--path must be absolute, like /mnt/tank/vmware");
 	size_t n = 0;
-	char **servers = split_servers(a->server_list, &n);
+	char **servers = na_split_servers(a->server_list, &n);
 	a->spec.servers = (const char *const *)servers;
 	if (n == 0)
 		return na_usage_error("mount", "--server names no server");

@@ -1,5 +1,5 @@
 /* nfsagent unmount: removes an NFS datastore from hosts, never while a VM
- * still has files on it. */
+ * still has files on it, vSphere HA heartbeats on it or vCLS VMs live there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +9,8 @@ static const char usage[] =
 	"Usage: nfsagent unmount (--host H | --cluster C | --all-hosts) --name NAME\n"
 	"                        [OPTIONS]\n"
 	"Unmounts datastore NAME from the hosts (with --all-hosts: from every host that\n"
-	"mounts it). Refused while any VM has files there; the VMs are listed.\n\n" NA_CONNECT_HELP;
+	"mounts it). Refused while any VM has files there (the VMs are listed), while\n"
+	"vSphere HA heartbeats on it, or while vCLS VMs live there.\n\n" NA_CONNECT_HELP;
 
 enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION };
 
@@ -27,47 +28,142 @@ static int on_option(int opt, const char *arg, void *ud)
 	return 1;
 }
 
-/* "fiotest, db01" of the VMs with files on d; NULL if none. */
-static char *vms_on(const na_inventory *inv, const vs_datastore *d)
+/* Appends name to the ", "-separated *list; false when out of memory. */
+static bool add_name(char **list, size_t *len, const char *name)
+{
+	char *grown = realloc(*list, *len + strlen(name) + 3);
+	if (!grown)
+		return false;
+	*list = grown;
+	*len += (size_t)sprintf(grown + *len, "%s%s", *len ? ", " : "", name);
+	return true;
+}
+
+/* vSphere Cluster Services agent VMs: "vCLS-<uuid>" since 7.0 U3, "vCLS (N)"
+ * in 7.0 U1 and U2. */
+static bool is_vcls(const vs_vm *vm)
+{
+	return strncmp(vm->name, "vCLS-", 5) == 0 || strncmp(vm->name, "vCLS (", 6) == 0;
+}
+
+/* "fiotest, db01" of the VMs with files on d, the vCLS agents or the others;
+ * NULL if none. */
+static char *vms_on(const na_inventory *inv, const vs_datastore *d, bool vcls)
 {
 	size_t len = 0;
 	char *list = NULL;
-	for (size_t i = 0; i < inv->n_vms; i++) {
-		if (!na_vm_uses(&inv->vms[i], d->moref))
-			continue;
-		size_t add = strlen(inv->vms[i].name) + 3;
-		char *grown = realloc(list, len + add);
-		if (!grown)
+	for (size_t i = 0; i < inv->n_vms; i++)
+		if (na_vm_uses(&inv->vms[i], d->moref) && is_vcls(&inv->vms[i]) == vcls &&
+		    !add_name(&list, &len, inv->vms[i].name))
 			break;
-		list = grown;
-		len += (size_t)sprintf(list + len, "%s%s", len ? ", " : "", inv->vms[i].name);
-	}
 	return list;
 }
 
-int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datastore *d,
-                          vs_host **hosts, size_t n, bool quiet, vs_error *err)
+/* The cluster of a host (moref), NULL for a standalone host. */
+static const na_cluster *cluster_of(const na_inventory *inv, const char *host)
 {
-	char *users = vms_on(inv, d);
-	if (users) {
-		vs_fail(err, VS_ERR_USAGE, "refusing to unmount '%s': VMs have files there: %s", d->name,
-		        users);
-		free(users);
-		return VS_ERR_USAGE;
-	}
+	const vs_host *h = na_host_by_moref(inv, host);
+	for (size_t i = 0; h && h->parent && i < inv->n_clusters; i++)
+		if (strcmp(inv->clusters[i].moref, h->parent) == 0)
+			return &inv->clusters[i];
+	return NULL;
+}
+
+/* vCenter refuses to unmount a datastore vSphere HA heartbeats on from a host
+ * of that cluster: ask each cluster of the hosts concerned once. */
+static int check_heartbeats(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                            vs_host **hosts, size_t n, vs_error *err)
+{
 	for (size_t i = 0; i < n; i++) {
+		const na_cluster *cl = na_mounted_on(d, hosts[i]->moref) ? cluster_of(inv, hosts[i]->moref)
+		                                                         : NULL;
+		bool asked = false;
+		for (size_t j = 0; cl && j < i; j++)
+			asked |= na_mounted_on(d, hosts[j]->moref) && cluster_of(inv, hosts[j]->moref) == cl;
+		if (!cl || asked)
+			continue;
+		bool used = false;
+		int rc = vs_cluster_heartbeats_on(c, cl->moref, d->moref, &used, err);
+		if (rc != VS_OK)
+			return rc;
+		if (used)
+			return vs_fail(err, VS_ERR_USAGE,
+			               "cannot unmount %s: vSphere HA uses it for heartbeating in cluster %s; "
+			               "pick other heartbeat datastores (cluster > Configure > vSphere "
+			               "Availability > Heartbeat Datastores) and retry",
+			               d->name, cl->name);
+	}
+	return VS_OK;
+}
+
+/* vCenter places vCLS agent VMs itself and recreates them when they go, so
+ * the way out is retreat mode, set per cluster: name the clusters. */
+static int check_vcls(const na_inventory *inv, const vs_datastore *d, vs_error *err)
+{
+	char *agents = vms_on(inv, d, true);
+	if (!agents)
+		return VS_OK;
+	char *clusters = NULL;
+	size_t len = 0;
+	for (size_t k = 0; k < inv->n_clusters; k++)
+		for (size_t i = 0; i < inv->n_vms; i++) {
+			const vs_vm *vm = &inv->vms[i];
+			if (is_vcls(vm) && na_vm_uses(vm, d->moref) &&
+			    cluster_of(inv, vm->host) == &inv->clusters[k]) {
+				add_name(&clusters, &len, inv->clusters[k].name);
+				break;
+			}
+		}
+	vs_fail(err, VS_ERR_USAGE,
+	        "cannot unmount %s: vSphere Cluster Services VMs %s live there; enable retreat mode for "
+	        "%s %s or move them",
+	        d->name, agents, clusters && strchr(clusters, ',') ? "clusters" : "cluster",
+	        clusters ? clusters : "(their cluster)");
+	free(agents);
+	free(clusters);
+	return VS_ERR_USAGE;
+}
+
+/* Everything that would make vCenter refuse partway, asked before the first
+ * RemoveDatastore so that a refusal changes nothing. */
+static int check_unmount(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                         vs_host **hosts, size_t n, vs_error *err)
+{
+	int rc = check_heartbeats(c, inv, d, hosts, n, err);
+	if (rc == VS_OK)
+		rc = check_vcls(inv, d, err);
+	char *users = rc == VS_OK ? vms_on(inv, d, false) : NULL;
+	if (users) {
+		rc = vs_fail(err, VS_ERR_USAGE, "refusing to unmount '%s': VMs have files there: %s", d->name,
+		             users);
+		free(users);
+	}
+	return rc;
+}
+
+int na_unmount_hosts(vs_client *c, const na_inventory *inv, const vs_datastore *d, vs_host **hosts,
+                     size_t n, bool quiet, bool *unmounted, vs_error *err)
+{
+	int rc = check_unmount(c, inv, d, hosts, n, err);
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		if (!na_mounted_on(d, hosts[i]->moref)) {
 			if (!quiet)
 				printf("%s: %s is not mounted\n", hosts[i]->name, d->name);
 			continue;
 		}
-		int rc = vs_datastore_unmount(c, hosts[i], d->moref, err);
-		if (rc != VS_OK)
-			return rc;
-		if (!quiet)
+		rc = vs_datastore_unmount(c, hosts[i], d->moref, err);
+		if (rc == VS_OK && unmounted)
+			unmounted[i] = true;
+		if (rc == VS_OK && !quiet)
 			printf("%s: unmounted %s\n", hosts[i]->name, d->name);
 	}
-	return VS_OK;
+	return rc;
+}
+
+int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                          vs_host **hosts, size_t n, bool quiet, vs_error *err)
+{
+	return na_unmount_hosts(c, inv, d, hosts, n, quiet, NULL, err);
 }
 
 static int run(vs_client *c, void *args, bool json)

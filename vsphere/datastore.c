@@ -60,6 +60,7 @@ int vs_datastore_read(const char *moref, const xmlNode *object, vs_datastore *d)
 	if (nas) {
 		d->remote_host = nas_servers(nas);
 		d->remote_path = vs_xml_path_text(nas, "remotePath");
+		d->security = vs_xml_path_text(nas, "securityType");
 	}
 	d->browser = vs_prop_text(object, "browser");
 	int rc = read_mounts(vs_prop(object, "host"), d);
@@ -79,6 +80,7 @@ void vs_datastore_clear(vs_datastore *d)
 	free(d->url);
 	free(d->remote_host);
 	free(d->remote_path);
+	free(d->security);
 	free(d->browser);
 	*d = (vs_datastore){0};
 }
@@ -170,6 +172,28 @@ int vs_datastore_unmount(vs_client *c, const vs_host *host, const char *datastor
 	vs_buf_free(&p);
 	if (rc != VS_OK)
 		vs_error_context(err, "unmounting %s from %s", datastore, host->name);
+	return rc;
+}
+
+/* vSphere HA keeps heartbeat files on shared datastores and vCenter refuses
+ * to unmount them from the cluster's hosts; the cluster's advanced runtime
+ * info names them.  An empty answer means HA uses none (or is off). */
+int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *datastore, bool *used,
+                             vs_error *err)
+{
+	*used = false;
+	vs_reply r = {0};
+	int rc = vs_call(c, "RetrieveDasAdvancedRuntimeInfo", "ClusterComputeResource", cluster, NULL,
+	                 VS_RET_OPTIONAL, VS_CALL_SAFE, NULL, &r, err);
+	xmlNode *info = rc == VS_OK ? vs_reply_ret(&r) : NULL;
+	for (xmlNode *h = vs_xml_child(info, "heartbeatDatastoreInfo"); h && !*used; h = vs_xml_next(h)) {
+		char *ds = vs_xml_path_text(h, "datastore");
+		*used = ds && strcmp(ds, datastore) == 0;
+		free(ds);
+	}
+	vs_reply_free(&r);
+	if (rc != VS_OK)
+		vs_error_context(err, "reading the vSphere HA heartbeat datastores of %s", cluster);
 	return rc;
 }
 

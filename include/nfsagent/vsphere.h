@@ -132,6 +132,7 @@ typedef struct vs_datastore {
 	bool accessible;
 	char *remote_host;   /* NFS: server(s), comma separated; NULL otherwise */
 	char *remote_path;   /* NFS: export path */
+	char *security;      /* NFS 4.1: info.nas.securityType ("AUTH_SYS", ...); NULL otherwise */
 	char *browser;       /* HostDatastoreBrowser moref */
 	size_t n_mounts;
 	vs_ds_mount *mounts;
@@ -215,6 +216,10 @@ int vs_nas_mount(vs_client *c, const vs_host *host, const vs_nas_spec *spec, cha
                  vs_error *err);
 /* HostDatastoreSystem.RemoveDatastore: unmounts the datastore from one host. */
 int vs_datastore_unmount(vs_client *c, const vs_host *host, const char *datastore, vs_error *err);
+/* Whether vSphere HA of a cluster (moref) heartbeats on a datastore (moref):
+ * ClusterComputeResource.RetrieveDasAdvancedRuntimeInfo. */
+int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *datastore, bool *used,
+                             vs_error *err);
 /* Reads one host or datastore by moref. */
 int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
 int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
