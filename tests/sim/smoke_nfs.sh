@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Self-check of labsim's NFS model with curl: mounts, unmounts, Storage
 # vMotion with and without the NFS 4.1 bug, snapshots, canary disks, slow
-# relocation. Usage (from the repository root):
+# relocation, HA heartbeat datastores and vCLS VMs. Usage (from the repository root):
 #     tests/sim/smoke_nfs.sh [path/to/labsim]      # default build/labsim
 # Needs bash, curl, grep, sed, stat. Lab directories go to $TMPDIR
 # (/dev/shm if unset and present: much faster).
@@ -207,6 +207,25 @@ echo "     WaitForUpdatesEx: $seen"
 check "progress 33 and 66 seen while running, then 100 and success" bash -c 'grep -q "progress=33" <<<"$0" && grep -q "progress=66" <<<"$0" && grep -q "progress=100 state=success" <<<"$0"' "$seen"
 check "relocation took about 6 s ($((($(date +%s%N) - t0) / 1000000)) ms)" [ $((($(date +%s%N) - t0) / 1000000)) -ge 5500 ]
 check "VM moved at the end" [ "$(val VirtualMachine "$FIO" config.files.vmPathName)" = "[nfs3-64k] fiotest/fiotest.vmx" ]
+stop
+
+echo "# lab 4: -ha-heartbeat nfs41-16k,nothere -vcls nfs3-64k"
+start -ha-heartbeat nfs41-16k,nothere -vcls nfs3-64k
+lookups
+C0=$(find_path DC0/host/DC0_C0)
+out=$(soap RetrieveDasAdvancedRuntimeInfo ClusterComputeResource "$C0")
+check "RetrieveDasAdvancedRuntimeInfo before the mount: no heartbeat datastore" bash -c 'grep -q "<RetrieveDasAdvancedRuntimeInfoResponse" <<<"$0" && ! grep -q heartbeatDatastoreInfo <<<"$0"' "$out"
+N41=$(mount "$DSS1" /mnt/tank/vmware16k nfs41-16k NFS41 | returnval)
+mount "$DSS0" /mnt/tank/vmware16k nfs41-16k NFS41 >/dev/null
+out=$(soap RetrieveDasAdvancedRuntimeInfo ClusterComputeResource "$C0")
+check "... after it: the datastore, with the cluster's host that mounts it" grep -q "<returnval xsi:type=\"ClusterDasFdmAdvancedRuntimeInfo\"><heartbeatDatastoreInfo><datastore type=\"Datastore\">$N41</datastore><hosts type=\"HostSystem\">$C0H0</hosts></heartbeatDatastoreInfo></returnval>" <<<"$out"
+out=$(unmount "$DSS1" "$N41")
+check "RemoveDatastore of the heartbeat datastore on DC0_C0_H0: ResourceInUse" bash -c 'grep -q "xsi:type=\"ResourceInUse\"" <<<"$0" && grep -q "<faultstring>The resource &#39;nfs41-16k&#39; is in use.</faultstring>" <<<"$0"' "$out"
+check "... on the standalone DC0_H0: unmounted" bash -c 'grep -q RemoveDatastoreResponse <<<"$0"' "$(unmount "$DSS0" "$N41")"
+N3=$(mount "$DSS1" /mnt/tank/vmware64k nfs3-64k NFS | returnval)
+VCLS=$(find_path DC0/vm/vCLS-9da09caa-6c95-16f9-b79a-e3b3ce9c84fa)
+check "mounting the -vcls datastore on DC0_C0_H0 starts its vCLS VM there ($VCLS)" bash -c '[ -n "$0" ] && [ "$1" = "$2" ] && [ "$3" = poweredOn ]' "$VCLS" "$(val VirtualMachine "$VCLS" runtime.host)" "$C0H0" "$(val VirtualMachine "$VCLS" runtime.powerState)"
+check "RemoveDatastore of it on DC0_C0_H0: ResourceInUse (a VM lives there)" bash -c 'grep -q "xsi:type=\"ResourceInUse\"" <<<"$0"' "$(unmount "$DSS1" "$N3")"
 stop
 
 echo "# $PASS passed, $FAIL failed"
