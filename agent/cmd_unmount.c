@@ -84,8 +84,11 @@ static int check_heartbeats(vs_client *c, const na_inventory *inv, const vs_data
 			continue;
 		bool used = false;
 		int rc = vs_cluster_heartbeats_on(c, cl->moref, d->moref, &used, err);
-		if (rc != VS_OK)
+		if (rc != VS_OK) {
+			vs_error_context(err, "checking whether vSphere HA of cluster %s heartbeats on %s",
+			                 cl->name, d->name);
 			return rc;
+		}
 		if (used)
 			return vs_fail(err, VS_ERR_USAGE,
 			               "cannot unmount %s: vSphere HA uses it for heartbeating in cluster %s; "
