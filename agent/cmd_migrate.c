@@ -126,6 +126,9 @@ static int move(migration *m, vs_error *err)
 	int rc = vs_vm_layout_read(m->c, m->vm->moref, &layout, err);
 	char what[256];
 	snprintf(what, sizeof(what), "Relocating %s to %s", m->vm->name, m->target->name);
+	na_attempt attempt = {0};
+	if (rc == VS_OK)
+		na_attempt_begin(m->c, &m->inv, m->vm, m->target, &attempt);
 	na_progress p;
 	na_progress_init(&p, what);
 	if (rc == VS_OK)
@@ -133,7 +136,8 @@ static int move(migration *m, vs_error *err)
 	na_progress_done(&p);
 	if (rc == VS_ERR_TASK) {
 		na_diagnosis_free(&m->diag);
-		na_diagnose_move(m->c, &m->inv, m->vm, layout->log_directory, m->target, err, &m->diag);
+		na_diagnose_move(m->c, &m->inv, m->vm, layout->log_directory, m->target, &attempt, err,
+		                 &m->diag);
 		say(m, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
 		if (!m->json)
 			na_diagnosis_print(&m->diag, stdout);
@@ -146,6 +150,7 @@ static int move(migration *m, vs_error *err)
 	}
 	if (rc != VS_OK)
 		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
+	na_attempt_free(&attempt);
 	vs_vm_layout_free(&layout);
 	return rc;
 }

@@ -1,7 +1,8 @@
-/* Why did a Storage vMotion fail?  Evidence from the task's fault, the
- * VM's newest vmware.log (source and target folders) and the descriptors left
- * on the target, then one verdict: the NFS 4.1 extent-size mismatch, or the
- * real other cause. */
+/* Why did a Storage vMotion fail?  Evidence from the task's fault (its
+ * faultMessage and faultCause texts too), the lines the VM's newest
+ * vmware.log got since the task started (source folder and the target
+ * folder this attempt used) and the descriptors left in that folder, then
+ * one verdict: the NFS 4.1 extent-size mismatch, or the real other cause. */
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,7 +76,30 @@ static vs_file *list_folder(vs_client *c, const na_inventory *inv, const char *f
 	return files;
 }
 
-static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, na_diagnosis *d)
+size_t na_log_since(const char *text, size_t len, int64_t since_ms)
+{
+	if (since_ms <= 0)
+		return 0;
+	for (size_t at = 0; at < len;) {
+		const char *nl = memchr(text + at, '\n', len - at);
+		size_t end = nl ? (size_t)(nl - text) : len;
+		char stamp[40];
+		size_t n = end - at < sizeof(stamp) - 1 ? end - at : sizeof(stamp) - 1;
+		memcpy(stamp, text + at, n);
+		stamp[n] = '\0';
+		/* The log is in time order: the first new line starts the rest. */
+		int64_t t = vs_time_parse(stamp, NULL);
+		if (t >= since_ms)
+			return at;
+		at = end + 1;
+	}
+	return len;
+}
+
+/* The signature lines of the folder's newest log written since the task
+ * started: an earlier attempt's lines are no evidence about this one. */
+static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, int64_t since_ms,
+                     na_diagnosis *d)
 {
 	vs_error err = {0};
 	size_t n_files = 0;
@@ -86,8 +110,9 @@ static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, 
 	size_t len = 0, n = 0;
 	if (dspath && vs_datastore_download_tail(c, dspath, LOG_TAIL, &text, &len, &err) == VS_OK) {
 		char *save = NULL;
-		/* Keep the last matches: the newest attempt's lines, not an older one's. */
-		for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		/* Keep the last matches: the newest lines when there are many. */
+		for (char *line = strtok_r(text + na_log_since(text, len, since_ms), "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
 			if (has_signature(line))
 				newest[n++ % MAX_LOG_LINES] = line;
 	}
@@ -151,6 +176,63 @@ static void check_target(vs_client *c, const na_inventory *inv, const char *host
 	vs_files_free(&files, n);
 }
 
+bool na_attempt_name(const char *folder, const char *name)
+{
+	size_t n = strlen(folder);
+	if (strncmp(name, folder, n) != 0)
+		return false;
+	if (!name[n])
+		return true;
+	if (name[n] != '_' || !name[n + 1])
+		return false;
+	for (const char *p = name + n + 1; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static bool listed(const char *name, char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(names[i], name) == 0)
+			return true;
+	return false;
+}
+
+const char *na_attempt_folder(const char *folder, char *const *before, size_t n_before,
+                              char *const *after, size_t n_after)
+{
+	for (size_t i = 0; i < n_after; i++)
+		if (na_attempt_name(folder, after[i]) && !listed(after[i], before, n_before))
+			return after[i];
+	return folder;
+}
+
+/* The names of folder on the target now (folders only). */
+static char **attempt_names(vs_client *c, const na_inventory *inv, const vs_datastore *target,
+                            const char *folder, size_t *n)
+{
+	*n = 0;
+	char *root = vs_dspath_join(target->name, NULL);
+	size_t n_files = 0;
+	vs_file *files = root ? list_folder(c, inv, root, "*", &n_files) : NULL;
+	char **names = calloc(n_files + 1, sizeof(char *));
+	for (size_t i = 0; names && i < n_files; i++)
+		if (files[i].is_folder && na_attempt_name(folder, files[i].path) &&
+		    (names[*n] = strdup(files[i].path)))
+			(*n)++;
+	vs_files_free(&files, n_files);
+	free(root);
+	return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
 /* "[ds] dir/vm.vmx" -> "dir" */
 static char *vm_folder(const vs_vm *vm)
 {
@@ -165,23 +247,57 @@ static char *vm_folder(const vs_vm *vm)
 	return path;
 }
 
+void na_attempt_begin(vs_client *c, const na_inventory *inv, const vs_vm *vm,
+                      const vs_datastore *target, na_attempt *a)
+{
+	*a = (na_attempt){0};
+	if ((a->folder = vm_folder(vm)))
+		a->before = attempt_names(c, inv, target, a->folder, &a->n_before);
+}
+
+void na_attempt_free(na_attempt *a)
+{
+	free_names(a->before, a->n_before);
+	free(a->folder);
+	*a = (na_attempt){0};
+}
+
+void na_diagnose_fault(const vs_error *task_err, na_diagnosis *d)
+{
+	d->fault_signature = has_signature(task_err->message);
+	for (const char *p = task_err->details; *p;) {
+		size_t n = strcspn(p, "\n");
+		char line[sizeof(task_err->details)];
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		add_evidence(d, "task %s", line);
+		d->fault_signature = d->fault_signature || has_signature(line);
+		p += n + (p[n] == '\n');
+	}
+}
+
 void na_diagnose_move(vs_client *c, const na_inventory *inv, const vs_vm *vm, const char *log_dir,
-                      const vs_datastore *target, const vs_error *task_err, na_diagnosis *d)
+                      const vs_datastore *target, const na_attempt *attempt,
+                      const vs_error *task_err, na_diagnosis *d)
 {
 	*d = (na_diagnosis){0};
 	add_evidence(d, "task: %s%s%s", task_err->fault[0] ? task_err->fault : "error",
 	             task_err->message[0] ? ": " : "", task_err->message);
-	char *folder = vm_folder(vm);
-	char *target_folder = folder ? vs_dspath_join(target->name, folder) : NULL;
+	na_diagnose_fault(task_err, d);
+	size_t n_after = 0;
+	char **after = attempt->folder ? attempt_names(c, inv, target, attempt->folder, &n_after) : NULL;
+	const char *used = attempt->folder ? na_attempt_folder(attempt->folder, attempt->before,
+	                                                       attempt->n_before, after, n_after)
+	                                   : NULL;
+	char *target_folder = used ? vs_dspath_join(target->name, used) : NULL;
 	if (log_dir)
-		scan_log(c, inv, log_dir, d);
+		scan_log(c, inv, log_dir, task_err->task_started_ms, d);
 	if (target_folder) {
-		scan_log(c, inv, target_folder, d);
+		scan_log(c, inv, target_folder, task_err->task_started_ms, d);
 		check_target(c, inv, vm->host, target_folder, d);
 	}
-	d->extent_bug = d->log_signature || d->target_mismatch;
+	d->extent_bug = d->log_signature || d->target_mismatch || d->fault_signature;
 	na_diagnosis_verdict(inv, vm->host, target, task_err, d);
-	free(folder);
+	free_names(after, n_after);
 	free(target_folder);
 }
 

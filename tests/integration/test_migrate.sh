@@ -45,9 +45,21 @@ assert_contains "$OUT" "Failed to load one or more destination disks"
 assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
 assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through every host that mounts it"
 assert_contains "$OUT" "fiotest is on datastore truenas-vmware (host DC0_H0), poweredOn."
+# The retry goes into fiotest_1/ (fiotest/ holds the first attempt's
+# leftovers): its diagnosis quotes only the log lines written since its task
+# started (ESXi's 3 signature lines; two name the files, in fiotest_1/) and
+# checks only fiotest_1/.
 run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --json
 assert_eq "$(jq -r .diagnosis.extent_bug <<< "$OUT")" true "extent_bug"
 assert_eq "$(jq -r .moved <<< "$OUT")" false "moved"
+evidence=$(jq -r '.diagnosis.evidence[]' <<< "$OUT")
+logged=$(grep 'vmware.log: ' <<< "$evidence" || true)
+assert_eq "$(grep -c . <<< "$logged")" 3 "log lines quoted for the retry"
+assert_eq "$(grep -c 'truenas-vmware16k/fiotest_1/' <<< "$logged")" 2 "quoted lines naming the retry's files"
+assert_eq "$(grep -c 'truenas-vmware16k/fiotest/' <<< "$logged" || true)" 0 "quoted lines of the first attempt"
+assert_contains "$evidence" "target: [truenas-vmware16k] fiotest_1/fiotest-flat.vmdk"
+assert_eq "$(grep -c 'target: \[truenas-vmware16k\] fiotest/' <<< "$evidence" || true)" 0 \
+	"evidence from the first attempt's folder"
 
 # Policy nfs3: remounted as NFS 3 on the same hosts, moved, verified.
 run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug nfs3

@@ -12,8 +12,11 @@ package main
 // then the sources deleted: extents are recreated sparse at the same
 // apparent size, everything else is copied byte for byte. Then the backings,
 // config.files, the .vmx, layoutEx, vm.datastore and the datastores' vm
-// lists are updated. A file of the same name left in the target folder (a
-// failed attempt's leftovers) is overwritten, unless another VM uses it.
+// lists are updated. As vCenter does, the home folder on the target is named
+// after the VM's folder, or FOLDER_1, FOLDER_2... when that name is taken
+// there (a failed attempt's leftovers): a retry never writes into an
+// earlier attempt's folder. A target datastore that mounts the source's
+// export keeps the folder (it is the same one).
 //
 // Timing: the client gets a running Task at once; -task-seconds,
 // -task-steps and -slow-tasks apply as to any task (lab.serveTask) and the
@@ -41,6 +44,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"strings"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
@@ -157,6 +161,8 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 	}
 
 	moves, rename := planMoves(vm, disks, target, homeDS, home, targetHome)
+	folder := freeFolder(homeDS, home, targetHome)
+	intoFolder(moves, rename, targetHome, home, folder)
 	if f := conflicts(vm, moves); f != nil {
 		return f
 	}
@@ -226,7 +232,7 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 		sources = append(sources, m.from)
 	}
 	removeEmptyFolders(sources)
-	applyMove(vm, rename, homeDS, targetHome, host, spec.Pool)
+	applyMove(vm, rename, joinDSPath(homeDS, home), joinDSPath(targetHome, folder), host, spec.Pool)
 	return nil
 }
 
@@ -289,6 +295,49 @@ func planMoves(vm *simulator.VirtualMachine, disks []*types.VirtualDisk, target 
 		moves[i].same = sameFile(src, dst)
 	}
 	return moves, rename
+}
+
+// freeFolder is the folder a Storage vMotion makes for the VM's home on
+// targetHome, named as vCenter names it.
+func freeFolder(homeDS, home, targetHome string) string {
+	if targetHome == homeDS {
+		return home
+	}
+	src, _ := localPath(joinDSPath(homeDS, home))
+	for i := 0; ; i++ {
+		name := home
+		if i > 0 {
+			name = fmt.Sprintf("%s_%d", home, i)
+		}
+		dst, ok := localPath(joinDSPath(targetHome, name))
+		if !ok {
+			return home
+		}
+		if _, err := os.Stat(dst); os.IsNotExist(err) || sameFile(src, dst) {
+			return name
+		}
+	}
+}
+
+// intoFolder points the planned copies into home/ on targetHome at folder/.
+func intoFolder(moves []fileMove, rename map[string]string, targetHome, home, folder string) {
+	if folder == home {
+		return
+	}
+	into := func(p string) string {
+		ds, rel, _ := splitDSPath(p)
+		if ds != targetHome || !strings.HasPrefix(rel, home+"/") {
+			return p
+		}
+		return joinDSPath(ds, path.Join(folder, strings.TrimPrefix(rel, home+"/")))
+	}
+	for i := range moves {
+		moves[i].to = into(moves[i].to)
+		moves[i].link = into(moves[i].link)
+	}
+	for k, v := range rename {
+		rename[k] = into(v)
+	}
 }
 
 // accessFault checks that ds is mounted read-write on host.

@@ -98,15 +98,18 @@ func removeEmptyFolders(files []string) {
 	}
 }
 
-// applyMove points the VM at its new files and host.
-func applyMove(vm *simulator.VirtualMachine, rename map[string]string, homeDS, targetHome string,
+// applyMove points the VM at its new files and host; its home folder
+// "[ds] dir" moved from oldHome to newHome.
+func applyMove(vm *simulator.VirtualMachine, rename map[string]string, oldHome, newHome string,
 	host *simulator.HostSystem, pool *types.ManagedObjectReference) {
 	var changes []types.PropertyChange
-	if targetHome != homeDS {
+	homeDS, _, _ := splitDSPath(oldHome)
+	targetHome, _, _ := splitDSPath(newHome)
+	if newHome != oldHome {
 		files := vm.Config.Files
 		for _, p := range []*string{&files.VmPathName, &files.LogDirectory, &files.SnapshotDirectory, &files.SuspendDirectory} {
-			if strings.HasPrefix(*p, "["+homeDS+"]") {
-				*p = "[" + targetHome + "]" + strings.TrimPrefix(*p, "["+homeDS+"]")
+			if *p == oldHome || strings.HasPrefix(*p, oldHome+"/") {
+				*p = newHome + strings.TrimPrefix(*p, oldHome)
 			}
 		}
 		changes = append(changes,

@@ -122,10 +122,10 @@ out=$(prop VirtualMachine "$FIO" config.hardware.device layoutEx)
 check "snapshot $SNAP: delta link fiotest-000001.vmdk with the base as parent" bash -c 'grep -q "<fileName>\[nfs3-64k\] fiotest/fiotest-000001.vmdk</fileName>.*<parent><fileName>\[nfs3-64k\] fiotest/fiotest.vmdk</fileName>" <<<"$0" && grep -q "fiotest-000001-delta.vmdk</name><type>diskExtent</type>" <<<"$0" && grep -q "parentFileNameHint=\"fiotest.vmdk\"" "$1"' "$out" "$EXPORTS/vmware64k/fiotest/fiotest-000001.vmdk"
 out=$(task_info "$(relocate "$FIO" "$N41")")
 check "hot, with a snapshot, to NFS 4.1: success" succeeded "$out"
-check "chain moved: base 16 GiB, delta, vmsn on the NFS 4.1 export" bash -c '[ "$(stat -c %s "$0/vmware16k/fiotest/fiotest-flat.vmdk")" = 17179869184 ] && [ -e "$0/vmware16k/fiotest/fiotest-000001-delta.vmdk" ] && [ -e "$0/vmware16k/fiotest/fiotest-Snapshot1.vmsn" ] && [ ! -e "$0/vmware64k/fiotest" ]' "$EXPORTS"
+check "chain moved into fiotest_1/ (fiotest/ holds the failed attempt's files): base 16 GiB, delta, vmsn" bash -c '[ "$(stat -c %s "$0/vmware16k/fiotest_1/fiotest-flat.vmdk")" = 17179869184 ] && [ -e "$0/vmware16k/fiotest_1/fiotest-000001-delta.vmdk" ] && [ -e "$0/vmware16k/fiotest_1/fiotest-Snapshot1.vmsn" ] && [ ! -e "$0/vmware64k/fiotest" ] && [ "$(ls "$0/vmware16k/fiotest" | tr "\n" " ")" = "fiotest-flat.vmdk fiotest.vmdk " ] && [ "$1" = "[nfs41-16k] fiotest_1/fiotest.vmx" ]' "$EXPORTS" "$(val VirtualMachine "$FIO" config.files.vmPathName)"
 out=$(run_task RemoveSnapshot_Task VirtualMachineSnapshot "$SNAP" '<removeChildren>false</removeChildren><consolidate>true</consolidate>')
 dev=$(prop VirtualMachine "$FIO" config.hardware.device layoutEx snapshot)
-check "RemoveSnapshot: one link again, delta files gone" bash -c 'grep -q "<state>success</state>" <<<"$0" && ! grep -q "000001" <<<"$1" && ! grep -q "<parent>" <<<"$1" && [ ! -e "$2/vmware16k/fiotest/fiotest-000001.vmdk" ] && [ ! -e "$2/vmware16k/fiotest/fiotest-000001-delta.vmdk" ]' "$out" "$dev" "$EXPORTS"
+check "RemoveSnapshot: one link again, delta files gone" bash -c 'grep -q "<state>success</state>" <<<"$0" && ! grep -q "000001" <<<"$1" && ! grep -q "<parent>" <<<"$1" && [ ! -e "$2/vmware16k/fiotest_1/fiotest-000001.vmdk" ] && [ ! -e "$2/vmware16k/fiotest_1/fiotest-000001-delta.vmdk" ]' "$out" "$dev" "$EXPORTS"
 
 out=$(run_task PowerOffVM_Task VirtualMachine "$BJORN")
 check "power off 'Bjørn test'" succeeded "$out"
@@ -151,11 +151,11 @@ check "DeleteDatastoreFile_Task on NFS" bash -c 'grep -q "<state>success</state>
 BASE=${URL%/sdk}
 code=$(curl -sS --cacert "$CA" -b "$J" -T "$WORK/ready.json" -o /dev/null -w '%{http_code}' "$BASE/folder/fiotest/fio.job?dcPath=DC0&dsName=nfs41-16k")
 check "/folder PUT on NFS ($code) lands in the export" bash -c '[ "$0" = 200 ] && [ -s "$1/vmware16k/fiotest/fio.job" ]' "$code" "$EXPORTS"
-check "/folder GET of vmware.log on NFS" bash -c 'curl -sS --cacert "$0" -b "$1" "$2/folder/fiotest/vmware.log?dcPath=DC0&dsName=nfs41-16k" | grep -q "Log for VMware ESX"' "$CA" "$J" "$BASE"
+check "/folder GET of vmware.log on NFS" bash -c 'curl -sS --cacert "$0" -b "$1" "$2/folder/fiotest_1/vmware.log?dcPath=DC0&dsName=nfs41-16k" | grep -q "Log for VMware ESX"' "$CA" "$J" "$BASE"
 
 N3b=$(mount "$DSS0" /mnt/tank/vmware16k nfs3-16k NFS | returnval)
 out=$(task_info "$(relocate "$FIO" "$N3b")")
-check "relocate to the same export under another name: success, files left in place" bash -c 'grep -q "<state>success</state>" <<<"$0" && [ "$(stat -c %s "$1/vmware16k/fiotest/fiotest-flat.vmdk")" = 17179869184 ] && [ -s "$1/vmware16k/fiotest/fiotest.vmx" ] && [ "$2" = "[nfs3-16k] fiotest/fiotest.vmx" ]' "$out" "$EXPORTS" "$(val VirtualMachine "$FIO" config.files.vmPathName)"
+check "relocate to the same export under another name: success, files left in place (same folder)" bash -c 'grep -q "<state>success</state>" <<<"$0" && [ "$(stat -c %s "$1/vmware16k/fiotest_1/fiotest-flat.vmdk")" = 17179869184 ] && [ -s "$1/vmware16k/fiotest_1/fiotest.vmx" ] && [ "$2" = "[nfs3-16k] fiotest_1/fiotest.vmx" ]' "$out" "$EXPORTS" "$(val VirtualMachine "$FIO" config.files.vmPathName)"
 
 echo "# unmounting"
 out=$(unmount "$DSS1" "$N41")
