@@ -236,6 +236,8 @@ void na_checks_free(na_checks *checks);
 json_t *na_checks_json(const na_checks *checks);
 void na_checks_print(const na_checks *checks, FILE *out);
 char *na_dspath_child(const char *dir, const char *name);
+/* "host" or "hosts" for a ", "-separated list of names. */
+const char *na_hosts_word(const char *list);
 
 /* ---- diagnose.c: why a Storage vMotion failed ---- */
 typedef struct na_diagnosis {

@@ -136,12 +136,16 @@ static bool lists(const char *list, const char *name)
 	return false;
 }
 
-/* The hosts that mount d and saw some canary short, and those that read
- * every canary whole. */
+/* The hosts that mount d and read some canary short (short_on), those that
+ * read every canary whole (right_on); *host_view: some canary was short on
+ * some hosts only, which is ESXi's view of the file, not the file. */
 static void split_hosts(const na_inventory *inv, const vs_datastore *d, const na_checks *checks,
-                        char *short_on, char *right_on, size_t size)
+                        char *short_on, char *right_on, size_t size, bool *host_view)
 {
 	*short_on = *right_on = '\0';
+	*host_view = false;
+	for (size_t j = 0; j < checks->n; j++)
+		*host_view |= checks->v[j].state == NA_EXTENT_SHORT && checks->v[j].right_on;
 	for (size_t i = 0; i < d->n_mounts; i++) {
 		const char *name = na_host_name(inv, d->mounts[i].host);
 		bool seen_short = false;
@@ -159,20 +163,24 @@ static void verdict_line(const na_inventory *inv, const na_probe_args *a, const 
 {
 	na_tally t = na_checks_tally(&r->checks);
 	char short_on[512], right_on[512], head[512];
-	split_hosts(inv, d, &r->checks, short_on, right_on, sizeof(short_on));
+	bool host_view;
+	split_hosts(inv, d, &r->checks, short_on, right_on, sizeof(short_on), &host_view);
 	snprintf(head, sizeof(head), "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s)",
 	         na_nfs_label(d->type), d->name, h->name, h->version, h->build);
-	if (t.short_ && *right_on)
-		snprintf(out, size, "%s: %zu of %zu canary disks read short by host %s, right on hosts %s: "
-		         "ESXi's NFS 4.1 view of the files, not the files", head, t.short_, r->n_disks,
-		         short_on, right_on);
+	char right[600] = "each whole on the other hosts";
+	if (*right_on)
+		snprintf(right, sizeof(right), "right on %s %s", na_hosts_word(right_on), right_on);
+	if (t.short_ && host_view)
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s, %s: ESXi's NFS 4.1 "
+		         "view of the files, not the files", head, t.short_, r->n_disks,
+		         na_hosts_word(short_on), short_on, right);
 	else if (t.short_)
 		snprintf(out, size, "%s: %zu of %zu canary disks read short by every host that mounts it "
 		         "(%s): the files on the export are short", head, t.short_, r->n_disks, short_on);
 	else if (t.transient)
-		snprintf(out, size, "%s: %zu of %zu canary disks read short by host %s at first, whole "
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s at first, whole "
 		         "%d s later: transient (a Storage vMotion in that window fails)", head, t.transient,
-		         r->n_disks, short_on, a->recheck_s);
+		         r->n_disks, na_hosts_word(short_on), short_on, a->recheck_s);
 	else if (t.unknown)
 		snprintf(out, size, "could not check datastore %s (%s, host %s): %zu of %zu canary disks "
 		         "could not be read through any host", d->name, na_nfs_label(d->type), h->name,

@@ -134,6 +134,11 @@ static void viewers(const na_viewpoint *at, const char *extent, host_list *h)
 	free(path);
 }
 
+const char *na_hosts_word(const char *list)
+{
+	return list && strchr(list, ',') ? "hosts" : "host";
+}
+
 /* Appends a host's name to a ", "-separated list. */
 static void add_name(char **list, const char *name)
 {
@@ -296,18 +301,32 @@ static const char *state_name(na_extent_state s)
 	return names[s];
 }
 
+/* ["a", "b"] for "a, b"; [] for none. */
+static json_t *names_json(const char *list)
+{
+	json_t *a = json_array();
+	for (const char *p = list; p && *p;) {
+		size_t n = strcspn(p, ",");
+		json_array_append_new(a, json_stringn(p, n));
+		p += n;
+		p += strspn(p, ", ");
+	}
+	return a;
+}
+
 json_t *na_checks_json(const na_checks *checks)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < checks->n; i++) {
 		const na_extent_check *k = &checks->v[i];
 		json_array_append_new(
-			a, json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:b, s:s?, s:s?, s:s?, s:s?}",
+			a, json_pack("{s:s, s:s?, s:s, s:I, s:I, s:I, s:b, s:s?, s:o, s:o, s:s?}",
 			             "descriptor", k->descriptor, "extent", k->extent, "state",
 			             state_name(k->state), "declared_bytes", (json_int_t)k->declared,
 			             "seen_bytes", (json_int_t)k->seen, "allocated_bytes",
 			             (json_int_t)k->allocated, "mismatch", k->state == NA_EXTENT_SHORT, "case",
-			             na_extent_case(k), "short_on", k->short_on, "right_on", k->right_on,
+			             na_extent_case(k), "short_on", names_json(k->short_on), "right_on",
+			             names_json(k->right_on),
 			             "why", k->why));
 	}
 	return a;
@@ -324,11 +343,12 @@ static void print_allocated(const na_extent_check *k, FILE *out)
 
 static void print_short(const na_extent_check *k, FILE *out)
 {
-	fprintf(out, "  MISMATCH  %s: descriptor declares %lld bytes, %s %s %lld", k->extent,
-	        (long long)k->declared, k->short_on, k->missing ? "finds it missing:" : "sees",
-	        (long long)k->seen);
+	fprintf(out, "  MISMATCH  %s: descriptor declares %lld bytes, %s %s %s %lld", k->extent,
+	        (long long)k->declared, na_hosts_word(k->short_on), k->short_on,
+	        k->missing ? "finds it missing:" : "reads", (long long)k->seen);
 	if (k->right_on)
-		fprintf(out, "; right on hosts %s (ESXi's view of the file, not the file)", k->right_on);
+		fprintf(out, "; right on %s %s (ESXi's view of the file, not the file)",
+		        na_hosts_word(k->right_on), k->right_on);
 	else
 		fprintf(out, "; every host that mounts it sees it short (the file itself is short)");
 	print_allocated(k, out);
@@ -354,10 +374,11 @@ void na_checks_print(const na_checks *checks, FILE *out)
 			print_short(k, out);
 			break;
 		case NA_EXTENT_HOLDS:
-			fprintf(out, "  ok        %s: descriptor %lld bytes, read whole through %s", k->extent,
-			        (long long)k->declared, k->right_on);
+			fprintf(out, "  ok        %s: descriptor %lld bytes, read whole through %s %s",
+			        k->extent, (long long)k->declared, na_hosts_word(k->right_on), k->right_on);
 			if (k->transient)
-				fprintf(out, "; seen short at first by %s (transient)", k->short_on);
+				fprintf(out, "; read short at first by %s %s (transient)",
+				        na_hosts_word(k->short_on), k->short_on);
 			print_allocated(k, out);
 			break;
 		}

@@ -360,6 +360,8 @@ void vs_redact(vs_buf *b, const char *method)
 	redact_element(b, "password");
 	if (strcmp(method, "Login") == 0 || strcmp(method, "CloneSession") == 0)
 		redact_element(b, "key");  /* UserSession.key can stand for the session cookie */
+	if (strcmp(method, "AcquireGenericServiceTicket") == 0)
+		redact_element(b, "id");  /* the ticket opens a file to whoever holds it */
 }
 
 static void trace_write(FILE *f, const char *dir, const char *method, vs_buf *body, long status)
@@ -391,9 +393,10 @@ static void sleep_ms(long ms)
 
 static int call_once(vs_client *c, const char *method, const char *request, vs_occurs occurs,
                      const vs_stream *stream, vs_reply *reply, long timeout_ms, bool *retryable,
-                     vs_error *err)
+                     bool *unprocessed, vs_error *err)
 {
 	vs_buf trace = {0};
+	*unprocessed = false;
 	soap_parser p;
 	int rc = parser_init(&p, stream, err);
 	if (rc != VS_OK)
@@ -410,6 +413,10 @@ static int call_once(vs_client *c, const char *method, const char *request, vs_o
 		rc = parser_finish(&p, status, method, occurs, reply, err);
 	if (rc == VS_ERR_HTTP && (status == 502 || status == 503 || status == 504))
 		*retryable = true;
+	/* vCenter's and hostd's front proxy answers 503 when it cannot hand the
+	 * request to the service at all: the method did not run, so even a call
+	 * that changes something may go again. */
+	*unprocessed = rc == VS_ERR_HTTP && status == 503;
 	parser_free(&p);
 	vs_buf_free(&trace);
 	return rc;
@@ -443,9 +450,9 @@ int vs_call(vs_client *c, const char *method, const char *this_type, const char 
 	bool relogged = false;
 	int rc;
 	for (;;) {
-		bool retryable = false;
+		bool retryable = false, unprocessed = false;
 		rc = call_once(c, method, request.data, occurs, stream, reply, deadline - now_ms(),
-		               &retryable, err);
+		               &retryable, &unprocessed, err);
 		if (rc == VS_OK)
 			break;
 		if (not_authenticated(rc, err) && c->logged_in && !(flags & VS_CALL_NO_RELOGIN) &&
@@ -466,7 +473,10 @@ int vs_call(vs_client *c, const char *method, const char *this_type, const char 
 			 * the call cannot do anything twice. */
 			continue;
 		}
-		if (!retryable || !(flags & VS_CALL_SAFE) || attempts >= c->opts.max_retries ||
+		/* A service that says it is unavailable may be so for a while: ask
+		 * again until the call's time is up, not a fixed number of times. */
+		if (!(unprocessed || (retryable && (flags & VS_CALL_SAFE))) ||
+		    (!unprocessed && attempts >= c->opts.max_retries) ||
 		    now_ms() + backoff >= deadline)
 			break;
 		sleep_ms(backoff);

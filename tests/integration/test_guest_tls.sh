@@ -7,7 +7,7 @@ export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 quick=(--vm fiotest --profile randread-4k-qd1 --size 4M --runtime 1)
 host_lookups() { grep -c '<pathSet>summary.config.sslThumbprint</pathSet>' "$WORK/trace" || true; }
 
-# URLs name DC0_H0 (no DNS name): reached at 127.0.0.1, its certificate pinned.
+# URLs name DC0_H0 (no DNS name): reached at its management IP, its certificate pinned.
 lab_start
 run 0 "$NFSAGENT" bench "${quick[@]}" --repeat 2 --trace "$WORK/trace"
 assert_contains "$OUT" "randread-4k-qd1 #2:  read"
@@ -19,7 +19,11 @@ lab_start -host-thumbprint wrong
 run 5 "$NFSAGENT" bench "${quick[@]}"
 assert_eq "$OUT" "" "stdout when no repetition ran"
 assert_one_line "$ERR"
-assert_contains "$ERR" "certificate of ESXi host DC0_H0 (at 127.0.0.1) has thumbprint SHA1:$(jq -r .host_thumbprint_sha1 <<< "$LAB_READY"), not the one vCenter reports"
+# DC0_H0 is the 4th host by name: 127.A.B.4, A.B = the lab's pid (tests/sim/README.md).
+pid=$(jq -r .pid <<< "$LAB_READY")
+a=$(((pid >> 8) & 255)) b=$((pid & 255))
+[ "$a.$b" = 0.0 ] && a=255
+assert_contains "$ERR" "certificate of ESXi host DC0_H0 (at 127.$a.$b.4) has thumbprint SHA1:$(jq -r .host_thumbprint_sha1 <<< "$LAB_READY"), not the one vCenter reports"
 if fio_left; then fail "fio left running in the guest"; fi
 lab_stop
 

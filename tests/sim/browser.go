@@ -8,7 +8,9 @@ package main
 //   - without matchPattern nothing matches (ESXi: everything does);
 //   - VmDiskFileQuery details (capacityKb, thin, ...) are never filled in.
 // labBrowser wraps every HostDatastoreBrowser (datastores' and hosts') and
-// answers from the datastore directory itself.
+// answers from the datastore directory itself, with sizes as one host sees
+// them (hostview.go: -thin-sizes, the NFS 4.1 bug's view) and, with
+// -browser-extents hide, without extent files, as hostd.
 //
 // The result types below are look-alikes of the vim25 types, named exactly
 // like them because the encoder writes the Go type name as xsi:type; their
@@ -17,6 +19,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path"
 	"sort"
@@ -71,28 +74,48 @@ type (
 	}
 )
 
+// labBrowser answers as one host sees the files (hostview.go): a host's
+// browser as that host, a datastore's as a host drawn like vCenter's
+// /folder (-vc-folder-host).
 type labBrowser struct {
 	simulator.HostDatastoreBrowser
+	host types.ManagedObjectReference // HostSystem.datastoreBrowser's host; unset for Datastore.browser
 }
 
-// browsing wraps the browsers that exist at start; NFS datastores get a
-// labBrowser when they are created (nfsmount.go).
-type browsing struct{}
+// hideExtents is -browser-extents hide: hostd lists a disk by its
+// descriptor only (esxi-reality.md #3).
+var hideExtents bool
 
-func (browsing) flags(*flag.FlagSet) {}
+// browsing wraps the datastores' browsers that exist at start (NFS
+// datastores get a labBrowser when they are created, nfsmount.go) and gives
+// each host a browser of its own (0.24.2's hosts all name one that does not
+// exist).
+type browsing struct {
+	extents string // -browser-extents
+}
 
-func (browsing) setup(l *lab) error {
-	var refs []types.ManagedObjectReference
+func (b *browsing) flags(fs *flag.FlagSet) {
+	fs.StringVar(&b.extents, "browser-extents", "show",
+		"extent files (-flat, -delta, -sesparse .vmdk) in SearchDatastore_Task results: hide (realistic: never listed, whatever the query or pattern) or show (legacy)")
+}
+
+func (b *browsing) setup(l *lab) error {
+	switch b.extents {
+	case "hide", "show":
+		hideExtents = b.extents == "hide"
+	default:
+		return fmt.Errorf("-browser-extents %q: want hide or show", b.extents)
+	}
 	for _, e := range simulator.Map.All("Datastore") {
-		refs = append(refs, e.(*simulator.Datastore).Browser)
-	}
-	for _, e := range simulator.Map.All("HostSystem") {
-		refs = append(refs, e.(*simulator.HostSystem).DatastoreBrowser)
-	}
-	for _, ref := range refs {
-		if b, ok := simulator.Map.Get(ref).(*simulator.HostDatastoreBrowser); ok {
-			simulator.Map.Put(&labBrowser{HostDatastoreBrowser: *b})
+		if br, ok := simulator.Map.Get(e.(*simulator.Datastore).Browser).(*simulator.HostDatastoreBrowser); ok {
+			simulator.Map.Put(&labBrowser{HostDatastoreBrowser: *br})
 		}
+	}
+	for _, h := range sortedHosts() {
+		br := &labBrowser{host: h.Self}
+		br.Self.Type = "HostDatastoreBrowser"
+		br.Datastore = h.Datastore
+		h.DatastoreBrowser = simulator.Map.Put(br).Reference()
 	}
 	return nil
 }
@@ -121,7 +144,11 @@ func (b *labBrowser) task(op, dsPath string, spec *types.HostDatastoreBrowserSea
 			return nil, &types.InvalidDatastore{Name: name}
 		}
 		t.Info.Entity, t.Info.EntityName = &ds.Self, ds.Name
-		s := &search{spec: spec, ds: ds, recurse: recurse}
+		host, _ := simulator.Map.Get(b.host).(*simulator.HostSystem)
+		if b.host.Value == "" {
+			host = views.draw(ds)
+		}
+		s := &search{spec: spec, ds: ds, host: host, recurse: recurse}
 		dir := path.Join(ds.Info.GetDatastoreInfo().Url, rel)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			return nil, &types.FileNotFound{FileFault: types.FileFault{File: dsPath}}
@@ -144,6 +171,7 @@ func (b *labBrowser) task(op, dsPath string, spec *types.HostDatastoreBrowserSea
 type search struct {
 	spec    *types.HostDatastoreBrowserSearchSpec
 	ds      *simulator.Datastore
+	host    *simulator.HostSystem // whose view of the files
 	recurse bool
 	res     []HostDatastoreBrowserSearchResults
 }
@@ -164,7 +192,7 @@ func (s *search) folder(folderPath, ds, rel, dir string) {
 		if e.IsDir() {
 			subs = append(subs, e)
 		}
-		if !s.matches(e.Name()) {
+		if !s.matches(e.Name()) || hideExtents && isDataExtent(e.Name()) {
 			continue
 		}
 		if info := s.info(ds, rel, dir, e); info != nil {
@@ -215,17 +243,18 @@ func isExtent(name string) bool {
 // or nil if no query matches it.
 func (s *search) info(ds, rel, dir string, e os.DirEntry) types.AnyType {
 	name := e.Name()
-	st, err := e.Info()
+	seen, err := views.stat(s.host, path.Join(dir, name))
 	if err != nil {
 		return nil
 	}
+	st := seen.info
 	base := FileInfo{Path: name}
 	details := s.spec.Details
 	if details == nil {
 		details = &types.FileQueryFlags{}
 	}
 	if details.FileSize {
-		size := st.Size()
+		size := views.reportedSize(name, seen)
 		base.FileSize = &size
 	}
 	if details.Modification {

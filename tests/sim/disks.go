@@ -7,8 +7,11 @@ package main
 // an ESXi descriptor (createType vmfs, extent VMFS of capacityKb*2 sectors)
 // and a sparse flat file of the full size; on an NFS41 datastore, when the
 // NFS 4.1 bug strikes (nfsbug.go), the flat file is 0 bytes while the
-// descriptor still declares the full size. Deleting removes the descriptor
-// and every extent it names. As on vCenter, datacenter is required.
+// descriptor still declares the full size: on the export
+// (-nfs41-bug-view export), or as the creating host sees it (host; the
+// Nth call of the lab, N from 0, is done by mounting host N mod count, by
+// name: hostview.go). Deleting removes the descriptor and every extent it
+// names. As on vCenter, datacenter is required.
 //
 // Every disk type is written the same way (sparse flat file); only "thin"
 // sets ddb.thinProvisioned.
@@ -54,6 +57,7 @@ type labDiskManager struct {
 var adapterTypes = map[string]string{"ide": "ide", "busLogic": "buslogic", "lsiLogic": "lsilogic"}
 
 func (m *labDiskManager) CreateVirtualDiskTask(ctx *simulator.Context, req *types.CreateVirtualDisk_Task) soap.HasFault {
+	n := views.nextCreate()
 	task := simulator.CreateTask(m, "createVirtualDisk", func(*simulator.Task) (types.AnyType, types.BaseMethodFault) {
 		ds, local, fault := resolveDiskPath(req.Name, req.Datacenter)
 		if fault != nil {
@@ -80,18 +84,23 @@ func (m *labDiskManager) CreateVirtualDiskTask(ctx *simulator.Context, req *type
 		flat := strings.TrimSuffix(path.Base(local), ".vmdk") + "-flat.vmdk"
 		desc := flatDescriptor(diskSpec{extent: flat, bytes: size, adapter: adapter,
 			thin: spec.DiskType == string(types.VirtualDiskTypeThin), hw: 19})
-		written := size
+		host := views.creator(ds, n)
+		written, hit := size, false
 		if ds.Summary.Type == nfs41 {
-			if hit, _ := m.bug.strike("CreateVirtualDisk "+req.Name, size); hit {
+			if hit, _ = m.bug.strike("CreateVirtualDisk "+req.Name+seenBy(host), size); hit && !views.hostMode() {
 				written = 0
 			}
 		}
 		if err := os.WriteFile(local, []byte(desc), 0o644); err != nil {
 			return nil, &types.CannotCreateFile{FileFault: types.FileFault{File: req.Name}}
 		}
-		if err := writeSparse(path.Join(path.Dir(local), flat), written); err != nil {
+		flatLocal := path.Join(path.Dir(local), flat)
+		if err := writeSparse(flatLocal, written); err != nil {
 			_ = os.Remove(local)
 			return nil, &types.CannotCreateFile{FileFault: types.FileFault{File: req.Name}}
+		}
+		if hit && views.hostMode() {
+			views.strikeShort(host, flatLocal, 0)
 		}
 		return req.Name, nil
 	})

@@ -1,6 +1,6 @@
 package main
 
-// The ESXi hosts' HTTPS endpoint. A real vCenter does not serve guest file
+// The ESXi hosts' HTTPS endpoints. A real vCenter does not serve guest file
 // transfers itself: InitiateFileTransferToGuest/FromGuest return a URL that
 // names the VM's ESXi host by its inventory name
 // (https://esx01.lab:443/guestFile?id=..&token=..), and the client goes to
@@ -8,15 +8,20 @@ package main
 // guest.FileManager.TransferURL) maps it to the host's single management IP
 // from config.virtualNicManagerInfo.netConfig and pins the host's
 // certificate by summary.config.sslThumbprint (SHA-1), not by vCenter's.
+// Likewise, to read a datastore file as one host sees it, a client gets a
+// generic service ticket from vCenter (tickets.go) and sends it with a
+// /folder request to that host.
 //
-// The lab plays every host with one second listener on 127.0.0.1 and a
-// certificate of its own: each host advertises management IP 127.0.0.1 and
-// that certificate's SHA-1 thumbprint, and transfer URLs name the VM's host
-// with the listener's port. Only /guestFile is served there; vCenter's
-// listener no longer serves it. -guest-transfer-star brings back the form
-// ESXi uses when called directly (https://*/guestFile on the vCenter
-// listener); -host-thumbprint wrong advertises a wrong thumbprint, so that
-// a client that pins must refuse the transfer.
+// The lab gives every host a management IP of its own on loopback,
+// 127.A.B.(i+1) (A.B from the lab's pid, so that labs running side by side
+// differ; i = the host's index by name), and listens on each, port 443 as
+// ESXi does, with one certificate of its own (not vCenter's); each host
+// advertises its IP and that certificate's SHA-1 thumbprint. Served there:
+// /guestFile and /folder (with a ticket, as the ticket's host); vCenter's
+// listener no longer serves /guestFile. -guest-transfer-star brings back
+// the form ESXi uses when called directly (https://*/guestFile on the
+// vCenter listener); -host-thumbprint wrong advertises a wrong thumbprint,
+// so that a client that pins must refuse the transfer.
 
 import (
 	"crypto/sha1"
@@ -27,22 +32,27 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 
 	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
-// managementIP is every host's management address: the endpoint listens there.
-const managementIP = "127.0.0.1"
+// endpointPort is ESXi's HTTPS port, on every host's management IP.
+const endpointPort = 443
 
 type hostEndpoint struct {
-	star       bool // -guest-transfer-star
-	advertise  string // -host-thumbprint: right, wrong or none
+	star      bool   // -guest-transfer-star
+	advertise string // -host-thumbprint: right, wrong or none
+	files     *folderServer
 
-	port       int
 	thumbprint string // the certificate's true SHA-1, "AB:CD:..."
+	advertised string // what hosts advertise as summary.config.sslThumbprint
 	mux        *http.ServeMux
+	ips        map[types.ManagedObjectReference]string // management IP per host
+	byIP       map[string]*simulator.HostSystem
+	tickets    *ticketTable
 }
 
 func (e *hostEndpoint) flags(fs *flag.FlagSet) {
@@ -53,7 +63,18 @@ func (e *hostEndpoint) flags(fs *flag.FlagSet) {
 }
 
 func (e *hostEndpoint) setup(l *lab) error {
-	cert, der, err := selfSigned("nfsagent simulated lab, ESXi hosts")
+	hosts := sortedHosts()
+	ips, err := managementIPs(hosts, os.Getpid())
+	if err != nil {
+		return err
+	}
+	e.ips = ips
+	// One certificate for every host, naming each one's management IP.
+	var names []string
+	for _, h := range hosts {
+		names = append(names, ips[h.Self])
+	}
+	cert, der, err := selfSigned("nfsagent simulated lab, ESXi hosts", names...)
 	if err != nil {
 		return err
 	}
@@ -71,35 +92,57 @@ func (e *hostEndpoint) setup(l *lab) error {
 		return fmt.Errorf("-host-thumbprint %q: want right, wrong or none", e.advertise)
 	}
 
-	ln, err := net.Listen("tcp", net.JoinHostPort(managementIP, "0"))
-	if err != nil {
-		return err
-	}
-	e.port = ln.Addr().(*net.TCPAddr).Port
+	e.advertised = advertised
+	e.byIP = make(map[string]*simulator.HostSystem)
 	e.mux = http.NewServeMux()
+	e.mux.HandleFunc("/folder/", e.folder)
 	srv := &http.Server{Handler: e.mux}
-	// HTTP/1.1 only, like vCenter's listener (no "h2" offered).
-	tlsLn := tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}})
-	go func() {
-		if err := srv.Serve(tlsLn); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Printf("ESXi hosts' endpoint: %v", err)
-		}
-	}()
 	l.onClose(func() { _ = srv.Close() })
-
-	for _, ent := range simulator.Map.All("HostSystem") {
-		if h, ok := ent.(*simulator.HostSystem); ok && h.Config != nil {
+	// HTTP/1.1 only, like vCenter's listener (no "h2" offered).
+	tlsConf := &tls.Config{Certificates: []tls.Certificate{cert}}
+	for _, h := range hosts {
+		ip := e.ips[h.Self]
+		e.byIP[ip] = h
+		ln, err := net.Listen("tcp", net.JoinHostPort(ip, strconv.Itoa(endpointPort)))
+		if err != nil {
+			_ = srv.Close()
+			return fmt.Errorf("ESXi host %s's endpoint on its management IP: %w", h.Name, err)
+		}
+		go func() {
+			if err := srv.Serve(tls.NewListener(ln, tlsConf)); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Printf("ESXi hosts' endpoint: %v", err)
+			}
+		}()
+		if h.Config != nil {
 			h.Summary.Config.SslThumbprint = advertised
-			h.Config.VirtualNicManagerInfo = withManagementNic(h.Config.VirtualNicManagerInfo)
+			h.Config.VirtualNicManagerInfo = withManagementNic(h.Config.VirtualNicManagerInfo, ip)
 		}
 	}
+	e.tickets = newTicketTable(l, e)
 	return nil
 }
 
+// managementIPs gives host i (by name) 127.A.B.(i+1), A.B = the two low
+// bytes of pid (127.255.B if both are 0: 127.0.0.x is everyone's).
+func managementIPs(hosts []*simulator.HostSystem, pid int) (map[types.ManagedObjectReference]string, error) {
+	if len(hosts) > 254 {
+		return nil, fmt.Errorf("%d hosts: the hosts' management IPs (127.A.B.1-254) allow at most 254", len(hosts))
+	}
+	a, b := (pid>>8)&255, pid&255
+	if a == 0 && b == 0 {
+		a = 255
+	}
+	ips := make(map[types.ManagedObjectReference]string)
+	for i, h := range hosts {
+		ips[h.Self] = fmt.Sprintf("127.%d.%d.%d", a, b, i+1)
+	}
+	return ips, nil
+}
+
 // withManagementNic returns info (a new copy) whose "management" entry is
-// exactly one selected vmk0 at managementIP. 0.24.2's has two candidates
+// exactly one selected vmk0 at ip. 0.24.2's has two candidates
 // (192.168.0.1 too); the other NIC types are kept, as real hosts list them.
-func withManagementNic(info *types.HostVirtualNicManagerInfo) *types.HostVirtualNicManagerInfo {
+func withManagementNic(info *types.HostVirtualNicManagerInfo, ip string) *types.HostVirtualNicManagerInfo {
 	const key = "management.key-vim.host.VirtualNic-vmk0"
 	mgmt := types.VirtualNicManagerNetConfig{
 		NicType:            string(types.HostVirtualNicManagerNicTypeManagement),
@@ -109,7 +152,7 @@ func withManagementNic(info *types.HostVirtualNicManagerInfo) *types.HostVirtual
 			Key:       key,
 			Portgroup: "Management Network",
 			Spec: types.HostVirtualNicSpec{
-				Ip: &types.HostIpConfig{Dhcp: false, IpAddress: managementIP, SubnetMask: "255.0.0.0"},
+				Ip: &types.HostIpConfig{Dhcp: false, IpAddress: ip, SubnetMask: "255.0.0.0"},
 			},
 		}},
 		SelectedVnic: []string{key},
@@ -154,8 +197,8 @@ func (e *hostEndpoint) transferURL(vm types.ManagedObjectReference, pathQuery st
 		return "https://*" + pathQuery // the client puts in the server it called
 	}
 	// The guest checks passed, so the VM runs on a host; should it have
-	// none after all, the management IP reaches the endpoint just the same.
-	name := managementIP
+	// none after all, the first host's endpoint serves it just the same.
+	name := sortedHosts()[0].Name
 	if obj, ok := simulator.Map.Get(vm).(*simulator.VirtualMachine); ok {
 		var ref *types.ManagedObjectReference
 		simulator.Map.WithLock(obj, func() {
@@ -170,10 +213,41 @@ func (e *hostEndpoint) transferURL(vm types.ManagedObjectReference, pathQuery st
 			}
 		}
 	}
-	return "https://" + net.JoinHostPort(name, strconv.Itoa(e.port)) + pathQuery
+	return "https://" + net.JoinHostPort(name, strconv.Itoa(endpointPort)) + pathQuery
 }
 
 func (e *hostEndpoint) report(r *readyLine) {
 	r.HostThumbprint = e.thumbprint
-	r.HostTransferPort = e.port
+	r.HostTransferPort = endpointPort
+}
+
+// hostCalled is the host whose management IP r came in on.
+func (e *hostEndpoint) hostCalled(r *http.Request) *simulator.HostSystem {
+	addr, ok := r.Context().Value(http.LocalAddrContextKey).(*net.TCPAddr)
+	if !ok {
+		return nil
+	}
+	return e.byIP[addr.IP.String()]
+}
+
+// folder serves /folder/<path>?dcPath=ha-datacenter&dsName=<ds> GET and
+// HEAD as the host called, with a ticket for exactly that request
+// (tickets.go): none, unknown, used or expired: 401; another host's, path
+// or method: 403. The datastore must be mounted on the host (else 404).
+func (e *hostEndpoint) folder(w http.ResponseWriter, r *http.Request) {
+	host := e.hostCalled(r)
+	ck, err := r.Cookie(ticketCookie)
+	if err != nil || host == nil {
+		http.Error(w, "401 Unauthorized", http.StatusUnauthorized)
+		return
+	}
+	if status := e.tickets.use(ck.Value, host, r); status != http.StatusOK {
+		http.Error(w, http.StatusText(status), status)
+		return
+	}
+	ds, rel := folderTarget(r)
+	if r.URL.Query().Get("dcPath") != "ha-datacenter" || ds == nil ||
+		simulator.FindReference(host.Datastore, ds.Self) == nil || !e.files.serve(w, r, ds, rel, host) {
+		http.NotFound(w, r)
+	}
 }

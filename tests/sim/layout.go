@@ -13,10 +13,8 @@ package main
 import (
 	"flag"
 	"net/http"
-	"os"
 	"path"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
@@ -50,8 +48,10 @@ func (r *layoutRefresh) intercept(c *soapCall, w http.ResponseWriter) bool {
 	return true
 }
 
-// layoutBuilder collects layoutEx files, each once, with its real size.
+// layoutBuilder collects layoutEx files, each once, with its size as the
+// VM's host sees it (hostview.go).
 type layoutBuilder struct {
+	host  *simulator.HostSystem
 	files []types.VirtualMachineFileLayoutExFileInfo
 	keys  map[string]int32
 	alloc map[string]int64 // bytes really allocated, per datastore
@@ -64,16 +64,17 @@ func (b *layoutBuilder) add(name string, kind types.VirtualMachineFileLayoutExFi
 	key := int32(len(b.files))
 	b.keys[name] = key
 	info := types.VirtualMachineFileLayoutExFileInfo{Key: key, Name: name, Type: string(kind)}
-	// size is the file's real size, 0 included (the element is not
+	// size is the file's size as the host sees it (an extent's allocation
+	// under -thin-sizes allocated), 0 included (the element is not
 	// omitempty, so 0 goes on the wire).
 	accessible := false
 	if local, ok := localPath(name); ok {
-		if st, err := os.Stat(local); err == nil {
+		if seen, err := views.stat(b.host, local); err == nil {
 			accessible = true
-			info.Size = st.Size()
-			info.UniqueSize = st.Size()
+			info.Size = views.reportedSize(name, seen)
+			info.UniqueSize = info.Size
 			ds, _, _ := splitDSPath(name)
-			b.alloc[ds] += allocated(st)
+			b.alloc[ds] += seen.alloc
 		}
 	}
 	info.Accessible = types.NewBool(accessible)
@@ -84,7 +85,7 @@ func (b *layoutBuilder) add(name string, kind types.VirtualMachineFileLayoutExFi
 // refreshLayout recomputes layoutEx, layout, storage and the datastore
 // lists of vm from its files. Call with the VM locked.
 func refreshLayout(vm *simulator.VirtualMachine) {
-	b := &layoutBuilder{keys: make(map[string]int32), alloc: make(map[string]int64)}
+	b := &layoutBuilder{host: hostOf(vm), keys: make(map[string]int32), alloc: make(map[string]int64)}
 	homeDS, home := homeFolder(vm)
 	b.add(vm.Config.Files.VmPathName, types.VirtualMachineFileLayoutExFileTypeConfig)
 
@@ -225,12 +226,4 @@ func syncDatastoreVMs(vm types.ManagedObjectReference, old, cur []types.ManagedO
 			simulator.Map.AddReference(ds, &ds.Vm, vm)
 		}
 	}
-}
-
-// allocated is the space a file really takes (sparse extents take little).
-func allocated(st os.FileInfo) int64 {
-	if s, ok := st.Sys().(*syscall.Stat_t); ok {
-		return s.Blocks * 512
-	}
-	return st.Size()
 }

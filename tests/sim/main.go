@@ -56,13 +56,17 @@ type modelShaper interface {
 // where features are registered.
 func features() []feature {
 	bug := &nfs41Bug{}
-	esx := &hostEndpoint{}
+	files := &folderServer{}
+	esx := &hostEndpoint{files: files}
+	strict := &strictSessions{files: files}
 	return []feature{
 		&inventory{},          // inventory.go: -hosts, -vms
 		&methodLog{},          // methodlog.go: -methods-log (sees every call, even 503s)
 		&sessionExpiry{},      // expire.go: -expire-after (runs before the 503 decision)
 		&unavailable{},        // faults.go: -fail-503, -seed, -fail-503-after, -fail-burst
-		&strictSessions{},     // sessions.go: session needed everywhere, /folder cookie
+		views,                 // hostview.go: -nfs41-bug-view, -nfs41-bug-heal, -vc-folder-host, -thin-sizes
+		files,                 // folder.go: /folder GET and HEAD, -suffix-ranges, -locked-extents
+		strict,                // sessions.go: session needed everywhere, /folder cookie
 		&serviceVersions{},    // versions.go: /sdk/vimServiceVersions.xml
 		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
 		&esxiVersion{},        // esxi.go: -esxi
@@ -70,14 +74,14 @@ func features() []feature {
 		&mountFailures{},      // mountfail.go: -fail-mount (one host's CreateNasDatastore fails)
 		&haHeartbeat{},        // ha.go: -ha-heartbeat, RetrieveDasAdvancedRuntimeInfo
 		bug,                   // nfsbug.go: -nfs41-bug
-		&browsing{},           // browser.go: SearchDatastore_Task with real sizes
+		&browsing{},           // browser.go: SearchDatastore_Task with real sizes, -browser-extents
 		&virtualDisks{bug},    // disks.go: CreateVirtualDisk_Task, DeleteVirtualDisk_Task
 		&seedVMs{},            // seeds.go: fiotest, db01, Bjørn test
 		&vclsAgents{},         // vcls.go: -vcls (vSphere Cluster Services VMs)
 		&layoutRefresh{},      // layout.go, vmfiles.go, vmx.go: layoutEx from the files
 		&snapshots{},          // snapshots.go: delta disks for snapshots
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
-		esx,                   // hostendpoint.go: the ESXi hosts' endpoint, -guest-transfer-star, -host-thumbprint
+		esx,                   // hostendpoint.go, tickets.go: the ESXi hosts' endpoints, AcquireGenericServiceTicket, -guest-transfer-star, -host-thumbprint
 		&guestOps{hosts: esx}, // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 	}

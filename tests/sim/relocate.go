@@ -30,7 +30,8 @@ package main
 //   - a target file that belongs to another VM: FileAlreadyExists{file};
 //   - the NFS 4.1 bug (nfsbug.go), on a hot Storage vMotion of a VM without
 //     snapshots whose disk lands on an NFS41 datastore: the first such disk's
-//     flat file ends short on the target; the source stays intact and the VM
+//     flat file ends short on the target (on the export, or as the VM's
+//     destination host sees it: -nfs41-bug-view); the source stays intact and the VM
 //     on it; the target folder keeps the descriptor and the short flat file;
 //     the VM's vmware.log gets ESXi's lines; the task fails with
 //     GenericVmConfigFault{reason "Failed to load one or more destination
@@ -185,7 +186,7 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 				full = st.Size()
 			}
 		}
-		if hit, size := r.bug.strike("Storage vMotion of "+vm.Name+" to "+moves[victim].to, full); hit {
+		if hit, size := r.bug.strike("Storage vMotion of "+vm.Name+" to "+moves[victim].to+seenBy(host), full); hit {
 			short = size
 		}
 	}
@@ -204,8 +205,8 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 	}
 	for i, m := range moves {
 		size := int64(-1)
-		if i == victim && short >= 0 {
-			size = short
+		if i == victim && short >= 0 && !views.hostMode() {
+			size = short // written short on the export
 		}
 		if f := copyMove(m, size); f != nil {
 			undo()
@@ -215,7 +216,10 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 			copied = append(copied, m.to)
 		}
 		if i == victim && short >= 0 {
-			// ESXi leaves the link's descriptor and short extent behind.
+			if l, ok := localPath(m.to); ok && views.hostMode() {
+				views.strikeShort(host, l, short) // whole, but short to the VM's host
+			}
+			// ESXi leaves the link's descriptor and extent behind.
 			undo(m.link, m.to)
 			appendBugLog(vm, m.link, m.to, short)
 			return bugFault()

@@ -106,7 +106,8 @@ func (t *sessionTable) expire() int {
 // strictSessions makes every method but the login family, and /folder, need
 // a live session.
 type strictSessions struct {
-	l *lab
+	l     *lab
+	files *folderServer // GET and HEAD of files (folder.go)
 }
 
 func (s *strictSessions) flags(*flag.FlagSet) {}
@@ -137,7 +138,8 @@ func (s *strictSessions) check(c *soapCall, w http.ResponseWriter) bool {
 }
 
 // folder serves /folder (datastore file transfer) only with a session cookie,
-// as vCenter does; otherwise 401. Like vCenter, and unlike the simulator's
+// as vCenter does; otherwise 401. Files are read as a host drawn from those
+// that mount the datastore (-vc-folder-host) sees them. Like vCenter, and unlike the simulator's
 // finder, it wants dcPath to be the datacenter's inventory path
 // ("F0/DC0"): the name alone only works for a datacenter in the root folder.
 func (s *strictSessions) folder(w http.ResponseWriter, r *http.Request) {
@@ -149,6 +151,10 @@ func (s *strictSessions) folder(w http.ResponseWriter, r *http.Request) {
 	}
 	if dc := r.URL.Query().Get("dcPath"); dc != "" && !s.isDatacenterPath(dc) {
 		http.NotFound(w, r)
+		return
+	}
+	// vCenter relays a file request to a host that mounts the datastore.
+	if ds, rel := folderTarget(r); ds != nil && s.files.serve(w, r, ds, rel, views.draw(ds)) {
 		return
 	}
 	s.l.sim.ServeHTTP(w, r)

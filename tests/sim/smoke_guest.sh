@@ -34,8 +34,8 @@ val() { sed -n 's/.*<val[^>]*>\([^<]*\)<\/val>.*/\1/p'; }
 prop() { # prop TYPE MOREF PATH: RetrievePropertiesEx of one property
 	soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>$1</type><pathSet>$3</pathSet></propSet><objectSet><obj type=\"$1\">$2</obj></objectSet></specSet><options/>"
 }
-servercert() { # servercert PORT FILE: the certificate 127.0.0.1:PORT presents, as PEM
-	openssl s_client -connect "127.0.0.1:$1" </dev/null 2>/dev/null | openssl x509 -outform PEM >"$2"
+servercert() { # servercert ADDR:PORT FILE: the certificate ADDR:PORT presents, as PEM
+	openssl s_client -connect "$1" </dev/null 2>/dev/null | openssl x509 -outform PEM >"$2"
 }
 sha1of() { openssl x509 -in "$1" -noout -fingerprint -sha1 | sed 's/.*=//'; }
 waitend() { # waitend VM PID: poll ListProcessesInGuest until endTime; prints the last answer
@@ -65,12 +65,18 @@ ROOT=$DIR/guests/$FIO
 HOST=$(prop VirtualMachine "$FIO" runtime.host | val)
 HNAME=$(prop HostSystem "$HOST" name | val)
 ADV=$(prop HostSystem "$HOST" summary.config.sslThumbprint | val)
-MGMT=$(prop HostSystem "$HOST" config.virtualNicManagerInfo.netConfig | sed 's/.*<nicType>management<\/nicType>//' | grep -o '<ipAddress>[^<]*' | head -1 | sed 's/.*>//')
+mgmt_ip() { prop HostSystem "$1" config.virtualNicManagerInfo.netConfig | sed 's/.*<nicType>management<\/nicType>//' | grep -o '<ipAddress>[^<]*' | head -1 | sed 's/.*>//'; }
+MGMT=$(mgmt_ip "$HOST")
+# Each host's own management IP: 127.A.B.(index by name + 1), A.B = the lab's pid.
+A=$(((LAB_PID >> 8) & 255)) B=$((LAB_PID & 255))
+[ "$A.$B" = 0.0 ] && A=255
+PREFIX=127.$A.$B
 echo "     fiotest runs on $HOST ($HNAME), management IP $MGMT; ESXi endpoint port $ESX_PORT"
-check "ready line: host_thumbprint_sha1 20 uppercase hex pairs ($ESX_SHA1), host_transfer_port not vCenter's" \
-	bash -c '[[ "$0" =~ ^([0-9A-F]{2}:){19}[0-9A-F]{2}$ && "$1" =~ ^[0-9]+$ && "$1" != "${2##*:}" ]]' "$ESX_SHA1" "$ESX_PORT" "$HOSTPORT"
-servercert "$ESX_PORT" "$WORK/esx.pem"
-servercert "${HOSTPORT##*:}" "$WORK/vc.pem"
+check "ready line: host_thumbprint_sha1 20 uppercase hex pairs ($ESX_SHA1), host_transfer_port 443" \
+	bash -c '[[ "$0" =~ ^([0-9A-F]{2}:){19}[0-9A-F]{2}$ && "$1" = 443 ]]' "$ESX_SHA1" "$ESX_PORT"
+check "$HNAME (4th by name) has management IP $PREFIX.4 ($MGMT)" [ "$MGMT" = "$PREFIX.4" ]
+servercert "$MGMT:$ESX_PORT" "$WORK/esx.pem"
+servercert "$HOSTPORT" "$WORK/vc.pem"
 ESXFP=$(sha1of "$WORK/esx.pem")
 check "endpoint certificate SHA-1 = host_thumbprint_sha1 = $HNAME's summary.config.sslThumbprint" \
 	bash -c '[ -n "$0" ] && [ "$0" = "$1" ] && [ "$0" = "$2" ]' "$ESXFP" "$ESX_SHA1" "$ADV"
@@ -78,12 +84,16 @@ check "endpoint certificate is not vCenter's (vCenter still presents lab-cert.pe
 	bash -c '[ "$0" != "$1" ] && [ "$1" = "$2" ] && ! cmp -s "$3" "$4"' "$ESXFP" "$(sha1of "$WORK/vc.pem")" "$(sha1of "$CA")" "$WORK/esx.pem" "$CA"
 V=$(soap "$J" CreateContainerView ViewManager ViewManager '<container type="Folder">group-d1</container><type>HostSystem</type><recursive>true</recursive>' | returnval)
 out=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>HostSystem</type><pathSet>summary.config.sslThumbprint</pathSet><pathSet>config.virtualNicManagerInfo.netConfig</pathSet></propSet><objectSet><obj type=\"ContainerView\">$V</obj><skip>true</skip><selectSet xsi:type=\"TraversalSpec\"><name>view</name><type>ContainerView</type><path>view</path><skip>false</skip></selectSet></objectSet></specSet><options/>")
-MGMT_XML='<nicType>management</nicType><multiSelectAllowed>true</multiSelectAllowed><candidateVnic><device>vmk0</device><key>management.key-vim.host.VirtualNic-vmk0</key><portgroup>Management Network</portgroup><spec><ip><dhcp>false</dhcp><ipAddress>127.0.0.1</ipAddress><subnetMask>255.0.0.0</subnetMask></ip></spec></candidateVnic><selectedVnic>management.key-vim.host.VirtualNic-vmk0</selectedVnic></VirtualNicManagerNetConfig>'
+MGMT_XML='<nicType>management</nicType><multiSelectAllowed>true</multiSelectAllowed><candidateVnic><device>vmk0</device><key>management.key-vim.host.VirtualNic-vmk0</key><portgroup>Management Network</portgroup><spec><ip><dhcp>false</dhcp><ipAddress>127[.0-9]*</ipAddress><subnetMask>255.0.0.0</subnetMask></ip></spec></candidateVnic><selectedVnic>management.key-vim.host.VirtualNic-vmk0</selectedVnic></VirtualNicManagerNetConfig>'
 hosts=$(echo "$out" | grep -o '<obj type="HostSystem">' | wc -l)
 thumbs=$(echo "$out" | grep -o "<name>summary.config.sslThumbprint</name><val[^>]*>$ESX_SHA1</val>" | wc -l)
-mgmts=$(echo "$out" | grep -o -- "$MGMT_XML" | wc -l)
-check "all $hosts hosts (cluster hosts too): that sslThumbprint ($thumbs), management = one selected vmk0 at 127.0.0.1 ($mgmts)" \
-	bash -c '[ "$0" = 4 ] && [ "$1" = 4 ] && [ "$2" = 4 ]' "$hosts" "$thumbs" "$mgmts"
+ips=$(echo "$out" | grep -o -- "$MGMT_XML" | grep -o '<ipAddress>[^<]*' | sed 's/.*>//' | sort | tr '\n' ' ')
+check "all $hosts hosts (cluster hosts too): that sslThumbprint ($thumbs), management = one selected vmk0 at an IP of its own ($ips)" \
+	bash -c '[ "$0" = 4 ] && [ "$1" = 4 ] && [ "$2" = "$3.1 $3.2 $3.3 $3.4 " ]' "$hosts" "$thumbs" "$ips" "$PREFIX"
+for i in 1 2 3 4; do
+	servercert "$PREFIX.$i:443" "$WORK/esx$i.pem"
+	check "the endpoint listens on $PREFIX.$i:443 with that certificate" [ "$(sha1of "$WORK/esx$i.pem")" = "$ESX_SHA1" ]
+done
 
 out=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector '<specSet><propSet><type>GuestOperationsManager</type><pathSet>authManager</pathSet><pathSet>fileManager</pathSet><pathSet>processManager</pathSet></propSet><objectSet><obj type="GuestOperationsManager">guestOperationsManager</obj></objectSet></specSet><options/>')
 check "GuestOperationsManager has authManager, fileManager, processManager" \
@@ -268,7 +278,7 @@ login "$J" >/dev/null
 FIO=$(vmref fiotest)
 HOST=$(prop VirtualMachine "$FIO" runtime.host | val)
 ADV=$(prop HostSystem "$HOST" summary.config.sslThumbprint | val)
-servercert "$ESX_PORT" "$WORK/esx.pem"
+servercert "$(mgmt_ip "$HOST"):$ESX_PORT" "$WORK/esx.pem"
 check "advertised sslThumbprint is well-formed ($ADV) but not the endpoint's certificate's (= host_thumbprint_sha1)" \
 	bash -c '[[ "$0" =~ ^([0-9A-F]{2}:){19}[0-9A-F]{2}$ ]] && [ "$0" != "$1" ] && [ "$1" = "$2" ]' "$ADV" "$(sha1of "$WORK/esx.pem")" "$ESX_SHA1"
 stop
@@ -281,7 +291,7 @@ out=$(to_guest /tmp/star.txt 3 false)
 U=$(echo "$out" | returnval | sed 's/&amp;/\&/g')
 check "InitiateFileTransferToGuest: https://*/guestFile?id=N&token=T ($U)" \
 	bash -c '[[ "$0" =~ ^https://\*/guestFile\?id=[0-9]+\&token=[0-9a-f]+$ ]]' "$U"
-code=$(curl -sS -k -o /dev/null -w '%{http_code}' -X PUT --data-binary 'abc' "https://127.0.0.1:$ESX_PORT/${U#https://\*/}")
+code=$(curl -sS -k -o /dev/null -w '%{http_code}' -X PUT --data-binary 'abc' "https://$(mgmt_ip "$(prop VirtualMachine "$FIO" runtime.host | val)"):$ESX_PORT/${U#https://\*/}")
 check "the ESXi endpoint does not serve it: 404" [ "$code" = 404 ]
 code=$(curl -sS --cacert "$CA" -o /dev/null -w '%{http_code}' -X PUT --data-binary 'abc' "$(echo "$U" | star)")
 check "PUT on vCenter's listener (* -> $HOSTPORT): 200, file in the guest root" \

@@ -50,8 +50,9 @@ func newLabCertificate(dir string) (*labCertificate, error) {
 }
 
 // selfSigned makes an ECDSA P-256 self-signed certificate (see above; org
-// tells the lab's certificates apart) and returns it with its DER.
-func selfSigned(org string) (tls.Certificate, []byte, error) {
+// tells the lab's certificates apart; ips are further IP SANs, the ESXi
+// hosts' management IPs) and returns it with its DER.
+func selfSigned(org string, ips ...string) (tls.Certificate, []byte, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return tls.Certificate{}, nil, err
@@ -72,6 +73,9 @@ func selfSigned(org string) (tls.Certificate, []byte, error) {
 		IsCA:                  true,
 		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1"), net.ParseIP("::1")},
 		DNSNames:              []string{"localhost"},
+	}
+	for _, ip := range ips {
+		tmpl.IPAddresses = append(tmpl.IPAddresses, net.ParseIP(ip))
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
