@@ -9,7 +9,7 @@
 
 #include "bench.h"
 
-enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300 };
+enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30 };
 
 static const char *const counter_names[] = {
 	"datastore.numberReadAveraged.average", "datastore.numberWriteAveraged.average",
@@ -25,29 +25,22 @@ static void iso_now(char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* fio's data goes in a folder of ours under --dir, removed at the end. */
-static char *data_dir(const na_bench *b)
-{
-	size_t len = strlen(b->job.dir) + 32;
-	char *s = malloc(len);
-	if (s)
-		snprintf(s, len, "%s/nfsagent-fio-%d", b->job.dir, (int)getpid());
-	return s;
-}
-
 int na_bench_begin(na_bench *b, vs_error *err)
 {
 	snprintf(b->staging, sizeof(b->staging), "/tmp/nfsagent-%d", (int)getpid());
-	char *dir = data_dir(b);
-	int rc = vs_guest_check(b->c, b->vm->moref, err);
+	int n = snprintf(b->data, sizeof(b->data), "%s/nfsagent-fio-%d", b->job.dir, (int)getpid());
+	int rc;
+	if (n < 0 || (size_t)n >= sizeof(b->data))
+		rc = vs_fail(err, VS_ERR_USAGE, "the guest folder for fio is too long (%zu bytes, at most %zu)",
+		             strlen(b->job.dir), sizeof(b->data) - 32);
+	else if (!b->host)  /* the host's counters and every result's provenance name it */
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host that vCenter lists", b->vm->name);
+	else
+		rc = vs_guest_check(b->c, b->vm->moref, err);
 	if (rc == VS_OK)
 		rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->staging, err);
 	if (rc == VS_OK)
-		rc = dir ? vs_guest_mkdir(b->c, b->vm->moref, &b->auth, dir, err)
-		         : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc == VS_OK)
 		rc = vs_perf_counter_ids(b->c, counter_names, 6, b->counter_ids, err);
-	free(dir);
 	if (rc != VS_OK && !err->context[0])
 		vs_error_context(err, "preparing %s for benchmarks", b->vm->name);
 	return rc;
@@ -56,11 +49,14 @@ int na_bench_begin(na_bench *b, vs_error *err)
 void na_bench_end(na_bench *b)
 {
 	vs_error ignored = {0};
-	char *dir = data_dir(b);
 	vs_guest_delete(b->c, b->vm->moref, &b->auth, b->staging, true, &ignored);
-	if (dir)
-		vs_guest_delete(b->c, b->vm->moref, &b->auth, dir, true, &ignored);
-	free(dir);
+}
+
+char *na_bench_job(const na_bench *b, const na_profile *p)
+{
+	na_job_overrides o = b->job;
+	o.dir = b->data;
+	return na_job_file(p, &o);
 }
 
 /* ---- the disk under test ---- */
@@ -155,19 +151,39 @@ static int run_fio(na_bench *b, const char *job_text, long timeout_s, vs_guest_p
 		rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
 	if (rc == VS_OK)
 		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, timeout_s, b->stop, proc, err);
+	/* Stopped (Ctrl-C, timeout): its files go only once fio has let go of them. */
+	vs_guest_process gone;
+	vs_error ignored = {0};
+	if (rc == VS_ERR_TASK && pid >= 0)
+		vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, GONE_S, NULL, &gone, &ignored);
 	free(job);
 	return rc;
 }
 
-static void fetch(na_bench *b, const char *name, size_t max, char **data, size_t *len)
+/* fio's files go after every repetition, whatever became of it. */
+static void remove_data(na_bench *b)
+{
+	vs_error err = {0};
+	if (vs_guest_delete(b->c, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
+	    strcmp(err.fault, "FileNotFound") != 0)
+		na_warn("fio's files may remain in %s in the guest: %s", b->data, err.message);
+}
+
+/* A file fio did not write leaves *data NULL: fio's failure, recorded as
+ * such.  Any other failed download (TLS, an expired session, a file over
+ * max) is nfsagent's error: what fio did is unknown, so nothing is recorded. */
+static int fetch(na_bench *b, const char *name, size_t max, char **data, size_t *len, vs_error *err)
 {
 	char *path = staged(b, name);
-	vs_error ignored = {0};
-	if (!path || vs_guest_download(b->c, b->vm->moref, &b->auth, path, max, data, len, &ignored) != VS_OK) {
-		*data = NULL;
-		*len = 0;
-	}
+	vs_error e = {0};
+	int rc = path ? vs_guest_download(b->c, b->vm->moref, &b->auth, path, max, data, len, &e)
+	              : vs_fail(&e, VS_ERR_NOMEM, "out of memory");
 	free(path);
+	if (rc != VS_OK && strcmp(e.fault, "FileNotFound") == 0)
+		return VS_OK;
+	if (rc != VS_OK)
+		*err = e;
+	return rc;
 }
 
 static void stats_of(const na_fio_dir *d, na_dir_stats *s)
@@ -212,7 +228,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		stats_of(out->fio.mixed ? &out->fio.mixed_dir : &out->fio.read, &r.read);
 		stats_of(&out->fio.write, &r.write);
 	}
-	int rc = na_store_add(b->store, &r, err);
+	int rc = na_store_add_journaled(b->store, &r, b->step, err);
 	out->row = r.id;
 	return rc;
 }
@@ -226,13 +242,22 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	time_t started = time(NULL);
 	vs_guest_process proc;
 	long timeout = p->nrfiles ? 3600 : b->job.runtime_s + b->job.ramp_s + GRACE_S;
-	int rc = run_fio(b, job_text, timeout, &proc, err);
+	int rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->data, err);
+	if (rc == VS_OK)
+		rc = run_fio(b, job_text, timeout, &proc, err);
+	remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
 	char *json = NULL, *stderr_text = NULL;
 	size_t json_len = 0, stderr_len = 0;
-	fetch(b, "out.json", MAX_OUTPUT, &json, &json_len);
-	fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len);
+	rc = fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
+	if (rc == VS_OK)
+		rc = fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len, err);
+	if (rc != VS_OK) {
+		free(json);
+		free(stderr_text);
+		return rc;
+	}
 	vs_error parse_err = {0};
 	out->ok = json && na_fio_parse(json, json_len, &out->fio, &parse_err) == VS_OK;
 	if (!json)

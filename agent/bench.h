@@ -17,14 +17,17 @@ typedef struct na_bench {
 	const vs_datastore *ds;
 	char *disk;                 /* "Hard disk 1 [ds] dir/x.vmdk" */
 	vs_guest_auth auth;
-	na_job_overrides job;       /* job.dir is the user's --dir */
+	na_job_overrides job;       /* job.dir is the user's --dir: fio writes in b->data under it */
 	const na_label *labels;
 	size_t n_labels;
 	const char *campaign, *target;
 	na_store *store;
+	const char *step;           /* the campaign's journal step, recorded with the result */
 	volatile sig_atomic_t *stop;
 	int counter_ids[6];
 	char staging[64];           /* our folder in the guest: job, output, logs */
+	char data[1024];            /* fio's folder under job.dir: made and removed for
+	                             * each repetition */
 } na_bench;
 
 typedef struct na_bench_outcome {
@@ -38,8 +41,12 @@ typedef struct na_bench_outcome {
 char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err);
 /* Prepares the guest (checks, staging folder) and looks up the counters. */
 int na_bench_begin(na_bench *b, vs_error *err);
-/* Runs one repetition of a profile and records it (a fio failure is recorded
- * as failed and is not an error here). */
+/* A profile's job file (malloc'd) with fio's files in b's own folder, not
+ * in job.dir itself; after na_bench_begin. */
+char *na_bench_job(const na_bench *b, const na_profile *p);
+/* Runs one repetition of a profile and records it, with b->step if set, in
+ * one transaction (a fio failure is recorded as failed and is not an error
+ * here; nfsagent failing to read fio's output is, and records nothing). */
 int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                  na_bench_outcome *out, vs_error *err);
 void na_bench_outcome_clear(na_bench_outcome *o);

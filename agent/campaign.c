@@ -22,6 +22,7 @@ typedef struct run {
 	char *password;
 	double t_move, t_bench, t_probe, t_start;
 	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
+	int journal_failed;      /* the exit code of a journal that could not be read, or 0 */
 } run;
 
 static double now_s(void)
@@ -54,15 +55,28 @@ static int fail_line(const char *fmt, ...)
 
 /* ---- journal ---------------------------------------------------------------- */
 
+/* Whether step is journaled.  A journal that cannot be read (locked by
+ * another nfsagent, say) is no answer: the error is reported once, the run
+ * stops at its next safe point as after Ctrl-C (resumable), the step counts
+ * as done so that nothing is done on a guess, and nothing more is journaled. */
 static bool done(run *r, const char *step, char **detail)
 {
-	return na_store_step_is_done(r->store, r->id, step, detail);
+	bool yes = false;
+	vs_error err = {0};
+	if (na_store_step_is_done(r->store, r->id, step, &yes, detail, &err) == VS_OK)
+		return yes;
+	if (!r->journal_failed)
+		r->journal_failed = na_report(&err);
+	na_stop_requested = 1;
+	return true;
 }
 
 static int mark(run *r, const char *step, const char *detail)
 {
 	char at[32];
 	vs_error err = {0};
+	if (r->journal_failed)
+		return r->journal_failed;
 	iso_now(at, sizeof(at), false);
 	return na_store_step_done(r->store, r->id, step, detail, at, &err) == VS_OK ? NA_EXIT_OK
 	                                                                           : na_report(&err);
@@ -350,19 +364,21 @@ static int bench_one(run *r, na_bench *b, const na_target *t, const char *profil
 		return NA_EXIT_OK;
 	}
 	const na_profile *p = na_profile_find(profile);
-	char *job = na_job_file(p, &b->job);
+	char *job = na_bench_job(b, p);
 	na_bench_outcome o = {0};
 	vs_error err = {0};
 	double t0 = now_s();
+	/* The result and its journal step are one transaction: a kill anywhere
+	 * leaves both or neither, and the line below follows the commit. */
+	b->step = step;
 	int rc = job ? na_bench_run(b, p, job, (int)rep, &o, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	b->step = NULL;
 	r->t_bench += now_s() - t0;
 	int code = rc == VS_OK ? NA_EXIT_OK : na_stop_requested ? NA_EXIT_FAIL : na_report(&err);
 	if (rc == VS_OK) {
-		char row[48];
-		snprintf(row, sizeof(row), "%lld", (long long)o.row);
-		printf("  %s #%ld on %s: %s (result %s)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED", row);
+		printf("  %s #%ld on %s: %s (result %lld)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED",
+		       (long long)o.row);
 		fflush(stdout);
-		code = mark(r, step, row);
 	}
 	na_bench_outcome_clear(&o);
 	free(job);
@@ -396,7 +412,7 @@ static int bench_round(run *r, na_target *t, long rep)
 	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
 	              .store = r->store, .stop = &na_stop_requested};
 	double t0 = now_s();
-	int rc = ds && b.host ? VS_OK : VS_ERR_NOT_FOUND;
+	int rc = ds ? VS_OK : VS_ERR_NOT_FOUND;  /* err says which; no host: na_bench_begin says so */
 	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
 		rc = err.status;
 	if (rc == VS_OK)
@@ -490,7 +506,9 @@ static int claim(run *r)
 	vs_error err = {0};
 	char at[32];
 	iso_now(at, sizeof(at), false);
-	char *prev = na_store_run_unfinished(r->store, r->c->name, &err);
+	char *prev = NULL;
+	if (na_store_run_unfinished(r->store, r->c->name, &prev, &err) != VS_OK)
+		return na_report(&err);
 	int rc = NA_EXIT_OK;
 	if (prev && !r->o->resume && na_store_run_claim(r->store, prev, r->c->name, r->c->file, at, true,
 	                                                 &err) != VS_OK)
@@ -516,6 +534,8 @@ static int remember_home(run *r)
 	char *home = NULL;
 	if (!done(r, "start", &home))
 		return mark(r, "start", r->home);
+	if (r->journal_failed)
+		return r->journal_failed;
 	free(r->home);
 	r->home = home;
 	return NA_EXIT_OK;
@@ -566,7 +586,9 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 	if (rc == NA_EXIT_OK)
 		rc = preflight(&r);
 	if (rc == NA_EXIT_OK && o->resume) {
-		char *prev = na_store_run_unfinished(r.store, c->name, &err);
+		char *prev = NULL;
+		if (na_store_run_unfinished(r.store, c->name, &prev, &err) != VS_OK)
+			rc = na_report(&err);
 		if (prev)
 			snprintf(r.id, sizeof(r.id), "%s", prev);
 		free(prev);

@@ -155,8 +155,6 @@ static int resolve(vs_client *c, const bench_args *a, na_inventory *inv, na_benc
 	b->host = na_host_by_moref(inv, vm->host);
 	if (!ds)
 		return VS_ERR_NOT_FOUND;
-	if (!b->host)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
 	b->disk = na_bench_disk(c, vm, ds, err);
 	return b->disk ? VS_OK : err->status;
 }
@@ -294,11 +292,9 @@ static int run(vs_client *c, void *args, bool json)
 		profiles[0] = &custom;
 		jobs[0] = read_job(a->job_path);
 	}
-	for (size_t i = 0; !a->job_path && i < n; i++) {
+	for (size_t i = 0; !a->job_path && i < n; i++)
 		profiles[i] = a->profiles[i];
-		jobs[i] = na_job_file(a->profiles[i], &a->job);
-	}
-	int rc = jobs[0] ? na_store_open(a->db, &b.store, &err) : VS_ERR_USAGE;
+	int rc = !a->job_path || jobs[0] ? na_store_open(a->db, &b.store, &err) : VS_ERR_USAGE;
 	if (rc == VS_OK)
 		rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
@@ -307,7 +303,12 @@ static int run(vs_client *c, void *args, bool json)
 	na_interrupts_catch(&saved);
 	size_t failed = 0;
 	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
-		rc = bench_all(&b, a, profiles, jobs, n, &failed, &err);
+		/* The profiles' jobs name the folder na_bench_begin chose for fio. */
+		for (size_t i = 0; !a->job_path && rc == VS_OK && i < n; i++)
+			if (!(jobs[i] = na_bench_job(&b, profiles[i])))
+				rc = vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+		if (rc == VS_OK)
+			rc = bench_all(&b, a, profiles, jobs, n, &failed, &err);
 		na_bench_end(&b);
 	}
 	na_interrupts_release(&saved);

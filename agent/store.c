@@ -69,6 +69,24 @@ static const char *const migrations[] = {
 	"CREATE TABLE campaign_steps ("
 	" run TEXT NOT NULL REFERENCES campaign_runs (run) ON DELETE CASCADE,"
 	" step TEXT NOT NULL, at TEXT NOT NULL, detail TEXT, PRIMARY KEY (run, step));",
+	/* 4: a campaign records a result once per (run, target, repetition,
+	 * profile).  Before, a kill between a result and its journal step made
+	 * --resume record it again: the oldest row of each is kept (the others go
+	 * with their labels), a journal step naming a removed row names the kept
+	 * one, and nfsagent_meta notes how many went. */
+	"CREATE TEMP TABLE dup AS SELECT r.id FROM results r WHERE r.campaign IS NOT NULL AND EXISTS ("
+	" SELECT 1 FROM results o WHERE o.campaign = r.campaign AND o.target = r.target"
+	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id);"
+	"INSERT INTO nfsagent_meta (key, value) SELECT 'duplicates_removed', (SELECT count(*) FROM dup)"
+	" WHERE EXISTS (SELECT 1 FROM dup);"
+	"DELETE FROM result_labels WHERE result_id IN (SELECT id FROM dup);"
+	"DELETE FROM results WHERE id IN (SELECT id FROM dup);"
+	"UPDATE campaign_steps SET detail = (SELECT CAST(min(r.id) AS TEXT) FROM results r"
+	" WHERE r.campaign = campaign_steps.run"
+	" AND campaign_steps.step = 'result:' || r.target || ':' || r.repetition || ':' || r.profile)"
+	" WHERE detail IN (SELECT CAST(id AS TEXT) FROM dup);"
+	"DROP TABLE dup;"
+	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile);",
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -408,7 +426,10 @@ static int insert_result(na_store *s, na_result *r, vs_error *err)
 		step = bind_column(st, (int)i + 1, &columns[i], r);
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
-	if (rc == VS_OK && step != SQLITE_DONE)
+	if (rc == VS_OK && step != SQLITE_DONE && sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
+		rc = vs_fail(err, VS_ERR_USAGE, "run %s has a result for target %s, repetition %d, "
+		             "profile %s already", r->campaign, r->target, r->repetition, r->profile);
+	else if (rc == VS_OK && step != SQLITE_DONE)
 		rc = db_fail(s, step, err);
 	r->id = rc == VS_OK ? sqlite3_last_insert_rowid(s->db) : 0;
 	sqlite3_finalize(st);
@@ -437,9 +458,14 @@ static int insert_labels(na_store *s, const na_result *r, vs_error *err)
 	return rc;
 }
 
-int na_store_add(na_store *s, na_result *r, vs_error *err)
+static int journal(na_store *s, const char *run, const char *step, const char *detail,
+                   const char *now, vs_error *err);
+
+int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err)
 {
 	int rc = check_result(r, err);
+	if (rc == VS_OK && step && !r->campaign)
+		rc = vs_fail(err, VS_ERR_USAGE, "a journaled result needs its campaign run");
 	if (rc == VS_OK)
 		rc = begin(s, err);
 	if (rc == VS_OK)
@@ -448,12 +474,21 @@ int na_store_add(na_store *s, na_result *r, vs_error *err)
 		na_store_midwrite_hook();
 	if (rc == VS_OK)
 		rc = insert_labels(s, r, err);
+	char id[24];
+	snprintf(id, sizeof(id), "%lld", (long long)r->id);
+	if (rc == VS_OK && step)
+		rc = journal(s, r->campaign, step, id, r->finished_at ? r->finished_at : r->started_at, err);
 	rc = finish(s, rc, err);
 	if (rc != VS_OK) {
 		r->id = 0;
 		vs_error_context(err, "record result");
 	}
 	return rc;
+}
+
+int na_store_add(na_store *s, na_result *r, vs_error *err)
+{
+	return na_store_add_journaled(s, r, NULL, err);
 }
 
 /* ---- querying ---- */
@@ -734,43 +769,66 @@ int na_store_run_claim(na_store *s, const char *run, const char *name, const cha
 	return rc;
 }
 
-/* The newest run of campaign `name` that did not finish, malloc'd, or NULL. */
-char *na_store_run_unfinished(na_store *s, const char *name, vs_error *err)
+/* The newest run of campaign `name` that did not finish (malloc'd), or NULL. */
+int na_store_run_unfinished(na_store *s, const char *name, char **run, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	char *run = NULL;
-	if (prepare(s, "SELECT run FROM campaign_runs WHERE name = ? AND state != 'done' "
-	               "ORDER BY started_at DESC, run DESC LIMIT 1", &st, err) != VS_OK)
-		return NULL;
-	sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		run = strdup((const char *)sqlite3_column_text(st, 0));
-	sqlite3_finalize(st);
-	return run;
-}
-
-/* One journal write: sql with n text parameters, in its own transaction. */
-static int run_exec(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = begin(s, err);
-	if (rc == VS_OK)
-		rc = prepare(s, sql, &st, err);
-	for (int i = 0; rc == VS_OK && i < n; i++)
-		sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
-	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_DONE;
-	if (step != SQLITE_DONE)
+	*run = NULL;
+	int rc = prepare(s, "SELECT run FROM campaign_runs WHERE name = ? AND state != 'done' "
+	                    "ORDER BY started_at DESC, run DESC LIMIT 1", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) : SQLITE_OK;
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (step == SQLITE_ROW && !(*run = strdup((const char *)sqlite3_column_text(st, 0))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (rc == VS_OK && step != SQLITE_ROW && step != SQLITE_DONE)
 		rc = db_fail(s, step, err);
 	sqlite3_finalize(st);
+	if (rc != VS_OK)
+		vs_error_context(err, "read campaign journal");
+	return rc;
+}
+
+/* sql with n text parameters, inside the caller's transaction. */
+static int exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, sql, &st, err);
+	int step = SQLITE_OK;
+	for (int i = 0; rc == VS_OK && step == SQLITE_OK && i < n; i++)
+		step = sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* One journal write in its own transaction. */
+static int run_exec(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
+{
+	int rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = exec_args(s, sql, args, n, err);
 	return finish(s, rc, err);
+}
+
+static int journal(na_store *s, const char *run, const char *step, const char *detail,
+                   const char *now, vs_error *err)
+{
+	const char *const args[] = {run, step, detail, now};
+	return exec_args(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
+	                    "VALUES (?1, ?2, ?3, ?4)", args, 4, err);
 }
 
 int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,
                        const char *now, vs_error *err)
 {
-	const char *const args[] = {run, step, detail, now};
-	return run_exec(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
-	                   "VALUES (?1, ?2, ?3, ?4)", args, 4, err);
+	int rc = begin(s, err);
+	if (rc == VS_OK)
+		rc = journal(s, run, step, detail, now, err);
+	return finish(s, rc, err);
 }
 
 int na_store_run_state(na_store *s, const char *run, const char *state, const char *now,
@@ -781,24 +839,30 @@ int na_store_run_state(na_store *s, const char *run, const char *state, const ch
 	                3, err);
 }
 
-/* Whether step is journaled as done; *detail (malloc'd) gets what was noted. */
-bool na_store_step_is_done(na_store *s, const char *run, const char *step, char **detail)
+int na_store_step_is_done(na_store *s, const char *run, const char *step, bool *done,
+                          char **detail, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	vs_error ignored = {0};
-	bool done = false;
+	*done = false;
 	if (detail)
 		*detail = NULL;
-	if (prepare(s, "SELECT detail FROM campaign_steps WHERE run = ? AND step = ?", &st, &ignored) != VS_OK)
-		return false;
-	sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, step, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		done = true;
-		const char *d = (const char *)sqlite3_column_text(st, 0);
-		if (detail && d)
-			*detail = strdup(d);
-	}
+	int rc = prepare(s, "SELECT detail FROM campaign_steps WHERE run = ? AND step = ?", &st, err);
+	int row = rc == VS_OK ? sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC) : SQLITE_OK;
+	if (row == SQLITE_OK && rc == VS_OK)
+		row = sqlite3_bind_text(st, 2, step, -1, SQLITE_STATIC);
+	if (row == SQLITE_OK && rc == VS_OK)
+		row = sqlite3_step(st);
+	const char *d = row == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (row == SQLITE_ROW)
+		*done = true;
+	if (d && detail && !(*detail = strdup(d)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (rc == VS_OK && row != SQLITE_ROW && row != SQLITE_DONE)
+		rc = db_fail(s, row, err);
 	sqlite3_finalize(st);
-	return done;
+	if (rc != VS_OK) {
+		*done = false;
+		vs_error_context(err, "read campaign journal");
+	}
+	return rc;
 }

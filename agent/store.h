@@ -62,8 +62,16 @@ void na_store_set_busy_timeout(na_store *s, int ms);
 /* The schema version this nfsagent writes. */
 int na_store_schema_version(void);
 
-/* Adds one result and its labels in one transaction; sets r->id. */
+/* Adds one result and its labels in one transaction; sets r->id.  A
+ * campaign's result is recorded once: another for the same campaign run,
+ * target, repetition and profile is refused (VS_ERR_USAGE).  Databases from
+ * before that rule keep the oldest row of each when they are migrated (the
+ * count removed is noted in nfsagent_meta as 'duplicates_removed'). */
 int na_store_add(na_store *s, na_result *r, vs_error *err);
+/* The same, with the campaign's journal step (of run r->campaign, its detail
+ * the row's id) in the same transaction: the result and its step are
+ * recorded together or not at all.  step NULL: na_store_add. */
+int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err);
 
 /* Called for each row; returns VS_OK to go on, or a negative status (with err
  * filled) to stop the query, which then returns that status. */
@@ -102,14 +110,18 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
  * when it exists and resume is false. */
 int na_store_run_claim(na_store *s, const char *run, const char *name, const char *file,
                        const char *now, bool resume, vs_error *err);
-/* The newest unfinished run of a campaign (malloc'd), or NULL. */
-char *na_store_run_unfinished(na_store *s, const char *name, vs_error *err);
+/* Journal reads fail like writes (VS_ERR_FAULT for a database that cannot
+ * be read, a lock included): an unreadable journal is never "not done". */
+/* *run: the newest unfinished run of a campaign (malloc'd), or NULL. */
+int na_store_run_unfinished(na_store *s, const char *name, char **run, vs_error *err);
 /* state: "running", "stopped" or "done". */
 int na_store_run_state(na_store *s, const char *run, const char *state, const char *now,
                        vs_error *err);
 int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,
                        const char *now, vs_error *err);
-bool na_store_step_is_done(na_store *s, const char *run, const char *step, char **detail);
+/* *done: whether step is journaled; *detail (may be NULL; malloc'd) what was noted. */
+int na_store_step_is_done(na_store *s, const char *run, const char *step, bool *done,
+                          char **detail, vs_error *err);
 
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */

@@ -590,6 +590,168 @@ static void crash_mid_write_keeps_earlier_rows(void **state)
 	free((char *)path);
 }
 
+/* ---- campaign results: once each, with their journal step ---- */
+
+static na_result campaign_sample(const char *run)
+{
+	na_result r = sample("esx1", "bench-v3", "NFS", labels_64k, 2);
+	r.campaign = run;
+	r.target = "v3";
+	return r;
+}
+
+static bool step_done(na_store *s, const char *run, const char *step, char **detail)
+{
+	bool done = true;
+	vs_error err = {0};
+	assert_int_equal(na_store_step_is_done(s, run, step, &done, detail, &err), VS_OK);
+	return done;
+}
+
+static void campaign_result_is_recorded_once_with_its_step(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("once.db"));
+	na_store *s = open_with_samples(path);
+	vs_error err = {0};
+	assert_int_equal(na_store_run_claim(s, "t-1", "t", "t.ini", "2026-10-03T09:00:00Z", false, &err),
+	                 VS_OK);
+	na_result r = campaign_sample("t-1");
+	assert_int_equal(na_store_add_journaled(s, &r, "result:v3:1:randwrite-4k", &err), VS_OK);
+	assert_int_equal(r.id, 4);
+	char *detail = NULL;
+	assert_true(step_done(s, "t-1", "result:v3:1:randwrite-4k", &detail));
+	assert_string_equal(detail, "4");
+	free(detail);
+
+	/* the same repetition again, journaled or not: refused, nothing added */
+	na_result again = campaign_sample("t-1");
+	assert_int_equal(na_store_add_journaled(s, &again, "result:v3:1:randwrite-4k", &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "run t-1 has a result for target v3, repetition 1, "
+	                                 "profile randwrite-4k already");
+	assert_string_equal(err.context, "record result");
+	assert_int_equal(again.id, 0);
+	assert_int_equal(na_store_add(s, &again, &err), VS_ERR_USAGE);
+	/* another repetition, target or run is another result; outside campaigns
+	 * (no run) nothing is unique */
+	again.repetition = 2;
+	assert_int_equal(na_store_add(s, &again, &err), VS_OK);
+	na_result plain = sample("esx1", "truenas-vmware", "NFS41", NULL, 0);
+	assert_int_equal(na_store_add(s, &plain, &err), VS_OK);
+	assert_string_equal(WHERE(s, "campaign=t-1"), "4,5");
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3,4,5,6");
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels WHERE result_id > 3"), 4);
+	free((char *)path);
+}
+
+/* A failure after the result row, at the journal step (here: a run that was
+ * never claimed, which its foreign key refuses), takes the row back too. */
+static void result_and_step_are_one_transaction(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("onetx.db"));
+	na_store *s = open_with_samples(path);
+	vs_error err = {0};
+	na_result r = campaign_sample("never-claimed");
+	assert_int_equal(na_store_add_journaled(s, &r, "result:v3:1:randwrite-4k", &err), VS_ERR_FAULT);
+	assert_string_equal(err.context, "record result");
+	assert_int_equal(r.id, 0);
+	assert_false(step_done(s, "never-claimed", "result:v3:1:randwrite-4k", NULL));
+	assert_string_equal(WHERE(s, "campaign=never-claimed"), "");
+	/* a journaled result needs its run */
+	na_result orphan = sample("esx1", "truenas-vmware", "NFS41", NULL, 0);
+	assert_int_equal(na_store_add_journaled(s, &orphan, "result:v3:1:x", &err), VS_ERR_USAGE);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 3);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels"), 6);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM campaign_steps"), 0);
+	free((char *)path);
+}
+
+/* A journal that cannot be read is an error, never "not done". */
+static void journal_read_errors_are_errors(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("journal.db"));
+	na_store *s = open_with_samples(path);
+	vs_error err = {0};
+	assert_int_equal(na_store_run_claim(s, "t-1", "t", "t.ini", "2026-10-03T09:00:00Z", false, &err),
+	                 VS_OK);
+	assert_int_equal(na_store_step_done(s, "t-1", "start", "truenas-vmware", "2026-10-03T09:00:00Z",
+	                                    &err), VS_OK);
+	char *run = NULL;
+	assert_int_equal(na_store_run_unfinished(s, "t", &run, &err), VS_OK);
+	assert_string_equal(run, "t-1");
+	free(run);
+	assert_int_equal(na_store_run_unfinished(s, "other", &run, &err), VS_OK);
+	assert_null(run);
+
+	sqlite3 *other = raw_open(path);
+	raw_exec(other, "ALTER TABLE campaign_steps RENAME TO broken_steps;"
+	                "ALTER TABLE campaign_runs RENAME TO broken_runs");
+	sqlite3_close(other);
+	bool done = true;
+	char *detail = (char *)"untouched";
+	assert_int_equal(na_store_step_is_done(s, "t-1", "start", &done, &detail, &err), VS_ERR_FAULT);
+	assert_false(done);
+	assert_null(detail);
+	assert_string_equal(err.context, "read campaign journal");
+	assert_non_null(strstr(err.message, "campaign_steps"));
+	err = (vs_error){0};
+	run = (char *)"untouched";
+	assert_int_equal(na_store_run_unfinished(s, "t", &run, &err), VS_ERR_FAULT);
+	assert_null(run);
+	assert_string_equal(err.context, "read campaign journal");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+/* A database from before the rule, with a result recorded twice (the kill
+ * between result and step, then --resume), opens: the oldest row stays. */
+static void duplicates_are_migrated_keeping_the_oldest(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("dups.db"));
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open_version(path, 3, &s, &err), VS_OK);
+	assert_int_equal(na_store_run_claim(s, "t-1", "t", "t.ini", "2026-10-03T09:00:00Z", false, &err),
+	                 VS_OK);
+	na_result rows[] = {campaign_sample("t-1"), campaign_sample("t-1"), campaign_sample("t-1"),
+	                    campaign_sample("t-1")};
+	rows[2].profile = "randread-4k";
+	rows[3].labels = labels_16k;
+	for (size_t i = 0; i < 4; i++)
+		assert_int_equal(na_store_add(s, &rows[i], &err), VS_OK);
+	/* the resumed run journaled its own, newer, row */
+	assert_int_equal(na_store_step_done(s, "t-1", "result:v3:1:randwrite-4k", "4",
+	                                    "2026-10-03T09:05:00Z", &err), VS_OK);
+	assert_int_equal(na_store_step_done(s, "t-1", "result:v3:1:randread-4k", "3",
+	                                    "2026-10-03T09:06:00Z", &err), VS_OK);
+	na_store_close(&s);
+
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	assert_string_equal(ids_where(s, NULL, 0), "1,3");
+	assert_string_equal(WHERE(s, "recordsize=16K"), "");
+	char *detail = NULL;
+	assert_true(step_done(s, "t-1", "result:v3:1:randwrite-4k", &detail));
+	assert_string_equal(detail, "1");
+	free(detail);
+	assert_true(step_done(s, "t-1", "result:v3:1:randread-4k", &detail));
+	assert_string_equal(detail, "3");
+	free(detail);
+	na_result again = campaign_sample("t-1");
+	assert_int_equal(na_store_add(s, &again, &err), VS_ERR_USAGE);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
+	assert_string_equal(raw_text(path, "SELECT value FROM nfsagent_meta WHERE key = 'duplicates_removed'"),
+	                    "2");
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels"), 4);
+	assert_string_equal(raw_text(path, "PRAGMA integrity_check"), "ok");
+	free((char *)path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -603,6 +765,10 @@ int main(void)
 		cmocka_unit_test(foreign_files_are_refused_unchanged),
 		cmocka_unit_test(lock_is_reported_after_the_timeout),
 		cmocka_unit_test(crash_mid_write_keeps_earlier_rows),
+		cmocka_unit_test(campaign_result_is_recorded_once_with_its_step),
+		cmocka_unit_test(result_and_step_are_one_transaction),
+		cmocka_unit_test(journal_read_errors_are_errors),
+		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
