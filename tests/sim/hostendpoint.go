@@ -246,8 +246,11 @@ func (e *hostEndpoint) folder(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ds, rel := folderTarget(r)
-	if r.URL.Query().Get("dcPath") != "ha-datacenter" || ds == nil ||
-		simulator.FindReference(host.Datastore, ds.Self) == nil || !e.files.serve(w, r, ds, rel, host) {
+	mounted := false
+	if ds != nil {
+		simulator.Map.WithLock(host, func() { mounted = simulator.FindReference(host.Datastore, ds.Self) != nil })
+	}
+	if r.URL.Query().Get("dcPath") != "ha-datacenter" || !mounted || !e.files.serve(w, r, ds, rel, host) {
 		http.NotFound(w, r)
 	}
 }
