@@ -73,7 +73,9 @@ static const char *const migrations[] = {
 	 * profile).  Before, a kill between a result and its journal step made
 	 * --resume record it again: the oldest row of each is kept (the others go
 	 * with their labels), a journal step naming a removed row names the kept
-	 * one, and nfsagent_meta notes how many went. */
+	 * one, and nfsagent_meta notes how many went.  A result the kill left
+	 * without its step gets it: the row is whole, and without the step a
+	 * resume would run that repetition again, only to be refused. */
 	"CREATE TEMP TABLE dup AS SELECT r.id FROM results r WHERE r.campaign IS NOT NULL AND EXISTS ("
 	" SELECT 1 FROM results o WHERE o.campaign = r.campaign AND o.target = r.target"
 	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id);"
@@ -86,6 +88,11 @@ static const char *const migrations[] = {
 	" AND campaign_steps.step = 'result:' || r.target || ':' || r.repetition || ':' || r.profile)"
 	" WHERE detail IN (SELECT CAST(id AS TEXT) FROM dup);"
 	"DROP TABLE dup;"
+	"INSERT OR IGNORE INTO campaign_steps (run, step, at, detail)"
+	" SELECT r.campaign, 'result:' || r.target || ':' || r.repetition || ':' || r.profile,"
+	" coalesce(r.finished_at, r.started_at), CAST(r.id AS TEXT) FROM results r"
+	" WHERE r.target IS NOT NULL AND r.profile IS NOT NULL"
+	" AND r.campaign IN (SELECT run FROM campaign_runs);"
 	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile);",
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };

@@ -66,7 +66,8 @@ int na_store_schema_version(void);
  * campaign's result is recorded once: another for the same campaign run,
  * target, repetition and profile is refused (VS_ERR_USAGE).  Databases from
  * before that rule keep the oldest row of each when they are migrated (the
- * count removed is noted in nfsagent_meta as 'duplicates_removed'). */
+ * count removed is noted in nfsagent_meta as 'duplicates_removed'), and a
+ * result a kill left without its journal step gets that step. */
 int na_store_add(na_store *s, na_result *r, vs_error *err);
 /* The same, with the campaign's journal step (of run r->campaign, its detail
  * the row's id) in the same transaction: the result and its step are

@@ -708,7 +708,8 @@ static void journal_read_errors_are_errors(void **state)
 }
 
 /* A database from before the rule, with a result recorded twice (the kill
- * between result and step, then --resume), opens: the oldest row stays. */
+ * between result and step, then --resume), opens: the oldest row stays, and
+ * a row such a kill left without its step is journaled. */
 static void duplicates_are_migrated_keeping_the_oldest(void **state)
 {
 	(void)state;
@@ -724,6 +725,10 @@ static void duplicates_are_migrated_keeping_the_oldest(void **state)
 	rows[3].labels = labels_16k;
 	for (size_t i = 0; i < 4; i++)
 		assert_int_equal(na_store_add(s, &rows[i], &err), VS_OK);
+	/* killed after this row's commit, before its step: the row is whole */
+	na_result orphan = campaign_sample("t-1");
+	orphan.repetition = 2;
+	assert_int_equal(na_store_add(s, &orphan, &err), VS_OK);
 	/* the resumed run journaled its own, newer, row */
 	assert_int_equal(na_store_step_done(s, "t-1", "result:v3:1:randwrite-4k", "4",
 	                                    "2026-10-03T09:05:00Z", &err), VS_OK);
@@ -732,7 +737,7 @@ static void duplicates_are_migrated_keeping_the_oldest(void **state)
 	na_store_close(&s);
 
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_string_equal(ids_where(s, NULL, 0), "1,3");
+	assert_string_equal(ids_where(s, NULL, 0), "1,3,5");
 	assert_string_equal(WHERE(s, "recordsize=16K"), "");
 	char *detail = NULL;
 	assert_true(step_done(s, "t-1", "result:v3:1:randwrite-4k", &detail));
@@ -741,13 +746,17 @@ static void duplicates_are_migrated_keeping_the_oldest(void **state)
 	assert_true(step_done(s, "t-1", "result:v3:1:randread-4k", &detail));
 	assert_string_equal(detail, "3");
 	free(detail);
+	assert_true(step_done(s, "t-1", "result:v3:2:randwrite-4k", &detail));
+	assert_string_equal(detail, "5");
+	free(detail);
 	na_result again = campaign_sample("t-1");
 	assert_int_equal(na_store_add(s, &again, &err), VS_ERR_USAGE);
 	na_store_close(&s);
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
 	assert_string_equal(raw_text(path, "SELECT value FROM nfsagent_meta WHERE key = 'duplicates_removed'"),
 	                    "2");
-	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_labels"), 6);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM campaign_steps"), 3);
 	assert_string_equal(raw_text(path, "PRAGMA integrity_check"), "ok");
 	free((char *)path);
 }
