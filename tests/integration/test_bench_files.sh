@@ -59,6 +59,8 @@ kill -INT "$BENCH"
 wait_bench
 assert_eq "$RC" 1 "exit status after Ctrl-C"
 assert_contains "$ERR" "interrupted"
+# fio's workers may outlive its main process for the lab's SIGTERM-to-SIGKILL wait.
+for _ in $(seq 1 50); do fio_left || break; sleep 0.1; done
 if fio_left; then fail "fio still runs"; fi
 assert_eq "$(left)" "" "files left in the guest after Ctrl-C"
 
