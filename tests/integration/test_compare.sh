@@ -14,7 +14,9 @@ add_run() {
 	local sql="INSERT INTO results (started_at, status, campaign, target, repetition, host,
 		esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm, guest_os,
 		profile, fio_version, write_iops, write_bw_bytes, write_lat_mean_us, write_p99_us)
-		VALUES ('2026-01-01T00:00:00Z', 'ok', '$campaign', '$target', 1, 'esx01', '8.0.3',
+		VALUES ('2026-01-01T00:00:00Z', 'ok', '$campaign', '$target',
+		(SELECT count(*) + 1 FROM results WHERE campaign = '$campaign' AND target = '$target'
+		 AND profile = '$profile'), 'esx01', '8.0.3',
 		'$build', '$ds', '$proto', '10.0.0.5', '/mnt/tank/$ds', 'fiotest', 'Debian 12',
 		'$profile', 'fio-3.33', $iops, $iops * 4096, 32000000.0 / $iops, 96000000.0 / $iops);"
 	local l

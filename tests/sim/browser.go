@@ -95,7 +95,7 @@ type browsing struct {
 }
 
 func (b *browsing) flags(fs *flag.FlagSet) {
-	fs.StringVar(&b.extents, "browser-extents", "show",
+	fs.StringVar(&b.extents, "browser-extents", "hide",
 		"extent files (-flat, -delta, -sesparse .vmdk) in SearchDatastore_Task results: hide (realistic: never listed, whatever the query or pattern) or show (legacy)")
 }
 

@@ -36,7 +36,7 @@ type folderServer struct {
 func (f *folderServer) flags(fs *flag.FlagSet) {
 	fs.StringVar(&f.suffix, "suffix-ranges", "ignore",
 		"/folder GET with Range bytes=-N: ignore (realistic: 200 with the whole file) or honour (206 with the last N bytes)")
-	fs.StringVar(&f.locked, "locked-extents", "off",
+	fs.StringVar(&f.locked, "locked-extents", "get",
 		"/folder of a disk extent of a powered-on VM: off (legacy: served), get (realistic: GET answers 500 \"Device or resource busy\", HEAD works) or all (HEAD too)")
 }
 

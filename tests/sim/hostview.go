@@ -74,13 +74,13 @@ type fileSeen struct {
 
 func (v *hostViews) flags(fs *flag.FlagSet) {
 	v.fs = fs
-	fs.StringVar(&v.bugView, "nfs41-bug-view", "export",
+	fs.StringVar(&v.bugView, "nfs41-bug-view", "host",
 		"NFS 4.1 bug: host (realistic: the export holds the full extent, only the host that did the operation sees it 0 bytes) or export (legacy: the extent is written short on the export)")
 	fs.Float64Var(&v.heal, "nfs41-bug-heal", 0,
 		"with -nfs41-bug-view host: the short view heals after this many seconds (a transient race); 0 = never")
 	fs.StringVar(&v.folderHost, "vc-folder-host", "random",
 		"host vCenter serves /folder and Datastore.browser as: random (drawn from the hosts that mount the datastore, math/rand seeded with -seed) or a host's name")
-	fs.StringVar(&v.thinSizes, "thin-sizes", "length",
+	fs.StringVar(&v.thinSizes, "thin-sizes", "allocated",
 		"size of a disk extent in layoutEx and the browser: allocated (realistic: st_blocks*512, 0 when seen short) or length (legacy: the file's length)")
 }
 

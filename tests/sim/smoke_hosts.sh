@@ -161,7 +161,7 @@ check "... a canary (no VM's): 206" [ "$(vc_get canary/c1-flat.vmdk nfs41-16k -H
 stop
 
 echo "# lab 3: -nfs41-bug always -nfs41-bug-view host -nfs41-bug-heal 4 -locked-extents all -suffix-ranges honour"
-start -nfs41-bug always -nfs41-bug-view host -nfs41-bug-heal 4 -locked-extents all -suffix-ranges honour
+start -nfs41-bug always -nfs41-bug-view host -nfs41-bug-heal 4 -locked-extents all -suffix-ranges honour -thin-sizes length -browser-extents show
 N41=$(mount_all /mnt/tank/vmware16k nfs41-16k NFS41)
 mkdir_ds "[nfs41-16k] canary"
 mkdisk "[nfs41-16k] canary/c1.vmdk" 1024 >/dev/null
