@@ -245,6 +245,7 @@ typedef struct na_diagnosis {
 	bool log_signature;    /* ...in vmware.log */
 	bool target_mismatch;  /* ...in the files left on the target */
 	bool fault_signature;  /* ...in the task's fault (faultMessage, faultCause) */
+	const char *extent_case;  /* of the target's short extent (na_extent_case), or NULL */
 	char *verdict;         /* one line */
 	char **evidence;
 	size_t n_evidence;

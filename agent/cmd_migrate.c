@@ -145,8 +145,8 @@ static int move(migration *m, vs_error *err)
 		                         na_host_by_moref(&m->inv, m->vm->host),
 		                         m->target, m->vm->name};
 		if (src.host)
-			na_record_finding(m->a->db, &src, m->diag.extent_bug, m->diag.verdict,
-			                  m->diag.evidence, m->diag.n_evidence);
+			na_record_finding(m->a->db, &src, m->diag.extent_bug, m->diag.extent_case,
+			                  m->diag.verdict, m->diag.evidence, m->diag.n_evidence);
 	}
 	if (rc != VS_OK)
 		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);

@@ -191,6 +191,19 @@ static void verdict_line(const na_inventory *inv, const na_probe_args *a, const 
 		         r->n_disks, a->disks, d->name, na_nfs_label(d->type), h->name, h->version, h->build);
 }
 
+/* The probe's case: one host's view if any canary was that, else the files'
+ * own shortness, else a race that healed; NULL when clean. */
+static const char *probe_case(const na_checks *checks)
+{
+	const char *found = NULL;
+	for (size_t i = 0; i < checks->n; i++) {
+		const char *c = na_extent_case(&checks->v[i]);
+		if (c && (!found || !strcmp(c, "host") || (!strcmp(c, "export") && strcmp(found, "host"))))
+			found = c;
+	}
+	return found;
+}
+
 /* Prints the verdict; returns the exit code. */
 static int report(const na_inventory *inv, const na_probe_args *a, const vs_host *h,
                   const vs_datastore *d, const probe_run *r, bool json)
@@ -204,7 +217,7 @@ static int report(const na_inventory *inv, const na_probe_args *a, const vs_host
 	char *evidence[1] = {count};
 	na_finding_source src = {"probe", a->campaign, a->target, h, d, NULL};
 	if (bad || !t.unknown)  /* "could not check" is no verdict to record */
-		na_record_finding(a->db, &src, bad > 0, verdict, evidence, 1);
+		na_record_finding(a->db, &src, bad > 0, probe_case(&r->checks), verdict, evidence, 1);
 	if (json) {
 		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:s, s:o}",
 		                        "datastore", d->name, "type", d->type, "host", h->name,

@@ -57,6 +57,7 @@ typedef struct check {
 typedef struct probe_side {
 	bool found, bug;
 	char build[64];
+	char extent_case[16];  /* "host", "export", "transient" or "" */
 } probe_side;
 
 typedef struct probe_check {
@@ -208,11 +209,23 @@ static int on_finding(const na_finding *f, void *ud, vs_error *err)
 		    strcmp(build, f->esxi_build) != 0 || (exp && f->export_path && strcmp(exp, f->export_path)))
 			continue;
 		/* Findings come in id order: the newest one wins. */
-		*p->side = (probe_side){true, f->extent_bug, ""};
+		*p->side = (probe_side){true, f->extent_bug, "", ""};
 		snprintf(p->side->build, sizeof(p->side->build), "%s", f->esxi_build);
+		snprintf(p->side->extent_case, sizeof(p->side->extent_case), "%s",
+		         f->extent_case ? f->extent_case : "");
 		break;
 	}
 	return VS_OK;
+}
+
+/* "clean", or "extent-size mismatch (one host's view)" and the like. */
+static void side_verdict(const probe_side *p, char *out, size_t size)
+{
+	const char *why = !strcmp(p->extent_case, "host")       ? " (one host's view of the file)"
+	                  : !strcmp(p->extent_case, "export")    ? " (the file itself short)"
+	                  : !strcmp(p->extent_case, "transient") ? " (transient)"
+	                                                         : "";
+	snprintf(out, size, "%s%s", p->bug ? "extent-size mismatch" : "clean", p->bug ? why : "");
 }
 
 static int probe_one(regress_state *r, na_store *s, const na_cmp_row *key, vs_error *err)
@@ -228,13 +241,15 @@ static int probe_one(regress_state *r, na_store *s, const na_cmp_row *key, vs_er
 		probe_scan scan = {groups[i], key, &p->side[i]};
 		rc = na_store_findings(s, conds, 2, on_finding, &scan, err);
 	}
-	static const char *const verdict[] = {"clean", "extent-size mismatch"};
 	p->compared = p->side[0].found && p->side[1].found;
 	r->n_compared += p->compared;
+	char said[2][64];
+	for (int i = 0; i < 2; i++)
+		side_verdict(&p->side[i], said[i], sizeof(said[i]));
 	if (p->compared && p->side[0].bug != p->side[1].bug)
 		snprintf(p->text, sizeof(p->text), "probe verdict changed on %s: %s on build %s, %s on build %s",
-		         p->datastore ? p->datastore : "-", verdict[p->side[0].bug], p->side[0].build,
-		         verdict[p->side[1].bug], p->side[1].build);
+		         p->datastore ? p->datastore : "-", said[0], p->side[0].build, said[1],
+		         p->side[1].build);
 	/* The bug newly showing is a regression; it going away is news. */
 	p->regression = p->text[0] && p->side[1].bug;
 	r->n_regressions += p->regression;
@@ -349,8 +364,11 @@ static json_t *probe_json(const probe_check *p)
 {
 	json_t *sides[2];
 	for (int i = 0; i < 2; i++)
-		sides[i] = p->side[i].found ? json_pack("{s:s, s:b}", "esxi_build", p->side[i].build,
-		                                        "extent_bug", p->side[i].bug) : json_null();
+		sides[i] = p->side[i].found
+		               ? json_pack("{s:s, s:b, s:s?}", "esxi_build", p->side[i].build, "extent_bug",
+		                           p->side[i].bug, "case",
+		                           p->side[i].extent_case[0] ? p->side[i].extent_case : NULL)
+		               : json_null();
 	return json_pack("{s:s?, s:o, s:o, s:b, s:s?, s:b}", "datastore", p->datastore,
 	                 "baseline", sides[0], "candidate", sides[1], "changed", p->text[0] != 0,
 	                 "text", p->text[0] ? p->text : NULL, "regression", p->regression);

@@ -163,6 +163,7 @@ static void check_target(vs_client *c, const na_inventory *inv, const char *host
 		if (k->state != NA_EXTENT_SHORT)
 			continue;
 		d->target_mismatch = true;
+		d->extent_case = na_extent_case(k);
 		if (k->right_on)
 			add_evidence(d, "target: %s reads as %lld bytes through host %s but whole through %s; "
 			             "%s declares %lld bytes", k->extent, (long long)k->seen, host_name,

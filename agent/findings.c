@@ -7,7 +7,8 @@
 #include "findings.h"
 
 void na_record_finding(const char *db, const na_finding_source *src, bool extent_bug,
-                       const char *verdict, char *const *evidence, size_t n_evidence)
+                       const char *extent_case, const char *verdict, char *const *evidence,
+                       size_t n_evidence)
 {
 	char at[32];
 	time_t t = time(NULL);
@@ -23,7 +24,7 @@ void na_record_finding(const char *db, const na_finding_source *src, bool extent
 	const vs_datastore *d = src->datastore;
 	na_finding f = {0, at, src->kind, src->campaign, src->target, h->name, h->version, h->build,
 	                d->name, d->type, d->remote_host, d->remote_path, src->vm, extent_bug, verdict,
-	                ev_text};
+	                ev_text, extent_case};
 	na_store *store = NULL;
 	vs_error err = {0};
 	if (na_store_open(db, &store, &err) != VS_OK || na_store_add_finding(store, &f, &err) != VS_OK) {

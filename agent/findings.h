@@ -15,6 +15,7 @@ typedef struct na_finding_source {
 /* Records a verdict in the results database (db NULL = default); a failure
  * to record is a warning: the verdict was printed all the same. */
 void na_record_finding(const char *db, const na_finding_source *src, bool extent_bug,
-                       const char *verdict, char *const *evidence, size_t n_evidence);
+                       const char *extent_case, const char *verdict, char *const *evidence,
+                       size_t n_evidence);
 
 #endif

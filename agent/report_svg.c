@@ -141,6 +141,7 @@ void na_report_finding(FILE *out, const na_finding *f)
 	part(out, " · export ", f->servers);
 	part(out, ":", f->export_path);
 	part(out, " · VM ", f->vm);
+	part(out, " · case ", f->extent_case);
 	fputs("</p>", out);
 	evidence(out, f->evidence_json);
 	fputs("</div>\n", out);

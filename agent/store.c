@@ -94,6 +94,9 @@ static const char *const migrations[] = {
 	" WHERE r.target IS NOT NULL AND r.profile IS NOT NULL"
 	" AND r.campaign IN (SELECT run FROM campaign_runs);"
 	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile);",
+	/* 5: whose view a mismatch was: one host's ("host"), the file's
+	 * ("export"), or a race that healed ("transient"); older rows: unknown */
+	"ALTER TABLE findings ADD COLUMN extent_case TEXT;",
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -658,8 +661,8 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	if (rc == VS_OK)
 		rc = prepare(s, "INSERT INTO findings (at, kind, campaign, target, host, esxi_version, "
 		                "esxi_build, datastore, datastore_type, servers, export_path, vm, "
-		                "extent_bug, verdict, evidence_json) "
-		                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
+		                "extent_bug, verdict, evidence_json, extent_case) "
+		                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
 	const char *const text[] = {f->at, f->kind, f->campaign, f->target, f->host, f->esxi_version,
 	                            f->esxi_build, f->datastore, f->datastore_type, f->servers,
 	                            f->export_path, f->vm};
@@ -672,6 +675,8 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 		step = sqlite3_bind_text(st, 14, f->verdict, -1, SQLITE_STATIC);
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_bind_text(st, 15, f->evidence_json, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 16, f->extent_case, -1, SQLITE_STATIC);
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
 	if (rc == VS_OK && step != SQLITE_DONE)
@@ -695,7 +700,7 @@ int na_store_findings(na_store *s, const char *const *conds, size_t n, na_findin
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "SELECT id, at, kind, campaign, target, host, esxi_version, esxi_build, "
 	                         "datastore, datastore_type, servers, export_path, vm, extent_bug, "
-	                         "verdict, evidence_json FROM findings WHERE 1 = 1");
+	                         "verdict, evidence_json, extent_case FROM findings WHERE 1 = 1");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
@@ -719,11 +724,12 @@ int na_store_findings(na_store *s, const char *const *conds, size_t n, na_findin
 			rc = db_fail(s, SQLITE_ERROR, err);
 	int step = SQLITE_ROW;
 	while (rc == VS_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *c[16];
-		for (int i = 1; i < 16; i++)
+		const char *c[17];
+		for (int i = 1; i < 17; i++)
 			c[i] = (const char *)sqlite3_column_text(st, i);
 		na_finding f = {sqlite3_column_int64(st, 0), c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8],
-		                c[9], c[10], c[11], c[12], sqlite3_column_int(st, 13) != 0, c[14], c[15]};
+		                c[9], c[10], c[11], c[12], sqlite3_column_int(st, 13) != 0, c[14], c[15],
+		                c[16]};
 		rc = fn(&f, ud, err);
 	}
 	if (rc == VS_OK && step != SQLITE_DONE)

@@ -97,6 +97,7 @@ typedef struct na_finding {
 	bool extent_bug;            /* the descriptor/extent size mismatch showed */
 	const char *verdict;        /* one line */
 	const char *evidence_json;  /* array of strings */
+	const char *extent_case;    /* "host", "export", "transient" or NULL (na_extent_case) */
 } na_finding;
 int na_store_add_finding(na_store *s, na_finding *f, vs_error *err);
 typedef int (*na_finding_fn)(const na_finding *f, void *ud, vs_error *err);

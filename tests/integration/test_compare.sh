@@ -26,11 +26,12 @@ add_run() {
 	sqlite3 "$db" "$sql"
 }
 
-# add_probe DATASTORE BUILD EXTENT_BUG(0|1)
+# add_probe DATASTORE BUILD EXTENT_BUG(0|1) [CASE]
 add_probe() {
 	sqlite3 "$db" "INSERT INTO findings (at, kind, host, esxi_version, esxi_build, datastore,
-		datastore_type, servers, export_path, extent_bug, verdict) VALUES ('2026-01-01T00:00:00Z',
-		'probe', 'esx01', '8.0.3', '$2', '$1', 'NFS41', '10.0.0.5', '/mnt/tank/$1', $3,
+		datastore_type, servers, export_path, extent_bug, extent_case, verdict) VALUES
+		('2026-01-01T00:00:00Z', 'probe', 'esx01', '8.0.3', '$2', '$1', 'NFS41', '10.0.0.5',
+		'/mnt/tank/$1', $3, NULLIF('${4:-}', ''),
 		'$([ "$3" = 1 ] && echo 'NFS 4.1 extent-size mismatch' || echo clean)')"
 }
 
@@ -178,16 +179,16 @@ run 2 "$NFSAGENT" regress --db "$WORK" --baseline esxi_build=100
 
 # ---- probe verdicts between builds ----
 add_probe ds-reg 100 0
-add_probe ds-reg 200 1
+add_probe ds-reg 200 1 host
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 \
 	--candidate datastore=ds-reg,esxi_build=200 --junit "$WORK/probe.xml"
-assert_contains "$OUT" "probe verdict changed on ds-reg: clean on build 100, extent-size mismatch on build 200"
+assert_contains "$OUT" "probe verdict changed on ds-reg: clean on build 100, extent-size mismatch (one host's view of the file) on build 200"
 assert_contains "$OUT" "1 regression beyond noise and limits"
 assert_contains "$(cat "$WORK/probe.xml")" '<failure type="probe" message="probe verdict changed on ds-reg'
 # The bug going away is reported, and is no regression.
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=200 \
 	--candidate datastore=ds-reg,esxi_build=100
-assert_contains "$OUT" "probe verdict changed on ds-reg: extent-size mismatch on build 200, clean on build 100"
+assert_contains "$OUT" "probe verdict changed on ds-reg: extent-size mismatch (one host's view of the file) on build 200, clean on build 100"
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 \
 	--candidate datastore=ds-reg,esxi_build=200 --json
 assert_eq "$(jq -r '.probes[0] | [.datastore, .baseline.extent_bug, .candidate.extent_bug, .regression] | join(" ")' <<< "$OUT")" \

@@ -36,7 +36,8 @@ lab_stop
 # name for the first disk), so the probe reads through every host.
 lab_start "${REAL[@]}" -nfs41-bug always
 mount_as nfs41-16k /mnt/tank/vmware16k 4.1
-run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0
+run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0 --db "$WORK/r.db"
+assert_eq "$(sqlite3 "$WORK/r.db" 'SELECT extent_bug, extent_case FROM findings')" "1|host" "the finding's case"
 assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore nfs41-16k (host DC0_H0, ESXi 8.0.3 build 24022510): 1 of 1 canary disks read short by host DC0_C0_H0, right on hosts DC0_C0_H1, DC0_C0_H2, DC0_H0: ESXi's NFS 4.1 view of the files, not the files"
 assert_contains "$OUT" "canary-01-flat.vmdk: descriptor declares 67108864 bytes, host DC0_C0_H0 reads 0; right on hosts DC0_C0_H1, DC0_C0_H2, DC0_H0"
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0 --json
@@ -48,7 +49,8 @@ lab_stop
 # The bug that heals (a race): short at first, whole when read again.
 lab_start "${REAL[@]}" -nfs41-bug always -nfs41-bug-heal 1
 mount_as nfs41-16k /mnt/tank/vmware16k 4.1
-run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 2 --size 64M --recheck 2
+run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 2 --size 64M --recheck 2 --db "$WORK/t.db"
+assert_eq "$(sqlite3 "$WORK/t.db" 'SELECT extent_bug, extent_case FROM findings')" "1|transient" "the finding's case"
 assert_contains "$OUT" "2 of 2 canary disks read short by hosts DC0_C0_H0, DC0_C0_H1 at first, whole 2 s later: transient"
 assert_contains "$OUT" "read short at first by host DC0_C0_H0 (transient)"
 lab_stop
@@ -57,7 +59,8 @@ lab_stop
 # reads it short and nfsagent says so.
 lab_start -nfs41-bug-view export -nfs41-bug always
 mount_as nfs41-16k /mnt/tank/vmware16k 4.1
-run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0
+run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0 --db "$WORK/e.db"
+assert_eq "$(sqlite3 "$WORK/e.db" 'SELECT extent_case FROM findings')" "export" "the finding's case"
 assert_contains "$OUT" "1 of 1 canary disks read short by every host that mounts it (DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0): the files on the export are short"
 lab_stop
 
@@ -69,6 +72,8 @@ assert_contains "$OUT" "fiotest: 1 extent checked: could not check 1: nothing sh
 assert_contains "$OUT" "UNKNOWN   [truenas-vmware] fiotest/fiotest-flat.vmdk: could not check:"
 assert_contains "$OUT" "Device or resource busy"
 assert_not_contains "$OUT" "MISMATCH"
+run 8 "$NFSAGENT" verify --vm fiotest --json
+assert_eq "$(jq -r '[.checked, .mismatch, .extents[0].state] | join(" ")' <<< "$OUT")" "false false unknown" "JSON"
 lab_stop
 
 # A failed move's diagnosis reads the tail of a 5 MB vmware.log from a
