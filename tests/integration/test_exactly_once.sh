@@ -29,6 +29,8 @@ INI
 # killed_run N [--resume]: the run dies by SIGKILL right after its Nth result's commit.
 killed_run() {
 	local rc=0
+	# Under AddressSanitizer the preloaded library comes before ASan's runtime.
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=$1 "$NFSAGENT" run "$c" ${2:-} \
 		> "$WORK/out" 2> "$WORK/err" || rc=$?
 	OUT=$(cat "$WORK/out")
