@@ -22,6 +22,7 @@ typedef struct run {
 	char *password;
 	double t_move, t_bench, t_probe, t_start;
 	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
+	bool nfs3[NA_MAX_TARGETS];    /* the bug showed there and its policy is nfs3: NFS 3 from now on */
 	int journal_failed;      /* the exit code of a journal that could not be read, or 0 */
 } run;
 
@@ -93,7 +94,7 @@ static void set_state(run *r, const char *state)
 
 /* ---- preflight ------------------------------------------------------------------ */
 
-static vs_vm *the_vm(run *r)
+static vs_vm *the_vm(const run *r)
 {
 	for (size_t i = 0; r->vm_moref && i < r->inv.n_vms; i++)
 		if (!strcmp(r->inv.vms[i].moref, r->vm_moref))
@@ -146,9 +147,27 @@ static vs_datastore *datastore_named(const run *r, const char *name)
 	return NULL;
 }
 
-static const char *ds_type(const na_target *t)
+static size_t index_of(const run *r, const na_target *t)
 {
-	return !strcmp(t->nfs, "3") ? "NFS" : "NFS41";
+	return (size_t)(t - r->c->targets);
+}
+
+/* The NFS version the target mounts: its own, or NFS 3 once the bug showed
+ * there under on_extent_bug = nfs3 (mounting NFS 4.1 again would only hit
+ * it again). */
+static const char *nfs_of(const run *r, const na_target *t)
+{
+	return r->nfs3[index_of(r, t)] ? "3" : t->nfs;
+}
+
+static const char *policy_of(const na_target *t)
+{
+	return t->on_extent_bug ? t->on_extent_bug : "fail";
+}
+
+static const char *ds_type(const run *r, const na_target *t)
+{
+	return !strcmp(nfs_of(r, t), "3") ? "NFS" : "NFS41";
 }
 
 static int check_target(run *r, const na_target *t, const vs_vm *vm)
@@ -190,8 +209,7 @@ static void print_plan(run *r, const vs_vm *vm)
 			       t->datastore, t->hosts ? t->hosts : "all");
 		else
 			printf("datastore %s", t->datastore);
-		printf("%s; on the extent-size bug: %s", t->probe ? "; probe first" : "",
-		       t->on_extent_bug ? t->on_extent_bug : "fail");
+		printf("%s; on the extent-size bug: %s", t->probe ? "; probe first" : "", policy_of(t));
 		for (size_t k = 0; k < t->labels.n; k++)
 			printf("%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
 		printf("\n");
@@ -231,7 +249,7 @@ static int preflight(run *r)
 
 static int mount_export(run *r, na_target *t, size_t *mounted)
 {
-	na_mount_args a = {.server_list = strdup(t->servers), .nfs = t->nfs};
+	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs_of(r, t)};
 	a.spec.name = t->datastore;
 	a.spec.path = t->path;
 	target_hosts(r, t, &a.choice, &(vs_error){0});
@@ -248,13 +266,32 @@ static int mount_target(run *r, na_target *t)
 {
 	char step[160], *detail = NULL;
 	snprintf(step, sizeof(step), "mount:%s", t->name);
-	if (!t->servers || alternating(r, t) || done(r, step, &detail)) {
-		free(detail);
+	/* Journaled, and there: done.  Journaled but gone (a failed run's
+	 * cleanup unmounted it): mounted again, the campaign's to unmount. */
+	bool journaled = !t->servers || alternating(r, t) || done(r, step, &detail);
+	free(detail);
+	if (journaled && (!t->servers || alternating(r, t) || datastore_named(r, t->datastore)))
 		return NA_EXIT_OK;
-	}
 	size_t mounted = 0;
 	int rc = mount_export(r, t, &mounted);
 	return rc == NA_EXIT_OK ? mark(r, step, mounted ? "mounted" : "present") : rc;
+}
+
+/* The extent-size bug showed on t (its probe, or a move that fell back):
+ * under on_extent_bug = nfs3 a target the campaign mounts as NFS 4.1 is
+ * mounted as NFS 3 from then on, journaled so that a resumed run knows. */
+static int learn_nfs3(run *r, const na_target *t, const char *where)
+{
+	size_t ti = index_of(r, t);
+	if (!t->servers || strcmp(t->nfs, "4.1") != 0 || strcmp(policy_of(t), "nfs3") != 0 || r->nfs3[ti])
+		return NA_EXIT_OK;
+	char step[160];
+	snprintf(step, sizeof(step), "nfs3:%s", t->name);
+	printf("Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = nfs3, so its rounds "
+	       "mount %s as NFS 3 from the start.\n", t->name, where, t->datastore);
+	fflush(stdout);
+	r->nfs3[ti] = true;
+	return mark(r, step, where);
 }
 
 static int probe_target(run *r, na_target *t)
@@ -272,6 +309,8 @@ static int probe_target(run *r, na_target *t)
 	int rc = na_probe(r->cl, &a, false);
 	r->t_probe += now_s() - t0;
 	/* The bug showing is a finding (recorded by the probe), not a failure. */
+	if (rc == NA_EXIT_FINDING)
+		rc = learn_nfs3(r, t, "in its probe") == NA_EXIT_OK ? NA_EXIT_FINDING : NA_EXIT_FAIL;
 	if (rc == NA_EXIT_OK || rc == NA_EXIT_FINDING)
 		rc = mark(r, step, rc == NA_EXIT_OK ? "clean" : "extent-size mismatch");
 	return rc;
@@ -301,6 +340,12 @@ static int move_to(run *r, size_t ti, const char *ds, const char *policy)
 		rc = mark(r, step, "extent-size mismatch");
 	}
 	int reloaded = reload(r);
+	if (rc == NA_EXIT_OK && reloaded == NA_EXIT_OK && ti < NA_MAX_TARGETS) {
+		/* migrate's nfs3 policy remounted the target: the bug showed. */
+		vs_datastore *d = datastore_named(r, ds);
+		if (d && d->type && !strcmp(d->type, "NFS") && !strcmp(policy, "nfs3"))
+			rc = learn_nfs3(r, &r->c->targets[ti], "on the move");
+	}
 	return rc != NA_EXIT_OK ? rc : reloaded;
 }
 
@@ -331,7 +376,7 @@ static int take_turn(run *r, na_target *t)
 	int rc = NA_EXIT_OK;
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->inv.n_datastores; i++) {
 		vs_datastore *d = &r->inv.datastores[i];
-		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, ds_type(t)))
+		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, ds_type(r, t)))
 			continue;
 		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
 		char *name = strdup(d->name);
@@ -347,7 +392,11 @@ static int take_turn(run *r, na_target *t)
 	size_t mounted = 0;
 	if (rc == NA_EXIT_OK && !d)
 		rc = mount_export(r, t, &mounted);
-	return rc == NA_EXIT_OK ? probe_target(r, t) : rc;
+	bool asked = !r->nfs3[index_of(r, t)];
+	if (rc == NA_EXIT_OK)
+		rc = probe_target(r, t);
+	/* The probe found the bug just now: NFS 3 takes this turn already. */
+	return rc == NA_EXIT_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
 }
 
 static void result_step(char *step, size_t size, const na_target *t, long rep, const char *profile)
@@ -433,15 +482,16 @@ static int rounds(run *r)
 	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
 		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
-			char step[160];
-			snprintf(step, sizeof(step), "broken:%s", t->name);
-			if (r->broken[ti] || done(r, step, NULL))
+			if (r->broken[ti])
 				continue;
-			printf("Repetition %ld on target %s:\n", rep, t->name);
-			if (alternating(r, t))
+			printf("Repetition %ld on target %s%s:\n", rep, t->name,
+			       r->nfs3[ti] ? " (as NFS 3: the extent-size bug showed on NFS 4.1)" : "");
+			/* A learned NFS 3 target takes its turn like an alternating
+			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
+			if (alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
 			if (rc == NA_EXIT_OK)
-				rc = move_to(r, ti, t->datastore, t->on_extent_bug ? t->on_extent_bug : "fail");
+				rc = move_to(r, ti, t->datastore, policy_of(t));
 			if (rc == NA_EXIT_FINDING)
 				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
 			if (rc == NA_EXIT_OK && !r->broken[ti] && !na_stop_requested)
@@ -450,12 +500,159 @@ static int rounds(run *r)
 	return rc;
 }
 
+/* ---- where the VM started ------------------------------------------------------ */
+
+/* The datastore named in a "[ds] dir/file" path (malloc'd), or NULL. */
+static char *ds_of(const char *dspath)
+{
+	char *ds = NULL, *path = NULL;
+	vs_error err = {0};
+	vs_dspath_split(dspath ? dspath : "", &ds, &path, &err);
+	free(path);
+	return ds;
+}
+
+static void disk_step(char *step, size_t size, const vs_disk *d)
+{
+	snprintf(step, size, "start-disk:%d", d->key);
+}
+
+/* The first run journals where the VM started: the datastore of every disk,
+ * its host and power state, and its home last (the "start" step: with it
+ * journaled, all of it is).  A resumed run reads them back, wherever the
+ * stopped run left the VM. */
+static int remember_start(run *r)
+{
+	char *home = NULL;
+	if (done(r, "start", &home)) {
+		free(r->home);
+		r->home = home;
+		return r->journal_failed;
+	}
+	vs_vm *vm = the_vm(r);
+	vs_vm_layout *l = NULL;
+	vs_error err = {0};
+	if (vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+		return na_report(&err);
+	int rc = mark(r, "start-host", na_host_name(&r->inv, vm->host));
+	if (rc == NA_EXIT_OK)
+		rc = mark(r, "start-power", vm->power_state ? vm->power_state : "unknown");
+	for (size_t i = 0; rc == NA_EXIT_OK && i < l->n_disks; i++) {
+		char step[64], *ds = ds_of(l->disks[i].file);
+		disk_step(step, sizeof(step), &l->disks[i]);
+		rc = ds ? mark(r, step, ds) : fail_line("cannot read the datastore of %s", l->disks[i].file);
+		free(ds);
+	}
+	vs_vm_layout_free(&l);
+	return rc == NA_EXIT_OK ? mark(r, "start", r->home) : rc;
+}
+
+/* Per disk of l, the datastore moref it must go back to where it is not
+ * there now (else NULL); *n how many.  A disk with no recorded start (none
+ * before this version) belongs at home. */
+static const char **disks_astray(run *r, const vs_vm_layout *l, size_t *n)
+{
+	const char **to = calloc(l->n_disks + 1, sizeof(char *));
+	*n = 0;
+	for (size_t i = 0; to && i < l->n_disks; i++) {
+		char step[64], *start = NULL, *now = ds_of(l->disks[i].file);
+		disk_step(step, sizeof(step), &l->disks[i]);
+		done(r, step, &start);
+		vs_datastore *d = datastore_named(r, start ? start : r->home);
+		if (d && now && strcmp(now, d->name) != 0) {
+			to[i] = d->moref;
+			(*n)++;
+		}
+		free(start);
+		free(now);
+	}
+	return to;
+}
+
+/* The VM's files are at home, and so is every disk that started there. */
+static bool home_in_place(const run *r, const vs_vm_layout *l, const char **to)
+{
+	vs_datastore *home = datastore_named(r, r->home);
+	char *vmx = ds_of(the_vm(r)->vmx_path);
+	bool ok = home && vmx && !strcmp(vmx, r->home);
+	free(vmx);
+	for (size_t i = 0; ok && i < l->n_disks; i++)
+		ok = !to[i] || strcmp(to[i], home->moref) != 0;
+	return ok;
+}
+
+/* A move may have powered the VM off (allow_power_off): it runs again if it
+ * ran at the start.  A VM that changed hosts (DRS) is only named. */
+static int restore_power(run *r)
+{
+	char *power = NULL, *host = NULL;
+	vs_error err = {0};
+	int rc = NA_EXIT_OK;
+	done(r, "start-power", &power);
+	done(r, "start-host", &host);
+	vs_vm *vm = the_vm(r);
+	if (power && !strcmp(power, "poweredOn") && vm->power_state && strcmp(vm->power_state, power)) {
+		printf("Powering %s on: it ran at the start.\n", r->c->vm);
+		fflush(stdout);
+		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? reload(r) : na_report(&err);
+	}
+	const char *now = rc == NA_EXIT_OK ? na_host_name(&r->inv, the_vm(r)->host) : NULL;
+	if (host && now && strcmp(host, now) != 0)
+		na_warn("%s runs on host %s now; it started on %s", r->c->vm, now, host);
+	free(power);
+	free(host);
+	return rc;
+}
+
+/* The VM back where it started, from where it really is (not from the
+ * journal: a failed run's cleanup may have journaled steps that a resumed
+ * run undid): its home and the disks that started there by a move home (with
+ * verification), then every disk that started elsewhere to its own
+ * datastore, then its power state. */
+static int go_home(run *r)
+{
+	vs_error err = {0};
+	vs_vm_layout *l = NULL;
+	size_t astray = 0;
+	const char **to = NULL;
+	int rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+	if (rc == NA_EXIT_OK && !(to = disks_astray(r, l, &astray)))
+		rc = fail_line("out of memory");
+	if (rc == NA_EXIT_OK && !home_in_place(r, l, to)) {
+		rc = move_to(r, NA_MAX_TARGETS, r->home, "fail");
+		free(to);
+		to = NULL;
+		vs_vm_layout_free(&l);
+		if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+			rc = na_report(&err);
+		if (rc == NA_EXIT_OK)
+			to = disks_astray(r, l, &astray);
+	}
+	vs_datastore *home = datastore_named(r, r->home);
+	if (rc == NA_EXIT_OK && astray && home) {
+		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, astray == 1 ? "" : "s",
+		       r->c->vm, astray == 1 ? "its" : "their", astray == 1 ? "" : "s");
+		fflush(stdout);
+		double t0 = now_s();
+		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {
+			vs_error_context(&err, "moving the disks of %s back", r->c->vm);
+			rc = na_report(&err);
+		}
+		r->t_move += now_s() - t0;
+		int reloaded = reload(r);
+		rc = rc == NA_EXIT_OK ? reloaded : rc;
+	}
+	free(to);
+	vs_vm_layout_free(&l);
+	return rc == NA_EXIT_OK ? restore_power(r) : rc;
+}
+
 static int clean_up(run *r)
 {
 	if (!r->c->cleanup)
 		return NA_EXIT_OK;
 	printf("Cleaning up:\n");
-	int rc = done(r, "home", NULL) ? NA_EXIT_OK : move_to(r, NA_MAX_TARGETS, r->home, "fail");
+	int rc = go_home(r);
 	if (rc == NA_EXIT_OK)
 		rc = mark(r, "home", r->home);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
@@ -470,8 +667,8 @@ static int clean_up(run *r)
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
 		bool ours = done(r, step, &detail) && detail && !strcmp(detail, "mounted");
 		free(detail);
-		if (!ours || done(r, unstep, NULL))
-			continue;
+		if (!ours)
+			continue;  /* it was there before the campaign; unmounted or not, it is there now */
 		vs_error err = {0};
 		vs_datastore *d = na_find_datastore(&r->inv, t->datastore, &err);
 		vs_host **hosts = calloc(r->inv.n_hosts + 1, sizeof(vs_host *));
@@ -527,23 +724,31 @@ static int claim(run *r)
 	return rc;
 }
 
-/* Where the VM started is journaled on the first run: a resumed run finds
- * the VM wherever the stopped one left it. */
-static int remember_home(run *r)
+/* What an earlier run of this campaign learned about its targets. */
+static void recall(run *r)
 {
-	char *home = NULL;
-	if (!done(r, "start", &home))
-		return mark(r, "start", r->home);
-	if (r->journal_failed)
-		return r->journal_failed;
-	free(r->home);
-	r->home = home;
-	return NA_EXIT_OK;
+	for (size_t i = 0; i < r->c->n_targets; i++) {
+		char step[160];
+		snprintf(step, sizeof(step), "nfs3:%s", r->c->targets[i].name);
+		r->nfs3[i] = done(r, step, NULL);
+		snprintf(step, sizeof(step), "broken:%s", r->c->targets[i].name);
+		r->broken[i] = done(r, step, NULL);
+	}
+}
+
+/* A target the bug stopped is the campaign's finding: exit 3, as migrate. */
+static int verdict(const run *r, int rc)
+{
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
+		if (r->broken[i])
+			rc = NA_EXIT_FINDING;
+	return rc;
 }
 
 static int execute(run *r)
 {
-	int rc = remember_home(r);
+	int rc = remember_start(r);
+	recall(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = mount_target(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
@@ -560,7 +765,7 @@ static int execute(run *r)
 	if (rc == NA_EXIT_OK)
 		rc = cleaned;
 	set_state(r, rc == NA_EXIT_OK ? "done" : "stopped");
-	return rc;
+	return verdict(r, rc);
 }
 
 static char *guest_password(const na_campaign *c)

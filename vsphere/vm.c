@@ -188,13 +188,21 @@ int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error
 int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
                    vs_progress_fn progress, void *ud, vs_error *err)
 {
+	return vs_vm_relocate_disks(c, vm, datastore, layout, NULL, progress, ud, err);
+}
+
+int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
+                         const vs_vm_layout *layout, const char *const *disk_datastores,
+                         vs_progress_fn progress, void *ud, vs_error *err)
+{
 	vs_buf p = {0};
 	vs_buf_add(&p, "<spec>");
 	vs_buf_moref(&p, "datastore", "Datastore", datastore);
-	/* Every disk named, so that no disk stays behind by default. */
+	/* Every disk named, so that no disk goes where it was not sent. */
 	for (size_t i = 0; i < layout->n_disks; i++) {
+		const char *to = disk_datastores && disk_datastores[i] ? disk_datastores[i] : datastore;
 		vs_buf_addf(&p, "<disk><diskId>%d</diskId>", layout->disks[i].key);
-		vs_buf_moref(&p, "datastore", "Datastore", datastore);
+		vs_buf_moref(&p, "datastore", "Datastore", to);
 		vs_buf_add(&p, "</disk>");
 	}
 	vs_buf_add(&p, "</spec><priority>defaultPriority</priority>");

@@ -290,6 +290,11 @@ void vs_vm_layout_free(vs_vm_layout **l);
 /* RelocateVM_Task of the VM's home and every disk to one datastore. */
 int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
                    vs_progress_fn progress, void *ud, vs_error *err);
+/* The same with a datastore per disk of layout (disk_datastores[i] for
+ * layout->disks[i]; NULL or a NULL entry: datastore, the home's). */
+int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
+                         const vs_vm_layout *layout, const char *const *disk_datastores,
+                         vs_progress_fn progress, void *ud, vs_error *err);
 /* CreateSnapshot_Task (no memory, no quiesce); *snapshot gets the moref. */
 int vs_vm_snapshot_create(vs_client *c, const char *vm, const char *name, char **snapshot,
                           vs_error *err);

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# A campaign learns from its probe: once the NFS 4.1 extent-size bug showed on
+# a target whose policy is nfs3, its rounds mount it as NFS 3 from the start
+# (no move into the bug); a target the bug stopped makes run exit 3.
+. "$(dirname "$0")/lib.sh"
+export NFSAGENT_GUEST_PASSWORD=secret
+
+campaign() {  # campaign FILE NAME POLICY
+	cat > "$1" <<INI
+[campaign]
+name = $2
+vm = fiotest
+guest_user = root
+profiles = randread-4k-qd1
+repeat = 2
+size = 4M
+runtime = 1
+probe_disks = 1
+probe_size = 16M
+
+[target v41]
+datastore = bench-v41
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 4.1
+on_extent_bug = $3
+INI
+}
+
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always
+c="$WORK/learn.ini"
+campaign "$c" learn nfs3
+run 0 "$NFSAGENT" run "$c"
+assert_contains "$OUT" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v41 as NFS 3 from the start."
+assert_contains "$OUT" "Repetition 1 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
+assert_contains "$OUT" "Repetition 2 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
+assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3"
+# Two moves only (there and home): none went into the bug first.
+assert_eq "$(calls RelocateVM_Task)" 2 "Storage vMotions"
+hosts=$(awk '$2 == "CreateNasDatastore"' "$LAB_LOG" | wc -l)
+# Mounted as NFS 4.1 for the probe, then once as NFS 3 on the same hosts.
+assert_eq "$(( hosts % 2 ))" 0 "NFS mounts ($hosts): as many NFS 3 as NFS 4.1"
+assert_eq "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT COUNT(*) FROM findings WHERE kind = 'migration'")" 0 "failed moves"
+
+# Policy fail: the bug stops the move, the target gives nothing: exit 3.
+campaign "$c" stopped fail
+run 3 "$NFSAGENT" run "$c"
+assert_contains "$OUT" "  v41  no results: the extent-size bug stopped the move there"
+assert_contains "$ERR" "target v41: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped"
+run 2 "$NFSAGENT" run "$c" --resume
+assert_contains "$ERR" "no unfinished run to resume"
+echo "campaign_learn: ok"

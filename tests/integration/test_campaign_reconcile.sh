@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# A failed campaign run resumes from where things really are, not from what
+# its cleanup journaled: the VM (every disk) ends where it started, a target
+# the failed run unmounted is mounted again, and a VM with disks on two
+# datastores gets each disk back on its own.
+. "$(dirname "$0")/lib.sh"
+DB="$XDG_DATA_HOME/nfsagent/results.db"
+
+campaign() {  # campaign FILE NAME VM TARGET-LINES
+	cat > "$1" <<INI
+[campaign]
+name = $2
+vm = $3
+guest_user = root
+profiles = randread-4k-qd1
+repeat = 1
+size = 4M
+runtime = 1
+
+[target t]
+probe = no
+$4
+INI
+}
+vm_datastores() {  # the datastores of VM $1, comma separated
+	"$NFSAGENT" ls vms --json | jq -r --arg vm "$1" '.[] | select(.name == $vm) | .datastores | sort | join(",")'
+}
+bench_datastores() {
+	"$NFSAGENT" ls datastores --json | jq '[.[] | select(.name | startswith("bench-"))] | length'
+}
+step() { sqlite3 "$DB" "SELECT detail FROM campaign_steps WHERE run = (SELECT run FROM campaign_runs WHERE name = '$1') AND step = '$2'"; }
+
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware16k
+c="$WORK/c.ini"
+"$NFSAGENT" mount --all-hosts --name pre16k --server 10.0.0.5 --path /mnt/tank/vmware16k --nfs 3 > /dev/null
+
+# 1. An existing datastore as target, a wrong guest password: the failed
+# run's cleanup journals "home"; the resumed run moves the VM there again
+# and must bring it back.
+campaign "$c" pw fiotest "datastore = pre16k"
+NFSAGENT_GUEST_PASSWORD=wrong run 1 "$NFSAGENT" run "$c"
+assert_contains "$ERR" "InvalidGuestLogin: the guest user name or password is wrong"
+assert_eq "$(step pw start)" truenas-vmware "the start, journaled"
+assert_eq "$(step pw start-power)" poweredOn "the start's power state"
+assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest after the failed run"
+NFSAGENT_GUEST_PASSWORD=secret run 0 "$NFSAGENT" run "$c" --resume
+assert_contains "$OUT" "  t  1 ok"
+assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest after the resume"
+
+# 2. A target the campaign mounts: the failed run's cleanup unmounted it,
+# the resume mounts it again (and unmounts it at the end).
+campaign "$c" mnt fiotest "datastore = bench-v3
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 3"
+NFSAGENT_GUEST_PASSWORD=wrong run 1 "$NFSAGENT" run "$c"
+assert_eq "$(bench_datastores)" 0 "campaign datastores after the failed run"
+NFSAGENT_GUEST_PASSWORD=secret run 0 "$NFSAGENT" run "$c" --resume
+assert_not_contains "$ERR" "no datastore is named"
+assert_contains "$OUT" "  t  1 ok, over NFS 3"
+assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest after the resume"
+assert_eq "$(bench_datastores)" 0 "campaign datastores after the resume"
+
+# 3. db01 has a disk on truenas-vmware and one on LocalDS_0: both go to the
+# target, and each comes back to its own datastore.
+export NFSAGENT_GUEST_PASSWORD=secret
+campaign "$c" two db01 "datastore = bench-v3
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 3"
+before=$(calls RelocateVM_Task)
+run 0 "$NFSAGENT" run "$c"
+assert_contains "$OUT" "  t  1 ok"
+assert_contains "$OUT" "Moving 1 disk of db01 back to its own datastore."
+assert_eq "$(step two start-disk:2001)" LocalDS_0 "db01's second disk, journaled"
+assert_eq "$(vm_datastores db01)" LocalDS_0,truenas-vmware "db01's datastores"
+# There, home, the second disk to LocalDS_0.
+assert_eq "$(( $(calls RelocateVM_Task) - before ))" 3 "Storage vMotions of db01"
+run 0 "$NFSAGENT" ls vms --json
+echo "campaign_reconcile: ok"
