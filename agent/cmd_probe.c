@@ -96,6 +96,10 @@ static int create_and_check(vs_client *c, const na_inventory *inv, const na_prob
 		snprintf(name, sizeof(name), "canary-%02ld.vmdk", i + 1);
 		char *disk = na_dspath_child(r->folder, name);
 		rc = disk ? vs_vdisk_create(c, disk, canary_kb(a, i), err) : VS_ERR_NOMEM;
+		/* The name is ours, in our own new folder: there already means our
+		 * own first go made it before its reply was lost. */
+		if (rc != VS_OK && !strcmp(err->fault, "FileAlreadyExists"))
+			rc = VS_OK;
 		if (rc == VS_OK)
 			r->disks[r->n_disks++] = disk;
 		else
@@ -136,72 +140,103 @@ static bool lists(const char *list, const char *name)
 	return false;
 }
 
-/* The hosts that mount d and read some canary short (short_on), those that
- * read every canary whole (right_on); *host_view: some canary was short on
- * some hosts only, which is ESXi's view of the file, not the file. */
-static void split_hosts(const na_inventory *inv, const vs_datastore *d, const na_checks *checks,
-                        char *short_on, char *right_on, size_t size, bool *host_view)
+/* What the hosts that mount the datastore read of the canaries. */
+typedef struct readers {
+	char short_on[1024];  /* read some canary short */
+	char right_on[1024];  /* read every canary they could read whole */
+	size_t unread;        /* read none of them */
+	const vs_host *first_short;
+} readers;
+
+static void add_to(char *list, size_t size, const char *name)
 {
-	*short_on = *right_on = '\0';
-	*host_view = false;
-	for (size_t j = 0; j < checks->n; j++)
-		*host_view |= checks->v[j].state == NA_EXTENT_SHORT && checks->v[j].right_on;
+	size_t len = strlen(list);
+	snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+}
+
+static void sort_readers(const na_inventory *inv, const vs_datastore *d, const na_checks *checks,
+                         readers *out)
+{
+	*out = (readers){0};
 	for (size_t i = 0; i < d->n_mounts; i++) {
 		const char *name = na_host_name(inv, d->mounts[i].host);
-		bool seen_short = false;
-		for (size_t j = 0; j < checks->n; j++)
-			seen_short |= lists(checks->v[j].short_on, name);
-		char *list = seen_short ? short_on : right_on;
-		size_t len = strlen(list);
-		snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+		bool read_short = false, read_whole = false;
+		for (size_t j = 0; j < checks->n; j++) {
+			read_short |= lists(checks->v[j].short_on, name);
+			read_whole |= lists(checks->v[j].right_on, name);
+		}
+		if (read_short && !out->first_short)
+			out->first_short = na_host_by_moref(inv, d->mounts[i].host);
+		if (read_short)
+			add_to(out->short_on, sizeof(out->short_on), name);
+		else if (read_whole)
+			add_to(out->right_on, sizeof(out->right_on), name);
+		else
+			out->unread++;
 	}
 }
 
-/* The verdict line: which case, through which hosts. */
-static void verdict_line(const na_inventory *inv, const na_probe_args *a, const vs_host *h,
-                         const vs_datastore *d, const probe_run *r, char *out, size_t size)
+/* How many canaries are of that case. */
+static size_t of_case(const na_checks *checks, const char *kind)
 {
-	na_tally t = na_checks_tally(&r->checks);
-	char short_on[512], right_on[512], head[512];
-	bool host_view;
-	split_hosts(inv, d, &r->checks, short_on, right_on, sizeof(short_on), &host_view);
-	snprintf(head, sizeof(head), "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s)",
-	         na_nfs_label(d->type), d->name, h->name, h->version, h->build);
-	char right[600] = "each whole on the other hosts";
-	if (*right_on)
-		snprintf(right, sizeof(right), "right on %s %s", na_hosts_word(right_on), right_on);
-	if (t.short_ && host_view)
-		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s, %s: ESXi's NFS 4.1 "
-		         "view of the files, not the files", head, t.short_, r->n_disks,
-		         na_hosts_word(short_on), short_on, right);
-	else if (t.short_)
-		snprintf(out, size, "%s: %zu of %zu canary disks read short by every host that mounts it "
-		         "(%s): the files on the export are short", head, t.short_, r->n_disks, short_on);
-	else if (t.transient)
-		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s at first, whole "
-		         "%d s later: transient (a Storage vMotion in that window fails)", head, t.transient,
-		         r->n_disks, na_hosts_word(short_on), short_on, a->recheck_s);
-	else if (t.unknown)
-		snprintf(out, size, "could not check datastore %s (%s, host %s): %zu of %zu canary disks "
-		         "could not be read through any host", d->name, na_nfs_label(d->type), h->name,
-		         t.unknown, r->n_disks);
-	else
-		snprintf(out, size, "clean: %zu of %ld canary disks on datastore %s (%s, host %s, ESXi %s "
-		         "build %s) hold what their descriptors declare on every host that mounts it",
-		         r->n_disks, a->disks, d->name, na_nfs_label(d->type), h->name, h->version, h->build);
-}
-
-/* The probe's case: one host's view if any canary was that, else the files'
- * own shortness, else a race that healed; NULL when clean. */
-static const char *probe_case(const na_checks *checks)
-{
-	const char *found = NULL;
+	size_t n = 0;
 	for (size_t i = 0; i < checks->n; i++) {
 		const char *c = na_extent_case(&checks->v[i]);
-		if (c && (!found || !strcmp(c, "host") || (!strcmp(c, "export") && strcmp(found, "host"))))
-			found = c;
+		n += c && !strcmp(c, kind);
 	}
-	return found;
+	return n;
+}
+
+/* The probe's case, in order of weight: one host's view, the files' own
+ * shortness, a short read no second host could check, a race that healed. */
+static const char *probe_case(const na_checks *checks)
+{
+	static const char *const order[] = {"host", "export", "unconfirmed", "transient"};
+	for (size_t i = 0; i < sizeof(order) / sizeof(*order); i++)
+		if (of_case(checks, order[i]))
+			return order[i];
+	return NULL;
+}
+
+/* The verdict line: which case, through which hosts.  h is the host that
+ * read short (its ESXi build is the one with the bug), else --host. */
+static void verdict_line(const na_probe_args *a, const vs_host *h, const vs_datastore *d,
+                         const probe_run *r, const readers *who, char *out, size_t size)
+{
+	na_tally t = na_checks_tally(&r->checks);
+	const char *kind = probe_case(&r->checks);
+	char head[512], right[1100] = "each whole on the other hosts";
+	snprintf(head, sizeof(head), "%s extent-size mismatch on datastore %s (host %s, ESXi %s build %s)",
+	         na_nfs_label(d->type), d->name, h->name, h->version, h->build);
+	if (*who->right_on)
+		snprintf(right, sizeof(right), "right on %s %s", na_hosts_word(who->right_on), who->right_on);
+	const char *short_word = na_hosts_word(who->short_on);
+	if (kind && !strcmp(kind, "host"))
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s, %s: ESXi's NFS 4.1 "
+		         "view of the files, not the files", head, t.short_, r->n_disks, short_word,
+		         who->short_on, right);
+	else if (kind && !strcmp(kind, "export"))
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by every host that could read "
+		         "them (%s): the files on the export are short", head, t.short_, r->n_disks,
+		         who->short_on);
+	else if (kind && !strcmp(kind, "unconfirmed"))
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s; no other host could "
+		         "read them, so whether the files themselves are short stays open", head, t.short_,
+		         r->n_disks, short_word, who->short_on);
+	else if (kind)
+		snprintf(out, size, "%s: %zu of %zu canary disks read short by %s %s at first, whole "
+		         "%d s later: transient (a Storage vMotion in that window fails)", head, t.transient,
+		         r->n_disks, short_word, who->short_on, a->recheck_s);
+	else if (t.unknown || t.problems)
+		snprintf(out, size, "could not check datastore %s (%s, host %s): %zu of %zu canary disks "
+		         "could not be read through any host", d->name, na_nfs_label(d->type), h->name,
+		         t.unknown + t.problems, r->n_disks);
+	else
+		snprintf(out, size, "clean: %zu of %ld canary disks on datastore %s (%s, host %s, ESXi %s "
+		         "build %s) hold what their descriptors declare on %zu of the %zu hosts that mount "
+		         "it%s", r->n_disks, a->disks, d->name, na_nfs_label(d->type), h->name, h->version,
+		         h->build, d->n_mounts - who->unread, d->n_mounts,
+		         who->unread ? " (the others could not read them)" : "");
 }
 
 /* Prints the verdict; returns the exit code. */
@@ -209,27 +244,33 @@ static int report(const na_inventory *inv, const na_probe_args *a, const vs_host
                   const vs_datastore *d, const probe_run *r, bool json)
 {
 	na_tally t = na_checks_tally(&r->checks);
-	size_t bad = t.short_ + t.transient + t.problems;
-	char verdict[2048], count[128];
-	verdict_line(inv, a, h, d, r, verdict, sizeof(verdict));
+	size_t bad = t.short_ + t.transient;
+	readers who;
+	sort_readers(inv, d, &r->checks, &who);
+	if (who.first_short)
+		h = who.first_short;
+	char verdict[3072], count[128];
+	verdict_line(a, h, d, r, &who, verdict, sizeof(verdict));
 	snprintf(count, sizeof(count), "%zu of %zu canary disks short, %zu transient, %zu unreadable",
 	         t.short_, r->n_disks, t.transient, t.unknown);
 	char *evidence[1] = {count};
 	na_finding_source src = {"probe", a->campaign, a->target, h, d, NULL};
-	if (bad || !t.unknown)  /* "could not check" is no verdict to record */
+	bool verdict_made = bad || (!t.unknown && !t.problems);  /* else: no verdict to record */
+	if (verdict_made)
 		na_record_finding(a->db, &src, bad > 0, probe_case(&r->checks), verdict, evidence, 1);
 	if (json) {
-		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:s, s:o}",
+		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:b, s:b, s:s?, s:s, s:o}",
 		                        "datastore", d->name, "type", d->type, "host", h->name,
 		                        "esxi_version", h->version, "esxi_build", h->build, "disks",
 		                        (int)r->n_disks, "mismatches", (int)bad, "unchecked", (int)t.unknown,
-		                        "extent_bug", bad > 0, "checked", bad || !t.unknown, "verdict",
-		                        verdict, "checks", na_checks_json(&r->checks)));
+		                        "extent_bug", bad > 0, "checked", verdict_made, "case",
+		                        probe_case(&r->checks), "verdict", verdict, "checks",
+		                        na_checks_json(&r->checks)));
 	} else {
 		printf("%s\n", verdict);
 		na_checks_print(&r->checks, stdout);
 	}
-	return bad ? NA_EXIT_FINDING : t.unknown ? NA_EXIT_UNCHECKED : NA_EXIT_OK;
+	return bad ? NA_EXIT_FINDING : t.problems ? NA_EXIT_FAIL : t.unknown ? NA_EXIT_UNCHECKED : NA_EXIT_OK;
 }
 
 int na_probe(vs_client *c, const na_probe_args *a, bool json)

@@ -224,6 +224,7 @@ static void side_verdict(const probe_side *p, char *out, size_t size)
 	const char *why = !strcmp(p->extent_case, "host")       ? " (one host's view of the file)"
 	                  : !strcmp(p->extent_case, "export")    ? " (the file itself short)"
 	                  : !strcmp(p->extent_case, "transient") ? " (transient)"
+	                  : !strcmp(p->extent_case, "unconfirmed") ? " (unconfirmed by a second host)"
 	                                                         : "";
 	snprintf(out, size, "%s%s", p->bug ? "extent-size mismatch" : "clean", p->bug ? why : "");
 }

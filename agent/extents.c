@@ -86,6 +86,8 @@ int na_check_descriptor(vs_client *c, const char *dspath, const vs_vm_layout *la
 		                                      .seen = -1, .allocated = -1}, err);
 	}
 	char *dir = folder_of(dspath);
+	if (rc == VS_OK && vmdk && !dir)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && vmdk && i < vmdk->n_extents; i++) {
 		const vs_vmdk_extent *e = &vmdk->extents[i];
 		if (!e->file)
@@ -94,8 +96,13 @@ int na_check_descriptor(vs_client *c, const char *dspath, const vs_vm_layout *la
 		                     .declared = vs_vmdk_extent_min_bytes(e), .seen = -1};
 		k.allocated = layout_size(layout, k.extent);
 		k.state = k.declared < 0 ? NA_EXTENT_GROWS : NA_EXTENT_UNKNOWN;
-		rc = k.descriptor && k.extent ? add_check(out, k, err)
-		                              : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		if (k.descriptor && k.extent) {
+			rc = add_check(out, k, err);
+		} else {
+			free(k.descriptor);
+			free(k.extent);
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		}
 	}
 	vs_vmdk_free(&vmdk);
 	free(data);
@@ -212,25 +219,34 @@ int na_checks_measure(vs_client *c, const na_viewpoint *at, na_checks *checks, v
 	return rc;
 }
 
-/* A short extent again, through the same hosts: healed is a transient
- * race; still short, the other hosts say whose view it is. */
+/* A short extent again, through the same hosts: read whole now is a
+ * transient race; still short, the other hosts say whose view it is.  A
+ * re-read that fails proves nothing: the first reading stands. */
 static int confirm(vs_client *c, const na_viewpoint *at, na_extent_check *k, vs_error *err)
 {
 	host_list h;
 	viewers(at, k->extent, &h);
-	char *short_before = k->short_on;
-	k->short_on = NULL;
-	free(k->right_on);
-	k->right_on = NULL;
+	na_extent_check first = *k;
+	k->short_on = k->right_on = NULL;
 	int rc = measure(c, at, k, &h, err);
-	if (rc == VS_OK && k->state != NA_EXTENT_SHORT) {
-		k->state = NA_EXTENT_HOLDS;
+	if (rc == VS_OK && k->state == NA_EXTENT_HOLDS) {
 		k->transient = true;
 		free(k->short_on);
-		k->short_on = short_before;  /* who saw it short before it healed */
+		k->short_on = first.short_on;  /* who read it short before it healed */
+		free(first.right_on);
 		return VS_OK;
 	}
-	free(short_before);
+	if (rc != VS_OK || k->state == NA_EXTENT_UNKNOWN) {
+		free(k->short_on);
+		free(k->right_on);
+		k->short_on = first.short_on;
+		k->right_on = first.right_on;
+		k->seen = first.seen;
+		k->state = NA_EXTENT_SHORT;
+		return rc;
+	}
+	free(first.short_on);
+	free(first.right_on);
 	for (size_t i = h.n_test; rc == VS_OK && i < h.n; i++) {
 		int64_t seen = -1;  /* the length that counts stays the one under test */
 		rc = read_through(c, at, h.morefs[i], k, &seen, err);
@@ -270,16 +286,19 @@ na_tally na_checks_tally(const na_checks *checks)
 	return t;
 }
 
-/* Whose view a short extent is: "host" (short on the hosts under test
- * only: ESXi's NFS 4.1 view of the file, the bug), "export" (short on
- * every host: the file itself is short), "transient" (healed). */
+/* Whose view a short extent is: "host" (some host read it whole: ESXi's
+ * NFS 4.1 view of the file, the bug), "export" (two hosts or more read it
+ * short and none whole: the file itself is short), "unconfirmed" (no
+ * second host could read it), "transient" (healed when read again). */
 const char *na_extent_case(const na_extent_check *k)
 {
 	if (k->transient)
 		return "transient";
 	if (k->state != NA_EXTENT_SHORT)
 		return NULL;
-	return k->right_on ? "host" : "export";
+	if (k->right_on)
+		return "host";
+	return k->short_on && strchr(k->short_on, ',') ? "export" : "unconfirmed";
 }
 
 void na_checks_free(na_checks *checks)
@@ -346,11 +365,14 @@ static void print_short(const na_extent_check *k, FILE *out)
 	fprintf(out, "  MISMATCH  %s: descriptor declares %lld bytes, %s %s %s %lld", k->extent,
 	        (long long)k->declared, na_hosts_word(k->short_on), k->short_on,
 	        k->missing ? "finds it missing:" : "reads", (long long)k->seen);
-	if (k->right_on)
+	const char *kind = na_extent_case(k);
+	if (!strcmp(kind, "host"))
 		fprintf(out, "; right on %s %s (ESXi's view of the file, not the file)",
 		        na_hosts_word(k->right_on), k->right_on);
+	else if (!strcmp(kind, "export"))
+		fprintf(out, "; every host that read it sees it short (the file itself is short)");
 	else
-		fprintf(out, "; every host that mounts it sees it short (the file itself is short)");
+		fprintf(out, "; no other host could read it, so whose view this is stays open");
 	print_allocated(k, out);
 }
 

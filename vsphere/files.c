@@ -246,7 +246,7 @@ int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspa
 	xmlDoc *result = NULL;
 	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 	                       : vs_task_run(c, "SearchDatastore_Task", "HostDatastoreBrowser", browser,
-	                                     params.data, NULL, NULL, &result, err);
+	                                     params.data, VS_CALL_SAFE, NULL, NULL, &result, err);
 	vs_buf_free(&params);
 	if (rc == VS_OK && result)
 		rc = read_search_result(xmlDocGetRootElement(result), files, n, err);
@@ -347,10 +347,14 @@ int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_byte
 /* ---- folders and virtual disks ------------------------------------------------ */
 
 /* Runs METHOD on a manager with "<name>[ds] path</name><datacenter/>" and
- * the extra parameters after them. */
+ * the extra parameters after them.  Each of these makes or removes one named
+ * file or folder, so a second go after an HTTP 503 is harmless: it finds the
+ * folder there or the file gone (the fault `done`, taken as success), or a
+ * disk there (FileAlreadyExists, for the caller, who knows whether the name
+ * was its own). */
 static int dc_call(vs_client *c, const char *method, const char *mgr_type, const char *mgr,
-                   const char *dspath, const char *extra, bool task, const char *doing,
-                   vs_error *err)
+                   const char *dspath, const char *extra, bool task, const char *done,
+                   const char *doing, vs_error *err)
 {
 	vs_buf params = {0};
 	int rc = name_and_dc(c, &params, "name", dspath, err);
@@ -358,10 +362,14 @@ static int dc_call(vs_client *c, const char *method, const char *mgr_type, const
 	if (rc == VS_OK && params.failed)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && task)
-		rc = vs_task_run(c, method, mgr_type, mgr, params.data, NULL, NULL, NULL, err);
+		rc = vs_task_run(c, method, mgr_type, mgr, params.data, VS_CALL_REPEATABLE, NULL, NULL,
+		                 NULL, err);
 	else if (rc == VS_OK)
-		rc = vs_call(c, method, mgr_type, mgr, params.data, VS_RET_NONE, 0, NULL, NULL, err);
+		rc = vs_call(c, method, mgr_type, mgr, params.data, VS_RET_NONE, VS_CALL_REPEATABLE, NULL,
+		             NULL, err);
 	vs_buf_free(&params);
+	if (rc != VS_OK && done && strcmp(err->fault, done) == 0)
+		return VS_OK;
 	if (rc != VS_OK)
 		vs_error_context(err, "%s %s", doing, dspath);
 	return rc;
@@ -371,13 +379,13 @@ int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err)
 {
 	return dc_call(c, "MakeDirectory", "FileManager", c->sc.file_manager, dspath,
 	               "<createParentDirectories>true</createParentDirectories>", false,
-	               "creating folder", err);
+	               "FileAlreadyExists", "creating folder", err);
 }
 
 int vs_datastore_delete(vs_client *c, const char *dspath, vs_error *err)
 {
 	return dc_call(c, "DeleteDatastoreFile_Task", "FileManager", c->sc.file_manager, dspath, NULL,
-	               true, "deleting", err);
+	               true, "FileNotFound", "deleting", err);
 }
 
 int vs_vdisk_create(vs_client *c, const char *dspath, int64_t capacity_kb, vs_error *err)
@@ -388,11 +396,11 @@ int vs_vdisk_create(vs_client *c, const char *dspath, int64_t capacity_kb, vs_er
 	         "<adapterType>lsiLogic</adapterType><capacityKb>%lld</capacityKb></spec>",
 	         (long long)capacity_kb);
 	return dc_call(c, "CreateVirtualDisk_Task", "VirtualDiskManager", c->sc.virtual_disk_manager,
-	               dspath, spec, true, "creating virtual disk", err);
+	               dspath, spec, true, NULL, "creating virtual disk", err);
 }
 
 int vs_vdisk_delete(vs_client *c, const char *dspath, vs_error *err)
 {
 	return dc_call(c, "DeleteVirtualDisk_Task", "VirtualDiskManager", c->sc.virtual_disk_manager,
-	               dspath, NULL, true, "deleting virtual disk", err);
+	               dspath, NULL, true, "FileNotFound", "deleting virtual disk", err);
 }

@@ -145,6 +145,9 @@ typedef enum vs_call_flags {
 	                              collector, token): after a re-login the caller
 	                              must recreate it, so return VS_ERR_SESSION_RENEWED */
 	VS_CALL_NO_RELOGIN = 4,    /* the login family itself */
+	VS_CALL_REPEATABLE = 8,    /* changes something, but a second go does no harm (the
+	                              caller takes "already there" / "already gone" as done):
+	                              may go again after HTTP 503 */
 } vs_call_flags;
 
 /* Streams elements named `element` directly under each returnval to a
@@ -261,8 +264,8 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
                  xmlDoc **result, vs_error *err);
 /* Calls a *_Task method and waits for it. */
 int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
-                const char *params, vs_progress_fn progress, void *ud, xmlDoc **result,
-                vs_error *err);
+                const char *params, unsigned flags, vs_progress_fn progress, void *ud,
+                xmlDoc **result, vs_error *err);
 
 /* ---- files.c ------------------------------------------------------------- */
 

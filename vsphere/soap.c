@@ -413,9 +413,9 @@ static int call_once(vs_client *c, const char *method, const char *request, vs_o
 		rc = parser_finish(&p, status, method, occurs, reply, err);
 	if (rc == VS_ERR_HTTP && (status == 502 || status == 503 || status == 504))
 		*retryable = true;
-	/* vCenter's and hostd's front proxy answers 503 when it cannot hand the
-	 * request to the service at all: the method did not run, so even a call
-	 * that changes something may go again. */
+	/* vCenter's and hostd's front proxy answers 503 when it could not hand
+	 * the request on; but it also may after the service got it, so only a
+	 * call that is harmless to repeat goes again. */
 	*unprocessed = rc == VS_ERR_HTTP && status == 503;
 	parser_free(&p);
 	vs_buf_free(&trace);
@@ -475,8 +475,9 @@ int vs_call(vs_client *c, const char *method, const char *this_type, const char 
 		}
 		/* A service that says it is unavailable may be so for a while: ask
 		 * again until the call's time is up, not a fixed number of times. */
-		if (!(unprocessed || (retryable && (flags & VS_CALL_SAFE))) ||
-		    (!unprocessed && attempts >= c->opts.max_retries) ||
+		bool again = (flags & VS_CALL_SAFE) ? retryable
+		                                    : unprocessed && (flags & VS_CALL_REPEATABLE);
+		if (!again || (!unprocessed && attempts >= c->opts.max_retries) ||
 		    now_ms() + backoff >= deadline)
 			break;
 		sleep_ms(backoff);

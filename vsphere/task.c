@@ -253,11 +253,11 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
 }
 
 int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
-                const char *params, vs_progress_fn progress, void *ud, xmlDoc **result,
-                vs_error *err)
+                const char *params, unsigned flags, vs_progress_fn progress, void *ud,
+                xmlDoc **result, vs_error *err)
 {
 	vs_reply r = {0};
-	int rc = vs_call(c, method, this_type, this_id, params, VS_RET_ONE, 0, NULL, &r, err);
+	int rc = vs_call(c, method, this_type, this_id, params, VS_RET_ONE, flags, NULL, &r, err);
 	char *task = rc == VS_OK ? vs_xml_text(vs_reply_ret(&r)) : NULL;
 	vs_reply_free(&r);
 	if (rc == VS_OK && !task)

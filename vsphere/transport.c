@@ -534,8 +534,10 @@ int vs_transport_fetch(vs_transport *t, const vs_fetch *req, vs_buf *body, vs_fe
 	curl_easy_setopt(h, CURLOPT_COOKIE, NULL);
 	curl_easy_setopt(h, CURLOPT_NOBODY, 0L);
 	vs_buf_free(&full);
+	/* The query of a guest transfer URL is its bearer token: never say it. */
 	if (cap.overflow)
-		return vs_fail(err, VS_ERR_HTTP, "%s is larger than %zu bytes", req->url, req->max_bytes);
+		return vs_fail(err, VS_ERR_HTTP, "%.*s is larger than %zu bytes",
+		               (int)strcspn(req->url, "?"), req->url, req->max_bytes);
 	if (cc != CURLE_OK)
 		return curl_failure(t, cc, err);
 	return VS_OK;

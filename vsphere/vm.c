@@ -50,7 +50,7 @@ void vs_vm_free(vs_vm **v)
 
 int vs_vm_power_on(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err)
 {
-	int rc = vs_task_run(c, "PowerOnVM_Task", "VirtualMachine", vm, NULL, progress, ud, NULL, err);
+	int rc = vs_task_run(c, "PowerOnVM_Task", "VirtualMachine", vm, NULL, 0, progress, ud, NULL, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "powering on %s", vm);
 	return rc;
@@ -58,7 +58,7 @@ int vs_vm_power_on(vs_client *c, const char *vm, vs_progress_fn progress, void *
 
 int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err)
 {
-	int rc = vs_task_run(c, "PowerOffVM_Task", "VirtualMachine", vm, NULL, progress, ud, NULL, err);
+	int rc = vs_task_run(c, "PowerOffVM_Task", "VirtualMachine", vm, NULL, 0, progress, ud, NULL, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "powering off %s", vm);
 	return rc;
@@ -207,7 +207,7 @@ int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
 	}
 	vs_buf_add(&p, "</spec><priority>defaultPriority</priority>");
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vs_task_run(c, "RelocateVM_Task", "VirtualMachine", vm, p.data, progress,
+	                  : vs_task_run(c, "RelocateVM_Task", "VirtualMachine", vm, p.data, 0, progress,
 	                                ud, NULL, err);
 	vs_buf_free(&p);
 	return rc;
@@ -222,7 +222,7 @@ int vs_vm_snapshot_create(vs_client *c, const char *vm, const char *name, char *
 	vs_buf_add(&p, "<description>nfsagent</description><memory>false</memory><quiesce>false</quiesce>");
 	xmlDoc *result = NULL;
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vs_task_run(c, "CreateSnapshot_Task", "VirtualMachine", vm, p.data, NULL,
+	                  : vs_task_run(c, "CreateSnapshot_Task", "VirtualMachine", vm, p.data, 0, NULL,
 	                                NULL, &result, err);
 	vs_buf_free(&p);
 	if (rc == VS_OK && !(*snapshot = result ? vs_xml_text(xmlDocGetRootElement(result)) : NULL))
@@ -237,7 +237,7 @@ int vs_vm_snapshot_remove(vs_client *c, const char *snapshot, vs_error *err)
 {
 	int rc = vs_task_run(c, "RemoveSnapshot_Task", "VirtualMachineSnapshot", snapshot,
 	                     "<removeChildren>false</removeChildren><consolidate>true</consolidate>",
-	                     NULL, NULL, NULL, err);
+	                     0, NULL, NULL, NULL, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "removing snapshot %s", snapshot);
 	return rc;

@@ -249,10 +249,12 @@ int vs_datastore_download_tail(vs_client *c, const char *dspath, size_t max_byte
  * saying so; a missing one with VS_ERR_NOT_FOUND. */
 int vs_datastore_file_length(vs_client *c, const char *host, const char *dspath,
                              int64_t *length, vs_error *err);
-/* FileManager.MakeDirectory / DeleteDatastoreFile_Task (recursive for folders). */
+/* FileManager.MakeDirectory / DeleteDatastoreFile_Task (recursive for folders):
+ * a folder that is there already, or a file already gone, is success. */
 int vs_datastore_mkdir(vs_client *c, const char *dspath, vs_error *err);
 int vs_datastore_delete(vs_client *c, const char *dspath, vs_error *err);
-/* VirtualDiskManager.CreateVirtualDisk_Task (thin) and DeleteVirtualDisk_Task. */
+/* VirtualDiskManager.CreateVirtualDisk_Task (thin) and DeleteVirtualDisk_Task
+ * (a disk already gone is success). */
 int vs_vdisk_create(vs_client *c, const char *dspath, int64_t capacity_kb, vs_error *err);
 int vs_vdisk_delete(vs_client *c, const char *dspath, vs_error *err);
 

@@ -71,6 +71,7 @@ printf '[big]\nfilename=out.json\nsize=65m\nrw=write\nbs=1m\nioengine=psync\n' >
 run 1 "$NFSAGENT" bench --vm fiotest --job "$WORK/big.fio" --repeat 1 --db "$db"
 assert_one_line "$ERR"
 assert_contains "$ERR" "is larger than 67108864 bytes"
+assert_not_contains "$ERR" "token=" "the error line"
 assert_contains "$ERR" "/out.json out of the guest"
 assert_not_contains "$OUT" "FAILED"
 assert_eq "$(rows)" "$before" "rows after a failed download"

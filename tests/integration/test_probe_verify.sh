@@ -35,7 +35,7 @@ lab_stop
 lab_start -nfs41-bug always
 mount41
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M
-assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510): 4 of 4 canary disks"
+assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_C0_H0, ESXi 8.0.3 build 24022510): 4 of 4 canary disks read short by hosts DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0, each whole on the other hosts"
 assert_eq "$(ls "$(export16k)")" "" "files left on the export"
 lab_stop
 
