@@ -70,6 +70,16 @@ static bool in_other(const na_cmp_row *r, void *other)
 	return na_cmp_has_key(other, r, by_profile, 1);
 }
 
+int na_selector_none(na_store *s, const char *what, const char *selector, vs_error *err)
+{
+	na_selector sel = {0};
+	vs_error why = {0};
+	if (na_selector_parse(selector, &sel, &why) == VS_OK)
+		na_store_explain_none(s, sel.conds, sel.n, &why);
+	na_selector_free(&sel);
+	return vs_fail(err, VS_ERR_NOT_FOUND, "%s has no ok results: %s", what, why.message);
+}
+
 static int build(comparison *c, na_store *s, vs_error *err)
 {
 	int rc = na_cmp_load(s, c->args->a, &c->a, err);
@@ -77,9 +87,11 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		rc = na_cmp_load(s, c->args->b, &c->b, err);
 	if (rc != VS_OK)
 		return rc;
-	if (!c->a.n || !c->b.n)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "group %s (%s) has no ok results",
-		               c->a.n ? "B" : "A", c->a.n ? c->args->b : c->args->a);
+	if (!c->a.n || !c->b.n) {
+		char what[256];
+		snprintf(what, sizeof(what), "group %s (%s)", c->a.n ? "B" : "A", c->a.n ? c->args->b : c->args->a);
+		return na_selector_none(s, what, c->a.n ? c->args->b : c->args->a, err);
+	}
 	c->only_a = unmatched(&c->a, &c->b);
 	c->only_b = unmatched(&c->b, &c->a);
 	/* Factors count only the runs compared. */
@@ -307,7 +319,7 @@ static int compare(const compare_args *a)
 	na_store *store = NULL;
 	vs_error err = {0};
 	comparison c = {.args = a};
-	int rc = na_store_open(a->db, &store, &err);
+	int rc = na_store_open_readonly(a->db, &store, &err);
 	if (rc == VS_OK)
 		rc = build(&c, store, &err);
 	if (rc == VS_OK && a->json)

@@ -79,18 +79,21 @@ static int write_report(const report_args *a)
 	vs_error err = {0};
 	char *tmp = NULL;
 	FILE *out = NULL;
-	int rc = na_store_open(a->db, &store, &err);
+	int rc = na_store_open_readonly(a->db, &store, &err);
 	if (rc == VS_OK)
 		rc = open_temp(a->html, &tmp, &out, &err);
 	if (rc == VS_OK)
 		rc = na_report_html(store, &o, out, &counts, &err);
 	if (tmp)
 		rc = finish_file(a->html, tmp, out, rc, &err);
+	vs_error why = {0};
+	if (rc == VS_OK && !counts.results)
+		na_store_explain_none(store, a->where, a->n_where, &why);
 	na_store_close(&store);
 	if (rc != VS_OK)
 		return na_report(&err);
 	if (!counts.results)
-		na_warn("no results match the selection; %s holds only the findings", a->html);
+		na_warn("%s; %s holds only the findings", why.message, a->html);
 	printf("%s: %zu runs (%zu failed) in %zu groups, %zu profiles, %zu findings\n", a->html,
 	       counts.results, counts.failed, counts.groups, counts.profiles, counts.findings);
 	return NA_EXIT_OK;

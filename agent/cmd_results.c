@@ -140,6 +140,12 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 {
 	(void)err;
 	listing *l = ud;
+	/* The header waits for the first row: a selection that matches
+	 * nothing prints nothing but why. */
+	if (!l->n && l->a->json)
+		fputs("[", stdout);
+	if (!l->n && l->a->csv)
+		csv_header();
 	if (l->a->json) {
 		json_t *o = result_json(r, l->a->full);
 		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
@@ -170,18 +176,27 @@ static int list(const results_args *a)
 	na_store *store = NULL;
 	vs_error err = {0};
 	listing l = {a, NULL, 0};
-	int rc = na_store_open(a->db, &store, &err);
+	int rc = na_store_open_readonly(a->db, &store, &err);
 	if (rc == VS_OK && !a->json && !a->csv)
 		l.table = na_table_new(12, headers);
-	if (rc == VS_OK && a->json)
-		fputs("[", stdout);
-	if (rc == VS_OK && a->csv)
-		csv_header();
 	if (rc == VS_OK)
 		rc = na_store_query(store, a->where, a->n_where, on_row, &l, &err);
+	/* Nothing selected is an error (a name that matched nothing, exit 2);
+	 * an empty database is not, but says so. */
+	bool none = rc == VS_OK && !l.n;
+	if (none)
+		rc = na_store_explain_none(store, a->where, a->n_where, &err);
+	if (none && !a->n_where) {
+		na_warn("%s", err.message);
+		rc = VS_OK;
+		if (a->json)
+			fputs("[", stdout);
+		if (a->csv)
+			csv_header();
+	}
 	if (rc == VS_OK && a->json)
 		fputs(l.n ? "\n]\n" : "]\n", stdout);
-	if (rc == VS_OK && l.table)
+	if (rc == VS_OK && l.n && l.table)
 		na_table_print(l.table, stdout);
 	na_table_free(&l.table);
 	na_store_close(&store);

@@ -59,6 +59,10 @@ typedef struct na_selector {
 } na_selector;
 int na_selector_parse(const char *selector, na_selector *sel, vs_error *err);
 void na_selector_free(na_selector *sel);
+/* For a selector that picked nothing: fills err with "WHAT has no ok
+ * results: " and why in words (na_store_explain_none), and returns
+ * VS_ERR_NOT_FOUND (cmd_compare.c). */
+int na_selector_none(na_store *s, const char *what, const char *selector, vs_error *err);
 /* The ok results the selector picks, in id order. */
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err);
 int na_cmp_group_add(na_cmp_group *g, const na_result *r);

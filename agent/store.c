@@ -2,6 +2,7 @@
  * SQL: the schema lives in the migrations below, column names come from the
  * tables in this file, and every value is a bound parameter, so nothing a
  * user types ever becomes SQL text. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -139,6 +140,33 @@ static const char *const queryable[] = {
 
 /* ---- small helpers ---- */
 
+/* A damaged file is said to be damaged, with the check an admin can run
+ * (the path quoted for the shell when it needs it).  not_db: SQLite does
+ * not recognize the file at all (another kind of file, or a ruined header). */
+static int damaged(const na_store *s, bool not_db, const char *why, vs_error *err)
+{
+	char quoted[1024];
+	size_t n = 0;
+	bool plain = strspn(s->path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	                             "/._-+") == strlen(s->path);
+	if (!plain)
+		quoted[n++] = '\'';
+	for (const char *p = s->path; *p && n + 5 < sizeof(quoted); p++) {
+		if (*p == '\'' && !plain) {
+			memcpy(quoted + n, "'\\''", 4);
+			n += 4;
+		} else {
+			quoted[n++] = *p;
+		}
+	}
+	if (!plain)
+		quoted[n++] = '\'';
+	quoted[n] = '\0';
+	return vs_fail(err, VS_ERR_FAULT, "%s is %s (SQLite: %s): check it with "
+	               "sqlite3 %s 'PRAGMA integrity_check', and restore it from a backup", s->path,
+	               not_db ? "not a database file, or is damaged" : "damaged", why, quoted);
+}
+
 /* Fills err from SQLite's last error; a lock gets the message an admin needs. */
 static int db_fail(const na_store *s, int rc, vs_error *err)
 {
@@ -146,6 +174,8 @@ static int db_fail(const na_store *s, int rc, vs_error *err)
 		return vs_fail(err, VS_ERR_FAULT, "database is locked by another nfsagent (%s)", s->path);
 	if ((rc & 0xff) == SQLITE_NOMEM)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if ((rc & 0xff) == SQLITE_CORRUPT || (rc & 0xff) == SQLITE_NOTADB)
+		return damaged(s, (rc & 0xff) == SQLITE_NOTADB, sqlite3_errmsg(s->db), err);
 	return vs_fail(err, VS_ERR_FAULT, "%s: %s", s->path, sqlite3_errmsg(s->db));
 }
 
@@ -272,6 +302,14 @@ static int read_version(na_store *s, int *version, vs_error *err)
 		                 app, sizeof(app), err);
 	if (rc != VS_OK)
 		return rc;
+	/* Damage can hide the application row: only an intact file is "not ours". */
+	char check[64] = "ok";
+	if ((objects || v) && (strcmp(app, "nfsagent") != 0 || v < 1))
+		rc = query_value(s, "PRAGMA quick_check(1)", check, sizeof(check), err);
+	if (rc != VS_OK)
+		return rc;
+	if (strcmp(check, "ok") != 0)
+		return damaged(s, false, check, err);
 	if ((objects || v) && (strcmp(app, "nfsagent") != 0 || v < 1))
 		return vs_fail(err, VS_ERR_USAGE, "%s is not an nfsagent database (it has no "
 		               "nfsagent_meta application row); refusing to change it", s->path);
@@ -327,21 +365,78 @@ static int connect_db(na_store *s, int target, vs_error *err)
 	return rc;
 }
 
-/* The given path, or the default one with its directories made. */
-static int resolve_path(na_store *s, const char *path, vs_error *err)
+/* The given path, or the default one (with its directories made when the
+ * database is to be created). */
+static int resolve_path(na_store *s, const char *path, bool create, vs_error *err)
 {
 	if (path) {
 		s->path = strdup(path);
 		return s->path ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	}
 	int rc = default_path(&s->path, err);
-	return rc == VS_OK ? make_parents(s->path, err) : rc;
+	return rc == VS_OK && create ? make_parents(s->path, err) : rc;
+}
+
+/* What a reader needs before SQLite sees the file: SQLite would call a
+ * missing file an I/O error and an empty one a fresh database. */
+static int check_readable(const char *path, vs_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) != 0 && errno == ENOENT)
+		return vs_fail(err, VS_ERR_USAGE, "there is no results database at %s: 'nfsagent bench' "
+		               "and 'nfsagent run' record results there (or give --db FILE)", path);
+	if (stat(path, &st) != 0)
+		return vs_fail(err, VS_ERR_FAULT, "cannot read %s: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return vs_fail(err, VS_ERR_USAGE, "%s is not a file, so not a results database", path);
+	if (st.st_size == 0)
+		return vs_fail(err, VS_ERR_USAGE, "%s is empty: no results are recorded there "
+		               "('nfsagent bench' and 'nfsagent run' record them)", path);
+	return VS_OK;
+}
+
+/* Read only: the file is never created or converted here, so a 0444
+ * database (an archive, a colleague's copy) can be read.  Only an older
+ * schema is upgraded, as every open does: the queries need the new one. */
+static int connect_readonly(na_store *s, vs_error *err)
+{
+	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL);
+	if (rc != SQLITE_OK)
+		return db_fail(s, rc, err);
+	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
+	int version = 0;
+	rc = read_version(s, &version, err);
+	if (rc != VS_OK || version == LATEST)
+		return rc;
+	sqlite3_close(s->db);
+	s->db = NULL;
+	if (access(s->path, W_OK) != 0)
+		return vs_fail(err, VS_ERR_USAGE, "%s has schema version %d, older than this nfsagent's %d, "
+		               "and is read-only: make it writable once, so that it is upgraded", s->path,
+		               version, LATEST);
+	return connect_db(s, LATEST, err);
+}
+
+int na_store_open_readonly(const char *path, na_store **out, vs_error *err)
+{
+	na_store *s = calloc(1, sizeof(*s));
+	int rc = s ? resolve_path(s, path, false, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = check_readable(s->path, err);
+	if (rc == VS_OK)
+		rc = connect_readonly(s, err);
+	if (rc != VS_OK) {
+		vs_error_context(err, "open results database");
+		na_store_close(&s);
+	}
+	*out = s;
+	return rc;
 }
 
 int na_store_open_version(const char *path, int version, na_store **out, vs_error *err)
 {
 	na_store *s = calloc(1, sizeof(*s));
-	int rc = s ? resolve_path(s, path, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int rc = s ? resolve_path(s, path, true, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
 		rc = create_file(s->path, err);
 	if (rc == VS_OK)
@@ -515,6 +610,129 @@ static const char *condition_column(const char *cond, size_t len)
 	return NULL;
 }
 
+/* vSphere records NFS 3 as "NFS" and NFS 4.1 as "NFS41"; people write
+ * NFS3, NFSv3, nfs4.1, NFSv4.1...  Any other value is taken as typed. */
+static const char *protocol_value(const char *v)
+{
+	static const char *const nfs3[] = {"nfs", "nfs3", "nfsv3", "v3", "3"};
+	static const char *const nfs41[] = {"nfs41", "nfsv41", "nfs4", "nfsv4", "v41", "41", "4"};
+	char k[16];
+	size_t n = 0;
+	for (const char *p = v; *p && n < sizeof(k) - 1; p++)
+		if (!strchr(" ._-", *p))
+			k[n++] = (char)tolower((unsigned char)*p);
+	k[n] = '\0';
+	for (size_t i = 0; strlen(v) < sizeof(k) && i < sizeof(nfs3) / sizeof(*nfs3); i++)
+		if (strcmp(k, nfs3[i]) == 0)
+			return "NFS";
+	for (size_t i = 0; strlen(v) < sizeof(k) && i < sizeof(nfs41) / sizeof(*nfs41); i++)
+		if (strcmp(k, nfs41[i]) == 0)
+			return "NFS41";
+	return v;
+}
+
+/* The value a condition compares with (its text after '='). */
+static const char *condition_value(const char *cond, const char *col)
+{
+	const char *v = strchr(cond, '=') + 1;
+	return col && strcmp(col, "datastore_type") == 0 ? protocol_value(v) : v;
+}
+
+/* Up to max distinct values of sql's first column, ", "-separated, into buf
+ * ("" if none; "..." after the max-th).  key: bound to ?1 when not NULL. */
+static int list_values(na_store *s, const char *sql, const char *key, size_t keylen, size_t max,
+                       char *buf, size_t size, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = prepare(s, sql, &st, err);
+	int step = rc == VS_OK && key ? sqlite3_bind_text(st, 1, key, (int)keylen, SQLITE_STATIC)
+	                              : SQLITE_OK;
+	size_t len = 0, n = 0;
+	buf[0] = '\0';
+	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *v = (const char *)sqlite3_column_text(st, 0);
+		if (v && len < size)
+			len += (size_t)snprintf(buf + len, size - len, "%s%s", n ? ", " : "",
+			                        n < max ? v : "...");
+		if (++n > max)
+			step = SQLITE_DONE;
+		else
+			step = SQLITE_OK;
+	}
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* A condition on a label key that no result has is a typo far more often
+ * than a real question: say which fields and labels there are. */
+static int check_fields(na_store *s, const char *const *conds, size_t n, vs_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(conds[i], '=');
+		size_t len = eq ? (size_t)(eq - conds[i]) : 0;
+		if (!eq || !len || condition_column(conds[i], len))
+			continue;
+		char found[8], labels[512];
+		int rc = list_values(s, "SELECT 1 FROM result_labels WHERE key = ?1 LIMIT 1", conds[i], len,
+		                     1, found, sizeof(found), err);
+		if (rc == VS_OK && found[0])
+			continue;
+		if (rc == VS_OK)
+			rc = list_values(s, "SELECT DISTINCT key FROM result_labels ORDER BY key", NULL, 0, 20,
+			                 labels, sizeof(labels), err);
+		if (rc != VS_OK)
+			return rc;
+		char fields[512];
+		size_t flen = (size_t)snprintf(fields, sizeof(fields), "protocol");
+		for (size_t k = 0; k < sizeof(queryable) / sizeof(*queryable) && flen < sizeof(fields); k++)
+			flen += (size_t)snprintf(fields + flen, sizeof(fields) - flen, ", %s", queryable[k]);
+		return vs_fail(err, VS_ERR_USAGE, "no field or label is called '%.*s': the fields are %s; "
+		               "%s%s", (int)len, conds[i], fields,
+		               labels[0] ? "the labels recorded are " : "no result has labels", labels);
+	}
+	return VS_OK;
+}
+
+/* Whether any result meets every condition of conds (n of them). */
+static int any_match(na_store *s, const char *const *conds, size_t n, bool *any, vs_error *err);
+
+int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_error *err)
+{
+	if (!n)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "no results are recorded in %s yet", s->path);
+	for (size_t i = 0; i < n; i++) {
+		bool any = false;
+		int rc = any_match(s, &conds[i], 1, &any, err);
+		if (rc != VS_OK)
+			return rc;
+		if (any)
+			continue;
+		size_t len = (size_t)(strchr(conds[i], '=') - conds[i]);
+		const char *col = condition_column(conds[i], len);
+		char sql[128], values[512];
+		if (col)
+			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM results WHERE %s IS NOT NULL "
+			         "ORDER BY 1", col, col);
+		else
+			snprintf(sql, sizeof(sql), "SELECT DISTINCT value FROM result_labels WHERE key = ?1 "
+			         "ORDER BY 1");
+		rc = list_values(s, sql, col ? NULL : conds[i], len, 10, values, sizeof(values), err);
+		if (rc != VS_OK)
+			return rc;
+		return vs_fail(err, VS_ERR_NOT_FOUND, "no result has %s%s%.*s%s", conds[i],
+		               values[0] ? " (recorded: " : "", (int)sizeof(values), values,
+		               values[0] ? ")" : "");
+	}
+	char all[1024];
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof(all); i++)
+		len += (size_t)snprintf(all + len, sizeof(all) - len, "%s%s", i ? " and " : "", conds[i]);
+	return vs_fail(err, VS_ERR_NOT_FOUND, "no result has %s together, though each of them matches "
+	               "some", all);
+}
+
 static int build_query(na_store *s, const char *const *conds, size_t n, char **sql,
                        vs_error *err)
 {
@@ -546,10 +764,11 @@ static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *con
 	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
 		int len = (int)(eq - conds[i]);
-		if (!condition_column(conds[i], (size_t)len))
+		const char *col = condition_column(conds[i], (size_t)len);
+		if (!col)
 			rc = sqlite3_bind_text(st, at++, conds[i], len, SQLITE_STATIC);
 		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_text(st, at++, eq + 1, -1, SQLITE_STATIC);
+			rc = sqlite3_bind_text(st, at++, condition_value(conds[i], col), -1, SQLITE_STATIC);
 	}
 	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
 }
@@ -629,12 +848,33 @@ static int each_row(na_store *s, sqlite3_stmt *rows, sqlite3_stmt *labels, na_re
 	return db_fail(s, step, err);
 }
 
+static int any_match(na_store *s, const char *const *conds, size_t n, bool *any, vs_error *err)
+{
+	char *sql = NULL;
+	sqlite3_stmt *rows = NULL;
+	int rc = build_query(s, conds, n, &sql, err);
+	if (rc == VS_OK)
+		rc = prepare(s, sql, &rows, err);
+	if (rc == VS_OK)
+		rc = bind_conditions(s, rows, conds, n, err);
+	int step = rc == VS_OK ? sqlite3_step(rows) : SQLITE_DONE;
+	*any = step == SQLITE_ROW;
+	if (rc == VS_OK && step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_fail(s, step, err);
+	sqlite3_finalize(rows);
+	sqlite3_free(sql);
+	return rc;
+}
+
 int na_store_query(na_store *s, const char *const *conditions, size_t n, na_result_fn fn,
                    void *ud, vs_error *err)
 {
 	char *sql = NULL;
 	sqlite3_stmt *rows = NULL, *labels = NULL;
-	int rc = build_query(s, conditions, n, &sql, err);
+	int rc = check_fields(s, conditions, n, err);
+	if (rc != VS_OK)
+		return rc;  /* a whole sentence, about the user's words */
+	rc = build_query(s, conditions, n, &sql, err);
 	if (rc == VS_OK)
 		rc = prepare(s, sql, &rows, err);
 	if (rc == VS_OK)
@@ -719,9 +959,12 @@ int na_store_findings(na_store *s, const char *const *conds, size_t n, na_findin
 	sqlite3_stmt *st = NULL;
 	if (rc == VS_OK)
 		rc = sql ? prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; rc == VS_OK && i < n; i++)
-		if (sqlite3_bind_text(st, (int)i + 1, strchr(conds[i], '=') + 1, -1, SQLITE_STATIC) != SQLITE_OK)
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		size_t len = (size_t)(strchr(conds[i], '=') - conds[i]);
+		const char *v = condition_value(conds[i], condition_column(conds[i], len));
+		if (sqlite3_bind_text(st, (int)i + 1, v, -1, SQLITE_STATIC) != SQLITE_OK)
 			rc = db_fail(s, SQLITE_ERROR, err);
+	}
 	int step = SQLITE_ROW;
 	while (rc == VS_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *c[17];

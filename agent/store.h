@@ -55,6 +55,10 @@ typedef struct na_result {
  * ~/.local/share/nfsagent/results.db.  A database that is not nfsagent's is
  * refused without being changed. */
 int na_store_open(const char *path, na_store **out, vs_error *err);
+/* Opens an existing database to read it, never changing it (results,
+ * compare, report, regress): a missing or empty file is refused, not made a
+ * database, and a file without write permission is read. */
+int na_store_open_readonly(const char *path, na_store **out, vs_error *err);
 void na_store_close(na_store **s);
 const char *na_store_path(const na_store *s);
 /* How long a write waits for another nfsagent's transaction (default 5 s). */
@@ -85,6 +89,14 @@ typedef int (*na_result_fn)(const na_result *r, void *ud, vs_error *err);
  * strings live until fn returns. */
 int na_store_query(na_store *s, const char *const *conditions, size_t n, na_result_fn fn,
                    void *ud, vs_error *err);
+/* A query whose field is neither a column nor a recorded label key is
+ * refused (VS_ERR_USAGE), naming the fields and labels there are.  A
+ * protocol (datastore_type) value may be written NFS3, NFSv3, NFS4.1,
+ * NFSv4.1, nfs41...: it is compared as NFS or NFS41.
+ * After a query matched nothing: fills err (VS_ERR_NOT_FOUND) with why in
+ * words, the first condition no result meets and that field's recorded
+ * values, and returns that status. */
+int na_store_explain_none(na_store *s, const char *const *conditions, size_t n, vs_error *err);
 
 /* ---- findings: probe verdicts and failed moves, with their provenance ---- */
 typedef struct na_finding {

@@ -71,6 +71,18 @@ lab_stop() {
 	LAB_PID=
 }
 
+# new_db FILE: an empty results database of this nfsagent's schema, made
+# as users get one: by a recording command (one bench in a lab of its own,
+# its rows then deleted).  The read-only commands never create one.
+new_db() {
+	lab_start
+	NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret "$NFSAGENT" bench --vm fiotest \
+		--profile randread-4k-qd1 --repeat 1 --size 4M --runtime 1 --db "$1" > /dev/null ||
+		fail "new_db: bench failed"
+	sqlite3 "$1" "DELETE FROM result_labels; DELETE FROM results"
+	lab_stop
+}
+
 # Number of SOAP calls of a method (or of all methods) in the lab's log.
 calls() {
 	if [ $# -eq 0 ]; then

@@ -36,8 +36,8 @@ assert_eq "$(jq -r '[.[] | .repetition] | join(",")' <<< "$rows")" "1,1,2,2" "re
 assert_ge "$(jq -r '.[0].host_counters | length' <<< "$rows")" 1 "host counter samples"
 run 0 "$NFSAGENT" results --db "$db" --where recordsize=16K --where protocol=NFS --json
 assert_eq "$(jq length <<< "$OUT")" 4 "rows with recordsize=16K over NFS 3"
-run 0 "$NFSAGENT" results --db "$db" --where protocol=NFS41 --json
-assert_eq "$(jq length <<< "$OUT")" 0 "rows over NFS 4.1"
+run 2 "$NFSAGENT" results --db "$db" --where protocol=NFS41 --json
+assert_eq "$ERR" "nfsagent: no result has protocol=NFS41 (recorded: NFS)"
 run 0 "$NFSAGENT" results --db "$db" --csv
 assert_eq "$(wc -l <<< "$OUT")" 5 "CSV lines"
 assert_contains "$(head -n 1 <<< "$OUT")" '"read_p99_us"'

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # compare and regress on a database filled directly with synthetic results
-# (no lab): confounded groups named, the noise verdicts, the output shapes,
-# regression exit codes, JUnit, and probe verdicts that change between builds.
+# (a lab only makes the empty database): confounded groups named, the noise
+# verdicts, the output shapes, regression exit codes, JUnit, and probe
+# verdicts that change between builds.
 . "$(dirname "$0")/lib.sh"
 db="$WORK/results.db"
-run 0 "$NFSAGENT" results --db "$db"   # creates the schema
+new_db "$db"
 
 # add_run CAMPAIGN TARGET PROTOCOL BUILD DATASTORE PROFILE WRITE_IOPS [KEY=VALUE...]:
 # one ok 4K random-write result (queue depth 32: latency follows from IOPS).
@@ -103,7 +104,15 @@ assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,9
 # ---- compare: nothing to compare ----
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=none --b campaign=clear
 assert_one_line "$ERR"
-assert_contains "$ERR" "group A (campaign=none) has no ok results"
+assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, noisy, one)"
+run 2 "$NFSAGENT" compare --db "$db" --a recordsize=128K --b campaign=clear
+assert_eq "$ERR" "nfsagent: group A (recordsize=128K) has no ok results: no result has recordsize=128K (recorded: 16K, 64K)"
+# Protocol aliases: vSphere records NFS 3 as NFS and NFS 4.1 as NFS41.
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=one,protocol=nfsv4.1 --b campaign=one,protocol=NFSv3
+assert_contains "$OUT" "differs in: protocol (NFS41 vs NFS)"
+run 2 "$NFSAGENT" compare --db "$db" --a protocl=NFS41 --b campaign=clear
+assert_one_line "$ERR"
+assert_contains "$ERR" "nfsagent: no field or label is called 'protocl': the fields are protocol, id, status, campaign,"
 add_run other a NFS 1 ds1 seqwrite-1m 900
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=other --b campaign=clear
 assert_one_line "$ERR"

@@ -9,7 +9,7 @@ CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
 [ -x "$CHROMIUM" ] || fail "Chromium is missing ($CHROMIUM): install the Debian package 'chromium' (scripts/deps.sh does)"
 db="$WORK/results.db"
 sqlfile="$WORK/data.sql"
-run 0 "$NFSAGENT" results --db "$db"  # creates the schema
+new_db "$db"
 
 # dir IOPS LAT_US: one direction's columns (fio's 4K block: bw = IOPS * 4096);
 # the percentiles are fixed multiples of the latency so medians are known.
@@ -158,8 +158,15 @@ run 0 "$NFSAGENT" report --html "$html" --db "$db" --group-by vm --group-by nosu
 assert_contains "$ERR" "no selected result has 'nosuchkey' to group by"
 assert_contains "$(cat "$html")" 'data-group="fio&amp;test &quot;q&quot;, nosuchkey=(unset)"'
 run 0 "$NFSAGENT" report --html "$html" --db "$db" --where protocol=VMFS
-assert_contains "$ERR" "no results match"
+assert_eq "$ERR" "nfsagent: warning: no result has protocol=VMFS (recorded: NFS, NFS41); $html holds only the findings"
 assert_contains "$(cat "$html")" "No results match this selection."
+# An unknown field is an error, and no page is written.
+rm "$html"
+run 2 "$NFSAGENT" report --html "$html" --db "$db" --where protcol=NFS
+assert_one_line "$ERR"
+assert_contains "$ERR" "nfsagent: no field or label is called 'protcol': the fields are protocol, id,"
+[ ! -e "$html" ] || fail "report wrote a page for an unknown field"
+assert_eq "$(ls "$WORK" | grep -c 'report.html')" 0 "report files left"
 run 2 "$NFSAGENT" report --db "$db"
 assert_contains "$ERR" "give --html FILE"
 run 2 "$NFSAGENT" report --html "$html" --db "$db" --where protocol

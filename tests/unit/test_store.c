@@ -323,9 +323,38 @@ static void queries_by_provenance_and_labels(void **state)
 	assert_string_equal(WHERE(s, "datastore_type=NFS"), "3");
 	assert_string_equal(WHERE(s, "repetition=2"), "2");
 	assert_string_equal(WHERE(s, "export_path=/mnt/tank/vmware16k"), "3");
-	assert_string_equal(WHERE(s, "nosuchlabel=1"), "");
 	assert_string_equal(WHERE(s, "recordsize=128K"), "");
 	assert_string_equal(WHERE(s, "host=esx1", "host=esx2"), "");
+	/* vSphere's NFS and NFS41, as people write them */
+	assert_string_equal(WHERE(s, "protocol=NFSv4.1"), "1,2");
+	assert_string_equal(WHERE(s, "protocol=nfs4.1"), "1,2");
+	assert_string_equal(WHERE(s, "protocol=NFS41"), "1,2");
+	assert_string_equal(WHERE(s, "protocol=NFS3"), "3");
+	assert_string_equal(WHERE(s, "datastore_type=nfsv3"), "3");
+	assert_string_equal(WHERE(s, "protocol=NFS4.2"), "");
+
+	/* a field that is neither a column nor a recorded label: refused, naming them */
+	const char *unknown[] = {"protcol=NFS"};
+	assert_int_equal(na_store_query(s, unknown, 1, collect, NULL, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "no field or label is called 'protcol': the fields are "
+	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
+	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
+	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
+	                    "finished_at; the labels recorded are recordsize, slog");
+	assert_string_equal(err.context, "");
+
+	/* why nothing matched, in words */
+	const char *none[] = {"host=esx1", "recordsize=128K"};
+	err = (vs_error){0};
+	assert_int_equal(na_store_explain_none(s, none, 2, &err), VS_ERR_NOT_FOUND);
+	assert_string_equal(err.message, "no result has recordsize=128K (recorded: 16K, 64K)");
+	const char *nfs3[] = {"protocol=NFSv3", "host=esx1"};
+	assert_int_equal(na_store_explain_none(s, nfs3, 2, &err), VS_ERR_NOT_FOUND);
+	assert_string_equal(err.message, "no result has protocol=NFSv3 and host=esx1 together, though "
+	                    "each of them matches some");
+	const char *vm[] = {"vm=db01"};
+	assert_int_equal(na_store_explain_none(s, vm, 1, &err), VS_ERR_NOT_FOUND);
+	assert_string_equal(err.message, "no result has vm=db01 (recorded: fiotest)");
 
 	found f = {0};
 	const char *bad[][1] = {{"host"}, {"=esx1"}, {""}};
@@ -347,11 +376,15 @@ static void injection_is_only_data(void **state)
 	(void)state;
 	const char *path = strdup(in_root("inject.db"));
 	na_store *s = open_with_samples(path);
-	assert_string_equal(WHERE(s, "x'; DROP TABLE results;--=1"), "");
 	assert_string_equal(WHERE(s, "host=x' OR '1'='1"), "");
 	assert_string_equal(WHERE(s, "host=esx1'; DROP TABLE results;--"), "");
-	assert_string_equal(WHERE(s, "host) OR (1=1"), "");
-	assert_string_equal(WHERE(s, "1=1"), "");
+	/* fields that are no column are label keys, unknown ones refused */
+	const char *hostile[] = {"x'; DROP TABLE results;--=1", "host) OR (1=1", "1=1"};
+	for (size_t i = 0; i < 3; i++) {
+		vs_error e = {0};
+		assert_int_equal(na_store_query(s, &hostile[i], 1, collect, NULL, &e), VS_ERR_USAGE);
+		assert_non_null(strstr(e.message, "no field or label is called"));
+	}
 
 	/* hostile labels are stored and found as plain text */
 	na_label evil[] = {{"k'); DROP TABLE result_labels;--", "v' OR 1=1 --"}};
@@ -495,6 +528,74 @@ static void foreign_files_are_refused_unchanged(void **state)
 	raw_exec(db, "PRAGMA user_version = 99; PRAGMA journal_mode = DELETE");
 	sqlite3_close(db);
 	assert_refused_unchanged(path, "newer than this nfsagent");
+	free((char *)path);
+}
+
+/* Reading opens nothing new, changes nothing, and says what is wrong. */
+static void assert_not_read(const char *path, int status, const char *message)
+{
+	struct stat before, after;
+	bool existed = stat(path, &before) == 0;
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open_readonly(path, &s, &err), status);
+	assert_null(s);
+	assert_string_equal(err.context, "open results database");
+	assert_string_equal(err.message, message);
+	assert_int_equal(stat(path, &after) == 0, existed);
+	if (existed)
+		assert_int_equal(before.st_size, after.st_size);
+}
+
+static void readers_never_create_or_convert(void **state)
+{
+	(void)state;
+	char want[1400];
+	const char *path = strdup(in_root("absent.db"));
+	snprintf(want, sizeof(want), "there is no results database at %s: 'nfsagent bench' and "
+	         "'nfsagent run' record results there (or give --db FILE)", path);
+	assert_not_read(path, VS_ERR_USAGE, want);
+	free((char *)path);
+
+	path = strdup(in_root("empty.db"));
+	fclose(fopen(path, "w"));
+	snprintf(want, sizeof(want), "%s is empty: no results are recorded there ('nfsagent bench' "
+	         "and 'nfsagent run' record them)", path);
+	assert_not_read(path, VS_ERR_USAGE, want);
+	free((char *)path);
+
+	/* a database nobody may write is read */
+	path = strdup(in_root("archive.db"));
+	na_store *s = open_with_samples(path);
+	na_store_close(&s);
+	assert_int_equal(chmod(path, 0444), 0);
+	vs_error err = {0};
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3");
+	na_store_close(&s);
+	assert_int_equal(mode_of(path), 0444);
+
+	/* damage is called damage, with the check to run */
+	char *bytes;
+	size_t n;
+	assert_int_equal(chmod(path, 0600), 0);
+	bytes = slurp(path, &n);
+	const char *broken = strdup(in_root("broken it's.db"));
+	for (size_t i = 200; i + 200 < n; i++)
+		bytes[i] = (char)(i * 131);
+	FILE *f = fopen(broken, "w");
+	fwrite(bytes, 1, n, f);
+	fclose(f);
+	free(bytes);
+	s = NULL;
+	err = (vs_error){0};
+	assert_int_not_equal(na_store_open_readonly(broken, &s, &err), VS_OK);
+	assert_null(s);
+	snprintf(want, sizeof(want), "check it with sqlite3 '%s/broken it'\\''s.db' "
+	         "'PRAGMA integrity_check', and restore it from a backup", root);
+	if (!strstr(err.message, want) || !strstr(err.message, "damaged"))
+		fail_msg("'%s' lacks '%s'", err.message, want);
+	free((char *)broken);
 	free((char *)path);
 }
 
@@ -772,6 +873,7 @@ int main(void)
 		cmocka_unit_test(reopen_keeps_rows),
 		cmocka_unit_test(version_1_is_migrated),
 		cmocka_unit_test(foreign_files_are_refused_unchanged),
+		cmocka_unit_test(readers_never_create_or_convert),
 		cmocka_unit_test(lock_is_reported_after_the_timeout),
 		cmocka_unit_test(crash_mid_write_keeps_earlier_rows),
 		cmocka_unit_test(campaign_result_is_recorded_once_with_its_step),
