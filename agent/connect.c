@@ -1,5 +1,6 @@
 /* Connection settings from flags, NFSAGENT_* and GOVC_* environment, and the
  * password from the environment, a file or a prompt: never from argv. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -11,15 +12,33 @@
 
 #include "agent.h"
 
+enum { MAX_TIMEOUT_S = 86400, MAX_PAGE_SIZE = 100000 };
+
 static void set(char **field, const char *value)
 {
 	free(*field);
 	*field = value ? strdup(value) : NULL;
 }
 
-int na_conn_option(na_conn *conn, int opt, const char *arg)
+/* A whole number in [min, max]: strtol alone wraps nothing but clamps to
+ * LONG_MAX with ERANGE, and an int field would then wrap. */
+static int parse_bounded(const char *cmd, const char *flag, const char *what, const char *arg,
+                         long min, long max, long *out)
 {
 	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (end == arg || *end || errno == ERANGE || v < min || v > max)
+		return -na_usage_error(cmd, "%s wants %s from %ld to %ld, not '%s'", flag, what, min, max,
+		                       arg);
+	*out = v;
+	return 1;
+}
+
+int na_conn_option(na_conn *conn, int opt, const char *arg)
+{
+	long v = 0;
+	int rc;
 	switch (opt) {
 	case NA_OPT_URL: set(&conn->url, arg); return 1;
 	case NA_OPT_USERNAME: set(&conn->username, arg); return 1;
@@ -30,27 +49,51 @@ int na_conn_option(na_conn *conn, int opt, const char *arg)
 	case NA_OPT_TRACE: conn->trace_path = arg; return 1;
 	case NA_OPT_JSON: conn->json = true; return 1;
 	case NA_OPT_TIMEOUT:
-		conn->timeout_s = strtol(arg, &end, 10);
-		if (*end || conn->timeout_s <= 0)
-			return -na_usage_error(conn->cmd, "--timeout wants a number of seconds, not '%s'", arg);
-		return 1;
+		/* a day: more is a typo, and seconds * 1000 must fit a long */
+		rc = parse_bounded(conn->cmd, "--timeout", "seconds", arg, 1, MAX_TIMEOUT_S, &v);
+		conn->timeout_s = v;
+		return rc;
 	case NA_OPT_PAGE_SIZE:
-		conn->page_size = (int)strtol(arg, &end, 10);
-		if (*end || conn->page_size <= 0)
-			return -na_usage_error(conn->cmd, "--page-size wants a positive number, not '%s'", arg);
-		return 1;
+		rc = parse_bounded(conn->cmd, "--page-size", "a number of objects", arg, 1, MAX_PAGE_SIZE, &v);
+		conn->page_size = (int)v;
+		return rc;
 	default:
 		return 0;
 	}
 }
 
+/* getopt takes "--password SECRET" for an abbreviation of --password-file
+ * (and "--guest-password" of --guest-password-file), and would then report
+ * the secret as a file it cannot read.  True after refusing such a flag,
+ * without repeating its value. */
+static bool password_flag(const char *cmd, const char *token, const struct option *o)
+{
+	static const char suffix[] = "password-file";
+	size_t name = strlen(o->name), typed = strcspn(token + 2, "=");
+	if (name < strlen(suffix) || strcmp(o->name + name - strlen(suffix), suffix) != 0 ||
+	    typed > name - strlen("-file"))
+		return false;
+	char env[64];
+	int n = snprintf(env, sizeof(env), "NFSAGENT_%.*s", (int)(name - strlen("-file")), o->name);
+	for (int i = 0; i < n && i < (int)sizeof(env); i++)
+		env[i] = env[i] == '-' ? '_' : (char)toupper((unsigned char)env[i]);
+	na_usage_error(cmd, "there is no --%.*s flag (a command line is visible to other users): "
+	               "use --%s FILE or set %s", (int)(name - strlen("-file")), o->name, o->name, env);
+	return true;
+}
+
 int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
                      const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud)
 {
-	int opt;
+	int opt, index = -1;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":", longopts, &index)) != -1) {
+		/* "--flag VALUE" leaves optind past the value, "--flag=VALUE" not */
+		const char *token = optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+		if (opt != '?' && opt != ':' && index >= 0 && password_flag(conn->cmd, token, &longopts[index]))
+			return NA_EXIT_USAGE;
+		index = -1;
 		if (opt == NA_OPT_HELP) {
 			fputs(usage, stdout);
 			return NA_EXIT_OK;
@@ -101,14 +144,18 @@ static bool env_true(const char *v)
 	return v && (strcmp(v, "1") == 0 || strcasecmp(v, "true") == 0 || strcasecmp(v, "yes") == 0);
 }
 
-/* Takes "user:password@" out of a URL (GOVC_URL allows it). */
+/* Takes "user:password@" out of a URL (GOVC_URL allows it).  The host
+ * follows the last '@' before the path: a user such as
+ * administrator@vsphere.local is often typed without escaping its '@'. */
 static int split_userinfo(na_conn *conn, bool from_argv)
 {
 	char *scheme_end = strstr(conn->url, "://");
 	char *host = scheme_end ? scheme_end + 3 : conn->url;
-	char *at = strchr(host, '@');
-	char *slash = strchr(host, '/');
-	if (!at || (slash && slash < at))
+	char *at = NULL;
+	for (char *p = host; *p && *p != '/'; p++)
+		if (*p == '@')
+			at = p;
+	if (!at)
 		return 0;
 	*at = '\0';
 	char *colon = strchr(host, ':');
@@ -212,12 +259,28 @@ static int fill_from_env(na_conn *conn)
 	return NA_EXIT_OK;
 }
 
+/* The trace holds the inventory and guest file contents: it is made 0600
+ * even when it exists (open's mode applies only to a new file), and a
+ * symbolic link is refused rather than followed, so that nobody can point
+ * the trace at another file of the user's.  It is truncated only once it is
+ * known to be a regular file. */
 static int open_trace(na_conn *conn)
 {
 	if (!conn->trace_path)
 		return NA_EXIT_OK;
-	int fd = open(conn->trace_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0 || !(conn->trace = fdopen(fd, "w"))) {
+	int fd = open(conn->trace_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == ELOOP) {
+		na_error("trace file %s is a symbolic link: give the file's own path", conn->trace_path);
+		return NA_EXIT_USAGE;
+	}
+	struct stat st;
+	bool ok = fd >= 0 && fstat(fd, &st) == 0;
+	if (ok && !S_ISREG(st.st_mode)) {
+		na_error("trace file %s is not a regular file", conn->trace_path);
+		close(fd);
+		return NA_EXIT_USAGE;
+	}
+	if (!ok || fchmod(fd, 0600) != 0 || ftruncate(fd, 0) != 0 || !(conn->trace = fdopen(fd, "w"))) {
 		na_error("cannot write trace file %s: %s", conn->trace_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);

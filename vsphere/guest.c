@@ -84,17 +84,21 @@ static int read_readiness(const char *type, const char *moref, const xmlNode *ob
                           vs_error *err)
 {
 	(void)type;
+	/* The admin knows the VM by its name, not by its moref ("vm-61"). */
+	char *name = vs_prop_text(object, "name");
+	const char *vm = name ? name : moref;
 	char *power = vs_prop_text(object, "runtime.powerState");
 	char *tools = vs_prop_text(object, "guest.toolsRunningStatus");
 	bool ready = vs_xml_path_bool(vs_prop(object, "guest.guestOperationsReady"), "", false);
 	int rc = VS_OK;
 	if (!power || strcmp(power, "poweredOn") != 0)
-		rc = vs_fail(err, VS_ERR_USAGE, "%s is %s, not powered on", moref, power ? power : "in an unknown power state");
+		rc = vs_fail(err, VS_ERR_USAGE, "%s is %s, not powered on", vm, power ? power : "in an unknown power state");
 	else if (!tools || strcmp(tools, "guestToolsRunning") != 0)
-		rc = vs_fail(err, VS_ERR_USAGE, "VMware Tools is not running in %s (%s)", moref,
+		rc = vs_fail(err, VS_ERR_USAGE, "VMware Tools is not running in %s (%s)", vm,
 		             tools ? tools : "status unknown");
 	else if (!ready)
-		rc = vs_fail(err, VS_ERR_USAGE, "guest operations are not ready in %s yet", moref);
+		rc = vs_fail(err, VS_ERR_USAGE, "guest operations are not ready in %s yet", vm);
+	free(name);
 	free(power);
 	free(tools);
 	*(bool *)ud = true;
@@ -103,7 +107,7 @@ static int read_readiness(const char *type, const char *moref, const xmlNode *ob
 
 int vs_guest_check(vs_client *c, const char *vm, vs_error *err)
 {
-	static const char *const paths[] = {"runtime.powerState", "guest.toolsRunningStatus",
+	static const char *const paths[] = {"name", "runtime.powerState", "guest.toolsRunningStatus",
 	                                    "guest.guestOperationsReady", NULL};
 	bool seen = false;
 	int rc = vs_props_one(c, "VirtualMachine", vm, paths, read_readiness, &seen, err);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # --trace writes every request and reply, 0600, with the password and the
-# session key redacted.
+# session key redacted; it never follows a symbolic link.
 . "$(dirname "$0")/lib.sh"
 lab_start
 run 0 "$NFSAGENT" ls hosts --trace "$WORK/trace.txt"
@@ -13,4 +13,21 @@ done
 assert_contains "$trace" "<password>***</password>" "trace"
 assert_not_contains "$trace" "<password>$NFSAGENT_PASSWORD<" "trace"
 assert_contains "$trace" "<key>***" "trace"
+
+# An existing file is made 0600, not left as it was.
+printf 'previous trace 1234\n' > "$WORK/old.txt"
+chmod 644 "$WORK/old.txt"
+run 0 "$NFSAGENT" ls hosts --trace "$WORK/old.txt"
+assert_eq "$(stat -c %a "$WORK/old.txt")" 600 "mode of an existing trace file"
+assert_not_contains "$(cat "$WORK/old.txt")" "previous trace 1234" "trace"
+
+# A symbolic link is refused before anything is sent; its target is untouched.
+printf 'keep me\n' > "$WORK/target.txt"
+ln -s "$WORK/target.txt" "$WORK/link.txt"
+before=$(calls)
+run 2 "$NFSAGENT" ls hosts --trace "$WORK/link.txt"
+assert_eq "$ERR" "nfsagent: trace file $WORK/link.txt is a symbolic link: give the file's own path"
+assert_eq "$(cat "$WORK/target.txt")" "keep me" "the link's target"
+assert_eq "$(calls)" "$before" "SOAP calls after the refusal"
+
 echo "trace: ok"
