@@ -278,14 +278,19 @@ static int build(regress_state *r, na_store *s, vs_error *err)
 {
 	const regress_args *a = r->args;
 	int rc = na_cmp_load(s, a->baseline, &r->base, err);
+	char what[256];
+	snprintf(what, sizeof(what), "nothing to compare: the baseline (%s)", a->baseline);
 	if (rc == VS_OK && !r->base.n)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the baseline (%s) has no ok "
-		               "results", a->baseline);
+		return na_selector_none(s, what, a->baseline, err);
 	if (rc == VS_OK)
 		rc = a->candidate ? na_cmp_load(s, a->candidate, &r->cand, err) : newest_results(r, s, err);
+	if (rc == VS_OK && !r->cand.n && a->candidate) {
+		snprintf(what, sizeof(what), "nothing to compare: the candidate (%s)", a->candidate);
+		return na_selector_none(s, what, a->candidate, err);
+	}
 	if (rc == VS_OK && !r->cand.n)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the candidate (%s) has no ok "
-		               "results", a->candidate ? a->candidate : "the newest results");
+		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the candidate (the newest "
+		               "results) has no ok results");
 	if (rc == VS_OK && (rc = na_cmp_run(&r->base, &r->cand, by_target, 3, &r->cmp)) != VS_OK)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && !r->cmp.n)
@@ -496,7 +501,7 @@ static int regress(regress_args *a)
 	na_store *store = NULL;
 	vs_error err = {0};
 	regress_state r = {.args = a};
-	int rc = na_store_open(a->db, &store, &err);
+	int rc = na_store_open_readonly(a->db, &store, &err);
 	if (rc == VS_OK)
 		rc = build(&r, store, &err);
 	if (rc == VS_OK && a->junit)

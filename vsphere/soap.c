@@ -335,6 +335,17 @@ void vs_reply_free(vs_reply *r)
 
 /* ---- tracing --------------------------------------------------------------- */
 
+/* Replaces b's text from start to end with at most "***"; returns where
+ * the text after it now begins. */
+static char *mask(vs_buf *b, char *start, const char *end)
+{
+	size_t keep = end - start < 3 ? (size_t)(end - start) : 3;
+	memset(start, '*', keep);
+	memmove(start + keep, end, b->len - (size_t)(end - b->data) + 1);
+	b->len -= (size_t)(end - start) - keep;
+	return start + keep;
+}
+
 static void redact_element(vs_buf *b, const char *name)
 {
 	char open[64], close[64];
@@ -345,11 +356,17 @@ static void redact_element(vs_buf *b, const char *name)
 		char *end = strstr(start, close);
 		if (!end)
 			break;
-		size_t keep = end - start < 3 ? (size_t)(end - start) : 3;
-		memset(start, '*', keep);
-		memmove(start + keep, end, b->len - (size_t)(end - b->data) + 1);
-		b->len -= (size_t)(end - start) - keep;
-		p = start + keep;
+		p = mask(b, start, end);
+	}
+}
+
+/* The value of every "name=" in a URL's query (it ends at '&', which XML
+ * writes as "&amp;", or at the element's end). */
+static void redact_query_param(vs_buf *b, const char *name)
+{
+	for (char *p = b->data; p && (p = strstr(p, name));) {
+		char *start = p + strlen(name);
+		p = mask(b, start, start + strcspn(start, "&<\"' \r\n"));
 	}
 }
 
@@ -362,6 +379,10 @@ void vs_redact(vs_buf *b, const char *method)
 		redact_element(b, "key");  /* UserSession.key can stand for the session cookie */
 	if (strcmp(method, "AcquireGenericServiceTicket") == 0)
 		redact_element(b, "id");  /* the ticket opens a file to whoever holds it */
+	/* The transfer URL is a bearer URL: for 30 minutes it reads or writes
+	 * that guest file for whoever holds it, no login needed. */
+	if (strncmp(method, "InitiateFileTransfer", strlen("InitiateFileTransfer")) == 0)
+		redact_query_param(b, "token=");
 }
 
 static void trace_write(FILE *f, const char *dir, const char *method, vs_buf *body, long status)

@@ -171,6 +171,7 @@ assert_contains "$(grep 'write IOPS' <<< "$OUT")" "too few runs to tell"
 
 # Nothing to compare, bad limits.
 run 2 "$NFSAGENT" regress --db "$db" --baseline esxi_build=999
+assert_eq "$ERR" "nfsagent: nothing to compare: the baseline (esxi_build=999) has no ok results: no result has esxi_build=999 (recorded: 1, 100, 200, 300)"
 assert_one_line "$ERR"
 assert_contains "$ERR" "nothing to compare"
 run 2 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --candidate campaign=other

@@ -46,7 +46,7 @@ assert_not_contains "$ERR" "labsim-secret"
 # Read-only commands never create, convert or change a database.
 run 2 "$NFSAGENT" results --db "$WORK/none.db"
 assert_eq "$ERR" "nfsagent: open results database failed: there is no results database at $WORK/none.db: 'nfsagent bench' and 'nfsagent run' record results there (or give --db FILE)"
-for cmd in "results" "compare --a x=1 --b y=2" "report --html $WORK/r.html"; do
+for cmd in "results" "compare --a x=1 --b y=2" "report --html $WORK/r.html" "regress --baseline x=1"; do
 	# shellcheck disable=SC2086
 	run 2 "$NFSAGENT" $cmd --db "$WORK/none.db"
 	assert_one_line "$ERR"

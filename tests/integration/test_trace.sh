@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# --trace writes every request and reply, 0600, with the password and the
-# session key redacted; it never follows a symbolic link.
+# --trace writes every request and reply, 0600, with the password, the
+# session key and the guest transfer URLs' tokens redacted; it never
+# follows a symbolic link.
 . "$(dirname "$0")/lib.sh"
 lab_start
 run 0 "$NFSAGENT" ls hosts --trace "$WORK/trace.txt"
@@ -30,4 +31,14 @@ assert_eq "$ERR" "nfsagent: trace file $WORK/link.txt is a symbolic link: give t
 assert_eq "$(cat "$WORK/target.txt")" "keep me" "the link's target"
 assert_eq "$(calls)" "$before" "SOAP calls after the refusal"
 
+# Guest file transfers: the URLs are bearer credentials for 30 minutes.
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 1 \
+	--db "$WORK/r.db" --trace "$WORK/guest.txt"
+trace=$(cat "$WORK/guest.txt")
+assert_contains "$trace" "<-- InitiateFileTransferToGuest HTTP 200" "trace"
+assert_contains "$trace" "<-- InitiateFileTransferFromGuest HTTP 200" "trace"
+assert_ge "$(grep -c 'token=\*\*\*' <<< "$trace")" 2 "redacted tokens"
+assert_eq "$(grep -o 'token=[^*]' <<< "$trace" | wc -l)" 0 "tokens left in the trace"
+assert_not_contains "$trace" "<password>secret<" "trace"
 echo "trace: ok"

@@ -342,6 +342,16 @@ static void redaction_hides_passwords_and_session_keys(void **state)
 	vs_redact(&b, "RetrievePropertiesEx");
 	assert_string_equal(b.data, "<key>2000</key>");
 	vs_buf_free(&b);
+	/* guest file transfers: the URL's token is a bearer credential */
+	vs_buf_add(&b, "<returnval>https://esx01:443/guestFile?id=7&amp;token=52f0a1c9e3</returnval>");
+	vs_redact(&b, "InitiateFileTransferToGuest");
+	assert_string_equal(b.data, "<returnval>https://esx01:443/guestFile?id=7&amp;token=***</returnval>");
+	assert_int_equal(b.len, strlen(b.data));
+	vs_buf_free(&b);
+	vs_buf_add(&b, "<url>https://esx01/guestFile?token=a1b2c3d4&amp;id=8</url><size>5</size>");
+	vs_redact(&b, "InitiateFileTransferFromGuest");
+	assert_string_equal(b.data, "<url>https://esx01/guestFile?token=***&amp;id=8</url><size>5</size>");
+	vs_buf_free(&b);
 }
 
 /* libxml2 reports encoding errors on stderr whatever the parse options:
