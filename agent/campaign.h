@@ -36,7 +36,8 @@ typedef struct na_campaign {
 	long repeat, runtime, ramp, probe_disks;
 	char *size, *dir, *probe_size;
 	bool cleanup, allow_power_off;
-	na_labels labels;    /* for every target */
+	na_labels labels;    /* empty: the parser folds the [campaign]'s labels into
+	                      * each target's (a target's own value wins) */
 	char *url, *username, *thumbprint, *cacert;  /* [connection]; never a password */
 	bool insecure;
 	na_target targets[NA_MAX_TARGETS];
@@ -48,9 +49,19 @@ typedef struct na_campaign {
  * each mounted when its turn comes, with the VM parked at home between. */
 bool na_target_alternates(const na_target *a, const na_target *b);
 
-/* Reads and checks a campaign file; errors are "FILE:LINE: what is wrong"
- * in err->message with VS_ERR_USAGE. */
+/* Reads and checks a campaign file (a regular file of at most 1 MiB); errors
+ * are "FILE:LINE: what is wrong" in err->message with VS_ERR_USAGE. */
 int na_campaign_load(const char *path, na_campaign *c, vs_error *err);
+/* The same for text already read (NUL-terminated), named file in messages;
+ * na_campaign_free c after either, whatever they return. */
+int na_campaign_parse(const char *file, const char *text, na_campaign *c, vs_error *err);
+
+/* Adds "KEY=VALUE" (blanks around either dropped; copied) to l.  false, with
+ * the reason in why, for no '=' or an empty key, a key already in l, a key
+ * or value with a control character or that is not UTF-8, or l full. */
+bool na_labels_add(na_labels *l, const char *kv, char *why, size_t size);
+const na_label *na_labels_find(const na_labels *l, const char *key);
+void na_labels_free(na_labels *l);
 void na_campaign_free(na_campaign *c);
 
 typedef struct na_run_options {

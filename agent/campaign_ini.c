@@ -1,7 +1,9 @@
 /* Reading a campaign file with libinih.  Every key is checked against a
  * table; the first problem is reported as FILE:LINE, before anything in
- * vCenter is touched. */
-#include <errno.h>
+ * vCenter is touched.  The file is read whole first (a regular file of at
+ * most 1 MiB), and libinih reads its lines from that text: lines of any
+ * length, each counted once. */
+#include <ctype.h>
 #include <stdarg.h>
 #include <ini.h>
 #include <stdlib.h>
@@ -10,25 +12,54 @@
 #include "campaign.h"
 #include "profiles.h"
 
+enum { MAX_FILE = 1 << 20 };
+
+/* A section or a key met so far, to refuse the same one met again. */
+typedef struct seen {
+	char *section, *name;  /* name NULL: the section itself */
+	int line;
+} seen;
+
 typedef struct parse {
 	na_campaign *c;
-	FILE *f;
+	const char *text;
+	size_t len, pos;     /* what the reader hands libinih next */
+	bool line_start;     /* pos begins a line */
 	int line;            /* of the line being handled */
+	int heading_line;    /* of the last [section] heading */
+	int block_line;      /* the heading of the previous key's section */
 	int error_line;
 	char error[512];
+	na_labels campaign_labels;  /* folded into each target's at the end */
+	seen *seen;
+	size_t n_seen;
 	bool seen_campaign;
-	char section[256];   /* the section of the previous key */
 } parse;
+
+static void fail_line(parse *p, int line, const char *fmt, va_list ap)
+{
+	if (p->error[0])
+		return;
+	p->error_line = line;
+	vsnprintf(p->error, sizeof(p->error), fmt, ap);
+}
 
 static void fail_at(parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void fail_at(parse *p, const char *fmt, ...)
 {
-	if (p->error[0])
-		return;
-	p->error_line = p->line;
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(p->error, sizeof(p->error), fmt, ap);
+	fail_line(p, p->line, fmt, ap);
+	va_end(ap);
+}
+
+/* For what a section heading starts: the error is at the heading. */
+static void fail_heading(parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void fail_heading(parse *p, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fail_line(p, p->heading_line, fmt, ap);
 	va_end(ap);
 }
 
@@ -61,32 +92,100 @@ static bool set_bool(bool *field, const char *value)
 	return true;
 }
 
+/* The offset of the first byte that is a control character or not part of
+ * valid UTF-8 (overlong forms, surrogates and code points past U+10FFFF are
+ * not), or -1 when there is none. */
+static long bad_text_at(const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; s[i];) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+		           : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (!n || c < 0x20 || c == 0x7f)
+			return (long)i;
+		for (size_t k = 1; k < n; k++)
+			if ((s[i + k] & 0xc0) != 0x80)
+				return (long)i;
+		if ((c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xed && s[i + 1] > 0x9f) ||
+		    (c == 0xf0 && s[i + 1] < 0x90) || (c == 0xf4 && s[i + 1] > 0x8f))
+			return (long)i;
+		/* C1 controls (U+0080-U+009F) are control characters too. */
+		if (c == 0xc2 && s[i + 1] < 0xa0)
+			return (long)i;
+		i += n;
+	}
+	return -1;
+}
+
+static const char *trimmed(char *s, char *end)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		*--end = '\0';
+	return s;
+}
+
+bool na_labels_add(na_labels *l, const char *kv, char *why, size_t size)
+{
+	char *text = strdup(kv);
+	char *eq = text ? strchr(text, '=') : NULL;
+	if (!text) {
+		snprintf(why, size, "out of memory");
+		return false;
+	}
+	const char *key = text, *value = "";
+	if (eq) {
+		*eq = '\0';
+		key = trimmed(text, eq);
+		value = trimmed(eq + 1, eq + 1 + strlen(eq + 1));
+	}
+	long bad_key = bad_text_at(key), bad_value = bad_text_at(value);
+	bool ok = false;
+	if ((!eq || !*key) && bad_text_at(kv) < 0)
+		snprintf(why, size, "'%s' is not a label: give KEY=VALUE, such as recordsize=16K", kv);
+	else if (!eq || !*key)
+		snprintf(why, size, "a label is KEY=VALUE, such as recordsize=16K");
+	else if (bad_key >= 0)
+		snprintf(why, size, "a label key has a control character or is not UTF-8 (byte 0x%02x)",
+		         (unsigned char)key[bad_key]);
+	else if (bad_value >= 0)
+		snprintf(why, size, "label %s: its value has a control character or is not UTF-8 (byte 0x%02x)",
+		         key, (unsigned char)value[bad_value]);
+	else if (na_labels_find(l, key))
+		snprintf(why, size, "label %s is given twice: give each key once", key);
+	else if (l->n == NA_MAX_LABELS)
+		snprintf(why, size, "more than %d labels", NA_MAX_LABELS);
+	else
+		ok = true;
+	if (!ok) {
+		free(text);
+		return false;
+	}
+	/* key and value live in text, which l keeps. */
+	l->text[l->n] = text;
+	l->v[l->n++] = (na_label){key, value};
+	return true;
+}
+
+const na_label *na_labels_find(const na_labels *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].key, key))
+			return &l->v[i];
+	return NULL;
+}
+
 /* "recordsize=16K, slog=yes" */
-static bool set_labels(na_labels *l, const char *value)
+static bool set_labels(parse *p, na_labels *l, const char *value)
 {
 	char *copy = strdup(value), *save = NULL;
 	bool ok = copy != NULL;
-	for (char *kv = strtok_r(copy, ",", &save); ok && kv; kv = strtok_r(NULL, ",", &save)) {
-		while (*kv == ' ')
-			kv++;
-		char *eq = strchr(kv, '=');
-		ok = eq && eq != kv && l->n < NA_MAX_LABELS;
-		if (!ok)
-			break;
-		char *text = strdup(kv);
-		ok = text != NULL;
-		if (!ok)
-			break;
-		text[eq - kv] = '\0';
-		char *k_end = text + (eq - kv);
-		while (k_end > text && k_end[-1] == ' ')
-			*--k_end = '\0';
-		char *v = text + (eq - kv) + 1;
-		while (*v == ' ')
-			v++;
-		l->text[l->n] = text;
-		l->v[l->n++] = (na_label){text, v};
-	}
+	char why[256];
+	for (char *kv = strtok_r(copy, ",", &save); ok && kv; kv = strtok_r(NULL, ",", &save))
+		if (!(ok = na_labels_add(l, kv, why, sizeof(why))))
+			fail_at(p, "%s", why);
 	free(copy);
 	return ok;
 }
@@ -112,6 +211,16 @@ static bool one_of(const char *v, const char *const *allowed)
 
 /* ---- sections ---- */
 
+static bool set_dir(parse *p, const char *value)
+{
+	char why[128];
+	if (na_job_dir_problem(value, why, sizeof(why))) {
+		fail_at(p, "dir %s", why);
+		return false;
+	}
+	return set_str(&p->c->dir, value);
+}
+
 static bool campaign_key(parse *p, const char *name, const char *value)
 {
 	na_campaign *c = p->c;
@@ -124,12 +233,12 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "runtime")) return set_long(&c->runtime, value, 1);
 	if (!strcmp(name, "ramp")) return set_long(&c->ramp, value, 0);
 	if (!strcmp(name, "size")) return na_parse_size(value) > 0 && set_str(&c->size, value);
-	if (!strcmp(name, "dir")) return value[0] == '/' && set_str(&c->dir, value);
+	if (!strcmp(name, "dir")) return set_dir(p, value);
 	if (!strcmp(name, "cleanup")) return set_bool(&c->cleanup, value);
 	if (!strcmp(name, "allow_power_off")) return set_bool(&c->allow_power_off, value);
 	if (!strcmp(name, "probe_disks")) return set_long(&c->probe_disks, value, 1);
 	if (!strcmp(name, "probe_size")) return na_parse_size(value) > 0 && set_str(&c->probe_size, value);
-	if (!strcmp(name, "labels")) return set_labels(&c->labels, value);
+	if (!strcmp(name, "labels")) return set_labels(p, &p->campaign_labels, value);
 	fail_at(p, "unknown key '%s' in [campaign]", name);
 	return false;
 }
@@ -157,7 +266,7 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "hosts")) return set_str(&t->hosts, value);
 	if (!strcmp(name, "on_extent_bug")) return one_of(value, policies) && set_str(&t->on_extent_bug, value);
 	if (!strcmp(name, "probe")) return set_bool(&t->probe, value);
-	if (!strcmp(name, "labels")) return set_labels(&t->labels, value);
+	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);
 	fail_at(p, "unknown key '%s' in [target %s]", name, t->name);
 	return false;
 }
@@ -173,12 +282,63 @@ static na_target *target_of(parse *p, const char *section)
 		if (!strcmp(c->targets[i].name, name))
 			return &c->targets[i];
 	if (!*name || c->n_targets == NA_MAX_TARGETS) {
-		fail_at(p, "%s", *name ? "too many targets (at most 16)" : "a [target] needs a name: [target NAME]");
+		fail_heading(p, "%s", *name ? "too many targets (at most 16)"
+		                            : "a [target] needs a name: [target NAME]");
 		return NULL;
 	}
 	na_target *t = &c->targets[c->n_targets++];
-	*t = (na_target){.name = strdup(name), .line = p->line, .probe = true};
+	*t = (na_target){.name = strdup(name), .line = p->heading_line, .probe = true};
 	return t;
+}
+
+static const seen *seen_before(const parse *p, const char *section, const char *name)
+{
+	for (size_t i = 0; i < p->n_seen; i++)
+		if (!strcmp(p->seen[i].section, section) &&
+		    (name ? p->seen[i].name && !strcmp(p->seen[i].name, name) : !p->seen[i].name))
+			return &p->seen[i];
+	return NULL;
+}
+
+static bool remember(parse *p, const char *section, const char *name, int line)
+{
+	seen *more = realloc(p->seen, (p->n_seen + 1) * sizeof(*more));
+	if (!more)
+		return false;
+	p->seen = more;
+	seen *s = &p->seen[p->n_seen];
+	*s = (seen){strdup(section), name ? strdup(name) : NULL, line};
+	if (!s->section || (name && !s->name)) {
+		free(s->section);
+		free(s->name);
+		return false;
+	}
+	p->n_seen++;
+	return true;
+}
+
+/* A section met a second time, or a key set twice in one: lists would add
+ * up and values be replaced without a word, so both are errors.  (Multi-line
+ * values are off: an indented line is a line like any other.) */
+static bool first_time(parse *p, const char *section, const char *name)
+{
+	const seen *s;
+	if (p->heading_line != p->block_line) {
+		if ((s = seen_before(p, section, NULL))) {
+			fail_heading(p, "duplicate [%s] (the first is at line %d): give each section once",
+			             section, s->line);
+			return false;
+		}
+		p->block_line = p->heading_line;
+		if (!remember(p, section, NULL, p->heading_line))
+			return false;
+	}
+	if ((s = seen_before(p, section, name))) {
+		fail_at(p, "%s is set again in [%s] (first at line %d): give each key once", name, section,
+		        s->line);
+		return false;
+	}
+	return remember(p, section, name, p->line);
 }
 
 static int on_key(void *user, const char *section, const char *name, const char *value)
@@ -192,37 +352,59 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 0;
 	}
 	bool ok;
+	if (!first_time(p, section, name)) {
+		if (!p->error[0])
+			fail_at(p, "out of memory");
+		return 0;
+	}
 	if (!strcmp(section, "campaign")) {
 		p->seen_campaign = true;
 		ok = campaign_key(p, name, value);
 	} else if (!strcmp(section, "connection")) {
 		ok = connection_key(p, name, value);
 	} else if (!strncmp(section, "target", 6) && (section[6] == ' ' || section[6] == '\0')) {
-		size_t before = p->c->n_targets;
 		na_target *t = target_of(p, section);
-		/* A section heading seen again after another one is a second target
-		 * of that name, not a continuation. */
-		if (t && before == p->c->n_targets && strcmp(p->section, section) != 0)
-			fail_at(p, "duplicate [%s] (the first is at line %d)", section, t->line);
 		ok = t && target_key(p, t, name, value);
 	} else {
-		fail_at(p, "unknown section [%s]: use [campaign], [connection] or [target NAME]", section);
+		fail_heading(p, "unknown section [%s]: use [campaign], [connection] or [target NAME]",
+		             section);
 		return 0;
 	}
 	if (!ok)
 		fail_at(p, "bad value '%s' for %s", value, name);
-	snprintf(p->section, sizeof(p->section), "%s", section);
 	return ok && !p->error[0];
 }
 
-/* Counts lines as libinih reads them, so errors can say where. */
+/* Hands libinih the text a line (or, for a line longer than its buffer,
+ * a part of one) at a time, as fgets would, and counts each line once. */
 static char *read_line(char *str, int num, void *stream)
 {
 	parse *p = stream;
-	char *s = fgets(str, num, p->f);
-	if (s)
+	if (p->pos >= p->len || num < 2)
+		return NULL;
+	if (p->line_start) {
 		p->line++;
-	return s;
+		/* As libinih sees a heading: after a UTF-8 BOM on line 1, and blanks. */
+		size_t at = p->pos;
+		if (p->line == 1 && !strncmp(p->text, "\xEF\xBB\xBF", 3))
+			at += 3;
+		while (at < p->len && isspace((unsigned char)p->text[at]))
+			at++;
+		if (at < p->len && p->text[at] == '[')
+			p->heading_line = p->line;
+		p->line_start = false;
+	}
+	size_t n = 0;
+	while (n + 1 < (size_t)num && p->pos < p->len) {
+		char ch = p->text[p->pos++];
+		str[n++] = ch;
+		if (ch == '\n') {
+			p->line_start = true;
+			break;
+		}
+	}
+	str[n] = '\0';
+	return str;
 }
 
 /* ---- whole-file checks ---- */
@@ -268,6 +450,32 @@ static void check_campaign(parse *p)
 		check_target(p, &c->targets[i], i);
 }
 
+/* A target's results carry the campaign's labels too; a key the target
+ * sets itself keeps the target's value. */
+static void fold_labels(parse *p)
+{
+	const na_labels *from = &p->campaign_labels;
+	for (size_t i = 0; i < p->c->n_targets && !p->error[0]; i++) {
+		na_target *t = &p->c->targets[i];
+		char why[256];
+		for (size_t k = 0; k < from->n && !p->error[0]; k++) {
+			const na_label *l = &from->v[k];
+			if (na_labels_find(&t->labels, l->key))
+				continue;
+			size_t len = strlen(l->key) + strlen(l->value) + 2;
+			char *kv = malloc(len);
+			if (kv)
+				snprintf(kv, len, "%s=%s", l->key, l->value);
+			p->line = t->line;
+			if (!kv)
+				fail_at(p, "out of memory");
+			else if (!na_labels_add(&t->labels, kv, why, sizeof(why)))
+				fail_at(p, "[target %s]: %s with the campaign's", t->name, why);
+			free(kv);
+		}
+	}
+}
+
 static void set_defaults(na_campaign *c)
 {
 	*c = (na_campaign){.repeat = 3, .runtime = 60, .ramp = 0, .probe_disks = 4, .cleanup = true};
@@ -276,27 +484,53 @@ static void set_defaults(na_campaign *c)
 	c->probe_size = strdup("1G");
 }
 
-int na_campaign_load(const char *path, na_campaign *c, vs_error *err)
+int na_campaign_parse(const char *file, const char *text, na_campaign *c, vs_error *err)
 {
 	set_defaults(c);
-	c->file = strdup(path);
-	parse p = {.c = c};
-	if (!(p.f = fopen(path, "r")))
-		return vs_fail(err, VS_ERR_USAGE, "%s: %s", path, strerror(errno));
+	c->file = strdup(file);
+	parse p = {.c = c, .text = text, .len = strlen(text), .line_start = true};
+	/* Debian's libinih takes these at run time: a line buffer that grows
+	 * (up to the whole file) instead of 200 bytes that split a long line
+	 * into two; an indented line is a line like any other. */
+	ini_use_stack = false;
+	ini_allow_realloc = true;
+	ini_max_line = MAX_FILE + 3;
+	ini_allow_multiline = false;
 	int rc = ini_parse_stream(read_line, &p, on_key, &p);
-	fclose(p.f);
 	if (rc > 0 && !p.error[0]) {
 		p.error_line = rc;
 		snprintf(p.error, sizeof(p.error), "not a key = value line or [section]");
+	} else if (rc < 0 && !p.error[0]) {
+		snprintf(p.error, sizeof(p.error), "out of memory");
 	}
 	if (!p.error[0])
 		check_campaign(&p);
+	if (!p.error[0])
+		fold_labels(&p);
+	for (size_t i = 0; i < p.n_seen; i++) {
+		free(p.seen[i].section);
+		free(p.seen[i].name);
+	}
+	free(p.seen);
+	na_labels_free(&p.campaign_labels);
 	if (p.error[0])
-		return vs_fail(err, VS_ERR_USAGE, "%s:%d: %s", path, p.error_line, p.error);
+		return vs_fail(err, VS_ERR_USAGE, "%s:%d: %s", file, p.error_line, p.error);
 	return VS_OK;
 }
 
-static void free_labels(na_labels *l)
+int na_campaign_load(const char *path, na_campaign *c, vs_error *err)
+{
+	char *text = NULL;
+	int rc = na_read_text_file(path, "campaign file", MAX_FILE, &text, err);
+	if (rc == VS_OK)
+		rc = na_campaign_parse(path, text, c, err);
+	else
+		set_defaults(c);
+	free(text);
+	return rc;
+}
+
+void na_labels_free(na_labels *l)
 {
 	for (size_t i = 0; i < l->n; i++)
 		free(l->text[i]);
@@ -316,8 +550,8 @@ void na_campaign_free(na_campaign *c)
 		char *ts[] = {t->name, t->datastore, t->servers, t->path, t->nfs, t->hosts, t->on_extent_bug};
 		for (size_t k = 0; k < sizeof(ts) / sizeof(*ts); k++)
 			free(ts[k]);
-		free_labels(&t->labels);
+		na_labels_free(&t->labels);
 	}
-	free_labels(&c->labels);
+	na_labels_free(&c->labels);
 	*c = (na_campaign){0};
 }

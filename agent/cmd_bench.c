@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "bench.h"
+#include "campaign.h"
 #include "stats.h"
 
 static const char usage[] =
@@ -28,30 +29,33 @@ static const char usage[] =
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,
        OPT_SIZE, OPT_RUNTIME, OPT_RAMP, OPT_DIR, OPT_DATASTORE, OPT_GUEST_USER,
        OPT_GUEST_PW_FILE, OPT_DB };
-enum { MAX_PROFILES = 32, MAX_LABELS = 32 };
+enum { MAX_PROFILES = 32, MAX_JOB_FILE = 1 << 20 };
 
 typedef struct bench_args {
 	const char *vm, *job_path, *datastore, *guest_user, *guest_pw_file, *db;
 	const na_profile *profiles[MAX_PROFILES];
 	size_t n_profiles;
-	na_label labels[MAX_LABELS];
-	char *label_text[MAX_LABELS];
-	size_t n_labels;
+	na_labels labels;
 	long repeat;
 	na_job_overrides job;
+	char *job_text;          /* --job's content, read before anything runs */
+	char job_profile[96];    /* the profile its results are recorded as */
 } bench_args;
 
 static int add_label(bench_args *a, const char *arg)
 {
-	const char *eq = strchr(arg, '=');
-	if (!eq || eq == arg || a->n_labels == MAX_LABELS)
-		return -na_usage_error("bench", "--label wants KEY=VALUE, not '%s'", arg);
-	char *copy = strdup(arg);
-	if (!copy)
-		return -NA_EXIT_FAIL;
-	copy[eq - arg] = '\0';
-	a->label_text[a->n_labels] = copy;
-	a->labels[a->n_labels++] = (na_label){copy, copy + (eq - arg) + 1};
+	char why[256];
+	if (!na_labels_add(&a->labels, arg, why, sizeof(why)))
+		return -na_usage_error("bench", "--label: %s", why);
+	return 1;
+}
+
+static int set_dir(bench_args *a, const char *arg)
+{
+	char why[128];
+	if (na_job_dir_problem(arg, why, sizeof(why)))
+		return -na_usage_error("bench", "--dir %s", why);
+	a->job.dir = arg;
 	return 1;
 }
 
@@ -68,13 +72,17 @@ static int on_option(int opt, const char *arg, void *ud)
 {
 	bench_args *a = ud;
 	switch (opt) {
-	case OPT_VM: a->vm = arg; return 1;
+	case OPT_VM:
+		if (a->vm)
+			return -na_usage_error("bench", "one --vm at a time: bench runs on one VM");
+		a->vm = arg;
+		return 1;
 	case OPT_JOB: a->job_path = arg; return 1;
 	case OPT_DATASTORE: a->datastore = arg; return 1;
 	case OPT_GUEST_USER: a->guest_user = arg; return 1;
 	case OPT_GUEST_PW_FILE: a->guest_pw_file = arg; return 1;
 	case OPT_DB: a->db = arg; return 1;
-	case OPT_DIR: a->job.dir = arg; return 1;
+	case OPT_DIR: return set_dir(a, arg);
 	case OPT_LABEL: return add_label(a, arg);
 	case OPT_REPEAT: return positive(arg, "--repeat", &a->repeat, false);
 	case OPT_RUNTIME: return positive(arg, "--runtime", &a->job.runtime_s, false);
@@ -94,16 +102,54 @@ static int on_option(int opt, const char *arg, void *ud)
 	}
 }
 
+/* A job file's results are recorded as its own profile: the file's name
+ * (without .fio; other than letters, digits, '.', '-' and '_' become '_')
+ * and a hash of its text, so that two different job files are never pooled
+ * into one median, whatever their names. */
+static void job_profile_name(const char *path, const char *text, char *out, size_t size)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t len = strlen(base);
+	if (len > 4 && !strcmp(base + len - 4, ".fio"))
+		len -= 4;
+	if (len > 64)
+		len = 64;
+	uint64_t h = 14695981039346656037u;  /* FNV-1a */
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		h = (h ^ *c) * 1099511628211u;
+	size_t n = 0;
+	for (; n < len && n + 1 < size; n++)
+		out[n] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-",
+		                base[n]) ? base[n] : '_';
+	snprintf(out + n, size - n, "%s%012llx", n ? "-" : "job-",
+	         (unsigned long long)(h >> 16));
+}
+
+static int read_job(bench_args *a)
+{
+	vs_error err = {0};
+	if (na_read_text_file(a->job_path, "job file", MAX_JOB_FILE, &a->job_text, &err) != VS_OK) {
+		na_error("%s", err.message);
+		return NA_EXIT_USAGE;
+	}
+	if (!a->job_text[strspn(a->job_text, " \t\r\n")]) {
+		na_error("job file %s is empty", a->job_path);
+		return NA_EXIT_USAGE;
+	}
+	job_profile_name(a->job_path, a->job_text, a->job_profile, sizeof(a->job_profile));
+	return -1;
+}
+
 static int check(void *args, int argc, char **argv)
 {
-	const bench_args *a = args;
+	bench_args *a = args;
 	if (argc > 0)
 		return na_usage_error("bench", "unexpected argument '%s'", argv[0]);
 	if (!a->vm)
 		return na_usage_error("bench", "--vm is required");
 	if (!a->n_profiles == !a->job_path)
 		return na_usage_error("bench", "give --profile (one or more) or --job, not both");
-	return -1;
+	return a->job_path ? read_job(a) : -1;
 }
 
 /* ---- guest credentials, never from argv ---------------------------------------- */
@@ -116,24 +162,6 @@ static char *guest_password(const bench_args *a)
 	if (!env)
 		na_error("no guest password: set NFSAGENT_GUEST_PASSWORD or use --guest-password-file");
 	return env ? strdup(env) : NULL;
-}
-
-static char *read_job(const char *path)
-{
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		na_error("cannot read job file %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	char *text = calloc(1, 1 << 20);
-	size_t n = text ? fread(text, 1, (1 << 20) - 1, f) : 0;
-	fclose(f);
-	if (text && n == 0) {
-		na_error("job file %s is empty", path);
-		free(text);
-		return NULL;
-	}
-	return text;
 }
 
 /* ---- where the benchmark runs ------------------------------------------------------- */
@@ -274,7 +302,7 @@ static int run(vs_client *c, void *args, bool json)
 	bench_args *a = args;
 	na_inventory inv = {0};
 	vs_error err = {0};
-	na_bench b = {.labels = a->labels, .n_labels = a->n_labels, .stop = &na_stop_requested, .job = a->job};
+	na_bench b = {.labels = a->labels.v, .n_labels = a->labels.n, .stop = &na_stop_requested, .job = a->job};
 	char *password = guest_password(a);
 	const char *user = a->guest_user ? a->guest_user : getenv("NFSAGENT_GUEST_USER");
 	if (!password || !user) {
@@ -284,17 +312,18 @@ static int run(vs_client *c, void *args, bool json)
 		return NA_EXIT_USAGE;
 	}
 	b.auth = (vs_guest_auth){user, password};
-	na_profile custom = {"custom", "your job file", "", "", 0, 0, -1, "", false, 0};
+	na_profile custom = {a->job_profile, "your job file", "", "", 0, 0, -1, "", false, 0};
 	const na_profile *profiles[MAX_PROFILES];
 	char *jobs[MAX_PROFILES] = {0};
 	size_t n = a->job_path ? 1 : a->n_profiles;
 	if (a->job_path) {
 		profiles[0] = &custom;
-		jobs[0] = read_job(a->job_path);
+		jobs[0] = a->job_text;
+		a->job_text = NULL;
 	}
 	for (size_t i = 0; !a->job_path && i < n; i++)
 		profiles[i] = a->profiles[i];
-	int rc = !a->job_path || jobs[0] ? na_store_open(a->db, &b.store, &err) : VS_ERR_USAGE;
+	int rc = na_store_open(a->db, &b.store, &err);
 	if (rc == VS_OK)
 		rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
@@ -349,7 +378,7 @@ int cmd_bench(int argc, char **argv)
 	static const na_command_spec spec = {"bench", usage, longopts, on_option, check, run};
 	bench_args a = {.repeat = 3, .job = {"8G", 60, 0, "/var/tmp"}};
 	int rc = na_command(&spec, &a, argc, argv);
-	for (size_t i = 0; i < a.n_labels; i++)
-		free(a.label_text[i]);
+	na_labels_free(&a.labels);
+	free(a.job_text);
 	return rc;
 }

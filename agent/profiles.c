@@ -1,9 +1,13 @@
 /* The seeds' workloads as fio profiles.  Defaults follow the seeds: 8 GiB
  * files, 60 s, direct I/O with libaio; --size/--runtime/--ramp/--dir
  * override them. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profiles.h"
 
@@ -108,4 +112,83 @@ char *na_job_file(const na_profile *p, const na_job_overrides *o)
 		job = join(job, buf);
 	}
 	return job;
+}
+
+const char *na_job_dir_problem(const char *dir, char *buf, size_t size)
+{
+	if (dir[0] != '/') {
+		snprintf(buf, size, "must be an absolute path, such as /var/tmp");
+		return buf;
+	}
+	for (const unsigned char *c = (const unsigned char *)dir; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			snprintf(buf, size, "has a control character (0x%02x): remove it", *c);
+			return buf;
+		} else if (strchr(":;#=$\\", *c)) {
+			snprintf(buf, size, "has '%c', which fio's job files give a meaning: choose a folder "
+			         "without it", *c);
+			return buf;
+		}
+	if (dir[strlen(dir) - 1] == ' ') {
+		snprintf(buf, size, "ends in a blank, which fio would drop: remove it");
+		return buf;
+	}
+	return NULL;
+}
+
+static const char *file_kind(mode_t mode)
+{
+	return S_ISDIR(mode) ? "a directory" : S_ISCHR(mode) ? "a character device"
+	       : S_ISBLK(mode) ? "a block device" : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISSOCK(mode) ? "a socket" : "not a regular file";
+}
+
+int na_read_text_file(const char *path, const char *what, size_t max, char **text,
+                      vs_error *err)
+{
+	*text = NULL;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before the
+	 * check below refuses it. */
+	int fd = open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return vs_fail(err, VS_ERR_USAGE, "cannot read %s %s: %s", what, path, strerror(errno));
+	struct stat st;
+	int rc = VS_OK;
+	if (fstat(fd, &st) != 0)
+		rc = vs_fail(err, VS_ERR_USAGE, "cannot read %s %s: %s", what, path, strerror(errno));
+	else if (!S_ISREG(st.st_mode))
+		rc = vs_fail(err, VS_ERR_USAGE, "%s is %s, not a %s", path, file_kind(st.st_mode), what);
+	char *buf = rc == VS_OK ? malloc(max + 2) : NULL;
+	if (rc == VS_OK && !buf)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	size_t n = 0;
+	/* One byte past max tells a file that is too large. */
+	while (rc == VS_OK && n <= max) {
+		ssize_t got = read(fd, buf + n, max + 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0)
+			rc = vs_fail(err, VS_ERR_USAGE, "cannot read %s %s: %s", what, path, strerror(errno));
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (rc == VS_OK && n > max)
+		rc = vs_fail(err, VS_ERR_USAGE, "%s is larger than %zu MiB: too large for a %s", path,
+		             max >> 20, what);
+	const char *nul = rc == VS_OK ? memchr(buf, '\0', n) : NULL;
+	if (nul) {
+		int line = 1;
+		for (const char *c = buf; c < nul; c++)
+			line += *c == '\n';
+		rc = vs_fail(err, VS_ERR_USAGE, "%s:%d: a NUL byte: not a text %s", path, line, what);
+	}
+	if (rc != VS_OK) {
+		free(buf);
+		return rc;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	return VS_OK;
 }

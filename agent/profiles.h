@@ -3,7 +3,10 @@
 #define NFSAGENT_PROFILES_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+#include "nfsagent/vsphere.h"
 
 typedef struct na_profile {
 	const char *name;
@@ -31,6 +34,19 @@ const na_profile *na_profile_find(const char *name);
 /* The fio job file for a profile (malloc'd).  Flags are written name=1 so
  * that fio echoes them in "job options". */
 char *na_job_file(const na_profile *p, const na_job_overrides *o);
+/* Why dir cannot be fio's folder in the guest (NULL when it can): it must be
+ * absolute, without control characters and without the characters fio's
+ * job syntax gives meaning (':' separates folders, '$' expands variables,
+ * ';' and '#' start comments, '=' and '\\'), and fio would drop a trailing
+ * blank.  The text names the first bad character. */
+const char *na_job_dir_problem(const char *dir, char *buf, size_t size);
+/* Reads a text file of at most max bytes (malloc'd, NUL-terminated) into
+ * *text; refuses, in err as VS_ERR_USAGE, what is not a regular file (a
+ * directory, /dev/zero, a FIFO: opened without blocking, then checked on
+ * the opened file), a file over max and one with a NUL byte (FILE:LINE).
+ * what names the file in messages ("job file"). */
+int na_read_text_file(const char *path, const char *what, size_t max, char **text,
+                      vs_error *err);
 /* One line: "name  rw=... bs=... iodepth=... numjobs=..." into buf. */
 const char *na_profile_line(const na_profile *p, char *buf, size_t size);
 

@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Bad input is refused before anything is touched (issue 10): campaign files
+# (lines of any length, sections and keys given twice, what is not a regular
+# file), labels (a key given twice, control characters, not UTF-8), --dir and
+# the INI's dir (fio's job syntax), job files (too large, a NUL byte, not a
+# regular file) and a second --vm.  Each refusal is one line (a usage error
+# adds its "Try" line), exit 2, no SOAP call and no database.  A target's
+# label overrides the campaign's; a job file is recorded as a profile of its
+# own name and content.
+. "$(dirname "$0")/lib.sh"
+lab_start
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+db="$WORK/results.db"
+c="$WORK/c.ini"
+
+# refused EXPECTED_LINE cmd...: exit 2, that first line, nothing touched.
+refused() {
+	local expected=$1
+	shift
+	local before
+	before=$(calls)
+	run 2 "$@"
+	assert_eq "$(head -n 1 <<< "$ERR")" "$expected" "message of '$*'"
+	if [ "$(wc -l <<< "$ERR")" -gt 1 ]; then
+		assert_eq "$(sed -n 2p <<< "$ERR")" "Try 'nfsagent bench --help'." "second line"
+		assert_eq "$(wc -l <<< "$ERR")" 2 "lines"
+	fi
+	assert_eq "$OUT" "" "stdout of '$*'"
+	assert_eq "$(calls)" "$before" "SOAP calls of '$*'"
+	[ ! -e "$db" ] || fail "'$*' made the database"
+}
+
+# A campaign file: [campaign] lines ($1), then target a ($2).
+campaign() {
+	{
+		printf '[campaign]\nname = bad\nvm = fiotest\nprofiles = randread-4k-qd1\n%b' "$1"
+		printf '\n[target a]\ndatastore = truenas-vmware\n%b' "${2:-}"
+	} > "$c"
+}
+long=$(printf 'x%.0s' $(seq 1 300))
+
+# ---- campaign files ----
+# A 300-character comment is one line: its tail is no key, and line 6 is line 6.
+campaign "; $long bogus = 1\nrepeat = 0\n"
+refused "nfsagent: $c:6: bad value '0' for repeat" "$NFSAGENT" run --dry-run "$c" --db "$db"
+# A long labels line: its own error, and the next line's, at the right line.
+labels=$(for i in $(seq 1 15); do printf 'key%02d=%s, ' "$i" "${long:0:20}"; done)
+campaign "labels = ${labels}key01=again\n"
+refused "nfsagent: $c:5: label key01 is given twice: give each key once" "$NFSAGENT" run "$c"
+campaign "labels = ${labels%, }\nrepeat = x\n"
+refused "nfsagent: $c:6: bad value 'x' for repeat" "$NFSAGENT" run "$c"
+campaign "repeat = 2\n[target b]\ndatastore = nfs41-ds\n[campaign]\nruntime = 5\n"
+refused "nfsagent: $c:8: duplicate [campaign] (the first is at line 1): give each section once" \
+	"$NFSAGENT" run "$c"
+campaign "repeat = 2\nruntime = 5\nrepeat = 3\n"
+refused "nfsagent: $c:7: repeat is set again in [campaign] (first at line 5): give each key once" \
+	"$NFSAGENT" run "$c"
+campaign "" "[target b]\ndatastore = nfs41-ds\n[target a]\nprobe = no\n"
+refused "nfsagent: $c:10: duplicate [target a] (the first is at line 6): give each section once" \
+	"$NFSAGENT" run "$c"
+refused "nfsagent: /dev/zero is a character device, not a campaign file" "$NFSAGENT" run /dev/zero
+mkdir "$WORK/dir.ini"
+refused "nfsagent: $WORK/dir.ini is a directory, not a campaign file" "$NFSAGENT" run "$WORK/dir.ini"
+mkfifo "$WORK/fifo.ini"
+refused "nfsagent: $WORK/fifo.ini is a FIFO, not a campaign file" "$NFSAGENT" run "$WORK/fifo.ini"
+campaign "repeat = 2\n" "probe = no\x00\n"
+refused "nfsagent: $c:9: a NUL byte: not a text campaign file" "$NFSAGENT" run "$c"
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ';' > "$WORK/big.ini"
+refused "nfsagent: $WORK/big.ini is larger than 1 MiB: too large for a campaign file" \
+	"$NFSAGENT" run "$WORK/big.ini"
+
+# ---- labels and dir in campaign files ----
+campaign "labels = k=1, pool=tank, k=2\n"
+refused "nfsagent: $c:5: label k is given twice: give each key once" "$NFSAGENT" run --dry-run "$c"
+campaign "labels = k=a\x01b\n"
+refused "nfsagent: $c:5: label k: its value has a control character or is not UTF-8 (byte 0x01)" \
+	"$NFSAGENT" run "$c"
+campaign "labels = k\xff=1\n"
+refused "nfsagent: $c:5: a label key has a control character or is not UTF-8 (byte 0xff)" \
+	"$NFSAGENT" run "$c"
+campaign "" "labels = pool\n"
+refused "nfsagent: $c:8: 'pool' is not a label: give KEY=VALUE, such as recordsize=16K" \
+	"$NFSAGENT" run "$c"
+campaign "dir = /var/tmp:/root\n"
+refused "nfsagent: $c:5: dir has ':', which fio's job files give a meaning: choose a folder without it" \
+	"$NFSAGENT" run "$c"
+campaign 'dir = /var/${HOME}\n'
+refused "nfsagent: $c:5: dir has '\$', which fio's job files give a meaning: choose a folder without it" \
+	"$NFSAGENT" run "$c"
+campaign "dir = var/tmp\n"
+refused "nfsagent: $c:5: dir must be an absolute path, such as /var/tmp" "$NFSAGENT" run "$c"
+
+# ---- bench: labels, --dir, --vm, job files ----
+b=("$NFSAGENT" bench --vm fiotest --db "$db")
+refused "nfsagent: --label: label k is given twice: give each key once" \
+	"${b[@]}" --profile randread-4k-qd1 --label k=1 --label k=2
+refused "nfsagent: --label: label k: its value has a control character or is not UTF-8 (byte 0x0a)" \
+	"${b[@]}" --profile randread-4k-qd1 --label $'k=1\nx'
+refused "nfsagent: --label: label k: its value has a control character or is not UTF-8 (byte 0xc3)" \
+	"${b[@]}" --profile randread-4k-qd1 --label $'k=\xc3('
+refused "nfsagent: --dir has a control character (0x0a): remove it" \
+	"${b[@]}" --profile randread-4k-qd1 --dir $'/var/tmp\nexec_prerun=touch /tmp/x'
+refused "nfsagent: --dir has ';', which fio's job files give a meaning: choose a folder without it" \
+	"${b[@]}" --profile randread-4k-qd1 --dir '/var/tmp;x'
+refused "nfsagent: --dir must be an absolute path, such as /var/tmp" \
+	"${b[@]}" --profile randread-4k-qd1 --dir var/tmp
+refused "nfsagent: one --vm at a time: bench runs on one VM" \
+	"${b[@]}" --vm db01 --profile randread-4k-qd1
+refused "nfsagent: $WORK is a directory, not a job file" "${b[@]}" --job "$WORK"
+refused "nfsagent: /dev/zero is a character device, not a job file" "${b[@]}" --job /dev/zero
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' > "$WORK/big.fio"
+refused "nfsagent: $WORK/big.fio is larger than 1 MiB: too large for a job file" \
+	"${b[@]}" --job "$WORK/big.fio"
+printf '[a]\nrw=read\n\0[b]\nrw=write\n' > "$WORK/nul.fio"
+refused "nfsagent: $WORK/nul.fio:3: a NUL byte: not a text job file" "${b[@]}" --job "$WORK/nul.fio"
+: > "$WORK/empty.fio"
+refused "nfsagent: job file $WORK/empty.fio is empty" "${b[@]}" --job "$WORK/empty.fio"
+
+# ---- what is accepted ----
+# Job files: each its own profile, named after the file and its content.
+job='[j]\nrw=read\nbs=4k\nsize=1M\nioengine=psync\ndirectory=/var/tmp\n'
+printf "$job" > "$WORK/seq.fio"
+printf "${job/bs=4k/bs=8k}" > "$WORK/other.fio"
+run 0 "$NFSAGENT" bench --vm fiotest --job "$WORK/seq.fio" --repeat 1 --db "$db"
+run 0 "$NFSAGENT" bench --vm fiotest --job "$WORK/other.fio" --repeat 1 --db "$db"
+mv "$WORK/other.fio" "$WORK/seq.fio"
+run 0 "$NFSAGENT" bench --vm fiotest --job "$WORK/seq.fio" --repeat 1 --db "$db"
+profiles=$(sqlite3 "$db" "SELECT profile FROM results ORDER BY id")
+assert_eq "$(wc -l <<< "$profiles")" 3 "job results"
+assert_eq "$(grep -c '^seq-[0-9a-f]\{12\}$' <<< "$profiles")" 2 "profiles named after seq.fio"
+assert_eq "$(grep -c '^other-[0-9a-f]\{12\}$' <<< "$profiles")" 1 "profile named after other.fio"
+hash() { sed -n "$1p" <<< "$profiles" | cut -d- -f2; }
+assert_eq "$(hash 3)" "$(hash 2)" "the hash of the same content under two names"
+[ "$(hash 1)" != "$(hash 3)" ] || fail "seq.fio's two contents have one hash: $profiles"
+# A target's label overrides the campaign's; the campaign's other labels stay.
+campaign "repeat = 1\nsize = 4M\nruntime = 1\nlabels = pool=tank, recordsize=64K\n" "labels = pool=other\n"
+run 0 "$NFSAGENT" run "$c" --db "$db"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(key || '=' || value, ',') FROM (SELECT key, value FROM result_labels
+	JOIN results ON results.id = result_id WHERE campaign LIKE 'bad-%' ORDER BY key)")" "pool=other,recordsize=64K" \
+	"the campaign's result's labels"
+echo "bad_input: ok"
