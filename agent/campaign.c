@@ -7,26 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bench.h"
-#include "campaign.h"
+#include "campaign_run.h"
 
-typedef struct run {
-	na_campaign *c;
-	const na_run_options *o;
-	vs_client *cl;
-	na_store *store;
-	na_inventory inv;
-	char id[160];            /* the run's name in the journal and on every result */
-	char *vm_moref, *home;   /* the VM, and the datastore it started on */
-	char *password;
-	double t_move, t_bench, t_probe, t_start;
-	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
-	bool nfs3[NA_MAX_TARGETS];    /* the bug showed there and its policy is nfs3: NFS 3 from now on */
-	int journal_failed;      /* the exit code of a journal that could not be read, or 0 */
-} run;
-
-static double now_s(void)
+double na_run_clock(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -60,7 +46,7 @@ static int fail_line(const char *fmt, ...)
  * another nfsagent, say) is no answer: the error is reported once, the run
  * stops at its next safe point as after Ctrl-C (resumable), the step counts
  * as done so that nothing is done on a guess, and nothing more is journaled. */
-static bool done(run *r, const char *step, char **detail)
+bool na_run_done(na_run *r, const char *step, char **detail)
 {
 	bool yes = false;
 	vs_error err = {0};
@@ -72,7 +58,7 @@ static bool done(run *r, const char *step, char **detail)
 	return true;
 }
 
-static int mark(run *r, const char *step, const char *detail)
+int na_run_mark(na_run *r, const char *step, const char *detail)
 {
 	char at[32];
 	vs_error err = {0};
@@ -83,7 +69,7 @@ static int mark(run *r, const char *step, const char *detail)
 	                                                                           : na_report(&err);
 }
 
-static void set_state(run *r, const char *state)
+static void set_state(na_run *r, const char *state)
 {
 	char at[32];
 	vs_error err = {0};
@@ -94,7 +80,7 @@ static void set_state(run *r, const char *state)
 
 /* ---- preflight ------------------------------------------------------------------ */
 
-static vs_vm *the_vm(const run *r)
+vs_vm *na_run_vm(const na_run *r)
 {
 	for (size_t i = 0; r->vm_moref && i < r->inv.n_vms; i++)
 		if (!strcmp(r->inv.vms[i].moref, r->vm_moref))
@@ -102,19 +88,19 @@ static vs_vm *the_vm(const run *r)
 	return NULL;
 }
 
-static int reload(run *r)
+int na_run_reload(na_run *r)
 {
 	vs_error err = {0};
 	na_inventory_free(&r->inv);
 	if (na_inventory_load(r->cl, true, &r->inv, &err) != VS_OK)
 		return na_report(&err);
-	if (r->vm_moref && !the_vm(r))
+	if (r->vm_moref && !na_run_vm(r))
 		return fail_line("the VM %s disappeared", r->c->vm);
 	return NA_EXIT_OK;
 }
 
 /* The target's hosts: "all", "cluster:NAME", or host names. */
-static bool target_hosts(run *r, const na_target *t, na_host_choice *choice, vs_error *err)
+static bool target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err)
 {
 	const char *h = t->hosts ? t->hosts : "all";
 	*choice = (na_host_choice){0};
@@ -131,7 +117,7 @@ static bool target_hosts(run *r, const na_target *t, na_host_choice *choice, vs_
 	return rc == VS_OK;
 }
 
-static bool alternating(const run *r, const na_target *t)
+static bool alternating(const na_run *r, const na_target *t)
 {
 	for (size_t i = 0; i < r->c->n_targets; i++)
 		if (na_target_alternates(&r->c->targets[i], t))
@@ -139,7 +125,7 @@ static bool alternating(const run *r, const na_target *t)
 	return false;
 }
 
-static vs_datastore *datastore_named(const run *r, const char *name)
+vs_datastore *na_run_datastore(const na_run *r, const char *name)
 {
 	for (size_t i = 0; i < r->inv.n_datastores; i++)
 		if (!strcmp(r->inv.datastores[i].name, name))
@@ -147,7 +133,7 @@ static vs_datastore *datastore_named(const run *r, const char *name)
 	return NULL;
 }
 
-static size_t index_of(const run *r, const na_target *t)
+static size_t index_of(const na_run *r, const na_target *t)
 {
 	return (size_t)(t - r->c->targets);
 }
@@ -155,7 +141,7 @@ static size_t index_of(const run *r, const na_target *t)
 /* The NFS version the target mounts: its own, or NFS 3 once the bug showed
  * there under on_extent_bug = nfs3 (mounting NFS 4.1 again would only hit
  * it again). */
-static const char *nfs_of(const run *r, const na_target *t)
+static const char *nfs_of(const na_run *r, const na_target *t)
 {
 	return r->nfs3[index_of(r, t)] ? "3" : t->nfs;
 }
@@ -165,12 +151,12 @@ static const char *policy_of(const na_target *t)
 	return t->on_extent_bug ? t->on_extent_bug : "fail";
 }
 
-static const char *ds_type(const run *r, const na_target *t)
+static const char *ds_type(const na_run *r, const na_target *t)
 {
 	return !strcmp(nfs_of(r, t), "3") ? "NFS" : "NFS41";
 }
 
-static int check_target(run *r, const na_target *t, const vs_vm *vm)
+static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 {
 	vs_error err = {0};
 	na_host_choice choice;
@@ -196,7 +182,7 @@ static int check_target(run *r, const na_target *t, const vs_vm *vm)
 	return NA_EXIT_OK;
 }
 
-static void print_plan(run *r, const vs_vm *vm)
+static void print_plan(na_run *r, const vs_vm *vm)
 {
 	na_campaign *c = r->c;
 	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
@@ -224,10 +210,10 @@ static void print_plan(run *r, const vs_vm *vm)
 	fflush(stdout);
 }
 
-static int preflight(run *r)
+static int preflight(na_run *r)
 {
 	vs_error err = {0};
-	int rc = reload(r);
+	int rc = na_run_reload(r);
 	vs_vm *vm = NULL;
 	if (rc == NA_EXIT_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
 		return na_report(&err);
@@ -247,7 +233,7 @@ static int preflight(run *r)
 
 /* ---- steps ---------------------------------------------------------------------- */
 
-static int mount_export(run *r, na_target *t, size_t *mounted)
+static int mount_export(na_run *r, na_target *t, size_t *mounted)
 {
 	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs_of(r, t)};
 	a.spec.name = t->datastore;
@@ -259,28 +245,28 @@ static int mount_export(run *r, na_target *t, size_t *mounted)
 		rc = na_mount(r->cl, &a, false, mounted);
 	free((void *)a.spec.servers);
 	free(a.server_list);
-	return rc == NA_EXIT_OK ? reload(r) : rc;
+	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
 }
 
-static int mount_target(run *r, na_target *t)
+static int mount_target(na_run *r, na_target *t)
 {
 	char step[160], *detail = NULL;
 	snprintf(step, sizeof(step), "mount:%s", t->name);
 	/* Journaled, and there: done.  Journaled but gone (a failed run's
 	 * cleanup unmounted it): mounted again, the campaign's to unmount. */
-	bool journaled = !t->servers || alternating(r, t) || done(r, step, &detail);
+	bool journaled = !t->servers || alternating(r, t) || na_run_done(r, step, &detail);
 	free(detail);
-	if (journaled && (!t->servers || alternating(r, t) || datastore_named(r, t->datastore)))
+	if (journaled && (!t->servers || alternating(r, t) || na_run_datastore(r, t->datastore)))
 		return NA_EXIT_OK;
 	size_t mounted = 0;
 	int rc = mount_export(r, t, &mounted);
-	return rc == NA_EXIT_OK ? mark(r, step, mounted ? "mounted" : "present") : rc;
+	return rc == NA_EXIT_OK ? na_run_mark(r, step, mounted ? "mounted" : "present") : rc;
 }
 
 /* The extent-size bug showed on t (its probe, or a move that fell back):
  * under on_extent_bug = nfs3 a target the campaign mounts as NFS 4.1 is
  * mounted as NFS 3 from then on, journaled so that a resumed run knows. */
-static int learn_nfs3(run *r, const na_target *t, const char *where)
+static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 {
 	size_t ti = index_of(r, t);
 	if (!t->servers || strcmp(t->nfs, "4.1") != 0 || strcmp(policy_of(t), "nfs3") != 0 || r->nfs3[ti])
@@ -291,35 +277,57 @@ static int learn_nfs3(run *r, const na_target *t, const char *where)
 	       "mount %s as NFS 3 from the start.\n", t->name, where, t->datastore);
 	fflush(stdout);
 	r->nfs3[ti] = true;
-	return mark(r, step, where);
+	return na_run_mark(r, step, where);
 }
 
-static int probe_target(run *r, na_target *t)
+/* A probe names its folder after its process: the pid is journaled first,
+ * so that the probe of a killed run is found and its folder removed (with
+ * its canaries) before the target is probed again. */
+static int sweep_probe(na_run *r, const na_target *t)
+{
+	char step[160], *pid = NULL, now[32];
+	snprintf(step, sizeof(step), "probe-pid:%s", t->name);
+	vs_error err = {0};
+	size_t removed = 0;
+	int rc = NA_EXIT_OK;
+	if (na_run_done(r, step, &pid) && pid && na_probe_folders_remove(r->cl, na_run_datastore(r, t->datastore),
+	                                                          strtol(pid, NULL, 10), &removed,
+	                                                          &err) != VS_OK)
+		rc = na_report(&err);
+	free(pid);
+	snprintf(now, sizeof(now), "%ld", (long)getpid());
+	return rc == NA_EXIT_OK ? na_run_mark(r, step, now) : rc;
+}
+
+static int probe_target(na_run *r, na_target *t)
 {
 	char step[160];
 	snprintf(step, sizeof(step), "probe:%s", t->name);
-	if (!t->probe || done(r, step, NULL) || !datastore_named(r, t->datastore))
+	if (!t->probe || na_run_done(r, step, NULL) || !na_run_datastore(r, t->datastore))
 		return NA_EXIT_OK;
-	vs_vm *vm = the_vm(r);
+	int rc = sweep_probe(r, t);
+	if (rc != NA_EXIT_OK)
+		return rc;
+	vs_vm *vm = na_run_vm(r);
 	na_probe_args a = {.host = na_host_name(&r->inv, vm->host), .datastore = t->datastore,
 	                   .db = r->o->db, .disks = r->c->probe_disks,
 	                   .size = na_parse_size(r->c->probe_size), .recheck_s = NA_RECHECK_DEFAULT_S,
 	                   .campaign = r->id, .target = t->name};
-	double t0 = now_s();
-	int rc = na_probe(r->cl, &a, false);
-	r->t_probe += now_s() - t0;
+	double t0 = na_run_clock();
+	rc = na_probe(r->cl, &a, false);
+	r->t_probe += na_run_clock() - t0;
 	/* The bug showing is a finding (recorded by the probe), not a failure. */
 	if (rc == NA_EXIT_FINDING)
 		rc = learn_nfs3(r, t, "in its probe") == NA_EXIT_OK ? NA_EXIT_FINDING : NA_EXIT_FAIL;
 	if (rc == NA_EXIT_OK || rc == NA_EXIT_FINDING)
-		rc = mark(r, step, rc == NA_EXIT_OK ? "clean" : "extent-size mismatch");
+		rc = na_run_mark(r, step, rc == NA_EXIT_OK ? "clean" : "extent-size mismatch");
 	return rc;
 }
 
 /* Moves the VM to ds; the extent-size bug marks the target broken. */
-static int move_to(run *r, size_t ti, const char *ds, const char *policy)
+int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 {
-	vs_vm *vm = the_vm(r);
+	vs_vm *vm = na_run_vm(r);
 	for (size_t i = 0; i < r->inv.n_datastores; i++)
 		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
 		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
@@ -328,21 +336,21 @@ static int move_to(run *r, size_t ti, const char *ds, const char *policy)
 	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
 	                     .campaign = r->id,
 	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
-	double t0 = now_s();
+	double t0 = na_run_clock();
 	int rc = na_migrate(r->cl, &a, false);
-	r->t_move += now_s() - t0;
+	r->t_move += na_run_clock() - t0;
 	if (rc == NA_EXIT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160];
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
 		r->broken[ti] = true;
 		na_error("target %s: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped",
 		         r->c->targets[ti].name);
-		rc = mark(r, step, "extent-size mismatch");
+		rc = na_run_mark(r, step, "extent-size mismatch");
 	}
-	int reloaded = reload(r);
+	int reloaded = na_run_reload(r);
 	if (rc == NA_EXIT_OK && reloaded == NA_EXIT_OK && ti < NA_MAX_TARGETS) {
 		/* migrate's nfs3 policy remounted the target: the bug showed. */
-		vs_datastore *d = datastore_named(r, ds);
+		vs_datastore *d = na_run_datastore(r, ds);
 		if (d && d->type && !strcmp(d->type, "NFS") && !strcmp(policy, "nfs3"))
 			rc = learn_nfs3(r, &r->c->targets[ti], "on the move");
 	}
@@ -350,7 +358,7 @@ static int move_to(run *r, size_t ti, const char *ds, const char *policy)
 }
 
 /* Unmounts a datastore from every host that mounts it. */
-static int unmount_all(run *r, const vs_datastore *d)
+static int unmount_all(na_run *r, const vs_datastore *d)
 {
 	vs_error err = {0};
 	vs_host **hosts = calloc(d->n_mounts + 1, sizeof(vs_host *));
@@ -365,12 +373,12 @@ static int unmount_all(run *r, const vs_datastore *d)
 		vs_error_context(&err, "unmounting %s", d->name);
 		return na_report(&err);
 	}
-	return reload(r);
+	return na_run_reload(r);
 }
 
 /* An alternating target's turn: park the VM at home if it sits on the
  * export under the other NFS version, unmount that, mount this one. */
-static int take_turn(run *r, na_target *t)
+static int take_turn(na_run *r, na_target *t)
 {
 	const char *servers[] = {t->servers, NULL};
 	int rc = NA_EXIT_OK;
@@ -380,15 +388,15 @@ static int take_turn(run *r, na_target *t)
 			continue;
 		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
 		char *name = strdup(d->name);
-		if (na_vm_uses(the_vm(r), d->moref))
-			rc = move_to(r, NA_MAX_TARGETS, r->home, "fail");
-		vs_datastore *again = rc == NA_EXIT_OK && name ? datastore_named(r, name) : NULL;
+		if (na_vm_uses(na_run_vm(r), d->moref))
+			rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
+		vs_datastore *again = rc == NA_EXIT_OK && name ? na_run_datastore(r, name) : NULL;
 		if (again)
 			rc = unmount_all(r, again);
 		free(name);
 		i = (size_t)-1;  /* the inventory was reloaded: look again */
 	}
-	vs_datastore *d = rc == NA_EXIT_OK ? datastore_named(r, t->datastore) : NULL;
+	vs_datastore *d = rc == NA_EXIT_OK ? na_run_datastore(r, t->datastore) : NULL;
 	size_t mounted = 0;
 	if (rc == NA_EXIT_OK && !d)
 		rc = mount_export(r, t, &mounted);
@@ -404,11 +412,11 @@ static void result_step(char *step, size_t size, const na_target *t, long rep, c
 	snprintf(step, size, "result:%s:%ld:%s", t->name, rep, profile);
 }
 
-static int bench_one(run *r, na_bench *b, const na_target *t, const char *profile, long rep)
+static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *profile, long rep)
 {
 	char step[256], *detail = NULL;
 	result_step(step, sizeof(step), t, rep, profile);
-	if (done(r, step, &detail)) {
+	if (na_run_done(r, step, &detail)) {
 		free(detail);
 		return NA_EXIT_OK;
 	}
@@ -416,13 +424,13 @@ static int bench_one(run *r, na_bench *b, const na_target *t, const char *profil
 	char *job = na_bench_job(b, p);
 	na_bench_outcome o = {0};
 	vs_error err = {0};
-	double t0 = now_s();
+	double t0 = na_run_clock();
 	/* The result and its journal step are one transaction: a kill anywhere
 	 * leaves both or neither, and the line below follows the commit. */
 	b->step = step;
 	int rc = job ? na_bench_run(b, p, job, (int)rep, &o, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
 	b->step = NULL;
-	r->t_bench += now_s() - t0;
+	r->t_bench += na_run_clock() - t0;
 	int code = rc == VS_OK ? NA_EXIT_OK : na_stop_requested ? NA_EXIT_FAIL : na_report(&err);
 	if (rc == VS_OK) {
 		printf("  %s #%ld on %s: %s (result %lld)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED",
@@ -436,13 +444,13 @@ static int bench_one(run *r, na_bench *b, const na_target *t, const char *profil
 
 /* One target's profiles in one repetition: the guest is prepared once for
  * them, and not at all when a resumed run has them all already. */
-static int bench_round(run *r, na_target *t, long rep)
+static int bench_round(na_run *r, na_target *t, long rep)
 {
 	size_t todo = 0;
 	for (size_t p = 0; p < r->c->n_profiles; p++) {
 		char step[256];
 		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
-		todo += !done(r, step, NULL);
+		todo += !na_run_done(r, step, NULL);
 	}
 	if (!todo)
 		return NA_EXIT_OK;
@@ -452,7 +460,7 @@ static int bench_round(run *r, na_target *t, long rep)
 		labels[n++] = r->c->labels.v[i];
 	for (size_t i = 0; i < t->labels.n; i++)
 		labels[n++] = t->labels.v[i];
-	vs_vm *vm = the_vm(r);
+	vs_vm *vm = na_run_vm(r);
 	vs_error err = {0};
 	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
 	na_bench b = {.c = r->cl, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host), .ds = ds,
@@ -460,13 +468,13 @@ static int bench_round(run *r, na_target *t, long rep)
 	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
 	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
 	              .store = r->store, .stop = &na_stop_requested};
-	double t0 = now_s();
+	double t0 = na_run_clock();
 	int rc = ds ? VS_OK : VS_ERR_NOT_FOUND;  /* err says which; no host: na_bench_begin says so */
 	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
 		rc = err.status;
 	if (rc == VS_OK)
 		rc = na_bench_begin(&b, &err);
-	r->t_bench += now_s() - t0;
+	r->t_bench += na_run_clock() - t0;
 	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
 	for (size_t p = 0; code == NA_EXIT_OK && p < r->c->n_profiles && !na_stop_requested; p++)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
@@ -476,7 +484,7 @@ static int bench_round(run *r, na_target *t, long rep)
 	return code;
 }
 
-static int rounds(run *r)
+static int rounds(na_run *r)
 {
 	int rc = NA_EXIT_OK;
 	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
@@ -491,7 +499,7 @@ static int rounds(run *r)
 			if (alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
 			if (rc == NA_EXIT_OK)
-				rc = move_to(r, ti, t->datastore, policy_of(t));
+				rc = na_run_move(r, ti, t->datastore, policy_of(t));
 			if (rc == NA_EXIT_FINDING)
 				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
 			if (rc == NA_EXIT_OK && !r->broken[ti] && !na_stop_requested)
@@ -500,164 +508,42 @@ static int rounds(run *r)
 	return rc;
 }
 
-/* ---- where the VM started ------------------------------------------------------ */
-
-/* The datastore named in a "[ds] dir/file" path (malloc'd), or NULL. */
-static char *ds_of(const char *dspath)
+/* Before the campaign's datastores go: what failed moves left there (the
+ * VM's folder, or folder_N, on a target the VM is not on now).  Not
+ * finding them is no reason to leave the mounts in place. */
+static void find_leftovers(na_run *r)
 {
-	char *ds = NULL, *path = NULL;
+	char *folder = NULL, *ds = NULL;
+	const char *vmx = na_run_vm(r)->vmx_path;
 	vs_error err = {0};
-	vs_dspath_split(dspath ? dspath : "", &ds, &path, &err);
-	free(path);
-	return ds;
-}
-
-static void disk_step(char *step, size_t size, const vs_disk *d)
-{
-	snprintf(step, size, "start-disk:%d", d->key);
-}
-
-/* The first run journals where the VM started: the datastore of every disk,
- * its host and power state, and its home last (the "start" step: with it
- * journaled, all of it is).  A resumed run reads them back, wherever the
- * stopped run left the VM. */
-static int remember_start(run *r)
-{
-	char *home = NULL;
-	if (done(r, "start", &home)) {
-		free(r->home);
-		r->home = home;
-		return r->journal_failed;
+	int rc = vs_dspath_split(vmx ? vmx : "", &ds, &folder, &err);
+	char *slash = folder ? strrchr(folder, '/') : NULL;
+	if (slash)
+		*slash = '\0';
+	for (size_t i = 0; rc == VS_OK && slash && i < r->c->n_targets; i++) {
+		vs_datastore *d = na_run_datastore(r, r->c->targets[i].datastore);
+		if (d && !na_vm_uses(na_run_vm(r), d->moref))
+			rc = na_move_leftovers(r->cl, d, folder, &r->leftovers, &err);
 	}
-	vs_vm *vm = the_vm(r);
-	vs_vm_layout *l = NULL;
-	vs_error err = {0};
-	if (vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
-		return na_report(&err);
-	int rc = mark(r, "start-host", na_host_name(&r->inv, vm->host));
-	if (rc == NA_EXIT_OK)
-		rc = mark(r, "start-power", vm->power_state ? vm->power_state : "unknown");
-	for (size_t i = 0; rc == NA_EXIT_OK && i < l->n_disks; i++) {
-		char step[64], *ds = ds_of(l->disks[i].file);
-		disk_step(step, sizeof(step), &l->disks[i]);
-		rc = ds ? mark(r, step, ds) : fail_line("cannot read the datastore of %s", l->disks[i].file);
-		free(ds);
-	}
-	vs_vm_layout_free(&l);
-	return rc == NA_EXIT_OK ? mark(r, "start", r->home) : rc;
+	free(ds);
+	free(folder);
+	if (rc != VS_OK)
+		na_report(&err);
 }
 
-/* Per disk of l, the datastore moref it must go back to where it is not
- * there now (else NULL); *n how many.  A disk with no recorded start (none
- * before this version) belongs at home. */
-static const char **disks_astray(run *r, const vs_vm_layout *l, size_t *n)
-{
-	const char **to = calloc(l->n_disks + 1, sizeof(char *));
-	*n = 0;
-	for (size_t i = 0; to && i < l->n_disks; i++) {
-		char step[64], *start = NULL, *now = ds_of(l->disks[i].file);
-		disk_step(step, sizeof(step), &l->disks[i]);
-		done(r, step, &start);
-		vs_datastore *d = datastore_named(r, start ? start : r->home);
-		if (d && now && strcmp(now, d->name) != 0) {
-			to[i] = d->moref;
-			(*n)++;
-		}
-		free(start);
-		free(now);
-	}
-	return to;
-}
-
-/* The VM's files are at home, and so is every disk that started there. */
-static bool home_in_place(const run *r, const vs_vm_layout *l, const char **to)
-{
-	vs_datastore *home = datastore_named(r, r->home);
-	char *vmx = ds_of(the_vm(r)->vmx_path);
-	bool ok = home && vmx && !strcmp(vmx, r->home);
-	free(vmx);
-	for (size_t i = 0; ok && i < l->n_disks; i++)
-		ok = !to[i] || strcmp(to[i], home->moref) != 0;
-	return ok;
-}
-
-/* A move may have powered the VM off (allow_power_off): it runs again if it
- * ran at the start.  A VM that changed hosts (DRS) is only named. */
-static int restore_power(run *r)
-{
-	char *power = NULL, *host = NULL;
-	vs_error err = {0};
-	int rc = NA_EXIT_OK;
-	done(r, "start-power", &power);
-	done(r, "start-host", &host);
-	vs_vm *vm = the_vm(r);
-	if (power && !strcmp(power, "poweredOn") && vm->power_state && strcmp(vm->power_state, power)) {
-		printf("Powering %s on: it ran at the start.\n", r->c->vm);
-		fflush(stdout);
-		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? reload(r) : na_report(&err);
-	}
-	const char *now = rc == NA_EXIT_OK ? na_host_name(&r->inv, the_vm(r)->host) : NULL;
-	if (host && now && strcmp(host, now) != 0)
-		na_warn("%s runs on host %s now; it started on %s", r->c->vm, now, host);
-	free(power);
-	free(host);
-	return rc;
-}
-
-/* The VM back where it started, from where it really is (not from the
- * journal: a failed run's cleanup may have journaled steps that a resumed
- * run undid): its home and the disks that started there by a move home (with
- * verification), then every disk that started elsewhere to its own
- * datastore, then its power state. */
-static int go_home(run *r)
-{
-	vs_error err = {0};
-	vs_vm_layout *l = NULL;
-	size_t astray = 0;
-	const char **to = NULL;
-	int rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-	if (rc == NA_EXIT_OK && !(to = disks_astray(r, l, &astray)))
-		rc = fail_line("out of memory");
-	if (rc == NA_EXIT_OK && !home_in_place(r, l, to)) {
-		rc = move_to(r, NA_MAX_TARGETS, r->home, "fail");
-		free(to);
-		to = NULL;
-		vs_vm_layout_free(&l);
-		if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
-			rc = na_report(&err);
-		if (rc == NA_EXIT_OK)
-			to = disks_astray(r, l, &astray);
-	}
-	vs_datastore *home = datastore_named(r, r->home);
-	if (rc == NA_EXIT_OK && astray && home) {
-		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, astray == 1 ? "" : "s",
-		       r->c->vm, astray == 1 ? "its" : "their", astray == 1 ? "" : "s");
-		fflush(stdout);
-		double t0 = now_s();
-		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {
-			vs_error_context(&err, "moving the disks of %s back", r->c->vm);
-			rc = na_report(&err);
-		}
-		r->t_move += now_s() - t0;
-		int reloaded = reload(r);
-		rc = rc == NA_EXIT_OK ? reloaded : rc;
-	}
-	free(to);
-	vs_vm_layout_free(&l);
-	return rc == NA_EXIT_OK ? restore_power(r) : rc;
-}
-
-static int clean_up(run *r)
+static int clean_up(na_run *r)
 {
 	if (!r->c->cleanup)
 		return NA_EXIT_OK;
 	printf("Cleaning up:\n");
-	int rc = go_home(r);
+	int rc = na_run_go_home(r);
 	if (rc == NA_EXIT_OK)
-		rc = mark(r, "home", r->home);
+		rc = na_run_mark(r, "home", r->home);
+	if (rc == NA_EXIT_OK)
+		find_leftovers(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
 		na_target *t = &r->c->targets[i];
-		vs_datastore *alt = alternating(r, t) ? datastore_named(r, t->datastore) : NULL;
+		vs_datastore *alt = alternating(r, t) ? na_run_datastore(r, t->datastore) : NULL;
 		if (alt) {
 			rc = unmount_all(r, alt);  /* the campaign mounted it: preflight made sure */
 			continue;
@@ -665,7 +551,7 @@ static int clean_up(run *r)
 		char step[160], unstep[160], *detail = NULL;
 		snprintf(step, sizeof(step), "mount:%s", t->name);
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
-		bool ours = done(r, step, &detail) && detail && !strcmp(detail, "mounted");
+		bool ours = na_run_done(r, step, &detail) && detail && !strcmp(detail, "mounted");
 		free(detail);
 		if (!ours)
 			continue;  /* it was there before the campaign; unmounted or not, it is there now */
@@ -679,17 +565,17 @@ static int clean_up(run *r)
 		int urc = d && hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err) : VS_OK;
 		if (urc != VS_OK)
 			vs_error_context(&err, "unmounting %s", t->datastore);
-		rc = urc == VS_OK ? mark(r, unstep, "unmounted") : na_report(&err);
+		rc = urc == VS_OK ? na_run_mark(r, unstep, "unmounted") : na_report(&err);
 		free(hosts);
 		if (rc == NA_EXIT_OK)
-			rc = reload(r);
+			rc = na_run_reload(r);
 	}
 	return rc;
 }
 
-static void print_time(const run *r)
+static void print_time(const na_run *r)
 {
-	double total = now_s() - r->t_start;
+	double total = na_run_clock() - r->t_start;
 	double other = total - r->t_move - r->t_bench - r->t_probe;
 	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s, probes %.1f s, "
 	       "nfsagent and everything else %.1f s (%.1f%%)\n",
@@ -698,7 +584,7 @@ static void print_time(const run *r)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-static int claim(run *r)
+static int claim(na_run *r)
 {
 	vs_error err = {0};
 	char at[32];
@@ -725,19 +611,19 @@ static int claim(run *r)
 }
 
 /* What an earlier run of this campaign learned about its targets. */
-static void recall(run *r)
+static void recall(na_run *r)
 {
 	for (size_t i = 0; i < r->c->n_targets; i++) {
 		char step[160];
 		snprintf(step, sizeof(step), "nfs3:%s", r->c->targets[i].name);
-		r->nfs3[i] = done(r, step, NULL);
+		r->nfs3[i] = na_run_done(r, step, NULL);
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[i].name);
-		r->broken[i] = done(r, step, NULL);
+		r->broken[i] = na_run_done(r, step, NULL);
 	}
 }
 
 /* A target the bug stopped is the campaign's finding: exit 3, as migrate. */
-static int verdict(const run *r, int rc)
+static int verdict(const na_run *r, int rc)
 {
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
 		if (r->broken[i])
@@ -745,9 +631,9 @@ static int verdict(const run *r, int rc)
 	return rc;
 }
 
-static int execute(run *r)
+static int execute(na_run *r)
 {
-	int rc = remember_start(r);
+	int rc = na_run_remember_start(r);
 	recall(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = mount_target(r, &r->c->targets[i]);
@@ -778,7 +664,7 @@ static char *guest_password(const na_campaign *c)
 
 int na_campaign_run(na_campaign *c, const na_run_options *o)
 {
-	run r = {.c = c, .o = o, .t_start = now_s()};
+	na_run r = {.c = c, .o = o, .t_start = na_run_clock()};
 	char stamp[32];
 	iso_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
@@ -799,13 +685,14 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 		free(prev);
 	}
 	if (rc == NA_EXIT_OK)
-		print_plan(&r, the_vm(&r));
+		print_plan(&r, na_run_vm(&r));
 	if (rc == NA_EXIT_OK && !o->dry_run && (rc = claim(&r)) == NA_EXIT_OK) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
 		rc = execute(&r);
 		na_interrupts_release(&saved);
 		na_campaign_print_summary(r.store, c, r.id);
+		na_leftovers_print(&r.leftovers);
 		print_time(&r);
 	}
 	vs_disconnect(&r.cl);
@@ -814,5 +701,6 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 	free(r.vm_moref);
 	free(r.home);
 	free(r.password);
+	na_leftovers_free(&r.leftovers);
 	return rc;
 }

@@ -1,0 +1,155 @@
+/* Where a campaign's VM started, and bringing it back there: journaled by
+ * the first run, compared at cleanup with where the VM and each disk really
+ * are (never with journaled steps: a failed run's cleanup journals a home
+ * that a resumed run leaves again). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign_run.h"
+
+/* The datastore named in a "[ds] dir/file" path (malloc'd), or NULL. */
+static char *ds_of(const char *dspath)
+{
+	char *ds = NULL, *path = NULL;
+	vs_error err = {0};
+	vs_dspath_split(dspath ? dspath : "", &ds, &path, &err);
+	free(path);
+	return ds;
+}
+
+static void disk_step(char *step, size_t size, const vs_disk *d)
+{
+	snprintf(step, size, "start-disk:%d", d->key);
+}
+
+/* The first run journals where the VM started: the datastore of every disk,
+ * its host and power state, and its home last (the "start" step: with it
+ * journaled, all of it is).  A resumed run reads them back, wherever the
+ * stopped run left the VM. */
+int na_run_remember_start(na_run *r)
+{
+	char *home = NULL;
+	if (na_run_done(r, "start", &home)) {
+		free(r->home);
+		r->home = home;
+		return r->journal_failed;
+	}
+	vs_vm *vm = na_run_vm(r);
+	vs_vm_layout *l = NULL;
+	vs_error err = {0};
+	if (vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+		return na_report(&err);
+	int rc = na_run_mark(r, "start-host", na_host_name(&r->inv, vm->host));
+	if (rc == NA_EXIT_OK)
+		rc = na_run_mark(r, "start-power", vm->power_state ? vm->power_state : "unknown");
+	for (size_t i = 0; rc == NA_EXIT_OK && i < l->n_disks; i++) {
+		char step[64], *ds = ds_of(l->disks[i].file);
+		disk_step(step, sizeof(step), &l->disks[i]);
+		rc = ds ? na_run_mark(r, step, ds)
+		        : na_report(&(vs_error){.status = VS_ERR_PROTOCOL, .message = "a disk's path names no datastore"});
+		free(ds);
+	}
+	vs_vm_layout_free(&l);
+	return rc == NA_EXIT_OK ? na_run_mark(r, "start", r->home) : rc;
+}
+
+/* Per disk of l, the datastore moref it must go back to where it is not
+ * there now (else NULL); *n how many.  A disk with no recorded start (none
+ * before this version) belongs at home. */
+static const char **disks_astray(na_run *r, const vs_vm_layout *l, size_t *n)
+{
+	const char **to = calloc(l->n_disks + 1, sizeof(char *));
+	*n = 0;
+	for (size_t i = 0; to && i < l->n_disks; i++) {
+		char step[64], *start = NULL, *now = ds_of(l->disks[i].file);
+		disk_step(step, sizeof(step), &l->disks[i]);
+		na_run_done(r, step, &start);
+		vs_datastore *d = na_run_datastore(r, start ? start : r->home);
+		if (d && now && strcmp(now, d->name) != 0) {
+			to[i] = d->moref;
+			(*n)++;
+		}
+		free(start);
+		free(now);
+	}
+	return to;
+}
+
+/* The VM's files are at home, and so is every disk that started there. */
+static bool home_in_place(const na_run *r, const vs_vm_layout *l, const char **to)
+{
+	vs_datastore *home = na_run_datastore(r, r->home);
+	char *vmx = ds_of(na_run_vm(r)->vmx_path);
+	bool ok = home && vmx && !strcmp(vmx, r->home);
+	free(vmx);
+	for (size_t i = 0; ok && i < l->n_disks; i++)
+		ok = !to[i] || strcmp(to[i], home->moref) != 0;
+	return ok;
+}
+
+/* A move may have powered the VM off (allow_power_off): it runs again if it
+ * ran at the start.  A VM that changed hosts (DRS) is only named. */
+static int restore_power(na_run *r)
+{
+	char *power = NULL, *host = NULL;
+	vs_error err = {0};
+	int rc = NA_EXIT_OK;
+	na_run_done(r, "start-power", &power);
+	na_run_done(r, "start-host", &host);
+	vs_vm *vm = na_run_vm(r);
+	if (power && !strcmp(power, "poweredOn") && vm->power_state && strcmp(vm->power_state, power)) {
+		printf("Powering %s on: it ran at the start.\n", r->c->vm);
+		fflush(stdout);
+		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? na_run_reload(r) : na_report(&err);
+	}
+	const char *now = rc == NA_EXIT_OK ? na_host_name(&r->inv, na_run_vm(r)->host) : NULL;
+	if (host && now && strcmp(host, now) != 0)
+		na_warn("%s runs on host %s now; it started on %s", r->c->vm, now, host);
+	free(power);
+	free(host);
+	return rc;
+}
+
+/* The VM back where it started, from where it really is (not from the
+ * journal: a failed run's cleanup may have journaled steps that a resumed
+ * run undid): its home and the disks that started there by a move home (with
+ * verification), then every disk that started elsewhere to its own
+ * datastore, then its power state. */
+int na_run_go_home(na_run *r)
+{
+	vs_error err = {0};
+	vs_vm_layout *l = NULL;
+	size_t astray = 0;
+	const char **to = NULL;
+	int rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+	if (rc == NA_EXIT_OK && !(to = disks_astray(r, l, &astray)))
+		rc = na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	if (rc == NA_EXIT_OK && !home_in_place(r, l, to)) {
+		rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
+		free(to);
+		to = NULL;
+		vs_vm_layout_free(&l);
+		if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+			rc = na_report(&err);
+		if (rc == NA_EXIT_OK)
+			to = disks_astray(r, l, &astray);
+	}
+	vs_datastore *home = na_run_datastore(r, r->home);
+	if (rc == NA_EXIT_OK && astray && home) {
+		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, astray == 1 ? "" : "s",
+		       r->c->vm, astray == 1 ? "its" : "their", astray == 1 ? "" : "s");
+		fflush(stdout);
+		double t0 = na_run_clock();
+		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {
+			vs_error_context(&err, "moving the disks of %s back", r->c->vm);
+			rc = na_report(&err);
+		}
+		r->t_move += na_run_clock() - t0;
+		int reloaded = na_run_reload(r);
+		rc = rc == NA_EXIT_OK ? reloaded : rc;
+	}
+	free(to);
+	vs_vm_layout_free(&l);
+	return rc == NA_EXIT_OK ? restore_power(r) : rc;
+}

@@ -1,0 +1,109 @@
+/* A campaign's leftovers on its targets: probe folders of a killed run,
+ * copies of failed moves. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "campaign_leftovers.h"
+
+/* Whether name is "nfsagent-probe-TIME-PID" for this pid. */
+static bool probe_folder_of(const char *name, long pid)
+{
+	static const char prefix[] = "nfsagent-probe-";
+	if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
+		return false;
+	const char *stamp = name + sizeof(prefix) - 1, *dash = strchr(stamp, '-');
+	char *end = NULL;
+	if (!dash || dash == stamp || strspn(stamp, "0123456789") != (size_t)(dash - stamp))
+		return false;
+	long got = strtol(dash + 1, &end, 10);
+	return end && !*end && end != dash + 1 && got == pid;
+}
+
+static int list_root(vs_client *c, const vs_datastore *d, const char *folder, vs_file **files,
+                     size_t *n, vs_error *err)
+{
+	char *path = vs_dspath_join(d->name, folder);
+	int rc = path ? vs_datastore_list(c, d->browser, path, "*", files, n, err)
+	              : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	free(path);
+	return rc;
+}
+
+int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_t *removed,
+                            vs_error *err)
+{
+	vs_file *files = NULL;
+	size_t n = 0;
+	*removed = 0;
+	int rc = list_root(c, d, NULL, &files, &n, err);
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		if (!files[i].is_folder || !probe_folder_of(files[i].path, pid))
+			continue;
+		char *path = vs_dspath_join(d->name, files[i].path);
+		/* The folder goes with the canaries in it. */
+		rc = path ? vs_datastore_delete(c, path, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		if (rc == VS_OK) {
+			printf("Removed %s, left by a probe that was stopped.\n", path);
+			(*removed)++;
+		}
+		free(path);
+	}
+	vs_files_free(&files, n);
+	return rc;
+}
+
+static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const char *file)
+{
+	char **grown = realloc(l->paths, (l->n + 1) * sizeof(char *));
+	if (!grown)
+		return VS_ERR_NOMEM;
+	l->paths = grown;
+	char line[2048];
+	if (d->remote_path)
+		snprintf(line, sizeof(line), "[%s] %s/%s (%s:%s/%s/%s)", d->name, folder, file,
+		         d->remote_host ? d->remote_host : "", d->remote_path, folder, file);
+	else
+		snprintf(line, sizeof(line), "[%s] %s/%s", d->name, folder, file);
+	if (!(l->paths[l->n] = strdup(line)))
+		return VS_ERR_NOMEM;
+	l->n++;
+	return VS_OK;
+}
+
+int na_move_leftovers(vs_client *c, const vs_datastore *d, const char *vm_folder, na_leftovers *l,
+                      vs_error *err)
+{
+	vs_file *folders = NULL;
+	size_t n = 0;
+	int rc = list_root(c, d, NULL, &folders, &n, err);
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		if (!folders[i].is_folder || !na_attempt_name(vm_folder, folders[i].path))
+			continue;
+		vs_file *files = NULL;
+		size_t k = 0;
+		rc = list_root(c, d, folders[i].path, &files, &k, err);
+		for (size_t j = 0; rc == VS_OK && j < k; j++)
+			if (!files[j].is_folder && add(l, d, folders[i].path, files[j].path) != VS_OK)
+				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		vs_files_free(&files, k);
+	}
+	vs_files_free(&folders, n);
+	return rc;
+}
+
+void na_leftovers_print(const na_leftovers *l)
+{
+	if (!l->n)
+		return;
+	printf("Left on the targets by failed moves (not deleted; check them, then delete them by hand):\n");
+	for (size_t i = 0; i < l->n; i++)
+		printf("  %s\n", l->paths[i]);
+}
+
+void na_leftovers_free(na_leftovers *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	*l = (na_leftovers){0};
+}

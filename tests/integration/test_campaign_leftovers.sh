@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# What a campaign leaves on its targets: the probe folder of a run killed
+# (SIGKILL) during its probe is removed by the resume, with its canaries; the
+# copies a failed move left on the export are listed with their paths at the
+# end, and stay.
+. "$(dirname "$0")/lib.sh"
+export NFSAGENT_GUEST_PASSWORD=secret
+probe_folders() { find "$WORK/lab" -type d -name 'nfsagent-probe-*' | wc -l; }
+
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always -task-seconds 2 -task-steps 4 \
+	-slow-tasks CreateVirtualDisk_Task
+c="$WORK/c.ini"
+cat > "$c" <<INI
+[campaign]
+name = left
+vm = fiotest
+guest_user = root
+profiles = randread-4k-qd1
+repeat = 1
+size = 4M
+runtime = 1
+probe_disks = 2
+probe_size = 16M
+
+[target v41]
+datastore = bench-v41
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 4.1
+INI
+
+"$NFSAGENT" run "$c" > "$WORK/run.out" 2>&1 &
+pid=$!
+for i in $(seq 1 600); do [ "$(calls CreateVirtualDisk_Task)" -ge 1 ] && break; sleep 0.1; done
+sleep 0.5
+kill -KILL "$pid"
+wait "$pid" || true
+assert_eq "$(probe_folders)" 1 "probe folders after the kill"
+
+# The resume removes the killed probe's folder, probes again (the bug shows),
+# the move fails (policy fail): exit 3, and the failed move's copies are named.
+run 3 "$NFSAGENT" run "$c" --resume
+assert_contains "$OUT" "Removed [bench-v41] nfsagent-probe-"
+assert_contains "$OUT" "left by a probe that was stopped."
+assert_eq "$(probe_folders)" 0 "probe folders after the resume"
+assert_contains "$OUT" "Left on the targets by failed moves (not deleted; check them, then delete them by hand):
+  [bench-v41] fiotest/fiotest"
+assert_contains "$OUT" "  [bench-v41] fiotest/fiotest.vmdk (10.0.0.5:/mnt/tank/vmware64k/fiotest/fiotest.vmdk)"
+# The datastore browser names a disk by its descriptor (its extent goes with it).
+listed=$(grep -c '^  \[bench-v41\] fiotest/' <<< "$OUT")
+left=$(find "$WORK/lab" -path '*vmware64k/fiotest/*' -type f ! -name '*-flat.vmdk' | wc -l)
+assert_ge "$listed" 1 "copies listed"
+assert_eq "$listed" "$left" "copies listed and copies on the export"
+run 0 "$NFSAGENT" ls datastores --json
+assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
+echo "campaign_leftovers: ok"
