@@ -12,13 +12,16 @@
 
 enum { LOG_TAIL = 256 * 1024, MAX_LOG_LINES = 4 };
 
-/* What ESXi writes when it reads back a flat file smaller than declared. */
+/* What ESXi writes when it reads back a flat file smaller than declared;
+ * the first three say so, the last (disklib's NOTVMDK) follows them but
+ * also comes with any broken disk: quoted, never evidence alone. */
 static const char *const signatures[] = {
 	"Size of extent in descriptor file larger than real size",
-	"The file specified is not a virtual disk",
 	"possible extent truncation",
 	"realSize is 0",
+	"The file specified is not a virtual disk",
 };
+enum { TELLING_SIGNATURES = 3 };
 
 static void add_evidence(na_diagnosis *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void add_evidence(na_diagnosis *d, const char *fmt, ...)
@@ -36,12 +39,13 @@ static void add_evidence(na_diagnosis *d, const char *fmt, ...)
 		d->n_evidence++;
 }
 
-static bool has_signature(const char *line)
+/* 2: one of the bug's own signatures, 1: the generic one, 0: none. */
+static int signature_in(const char *line)
 {
 	for (size_t i = 0; i < sizeof(signatures) / sizeof(*signatures); i++)
 		if (strstr(line, signatures[i]))
-			return true;
-	return false;
+			return i < TELLING_SIGNATURES ? 2 : 1;
+	return 0;
 }
 
 /* vmware.log is the running log; vmware-N.log are older ones. */
@@ -108,15 +112,18 @@ static void scan_log(vs_client *c, const na_inventory *inv, const char *folder, 
 	char *dspath = log ? na_dspath_child(folder, log) : NULL;
 	char *text = NULL, *newest[MAX_LOG_LINES] = {0};
 	size_t len = 0, n = 0;
+	bool telling = false;
 	if (dspath && vs_datastore_download_tail(c, dspath, LOG_TAIL, &text, &len, &err) == VS_OK) {
 		char *save = NULL;
 		/* Keep the last matches: the newest lines when there are many. */
 		for (char *line = strtok_r(text + na_log_since(text, len, since_ms), "\n", &save); line;
 		     line = strtok_r(NULL, "\n", &save))
-			if (has_signature(line))
+			if (signature_in(line)) {
+				telling |= signature_in(line) == 2;
 				newest[n++ % MAX_LOG_LINES] = line;
+			}
 	}
-	d->log_signature = d->log_signature || n > 0;
+	d->log_signature = d->log_signature || telling;
 	for (size_t i = n > MAX_LOG_LINES ? n - MAX_LOG_LINES : 0; i < n; i++)
 		add_evidence(d, "%s: %s", dspath, newest[i % MAX_LOG_LINES]);
 	free(text);
@@ -206,7 +213,9 @@ const char *na_attempt_folder(const char *folder, char *const *before, size_t n_
 	for (size_t i = 0; i < n_after; i++)
 		if (na_attempt_name(folder, after[i]) && !listed(after[i], before, n_before))
 			return after[i];
-	return folder;
+	/* No new folder: this attempt's is the VM's own name, unless that one
+	 * was there before, when it may hold an earlier attempt's files. */
+	return listed(folder, before, n_before) ? NULL : folder;
 }
 
 /* The names of folder on the target now (folders only). */
@@ -265,13 +274,13 @@ void na_attempt_free(na_attempt *a)
 
 void na_diagnose_fault(const vs_error *task_err, na_diagnosis *d)
 {
-	d->fault_signature = has_signature(task_err->message);
+	d->fault_signature = signature_in(task_err->message) == 2;
 	for (const char *p = task_err->details; *p;) {
 		size_t n = strcspn(p, "\n");
 		char line[sizeof(task_err->details)];
 		snprintf(line, sizeof(line), "%.*s", (int)n, p);
 		add_evidence(d, "task %s", line);
-		d->fault_signature = d->fault_signature || has_signature(line);
+		d->fault_signature = d->fault_signature || signature_in(line) == 2;
 		p += n + (p[n] == '\n');
 	}
 }

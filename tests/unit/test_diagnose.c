@@ -87,11 +87,13 @@ static void the_folder_the_attempt_made(void **state)
 	/* A retry next to the first attempt's leftovers: fiotest_1/, then fiotest_2/. */
 	assert_string_equal(na_attempt_folder("fiotest", one, 1, two, 2), "fiotest_1");
 	assert_string_equal(na_attempt_folder("fiotest", two, 2, three, 3), "fiotest_2");
-	/* Nothing new (no folder made, or the old one written into): the VM's name. */
-	assert_string_equal(na_attempt_folder("fiotest", two, 2, two, 2), "fiotest");
+	/* Nothing new, and the VM's name was there before: it may hold an
+	 * earlier attempt's files, so no folder is this attempt's for sure. */
+	assert_null(na_attempt_folder("fiotest", two, 2, two, 2));
 	/* Folders of other VMs are not this attempt's. */
 	char *other[] = {"fiotest", "fiotest2"};
-	assert_string_equal(na_attempt_folder("fiotest", one, 1, other, 2), "fiotest");
+	assert_null(na_attempt_folder("fiotest", one, 1, other, 2));
+	assert_string_equal(na_attempt_folder("fiotest", none, 0, other, 2), "fiotest");
 }
 
 static void fault_texts_are_evidence(void **state)
@@ -105,12 +107,19 @@ static void fault_texts_are_evidence(void **state)
 	                           "cause: FileNotFound: File [ds] fiotest_1/fiotest-flat.vmdk was not found"};
 	na_diagnosis d = {0};
 	na_diagnose_fault(&err, &d);
-	assert_true(d.fault_signature);
+	/* disklib's NOTVMDK comes with any broken disk: evidence, not proof. */
+	assert_false(d.fault_signature);
 	assert_int_equal(d.n_evidence, 3);
 	assert_string_equal(d.evidence[1], "task reason: The file specified is not a virtual disk "
 	                                   "(msg.disklib.NOTVMDK)");
 	assert_string_equal(d.evidence[2], "task cause: FileNotFound: File [ds] fiotest_1/fiotest-flat.vmdk "
 	                                   "was not found");
+	na_diagnosis_free(&d);
+	vs_error told = {.status = VS_ERR_TASK, .fault = "GenericVmConfigFault",
+	                 .message = "Failed to load one or more destination disks",
+	                 .details = "reason: Size of extent in descriptor file larger than real size."};
+	na_diagnose_fault(&told, &d);
+	assert_true(d.fault_signature);
 	na_diagnosis_free(&d);
 	/* vCenter's usual answer says nothing of the bug by itself. */
 	vs_error plain = {.status = VS_ERR_TASK, .fault = "GenericVmConfigFault",
