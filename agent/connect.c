@@ -85,15 +85,16 @@ static bool password_flag(const char *cmd, const char *token, const struct optio
 int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
                      const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud)
 {
-	int opt, index = -1;
+	int opt, longindex = -1;
 	optind = 1;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":", longopts, &index)) != -1) {
+	while ((opt = getopt_long(argc, argv, ":", longopts, &longindex)) != -1) {
 		/* "--flag VALUE" leaves optind past the value, "--flag=VALUE" not */
 		const char *token = optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
-		if (opt != '?' && opt != ':' && index >= 0 && password_flag(conn->cmd, token, &longopts[index]))
+		bool matched = opt != '?' && opt != ':' && longindex >= 0;
+		if (matched && password_flag(conn->cmd, token, &longopts[longindex]))
 			return NA_EXIT_USAGE;
-		index = -1;
+		longindex = -1;
 		if (opt == NA_OPT_HELP) {
 			fputs(usage, stdout);
 			return NA_EXIT_OK;

@@ -6,6 +6,9 @@
 . "$(dirname "$0")/lib.sh"
 db="$WORK/results.db"
 new_db "$db"
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$OUT" "[]" "results of an empty database"
+assert_eq "$ERR" "nfsagent: warning: no results are recorded in $db yet"
 
 # add_run CAMPAIGN TARGET PROTOCOL BUILD DATASTORE PROFILE WRITE_IOPS [KEY=VALUE...]:
 # one ok 4K random-write result (queue depth 32: latency follows from IOPS).
