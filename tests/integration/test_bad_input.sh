@@ -58,6 +58,8 @@ refused "nfsagent: $c:7: repeat is set again in [campaign] (first at line 5): gi
 campaign "" "[target b]\ndatastore = nfs41-ds\n[target a]\nprobe = no\n"
 refused "nfsagent: $c:10: duplicate [target a] (the first is at line 6): give each section once" \
 	"$NFSAGENT" run "$c"
+refused "nfsagent: cannot read campaign file $WORK/none.ini: No such file or directory" \
+	"$NFSAGENT" run "$WORK/none.ini"
 refused "nfsagent: /dev/zero is a character device, not a campaign file" "$NFSAGENT" run /dev/zero
 mkdir "$WORK/dir.ini"
 refused "nfsagent: $WORK/dir.ini is a directory, not a campaign file" "$NFSAGENT" run "$WORK/dir.ini"
