@@ -31,9 +31,13 @@ int na_run_remember_start(na_run *r)
 {
 	char *home = NULL;
 	if (na_run_done(r, "start", &home)) {
+		if (r->journal_failed || !home) {  /* unread: the home found at preflight stays */
+			free(home);
+			return r->journal_failed;
+		}
 		free(r->home);
 		r->home = home;
-		return r->journal_failed;
+		return NA_EXIT_OK;
 	}
 	vs_vm *vm = na_run_vm(r);
 	vs_vm_layout *l = NULL;
@@ -66,6 +70,10 @@ static const char **disks_astray(na_run *r, const vs_vm_layout *l, size_t *n)
 		disk_step(step, sizeof(step), &l->disks[i]);
 		na_run_done(r, step, &start);
 		vs_datastore *d = na_run_datastore(r, start ? start : r->home);
+		if (!d && now)
+			na_warn("%s of %s started on %s, which is not there now: it stays on %s",
+			        l->disks[i].label ? l->disks[i].label : l->disks[i].file, r->c->vm,
+			        start ? start : r->home, now);
 		if (d && now && strcmp(now, d->name) != 0) {
 			to[i] = d->moref;
 			(*n)++;
