@@ -480,6 +480,8 @@ static const char *outcome(int code, const json_t *record, char *buf, size_t siz
 	if (code == NA_EXIT_FINDING)
 		return moved ? "moved, but an extent is smaller than its descriptor"
 		             : "not moved: NFS 4.1 extent-size mismatch";
+	if (moved && code == NA_EXIT_UNCHECKED)
+		return "moved, could not verify (an extent's length could not be read)";
 	if (moved)
 		return "moved, not verified";
 	snprintf(buf, size, "not moved: %s", fault && *fault ? fault : "failed");
@@ -546,7 +548,8 @@ static int move_all(vs_client *c, migrate_cmd *a, batch *b, bool json)
 		bool more = b->tried + 1 < b->n;
 		if (more && one == NA_EXIT_FINDING)
 			b->stopped = "the extent-size mismatch showed; more moves there would repeat it";
-		else if (more && one != NA_EXIT_OK && !a->keep_going)
+		/* A move that worked but could not be verified is no failure to stop at. */
+		else if (more && one != NA_EXIT_OK && one != NA_EXIT_UNCHECKED && !a->keep_going)
 			b->stopped = "a move failed (--keep-going carries on after a failure)";
 		else if (more && na_stop_requested)
 			b->stopped = "interrupted";
