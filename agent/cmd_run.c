@@ -10,7 +10,8 @@ static const char usage[] =
 	"then per target mount, probe, Storage vMotion of the test VM, verify, and the\n"
 	"profiles x repetitions interleaved across targets; at the end the VM goes home\n"
 	"and what the campaign mounted is unmounted. Ctrl-C stops safely; --resume\n"
-	"continues. See examples/*.ini.\n\n" NA_CONNECT_HELP;
+	"continues after Ctrl-C, a kill or a failed run, from where things really are.\n"
+	"Exit 3 when the extent-size bug stopped a target. See examples/*.ini.\n\n" NA_CONNECT_HELP;
 
 enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_DB };
 
