@@ -522,7 +522,10 @@ static void find_leftovers(na_run *r)
 		*slash = '\0';
 	for (size_t i = 0; rc == VS_OK && slash && i < r->c->n_targets; i++) {
 		vs_datastore *d = na_run_datastore(r, r->c->targets[i].datastore);
-		if (d && !na_vm_uses(na_run_vm(r), d->moref))
+		bool seen = false;  /* alternating targets share a datastore name */
+		for (size_t j = 0; j < i; j++)
+			seen |= !strcmp(r->c->targets[j].datastore, r->c->targets[i].datastore);
+		if (d && !seen && !na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_move_leftovers(r->cl, d, folder, &r->leftovers, &err);
 	}
 	free(ds);
