@@ -248,15 +248,47 @@ static int mount_export(na_run *r, na_target *t, size_t *mounted)
 	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
 }
 
+static void result_step(char *step, size_t size, const na_target *t, long rep, const char *profile)
+{
+	snprintf(step, size, "result:%s:%ld:%s", t->name, rep, profile);
+}
+
+/* How many of t's results of repetition rep are still to be made. */
+static size_t round_left(na_run *r, const na_target *t, long rep)
+{
+	size_t todo = 0;
+	for (size_t p = 0; p < r->c->n_profiles; p++) {
+		char step[256];
+		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
+		todo += !na_run_done(r, step, NULL);
+	}
+	return todo;
+}
+
+/* Whether t has a probe or a result left to make. */
+static bool has_work(na_run *r, const na_target *t)
+{
+	char step[160];
+	snprintf(step, sizeof(step), "probe:%s", t->name);
+	if (r->broken[index_of(r, t)])
+		return false;
+	bool left = t->probe && !na_run_done(r, step, NULL);
+	for (long rep = 1; !left && rep <= r->c->repeat; rep++)
+		left = round_left(r, t, rep) > 0;
+	return left;
+}
+
 static int mount_target(na_run *r, na_target *t)
 {
 	char step[160], *detail = NULL;
 	snprintf(step, sizeof(step), "mount:%s", t->name);
 	/* Journaled, and there: done.  Journaled but gone (a failed run's
-	 * cleanup unmounted it): mounted again, the campaign's to unmount. */
+	 * cleanup unmounted it): mounted again, the campaign's to unmount, if
+	 * the target has work left. */
 	bool journaled = !t->servers || alternating(r, t) || na_run_done(r, step, &detail);
 	free(detail);
-	if (journaled && (!t->servers || alternating(r, t) || na_run_datastore(r, t->datastore)))
+	if (journaled && (!t->servers || alternating(r, t) || na_run_datastore(r, t->datastore) ||
+	                  !has_work(r, t)))
 		return NA_EXIT_OK;
 	size_t mounted = 0;
 	int rc = mount_export(r, t, &mounted);
@@ -407,10 +439,6 @@ static int take_turn(na_run *r, na_target *t)
 	return rc == NA_EXIT_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
 }
 
-static void result_step(char *step, size_t size, const na_target *t, long rep, const char *profile)
-{
-	snprintf(step, size, "result:%s:%ld:%s", t->name, rep, profile);
-}
 
 static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *profile, long rep)
 {
@@ -442,18 +470,10 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	return code;
 }
 
-/* One target's profiles in one repetition: the guest is prepared once for
- * them, and not at all when a resumed run has them all already. */
+/* One target's profiles in one repetition (rounds calls it only when one
+ * is left to make): the guest is prepared once for them. */
 static int bench_round(na_run *r, na_target *t, long rep)
 {
-	size_t todo = 0;
-	for (size_t p = 0; p < r->c->n_profiles; p++) {
-		char step[256];
-		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
-		todo += !na_run_done(r, step, NULL);
-	}
-	if (!todo)
-		return NA_EXIT_OK;
 	na_label labels[2 * NA_MAX_LABELS];
 	size_t n = 0;
 	for (size_t i = 0; i < r->c->labels.n; i++)
@@ -490,8 +510,8 @@ static int rounds(na_run *r)
 	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
 		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
-			if (r->broken[ti])
-				continue;
+			if (r->broken[ti] || !round_left(r, t, rep))
+				continue;  /* a resumed run does not move the VM for nothing */
 			printf("Repetition %ld on target %s%s:\n", rep, t->name,
 			       r->nfs3[ti] ? " (as NFS 3: the extent-size bug showed on NFS 4.1)" : "");
 			/* A learned NFS 3 target takes its turn like an alternating
