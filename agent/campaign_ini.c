@@ -153,6 +153,9 @@ bool na_labels_add(na_labels *l, const char *kv, char *why, size_t size)
 	else if (bad_value >= 0)
 		snprintf(why, size, "label %s: its value has a control character or is not UTF-8 (byte 0x%02x)",
 		         key, (unsigned char)value[bad_value]);
+	else if (na_store_is_field(key))
+		snprintf(why, size, "label key %s is a result field, which --where would select instead: "
+		         "name the label otherwise", key);
 	else if (na_labels_find(l, key))
 		snprintf(why, size, "label %s is given twice: give each key once", key);
 	else if (l->n == NA_MAX_LABELS)

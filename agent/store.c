@@ -610,6 +610,11 @@ static const char *condition_column(const char *cond, size_t len)
 	return NULL;
 }
 
+bool na_store_is_field(const char *name)
+{
+	return condition_column(name, strlen(name)) != NULL;
+}
+
 /* vSphere records NFS 3 as "NFS" and NFS 4.1 as "NFS41"; people write
  * NFS3, NFSv3, nfs4.1, NFSv4.1...  Any other value is taken as typed. */
 static const char *protocol_value(const char *v)

@@ -55,6 +55,8 @@ typedef struct na_result {
  * ~/.local/share/nfsagent/results.db.  A database that is not nfsagent's is
  * refused without being changed. */
 int na_store_open(const char *path, na_store **out, vs_error *err);
+/* Whether name is a result field --where selects by (so no label key). */
+bool na_store_is_field(const char *name);
 /* Opens an existing database to read it, never changing it (results,
  * compare, report, regress): a missing or empty file is refused, not made a
  * database, and a file without write permission is read. */

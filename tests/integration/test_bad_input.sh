@@ -80,6 +80,9 @@ refused "nfsagent: $c:5: label k: its value has a control character or is not UT
 campaign "labels = k\xff=1\n"
 refused "nfsagent: $c:5: a label key has a control character or is not UTF-8 (byte 0xff)" \
 	"$NFSAGENT" run "$c"
+campaign "labels = protocol=NFS3\n"
+refused "nfsagent: $c:5: label key protocol is a result field, which --where would select instead: name the label otherwise" \
+	"$NFSAGENT" run "$c"
 campaign "" "labels = pool\n"
 refused "nfsagent: $c:8: 'pool' is not a label: give KEY=VALUE, such as recordsize=16K" \
 	"$NFSAGENT" run "$c"
