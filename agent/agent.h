@@ -133,6 +133,9 @@ typedef struct na_progress {
 void na_progress_init(na_progress *p, const char *what);
 void na_progress_cb(int percent, void *ud);  /* a vs_progress_fn */
 void na_progress_done(na_progress *p);
+/* s as one shell word, quoted only when it needs it (malloc'd; NULL: no
+ * memory): every command nfsagent prints for pasting goes through it. */
+char *na_shell_quote(const char *s);
 /* "1.5 TiB"-style size into buf. */
 const char *na_size(int64_t bytes, char *buf, size_t size);
 

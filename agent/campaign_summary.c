@@ -147,9 +147,18 @@ static void print_all(const summary *s, const char *run_id)
 	for (size_t i = 0, n = 0; i < c->n_targets && n < 2; i++)
 		if (s->t[i].ok)
 			with[n++] = c->targets[i].name;
-	if (with[1])
-		printf("Compare: nfsagent compare --a campaign=%s,target=%s --b campaign=%s,target=%s\n",
-		       run_id, with[0], run_id, with[1]);
+	if (!with[1])
+		return;
+	char *group[2] = {NULL, NULL};  /* pasted into a shell: quoted */
+	for (int i = 0; i < 2; i++) {
+		char text[1024];
+		snprintf(text, sizeof(text), "campaign=%s,target=%s", run_id, with[i]);
+		group[i] = na_shell_quote(text);
+	}
+	if (group[0] && group[1])
+		printf("Compare: nfsagent compare --a %s --b %s\n", group[0], group[1]);
+	free(group[0]);
+	free(group[1]);
 }
 
 void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id)

@@ -174,6 +174,32 @@ void na_json_print(json_t *json)
 	json_decref(json);
 }
 
+char *na_shell_quote(const char *s)
+{
+	static const char plain[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+	                            "/._-+=,:@%";
+	if (*s && strspn(s, plain) == strlen(s))
+		return strdup(s);
+	size_t quotes = 0;
+	for (const char *p = s; *p; p++)
+		quotes += *p == '\'';
+	char *out = malloc(strlen(s) + 3 * quotes + 3), *o = out;
+	if (!out)
+		return NULL;
+	*o++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {  /* close, an escaped quote, open again */
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return out;
+}
+
 const char *na_size(int64_t bytes, char *buf, size_t size)
 {
 	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};

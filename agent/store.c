@@ -14,6 +14,7 @@
 
 #include <sqlite3.h>
 
+#include "agent.h"
 #include "store.h"
 
 /* Long enough for another nfsagent to commit a result, short enough that a
@@ -145,26 +146,13 @@ static const char *const queryable[] = {
  * not recognize the file at all (another kind of file, or a ruined header). */
 static int damaged(const na_store *s, bool not_db, const char *why, vs_error *err)
 {
-	char quoted[1024];
-	size_t n = 0;
-	bool plain = strspn(s->path, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-	                             "/._-+") == strlen(s->path);
-	if (!plain)
-		quoted[n++] = '\'';
-	for (const char *p = s->path; *p && n + 5 < sizeof(quoted); p++) {
-		if (*p == '\'' && !plain) {
-			memcpy(quoted + n, "'\\''", 4);
-			n += 4;
-		} else {
-			quoted[n++] = *p;
-		}
-	}
-	if (!plain)
-		quoted[n++] = '\'';
-	quoted[n] = '\0';
-	return vs_fail(err, VS_ERR_FAULT, "%s is %s (SQLite: %s): check it with "
-	               "sqlite3 %s 'PRAGMA integrity_check', and restore it from a backup", s->path,
-	               not_db ? "not a database file, or is damaged" : "damaged", why, quoted);
+	char *quoted = na_shell_quote(s->path);
+	int rc = vs_fail(err, VS_ERR_FAULT, "%s is %s (SQLite: %s): check it with "
+	                 "sqlite3 %s 'PRAGMA integrity_check', and restore it from a backup", s->path,
+	                 not_db ? "not a database file, or is damaged" : "damaged", why,
+	                 quoted ? quoted : "FILE");
+	free(quoted);
+	return rc;
 }
 
 /* Fills err from SQLite's last error; a lock gets the message an admin needs. */

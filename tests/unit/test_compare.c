@@ -12,6 +12,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "compare.h"
 
 static const int by_profile[] = {NA_F_PROFILE};
@@ -264,12 +265,32 @@ static void test_load(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The compare command nfsagent prints is pasted into a shell: a campaign
+ * name is one word, whatever it holds. */
+static void test_shell_quote(void **state)
+{
+	(void)state;
+	const char *cases[][2] = {
+		{"campaign=nfs3-vs-nfs41-20261201T112448,target=nfs3",
+		 "campaign=nfs3-vs-nfs41-20261201T112448,target=nfs3"},
+		{"campaign=a b,target=$(touch x)", "'campaign=a b,target=$(touch x)'"},
+		{"it's", "'it'\\''s'"},
+		{"", "''"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		char *q = na_shell_quote(cases[i][0]);
+		assert_string_equal(q, cases[i][1]);
+		free(q);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selector), cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_factors),  cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
+		cmocka_unit_test(test_shell_quote),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
