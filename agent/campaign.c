@@ -224,6 +224,19 @@ static int preflight(na_run *r)
 	if (vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) != VS_OK)
 		return na_report(&err);
 	free(path);
+	/* A run that stopped during a cold move left the VM off: a resume
+	 * powers it on again if it ran at the start (na_run_go_home's rule). */
+	char *power = NULL;
+	if (r->o->resume && vm->power_state && strcmp(vm->power_state, "poweredOn") != 0 &&
+	    na_run_done(r, "start-power", &power) && power && !strcmp(power, "poweredOn")) {
+		printf("Powering %s on: it ran when the campaign started.\n", r->c->vm);
+		fflush(stdout);
+		if (vs_vm_power_on(r->cl, vm->moref, NULL, NULL, &err) != VS_OK) {
+			free(power);
+			return na_report(&err);
+		}
+	}
+	free(power);
 	if (vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
 		return na_report(&err);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)

@@ -6,7 +6,10 @@
 #include "agent.h"
 #include "store.h"
 
-enum { NA_MAX_LABELS = 16, NA_MAX_TARGETS = 16, NA_MAX_CAMPAIGN_PROFILES = 16 };
+/* Lengths of a campaign's and a target's name, so that run ids and journal
+ * steps ("result:TARGET:REP:PROFILE") are never cut. */
+enum { NA_MAX_LABELS = 16, NA_MAX_TARGETS = 16, NA_MAX_CAMPAIGN_PROFILES = 16, NA_MAX_NAME = 64,
+       NA_MAX_TARGET_NAME = 40 };
 
 typedef struct na_labels {
 	na_label v[NA_MAX_LABELS];

@@ -130,7 +130,17 @@ int na_run_go_home(na_run *r)
 	vs_vm_layout *l = NULL;
 	size_t astray = 0;
 	const char **to = NULL;
-	int rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+	/* Where the VM is now, and where it started: without either, moving
+	 * anything would be a guess. */
+	if (r->journal_failed)
+		return r->journal_failed;
+	int rc = na_run_vm(r) ? NA_EXIT_OK : na_run_reload(r);
+	if (rc == NA_EXIT_OK && !na_run_vm(r))
+		rc = na_report(&(vs_error){.status = VS_ERR_NOT_FOUND,
+		                           .message = "the campaign's VM is not in the inventory: nothing to "
+		                                      "move home"});
+	if (rc == NA_EXIT_OK)
+		rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
 	if (rc == NA_EXIT_OK && !(to = disks_astray(r, l, &astray)))
 		rc = na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	if (rc == NA_EXIT_OK && !home_in_place(r, l, to)) {

@@ -227,6 +227,10 @@ static bool set_dir(parse *p, const char *value)
 static bool campaign_key(parse *p, const char *name, const char *value)
 {
 	na_campaign *c = p->c;
+	if (!strcmp(name, "name") && strlen(value) > NA_MAX_NAME) {
+		fail_at(p, "name is at most 64 characters: it names the run and its journal");
+		return true;
+	}
 	if (!strcmp(name, "name")) return set_str(&c->name, value);
 	if (!strcmp(name, "vm")) return set_str(&c->vm, value);
 	if (!strcmp(name, "guest_user")) return set_str(&c->guest_user, value);
@@ -284,9 +288,13 @@ static na_target *target_of(parse *p, const char *section)
 	for (size_t i = 0; i < c->n_targets; i++)
 		if (!strcmp(c->targets[i].name, name))
 			return &c->targets[i];
-	if (!*name || c->n_targets == NA_MAX_TARGETS) {
-		fail_heading(p, "%s", *name ? "too many targets (at most 16)"
-		                            : "a [target] needs a name: [target NAME]");
+	/* libinih cuts a section's name at 49 bytes: a longer one cannot be told
+	 * from another with the same start. */
+	bool too_long = strlen(section) >= 49 || strlen(name) > NA_MAX_TARGET_NAME;
+	if (!*name || c->n_targets == NA_MAX_TARGETS || too_long) {
+		fail_heading(p, "%s", !*name    ? "a [target] needs a name: [target NAME]"
+		                      : too_long ? "a target's name is at most 40 characters"
+		                                 : "too many targets (at most 16)");
 		return NULL;
 	}
 	na_target *t = &c->targets[c->n_targets++];

@@ -616,7 +616,8 @@ int vs_transport_transfer_url(const vs_transport *t, const char *url, char **out
 	url_parts p;
 	if (!full || !parse_url(full, &p)) {
 		free(full);
-		return vs_fail(err, VS_ERR_PROTOCOL, "'%s' is not a transfer URL", url);
+		return vs_fail(err, VS_ERR_PROTOCOL, "'%.*s' is not a transfer URL",
+		               (int)strcspn(url, "?"), url);  /* the query is a bearer token */
 	}
 	if (same_server(t, &p) || find_known(t, p.host))
 		*out = full, full = NULL;

@@ -80,6 +80,14 @@ refused "nfsagent: $c:5: label k: its value has a control character or is not UT
 campaign "labels = k\xff=1\n"
 refused "nfsagent: $c:5: a label key has a control character or is not UTF-8 (byte 0xff)" \
 	"$NFSAGENT" run "$c"
+# Names make run ids and journal steps: long ones would be cut and collide.
+campaign "\n[target ${long:0:41}]\ndatastore = truenas-vmware\n"
+refused "nfsagent: $c:6: a target's name is at most 40 characters" "$NFSAGENT" run "$c"
+campaign "\n[target ${long:0:100}]\ndatastore = truenas-vmware\n"
+refused "nfsagent: $c:6: a target's name is at most 40 characters" "$NFSAGENT" run "$c"
+printf '[campaign]\nname = %s\nvm = fiotest\nprofiles = randread-4k-qd1\n[target a]\ndatastore = x\n' \
+	"${long:0:65}" > "$c"
+refused "nfsagent: $c:2: name is at most 64 characters: it names the run and its journal" "$NFSAGENT" run "$c"
 campaign "labels = protocol=NFS3\n"
 refused "nfsagent: $c:5: label key protocol is a result field, which --where would select instead: name the label otherwise" \
 	"$NFSAGENT" run "$c"
