@@ -239,6 +239,9 @@ void na_checks_free(na_checks *checks);
 json_t *na_checks_json(const na_checks *checks);
 void na_checks_print(const na_checks *checks, FILE *out);
 char *na_dspath_child(const char *dir, const char *name);
+/* Appends name to a malloc'd ", "-separated list (*list NULL: empty);
+ * false when out of memory. */
+bool na_list_add(char **list, const char *name);
 /* "host" or "hosts" for a ", "-separated list of names. */
 const char *na_hosts_word(const char *list);
 

@@ -28,17 +28,6 @@ static int on_option(int opt, const char *arg, void *ud)
 	return 1;
 }
 
-/* Appends name to the ", "-separated *list; false when out of memory. */
-static bool add_name(char **list, size_t *len, const char *name)
-{
-	char *grown = realloc(*list, *len + strlen(name) + 3);
-	if (!grown)
-		return false;
-	*list = grown;
-	*len += (size_t)sprintf(grown + *len, "%s%s", *len ? ", " : "", name);
-	return true;
-}
-
 /* vSphere Cluster Services agent VMs: "vCLS-<uuid>" since 7.0 U3, "vCLS (N)"
  * in 7.0 U1 and U2. */
 static bool is_vcls(const vs_vm *vm)
@@ -50,11 +39,10 @@ static bool is_vcls(const vs_vm *vm)
  * NULL if none. */
 static char *vms_on(const na_inventory *inv, const vs_datastore *d, bool vcls)
 {
-	size_t len = 0;
 	char *list = NULL;
 	for (size_t i = 0; i < inv->n_vms; i++)
 		if (na_vm_uses(&inv->vms[i], d->moref) && is_vcls(&inv->vms[i]) == vcls &&
-		    !add_name(&list, &len, inv->vms[i].name))
+		    !na_list_add(&list, inv->vms[i].name))
 			break;
 	return list;
 }
@@ -107,13 +95,12 @@ static int check_vcls(const na_inventory *inv, const vs_datastore *d, vs_error *
 	if (!agents)
 		return VS_OK;
 	char *clusters = NULL;
-	size_t len = 0;
 	for (size_t k = 0; k < inv->n_clusters; k++)
 		for (size_t i = 0; i < inv->n_vms; i++) {
 			const vs_vm *vm = &inv->vms[i];
 			if (is_vcls(vm) && na_vm_uses(vm, d->moref) &&
 			    cluster_of(inv, vm->host) == &inv->clusters[k]) {
-				add_name(&clusters, &len, inv->clusters[k].name);
+				na_list_add(&clusters, inv->clusters[k].name);
 				break;
 			}
 		}

@@ -146,15 +146,15 @@ const char *na_hosts_word(const char *list)
 	return list && strchr(list, ',') ? "hosts" : "host";
 }
 
-/* Appends a host's name to a ", "-separated list. */
-static void add_name(char **list, const char *name)
+bool na_list_add(char **list, const char *name)
 {
 	size_t n = *list ? strlen(*list) : 0, more = strlen(name) + 3;
 	char *grown = realloc(*list, n + more);
 	if (!grown)
-		return;
+		return false;
 	snprintf(grown + n, more, "%s%s", n ? ", " : "", name);
 	*list = grown;
+	return true;
 }
 
 /* Reads the extent's length through one host and files the host under
@@ -175,7 +175,7 @@ static int read_through(vs_client *c, const na_viewpoint *at, const char *host,
 		return rc;
 	}
 	if (rc == VS_OK) {
-		add_name(*seen < k->declared ? &k->short_on : &k->right_on, na_host_name(at->inv, host));
+		na_list_add(*seen < k->declared ? &k->short_on : &k->right_on, na_host_name(at->inv, host));
 	} else if (!k->why) {
 		char line[1600];
 		vs_error_format(&why, line, sizeof(line));

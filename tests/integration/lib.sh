@@ -160,3 +160,30 @@ fio_left() {
 assert_one_line() {
 	[ "$(printf '%s\n' "$1" | grep -c .)" -eq 1 ] || fail "expected one error line, got: $1"
 }
+
+# tiny_campaign NAME [KEY=VALUE...]: the [campaign] section of a small
+# campaign on fiotest (randread-4k-qd1, one 4 MiB run of 1 s per repetition);
+# a KEY given replaces the default (a key may appear once in a campaign file).
+tiny_campaign() {
+	local name=$1 kv k
+	shift
+	local -A value=([vm]=fiotest [guest_user]=root [profiles]=randread-4k-qd1 [repeat]=1
+		[size]=4M [runtime]=1)
+	local order=(vm guest_user profiles repeat size runtime)
+	for kv in "$@"; do
+		k=${kv%%=*}
+		[ -n "${value[$k]+set}" ] || order+=("$k")
+		value[$k]=${kv#*=}
+	done
+	printf '[campaign]\nname = %s\n' "$name"
+	for k in "${order[@]}"; do printf '%s = %s\n' "$k" "${value[$k]}"; done
+}
+
+# nfs_target NAME DATASTORE PATH NFS [KEY=VALUE...]: a target that mounts
+# 10.0.0.5:PATH as DATASTORE over NFS 3 or 4.1.
+nfs_target() {
+	printf '\n[target %s]\ndatastore = %s\nserver = 10.0.0.5\npath = %s\nnfs = %s\n' "$1" "$2" "$3" "$4"
+	shift 4
+	local kv
+	for kv in "$@"; do printf '%s = %s\n' "${kv%%=*}" "${kv#*=}"; done
+}

@@ -78,20 +78,10 @@ assert_eq "$(rows)" "$before" "rows after a failed download"
 assert_eq "$(left)" "" "files left in the guest after a failed download"
 
 # A campaign's repetitions clean up the same way.
-cat > "$WORK/c.ini" <<INI
-[campaign]
-name = files
-vm = fiotest
-guest_user = root
-profiles = randread-4k-qd1
-repeat = 2
-size = 4M
-runtime = 1
-dir = /root
-
-[target home]
-datastore = truenas-vmware
-INI
+{
+	tiny_campaign files repeat=2 dir=/root
+	printf '\n[target home]\ndatastore = truenas-vmware\n'
+} > "$WORK/c.ini"
 run 0 "$NFSAGENT" run "$WORK/c.ini" --db "$db"
 assert_contains "$OUT" "randread-4k-qd1 #2 on home: ok"
 assert_eq "$(left)" "" "files left in the guest after the campaign"

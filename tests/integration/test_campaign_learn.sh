@@ -6,25 +6,10 @@
 export NFSAGENT_GUEST_PASSWORD=secret
 
 campaign() {  # campaign FILE NAME POLICY
-	cat > "$1" <<INI
-[campaign]
-name = $2
-vm = fiotest
-guest_user = root
-profiles = randread-4k-qd1
-repeat = 2
-size = 4M
-runtime = 1
-probe_disks = 1
-probe_size = 16M
-
-[target v41]
-datastore = bench-v41
-server = 10.0.0.5
-path = /mnt/tank/vmware64k
-nfs = 4.1
-on_extent_bug = $3
-INI
+	{
+		tiny_campaign "$2" repeat=2 probe_disks=1 probe_size=16M
+		nfs_target v41 bench-v41 /mnt/tank/vmware64k 4.1 on_extent_bug="$3"
+	} > "$1"
 }
 
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always

@@ -10,24 +10,10 @@ probe_folders() { find "$WORK/lab" -type d -name 'nfsagent-probe-*' | wc -l; }
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always -task-seconds 2 -task-steps 4 \
 	-slow-tasks CreateVirtualDisk_Task
 c="$WORK/c.ini"
-cat > "$c" <<INI
-[campaign]
-name = left
-vm = fiotest
-guest_user = root
-profiles = randread-4k-qd1
-repeat = 1
-size = 4M
-runtime = 1
-probe_disks = 2
-probe_size = 16M
-
-[target v41]
-datastore = bench-v41
-server = 10.0.0.5
-path = /mnt/tank/vmware64k
-nfs = 4.1
-INI
+{
+	tiny_campaign left probe_disks=2 probe_size=16M
+	nfs_target v41 bench-v41 /mnt/tank/vmware64k 4.1
+} > "$c"
 
 "$NFSAGENT" run "$c" > "$WORK/run.out" 2>&1 &
 pid=$!

@@ -7,20 +7,10 @@
 DB="$XDG_DATA_HOME/nfsagent/results.db"
 
 campaign() {  # campaign FILE NAME VM TARGET-LINES
-	cat > "$1" <<INI
-[campaign]
-name = $2
-vm = $3
-guest_user = root
-profiles = randread-4k-qd1
-repeat = 1
-size = 4M
-runtime = 1
-
-[target t]
-probe = no
-$4
-INI
+	{
+		tiny_campaign "$2" vm="$3"
+		printf '\n[target t]\nprobe = no\n%s\n' "$4"
+	} > "$1"
 }
 vm_datastores() {  # the datastores of VM $1, comma separated
 	"$NFSAGENT" ls vms --json | jq -r --arg vm "$1" '.[] | select(.name == $vm) | .datastores | sort | join(",")'

@@ -58,29 +58,11 @@ lab_stop
 # ---- run: a campaign that would mount, probe, move and benchmark
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware64k-b -nfs41-bug always
 c="$WORK/c.ini"
-cat > "$c" <<INI
-[campaign]
-name = dry
-vm = fiotest
-guest_user = root
-profiles = randread-4k-qd1
-repeat = 1
-size = 4M
-runtime = 1
-
-[target v3]
-datastore = bench-v3
-server = 10.0.0.5
-path = /mnt/tank/vmware64k
-nfs = 3
-
-[target v41]
-datastore = bench-v41
-server = 10.0.0.5
-path = /mnt/tank/vmware64k-b
-nfs = 4.1
-on_extent_bug = nfs3
-INI
+{
+	tiny_campaign dry
+	nfs_target v3 bench-v3 /mnt/tank/vmware64k 3
+	nfs_target v41 bench-v41 /mnt/tank/vmware64k-b 4.1 on_extent_bug=nfs3
+} > "$c"
 before=$(ds_names)
 dry_run 0 "$NFSAGENT" run "$c" --dry-run
 assert_contains "$OUT" "target v41: 10.0.0.5:/mnt/tank/vmware64k-b as NFS 4.1 named bench-v41"

@@ -9,22 +9,10 @@ DB="$XDG_DATA_HOME/nfsagent/results.db"
 
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k
 c="$WORK/c.ini"
-cat > "$c" <<INI
-[campaign]
-name = once
-vm = fiotest
-guest_user = root
-profiles = randread-4k-qd1, randwrite-4k-qd1
-repeat = 2
-size = 4M
-runtime = 1
-
-[target v3]
-datastore = bench-v3
-server = 10.0.0.5
-path = /mnt/tank/vmware64k
-nfs = 3
-INI
+{
+	tiny_campaign once profiles="randread-4k-qd1, randwrite-4k-qd1" repeat=2
+	nfs_target v3 bench-v3 /mnt/tank/vmware64k 3
+} > "$c"
 
 # killed_run N [--resume]: the run dies by SIGKILL right after its Nth result's commit.
 killed_run() {
