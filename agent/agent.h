@@ -34,6 +34,12 @@ int na_report(const vs_error *err);
 int na_exit_code(const vs_error *err);
 /* Prints a usage error pointing at CMD --help and returns NA_EXIT_USAGE. */
 int na_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A whole decimal number in [min, max] (no blanks, no '+', nothing after
+ * it, nothing that overflows a long) into *out; false otherwise. */
+bool na_parse_long(const char *s, long min, long max, long *out);
+/* Bounds of the numbers bench, probe and a campaign take: a day of runtime
+ * or ramp, the repetitions bench's summary can hold, probe's disks. */
+enum { NA_MAX_RUNTIME_S = 86400, NA_MAX_REPEAT = 64, NA_MAX_PROBE_DISKS = 100 };
 
 /* ---- interrupts.c: Ctrl-C and SIGTERM ask for a stop at the next safe point ---- */
 extern volatile sig_atomic_t na_stop_requested;

@@ -71,13 +71,12 @@ static bool set_str(char **field, const char *value)
 	return (*field = strdup(value)) != NULL;
 }
 
-static bool set_long(long *field, const char *value, long min)
+/* A number key in [min, max]; the error names the bounds (returns true
+ * then: the error is said). */
+static bool set_long(parse *p, const char *name, long *field, const char *value, long min, long max)
 {
-	char *end;
-	long v = strtol(value, &end, 10);
-	if (end == value || *end || v < min)
-		return false;
-	*field = v;
+	if (!na_parse_long(value, min, max, field))
+		fail_at(p, "%s wants a whole number from %ld to %ld, not '%s'", name, min, max, value);
 	return true;
 }
 
@@ -236,14 +235,14 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "guest_user")) return set_str(&c->guest_user, value);
 	if (!strcmp(name, "guest_password_file")) return set_str(&c->guest_password_file, value);
 	if (!strcmp(name, "profiles")) return set_profiles(c, value);
-	if (!strcmp(name, "repeat")) return set_long(&c->repeat, value, 1);
-	if (!strcmp(name, "runtime")) return set_long(&c->runtime, value, 1);
-	if (!strcmp(name, "ramp")) return set_long(&c->ramp, value, 0);
+	if (!strcmp(name, "repeat")) return set_long(p, name, &c->repeat, value, 1, NA_MAX_REPEAT);
+	if (!strcmp(name, "runtime")) return set_long(p, name, &c->runtime, value, 1, NA_MAX_RUNTIME_S);
+	if (!strcmp(name, "ramp")) return set_long(p, name, &c->ramp, value, 0, NA_MAX_RUNTIME_S);
 	if (!strcmp(name, "size")) return na_parse_size(value) > 0 && set_str(&c->size, value);
 	if (!strcmp(name, "dir")) return set_dir(p, value);
 	if (!strcmp(name, "cleanup")) return set_bool(&c->cleanup, value);
 	if (!strcmp(name, "allow_power_off")) return set_bool(&c->allow_power_off, value);
-	if (!strcmp(name, "probe_disks")) return set_long(&c->probe_disks, value, 1);
+	if (!strcmp(name, "probe_disks")) return set_long(p, name, &c->probe_disks, value, 1, NA_MAX_PROBE_DISKS);
 	if (!strcmp(name, "probe_size")) return na_parse_size(value) > 0 && set_str(&c->probe_size, value);
 	if (!strcmp(name, "labels")) return set_labels(p, &p->campaign_labels, value);
 	fail_at(p, "unknown key '%s' in [campaign]", name);

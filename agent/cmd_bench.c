@@ -59,12 +59,11 @@ static int set_dir(bench_args *a, const char *arg)
 	return 1;
 }
 
-static int positive(const char *arg, const char *flag, long *out, bool zero_ok)
+static int number(const char *arg, const char *flag, long *out, long min, long max)
 {
-	char *end;
-	*out = strtol(arg, &end, 10);
-	if (*end || *out < (zero_ok ? 0 : 1))
-		return -na_usage_error("bench", "%s wants a whole number, not '%s'", flag, arg);
+	if (!na_parse_long(arg, min, max, out))
+		return -na_usage_error("bench", "%s wants a whole number from %ld to %ld, not '%s'", flag,
+		                       min, max, arg);
 	return 1;
 }
 
@@ -84,9 +83,9 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_DIR: return set_dir(a, arg);
 	case OPT_LABEL: return add_label(a, arg);
-	case OPT_REPEAT: return positive(arg, "--repeat", &a->repeat, false);
-	case OPT_RUNTIME: return positive(arg, "--runtime", &a->job.runtime_s, false);
-	case OPT_RAMP: return positive(arg, "--ramp", &a->job.ramp_s, true);
+	case OPT_REPEAT: return number(arg, "--repeat", &a->repeat, 1, NA_MAX_REPEAT);
+	case OPT_RUNTIME: return number(arg, "--runtime", &a->job.runtime_s, 1, NA_MAX_RUNTIME_S);
+	case OPT_RAMP: return number(arg, "--ramp", &a->job.ramp_s, 0, NA_MAX_RUNTIME_S);
 	case OPT_SIZE:
 		if (na_parse_size(arg) <= 0)
 			return -na_usage_error("bench", "--size wants a size like 8G, not '%s'", arg);

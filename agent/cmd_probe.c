@@ -46,15 +46,14 @@ int64_t na_parse_size(const char *s)
 static int on_option(int opt, const char *arg, void *ud)
 {
 	na_probe_args *a = ud;
-	char *end;
 	switch (opt) {
 	case NA_OPT_HOST: a->host = arg; return 1;
 	case OPT_DATASTORE: a->datastore = arg; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_DISKS:
-		a->disks = strtol(arg, &end, 10);
-		if (*end || a->disks < 1 || a->disks > 100)
-			return -na_usage_error("probe", "--disks is a number from 1 to 100, not '%s'", arg);
+		if (!na_parse_long(arg, 1, NA_MAX_PROBE_DISKS, &a->disks))
+			return -na_usage_error("probe", "--disks is a number from 1 to %d, not '%s'",
+			                       NA_MAX_PROBE_DISKS, arg);
 		return 1;
 	case OPT_RECHECK:
 		a->recheck_s = na_parse_recheck("probe", arg);

@@ -24,9 +24,8 @@ typedef struct verify_args {
 
 int na_parse_recheck(const char *cmd, const char *arg)
 {
-	char *end;
-	long v = strtol(arg, &end, 10);
-	if (end != arg && !*end && v >= 0 && v <= 600)
+	long v;
+	if (na_parse_long(arg, 0, 600, &v))
 		return (int)v;
 	na_usage_error(cmd, "--recheck is a number of seconds from 0 to 600, not '%s'", arg);
 	return -1;

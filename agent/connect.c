@@ -12,7 +12,7 @@
 
 #include "agent.h"
 
-enum { MAX_TIMEOUT_S = 86400, MAX_PAGE_SIZE = 100000 };
+enum { MAX_PAGE_SIZE = 100000 };
 
 static void set(char **field, const char *value)
 {
@@ -20,18 +20,13 @@ static void set(char **field, const char *value)
 	*field = value ? strdup(value) : NULL;
 }
 
-/* A whole number in [min, max]: strtol alone wraps nothing but clamps to
- * LONG_MAX with ERANGE, and an int field would then wrap. */
+/* A whole number in [min, max]: an int field would wrap a larger one. */
 static int parse_bounded(const char *cmd, const char *flag, const char *what, const char *arg,
                          long min, long max, long *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(arg, &end, 10);
-	if (end == arg || *end || errno == ERANGE || v < min || v > max)
+	if (!na_parse_long(arg, min, max, out))
 		return -na_usage_error(cmd, "%s wants %s from %ld to %ld, not '%s'", flag, what, min, max,
 		                       arg);
-	*out = v;
 	return 1;
 }
 
@@ -50,7 +45,7 @@ int na_conn_option(na_conn *conn, int opt, const char *arg)
 	case NA_OPT_JSON: conn->json = true; return 1;
 	case NA_OPT_TIMEOUT:
 		/* a day: more is a typo, and seconds * 1000 must fit a long */
-		rc = parse_bounded(conn->cmd, "--timeout", "seconds", arg, 1, MAX_TIMEOUT_S, &v);
+		rc = parse_bounded(conn->cmd, "--timeout", "seconds", arg, 1, VS_MAX_CALL_TIMEOUT_S, &v);
 		conn->timeout_s = v;
 		return rc;
 	case NA_OPT_PAGE_SIZE:

@@ -1,4 +1,5 @@
 /* Messages, aligned text tables, JSON output, progress. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,21 @@ int na_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
 	return NA_EXIT_USAGE;
+}
+
+bool na_parse_long(const char *s, long min, long max, long *out)
+{
+	/* strtol would also take leading blanks and '+', and clamps with ERANGE */
+	const char *digits = s + (*s == '-');
+	if (*digits < '0' || *digits > '9')
+		return false;
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (*end || errno == ERANGE || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
 }
 
 int na_report(const vs_error *err)

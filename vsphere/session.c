@@ -154,6 +154,10 @@ static int client_new(const vs_options *opts, vs_client **out, vs_error *err)
 	*out = c;
 	if (!c->username || !c->password)
 		return vs_fail(err, VS_ERR_USAGE, "a user name and a password are needed");
+	/* Every call's deadline is call_timeout_s * 1000 ms in a long. */
+	if (c->opts.call_timeout_s > VS_MAX_CALL_TIMEOUT_S)
+		return vs_fail(err, VS_ERR_USAGE, "a call timeout is at most %d s, not %ld",
+		               VS_MAX_CALL_TIMEOUT_S, (long)c->opts.call_timeout_s);
 	return vs_transport_new(opts, &c->transport, err);
 }
 

@@ -9,6 +9,7 @@
  * vCenters we know): requests to it connect to that address (the URL keeps
  * the host's name, for SNI and for a CA's name check) and trust exactly
  * that certificate. */
+#include <errno.h>
 #include <ctype.h>
 #include <openssl/evp.h>
 #include <openssl/ssl.h>
@@ -496,8 +497,9 @@ static int64_t content_range_total(CURL *h)
 		return -1;
 	const char *slash = strrchr(hdr->value, '/');
 	char *end = NULL;
+	errno = 0;
 	long long total = slash ? strtoll(slash + 1, &end, 10) : -1;
-	return slash && end != slash + 1 && total >= 0 ? (int64_t)total : -1;
+	return slash && end != slash + 1 && errno != ERANGE && total >= 0 ? (int64_t)total : -1;
 }
 
 int vs_transport_fetch(vs_transport *t, const vs_fetch *req, vs_buf *body, vs_fetched *got,

@@ -1,5 +1,6 @@
 /* Small readers over libxml2 trees.  Replies are matched by local name so
  * that the prefixes a server picks do not matter. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,8 +91,9 @@ int64_t vs_xml_path_int(const xmlNode *node, const char *path, int64_t fallback)
 	if (!s)
 		return fallback;
 	char *end;
+	errno = 0;
 	long long v = strtoll(s, &end, 10);
-	bool ok = end != s && *end == '\0';
+	bool ok = end != s && *end == '\0' && errno != ERANGE;  /* a clamped value is no value */
 	free(s);
 	return ok ? (int64_t)v : fallback;
 }

@@ -63,6 +63,8 @@ void vs_error_format(const vs_error *err, char *out, size_t size);
 int64_t vs_time_parse(const char *text, const char **end);
 const char *vs_status_name(vs_status status);
 
+enum { VS_MAX_CALL_TIMEOUT_S = 86400 };
+
 typedef struct vs_options {
 	const char *url;          /* "https://vc/sdk", "vc.example.com" or "host:port" */
 	const char *username;
@@ -71,7 +73,8 @@ typedef struct vs_options {
 	const char *thumbprint;   /* pinned "SHA256:AA:BB:..." (or bare hex); NULL = none */
 	bool insecure;            /* accept any certificate (explicit choice only) */
 	long connect_timeout_s;   /* 0 = 15 s */
-	long call_timeout_s;      /* budget of one call, retries included; 0 = 60 s */
+	long call_timeout_s;      /* budget of one call, retries included; 0 = 60 s, at most
+	                           * VS_MAX_CALL_TIMEOUT_S */
 	int max_retries;          /* transient failures of safe calls; -1 = none, 0 = 4 */
 	int page_size;            /* RetrievePropertiesEx maxObjects; 0 = let the server page */
 	FILE *trace;              /* requests and replies, secrets redacted; NULL = off */

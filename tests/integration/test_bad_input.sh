@@ -22,7 +22,7 @@ refused() {
 	run 2 "$@"
 	assert_eq "$(head -n 1 <<< "$ERR")" "$expected" "message of '$*'"
 	if [ "$(wc -l <<< "$ERR")" -gt 1 ]; then
-		assert_eq "$(sed -n 2p <<< "$ERR")" "Try 'nfsagent bench --help'." "second line"
+		assert_eq "$(sed -n 2p <<< "$ERR")" "Try 'nfsagent $2 --help'." "second line"
 		assert_eq "$(wc -l <<< "$ERR")" 2 "lines"
 	fi
 	assert_eq "$OUT" "" "stdout of '$*'"
@@ -42,13 +42,14 @@ long=$(printf 'x%.0s' $(seq 1 300))
 # ---- campaign files ----
 # A 300-character comment is one line: its tail is no key, and line 6 is line 6.
 campaign "; $long bogus = 1\nrepeat = 0\n"
-refused "nfsagent: $c:6: bad value '0' for repeat" "$NFSAGENT" run --dry-run "$c" --db "$db"
+refused "nfsagent: $c:6: repeat wants a whole number from 1 to 64, not '0'" \
+	"$NFSAGENT" run --dry-run "$c" --db "$db"
 # A long labels line: its own error, and the next line's, at the right line.
 labels=$(for i in $(seq 1 15); do printf 'key%02d=%s, ' "$i" "${long:0:20}"; done)
 campaign "labels = ${labels}key01=again\n"
 refused "nfsagent: $c:5: label key01 is given twice: give each key once" "$NFSAGENT" run "$c"
 campaign "labels = ${labels%, }\nrepeat = x\n"
-refused "nfsagent: $c:6: bad value 'x' for repeat" "$NFSAGENT" run "$c"
+refused "nfsagent: $c:6: repeat wants a whole number from 1 to 64, not 'x'" "$NFSAGENT" run "$c"
 campaign "repeat = 2\n[target b]\ndatastore = nfs41-ds\n[campaign]\nruntime = 5\n"
 refused "nfsagent: $c:8: duplicate [campaign] (the first is at line 1): give each section once" \
 	"$NFSAGENT" run "$c"
@@ -70,6 +71,28 @@ refused "nfsagent: $c:9: a NUL byte: not a text campaign file" "$NFSAGENT" run "
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ';' > "$WORK/big.ini"
 refused "nfsagent: $WORK/big.ini is larger than 1 MiB: too large for a campaign file" \
 	"$NFSAGENT" run "$WORK/big.ini"
+
+# ---- numbers: overflow and bounds ----
+campaign "repeat = 99999999999999999999\n"
+refused "nfsagent: $c:5: repeat wants a whole number from 1 to 64, not '99999999999999999999'" \
+	"$NFSAGENT" run --dry-run "$c"
+campaign "runtime = 9223372036854775807\n"
+refused "nfsagent: $c:5: runtime wants a whole number from 1 to 86400, not '9223372036854775807'" \
+	"$NFSAGENT" run "$c"
+campaign "ramp = +5\n"
+refused "nfsagent: $c:5: ramp wants a whole number from 0 to 86400, not '+5'" "$NFSAGENT" run "$c"
+campaign "probe_disks = 4294967297\n"
+refused "nfsagent: $c:5: probe_disks wants a whole number from 1 to 100, not '4294967297'" \
+	"$NFSAGENT" run "$c"
+nb=("$NFSAGENT" bench --vm fiotest --db "$db" --profile randread-4k-qd1)
+refused "nfsagent: --runtime wants a whole number from 1 to 86400, not '9223372036854775807'" \
+	"${nb[@]}" --runtime 9223372036854775807
+refused "nfsagent: --ramp wants a whole number from 0 to 86400, not '-1'" "${nb[@]}" --ramp -1
+refused "nfsagent: --repeat wants a whole number from 1 to 64, not '99999999999999999999'" \
+	"${nb[@]}" --repeat 99999999999999999999
+refused "nfsagent: --repeat wants a whole number from 1 to 64, not ' 3'" "${nb[@]}" --repeat ' 3'
+refused "nfsagent: --disks is a number from 1 to 100, not '4294967297'" \
+	"$NFSAGENT" probe --host esx1 --datastore truenas-vmware --disks 4294967297
 
 # ---- labels and dir in campaign files ----
 campaign "labels = k=1, pool=tank, k=2\n"

@@ -1,5 +1,6 @@
 /* Datastore paths, name unescaping, thumbprint validation, where guest
  * transfer URLs go. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -69,6 +70,12 @@ static void thumbprints_are_validated_before_connecting(void **state)
 	opts.thumbprint = NULL;
 	assert_int_equal(vs_connect(&opts, &c, &err), VS_ERR_USAGE);
 	assert_non_null(strstr(err.message, "not a valid server URL"));
+	/* Each call's deadline is the budget in ms: a larger one would overflow. */
+	opts.url = "127.0.0.1:1";
+	opts.call_timeout_s = LONG_MAX;
+	assert_int_equal(vs_connect(&opts, &c, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "a call timeout is at most 86400 s, not 9223372036854775807");
+	assert_null(c);
 }
 
 /* Transfer URL for url: *out when it can go somewhere, else NULL and the
