@@ -348,7 +348,8 @@ int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
-/* "1G", "512M": bytes, or -1 (cmd_probe.c). */
+/* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
+ * anything fio would misread or refuse (profiles.c). */
 int64_t na_parse_size(const char *s);
 /* cmd_verify.c: checks every descriptor of every disk of vm, through the
  * host it runs on now. */

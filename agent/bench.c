@@ -9,7 +9,11 @@
 
 #include "bench.h"
 
-enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30 };
+/* fio is given its job's own time (na_job_seconds: an hour for a job
+ * without a runtime) and GRACE_S for laying out its files and writing its
+ * output before nfsagent stops it. */
+enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30,
+       UNBOUNDED_S = 3600 };
 
 static const char *const counter_names[] = {
 	"datastore.numberReadAveraged.average", "datastore.numberWriteAveraged.average",
@@ -233,6 +237,11 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 	return rc;
 }
 
+long na_bench_timeout(const char *job_text)
+{
+	return na_job_seconds(job_text, UNBOUNDED_S) + GRACE_S;
+}
+
 int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                  na_bench_outcome *out, vs_error *err)
 {
@@ -241,7 +250,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	iso_now(started_at, sizeof(started_at));
 	time_t started = time(NULL);
 	vs_guest_process proc;
-	long timeout = p->nrfiles ? 3600 : b->job.runtime_s + b->job.ramp_s + GRACE_S;
+	long timeout = na_bench_timeout(job_text);
 	int rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->data, err);
 	if (rc == VS_OK)
 		rc = run_fio(b, job_text, timeout, &proc, err);

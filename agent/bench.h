@@ -44,6 +44,9 @@ int na_bench_begin(na_bench *b, vs_error *err);
 /* A profile's job file (malloc'd) with fio's files in b's own folder, not
  * in job.dir itself; after na_bench_begin. */
 char *na_bench_job(const na_bench *b, const na_profile *p);
+/* The seconds a job file is given before fio is stopped: what the job
+ * says it runs (na_job_seconds) and a grace for fio's setup and output. */
+long na_bench_timeout(const char *job_text);
 /* Runs one repetition of a profile and records it, with b->step if set, in
  * one transaction (a fio failure is recorded as failed and is not an error
  * here; nfsagent failing to read fio's output is, and records nothing). */

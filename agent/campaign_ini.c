@@ -80,6 +80,17 @@ static bool set_long(parse *p, const char *name, long *field, const char *value,
 	return true;
 }
 
+/* A size as fio reads it; the error shows the forms (true then: it is said). */
+static bool set_size(parse *p, const char *name, char **field, const char *value)
+{
+	if (na_parse_size(value) < 0) {
+		fail_at(p, "%s wants a size as fio reads it, a whole number with K, M, G, T or P "
+		           "(8G, 512M), not '%s'", name, value);
+		return true;
+	}
+	return set_str(field, value);
+}
+
 static bool set_bool(bool *field, const char *value)
 {
 	if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
@@ -238,12 +249,12 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "repeat")) return set_long(p, name, &c->repeat, value, 1, NA_MAX_REPEAT);
 	if (!strcmp(name, "runtime")) return set_long(p, name, &c->runtime, value, 1, NA_MAX_RUNTIME_S);
 	if (!strcmp(name, "ramp")) return set_long(p, name, &c->ramp, value, 0, NA_MAX_RUNTIME_S);
-	if (!strcmp(name, "size")) return na_parse_size(value) > 0 && set_str(&c->size, value);
+	if (!strcmp(name, "size")) return set_size(p, name, &c->size, value);
 	if (!strcmp(name, "dir")) return set_dir(p, value);
 	if (!strcmp(name, "cleanup")) return set_bool(&c->cleanup, value);
 	if (!strcmp(name, "allow_power_off")) return set_bool(&c->allow_power_off, value);
 	if (!strcmp(name, "probe_disks")) return set_long(p, name, &c->probe_disks, value, 1, NA_MAX_PROBE_DISKS);
-	if (!strcmp(name, "probe_size")) return na_parse_size(value) > 0 && set_str(&c->probe_size, value);
+	if (!strcmp(name, "probe_size")) return set_size(p, name, &c->probe_size, value);
 	if (!strcmp(name, "labels")) return set_labels(p, &p->campaign_labels, value);
 	fail_at(p, "unknown key '%s' in [campaign]", name);
 	return false;

@@ -23,26 +23,6 @@ static const char usage[] =
 enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB, OPT_RECHECK };
 enum { MIB = 1024 * 1024 };
 
-/* "1G", "512M", "4096K" or bytes; binary units, as storage admins size disks. */
-int64_t na_parse_size(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	int64_t unit = 1;
-	switch (*end | 32) {
-	case 'k': unit = 1024LL; end++; break;
-	case 'm': unit = 1024LL * 1024; end++; break;
-	case 'g': unit = 1024LL * 1024 * 1024; end++; break;
-	case 't': unit = 1024LL * 1024 * 1024 * 1024; end++; break;
-	default: break;
-	}
-	if (*end == 'i' || *end == 'B')
-		end += (*end == 'i') + (end[*end == 'i'] == 'B');
-	if (end == s || *end || v <= 0 || v * (double)unit > 9e18)
-		return -1;
-	return (int64_t)(v * (double)unit);
-}
-
 static int on_option(int opt, const char *arg, void *ud)
 {
 	na_probe_args *a = ud;

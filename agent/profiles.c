@@ -3,12 +3,15 @@
  * override them. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "agent.h"
 #include "profiles.h"
 
 const na_profile na_profiles[] = {
@@ -114,6 +117,43 @@ char *na_job_file(const na_profile *p, const na_job_overrides *o)
 	return job;
 }
 
+/* fio's sizes (its "int" options, kb_base=1024 as by default): decimal
+ * digits, then K, M, G, T or P in either case, each 1024 times the one
+ * before, with an optional 'i' and an optional 'B' (Ki, KB); fio swaps the
+ * standards' meaning there, so only "KiB" (i and B) counts in powers of
+ * 1000.  A bare 'B' is bytes.  fio itself stops reading at a '.', an 'e', a
+ * blank or after "0x" and takes the number before it, silently: 1.5M is 1
+ * byte, 0x10M is 16 bytes, " 16M" is 16 bytes; so those are refused here,
+ * as are unknown suffixes (fio ignores them too), 0 and what overflows. */
+int64_t na_parse_size(const char *s)
+{
+	int64_t v = 0;
+	const char *c = s;
+	for (; *c >= '0' && *c <= '9'; c++) {
+		if (v > (INT64_MAX - (*c - '0')) / 10)
+			return -1;
+		v = v * 10 + (*c - '0');
+	}
+	if (c == s || v == 0)
+		return -1;
+	const char *prefix = *c ? strchr("kmgtp", *c | 0x20) : NULL;
+	int power = prefix ? (int)(prefix - "kmgtp") + 1 : 0;
+	c += power > 0;
+	bool iec = power > 0 && (*c | 0x20) == 'i';
+	c += iec;
+	bool unit = (*c | 0x20) == 'b';
+	c += unit;
+	if (*c)
+		return -1;
+	int64_t mult = iec && unit ? 1000 : 1024;
+	for (int i = 0; i < power; i++) {
+		if (v > INT64_MAX / mult)
+			return -1;
+		v *= mult;
+	}
+	return v;
+}
+
 const char *na_job_dir_problem(const char *dir, char *buf, size_t size)
 {
 	if (dir[0] != '/') {
@@ -191,4 +231,83 @@ int na_read_text_file(const char *path, const char *what, size_t max, char **tex
 	buf[n] = '\0';
 	*text = buf;
 	return VS_OK;
+}
+
+/* ---- how long a job file runs ---- */
+
+/* fio's time value in seconds, rounded up: a number with s, m, h or d, or
+ * ms or us (no unit: seconds); -1 when it is none.  At most a year. */
+static long time_value(const char *v)
+{
+	static const struct {
+		const char *unit;
+		long per_s, s;  /* seconds = n * s, or n / per_s rounded up */
+	} units[] = {{"", 1, 1},    {"s", 1, 1},    {"sec", 1, 1},     {"m", 1, 60},  {"min", 1, 60},
+	             {"h", 1, 3600}, {"hr", 1, 3600}, {"d", 1, 86400}, {"ms", 1000, 0}, {"msec", 1000, 0},
+	             {"us", 1000000, 0}, {"usec", 1000000, 0}};
+	enum { YEAR_S = 366L * 86400 };
+	long n;
+	size_t digits = strspn(v, "0123456789");
+	char number[24];
+	if (!digits || digits >= sizeof(number))
+		return digits ? YEAR_S : -1;
+	memcpy(number, v, digits);
+	number[digits] = '\0';
+	if (!na_parse_long(number, 0, YEAR_S, &n))
+		n = YEAR_S;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcasecmp(v + digits, units[i].unit))
+			return units[i].s ? (n > YEAR_S / units[i].s ? YEAR_S : n * units[i].s)
+			                  : (n + units[i].per_s - 1) / units[i].per_s;
+	return -1;
+}
+
+/* One job's seconds: its runtime and ramp_time; no runtime, or 0 (which
+ * fio takes as no limit): unbounded_s. */
+static long job_seconds(long runtime, long ramp, long unbounded_s)
+{
+	return (runtime > 0 ? runtime : unbounded_s) + (ramp > 0 ? ramp : 0);
+}
+
+long na_job_seconds(const char *text, long unbounded_s)
+{
+	long total = 0, global_runtime = -1, global_ramp = -1, runtime = -1, ramp = -1;
+	bool in_job = false, in_global = false;
+	for (const char *line = text; *line;) {
+		size_t len = strcspn(line, "\n");
+		char buf[256];
+		size_t n = len < sizeof(buf) - 1 ? len : sizeof(buf) - 1;
+		memcpy(buf, line, n);
+		buf[n] = '\0';
+		line += len + (line[len] == '\n');
+		char *s = buf + strspn(buf, " \t");
+		s[strcspn(s, "\r;#")] = '\0';
+		for (size_t end = strlen(s); end && strchr(" \t", s[end - 1]); end--)
+			s[end - 1] = '\0';
+		if (*s == '[') {  /* a new section: the one before is complete */
+			if (in_job)
+				total += job_seconds(runtime >= 0 ? runtime : global_runtime,
+				                     ramp >= 0 ? ramp : global_ramp, unbounded_s);
+			in_global = !strcmp(s, "[global]");
+			in_job = !in_global;
+			runtime = ramp = -1;
+			continue;
+		}
+		char *eq = strchr(s, '=');
+		if (!eq)
+			continue;
+		char *value = eq + 1 + strspn(eq + 1, " \t");
+		while (eq > s && strchr(" \t", eq[-1]))
+			eq--;
+		*eq = '\0';
+		long v = time_value(value);
+		bool is_runtime = !strcmp(s, "runtime") || !strcmp(s, "timeout");
+		if (is_runtime || !strcmp(s, "ramp_time"))
+			*(in_global ? (is_runtime ? &global_runtime : &global_ramp)
+			            : (is_runtime ? &runtime : &ramp)) = v;
+	}
+	if (in_job)
+		total += job_seconds(runtime >= 0 ? runtime : global_runtime,
+		                     ramp >= 0 ? ramp : global_ramp, unbounded_s);
+	return total;
 }

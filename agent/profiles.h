@@ -47,6 +47,11 @@ const char *na_job_dir_problem(const char *dir, char *buf, size_t size);
  * what names the file in messages ("job file"). */
 int na_read_text_file(const char *path, const char *what, size_t max, char **text,
                       vs_error *err);
+/* How long fio runs a job file at most, in seconds: each job's runtime (or
+ * fio's alias timeout) plus its ramp_time, [global]'s when it sets none,
+ * summed over the jobs (stonewalled jobs run one after the other); a job
+ * without a runtime runs until its I/O is done and counts unbounded_s. */
+long na_job_seconds(const char *text, long unbounded_s);
 /* One line: "name  rw=... bs=... iodepth=... numjobs=..." into buf. */
 const char *na_profile_line(const na_profile *p, char *buf, size_t size);
 

@@ -94,6 +94,18 @@ refused "nfsagent: --repeat wants a whole number from 1 to 64, not ' 3'" "${nb[@
 refused "nfsagent: --disks is a number from 1 to 100, not '4294967297'" \
 	"$NFSAGENT" probe --host esx1 --datastore truenas-vmware --disks 4294967297
 
+# ---- sizes: what fio would read otherwise (1.5M is 1 byte to it) ----
+campaign "size = 0x10M\n"
+refused "nfsagent: $c:5: size wants a size as fio reads it, a whole number with K, M, G, T or P (8G, 512M), not '0x10M'" \
+	"$NFSAGENT" run --dry-run "$c"
+campaign "probe_size = 1e3M\n"
+refused "nfsagent: $c:5: probe_size wants a size as fio reads it, a whole number with K, M, G, T or P (8G, 512M), not '1e3M'" \
+	"$NFSAGENT" run "$c"
+refused "nfsagent: --size wants a size like 8G, not '1.5M'" "${nb[@]}" --size 1.5M
+refused "nfsagent: --size wants a size like 8G, not ' 16M'" "${nb[@]}" --size ' 16M'
+refused "nfsagent: --size wants a size of 1M or more, like 1G, not '16Mx'" \
+	"$NFSAGENT" probe --host esx1 --datastore truenas-vmware --size 16Mx
+
 # ---- labels and dir in campaign files ----
 campaign "labels = k=1, pool=tank, k=2\n"
 refused "nfsagent: $c:5: label k is given twice: give each key once" "$NFSAGENT" run --dry-run "$c"

@@ -47,11 +47,37 @@ static void jobs_write_in_our_folder(void **state)
 	free(job);
 }
 
+/* The job's own time, not --runtime's: a job file of 2 h is given 2 h. */
+static void timeout_comes_from_the_job(void **state)
+{
+	(void)state;
+	na_job_overrides o = {"8G", 90, 15, "/var/tmp/nfsagent-fio-1"};
+	char *job = na_job_file(na_profile_find("randread-4k-qd1"), &o);
+	assert_int_equal(na_bench_timeout(job), 90 + 15 + 300);
+	free(job);
+	/* three stonewalled phases without a runtime: an hour each */
+	job = na_job_file(na_profile_find("metadata-20k-files"), &o);
+	assert_int_equal(na_bench_timeout(job), 3 * 3600 + 300);
+	free(job);
+	assert_int_equal(na_bench_timeout("[a]\nrw=read\nruntime=2h\ntime_based=1\n"), 7200 + 300);
+	/* [global]'s, each job's own over it, ms rounded up, fio's alias timeout, comments */
+	assert_int_equal(na_job_seconds("[global]\nruntime = 10m ; ten minutes\nramp_time=30\n"
+	                                "[a]\n[b]\nstonewall\nruntime=1500ms\n"
+	                                "[c]\ntimeout=1d\nramp_time=0\n", 3600),
+	                 600 + 30 + 2 + 30 + 86400);
+	/* runtime=0 is no limit to fio; [global] alone is no job */
+	assert_int_equal(na_job_seconds("[a]\nruntime=0\n", 3600), 3600);
+	assert_int_equal(na_job_seconds("[global]\nruntime=60\n", 3600), 0);
+	/* no overflow, however long a job says it is */
+	assert_int_equal(na_job_seconds("[a]\nruntime=99999999999999999999999d\n", 1), 366L * 86400);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_host_is_an_error),
 		cmocka_unit_test(jobs_write_in_our_folder),
+		cmocka_unit_test(timeout_comes_from_the_job),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

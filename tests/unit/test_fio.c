@@ -42,6 +42,7 @@
 #include "golden.h"
 #include <jansson.h>
 
+#include "agent.h"
 #include "fio.h"
 
 static char *load(const char *name, size_t *len)
@@ -565,9 +566,39 @@ static void test_bins_percentile(void **state)
 	assert_true(na_fio_bins_percentile(ns, zero, 4, 50) == -1);
 }
 
+/* Sizes as fio 3.33 reads them (checked with fio's null engine: io_bytes
+ * of --size=X): K/M/G/T/P in either case times 1024, also with 'i' or 'B';
+ * only "iB" is a power of 1000.  What fio cuts short without a word (1.5M
+ * is 1 byte to it, 0x10k 16, " 16M" 16, 16Mx 16M) is refused. */
+static void test_sizes_as_fio_reads_them(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		int64_t bytes;
+	} cases[] = {
+		{"8192", 8192}, {"8192b", 8192}, {"8192B", 8192}, {"010k", 10240},
+		{"2k", 2048}, {"2K", 2048}, {"2kB", 2048}, {"2KB", 2048}, {"2Ki", 2048}, {"2KiB", 2000},
+		{"2m", 2097152}, {"2Mi", 2097152}, {"2mb", 2097152}, {"2MiB", 2000000}, {"2mIB", 2000000},
+		{"8G", 8589934592LL}, {"8GiB", 8000000000LL}, {"1t", 1099511627776LL},
+		{"1P", 1125899906842624LL}, {"8191P", 8191LL << 50},
+		{"1.5M", -1}, {"1e3", -1}, {"0x10M", -1}, {" 16M", -1}, {"16M ", -1}, {"16 M", -1},
+		{"16Mx", -1}, {"16E", -1}, {"16bb", -1}, {"16i", -1}, {"16ib", -1}, {"-1", -1},
+		{"+1", -1}, {"0", -1}, {"0k", -1}, {"", -1}, {"k", -1}, {"8192P", -1},
+		{"99999999999999999999", -1}, {"9223372036854775807", INT64_MAX},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t got = na_parse_size(cases[i].text);
+		if (got != cases[i].bytes)
+			fail_msg("'%s' is %lld, not %lld", cases[i].text, (long long)got,
+			         (long long)cases[i].bytes);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sizes_as_fio_reads_them),
 		cmocka_unit_test(test_grouped_jsonplus),
 		cmocka_unit_test(test_plain_json_uses_fio_percentiles),
 		cmocka_unit_test(test_plain_json_several_jobs_unknown),
