@@ -128,6 +128,65 @@ char *vs_dspath_join(const char *ds, const char *path)
 
 /* ---- NFS mounts ------------------------------------------------------------ */
 
+/* ---- mounting, checked against the host ------------------------------------ */
+
+/* A host's datastore: by name (a mount to check) or by moref (an unmount). */
+typedef struct host_datastore {
+	const char *host, *name, *wanted;  /* name or wanted (a moref) */
+	char *moref;                       /* by name: the datastore found (malloc'd) */
+	bool found;
+} host_datastore;
+
+static int read_host_datastores(const char *type, const char *moref, const xmlNode *object,
+                                void *ud, vs_error *err)
+{
+	(void)type, (void)moref;
+	vs_morefs *list = ud;
+	list->v = vs_moref_list(vs_prop(object, "datastore"), &list->n);
+	return list->v ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+/* Looks for want among the host's datastores, as the host lists them now. */
+static int find_on_host(vs_client *c, host_datastore *want, vs_error *err)
+{
+	static const char *const host_paths[] = {"datastore", NULL};
+	vs_morefs list = {0};
+	want->found = false;
+	int rc = vs_props_one(c, "HostSystem", want->host, host_paths, read_host_datastores, &list, err);
+	for (size_t i = 0; rc == VS_OK && i < list.n && !want->found; i++) {
+		if (!want->name) {
+			want->found = list.v[i] && strcmp(list.v[i], want->wanted) == 0;
+			continue;
+		}
+		char *raw = NULL, *name = NULL;
+		rc = list.v[i] ? vs_props_text(c, "Datastore", list.v[i], "name", &raw, err) : VS_OK;
+		if (rc == VS_OK && raw && !(name = vs_unescape_name(raw)))
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		if (rc == VS_OK && name && strcmp(name, want->name) == 0 && (want->moref = strdup(list.v[i])))
+			want->found = true;
+		free(raw);
+		free(name);
+	}
+	vs_strv_free(list.v, list.n);
+	return rc;
+}
+
+static int mounted_now(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	host_datastore *want = ud;
+	int rc = find_on_host(c, want, err);
+	*done = rc == VS_OK && want->found;
+	return rc;
+}
+
+static int unmounted_now(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	host_datastore *gone = ud;
+	int rc = find_on_host(c, gone, err);
+	*done = rc == VS_OK && !gone->found;
+	return rc;
+}
+
 int vs_nas_mount(vs_client *c, const vs_host *host, const vs_nas_spec *spec, char **datastore,
                  vs_error *err)
 {
@@ -149,12 +208,20 @@ int vs_nas_mount(vs_client *c, const vs_host *host, const vs_nas_spec *spec, cha
 		vs_buf_elem(&p, "securityType", spec->security);
 	vs_buf_add(&p, "</spec>");
 	vs_reply r = {0};
+	host_datastore want = {host->moref, spec->name, NULL, NULL, false};
+	vs_settle settle = {mounted_now, &want};
+	bool settled = false;
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vs_call(c, "CreateNasDatastore", "HostDatastoreSystem",
-	                            host->datastore_system, p.data, VS_RET_ONE, 0, NULL, &r, err);
+	                  : vs_call_settled(c, "CreateNasDatastore", "HostDatastoreSystem",
+	                                    host->datastore_system, p.data, VS_RET_ONE, &settle, &r,
+	                                    &settled, err);
 	vs_buf_free(&p);
-	if (rc == VS_OK && !(*datastore = vs_xml_text(vs_reply_ret(&r))))
+	if (rc == VS_OK && settled)
+		*datastore = want.moref;
+	else if (rc == VS_OK && !(*datastore = vs_xml_text(vs_reply_ret(&r))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else
+		free(want.moref);
 	vs_reply_free(&r);
 	if (rc != VS_OK)
 		vs_error_context(err, "mounting %s:%s as %s on %s", spec->servers[0], spec->path,
@@ -166,9 +233,13 @@ int vs_datastore_unmount(vs_client *c, const vs_host *host, const char *datastor
 {
 	vs_buf p = {0};
 	vs_buf_moref(&p, "datastore", "Datastore", datastore);
+	host_datastore gone = {host->moref, NULL, datastore, NULL, false};
+	vs_settle settle = {unmounted_now, &gone};
+	bool settled = false;
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vs_call(c, "RemoveDatastore", "HostDatastoreSystem", host->datastore_system,
-	                            p.data, VS_RET_NONE, 0, NULL, NULL, err);
+	                  : vs_call_settled(c, "RemoveDatastore", "HostDatastoreSystem",
+	                                    host->datastore_system, p.data, VS_RET_NONE, &settle, NULL,
+	                                    &settled, err);
 	vs_buf_free(&p);
 	if (rc != VS_OK)
 		vs_error_context(err, "unmounting %s from %s", datastore, host->name);

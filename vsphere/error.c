@@ -13,6 +13,7 @@ int vs_fail(vs_error *err, vs_status status, const char *fmt, ...)
 	/* A new error: what explained an earlier fault does not explain it. */
 	err->details[0] = '\0';
 	err->task_started_ms = 0;
+	err->http_status = 0;
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(err->message, sizeof(err->message), fmt, ap);

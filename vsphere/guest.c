@@ -61,10 +61,12 @@ static void vm_and_auth(vs_buf *b, const char *vm, const vs_guest_auth *auth)
 	vs_buf_add(b, "</auth>");
 }
 
-/* Calls a guest method on the file or process manager. */
-static int guest_call(vs_client *c, bool files, const char *method, const char *vm,
-                      const vs_guest_auth *auth, const char *extra, vs_occurs occurs,
-                      unsigned flags, vs_reply *reply, vs_error *err)
+/* Calls a guest method on the file or process manager; with settle, made
+ * safe to retry (vs_call_settled), settle's ud then says what it found. */
+static int guest_call_settled(vs_client *c, bool files, const char *method, const char *vm,
+                              const vs_guest_auth *auth, const char *extra, vs_occurs occurs,
+                              unsigned flags, const vs_settle *settle, vs_reply *reply,
+                              vs_error *err)
 {
 	int rc = managers(c, err);
 	if (rc != VS_OK)
@@ -72,12 +74,24 @@ static int guest_call(vs_client *c, bool files, const char *method, const char *
 	vs_buf p = {0};
 	vm_and_auth(&p, vm, auth);
 	vs_buf_add(&p, extra ? extra : "");
-	rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	              : vs_call(c, method, files ? "GuestFileManager" : "GuestProcessManager",
-	                        files ? c->guest_files : c->guest_processes, p.data, occurs, flags,
-	                        NULL, reply, err);
+	const char *type = files ? "GuestFileManager" : "GuestProcessManager";
+	const char *mgr = files ? c->guest_files : c->guest_processes;
+	bool settled = false;
+	if (p.failed)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (settle)
+		rc = vs_call_settled(c, method, type, mgr, p.data, occurs, settle, reply, &settled, err);
+	else
+		rc = vs_call(c, method, type, mgr, p.data, occurs, flags, NULL, reply, err);
 	vs_buf_free(&p);
 	return guest_error(rc, err);
+}
+
+static int guest_call(vs_client *c, bool files, const char *method, const char *vm,
+                      const vs_guest_auth *auth, const char *extra, vs_occurs occurs,
+                      unsigned flags, vs_reply *reply, vs_error *err)
+{
+	return guest_call_settled(c, files, method, vm, auth, extra, occurs, flags, NULL, reply, err);
 }
 
 static int read_readiness(const char *type, const char *moref, const xmlNode *object, void *ud,
@@ -176,7 +190,7 @@ int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 	                    "</fileSize><overwrite>true</overwrite>", len);
 	vs_reply r = {0};
 	int rc = guest_call(c, true, "InitiateFileTransferToGuest", vm, auth, extra.data, VS_RET_ONE,
-	                    0, &r, err);
+	                    VS_CALL_REPEATABLE, &r, err);
 	vs_buf_free(&extra);
 	char *url = rc == VS_OK ? vs_xml_text(vs_reply_ret(&r)) : NULL;
 	char *full = NULL;
@@ -231,6 +245,69 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 	return rc;
 }
 
+/* ---- starting a program, checked against the guest ------------------------ */
+
+typedef struct pid_set {
+	int64_t *pids;
+	size_t n;
+} pid_set;
+
+/* The processes of auth's user in the guest now. */
+static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth, pid_set *out,
+                         vs_error *err)
+{
+	vs_reply r = {0};
+	*out = (pid_set){0};
+	int rc = guest_call(c, false, "ListProcessesInGuest", vm, auth, NULL, VS_RET_LIST,
+	                    VS_CALL_SAFE, &r, err);
+	size_t n = 0;
+	for (xmlNode *p = rc == VS_OK ? vs_reply_ret(&r) : NULL; p; p = vs_xml_next(p))
+		n++;
+	if (rc == VS_OK && !(out->pids = calloc(n + 1, sizeof(int64_t))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (xmlNode *p = rc == VS_OK ? vs_reply_ret(&r) : NULL; p; p = vs_xml_next(p)) {
+		char *owner = vs_xml_path_text(p, "owner");
+		if (owner && auth->username && strcmp(owner, auth->username) == 0)
+			out->pids[out->n++] = vs_xml_path_int(p, "pid", -1);
+		free(owner);
+	}
+	vs_reply_free(&r);
+	return rc;
+}
+
+typedef struct started_program {
+	const char *vm;
+	const vs_guest_auth *auth;
+	pid_set before;  /* the user's processes before the first go */
+	int64_t pid;     /* the one new process found, or -1 */
+} started_program;
+
+/* Started: exactly one process of the user is new since before.  Two or
+ * more new ones: which is ours cannot be told, and starting it again could
+ * run it twice, so that is an error. */
+static int program_started(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	started_program *s = ud;
+	pid_set now = {0};
+	int rc = own_processes(c, s->vm, s->auth, &now, err);
+	size_t fresh = 0;
+	for (size_t i = 0; rc == VS_OK && i < now.n; i++) {
+		bool known = false;
+		for (size_t j = 0; j < s->before.n && !known; j++)
+			known = s->before.pids[j] == now.pids[i];
+		if (!known && fresh++ == 0)
+			s->pid = now.pids[i];
+	}
+	free(now.pids);
+	if (rc == VS_OK && fresh > 1)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "%zu new processes in the guest: which one is ours is unknown",
+		             fresh);
+	*done = rc == VS_OK && fresh == 1;
+	if (!*done)
+		s->pid = -1;
+	return rc;
+}
+
 int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
                    const char *arguments, const char *workdir, int64_t *pid, vs_error *err)
 {
@@ -242,10 +319,16 @@ int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 		vs_buf_elem(&extra, "workingDirectory", workdir);
 	vs_buf_add(&extra, "<envVariables>LANG=C</envVariables></spec>");
 	vs_reply r = {0};
-	int rc = guest_call(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE, 0, &r, err);
-	vs_buf_free(&extra);
+	started_program s = {vm, auth, {0}, -1};
+	int rc = extra.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                      : own_processes(c, vm, auth, &s.before, err);
 	if (rc == VS_OK)
-		*pid = vs_xml_path_int(vs_reply_ret(&r), "", -1);
+		rc = guest_call_settled(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE,
+		                        0, &(vs_settle){program_started, &s}, &r, err);
+	vs_buf_free(&extra);
+	free(s.before.pids);
+	if (rc == VS_OK)
+		*pid = s.pid >= 0 ? s.pid : vs_xml_path_int(vs_reply_ret(&r), "", -1);
 	vs_reply_free(&r);
 	if (rc == VS_OK && *pid < 0)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "the guest returned no process id");
@@ -309,7 +392,8 @@ int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, 
 {
 	char extra[64];
 	snprintf(extra, sizeof(extra), "<pid>%lld</pid>", (long long)pid);
-	return guest_call(c, false, "TerminateProcessInGuest", vm, auth, extra, VS_RET_NONE, 0, NULL, err);
+	return guest_call(c, false, "TerminateProcessInGuest", vm, auth, extra, VS_RET_NONE,
+	                  VS_CALL_REPEATABLE, NULL, err);
 }
 
 int vs_guest_delete(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
@@ -320,7 +404,7 @@ int vs_guest_delete(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 	if (directory)
 		vs_buf_add(&extra, "<recursive>true</recursive>");
 	int rc = guest_call(c, true, directory ? "DeleteDirectoryInGuest" : "DeleteFileInGuest", vm,
-	                    auth, extra.data, VS_RET_NONE, 0, NULL, err);
+	                    auth, extra.data, VS_RET_NONE, VS_CALL_REPEATABLE, NULL, err);
 	vs_buf_free(&extra);
 	return rc;
 }
@@ -331,8 +415,8 @@ int vs_guest_mkdir(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 	vs_buf extra = {0};
 	vs_buf_elem(&extra, "directoryPath", path);
 	vs_buf_add(&extra, "<createParentDirectories>true</createParentDirectories>");
-	int rc = guest_call(c, true, "MakeDirectoryInGuest", vm, auth, extra.data, VS_RET_NONE, 0,
-	                    NULL, err);
+	int rc = guest_call(c, true, "MakeDirectoryInGuest", vm, auth, extra.data, VS_RET_NONE,
+	                    VS_CALL_REPEATABLE, NULL, err);
 	vs_buf_free(&extra);
 	if (rc == VS_ERR_FAULT && strcmp(err->fault, "FileAlreadyExists") == 0)
 		return VS_OK;

@@ -174,6 +174,22 @@ int vs_call(vs_client *c, const char *method, const char *this_type, const char 
             const char *params, vs_occurs occurs, unsigned flags, const vs_stream *stream,
             vs_reply *reply, vs_error *err);
 
+/* A change that can be read back: done() tells whether it is in place now. */
+typedef struct vs_settle {
+	int (*done)(vs_client *c, void *ud, bool *done, vs_error *err);
+	void *ud;
+} vs_settle;
+
+/* A changing call made safe to retry by checking the world first: after an
+ * answer that leaves its outcome unknown (the front proxy's HTTP 502, 503 or
+ * 504: the service may or may not have got it), settle->done reads whether
+ * the change is in place.  In place: VS_OK with *settled (no reply).  Not:
+ * the call goes again, until the call's time (--timeout) is up.  Never a
+ * blind repeat: a change that happened is never made twice. */
+int vs_call_settled(vs_client *c, const char *method, const char *this_type, const char *this_id,
+                    const char *params, vs_occurs occurs, const vs_settle *settle,
+                    vs_reply *reply, bool *settled, vs_error *err);
+
 /* Parses a whole reply body (unit-testable without a server). */
 int vs_soap_parse(const char *body, size_t len, long http_status, const char *method,
                   vs_occurs occurs, const vs_stream *stream, vs_reply *reply, vs_error *err);
@@ -249,11 +265,18 @@ int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_obj
 /* Retrieves properties of one object. */
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
                  vs_object_fn fn, void *ud, vs_error *err);
+/* One property of one object as text (malloc'd; NULL when unset). */
+int vs_props_text(vs_client *c, const char *type, const char *moref, const char *path, char **text,
+                  vs_error *err);
 /* The val element of propSet `name` in an ObjectContent, or NULL. */
 xmlNode *vs_prop(const xmlNode *object, const char *name);
 char *vs_prop_text(const xmlNode *object, const char *name);
 /* Morefs of an ArrayOfManagedObjectReference value, malloc'd array of malloc'd strings. */
 char **vs_moref_list(const xmlNode *val, size_t *n);
+typedef struct vs_morefs {
+	char **v;
+	size_t n;
+} vs_morefs;
 void vs_strv_free(char **v, size_t n);
 
 /* ---- task.c ------------------------------------------------------------ */

@@ -262,3 +262,27 @@ int vs_props_one(vs_client *c, const char *type, const char *moref, const char *
 	free(w.seen.slots);
 	return rc;
 }
+
+typedef struct one_text {
+	const char *path;
+	char *text;
+} one_text;
+
+static int read_text(const char *type, const char *moref, const xmlNode *object, void *ud,
+                     vs_error *err)
+{
+	(void)type, (void)moref;
+	one_text *t = ud;
+	t->text = vs_prop_text(object, t->path);
+	return vs_prop(object, t->path) && !t->text ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : VS_OK;
+}
+
+int vs_props_text(vs_client *c, const char *type, const char *moref, const char *path, char **text,
+                  vs_error *err)
+{
+	const char *const paths[] = {path, NULL};
+	one_text t = {path, NULL};
+	int rc = vs_props_one(c, type, moref, paths, read_text, &t, err);
+	*text = t.text;
+	return rc;
+}

@@ -438,6 +438,8 @@ static int call_once(vs_client *c, const char *method, const char *request, vs_o
 	 * the request on; but it also may after the service got it, so only a
 	 * call that is harmless to repeat goes again. */
 	*unprocessed = rc == VS_ERR_HTTP && status == 503;
+	if (rc == VS_ERR_HTTP)
+		err->http_status = status;
 	parser_free(&p);
 	vs_buf_free(&trace);
 	return rc;
@@ -507,4 +509,36 @@ int vs_call(vs_client *c, const char *method, const char *this_type, const char 
 	}
 	vs_buf_free(&request);
 	return rc;
+}
+
+/* The front proxy's 502/503/504: the service may or may not have got the
+ * request. */
+static bool outcome_unknown(const vs_error *err)
+{
+	return err->status == VS_ERR_HTTP && err->http_status >= 502 && err->http_status <= 504;
+}
+
+int vs_call_settled(vs_client *c, const char *method, const char *this_type, const char *this_id,
+                    const char *params, vs_occurs occurs, const vs_settle *settle,
+                    vs_reply *reply, bool *settled, vs_error *err)
+{
+	long deadline = now_ms() + c->opts.call_timeout_s * 1000L;
+	long backoff = 250;
+	*settled = false;
+	for (;;) {
+		int rc = vs_call(c, method, this_type, this_id, params, occurs, 0, NULL, reply, err);
+		if (rc == VS_OK || !outcome_unknown(err) || now_ms() + backoff >= deadline)
+			return rc;
+		/* A change the service did start gets a moment to show. */
+		sleep_ms(backoff);
+		backoff = backoff * 2 > 4000 ? 4000 : backoff * 2;
+		bool done = false;
+		vs_error check = {0};
+		if (settle->done(c, settle->ud, &done, &check) != VS_OK)
+			return rc;  /* the world could not be read: the call's own error stands */
+		if (done) {
+			*settled = true;
+			return VS_OK;
+		}
+	}
 }

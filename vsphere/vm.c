@@ -48,9 +48,43 @@ void vs_vm_free(vs_vm **v)
 	*v = NULL;
 }
 
+/* Runs a VM's *_Task, made safe to retry by settle (vs_call_settled): a
+ * change found in place needs no task to wait for. */
+static int vm_task(vs_client *c, const char *method, const char *vm, const char *params,
+                   const vs_settle *settle, vs_progress_fn progress, void *ud, vs_error *err)
+{
+	vs_reply r = {0};
+	bool settled = false;
+	int rc = vs_call_settled(c, method, "VirtualMachine", vm, params, VS_RET_ONE, settle, &r,
+	                         &settled, err);
+	char *task = rc == VS_OK && !settled ? vs_xml_text(vs_reply_ret(&r)) : NULL;
+	vs_reply_free(&r);
+	if (rc == VS_OK && !settled && !task)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (task)
+		rc = vs_task_wait(c, task, progress, ud, NULL, err);
+	free(task);
+	return rc;
+}
+
+typedef struct power_want {
+	const char *vm, *state;
+} power_want;
+
+static int powered_now(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	power_want *w = ud;
+	char *state = NULL;
+	int rc = vs_props_text(c, "VirtualMachine", w->vm, "runtime.powerState", &state, err);
+	*done = rc == VS_OK && state && strcmp(state, w->state) == 0;
+	free(state);
+	return rc;
+}
+
 int vs_vm_power_on(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err)
 {
-	int rc = vs_task_run(c, "PowerOnVM_Task", "VirtualMachine", vm, NULL, 0, progress, ud, NULL, err);
+	power_want w = {vm, "poweredOn"};
+	int rc = vm_task(c, "PowerOnVM_Task", vm, NULL, &(vs_settle){powered_now, &w}, progress, ud, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "powering on %s", vm);
 	return rc;
@@ -58,7 +92,8 @@ int vs_vm_power_on(vs_client *c, const char *vm, vs_progress_fn progress, void *
 
 int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err)
 {
-	int rc = vs_task_run(c, "PowerOffVM_Task", "VirtualMachine", vm, NULL, 0, progress, ud, NULL, err);
+	power_want w = {vm, "poweredOff"};
+	int rc = vm_task(c, "PowerOffVM_Task", vm, NULL, &(vs_settle){powered_now, &w}, progress, ud, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "powering off %s", vm);
 	return rc;
@@ -191,6 +226,39 @@ int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs
 	return vs_vm_relocate_disks(c, vm, datastore, layout, NULL, progress, ud, err);
 }
 
+typedef struct relocation {
+	const char *vm, *datastore;
+	const vs_vm_layout *layout;
+	const char *const *disk_datastores;
+} relocation;
+
+/* Whether the VM's home is on want->datastore and each disk where it was sent. */
+static int relocated_now(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	relocation *want = ud;
+	vs_vm_layout *now = NULL;
+	char *vmx = NULL, *name = NULL, *ds = NULL, *path = NULL;
+	int rc = vs_vm_layout_read(c, want->vm, &now, err);
+	if (rc == VS_OK)
+		rc = vs_props_text(c, "VirtualMachine", want->vm, "config.files.vmPathName", &vmx, err);
+	if (rc == VS_OK)
+		rc = vs_props_text(c, "Datastore", want->datastore, "name", &name, err);
+	*done = rc == VS_OK && vmx && name && vs_dspath_split(vmx, &ds, &path, err) == VS_OK &&
+	        strcmp(ds, name) == 0 && now->n_disks == want->layout->n_disks;
+	for (size_t i = 0; *done && i < now->n_disks; i++) {
+		const char *to = want->disk_datastores && want->disk_datastores[i] ? want->disk_datastores[i]
+		                                                                   : want->datastore;
+		*done = now->disks[i].key == want->layout->disks[i].key && now->disks[i].datastore &&
+		        strcmp(now->disks[i].datastore, to) == 0;
+	}
+	vs_vm_layout_free(&now);
+	free(vmx);
+	free(name);
+	free(ds);
+	free(path);
+	return rc;
+}
+
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err)
@@ -206,9 +274,10 @@ int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
 		vs_buf_add(&p, "</disk>");
 	}
 	vs_buf_add(&p, "</spec><priority>defaultPriority</priority>");
+	relocation want = {vm, datastore, layout, disk_datastores};
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vs_task_run(c, "RelocateVM_Task", "VirtualMachine", vm, p.data, 0, progress,
-	                                ud, NULL, err);
+	                  : vm_task(c, "RelocateVM_Task", vm, p.data, &(vs_settle){relocated_now, &want},
+	                            progress, ud, err);
 	vs_buf_free(&p);
 	return rc;
 }

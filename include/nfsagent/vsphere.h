@@ -46,6 +46,7 @@ typedef struct vs_error {
 	 * copied by value. */
 	char details[1024];
 	int64_t task_started_ms; /* a failed task's info.startTime, ms since the epoch; 0 unknown */
+	long http_status;        /* the HTTP status of a failed SOAP call; 0 none */
 } vs_error;
 
 /* Sets status and message (printf-style), clears the fault type, keeps the
