@@ -1,0 +1,239 @@
+/* nfsagent's NAS side: fixed commands run over the system's ssh client, and
+ * pure parsers of what Linux OpenZFS 2.2 prints (zfs, zpool, kstat files).
+ *
+ * The library knows nothing of vSphere, fio or SQL; it borrows vs_error
+ * (and vs_fail) from the vSphere library so that its failures travel to
+ * main.c like every other.  It never prints.  Statuses it uses:
+ *   VS_ERR_CONNECT   the NAS is unreachable, or did not answer in time
+ *   VS_ERR_TLS       the NAS's host key was refused (unknown or changed)
+ *   VS_ERR_AUTH      the NAS refused our key (nothing is ever prompted)
+ *   VS_ERR_FAULT     a command failed there: zpool missing, FreeBSD, ...
+ *   VS_ERR_NOT_FOUND no dataset holds the path, no such pool
+ *   VS_ERR_PROTOCOL  output that is not OpenZFS 2.2's, or too much of it
+ *   VS_ERR_USAGE     a name that is not a ZFS name, a bad --nas-command
+ * Parsers take text with its length (no NUL needed) and fill caller-owned
+ * structs released with the matching nas_*_free().
+ */
+#ifndef NFSAGENT_NAS_H
+#define NFSAGENT_NAS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "nfsagent/vsphere.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- ssh.c: reaching the NAS ----------------------------------------- */
+
+/* The command line that reaches the NAS: argv words before the remote
+ * command ("ssh" "-o" "BatchMode=yes" ... "root@nas"). */
+typedef struct nas_target {
+	char **argv;
+	size_t argc;
+	char *display;      /* for messages: the host, or the override as given */
+	int timeout_s;      /* a command's budget; the child is killed past it */
+	size_t max_output;  /* bytes of stdout kept; more is an error */
+} nas_target;
+
+enum { NAS_TIMEOUT_DEFAULT_S = 20, NAS_MAX_OUTPUT_DEFAULT = 4 << 20 };
+
+/* `ssh -o BatchMode=yes -o ConnectTimeout=10 HOST`; HOST is one word,
+ * "[user@]host", not starting with '-'. */
+int nas_target_host(nas_target *t, const char *host, vs_error *err);
+/* An override such as "ssh -J jump root@nas", split into words (quotes and
+ * backslashes as a shell has them, nothing expanded, no shell run).  When
+ * its program is ssh, -o BatchMode=yes is put before its own options. */
+int nas_target_command(nas_target *t, const char *command, vs_error *err);
+void nas_target_free(nas_target *t);
+
+/* Splits a command line into words: blanks separate, '...' keeps all,
+ * "..." keeps all but \" \\ \$ \`, a backslash outside quotes keeps the next
+ * character.  NULL-terminated malloc'd array into *words; an unclosed quote,
+ * or no word at all, is VS_ERR_USAGE. */
+int nas_split_words(const char *line, char ***words, size_t *n, vs_error *err);
+void nas_words_free(char ***words, size_t n);
+
+typedef struct nas_output {
+	char *out;       /* stdout, NUL-terminated (len bytes before it) */
+	size_t len;
+	char *errtext;   /* the first KiB or so of stderr, NUL-terminated */
+	int status;      /* exit status; -1 if killed or never started */
+} nas_output;
+
+/* Runs target + "--" + remote[] (NULL-terminated; each word a fixed token
+ * or a checked name: ssh joins them into one remote shell line).  stdin
+ * is /dev/null.  Returns VS_OK only when the command exited 0; otherwise
+ * err holds one clear reason (nas_explain) and *out what came back. */
+int nas_run(const nas_target *t, const char *const *remote, nas_output *out, vs_error *err);
+void nas_output_free(nas_output *o);
+/* The reason a failed command gives, from its exit status and stderr:
+ * ssh's own failures (255), a missing program (127), else the first line
+ * of stderr.  what names the command ("zpool list"). */
+int nas_explain(const char *where, const char *what, int status, const char *errtext,
+                vs_error *err);
+
+/* `uname -s`: VS_OK on Linux; FreeBSD (TrueNAS CORE) and others are
+ * VS_ERR_FAULT, "not supported yet".  The first contact, so it also says
+ * whether the NAS can be reached at all. */
+int nas_check_system(const nas_target *t, vs_error *err);
+
+/* ---- zfs_parse.c: names and zfs's tables ------------------------------ */
+
+/* Whether name is a ZFS filesystem name nfsagent passes to a remote shell:
+ * ZFS's grammar (pool starting with a letter, not a reserved word;
+ * components of [A-Za-z0-9_.:-] between '/') minus the blank ZFS allows
+ * (ssh would split on it). No snapshots, no bookmarks. */
+bool nas_name_ok(const char *name, bool pool_only);
+
+typedef struct nas_dataset {
+	char *name;        /* "tank/vmware" */
+	char *mountpoint;  /* "/mnt/tank/vmware", or "none", "legacy", "-" */
+} nas_dataset;
+
+typedef struct nas_datasets {
+	nas_dataset *v;
+	size_t n;
+} nas_datasets;
+
+/* `zfs list -Hp -o name,mountpoint`: one "NAME\tMOUNTPOINT" line each. */
+int nas_parse_zfs_list(const char *text, size_t len, nas_datasets *out, vs_error *err);
+/* The dataset whose mountpoint is path or its longest parent directory
+ * ("/mnt/tank/vmware/sub" is in the one at "/mnt/tank/vmware", never in
+ * "/mnt/tank/vm"); NULL if none. */
+const nas_dataset *nas_dataset_for_path(const nas_datasets *l, const char *path);
+void nas_datasets_free(nas_datasets *l);
+
+/* The settings a result depends on, as measured. */
+typedef struct nas_props {
+	int64_t recordsize;            /* bytes */
+	char sync[16];                 /* standard | always | disabled */
+	char compression[24];          /* off | lz4 | zstd-3 | ... */
+	char atime[8];                 /* on | off */
+	char logbias[16];              /* latency | throughput */
+	char primarycache[16];         /* all | metadata | none */
+	int64_t special_small_blocks;  /* bytes; 0 = none */
+	uint64_t objsetid;             /* names its kstat, objset-0x<hex> */
+} nas_props;
+
+/* The property list nas_parse_zfs_get expects, for `zfs get -Hp -o
+ * property,value LIST DATASET`. */
+extern const char nas_zfs_get_list[];
+/* Every property of the list is required; one missing or not a number
+ * where one is due is VS_ERR_PROTOCOL naming it. */
+int nas_parse_zfs_get(const char *text, size_t len, nas_props *out, vs_error *err);
+
+/* ---- zpool_parse.c: the pool's layout and its I/O --------------------- */
+
+/* Allocation classes in the order zpool prints them. */
+typedef enum nas_class {
+	NAS_CLASS_DATA,
+	NAS_CLASS_DEDUP,
+	NAS_CLASS_SPECIAL,
+	NAS_CLASS_LOG,
+	NAS_CLASS_CACHE,
+	NAS_CLASS_SPARE,
+	NAS_CLASS_N,
+} nas_class;
+const char *nas_class_name(nas_class c);  /* "data", "dedup", "special", "logs", "cache", "spare" */
+
+typedef struct nas_vdev {
+	char *name;       /* "mirror-0", "raidz2-1", or a disk's */
+	char type[16];    /* "mirror", "raidz2", "draid1", "disk", ... */
+	nas_class cls;
+	size_t n_leaves;  /* disks under it; 1 for a plain disk */
+} nas_vdev;
+
+typedef struct nas_layout {
+	char *pool;
+	char health[16];
+	int64_t size, alloc;  /* bytes */
+	nas_vdev *v;          /* top-level vdevs (and cache, spare devices) */
+	size_t n;
+} nas_layout;
+
+/* `zpool list -Hpv POOL`. */
+int nas_parse_zpool_list(const char *text, size_t len, nas_layout *out, vs_error *err);
+/* Top-level vdevs of a class, and whether the class has any. */
+size_t nas_layout_count(const nas_layout *l, nas_class c);
+void nas_layout_free(nas_layout *l);
+
+/* One class's I/O over one interval, per second as zpool prints it. */
+typedef struct nas_io {
+	uint64_t read_ops, write_ops, read_bytes, write_bytes;
+	uint64_t read_wait_ns, write_wait_ns;  /* total_wait, ops-weighted; 0 = none */
+} nas_io;
+
+typedef struct nas_sample {
+	nas_io pool;               /* the pool's own line */
+	nas_io cls[NAS_CLASS_N];   /* sums of the top-level vdevs of each class */
+} nas_sample;
+
+typedef struct nas_samples {
+	nas_sample *v;
+	size_t n;
+} nas_samples;
+
+/* `zpool iostat -Hpvy -l POOL INTERVAL COUNT`, using the layout to tell
+ * classes apart (-H prints no section names) and to count top-level vdevs
+ * only: their figures already hold mirror copies and parity, the leaves'
+ * lines that follow are never added.  A last interval cut short (the
+ * sampler stopped) is left out. */
+int nas_parse_iostat(const char *text, size_t len, const nas_layout *layout, nas_samples *out,
+                     vs_error *err);
+void nas_samples_free(nas_samples *s);
+
+/* ---- kstat_parse.c: /proc/spl/kstat/zfs files ------------------------- */
+
+typedef struct nas_objset {
+	bool found;
+	char dataset[256];
+	uint64_t writes, nwritten, reads, nread;
+} nas_objset;
+
+typedef struct nas_arc {
+	bool found;
+	uint64_t hits, misses, demand_data_hits, demand_data_misses, size, c_max;
+} nas_arc;
+
+typedef struct nas_zil {
+	bool found;
+	uint64_t commit_count, itx_count, normal_bytes, slog_bytes;
+} nas_zil;
+
+typedef struct nas_counters {
+	nas_objset objset;
+	nas_arc arc;
+	nas_zil zil;
+} nas_counters;
+
+/* One or several named kstats (`cat arcstats zil POOL/objset-0x36`: each
+ * begins with its two header lines), each told by its rows: dataset_name
+ * for an objset, c_max for arcstats, zil_commit_count for zil.  A file not
+ * of kstat's format is VS_ERR_PROTOCOL; a kind not present stays !found. */
+int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *err);
+
+/* ---- query.c: the fixed commands, run and parsed -------------------- */
+
+/* `zfs list -Hp -o name,mountpoint`: the dataset behind an export path
+ * (malloc'd name and mountpoint).  VS_ERR_NOT_FOUND when no mountpoint
+ * holds it. */
+int nas_find_dataset(const nas_target *t, const char *path, nas_dataset *out, vs_error *err);
+void nas_dataset_clear(nas_dataset *d);
+/* `zfs get -Hp -o property,value nas_zfs_get_list DATASET`. */
+int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err);
+/* `zpool list -Hpv POOL`. */
+int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err);
+/* `cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil
+ * /proc/spl/kstat/zfs/POOL/objset-0xID` in one call. */
+int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
+                      nas_counters *out, vs_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,221 @@
+/* Reaching the NAS: the word splitter of --nas-command, the argv handed to
+ * ssh, and the runner (output, exit status, time and size limits, one
+ * clear reason for a failure).  A stand-in for ssh, `sh -c SCRIPT sh`,
+ * receives exactly the words ssh would and answers as ssh does. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "nfsagent/nas.h"
+
+static void assert_words(const char *line, const char *const *want, size_t n_want)
+{
+	char **words;
+	size_t n;
+	vs_error err = {0};
+	assert_int_equal(nas_split_words(line, &words, &n, &err), VS_OK);
+	assert_int_equal(n, n_want);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(words[i], want[i]);
+	assert_null(words[n]);
+	nas_words_free(&words, n);
+}
+
+static void test_split_words(void **state)
+{
+	(void)state;
+	assert_words("ssh -J jump root@nas", (const char *[]){"ssh", "-J", "jump", "root@nas"}, 4);
+	assert_words("  ssh\t-F '/tmp/my dir/cfg'  nas ",
+	             (const char *[]){"ssh", "-F", "/tmp/my dir/cfg", "nas"}, 4);
+	assert_words("a\"b c\"d 'x\"y' \"q\\\"\\$\\n\" e\\ f",
+	             (const char *[]){"ab cd", "x\"y", "q\"$\\n", "e f"}, 4);
+	/* Nothing is expanded: no shell runs. */
+	assert_words("ssh $HOME `id` $(id) ~ *", (const char *[]){"ssh", "$HOME", "`id`", "$(id)", "~", "*"},
+	             6);
+	char **words;
+	size_t n;
+	vs_error err = {0};
+	assert_int_equal(nas_split_words("ssh 'nas", &words, &n, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "a quote is not closed");
+	assert_null(words);
+	assert_int_equal(nas_split_words("ssh \"nas", &words, &n, &err), VS_ERR_USAGE);
+	assert_int_equal(nas_split_words("  ", &words, &n, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "no command given");
+}
+
+static void assert_argv(const nas_target *t, const char *const *want, size_t n_want)
+{
+	assert_int_equal(t->argc, n_want);
+	for (size_t i = 0; i < n_want; i++)
+		assert_string_equal(t->argv[i], want[i]);
+}
+
+static void test_targets(void **state)
+{
+	(void)state;
+	nas_target t;
+	vs_error err = {0};
+	assert_int_equal(nas_target_host(&t, "root@truenas.example", &err), VS_OK);
+	assert_argv(&t, (const char *[]){"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
+	                                 "root@truenas.example"}, 6);
+	assert_string_equal(t.display, "root@truenas.example");
+	assert_int_equal(t.timeout_s, NAS_TIMEOUT_DEFAULT_S);
+	nas_target_free(&t);
+	/* A host that ssh would read as an option, or that is two words. */
+	assert_int_equal(nas_target_host(&t, "-oProxyCommand=id", &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "'-oProxyCommand=id' is not a host name ([user@]host)");
+	assert_int_equal(nas_target_host(&t, "nas;id", &err), VS_ERR_USAGE);
+	assert_int_equal(nas_target_host(&t, "", &err), VS_ERR_USAGE);
+
+	/* BatchMode goes first: ssh keeps an option's first value. */
+	assert_int_equal(nas_target_command(&t, "/usr/bin/ssh -J jump -o BatchMode=no root@nas", &err),
+	                 VS_OK);
+	assert_argv(&t, (const char *[]){"/usr/bin/ssh", "-o", "BatchMode=yes", "-J", "jump", "-o",
+	                                 "BatchMode=no", "root@nas"}, 8);
+	assert_string_equal(t.display, "/usr/bin/ssh -J jump -o BatchMode=no root@nas");
+	nas_target_free(&t);
+	assert_int_equal(nas_target_command(&t, "my-wrapper nas", &err), VS_OK);
+	assert_argv(&t, (const char *[]){"my-wrapper", "nas"}, 2);
+	nas_target_free(&t);
+	assert_int_equal(nas_target_command(&t, "ssh 'nas", &err), VS_ERR_USAGE);
+}
+
+/* A stand-in for ssh: sh -c SCRIPT sh, then "--" and the remote words. */
+static void fake(nas_target *t, const char *script)
+{
+	char line[1024];
+	snprintf(line, sizeof(line), "sh -c '%s' sh", script);
+	vs_error err = {0};
+	assert_int_equal(nas_target_command(t, line, &err), VS_OK);
+}
+
+static void test_run_passes_words_verbatim(void **state)
+{
+	(void)state;
+	nas_target t;
+	fake(&t, "printf \"%s|\" \"$@\"; echo noise >&2");
+	static const char *const cmd[] = {"zfs", "get", "-Hp", "a,b", "tank/vm", NULL};
+	nas_output o;
+	vs_error err = {0};
+	assert_int_equal(nas_run(&t, cmd, &o, &err), VS_OK);
+	assert_string_equal(o.out, "--|zfs|get|-Hp|a,b|tank/vm|");
+	assert_int_equal(o.len, strlen(o.out));
+	assert_string_equal(o.errtext, "noise\n");
+	assert_int_equal(o.status, 0);
+	nas_output_free(&o);
+	nas_target_free(&t);
+}
+
+/* Runs a fake that fails; returns its status and keeps the message. */
+static int fail_with(const char *script, vs_error *err)
+{
+	nas_target t;
+	fake(&t, script);
+	t.timeout_s = 2;
+	static const char *const cmd[] = {"zpool", "list", "-Hpv", "tank", NULL};
+	nas_output o;
+	*err = (vs_error){0};
+	int rc = nas_run(&t, cmd, &o, err);
+	nas_output_free(&o);
+	nas_target_free(&t);
+	return rc;
+}
+
+static void test_run_failures_have_one_reason(void **state)
+{
+	(void)state;
+	vs_error err;
+	char line[1600];
+	assert_int_equal(fail_with("echo \"root@nas: Permission denied (publickey).\" >&2; exit 255",
+	                           &err), VS_ERR_AUTH);
+	assert_string_equal(err.message, "sh -c 'echo \"root@nas: Permission denied (publickey).\" >&2; "
+	                                 "exit 255' sh refused the key (no password is ever asked): "
+	                                 "root@nas: Permission denied (publickey).");
+	assert_string_equal(err.context, "running 'zpool list -Hpv tank' on sh -c 'echo \"root@nas: "
+	                                 "Permission denied (publickey).\" >&2; exit 255' sh");
+	assert_int_equal(fail_with("echo \"Warning: Permanently added x\" >&2; echo \"ssh: connect to "
+	                           "host nas port 22: Connection refused\" >&2; exit 255", &err),
+	                 VS_ERR_CONNECT);
+	assert_non_null(strstr(err.message, " is unreachable: ssh: connect to host nas port 22: "
+	                                    "Connection refused"));
+	assert_int_equal(fail_with("echo \"Host key verification failed.\" >&2; exit 255", &err),
+	                 VS_ERR_TLS);
+	assert_non_null(strstr(err.message, "was refused (unknown or changed): Host key verification"));
+	assert_int_equal(fail_with("echo \"bash: line 1: zpool: command not found\" >&2; exit 127",
+	                           &err), VS_ERR_FAULT);
+	assert_non_null(strstr(err.message, "zpool is missing on "));
+	assert_int_equal(fail_with("echo \"cannot open tank: no such pool\" >&2; exit 1", &err),
+	                 VS_ERR_FAULT);
+	assert_string_equal(err.message, "zpool exited 1: cannot open tank: no such pool");
+	vs_error_format(&err, line, sizeof(line));
+	assert_null(strchr(line, '\n'));
+}
+
+static void test_run_limits(void **state)
+{
+	(void)state;
+	vs_error err;
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	/* A child that never ends is killed at the budget, not waited for. */
+	assert_int_equal(fail_with("exec sleep 30", &err), VS_ERR_CONNECT);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	assert_true(b.tv_sec - a.tv_sec < 5);
+	assert_non_null(strstr(err.message, "in 2 s"));
+
+	nas_target t;
+	fake(&t, "head -c 100000 /dev/zero");
+	t.max_output = 4096;
+	static const char *const cmd[] = {"cat", "x", NULL};
+	nas_output o;
+	assert_int_equal(nas_run(&t, cmd, &o, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "cat x printed more than 4096 bytes");
+	assert_int_equal(o.len, 4096);
+	nas_output_free(&o);
+	nas_target_free(&t);
+
+	assert_int_equal(nas_target_command(&t, "/nonexistent/ssh nas", &err), VS_OK);
+	assert_int_equal(nas_run(&t, cmd, &o, &err), VS_ERR_FAULT);
+	nas_output_free(&o);
+	nas_target_free(&t);
+}
+
+static void test_check_system(void **state)
+{
+	(void)state;
+	nas_target t;
+	vs_error err = {0};
+	fake(&t, "echo Linux");
+	assert_int_equal(nas_check_system(&t, &err), VS_OK);
+	nas_target_free(&t);
+	fake(&t, "echo FreeBSD");
+	assert_int_equal(nas_check_system(&t, &err), VS_ERR_FAULT);
+	assert_string_equal(err.message, "sh -c 'echo FreeBSD' sh runs FreeBSD (TrueNAS CORE): not "
+	                                 "supported yet, only Linux OpenZFS");
+	assert_string_equal(err.context, "checking the NAS");
+	nas_target_free(&t);
+	fake(&t, "echo Darwin");
+	assert_int_equal(nas_check_system(&t, &err), VS_ERR_FAULT);
+	assert_non_null(strstr(err.message, "runs 'Darwin': not supported"));
+	nas_target_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_words),
+		cmocka_unit_test(test_targets),
+		cmocka_unit_test(test_run_passes_words_verbatim),
+		cmocka_unit_test(test_run_failures_have_one_reason),
+		cmocka_unit_test(test_run_limits),
+		cmocka_unit_test(test_check_system),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
