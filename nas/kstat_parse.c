@@ -1,0 +1,133 @@
+/* Named kstats of /proc/spl/kstat/zfs as the SPL of OpenZFS 2.2 prints them
+ * (module/os/linux/spl/spl-kstat.c): a line "KID TYPE 0xFLAGS NDATA
+ * DATASIZE CRTIME SNAPTIME" (TYPE 1: named), a line "name type data", then
+ * one "NAME TYPE VALUE" row each, NAME padded to 31 and TYPE to 4 (4 is
+ * uint64, 7 a string, which may hold blanks).  Several files given to one
+ * `cat` follow each other, each with its header lines. */
+#include <stddef.h>
+#include <string.h>
+
+#include "internal.h"
+#include "nfsagent/nas.h"
+
+typedef struct block {
+	bool is_objset, is_arc, is_zil;
+	nas_counters c;
+} block;
+
+typedef struct row_field {
+	const char *name;
+	size_t offset;  /* of a uint64_t in block */
+} row_field;
+
+#define F(name, member) {name, offsetof(block, member)}
+static const row_field fields[] = {
+	F("writes", c.objset.writes),
+	F("nwritten", c.objset.nwritten),
+	F("reads", c.objset.reads),
+	F("nread", c.objset.nread),
+	F("hits", c.arc.hits),
+	F("misses", c.arc.misses),
+	F("demand_data_hits", c.arc.demand_data_hits),
+	F("demand_data_misses", c.arc.demand_data_misses),
+	F("size", c.arc.size),
+	F("c_max", c.arc.c_max),
+	F("zil_commit_count", c.zil.commit_count),
+	F("zil_itx_count", c.zil.itx_count),
+	F("zil_itx_metaslab_normal_bytes", c.zil.normal_bytes),
+	F("zil_itx_metaslab_slog_bytes", c.zil.slog_bytes),
+};
+#undef F
+
+/* "KID TYPE 0xFLAGS NDATA DATASIZE CRTIME SNAPTIME" of a named kstat. */
+static bool header_line(nas_span line, bool *named)
+{
+	nas_span f[8];
+	uint64_t v;
+	if (nas_fields(line, ' ', f, 8) != 7 || f[2].n < 3 || memcmp(f[2].s, "0x", 2) != 0)
+		return false;
+	for (int i = 0; i < 7; i++)
+		if (i != 2 && !nas_span_u64(f[i], &v))
+			return false;
+	*named = nas_span_is(f[1], "1");
+	return true;
+}
+
+static int row(block *b, nas_span line, size_t number, vs_error *err)
+{
+	nas_span f[3];
+	uint64_t type, value;
+	if (nas_fields(line, ' ', f, 3) != 3 || !nas_span_u64(f[1], &type))
+		return vs_fail(err, VS_ERR_PROTOCOL, "line %zu of the kstats is not NAME TYPE VALUE",
+		               number);
+	if (nas_span_is(f[0], "dataset_name")) {
+		b->is_objset = true;
+		if (!nas_span_copy(f[2], b->c.objset.dataset, sizeof(b->c.objset.dataset)))
+			return vs_fail(err, VS_ERR_PROTOCOL, "line %zu: dataset_name is too long", number);
+		return VS_OK;
+	}
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!nas_span_is(f[0], fields[i].name))
+			continue;
+		if (type != 4 || !nas_span_u64(f[2], &value))
+			return vs_fail(err, VS_ERR_PROTOCOL, "line %zu: %s is not a uint64", number,
+			               fields[i].name);
+		memcpy((char *)b + fields[i].offset, &value, sizeof(value));
+		b->is_arc |= strcmp(fields[i].name, "c_max") == 0;
+		b->is_zil |= strcmp(fields[i].name, "zil_commit_count") == 0;
+	}
+	return VS_OK;
+}
+
+/* Keeps what a finished block was (the first of each kind). */
+static void keep(const block *b, nas_counters *out)
+{
+	if (b->is_objset && !out->objset.found) {
+		out->objset = b->c.objset;
+		out->objset.found = true;
+	} else if (b->is_arc && !out->arc.found) {
+		out->arc = b->c.arc;
+		out->arc.found = true;
+	} else if (b->is_zil && !b->is_objset && !out->zil.found) {
+		out->zil = b->c.zil;
+		out->zil.found = true;
+	}
+}
+
+int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *err)
+{
+	*out = (nas_counters){0};
+	int rc = nas_text_check(text, len, "cat of the kstats", err);
+	nas_lines lines = nas_lines_of(text, len);
+	nas_span line;
+	block b = {0};
+	bool in_block = false, want_titles = false, named = false;
+	while (rc == VS_OK && nas_next_line(&lines, &line)) {
+		if (want_titles) {
+			nas_span f[4];
+			if (nas_fields(line, ' ', f, 4) != 3 || !nas_span_is(f[0], "name") ||
+			    !nas_span_is(f[1], "type") || !nas_span_is(f[2], "data"))
+				rc = vs_fail(err, VS_ERR_PROTOCOL, "line %zu of the kstats is not 'name type data'",
+				             lines.number);
+			want_titles = false;
+		} else if (header_line(line, &named)) {
+			if (in_block)
+				keep(&b, out);
+			if (!named)
+				rc = vs_fail(err, VS_ERR_PROTOCOL, "line %zu: not a named kstat", lines.number);
+			b = (block){0};
+			in_block = want_titles = true;
+		} else if (!in_block) {
+			rc = vs_fail(err, VS_ERR_PROTOCOL, "the kstats do not begin with a kstat header");
+		} else if (line.n) {
+			rc = row(&b, line, lines.number, err);
+		}
+	}
+	if (rc == VS_OK && (!in_block || want_titles))
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "no kstat rows");
+	if (rc == VS_OK)
+		keep(&b, out);
+	else
+		*out = (nas_counters){0};
+	return rc;
+}

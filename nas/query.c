@@ -1,0 +1,114 @@
+/* The NAS's fixed commands: each runs once over ssh and goes through its
+ * pure parser.  Names reach the remote command line only after
+ * nas_name_ok, numbers only as we format them. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsagent/nas.h"
+
+typedef int (*parse_fn)(const char *text, size_t len, void *out, vs_error *err);
+
+/* Runs remote[] and parses what it printed; a parse error names the command
+ * and the NAS. */
+static int query(const nas_target *t, const char *const *remote, const char *what, parse_fn parse,
+                 void *out, vs_error *err)
+{
+	nas_output o;
+	int rc = nas_run(t, remote, &o, err);
+	if (rc == VS_OK && (rc = parse(o.out, o.len, out, err)) != VS_OK)
+		vs_error_context(err, "reading %s of %s", what, t->display);
+	nas_output_free(&o);
+	return rc;
+}
+
+static int parse_list(const char *text, size_t len, void *out, vs_error *err)
+{
+	return nas_parse_zfs_list(text, len, out, err);
+}
+
+static int parse_get(const char *text, size_t len, void *out, vs_error *err)
+{
+	return nas_parse_zfs_get(text, len, out, err);
+}
+
+static int parse_layout(const char *text, size_t len, void *out, vs_error *err)
+{
+	return nas_parse_zpool_list(text, len, out, err);
+}
+
+static int parse_counters(const char *text, size_t len, void *out, vs_error *err)
+{
+	return nas_parse_kstats(text, len, out, err);
+}
+
+void nas_dataset_clear(nas_dataset *d)
+{
+	free(d->name);
+	free(d->mountpoint);
+	*d = (nas_dataset){0};
+}
+
+int nas_find_dataset(const nas_target *t, const char *path, nas_dataset *out, vs_error *err)
+{
+	static const char *const cmd[] = {"zfs", "list", "-Hp", "-o", "name,mountpoint", NULL};
+	nas_datasets all;
+	*out = (nas_dataset){0};
+	int rc = query(t, cmd, "zfs list", parse_list, &all, err);
+	if (rc != VS_OK)
+		return rc;
+	const nas_dataset *d = nas_dataset_for_path(&all, path);
+	if (!d)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "no dataset of %s is mounted at %s or above it",
+		             t->display, path);
+	else if (!nas_name_ok(d->name, false))
+		rc = vs_fail(err, VS_ERR_FAULT,
+		             "the dataset '%s' at %s has a name nfsagent cannot pass over ssh (a blank?)",
+		             d->name, d->mountpoint);
+	else if (!(out->name = strdup(d->name)) || !(out->mountpoint = strdup(d->mountpoint)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc != VS_OK) {
+		nas_dataset_clear(out);
+		vs_error_context(err, "finding the dataset behind %s", path);
+	}
+	nas_datasets_free(&all);
+	return rc;
+}
+
+int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err)
+{
+	if (!nas_name_ok(dataset, false))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS dataset name", dataset);
+	const char *const cmd[] = {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list,
+	                           dataset, NULL};
+	return query(t, cmd, "zfs get", parse_get, out, err);
+}
+
+int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err)
+{
+	if (!nas_name_ok(pool, true))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
+	const char *const cmd[] = {"zpool", "list", "-Hpv", pool, NULL};
+	int rc = query(t, cmd, "zpool list", parse_layout, out, err);
+	if (rc == VS_OK && strcmp(out->pool, pool) != 0) {
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool list %s printed pool '%s'", pool, out->pool);
+		nas_layout_free(out);
+	}
+	return rc;
+}
+
+int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
+                      nas_counters *out, vs_error *err)
+{
+	if (!nas_name_ok(pool, true))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
+	char objset[300];
+	snprintf(objset, sizeof(objset), "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64, pool, objsetid);
+	const char *const cmd[] = {"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil",
+	                           objset, NULL};
+	int rc = query(t, cmd, "the kstats", parse_counters, out, err);
+	if (rc == VS_OK && (!out->arc.found || !out->zil.found || !out->objset.found))
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "the kstats of %s lack arcstats, zil or the objset's",
+		             t->display);
+	return rc;
+}

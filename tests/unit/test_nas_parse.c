@@ -1,0 +1,415 @@
+/* The NAS parsers on golden copies of OpenZFS 2.2's output (tests/data/zfs),
+ * cut and damaged copies of them, and ZFS's name grammar. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "golden.h"
+
+#include "nfsagent/nas.h"
+
+static char *load(const char *name, size_t *len)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "zfs/%s", name);
+	return golden(path, len);
+}
+
+/* A string as parser input of exactly its length (no NUL after it). */
+static char *exact(const char *s, size_t *len)
+{
+	*len = strlen(s);
+	char *buf = malloc(*len ? *len : 1);
+	assert_non_null(buf);
+	memcpy(buf, s, *len);
+	return buf;
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	const char *good[] = {"tank", "tank/vmware64k", "boot-pool/ROOT/24.04.2", "t/a:b_c-d.e", "Z"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_true(nas_name_ok(good[i], false));
+	const char *bad[] = {"", "1tank", "-tank", "mirror", "raidz/x", "draid", "tank/a b",
+	                     "tank@snap", "tank#bm", "tank//x", "tank/", "/tank", "tank/../x",
+	                     "tank/./x", "tank/$(id)", "tank;id", "tank/a'b", "tank/a\nb"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(nas_name_ok(bad[i], false));
+	assert_true(nas_name_ok("mirrors", true));  /* only the words themselves are reserved */
+	assert_false(nas_name_ok("tank/vmware", true));
+	char longname[300];
+	memset(longname, 'a', 255);
+	longname[255] = '\0';
+	assert_false(nas_name_ok(longname, false));
+	longname[250] = '\0';
+	assert_false(nas_name_ok(longname, true));  /* room for "/$ORIGIN@$ORIGIN" */
+}
+
+static void test_zfs_list_and_export_paths(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = load("zfs_list_truenas.txt", &len);
+	nas_datasets l;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zfs_list(text, len, &l, &err), VS_OK);
+	free(text);
+	assert_int_equal(l.n, 18);
+	assert_string_equal(l.v[0].name, "boot-pool");
+	assert_string_equal(l.v[0].mountpoint, "none");
+	assert_string_equal(l.v[17].mountpoint, "-");
+	static const struct {
+		const char *path, *dataset;
+	} cases[] = {
+		{"/mnt/tank/vmware", "tank/vmware"},
+		{"/mnt/tank/vmware/", "tank/vmware"},
+		{"/mnt/tank/vmware64k", "tank/vmware64k"},
+		{"/mnt/tank/vmware64k/vms/a", "tank/vmware64k"},
+		{"/mnt/tank/vm", "tank/vm"},
+		{"/mnt/tank/vmx", "tank"},  /* a prefix of a name is not a parent directory */
+		{"/mnt/tank", "tank"},
+		{"/audit/x", "boot-pool/ROOT/24.04.2/audit"},
+		{"/mnt/other", NULL},       /* "legacy", "none" and "-" are no directory */
+		{"/", NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const nas_dataset *d = nas_dataset_for_path(&l, cases[i].path);
+		if (!cases[i].dataset) {
+			assert_null(d);
+			continue;
+		}
+		assert_non_null(d);
+		assert_string_equal(d->name, cases[i].dataset);
+	}
+	nas_datasets_free(&l);
+}
+
+static void test_zfs_list_root_mount_and_damage(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = exact("rpool\t/\nrpool/data\t/rpool/data\n", &len);
+	nas_datasets l;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zfs_list(text, len, &l, &err), VS_OK);
+	free(text);
+	assert_string_equal(nas_dataset_for_path(&l, "/srv/nfs")->name, "rpool");
+	assert_string_equal(nas_dataset_for_path(&l, "/rpool/data/x")->name, "rpool/data");
+	nas_datasets_free(&l);
+
+	text = exact("tank\t/mnt/tank\ntank/vm /mnt/tank/vm\n", &len);
+	assert_int_equal(nas_parse_zfs_list(text, len, &l, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 2 of zfs list is not NAME<tab>MOUNTPOINT");
+	assert_null(l.v);
+	free(text);
+	static const char with_nul[] = {'t', 'a', 'n', 'k', '\t', '/', '\0', '\n'};
+	text = malloc(sizeof(with_nul));
+	assert_non_null(text);
+	memcpy(text, with_nul, sizeof(with_nul));
+	len = sizeof(with_nul);
+	assert_int_equal(nas_parse_zfs_list(text, len, &l, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "zfs list printed a NUL byte");
+	free(text);
+}
+
+static void test_zfs_get(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = load("zfs_get_vmware64k.txt", &len);
+	nas_props p;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zfs_get(text, len, &p, &err), VS_OK);
+	free(text);
+	assert_int_equal(p.recordsize, 65536);
+	assert_string_equal(p.sync, "standard");
+	assert_string_equal(p.compression, "lz4");
+	assert_string_equal(p.atime, "off");
+	assert_string_equal(p.logbias, "latency");
+	assert_string_equal(p.primarycache, "all");
+	assert_int_equal(p.special_small_blocks, 0);
+	assert_int_equal(p.objsetid, 54);
+
+	text = load("zfs_get_vmware16k.txt", &len);
+	assert_int_equal(nas_parse_zfs_get(text, len, &p, &err), VS_OK);
+	assert_int_equal(p.recordsize, 16384);
+	assert_string_equal(p.sync, "always");
+	assert_string_equal(p.compression, "zstd-3");
+	assert_string_equal(p.primarycache, "metadata");
+	assert_int_equal(p.special_small_blocks, 16384);
+	assert_int_equal(p.objsetid, 1027);
+	/* Every property is required: the file without its last line. */
+	assert_int_equal(nas_parse_zfs_get(text, len - strlen("objsetid\t1027\n"), &p, &err),
+	                 VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "zfs get printed no objsetid");
+	free(text);
+
+	text = exact("recordsize\t64K\n", &len);
+	assert_int_equal(nas_parse_zfs_get(text, len, &p, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "zfs get: recordsize is '64K'");  /* -p was not used */
+	free(text);
+	text = exact("recordsize 65536\n", &len);
+	assert_int_equal(nas_parse_zfs_get(text, len, &p, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 1 of zfs get is not PROPERTY<tab>VALUE");
+	free(text);
+}
+
+static void test_zpool_list_mirrors(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = load("zpool_list_mirrors.txt", &len);
+	nas_layout l;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zpool_list(text, len, &l, &err), VS_OK);
+	free(text);
+	assert_string_equal(l.pool, "tank");
+	assert_string_equal(l.health, "ONLINE");
+	assert_int_equal(l.size, 8469414674432);
+	assert_int_equal(l.alloc, 1227736330240);
+	assert_int_equal(l.n, 5);
+	static const struct {
+		const char *name, *type;
+		nas_class cls;
+		size_t leaves;
+	} want[] = {
+		{"mirror-0", "mirror", NAS_CLASS_DATA, 2}, {"mirror-1", "mirror", NAS_CLASS_DATA, 2},
+		{"mirror-2", "mirror", NAS_CLASS_SPECIAL, 2}, {"nvme2n1", "disk", NAS_CLASS_LOG, 1},
+		{"nvme3n1", "disk", NAS_CLASS_CACHE, 1},
+	};
+	for (size_t i = 0; i < l.n; i++) {
+		assert_string_equal(l.v[i].name, want[i].name);
+		assert_string_equal(l.v[i].type, want[i].type);
+		assert_int_equal(l.v[i].cls, want[i].cls);
+		assert_int_equal(l.v[i].n_leaves, want[i].leaves);
+	}
+	assert_int_equal(nas_layout_count(&l, NAS_CLASS_DATA), 2);
+	assert_int_equal(nas_layout_count(&l, NAS_CLASS_DEDUP), 0);
+	assert_int_equal(nas_layout_count(&l, NAS_CLASS_LOG), 1);
+	nas_layout_free(&l);
+}
+
+static void test_zpool_list_raidz2_spare(void **state)
+{
+	(void)state;
+	size_t len;
+	char *text = load("zpool_list_raidz2.txt", &len);
+	nas_layout l;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zpool_list(text, len, &l, &err), VS_OK);
+	free(text);
+	assert_string_equal(l.pool, "rpool");
+	assert_int_equal(l.n, 3);
+	assert_string_equal(l.v[0].type, "raidz2");
+	assert_int_equal(l.v[0].n_leaves, 6);
+	assert_int_equal(l.v[1].n_leaves, 6);
+	assert_string_equal(l.v[2].name, "sdm");
+	assert_int_equal(l.v[2].cls, NAS_CLASS_SPARE);
+	assert_int_equal(nas_layout_count(&l, NAS_CLASS_LOG), 0);
+	nas_layout_free(&l);
+
+	text = exact("tank\t1\t1\t0\t-\t-\t0\t0\t1.00\tONLINE\t-\n\tsda\t9\t-\t-\t-\t-\t-\t-\t-\tONLINE\n",
+	             &len);
+	assert_int_equal(nas_parse_zpool_list(text, len, &l, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "zpool list has a disk outside any vdev");
+	free(text);
+	text = exact("", &len);
+	assert_int_equal(nas_parse_zpool_list(text, len, &l, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "zpool list printed no pool");
+	free(text);
+}
+
+static void mirrors_layout(nas_layout *l)
+{
+	size_t len;
+	char *text = load("zpool_list_mirrors.txt", &len);
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zpool_list(text, len, l, &err), VS_OK);
+	free(text);
+}
+
+static void test_iostat_classes_apart_leaves_never_added(void **state)
+{
+	(void)state;
+	nas_layout l;
+	mirrors_layout(&l);
+	size_t len;
+	char *text = load("zpool_iostat_mirrors.txt", &len);
+	nas_samples s;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_iostat(text, len, &l, &s, &err), VS_OK);
+	assert_int_equal(s.n, 3);
+	const nas_sample *a = &s.v[0];
+	/* mirror-0 + mirror-1: each already holds both copies; sda..sdd are not added. */
+	assert_int_equal(a->cls[NAS_CLASS_DATA].write_bytes, 2 * 1756364800ULL);
+	assert_int_equal(a->cls[NAS_CLASS_DATA].write_ops, 2 * 13400);
+	assert_int_equal(a->cls[NAS_CLASS_DATA].read_bytes, 11468800 + 11141120);
+	assert_int_equal(a->cls[NAS_CLASS_SPECIAL].write_bytes, 68812800);
+	assert_int_equal(a->cls[NAS_CLASS_LOG].write_ops, 16600);
+	assert_int_equal(a->cls[NAS_CLASS_LOG].write_bytes, 1087897600);
+	assert_int_equal(a->cls[NAS_CLASS_CACHE].read_bytes, 1310720);
+	assert_int_equal(a->cls[NAS_CLASS_DEDUP].write_bytes, 0);
+	/* The pool's own line is data + special + log (the cache is no pool I/O). */
+	assert_int_equal(a->pool.write_bytes, a->cls[NAS_CLASS_DATA].write_bytes +
+	                                          a->cls[NAS_CLASS_SPECIAL].write_bytes +
+	                                          a->cls[NAS_CLASS_LOG].write_bytes);
+	assert_int_equal(a->cls[NAS_CLASS_DATA].write_wait_ns, 1830000);
+	assert_int_equal(a->cls[NAS_CLASS_LOG].read_wait_ns, 0);  /* '-': nothing waited */
+	assert_int_equal(a->cls[NAS_CLASS_LOG].write_wait_ns, 96000);
+	assert_int_equal(s.v[2].cls[NAS_CLASS_DATA].write_bytes, 2 * 1758364800ULL);
+	nas_samples_free(&s);
+
+	/* The sampler stopped inside the third interval, then inside a line. */
+	const char *third = strstr(strstr(strstr(text, "\ntank\t") + 1, "\ntank\t") + 1, "mirror-2");
+	assert_non_null(third);
+	assert_int_equal(nas_parse_iostat(text, (size_t)(third - text), &l, &s, &err), VS_OK);
+	assert_int_equal(s.n, 2);
+	nas_samples_free(&s);
+	assert_int_equal(nas_parse_iostat(text, (size_t)(third - text) + 12, &l, &s, &err), VS_OK);
+	assert_int_equal(s.n, 2);
+	nas_samples_free(&s);
+	free(text);
+	nas_layout_free(&l);
+}
+
+static void test_iostat_damage(void **state)
+{
+	(void)state;
+	nas_layout l;
+	mirrors_layout(&l);
+	size_t len;
+	nas_samples s;
+	vs_error err = {0};
+	char *text = exact("mirror-0\t1\t1\t1\t1\t1\t1\n", &len);
+	assert_int_equal(nas_parse_iostat(text, len, &l, &s, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "zpool iostat printed a vdev before its pool");
+	free(text);
+	text = exact("tank\t1\t1\t1\t1\t1\t1\nmirror-0\t1\t1\tx\t1\t1\t1\n", &len);
+	assert_int_equal(nas_parse_iostat(text, len, &l, &s, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 2 of zpool iostat is not a vdev's figures");
+	free(text);
+	/* An interval that lacks vdevs, followed by another: not a cut, a change. */
+	text = exact("tank\t1\t1\t1\t1\t1\t1\nmirror-0\t1\t1\t1\t1\t1\t1\ntank\t1\t1\t1\t1\t1\t1\n", &len);
+	assert_int_equal(nas_parse_iostat(text, len, &l, &s, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "interval 1 of zpool iostat lacks vdevs of the layout");
+	assert_null(s.v);
+	free(text);
+	nas_layout_free(&l);
+}
+
+static void test_kstats_each_file(void **state)
+{
+	(void)state;
+	size_t len;
+	nas_counters c;
+	vs_error err = {0};
+	char *text = load("arcstats", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_OK);
+	free(text);
+	assert_true(c.arc.found);
+	assert_false(c.zil.found);
+	assert_false(c.objset.found);
+	assert_int_equal(c.arc.hits, 918273645);
+	assert_int_equal(c.arc.misses, 20318475);
+	assert_int_equal(c.arc.demand_data_hits, 402117730);
+	assert_int_equal(c.arc.demand_data_misses, 9120334);
+	assert_int_equal(c.arc.size, 58506035200);
+	assert_int_equal(c.arc.c_max, 67444088832);
+
+	text = load("zil", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_OK);
+	free(text);
+	assert_true(c.zil.found);
+	assert_int_equal(c.zil.commit_count, 7712093);
+	assert_int_equal(c.zil.itx_count, 9013442);
+	assert_int_equal(c.zil.normal_bytes, 0);
+	assert_int_equal(c.zil.slog_bytes, 301989888000);
+
+	text = load("objset-0x36", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_OK);
+	free(text);
+	assert_true(c.objset.found);
+	assert_false(c.zil.found);  /* an objset's own zil_* sums are not the pool-wide file */
+	assert_string_equal(c.objset.dataset, "tank/vmware64k");
+	assert_int_equal(c.objset.writes, 48213377);
+	assert_int_equal(c.objset.nwritten, 3159869964288);
+	assert_int_equal(c.objset.reads, 1204411);
+	assert_int_equal(c.objset.nread, 78931476480);
+}
+
+/* `cat arcstats zil objset-0x36`, as nas_read_counters asks for them. */
+static void test_kstats_concatenated(void **state)
+{
+	(void)state;
+	size_t a, z, o;
+	char *arc = load("arcstats", &a), *zil = load("zil", &z), *os = load("objset-0x36", &o);
+	char *all = malloc(a + z + o);
+	assert_non_null(all);
+	memcpy(all, arc, a);
+	memcpy(all + a, zil, z);
+	memcpy(all + a + z, os, o);
+	nas_counters c;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_kstats(all, a + z + o, &c, &err), VS_OK);
+	assert_true(c.arc.found && c.zil.found && c.objset.found);
+	assert_int_equal(c.arc.c_max, 67444088832);
+	assert_int_equal(c.zil.slog_bytes, 301989888000);
+	assert_int_equal(c.objset.nwritten, 3159869964288);
+	/* Without the objset's header line its rows would be arcstats': refused. */
+	assert_int_equal(nas_parse_kstats(all + 1, a + z + o - 1, &c, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "the kstats do not begin with a kstat header");
+	free(all);
+	free(arc);
+	free(zil);
+	free(os);
+}
+
+static void test_kstats_damage(void **state)
+{
+	(void)state;
+	size_t len;
+	nas_counters c;
+	vs_error err = {0};
+	char *text = exact("9 1 0x01 1 272 1 2\nname                            type data\n"
+	                   "c_max                           7    big\n", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 3: c_max is not a uint64");
+	assert_false(c.arc.found);
+	free(text);
+	text = exact("9 1 0x01 1 272 1 2\nfoo\n", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 2 of the kstats is not 'name type data'");
+	free(text);
+	text = exact("9 3 0x01 1 272 1 2\nname type data\n", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 1: not a named kstat");
+	free(text);
+	text = exact("cat: /proc/spl/kstat/zfs/arcstats: No such file or directory\n", &len);
+	assert_int_equal(nas_parse_kstats(text, len, &c, &err), VS_ERR_PROTOCOL);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_zfs_list_and_export_paths),
+		cmocka_unit_test(test_zfs_list_root_mount_and_damage),
+		cmocka_unit_test(test_zfs_get),
+		cmocka_unit_test(test_zpool_list_mirrors),
+		cmocka_unit_test(test_zpool_list_raidz2_spare),
+		cmocka_unit_test(test_iostat_classes_apart_leaves_never_added),
+		cmocka_unit_test(test_iostat_damage),
+		cmocka_unit_test(test_kstats_each_file),
+		cmocka_unit_test(test_kstats_concatenated),
+		cmocka_unit_test(test_kstats_damage),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
