@@ -421,3 +421,50 @@ void na_fio_result_clear(na_fio_result *r)
 	bins_free(&r->mixed_dir);
 	memset(r, 0, sizeof(*r));
 }
+
+/* ---- the guest's fio ---- */
+
+enum { FIO_MIN_MAJOR = 3 };
+#define FIO_INSTALL "apt-get install fio, dnf install fio"
+
+int na_fio_guest_check(const char *vm, const char *report, bool *libaio, vs_error *err)
+{
+	int exit_code = -1, major = -1;
+	const char *version = NULL;
+	size_t version_len = 0;
+	*libaio = false;
+	for (const char *line = report; *line;) {
+		size_t len = strcspn(line, "\n");
+		const char *word = line + strspn(line, " \t");
+		size_t wlen = strcspn(word, " \t\r\n");
+		if (!strncmp(line, "fio-exit ", 9)) {
+			long v = strtol(line + 9, NULL, 10);  /* clamped: only 0 and 127 matter */
+			exit_code = v > 255 || v < 0 ? 255 : (int)v;
+		} else if (!version && !strncmp(line, "fio-", 4)) {
+			version = line;
+			version_len = strcspn(line, " \t\r\n");
+			long v = line[4] >= '0' && line[4] <= '9' ? strtol(line + 4, NULL, 10) : -1;
+			major = v > INT_MAX ? INT_MAX : (int)v;  /* clamped by strtol, then by int */
+		} else if (wlen == 6 && !strncmp(word, "libaio", 6)) {
+			*libaio = true;
+		}
+		line += len + (line[len] == '\n');
+	}
+	if (exit_code == 127)
+		return vs_fail(err, VS_ERR_USAGE, "%s has no fio: install it in the guest (" FIO_INSTALL
+		               "), then run again", vm);
+	if (!version || exit_code != 0)
+		return vs_fail(err, VS_ERR_USAGE, "%s: fio --version says no version (exit %d): "
+		               "reinstall fio in the guest (" FIO_INSTALL ")", vm, exit_code);
+	if (major < FIO_MIN_MAJOR)
+		return vs_fail(err, VS_ERR_USAGE, "%s has %.*s; nfsagent needs fio 3.0 or newer (its "
+		               "latencies in ns): update it in the guest (" FIO_INSTALL ")", vm,
+		               (int)(version_len > 32 ? 32 : version_len), version);
+	return VS_OK;
+}
+
+int na_fio_no_libaio(const char *vm, vs_error *err)
+{
+	return vs_fail(err, VS_ERR_USAGE, "%s's fio has no libaio engine (fio --enghelp): install "
+	               "libaio in the guest (apt-get install libaio1, dnf install libaio)", vm);
+}

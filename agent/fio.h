@@ -58,4 +58,13 @@ int na_fio_dir_merge(na_fio_dir *dst, const na_fio_dir *src, vs_error *err);
  * bin_ns must be sorted ascending; -1 if p is out of range or the histogram empty. */
 double na_fio_bins_percentile(const int64_t *bin_ns, const int64_t *bin_count, size_t n, double p);
 
+/* What the guest's "fio --version; echo fio-exit $?; fio --enghelp" wrote
+ * (report): VS_OK when fio is there and 3.0 or newer (nfsagent reads its
+ * latencies in ns, clat_ns, which fio writes since 3.0), *libaio telling
+ * whether it has the libaio engine; else VS_ERR_USAGE naming vm, what is
+ * missing and how to install it. */
+int na_fio_guest_check(const char *vm, const char *report, bool *libaio, vs_error *err);
+/* The libaio refusal of na_fio_guest_check, for a job that needs the engine. */
+int na_fio_no_libaio(const char *vm, vs_error *err);
+
 #endif

@@ -269,10 +269,12 @@ static long job_seconds(long runtime, long ramp, long unbounded_s)
 	return (runtime > 0 ? runtime : unbounded_s) + (ramp > 0 ? ramp : 0);
 }
 
-long na_job_seconds(const char *text, long unbounded_s)
+/* Calls fn for each "[section]" (key NULL, value the name) and each
+ * "key=value" of a job file, blanks and comments (';', '#') taken off as fio
+ * does; a line is read up to 255 bytes. */
+static void each_option(const char *text, void (*fn)(void *ud, const char *key, const char *value),
+                        void *ud)
 {
-	long total = 0, global_runtime = -1, global_ramp = -1, runtime = -1, ramp = -1;
-	bool in_job = false, in_global = false;
 	for (const char *line = text; *line;) {
 		size_t len = strcspn(line, "\n");
 		char buf[256];
@@ -284,30 +286,66 @@ long na_job_seconds(const char *text, long unbounded_s)
 		s[strcspn(s, "\r;#")] = '\0';
 		for (size_t end = strlen(s); end && strchr(" \t", s[end - 1]); end--)
 			s[end - 1] = '\0';
-		if (*s == '[') {  /* a new section: the one before is complete */
-			if (in_job)
-				total += job_seconds(runtime >= 0 ? runtime : global_runtime,
-				                     ramp >= 0 ? ramp : global_ramp, unbounded_s);
-			in_global = !strcmp(s, "[global]");
-			in_job = !in_global;
-			runtime = ramp = -1;
-			continue;
-		}
 		char *eq = strchr(s, '=');
-		if (!eq)
-			continue;
-		char *value = eq + 1 + strspn(eq + 1, " \t");
-		while (eq > s && strchr(" \t", eq[-1]))
-			eq--;
-		*eq = '\0';
-		long v = time_value(value);
-		bool is_runtime = !strcmp(s, "runtime") || !strcmp(s, "timeout");
-		if (is_runtime || !strcmp(s, "ramp_time"))
-			*(in_global ? (is_runtime ? &global_runtime : &global_ramp)
-			            : (is_runtime ? &runtime : &ramp)) = v;
+		if (*s == '[' && s[strlen(s) - 1] == ']') {
+			s[strlen(s) - 1] = '\0';
+			fn(ud, NULL, s + 1);
+		} else if (eq) {
+			char *value = eq + 1 + strspn(eq + 1, " \t");
+			while (eq > s && strchr(" \t", eq[-1]))
+				eq--;
+			*eq = '\0';
+			fn(ud, s, value);
+		}
 	}
-	if (in_job)
-		total += job_seconds(runtime >= 0 ? runtime : global_runtime,
-		                     ramp >= 0 ? ramp : global_ramp, unbounded_s);
-	return total;
+}
+
+typedef struct job_time {
+	long unbounded_s, total, global_runtime, global_ramp, runtime, ramp;
+	bool in_job, in_global;
+} job_time;
+
+/* The job before is complete: its time counts. */
+static void job_done(job_time *t)
+{
+	if (t->in_job)
+		t->total += job_seconds(t->runtime >= 0 ? t->runtime : t->global_runtime,
+		                        t->ramp >= 0 ? t->ramp : t->global_ramp, t->unbounded_s);
+}
+
+static void time_option(void *ud, const char *key, const char *value)
+{
+	job_time *t = ud;
+	if (!key) {
+		job_done(t);
+		t->in_global = !strcmp(value, "global");
+		t->in_job = !t->in_global;
+		t->runtime = t->ramp = -1;
+		return;
+	}
+	bool is_runtime = !strcmp(key, "runtime") || !strcmp(key, "timeout");
+	if (is_runtime || !strcmp(key, "ramp_time"))
+		*(t->in_global ? (is_runtime ? &t->global_runtime : &t->global_ramp)
+		               : (is_runtime ? &t->runtime : &t->ramp)) = time_value(value);
+}
+
+long na_job_seconds(const char *text, long unbounded_s)
+{
+	job_time t = {unbounded_s, 0, -1, -1, -1, -1, false, false};
+	each_option(text, time_option, &t);
+	job_done(&t);
+	return t.total;
+}
+
+static void libaio_option(void *ud, const char *key, const char *value)
+{
+	if (key && !strcmp(key, "ioengine") && !strcmp(value, "libaio"))
+		*(bool *)ud = true;
+}
+
+bool na_job_uses_libaio(const char *text)
+{
+	bool uses = false;
+	each_option(text, libaio_option, &uses);
+	return uses;
 }

@@ -52,6 +52,8 @@ int na_read_text_file(const char *path, const char *what, size_t max, char **tex
  * summed over the jobs (stonewalled jobs run one after the other); a job
  * without a runtime runs until its I/O is done and counts unbounded_s. */
 long na_job_seconds(const char *text, long unbounded_s);
+/* Whether a job of the file has ioengine=libaio. */
+bool na_job_uses_libaio(const char *text);
 /* One line: "name  rw=... bs=... iodepth=... numjobs=..." into buf. */
 const char *na_profile_line(const na_profile *p, char *buf, size_t size);
 

@@ -90,4 +90,28 @@ if fio_left; then fail "fio still runs"; fi
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq length <<< "$OUT")" 8 "rows after the kill (7 before, 1 from the killed run)"
 sqlite3 "$db" 'PRAGMA integrity_check' | grep -qx ok || fail "database integrity"
+
+# A guest without fio, with an old one, without libaio: one line naming the
+# VM and what to install, exit 2, fio never started for a job, nothing recorded.
+fio_db="$WORK/fio.db"
+guest_fio() {
+	local mode=$1 expected=$2
+	shift 2
+	lab_stop
+	lab_start -guest-fio "$mode"
+	run 2 "$NFSAGENT" bench --vm fiotest --repeat 2 --size 4M --runtime 1 --db "$fio_db" "$@"
+	assert_eq "$ERR" "$expected" "-guest-fio $mode"
+	assert_eq "$OUT" "" "stdout with -guest-fio $mode"
+	assert_eq "$(calls StartProgramInGuest)" 1 "programs started with -guest-fio $mode (the check)"
+	assert_eq "$(sqlite3 "$fio_db" 'SELECT count(*) FROM results')" 0 "rows with -guest-fio $mode"
+}
+guest_fio missing "nfsagent: preparing fiotest for benchmarks failed: fiotest has no fio: install it in the guest (apt-get install fio, dnf install fio), then run again" \
+	--profile randread-4k-qd1
+guest_fio old "nfsagent: preparing fiotest for benchmarks failed: fiotest has fio-2.16; nfsagent needs fio 3.0 or newer (its latencies in ns): update it in the guest (apt-get install fio, dnf install fio)" \
+	--profile randread-4k-qd1
+guest_fio no-libaio "nfsagent: fiotest's fio has no libaio engine (fio --enghelp): install libaio in the guest (apt-get install libaio1, dnf install libaio)" \
+	--profile randread-4k-qd32x4
+# psync needs no libaio
+run 0 "$NFSAGENT" bench --vm fiotest --repeat 1 --size 4M --runtime 1 --db "$fio_db" --profile seqwrite-4m-dd
+assert_eq "$(sqlite3 "$fio_db" "SELECT count(*) FROM results WHERE status = 'ok'")" 1 "the psync run without libaio"
 echo "bench: ok"

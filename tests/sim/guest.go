@@ -78,6 +78,7 @@ type guestOps struct {
 	user, password string
 	logPath        string
 	tools          toolsList
+	fio            guestFio
 	perf           perfStats
 	hosts          *hostEndpoint // where transfer URLs point (hostendpoint.go)
 
@@ -153,6 +154,8 @@ func (g *guestOps) flags(fs *flag.FlagSet) {
 	g.tools.names = []string{"fiotest", "db01"}
 	fs.Var(&g.tools, "tools-running", "VMs with VMware Tools running, comma-separated, or none; when given, every other VM has Tools not running "+
 		"(default: fiotest,db01 get Tools running, other VMs keep theirs)")
+	g.fio.mode = "present"
+	fs.Var(&g.fio, "guest-fio", "the guests' fio: present (this machine's), missing, old (2.16) or no-libaio")
 	g.perf.flags(fs)
 }
 
@@ -189,6 +192,9 @@ func (g *guestOps) setup(l *lab) error {
 	}
 
 	if err := g.applyTools(); err != nil {
+		return err
+	}
+	if err := g.fio.setup(l.dir); err != nil {
 		return err
 	}
 	if g.logPath != "" {
@@ -899,6 +905,7 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 	for i, e := range env {
 		env[i] = rewriteArgs(root, e)
 	}
+	env = g.fio.path(env)
 	cmdLine := shellQuote(prog)
 	if spec.Arguments != "" {
 		cmdLine += " " + rewriteArgs(root, spec.Arguments)

@@ -595,10 +595,37 @@ static void test_sizes_as_fio_reads_them(void **state)
 	}
 }
 
+/* What "fio --version; echo fio-exit $?; fio --enghelp" wrote in the guest. */
+static void test_guest_fio(void **state)
+{
+	(void)state;
+	vs_error err = {0};
+	bool libaio = true;
+	assert_int_equal(na_fio_guest_check("vm1", "fio-3.33\nfio-exit 0\nAvailable IO engines:\n\tcpuio\n"
+	                                    "\tlibaio\n\tpsync\n", &libaio, &err), VS_OK);
+	assert_true(libaio);
+	assert_int_equal(na_fio_guest_check("vm1", "fio-3.1-12-gabc\nfio-exit 0\nAvailable IO engines:\n"
+	                                    "\tlibaio-extra\n\tpsync\n", &libaio, &err), VS_OK);
+	assert_false(libaio);
+	assert_int_equal(na_fio_guest_check("vm1", "sh: 1: fio: not found\nfio-exit 127\n"
+	                                    "sh: 1: fio: not found\n", &libaio, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "vm1 has no fio: install it in the guest (apt-get install fio, "
+	                                 "dnf install fio), then run again");
+	assert_int_equal(na_fio_guest_check("vm1", "fio-2.16\nfio-exit 0\n", &libaio, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "vm1 has fio-2.16; nfsagent needs fio 3.0 or newer (its latencies "
+	                                 "in ns): update it in the guest (apt-get install fio, dnf install fio)");
+	assert_int_equal(na_fio_guest_check("vm1", "fio-99999999999999999999\nfio-exit 0\n", &libaio, &err),
+	                 VS_OK);
+	assert_int_equal(na_fio_guest_check("vm1", "", &libaio, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "vm1: fio --version says no version (exit -1): reinstall fio in "
+	                                 "the guest (apt-get install fio, dnf install fio)");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sizes_as_fio_reads_them),
+		cmocka_unit_test(test_guest_fio),
 		cmocka_unit_test(test_grouped_jsonplus),
 		cmocka_unit_test(test_plain_json_uses_fio_percentiles),
 		cmocka_unit_test(test_plain_json_several_jobs_unknown),
