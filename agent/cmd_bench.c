@@ -243,29 +243,46 @@ static void cell(char *buf, size_t size, const double *v, size_t n, int digits)
 		snprintf(buf, size, "%.*f (%.*f-%.*f)", digits, s.median, digits, s.min, digits, s.max);
 }
 
+/* The engine's word on the IOPS runs: "±4.1%, sees ±9%" (their spread,
+ * from the logs as compare uses it, and the change compare could see against
+ * as many runs), or "too few runs to tell". */
+static void noise_cell(char *buf, size_t size, const double *v, size_t n)
+{
+	na_group g = na_group_of(v, n);
+	if (g.n < NA_NOISE_MIN_RUNS)
+		snprintf(buf, size, "%s", na_noise_name(NA_NOISE_TOO_FEW));
+	else
+		snprintf(buf, size, "±%.1f%%, sees ±%.0f%%", na_group_spread_pct(&g),
+		         na_mde(g.sd, g.n, g.n, NA_ALPHA, 0) * 100);
+}
+
 static void print_summary(const bench_args *a, const na_profile *const *profiles, tally *t)
 {
-	static const char *const headers[] = {"PROFILE", "DIR", "RUNS", "IOPS", "MB/s", "AVG ms", "P99 ms"};
+	static const char *const headers[] = {"PROFILE", "DIR", "RUNS", "IOPS", "MB/s", "AVG ms",
+	                                      "P99 ms", "RUN-TO-RUN"};
 	static const int digits[] = {0, 1, 3, 3};
-	na_table *table = na_table_new(7, headers);
+	na_table *table = na_table_new(8, headers);
 	size_t rows = 0;
 	for (size_t p = 0; table && p < a->n_profiles + !!a->job_path; p++)
 		for (int d = 0; d < 2; d++) {
 			if (!t[p].n[d])
 				continue;
 			rows++;
-			char runs[24], cells[4][96];
+			char runs[24], cells[4][96], noise[48];
 			snprintf(runs, sizeof(runs), "%zu", t[p].n[d]);
 			for (int m = 0; m < 4; m++)
 				cell(cells[m], sizeof(cells[m]), t[p].v[d][m], t[p].n[d], digits[m]);
+			noise_cell(noise, sizeof(noise), t[p].v[d][0], t[p].n[d]);
 			const char *row[] = {profiles[p]->name, d ? "write" : "read", runs, cells[0], cells[1],
-			                     cells[2], cells[3]};
+			                     cells[2], cells[3], noise};
 			na_table_add(table, row);
 		}
 	/* Nothing succeeded (or nothing ran): the lines above said why. */
 	if (rows) {
 		printf("\nMedian (min-max) over the repetitions that succeeded:\n");
 		na_table_print(table, stdout);
+		printf("RUN-TO-RUN: the IOPS runs' typical spread, and the change nfsagent compare "
+		       "could see\nagainst as many runs of something else (80%% of the time).\n");
 	}
 	na_table_free(&table);
 }

@@ -12,22 +12,30 @@
 
 static const char usage[] =
 	"Usage: nfsagent compare --a SELECTOR --b SELECTOR [--db FILE]\n"
+	"                        [--min-change PCT] [--runs-needed PCT]\n"
 	"                        [--json | --csv | --markdown]\n"
 	"Compares two groups of recorded results, profile by profile: IOPS, MB/s, average\n"
 	"and p99 latency per direction, as median (min-max, n=runs) of A and of B, the\n"
-	"change from A to B, and whether it is beyond run-to-run noise.\n"
+	"change from A to B with its 95% confidence interval, and whether it is beyond\n"
+	"run-to-run noise (IOPS and p99 get verdicts; MB/s and average latency follow\n"
+	"from IOPS). A \"within noise\" says how large a change the runs could have seen.\n"
+	"  --min-change 5%     a change must also clear this band to be beyond noise\n"
+	"  --runs-needed 10%   how many runs a side would see a change that large\n"
 	"SELECTOR is comma-separated field=value conditions, as results --where takes\n"
 	"them (protocol=NFS41,recordsize=64K or campaign=RUN,target=nfs41); only ok\n"
 	"runs count.\n"
-	"Names the factors (protocol, ESXi build, host, labels, ...) in which A and B\n"
-	"differ.\n";
+	"Names the factors (protocol, ESXi build, host, disk, job file, labels, ...) whose\n"
+	"mix differs between A and B, and warns when every run of one group ran before\n"
+	"every run of the other (drift would look like a change; run interleaves).\n";
 
-enum { OPT_A = NA_OPT_FIRST_COMMAND_OPTION, OPT_B, OPT_DB, OPT_CSV, OPT_MARKDOWN };
+enum { OPT_A = NA_OPT_FIRST_COMMAND_OPTION, OPT_B, OPT_DB, OPT_CSV, OPT_MARKDOWN, OPT_MIN_CHANGE,
+       OPT_RUNS_NEEDED };
 static const int by_profile[] = {NA_F_PROFILE};
 
 typedef struct compare_args {
 	const char *a, *b, *db;
 	bool json, csv, markdown;
+	double min_change, runs_needed;  /* fractions; 0 = not asked */
 } compare_args;
 
 typedef struct comparison {
@@ -38,6 +46,7 @@ typedef struct comparison {
 	na_factor *factors;
 	size_t n_factors;
 	char *sentence;
+	char *time_warning;        /* NULL when the groups' runs interleave */
 } comparison;
 
 /* ---- building ---- */
@@ -97,7 +106,7 @@ static int build(comparison *c, na_store *s, vs_error *err)
 	/* Factors count only the runs compared. */
 	na_cmp_group_filter(&c->a, in_other, &c->b);
 	na_cmp_group_filter(&c->b, in_other, &c->a);
-	rc = na_cmp_run(&c->a, &c->b, by_profile, 1, &c->cmp);
+	rc = na_cmp_run(&c->a, &c->b, by_profile, 1, c->args->min_change, &c->cmp);
 	if (rc == VS_OK && !c->cmp.n)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: no profile has comparable ok "
 		               "results in both groups (only in A: %s; only in B: %s)",
@@ -106,6 +115,8 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		rc = na_cmp_factors(&c->a, &c->b, &c->factors, &c->n_factors);
 	if (rc == VS_OK && !(c->sentence = na_factors_sentence(c->factors, c->n_factors)))
 		rc = VS_ERR_NOMEM;
+	if (rc == VS_OK)
+		c->time_warning = na_cmp_time_warning(&c->a, &c->b);
 	return rc == VS_ERR_NOMEM ? vs_fail(err, rc, "out of memory") : rc;
 }
 
@@ -118,6 +129,7 @@ static void comparison_free(comparison *c)
 	free(c->only_a);
 	free(c->only_b);
 	free(c->sentence);
+	free(c->time_warning);
 }
 
 /* ---- text and markdown ---- */
@@ -133,23 +145,69 @@ static void print_header(const comparison *c, bool md)
 	printf("%sA%s: %s%s%s (%zu ok results)%s\n", bold, bold, quote, c->args->a, quote, c->a.n, md ? "  " : "");
 	printf("%sB%s: %s%s%s (%zu ok results)\n", bold, bold, quote, c->args->b, quote, c->b.n);
 	printf("%s%s\n", gap, c->sentence);
+	if (c->time_warning)
+		printf("%swarning: %s\n", gap, c->time_warning);
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
 		printf("%snot compared, only in B: %s\n", gap, c->only_b);
 }
 
+/* The notes under a profile's table: p99 pooled from the fio bins, and the
+ * runs a side --runs-needed asks about. */
+static void print_notes(const comparison *c, size_t from, size_t to, const char *indent)
+{
+	for (size_t i = from; i < to; i++) {
+		const na_cmp_line *l = &c->cmp.lines[i];
+		na_cmp_cells s;
+		na_cmp_cells_of(l, &s);
+		if (s.pooled[0])
+			printf("%s%s %s (no verdict of its own)\n", indent, s.metric, s.pooled);
+		if (!c->args->runs_needed || !l->eff.judged || l->eff.verdict == NA_NOISE_TOO_FEW)
+			continue;
+		size_t n = na_runs_needed(l->eff.sd, c->args->runs_needed, l->eff.alpha, l->eff.band);
+		if (n)
+			printf("%s%s: %zu runs a side would see a %.0f%% change at this spread\n", indent,
+			       s.metric, n, c->args->runs_needed * 100);
+		else
+			printf("%s%s: no number of runs would see a %.0f%% change inside the --min-change "
+			       "band\n", indent, s.metric, c->args->runs_needed * 100);
+	}
+}
+
+/* The rule, and the band when there is one. */
+static void print_method(const comparison *c, bool wrap)
+{
+	char band[160] = "";
+	if (c->args->min_change)
+		snprintf(band, sizeof(band), " With --min-change %.0f%%, the interval must also clear "
+		         "±%.0f%%.", c->args->min_change * 100, c->args->min_change * 100);
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&text, &size);
+	if (out) {
+		fprintf(out, "%s%s", na_noise_method, band);
+		fclose(out);
+	}
+	if (text && wrap)
+		na_print_wrapped(stdout, text, 80);
+	else if (text)
+		printf("%s\n", text);
+	free(text);
+}
+
 static void print_text(const comparison *c)
 {
-	static const char *const headers[] = {"METRIC", "A", "B", "CHANGE", "NOISE"};
+	static const char *const headers[] = {"METRIC", "A", "B", "CHANGE B/A", "VERDICT"};
 	print_header(c, false);
 	for (size_t i = 0; i < c->cmp.n;) {
 		const na_cmp_line *first = &c->cmp.lines[i];
+		size_t from = i;
 		na_table *t = na_table_new(5, headers);
 		for (; i < c->cmp.n && c->cmp.lines[i].key == first->key; i++) {
 			na_cmp_cells s;
 			na_cmp_cells_of(&c->cmp.lines[i], &s);
-			const char *row[] = {s.metric, s.a, s.b, s.change, na_noise_name(c->cmp.lines[i].noise)};
+			const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
 			if (t)
 				na_table_add(t, row);
 		}
@@ -157,9 +215,10 @@ static void print_text(const comparison *c)
 		if (t)
 			na_table_print(t, stdout);
 		na_table_free(&t);
+		print_notes(c, from, i, "");
 	}
 	putchar('\n');
-	na_print_wrapped(stdout, na_noise_method, 80);
+	print_method(c, true);
 }
 
 /* Markdown text: '|' would end a table cell. */
@@ -177,19 +236,27 @@ static void print_markdown(const comparison *c)
 		if (i == 0 || l->key != c->cmp.lines[i - 1].key) {
 			fputs("\n### ", stdout);
 			md_text(profile_of(l));
-			fputs("\n\n| Metric | A | B | Change | Noise |\n|---|---|---|---|---|\n", stdout);
+			fputs("\n\n| Metric | A | B | Change B/A | Verdict |\n|---|---|---|---|---|\n", stdout);
 		}
 		na_cmp_cells s;
 		na_cmp_cells_of(l, &s);
-		const char *cells[] = {s.metric, s.a, s.b, s.change, na_noise_name(l->noise)};
+		const char *cells[] = {s.metric, s.a, s.b, s.change, s.verdict};
 		for (size_t k = 0; k < 5; k++) {
 			fputs("| ", stdout);
 			md_text(cells[k]);
 			fputs(" ", stdout);
 		}
 		fputs("|\n", stdout);
+		if (i + 1 == c->cmp.n || c->cmp.lines[i + 1].key != l->key) {
+			size_t from = i;
+			while (from && c->cmp.lines[from - 1].key == l->key)
+				from--;
+			putchar('\n');
+			print_notes(c, from, i + 1, "- ");
+		}
 	}
-	printf("\n%s\n", na_noise_method);
+	putchar('\n');
+	print_method(c, false);
 }
 
 /* ---- CSV and JSON ---- */
@@ -223,14 +290,16 @@ static void print_csv(const comparison *c)
 {
 	static const char *const headers[] = {"profile", "direction", "metric", "unit", "lower_is_better",
 	                                      "a_median", "a_min", "a_max", "a_n", "b_median", "b_min",
-	                                      "b_max", "b_n", "change_pct", "noise"};
-	for (size_t i = 0; i < 15; i++)
-		csv_field(headers[i], i == 14);
+	                                      "b_max", "b_n", "change_pct", "ci_low_pct", "ci_high_pct",
+	                                      "p", "p_holm", "mde_pct", "verdict"};
+	enum { N_HEADERS = sizeof(headers) / sizeof(*headers) };
+	for (size_t i = 0; i < N_HEADERS; i++)
+		csv_field(headers[i], i + 1 == N_HEADERS);
 	for (size_t i = 0; i < c->cmp.n; i++) {
 		const na_cmp_line *l = &c->cmp.lines[i];
-		char change[48] = "";
-		if (!isnan(l->change_pct))
-			snprintf(change, sizeof(change), "%.2f", l->change_pct);
+		const na_effect *e = &l->eff;
+		const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100, e->p,
+		                    e->judged ? e->p_holm : NAN, e->mde * 100};
 		csv_field(profile_of(l), false);
 		csv_field(na_dir_names[l->dir], false);
 		csv_field(na_metrics[l->metric].key, false);
@@ -238,8 +307,13 @@ static void print_csv(const comparison *c)
 		csv_field(na_metrics[l->metric].lower_is_better ? "true" : "false", false);
 		csv_spread(&l->sa);
 		csv_spread(&l->sb);
-		csv_field(change, false);
-		csv_field(na_noise_name(l->noise), true);
+		for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
+			char num[48] = "";
+			if (!isnan(v[k]))
+				snprintf(num, sizeof(num), k < 3 || k == 5 ? "%.2f" : "%.6g", v[k]);
+			csv_field(num, false);
+		}
+		csv_field(na_noise_name(e->verdict), true);
 	}
 }
 
@@ -252,27 +326,60 @@ static json_t *spread_json(const na_spread *s, const double *v)
 	                 "n", (json_int_t)s->n, "values", values);
 }
 
-json_t *na_cmp_line_json(const na_cmp_line *l)
+/* A number, or null when it is unknown. */
+static json_t *num_json(double v)
 {
-	bool extreme = l->sa.n && l->sb.n && !na_ranges_overlap(&l->sa, &l->sb);
-	double p = na_mann_whitney_extreme_p(l->sa.n, l->sb.n);
-	bool known = !isnan(l->change_pct) && l->change_pct != 0;
-	bool better = (l->change_pct > 0) != na_metrics[l->metric].lower_is_better;
-	return json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:s, s:b, s:o}",
-	                 "direction", na_dir_names[l->dir], "metric", na_metrics[l->metric].key,
-	                 "unit", unit_of(l->metric), "lower_is_better", na_metrics[l->metric].lower_is_better,
-	                 "a", spread_json(&l->sa, l->a), "b", spread_json(&l->sb, l->b),
-	                 "change_pct", isnan(l->change_pct) ? json_null() : json_real(l->change_pct),
-	                 "better", known ? json_boolean(better) : json_null(),
-	                 "noise", na_noise_name(l->noise), "ranges_overlap", !extreme,
-	                 "mann_whitney_p", extreme ? json_real(p) : json_null());
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
-static json_t *strings_json(char *const *v, size_t n)
+/* How the line's verdict was reached, in words. */
+static json_t *method_json(const na_effect *e)
+{
+	if (e->verdict == NA_NOISE_TOO_FEW)
+		return json_string("fewer than 3 runs a side: no verdict");
+	char text[256];
+	snprintf(text, sizeof(text), "t test on log values, pooled variance, df=%zu%s", e->na + e->nb - 2,
+	         !e->judged ? "; no verdict of its own (follows IOPS)"
+	                    : e->band > 0 ? "; Holm across the comparison's IOPS and p99 lines; "
+	                                    "interval must clear the --min-change band"
+	                                  : "; Holm across the comparison's IOPS and p99 lines");
+	return json_string(text);
+}
+
+json_t *na_cmp_line_json(const na_cmp_line *l)
+{
+	const na_effect *e = &l->eff;
+	double pct = na_effect_pct(e);
+	bool known = !isnan(pct) && pct != 0;
+	bool better = (pct > 0) != na_metrics[l->metric].lower_is_better;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:o, s:o}}",
+	                      "direction", na_dir_names[l->dir], "metric", na_metrics[l->metric].key,
+	                      "unit", unit_of(l->metric), "lower_is_better",
+	                      na_metrics[l->metric].lower_is_better, "a", spread_json(&l->sa, l->a),
+	                      "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(pct),
+	                      "ratio", num_json(e->ratio),
+	                      "better", known ? json_boolean(better) : json_null(),
+	                      "interval", "level", 1 - NA_ALPHA, "low_pct", num_json((e->lo - 1) * 100),
+	                      "high_pct", num_json((e->hi - 1) * 100));
+	json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:b}",
+	    "p", num_json(e->p), "p_holm", e->judged ? num_json(e->p_holm) : json_null(),
+	    "mde_pct", num_json(e->mde * 100), "min_change_pct", num_json(e->band * 100),
+	    "verdict", na_noise_name(e->verdict), "judged", e->judged, "method", method_json(e),
+	    "mann_whitney_p", num_json(e->mw_p), "hodges_lehmann_pct", num_json((e->hl_ratio - 1) * 100),
+	    "depends_on_one_run", e->fragile));
+	if (l->metric == NA_M_P99)
+		json_object_set_new(o, "pooled_p99_us", json_pack("{s:o, s:o}",
+		    "a", l->pooled_a > 0 ? json_real(l->pooled_a) : json_null(),
+		    "b", l->pooled_b > 0 ? json_real(l->pooled_b) : json_null()));
+	return o;
+}
+
+/* The values, and how many runs had each. */
+static json_t *strings_json(char *const *v, const size_t *count, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		json_array_append_new(a, json_pack("{s:s, s:I}", "value", v[i], "runs", (json_int_t)count[i]));
 	return a;
 }
 
@@ -288,18 +395,19 @@ static void print_json(const comparison *c)
 	for (size_t i = 0; i < c->n_factors; i++) {
 		const na_factor *f = &c->factors[i];
 		json_array_append_new(factors, json_pack("{s:s, s:o, s:o}", "name", f->name,
-		                                         "a", strings_json(f->a, f->na),
-		                                         "b", strings_json(f->b, f->nb)));
+		                                         "a", strings_json(f->a, f->ca, f->na),
+		                                         "b", strings_json(f->b, f->cb, f->nb)));
 	}
 	for (size_t i = 0; i < c->cmp.n; i++) {
 		json_t *o = na_cmp_line_json(&c->cmp.lines[i]);
 		json_object_set_new(o, "profile", json_string(profile_of(&c->cmp.lines[i])));
 		json_array_append_new(lines, o);
 	}
-	na_json_print(json_pack("{s:o, s:o, s:o, s:s, s:o, s:s}",
+	na_json_print(json_pack("{s:o, s:o, s:o, s:s, s:s?, s:o, s:I, s:s}",
 	                        "a", group_json(c->args->a, &c->a, c->only_a),
 	                        "b", group_json(c->args->b, &c->b, c->only_b), "factors", factors,
-	                        "factors_text", c->sentence, "comparisons", lines,
+	                        "factors_text", c->sentence, "time_warning", c->time_warning,
+	                        "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
 	                        "noise_method", na_noise_method));
 }
 
@@ -344,6 +452,16 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_CSV: a->csv = true; return 1;
 	case OPT_MARKDOWN: a->markdown = true; return 1;
+	case OPT_MIN_CHANGE:
+	case OPT_RUNS_NEEDED: {
+		double *v = opt == OPT_MIN_CHANGE ? &a->min_change : &a->runs_needed;
+		bool ok = na_percent_parse(arg, v) && *v < 1000 && (opt == OPT_MIN_CHANGE || *v > 0);
+		*v /= 100;
+		if (!ok)
+			return -na_usage_error("compare", "--%s wants a percentage like 10%%, not '%s'",
+			                       opt == OPT_MIN_CHANGE ? "min-change" : "runs-needed", arg);
+		return 1;
+	}
 	default: return 0;
 	}
 }
@@ -354,6 +472,8 @@ int cmd_compare(int argc, char **argv)
 		{"a", required_argument, NULL, OPT_A},       {"b", required_argument, NULL, OPT_B},
 		{"db", required_argument, NULL, OPT_DB},     {"csv", no_argument, NULL, OPT_CSV},
 		{"markdown", no_argument, NULL, OPT_MARKDOWN}, {"json", no_argument, NULL, NA_OPT_JSON},
+		{"min-change", required_argument, NULL, OPT_MIN_CHANGE},
+		{"runs-needed", required_argument, NULL, OPT_RUNS_NEEDED},
 		{"help", no_argument, NULL, NA_OPT_HELP},    {0},
 	};
 	na_conn conn = {.cmd = "compare"};

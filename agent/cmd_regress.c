@@ -1,8 +1,9 @@
 /* nfsagent regress: did a new ESXi build (or anything else) make a datastore
  * slower?  Compares candidate runs with baseline runs of the same datastore,
- * protocol and profile against limits, counts only changes beyond
- * run-to-run noise, and reports when the NFS 4.1 probe verdict changed
- * between the builds.  Exit 1 on a regression, for CI. */
+ * protocol and profile against limits, counts only changes whose whole
+ * confidence interval is past the limit, and reports when the NFS 4.1
+ * probe verdict changed between the builds.  Exit 1 on a regression, for
+ * CI. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -30,10 +31,21 @@ static const char usage[] =
 	"                        Both repeat; giving one replaces that option's default.\n"
 	"  --junit FILE          also write JUnit XML, one test case per\n"
 	"                        datastore/profile/metric\n"
-	"A regression is a change past a limit that is also beyond noise; with fewer than\n"
-	"3 runs a side it is \"too few runs to tell\" and not counted. A probe verdict\n"
-	"that newly shows the NFS 4.1 extent-size bug is a regression too. Exit 0\n"
-	"without regressions, 1 with, 2 on an error or when there is nothing to compare.\n";
+	"A regression is a change whose whole 95% confidence interval lies past the\n"
+	"limit: a drop of iops=10% needs the interval's top below -10%. An estimate past\n"
+	"the limit whose interval reaches back inside is \"over the limit, within noise\";\n"
+	"with fewer than 3 runs a side it is \"too few runs to tell\" and not counted.\n"
+	"A probe verdict that newly shows the NFS 4.1 extent-size bug is a regression\n"
+	"too. Exit 0 without regressions, 1 with, 2 on an error or when there is\n"
+	"nothing to compare.\n";
+
+static const char regress_method[] =
+	"A regression is a change whose whole 95% confidence interval (from a t test on the runs' "
+	"logarithms) lies past its limit, so that the runs prove at least that much of a drop or "
+	"rise; an estimate past the limit whose interval reaches back inside it is \"over the "
+	"limit, within noise\", and fewer than 3 runs a side are \"too few runs to tell\". Each "
+	"check is held to 95% on its own: a candidate that truly sits at the limit shows as a "
+	"regression in at most 1 check in 40.";
 
 enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT };
 enum { MAX_LIMITS = 16 };
@@ -93,11 +105,8 @@ int na_threshold_parse(const char *arg, bool rise, na_threshold *t, vs_error *er
 	if (t->metric < 0)
 		return vs_fail(err, VS_ERR_USAGE, "%s wants %s=PCT, not '%s'", opt,
 		               rise ? "avg|p99" : "iops|mbps", arg);
-	char *end = NULL;
-	t->pct = strtod(eq + 1, &end);
-	bool number = end != eq + 1 && (!*end || (end[0] == '%' && !end[1]));
-	/* !(x >= 0) also refuses NaN; a drop of 100% or more can never be exceeded. */
-	if (!number || !(t->pct >= 0) || t->pct > 1e6 || (!rise && t->pct >= 100))
+	/* A drop of 100% or more can never be exceeded. */
+	if (!na_percent_parse(eq + 1, &t->pct) || t->pct > 1e6 || (!rise && t->pct >= 100))
 		return vs_fail(err, VS_ERR_USAGE, "%s %s: the limit is a percentage like 10%%%s", opt, arg,
 		               rise ? "" : ", below 100%");
 	return VS_OK;
@@ -108,6 +117,13 @@ bool na_threshold_exceeded(const na_threshold *t, double change_pct)
 	if (isnan(change_pct))
 		return false;
 	return t->rise ? change_pct > t->pct : change_pct < -t->pct;
+}
+
+/* The interval's near end past the limit: a drop whose whole 95% interval
+ * lies below -limit, a rise whose whole interval lies above +limit. */
+bool na_threshold_clear(const na_threshold *t, const na_effect *e)
+{
+	return na_threshold_exceeded(t, ((t->rise ? e->lo : e->hi) - 1) * 100);
 }
 
 /* ---- the candidate ---- */
@@ -155,15 +171,17 @@ static int newest_results(regress_state *r, na_store *s, vs_error *err)
 
 /* ---- checks ---- */
 
+/* The rule: a regression is a change whose whole 95% interval lies past
+ * the limit; an estimate past it with an interval reaching back inside is
+ * "over the limit, within noise". */
 static const char *judge(const na_cmp_line *l, const na_threshold *t, bool *regression)
 {
-	bool over = na_threshold_exceeded(t, l->change_pct);
 	*regression = false;
-	if (l->noise == NA_NOISE_TOO_FEW)
-		return na_noise_name(l->noise);
-	if (!over)
+	if (l->eff.verdict == NA_NOISE_TOO_FEW)
+		return na_noise_name(l->eff.verdict);
+	if (!na_threshold_exceeded(t, na_effect_pct(&l->eff)))
 		return "ok";
-	if (l->noise != NA_NOISE_BEYOND)
+	if (!na_threshold_clear(t, &l->eff))
 		return "over the limit, within noise";
 	*regression = true;
 	return "REGRESSION";
@@ -183,7 +201,7 @@ static int add_checks(regress_state *r)
 			*c = (check){l, &r->args->limits[k], NULL, false};
 			c->verdict = judge(l, c->limit, &c->regression);
 			r->n_regressions += c->regression;
-			r->n_too_few += l->noise == NA_NOISE_TOO_FEW;
+			r->n_too_few += l->eff.verdict == NA_NOISE_TOO_FEW;
 		}
 	return VS_OK;
 }
@@ -291,7 +309,7 @@ static int build(regress_state *r, na_store *s, vs_error *err)
 	if (rc == VS_OK && !r->cand.n)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: the candidate (the newest "
 		               "results) has no ok results");
-	if (rc == VS_OK && (rc = na_cmp_run(&r->base, &r->cand, by_target, 3, &r->cmp)) != VS_OK)
+	if (rc == VS_OK && (rc = na_cmp_run(&r->base, &r->cand, by_target, 3, 0, &r->cmp)) != VS_OK)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && !r->cmp.n)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: no datastore, protocol and "
@@ -357,13 +375,13 @@ static void print_text(const regress_state *r)
 		if (r->probes[i].text[0])
 			printf("\n%s%s\n", r->probes[i].text, r->probes[i].regression ? " (REGRESSION)" : "");
 	if (r->n_regressions)
-		printf("\n%zu regression%s beyond noise and limits\n", r->n_regressions,
+		printf("\n%zu regression%s: the whole interval past the limit\n", r->n_regressions,
 		       r->n_regressions == 1 ? "" : "s");
 	else
 		printf("\nno regression (%zu check%s, %zu with too few runs to tell)\n", r->n_checks,
 		       r->n_checks == 1 ? "" : "s", r->n_too_few);
 	putchar('\n');
-	na_print_wrapped(stdout, na_noise_method, 80);
+	na_print_wrapped(stdout, regress_method, 80);
 }
 
 static json_t *probe_json(const probe_check *p)
@@ -391,6 +409,8 @@ static void print_json(const regress_state *r)
 	for (size_t i = 0; i < r->n_checks; i++) {
 		const check *c = &r->checks[i];
 		json_t *o = na_cmp_line_json(c->line);
+		/* The check's verdict replaces the line's, kept as "noise". */
+		json_object_set_new(o, "noise", json_string(na_noise_name(c->line->eff.verdict)));
 		json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:f, s:s, s:b}",
 		    "datastore", field(c->line, NA_F_DATASTORE), "protocol", field(c->line, NA_F_PROTOCOL),
 		    "profile", field(c->line, NA_F_PROFILE), "limit_pct", c->limit->rise ? c->limit->pct : -c->limit->pct,
@@ -404,7 +424,7 @@ static void print_json(const regress_state *r)
 	                        "candidate", "selector", r->args->candidate, "esxi_build",
 	                        r->args->candidate ? NULL : r->cand_build, "results", (json_int_t)r->cand.n,
 	                        "limits", limits, "checks", checks, "probes", probes,
-	                        "regressions", (json_int_t)r->n_regressions, "noise_method", na_noise_method));
+	                        "regressions", (json_int_t)r->n_regressions, "noise_method", regress_method));
 }
 
 /* ---- JUnit ---- */
@@ -448,15 +468,16 @@ static void junit_check(FILE *out, const check *c)
 {
 	const na_cmp_line *l = c->line;
 	na_cmp_cells s;
-	char classname[600], name[400], limit[32], message[200], body[256];
+	char classname[600], name[400], limit[32], message[400], body[256];
 	na_cmp_cells_of(l, &s);
 	snprintf(classname, sizeof(classname), "%s (%s)", field(l, NA_F_DATASTORE), field(l, NA_F_PROTOCOL));
 	snprintf(name, sizeof(name), "%s %s %s %s", field(l, NA_F_PROFILE), na_dir_names[l->dir],
 	         na_metrics[l->metric].key, c->limit->rise ? "rise" : "drop");
 	limit_text(c->limit, limit, sizeof(limit));
-	snprintf(message, sizeof(message), "%s %s (limit %s), beyond noise", s.metric, s.change, limit);
+	snprintf(message, sizeof(message), "%s %s (limit %s): the whole interval is past the limit",
+	         s.metric, s.change, limit);
 	snprintf(body, sizeof(body), "baseline %s; candidate %s", s.a, s.b);
-	junit_case(out, classname, name, l->noise == NA_NOISE_TOO_FEW, c->regression ? "regression" : NULL,
+	junit_case(out, classname, name, l->eff.verdict == NA_NOISE_TOO_FEW, c->regression ? "regression" : NULL,
 	           message, body);
 }
 

@@ -8,14 +8,14 @@
 
 const char *const na_cmp_field_names[NA_CMP_N_FIELDS] = {
 	"protocol", "esxi_build", "esxi_version", "host", "datastore", "export_path", "servers",
-	"vm", "guest_os", "fio_version", "profile",
+	"vm", "guest_os", "fio_version", "vcenter", "disk", "job_file", "profile", "started_at",
 };
 
 const na_metric_info na_metrics[NA_M_COUNT] = {
-	{"iops", "IOPS", false},
-	{"mbps", "MB/s", false},
-	{"avg", "avg latency", true},
-	{"p99", "p99 latency", true},
+	{"iops", "IOPS", false, true},
+	{"mbps", "MB/s", false, false},
+	{"avg", "avg latency", true, false},
+	{"p99", "p99 latency", true, true},
 };
 
 const char *const na_dir_names[2] = {"read", "write"};
@@ -80,6 +80,7 @@ static void row_free(na_cmp_row *r)
 	}
 	free(r->label_keys);
 	free(r->label_values);
+	na_fio_result_clear(&r->fio);
 }
 
 /* A latency of 0 is a NULL column read back: unknown, not instantaneous. */
@@ -91,16 +92,39 @@ static void row_metrics(double *m, const na_dir_stats *d)
 	m[NA_M_P99] = d->p99_us > 0 ? d->p99_us : -1;
 }
 
+/* The job file by content, short enough to read: FNV-1a, 32 bits. */
+static char *job_hash(const char *job)
+{
+	uint32_t h = 2166136261u;
+	for (const unsigned char *p = (const unsigned char *)job; *p; p++)
+		h = (h ^ *p) * 16777619u;
+	char text[16];
+	snprintf(text, sizeof(text), "%08x", h);
+	return strdup(text);
+}
+
+/* fio's stored json+ for its latency bins; a run without them (plain json,
+ * or none stored) simply has none, which is no error. */
+static void row_bins(na_cmp_row *w, const char *fio_json)
+{
+	vs_error ignored = {0};
+	if (fio_json && na_fio_parse(fio_json, strlen(fio_json), &w->fio, &ignored) != VS_OK)
+		na_fio_result_clear(&w->fio);
+}
+
 static bool row_fill(na_cmp_row *w, const na_result *r)
 {
 	const char *const f[NA_CMP_N_FIELDS] = {
 		r->datastore_type, r->esxi_build, r->esxi_version, r->host, r->datastore,
-		r->export_path, r->servers, r->vm, r->guest_os, r->fio_version, r->profile,
+		r->export_path, r->servers, r->vm, r->guest_os, r->fio_version, r->vcenter, r->disk,
+		NULL, r->profile, r->started_at,
 	};
 	bool ok = true;
 	w->id = r->id;
 	for (size_t i = 0; i < NA_CMP_N_FIELDS; i++)
 		ok &= !f[i] || (w->field[i] = strdup(f[i])) != NULL;
+	ok &= !r->job_file || (w->field[NA_F_JOB_FILE] = job_hash(r->job_file)) != NULL;
+	row_bins(w, r->fio_json);
 	w->label_keys = calloc(r->n_labels + 1, sizeof(char *));
 	w->label_values = calloc(r->n_labels + 1, sizeof(char *));
 	ok &= w->label_keys && w->label_values;
@@ -239,20 +263,51 @@ static int add_line(na_cmp *c, const na_cmp_line *l)
 	return VS_OK;
 }
 
+/* The row's fio direction for dir: a mixed job's numbers are its read's. */
+static const na_fio_dir *row_fio_dir(const na_cmp_row *r, int dir)
+{
+	return dir ? &r->fio.write : r->fio.mixed ? &r->fio.mixed_dir : &r->fio.read;
+}
+
+/* The p99 of the merged latency bins of g's runs with key that did I/O in
+ * dir: the tail of all their I/Os together; -1 when a run has no bins. */
+static double pooled_p99(const na_cmp_group *g, const na_cmp_row *k, const int *key,
+                         size_t n_key, int dir)
+{
+	na_fio_result all = {0};
+	vs_error err = {0};
+	bool every = true;
+	for (size_t i = 0; every && i < g->n; i++) {
+		const na_cmp_row *r = &g->rows[i];
+		if (!r->present[dir] || !na_cmp_same_key(r, k, key, n_key))
+			continue;
+		const na_fio_dir *f = row_fio_dir(r, dir);
+		every = f->n_bins && na_fio_dir_merge(&all.read, f, &err) == VS_OK;
+	}
+	double p99 = every && all.read.n_bins ? all.read.p99_us : -1;
+	na_fio_result_clear(&all);
+	return p99;
+}
+
 /* The lines of one key: buffers va and vb hold up to a->n and b->n values. */
 static int key_lines(const na_cmp_group *a, const na_cmp_group *b, const na_cmp_row *k,
-                     const int *key, size_t n_key, double *va, double *vb, na_cmp *out)
+                     const int *key, size_t n_key, double band, double *va, double *vb,
+                     na_cmp *out)
 {
 	int rc = VS_OK;
 	for (int d = 0; rc == VS_OK && d < 2; d++)
 		for (int m = 0; rc == VS_OK && m < NA_M_COUNT; m++) {
-			na_cmp_line l = {.key = k, .dir = d, .metric = m, .a = va, .b = vb};
+			na_cmp_line l = {.key = k, .dir = d, .metric = m, .a = va, .b = vb,
+			                 .pooled_a = -1, .pooled_b = -1};
 			l.sa = na_spread_of(va, collect(a, k, key, n_key, d, m, va));
 			l.sb = na_spread_of(vb, collect(b, k, key, n_key, d, m, vb));
 			if (!l.sa.n || !l.sb.n)
 				continue;
-			l.change_pct = na_change_pct(&l.sa, &l.sb);
-			l.noise = na_noise_of(&l.sa, &l.sb);
+			l.eff = na_effect_of(va, l.sa.n, vb, l.sb.n, band, na_metrics[m].judged);
+			if (m == NA_M_P99) {
+				l.pooled_a = pooled_p99(a, k, key, n_key, d);
+				l.pooled_b = pooled_p99(b, k, key, n_key, d);
+			}
 			rc = add_line(out, &l);
 		}
 	return rc;
@@ -267,8 +322,23 @@ static bool seen_before(const na_cmp_group *a, size_t i, const int *key, size_t 
 	return false;
 }
 
+/* Holm's correction over every verdict line of the comparison. */
+static int correct(na_cmp *c)
+{
+	na_effect **lines = malloc((c->n ? c->n : 1) * sizeof(*lines));
+	if (!lines)
+		return VS_ERR_NOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		lines[i] = &c->lines[i].eff;
+		c->judged += lines[i]->judged && lines[i]->verdict != NA_NOISE_TOO_FEW;
+	}
+	na_verdicts(lines, c->n);
+	free(lines);
+	return VS_OK;
+}
+
 int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, size_t n_key,
-               na_cmp *out)
+               double band, na_cmp *out)
 {
 	*out = (na_cmp){0};
 	double *va = malloc((a->n ? a->n : 1) * sizeof(double));
@@ -279,11 +349,11 @@ int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, siz
 		if (seen_before(a, i, key, n_key) || !na_cmp_has_key(b, k, key, n_key))
 			continue;
 		out->keys++;
-		rc = key_lines(a, b, k, key, n_key, va, vb, out);
+		rc = key_lines(a, b, k, key, n_key, band, va, vb, out);
 	}
 	free(va);
 	free(vb);
-	return rc;
+	return rc == VS_OK ? correct(out) : rc;
 }
 
 void na_cmp_free(na_cmp *c)
@@ -296,61 +366,118 @@ void na_cmp_free(na_cmp *c)
 	*c = (na_cmp){0};
 }
 
+/* ---- time order ---- */
+
+/* The group's start times; NULL without memory. */
+static const char **times_of(const na_cmp_group *g)
+{
+	const char **t = malloc((g->n ? g->n : 1) * sizeof(char *));
+	for (size_t i = 0; t && i < g->n; i++)
+		t[i] = g->rows[i].field[NA_F_STARTED_AT];
+	return t;
+}
+
+/* "2026-01-01T10:00:00Z to 2026-01-01T11:30:00Z" */
+static void time_range(FILE *out, const char **t, size_t n)
+{
+	const char *first = t[0], *last = t[0];
+	for (size_t i = 1; i < n; i++) {
+		first = strcmp(t[i], first) < 0 ? t[i] : first;
+		last = strcmp(t[i], last) > 0 ? t[i] : last;
+	}
+	fprintf(out, "%s to %s", first, last);
+}
+
+char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b)
+{
+	const char **ta = times_of(a), **tb = times_of(b);
+	int order = ta && tb ? na_time_order(ta, a->n, tb, b->n) : 0;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out = order ? open_memstream(&text, &size) : NULL;
+	if (out) {
+		fputs("A ran ", out);
+		time_range(out, ta, a->n);
+		fputs(", B ran ", out);
+		time_range(out, tb, b->n);
+		fprintf(out, ": every run of %s came before every run of %s, so a drift over time "
+		        "(other load, a cache warming, a pool filling) would look like this change; "
+		        "nfsagent run interleaves the groups' runs", order < 0 ? "A" : "B",
+		        order < 0 ? "B" : "A");
+		fclose(out);
+	}
+	free(ta);
+	free(tb);
+	return text;
+}
+
 /* ---- factors ---- */
 
-typedef struct strset {
+/* Distinct values with how many runs had each. */
+typedef struct tally {
 	char **v;
+	size_t *count;
 	size_t n;
-} strset;
+} tally;
 
-static bool set_has(const strset *s, const char *x)
+static size_t tally_find(const tally *s, const char *x)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strcmp(s->v[i], x) == 0)
-			return true;
-	return false;
+			return i;
+	return SIZE_MAX;
 }
 
-static int set_add(strset *s, const char *x)
+static int tally_add(tally *s, const char *x)
 {
-	if (set_has(s, x))
-		return VS_OK;
+	size_t at = tally_find(s, x);
+	if (at != SIZE_MAX)
+		return s->count[at]++, VS_OK;
 	char **grown = realloc(s->v, (s->n + 1) * sizeof(char *));
-	if (!grown)
+	if (grown)
+		s->v = grown;
+	size_t *counts = grown ? realloc(s->count, (s->n + 1) * sizeof(size_t)) : NULL;
+	if (counts)
+		s->count = counts;
+	if (!counts || !(s->v[s->n] = strdup(x)))
 		return VS_ERR_NOMEM;
-	s->v = grown;
-	return (s->v[s->n] = strdup(x)) ? (s->n++, VS_OK) : VS_ERR_NOMEM;
+	s->count[s->n++] = 1;
+	return VS_OK;
 }
 
-static void set_free(strset *s)
+static void tally_free(tally *s)
 {
 	for (size_t i = 0; i < s->n; i++)
 		free(s->v[i]);
 	free(s->v);
-	*s = (strset){0};
+	free(s->count);
+	*s = (tally){0};
 }
 
 /* The values of a provenance field (label NULL) or of a label over g. */
-static int values_of(const na_cmp_group *g, size_t f, const char *label, strset *out)
+static int values_of(const na_cmp_group *g, size_t f, const char *label, tally *out)
 {
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < g->n; i++) {
 		const char *v = label ? na_cmp_label(&g->rows[i], label) : g->rows[i].field[f];
-		rc = set_add(out, v ? v : "unset");
+		rc = tally_add(out, v ? v : "unset");
 	}
 	return rc;
 }
 
-static bool sets_equal(const strset *x, const strset *y)
+/* The same values in the same proportions (the groups may differ in size). */
+static bool same_mix(const tally *x, size_t nx, const tally *y, size_t ny)
 {
-	for (size_t i = 0; i < x->n; i++)
-		if (!set_has(y, x->v[i]))
+	for (size_t i = 0; i < x->n; i++) {
+		size_t at = tally_find(y, x->v[i]);
+		if (at == SIZE_MAX || x->count[i] * ny != y->count[at] * nx)
 			return false;
+	}
 	return x->n == y->n;
 }
 
-/* Moves the value sets into a new factor. */
-static int push_factor(na_factor **out, size_t *n, const char *name, strset *a, strset *b)
+/* Moves the tallies into a new factor. */
+static int push_factor(na_factor **out, size_t *n, const char *name, tally *a, tally *b)
 {
 	na_factor *grown = realloc(*out, (*n + 1) * sizeof(**out));
 	if (!grown)
@@ -359,23 +486,23 @@ static int push_factor(na_factor **out, size_t *n, const char *name, strset *a, 
 	char *copy = strdup(name);
 	if (!copy)
 		return VS_ERR_NOMEM;
-	grown[(*n)++] = (na_factor){copy, a->v, b->v, a->n, b->n};
-	*a = *b = (strset){0};
+	grown[(*n)++] = (na_factor){copy, a->v, b->v, a->count, b->count, a->n, b->n};
+	*a = *b = (tally){0};
 	return VS_OK;
 }
 
-/* A factor when its values differ between the groups. */
+/* A factor when its mix of values differs between the groups. */
 static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, const char *label,
                         na_factor **out, size_t *n)
 {
-	strset sa = {0}, sb = {0};
+	tally sa = {0}, sb = {0};
 	int rc = values_of(a, f, label, &sa);
 	if (rc == VS_OK)
 		rc = values_of(b, f, label, &sb);
-	if (rc == VS_OK && !sets_equal(&sa, &sb))
+	if (rc == VS_OK && !same_mix(&sa, a->n, &sb, b->n))
 		rc = push_factor(out, n, label ? label : na_cmp_field_names[f], &sa, &sb);
-	set_free(&sa);
-	set_free(&sb);
+	tally_free(&sa);
+	tally_free(&sb);
 	return rc;
 }
 
@@ -383,36 +510,40 @@ int na_cmp_factors(const na_cmp_group *a, const na_cmp_group *b, na_factor **out
 {
 	*out = NULL;
 	*n = 0;
-	strset keys = {0};
+	tally keys = {0};
 	int rc = VS_OK;
 	const na_cmp_group *both[2] = {a, b};
 	for (size_t g = 0; g < 2; g++)
 		for (size_t i = 0; rc == VS_OK && i < both[g]->n; i++)
 			for (size_t l = 0; rc == VS_OK && l < both[g]->rows[i].n_labels; l++)
-				rc = set_add(&keys, both[g]->rows[i].label_keys[l]);
+				rc = tally_add(&keys, both[g]->rows[i].label_keys[l]);
 	for (size_t f = 0; rc == VS_OK && f < NA_CMP_N_FACTORS; f++)
 		rc = check_factor(a, b, f, NULL, out, n);
 	for (size_t k = 0; rc == VS_OK && k < keys.n; k++)
 		rc = check_factor(a, b, 0, keys.v[k], out, n);
-	set_free(&keys);
+	tally_free(&keys);
 	return rc;
 }
 
 void na_factors_free(na_factor *f, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
-		strset a = {f[i].a, f[i].na}, b = {f[i].b, f[i].nb};
-		set_free(&a);
-		set_free(&b);
+		tally a = {f[i].a, f[i].ca, f[i].na}, b = {f[i].b, f[i].cb, f[i].nb};
+		tally_free(&a);
+		tally_free(&b);
 		free(f[i].name);
 	}
 	free(f);
 }
 
-static void join(FILE *out, char *const *v, size_t n)
+/* "NFS41", or "esx01 x4 + esx02 x1" when the counts matter (a mix on either side). */
+static void join(FILE *out, char *const *v, const size_t *count, size_t n, bool counts)
 {
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%s%s", i ? "/" : "", v[i]);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s%s", i ? " + " : "", v[i]);
+		if (counts)
+			fprintf(out, " x%zu", count[i]);
+	}
 }
 
 char *na_factors_sentence(const na_factor *f, size_t n)
@@ -429,10 +560,11 @@ char *na_factors_sentence(const na_factor *f, size_t n)
 	else
 		fprintf(out, "the groups differ in %zu factors: ", n);
 	for (size_t i = 0; i < n; i++) {
+		bool counts = f[i].na > 1 || f[i].nb > 1;
 		fprintf(out, "%s%s (", i ? ", " : "", f[i].name);
-		join(out, f[i].a, f[i].na);
+		join(out, f[i].a, f[i].ca, f[i].na, counts);
 		fputs(" vs ", out);
-		join(out, f[i].b, f[i].nb);
+		join(out, f[i].b, f[i].cb, f[i].nb, counts);
 		fputc(')', out);
 	}
 	if (n > 1)
@@ -454,8 +586,18 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	bool latency = na_metrics[l->metric].lower_is_better, ms = line_ms(l);
 	const char *unit = latency ? (ms ? " ms" : " µs") : l->metric == NA_M_MBPS ? " MB/s" : "";
 	double scale = latency && ms ? 1e-3 : 1;
-	snprintf(c->metric, sizeof(c->metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
+	/* Runs are the replicates: p99 is the median of the runs' own p99s. */
+	snprintf(c->metric, sizeof(c->metric), "%s %s%s", na_dir_names[l->dir],
+	         na_metrics[l->metric].label, l->metric == NA_M_P99 ? " (median of runs)" : "");
 	na_spread_text(&l->sa, scale, unit, c->a, sizeof(c->a));
 	na_spread_text(&l->sb, scale, unit, c->b, sizeof(c->b));
-	na_change_text(l->change_pct, latency, c->change, sizeof(c->change));
+	na_effect_text(&l->eff, latency, c->change, sizeof(c->change));
+	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
+	c->pooled[0] = '\0';
+	if (l->pooled_a > 0 && l->pooled_b > 0) {
+		char pa[32], pb[32];
+		snprintf(c->pooled, sizeof(c->pooled), "pooled from fio bins: %s vs %s%s",
+		         na_number_text(l->pooled_a * scale, pa, sizeof(pa)),
+		         na_number_text(l->pooled_b * scale, pb, sizeof(pb)), unit);
+	}
 }

@@ -1,7 +1,7 @@
 /* Comparing two groups of results (shared by compare and regress): loading
- * them by selector, matching runs of the same workload, medians and spreads
- * per metric, the noise verdict of stats.h, and the factors in which the
- * groups' provenance differs. */
+ * them by selector, matching runs of the same workload, each metric's effect
+ * and verdict from the engine of stats.h, whether the groups ran one after
+ * the other, and the factors in which the groups' provenance differs. */
 #ifndef NFSAGENT_COMPARE_H
 #define NFSAGENT_COMPARE_H
 
@@ -11,19 +11,23 @@
 
 #include <jansson.h>
 
+#include "fio.h"
 #include "stats.h"
 #include "store.h"
 
 /* The provenance fields a row keeps; the first NA_CMP_N_FACTORS are the
- * factors two groups can differ in (labels are factors too). */
+ * factors two groups can differ in (labels are factors too).  job_file is
+ * the job file's content, shown by a short hash of it. */
 enum {
 	NA_F_PROTOCOL, NA_F_ESXI_BUILD, NA_F_ESXI_VERSION, NA_F_HOST, NA_F_DATASTORE,
 	NA_F_EXPORT_PATH, NA_F_SERVERS, NA_F_VM, NA_F_GUEST_OS, NA_F_FIO_VERSION,
+	NA_F_VCENTER, NA_F_DISK, NA_F_JOB_FILE,
 	NA_CMP_N_FACTORS,
 	NA_F_PROFILE = NA_CMP_N_FACTORS,
+	NA_F_STARTED_AT,
 	NA_CMP_N_FIELDS,
 };
-/* "protocol" (the datastore type), "esxi_build", ... "profile". */
+/* "protocol" (the datastore type), "esxi_build", ... "profile", "started_at". */
 extern const char *const na_cmp_field_names[NA_CMP_N_FIELDS];
 
 enum { NA_M_IOPS, NA_M_MBPS, NA_M_AVG, NA_M_P99, NA_M_COUNT };
@@ -31,6 +35,10 @@ typedef struct na_metric_info {
 	const char *key;     /* "iops", "mbps", "avg", "p99": threshold and JSON names */
 	const char *label;   /* "IOPS", "MB/s", "avg latency", "p99 latency" */
 	bool lower_is_better;
+	/* A verdict line: IOPS and p99 carry independent evidence; MB/s is IOPS
+	 * times the block size and average latency follows from IOPS and the
+	 * queue depth, so they are shown without a verdict of their own. */
+	bool judged;
 } na_metric_info;
 extern const na_metric_info na_metrics[NA_M_COUNT];
 extern const char *const na_dir_names[2];  /* "read", "write" */
@@ -43,6 +51,7 @@ typedef struct na_cmp_row {
 	size_t n_labels;
 	bool present[2];                /* [read, write]: the direction did I/O */
 	double metric[2][NA_M_COUNT];   /* IOPS, MB/s (10^6 B), avg us, p99 us; -1 unknown */
+	na_fio_result fio;              /* its latency bins when fio's json+ was stored */
 } na_cmp_row;
 
 typedef struct na_cmp_group {
@@ -81,44 +90,58 @@ typedef struct na_cmp_line {
 	const na_cmp_row *key;   /* the first row of A with the line's key */
 	int dir, metric;
 	double *a, *b;           /* the runs' values */
-	na_spread sa, sb;
-	double change_pct;       /* (B - A) / A of the medians; NAN when A's is 0 */
-	na_noise noise;
+	na_spread sa, sb;        /* p99: the median of the runs' p99s */
+	na_effect eff;           /* B/A, its interval, p, MDE and verdict */
+	double pooled_a, pooled_b;  /* p99 only: from the runs' merged fio bins, us; -1 unknown */
 } na_cmp_line;
 
 typedef struct na_cmp {
 	na_cmp_line *lines;
 	size_t n;
 	size_t keys;             /* keys present in both groups */
+	size_t judged;           /* the verdict lines Holm's correction counts */
 } na_cmp;
 
 /* For each key present in both groups (in A's order), each direction that did
- * I/O in both, each metric known in both: a line. */
+ * I/O in both, each metric known in both: a line.  band: --min-change as a
+ * fraction (0 for none).  The verdicts are corrected together (na_verdicts). */
 int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, size_t n_key,
-               na_cmp *out);
+               double band, na_cmp *out);
 void na_cmp_free(na_cmp *c);
 
-/* A field whose set of values differs between the groups. */
+/* When every run of one group started before every run of the other: the
+ * sentence saying so, with both time ranges (malloc'd); NULL when they
+ * interleave or a start time is unknown. */
+char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b);
+
+/* A field whose mix of values differs between the groups: other values, or
+ * the same values in other proportions (A on host1 x4 + host2 x1, B the
+ * reverse). */
 typedef struct na_factor {
 	char *name;              /* "protocol", "esxi_build", ... or a label key */
 	char **a, **b;           /* the distinct values; "unset" for a missing one */
+	size_t *ca, *cb;         /* how many runs had each */
 	size_t na, nb;
 } na_factor;
 int na_cmp_factors(const na_cmp_group *a, const na_cmp_group *b, na_factor **out, size_t *n);
 void na_factors_free(na_factor *f, size_t n);
-/* "differs in: protocol (NFS41 vs NFS)", "the groups differ in 2 factors:
- * ...; a change cannot be pinned on one of them", or "the groups differ in
- * no recorded factor" (malloc'd, NULL without memory). */
+/* "differs in: protocol (NFS41 vs NFS)", "differs in: host (esx01 x4 +
+ * esx02 x1 vs esx01 x1 + esx02 x4)", "the groups differ in 2 factors: ...;
+ * a change cannot be pinned on one of them", or "the groups differ in no
+ * recorded factor" (malloc'd, NULL without memory). */
 char *na_factors_sentence(const na_factor *f, size_t n);
 
 /* What a line prints: "write IOPS", "17,700 (12,100-17,700, n=3)",
- * "7.20 ms (6.90-8.10, n=3)", "+12.3% better". */
+ * "7.20 ms (6.90-8.10, n=3)", "+12.3% better (95% CI +8.0% to +16.8%)",
+ * "within noise: could only see ...", and for p99 "pooled 7.90 ms" from
+ * the fio bins ("" when they are not stored). */
 typedef struct na_cmp_cells {
-	char metric[48], a[96], b[96], change[48];
+	char metric[64], a[96], b[96], change[96], verdict[128], pooled[64];
 } na_cmp_cells;
 void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c);
 
-/* The line as JSON: values, spreads, change, noise (cmd_compare.c). */
+/* The line as JSON: values, spreads, estimate, interval, p, MDE, verdict and
+ * method (cmd_compare.c). */
 json_t *na_cmp_line_json(const na_cmp_line *l);
 
 /* --max-drop iops=10% / --max-rise p99=20% (cmd_regress.c) */
@@ -128,6 +151,10 @@ typedef struct na_threshold {
 	bool rise;
 } na_threshold;
 int na_threshold_parse(const char *arg, bool rise, na_threshold *t, vs_error *err);
+/* Whether the estimate is past the limit, and whether the whole 95%
+ * interval is (the regression rule: a drop whose interval lies wholly
+ * beyond the threshold). */
 bool na_threshold_exceeded(const na_threshold *t, double change_pct);
+bool na_threshold_clear(const na_threshold *t, const na_effect *e);
 
 #endif

@@ -1,6 +1,7 @@
 /* The HTML report (see report.h): reads the selected results once, groups
  * them, then writes the page section by section.  Every string that came
  * from the database goes through na_html_escape. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,17 +255,26 @@ static double metric(const na_dir_stats *d, int m)
 	return v[m];
 }
 
-/* The spread of one metric over the runs of a profile in a group that succeeded. */
-static na_spread spread(const report *r, size_t p, size_t g, int dir, int m)
+/* The values of one metric over the runs of a profile in a group that
+ * succeeded (malloc'd, *n of them; NULL without memory). */
+static double *values(const report *r, size_t p, size_t g, int dir, int m, size_t *n)
 {
 	double *v = malloc((r->n + 1) * sizeof(double));
-	size_t n = 0;
+	*n = 0;
 	for (size_t i = 0; v && i < r->n; i++) {
 		const row *w = &r->rows[i];
 		if (w->ok && w->profile == p && w->group == g && w->dir[dir].present)
-			v[n++] = metric(&w->dir[dir], m);
+			v[(*n)++] = metric(&w->dir[dir], m);
 	}
-	na_spread s = na_spread_of(v, n);
+	return v;
+}
+
+/* The spread of one metric over the runs of a profile in a group that succeeded. */
+static na_spread spread(const report *r, size_t p, size_t g, int dir, int m)
+{
+	size_t n;
+	double *v = values(r, p, g, dir, m, &n);
+	na_spread s = na_spread_of(v, v ? n : 0);
 	free(v);
 	return s;
 }
@@ -398,8 +408,11 @@ static void title(const report *r, const char *generated)
 		fputs("every result", r->out);
 	fputs("; grouped by ", r->out);
 	join(r, r->by, r->n_by, ", ", r->n_by);
-	fprintf(r->out, ". %zu runs in %zu groups, %zu profiles.</p>\n</header>\n", r->n, r->n_groups,
+	fprintf(r->out, ". %zu runs in %zu groups, %zu profiles.</p>\n", r->n, r->n_groups,
 	        r->n_profiles);
+	fputs("<p class=\"meta\" id=\"method\">How changes are judged: ", r->out);
+	esc(r, na_noise_method);
+	fputs("</p>\n</header>\n", r->out);
 }
 
 static void provenance(const report *r)
@@ -434,41 +447,77 @@ static void provenance(const report *r)
 	fputs("</tr>\n</tbody>\n</table>\n</section>\n", r->out);
 }
 
-static void cell(const report *r, size_t p, size_t g, int dir, int m)
+/* The comparison table's metrics: IOPS and p99 carry verdicts, MB/s and
+ * average latency follow from IOPS (as in compare). */
+static const struct cmp_metric {
+	int m;
+	const char *name;
+	bool judged, lower_is_better;
+} cmp_metrics[] = {
+	{M_IOPS, "IOPS", true, false}, {M_BW, "MB/s", false, false},
+	{M_LAT, "avg latency", false, true}, {M_P99, "p99 latency (median of runs)", true, true},
+};
+enum { N_CMP = sizeof(cmp_metrics) / sizeof(*cmp_metrics) };
+
+/* The effects of group g against the profile's first group: [dir][metric],
+ * with Holm's correction across this pair's verdict lines, as compare does. */
+static void effects(const report *r, size_t p, size_t g, na_effect eff[2][N_CMP])
 {
-	char a[48], b[48], c[48];
-	na_spread s = spread(r, p, g, dir, m);
+	size_t first = first_group(r, p), n = 0;
+	na_effect *lines[2 * N_CMP];
+	for (int d = 0; d < 2; d++)
+		for (size_t i = 0; i < N_CMP; i++) {
+			size_t na, nb;
+			double *a = values(r, p, first, d, cmp_metrics[i].m, &na);
+			double *b = values(r, p, g, d, cmp_metrics[i].m, &nb);
+			eff[d][i] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, cmp_metrics[i].judged);
+			free(a);
+			free(b);
+			if (has_dir(r, p, d))
+				lines[n++] = &eff[d][i];
+		}
+	na_verdicts(lines, n);
+}
+
+static void cell(const report *r, size_t p, size_t g, int dir, size_t i, const na_effect *e)
+{
+	const struct cmp_metric *cm = &cmp_metrics[i];
+	char a[48], b[48], c[48], text[160];
+	na_spread s = spread(r, p, g, dir, cm->m);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
 		return;
 	}
 	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-	        show(m, s.median, a, sizeof(a)), show(m, s.min, b, sizeof(b)),
-	        show(m, s.max, c, sizeof(c)), s.n);
-	size_t first = first_group(r, p);
-	na_spread base = spread(r, p, first, dir, m);
-	/* the ratio to the first group, and whether the ranges even separate */
-	if (g != first && base.n && base.median > 0)
-		fprintf(r->out, "<span class=\"ratio\">×%.2f vs first%s</span>", s.median / base.median,
-		        s.min <= base.max && base.min <= s.max ? ", ranges overlap" : "");
+	        show(cm->m, s.median, a, sizeof(a)), show(cm->m, s.min, b, sizeof(b)),
+	        show(cm->m, s.max, c, sizeof(c)), s.n);
+	/* the engine's change against the first group, and its verdict */
+	if (g != first_group(r, p) && !isnan(e->ratio)) {
+		fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
+		        na_effect_text(e, cm->lower_is_better, text, sizeof(text)));
+		esc(r, na_verdict_text(e, text, sizeof(text)));
+		fputs("</span>", r->out);
+	}
 	fputs("</td>", r->out);
 }
 
 static void comparison(const report *r, size_t p)
 {
-	static const struct { int m; const char *name; } rows[] = {
-		{M_IOPS, "IOPS"}, {M_BW, "MB/s"}, {M_LAT, "avg latency"}, {M_P99, "p99 latency"},
-	};
+	na_effect (*eff)[2][N_CMP] = calloc(r->n_groups + 1, sizeof(*eff));
+	for (size_t g = 0; eff && g < r->n_groups; g++)
+		if (in_profile(r, p, g))
+			effects(r, p, g, eff[g]);
 	fputs("<table class=\"cmp\">\n", r->out);
 	group_header(r, p, "Median (min–max · runs)");
-	for (int d = 0; d < 2; d++)
-		for (size_t i = 0; has_dir(r, p, d) && i < sizeof(rows) / sizeof(*rows); i++) {
-			fprintf(r->out, "<tr><th>%s %s</th>", dir_names[d], rows[i].name);
+	for (int d = 0; eff && d < 2; d++)
+		for (size_t i = 0; has_dir(r, p, d) && i < N_CMP; i++) {
+			fprintf(r->out, "<tr><th>%s %s</th>", dir_names[d], cmp_metrics[i].name);
 			for (size_t g = 0; g < r->n_groups; g++)
 				if (in_profile(r, p, g))
-					cell(r, p, g, d, rows[i].m);
+					cell(r, p, g, d, i, &eff[g][d][i]);
 			fputs("</tr>\n", r->out);
 		}
+	free(eff);
 	fputs("<tr><th>runs</th>", r->out);
 	for (size_t g = 0; g < r->n_groups; g++) {
 		size_t ok = runs(r, p, g, true), failed = runs(r, p, g, false);
@@ -477,13 +526,14 @@ static void comparison(const report *r, size_t p)
 		fprintf(r->out, "<td>%zu ok", ok);
 		if (failed)
 			fprintf(r->out, ", %zu failed", failed);
-		fputs(ok < 3 ? "<span class=\"few\">too few runs to tell</span>" : "", r->out);
+		if (ok < NA_NOISE_MIN_RUNS)
+			fprintf(r->out, "<span class=\"few\">%s</span>", na_noise_name(NA_NOISE_TOO_FEW));
 		fputs("</td>", r->out);
 	}
 	fputs("</tr>\n</tbody>\n</table>\n", r->out);
 	if (first_group(r, p) + 1 < r->n_groups)
-		fputs("<p class=\"cap\">× compares a median with the first group's; where the min–max"
-		      " ranges overlap, the difference may be noise.</p>\n", r->out);
+		fputs("<p class=\"cap\">Changes compare each group with the first group, judged as "
+		      "nfsagent compare judges them (see how changes are judged, above).</p>\n", r->out);
 }
 
 static void few_runs_note(const report *r, size_t p)
@@ -491,7 +541,7 @@ static void few_runs_note(const report *r, size_t p)
 	bool any = false;
 	for (size_t g = 0; g < r->n_groups; g++) {
 		size_t ok = runs(r, p, g, true);
-		if (ok >= 3 || !in_profile(r, p, g))
+		if (ok >= NA_NOISE_MIN_RUNS || !in_profile(r, p, g))
 			continue;
 		fputs(any ? "; " : "<p class=\"note\"><span class=\"few\">Too few runs to tell:</span> ", r->out);
 		esc(r, r->groups[g]);
@@ -499,8 +549,8 @@ static void few_runs_note(const report *r, size_t p)
 		any = true;
 	}
 	if (any)
-		fputs(". With fewer than 3 runs the spread says little; a difference may be noise."
-		      "</p>\n", r->out);
+		fprintf(r->out, ". With fewer than %d runs a side no change is judged.</p>\n",
+		        NA_NOISE_MIN_RUNS);
 }
 
 /* The profile's groups as the charts' series, keeping each group's colour. */

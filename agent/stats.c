@@ -11,6 +11,13 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sorts v (n > 0) and returns its median. */
+static double median_sorted(double *v, size_t n)
+{
+	qsort(v, n, sizeof(double), by_value);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 na_spread na_spread_of(const double *values, size_t n)
 {
 	na_spread s = {0, -1, -1, -1};
@@ -21,38 +28,350 @@ na_spread na_spread_of(const double *values, size_t n)
 		if (values[i] >= 0)
 			v[s.n++] = values[i];
 	if (s.n) {
-		qsort(v, s.n, sizeof(double), by_value);
+		s.median = median_sorted(v, s.n);
 		s.min = v[0];
 		s.max = v[s.n - 1];
-		s.median = s.n % 2 ? v[s.n / 2] : (v[s.n / 2 - 1] + v[s.n / 2]) / 2;
 	}
 	free(v);
 	return s;
 }
 
-/* ---- noise ----
- * Two runs of one fio test on one datastore differed by 46% (17,700 against
- * 12,100 IOPS), so one run each proves nothing, and with few runs a proper
- * test has no power.  The rule is deliberately simple enough to check by
- * hand: with fewer than NA_NOISE_MIN_RUNS runs in either group nothing is
- * claimed; otherwise a change is beyond noise only when
- *   1. the groups' ranges do not overlap: every run of one group beat every
- *      run of the other.  That is a Mann-Whitney U of 0, the most extreme
- *      ordering there is; for 3 against 3 its exact two-sided p is
- *      2 / C(6, 3) = 0.1, so about one call in ten can still be chance, and
- *      more runs make it stronger (4 against 4: p = 0.029), and
- *   2. the change is larger than the larger relative spread
- *      ((max - min) / median) of the two groups, so that two tight but
- *      barely separated groups do not make a 1% "win".
- * Everything else is within noise. */
+/* ---- distributions ---- */
+
+/* The continued fraction of the regularized incomplete beta function
+ * (modified Lentz); converges fast for x < (a + 1) / (a + b + 2). */
+static double beta_fraction(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1);
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	double h = d;
+	for (int m = 1; m <= 400; m++) {
+		double m2 = 2.0 * m;
+		double num[2] = {m * (b - m) * x / ((a - 1 + m2) * (a + m2)),
+		                 -(a + m) * (a + b + m) * x / ((a + m2) * (a + 1 + m2))};
+		double step = 1;
+		for (int k = 0; k < 2; k++) {
+			d = 1 + num[k] * d;
+			c = 1 + num[k] / c;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = fabs(c) < tiny ? tiny : c;
+			step = d * c;
+			h *= step;
+		}
+		if (fabs(step - 1) < 1e-15)
+			break;
+	}
+	return h;
+}
+
+/* I_x(a, b). */
+static double beta_regularized(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_fraction(a, b, x) / a;
+	return 1 - front * beta_fraction(b, a, 1 - x) / b;
+}
+
+/* P(|T| > t) for t >= 0, computed directly so that small p keep their digits. */
+static double t_two_tail(double t, double df)
+{
+	return beta_regularized(df / 2, 0.5, df / (df + t * t));
+}
+
+double na_t_cdf(double t, double df)
+{
+	double half = t_two_tail(fabs(t), df) / 2;
+	return t > 0 ? 1 - half : half;
+}
+
+static double t_pdf(double t, double df)
+{
+	return exp(lgamma((df + 1) / 2) - lgamma(df / 2) - (df + 1) / 2 * log1p(t * t / df)) /
+	       sqrt(df * 3.14159265358979323846);
+}
+
+double na_t_quantile(double p, double df)
+{
+	if (!(p > 0 && p < 1) || !(df > 0))
+		return NAN;
+	if (p < 0.5)
+		return -na_t_quantile(1 - p, df);
+	/* Start: the normal quantile (Abramowitz-Stegun 26.2.23) with the first
+	 * Cornish-Fisher terms; then Newton.  The CDF is concave for t > 0, so
+	 * from below Newton never overshoots, and one step from above lands below. */
+	double q = sqrt(-2 * log(1 - p));
+	double z = q - (2.515517 + 0.802853 * q + 0.010328 * q * q) /
+	                   (1 + 1.432788 * q + 0.189269 * q * q + 0.001308 * q * q * q);
+	double t = z + (z * z * z + z) / (4 * df) +
+	           (5 * pow(z, 5) + 16 * z * z * z + 3 * z) / (96 * df * df);
+	for (int i = 0; i < 100; i++) {
+		double step = (na_t_cdf(t, df) - p) / t_pdf(t, df);
+		t -= step;
+		if (fabs(step) <= 1e-12 * fabs(t))
+			break;
+	}
+	return t;
+}
+
+/* ---- groups ---- */
+
+na_group na_group_of(const double *values, size_t n)
+{
+	na_group g = {.spread = na_spread_of(values, n), .mean = NAN, .sd = NAN};
+	double sum = 0, sq = 0;
+	for (size_t i = 0; i < n; i++)
+		if (values[i] > 0) {
+			g.n++;
+			sum += log(values[i]);
+		}
+	if (!g.n)
+		return g;
+	g.mean = sum / (double)g.n;
+	for (size_t i = 0; i < n; i++)
+		if (values[i] > 0)
+			sq += (log(values[i]) - g.mean) * (log(values[i]) - g.mean);
+	if (g.n > 1)
+		g.sd = sqrt(sq / (double)(g.n - 1));
+	return g;
+}
+
+double na_group_spread_pct(const na_group *g)
+{
+	return isnan(g->sd) ? NAN : (exp(g->sd) - 1) * 100;
+}
+
+/* The logs of the values > 0; NULL without memory. */
+static double *logs_of(const double *v, size_t n, size_t *out_n)
+{
+	double *l = malloc((n ? n : 1) * sizeof(double));
+	*out_n = 0;
+	for (size_t i = 0; l && i < n; i++)
+		if (v[i] > 0)
+			l[(*out_n)++] = log(v[i]);
+	return l;
+}
+
+/* ---- rank test ---- */
+
+/* The exact null distribution of U for m and n runs: the coefficients of
+ * the Gaussian binomial [m + n choose m]_q, built as the product of
+ * (1 - q^(n+i)) / (1 - q^i) for i = 1..m (each partial product is a
+ * polynomial).  c has room for m * n + m + 1 (the products' degree);
+ * counts 0..m*n are the result. */
+static void u_counts(size_t m, size_t n, double *c)
+{
+	for (size_t k = 0; k <= m * n + m; k++)
+		c[k] = k == 0;
+	for (size_t i = 1, deg = 0; i <= m; i++) {
+		for (size_t k = deg + n + i; k >= n + i; k--)   /* times (1 - q^(n+i)) */
+			c[k] -= c[k - n - i];
+		for (size_t k = i; k <= deg + n; k++)           /* over (1 - q^i): exact */
+			c[k] += c[k - i];
+		for (size_t k = deg + n + 1; k <= deg + n + i; k++)
+			c[k] = 0;
+		deg += n;
+	}
+}
+
+double na_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	if (na < NA_RANK_MIN_RUNS || nb < NA_RANK_MIN_RUNS || na > 100 || nb > 100)
+		return NAN;
+	double u = 0;  /* pairs where b is larger, ties half */
+	for (size_t i = 0; i < na; i++)
+		for (size_t j = 0; j < nb; j++)
+			u += b[j] > a[i] ? 1 : b[j] == a[i] ? 0.5 : 0;
+	double *c = malloc((na * nb + na + 1) * sizeof(double));
+	if (!c)
+		return NAN;
+	u_counts(na, nb, c);
+	double total = 0, low = 0, high = 0;
+	for (size_t k = 0; k <= na * nb; k++) {
+		total += c[k];
+		low += (double)k <= floor(u) ? c[k] : 0;
+		high += (double)k >= ceil(u) ? c[k] : 0;
+	}
+	free(c);
+	double p = 2 * (low < high ? low : high) / total;
+	return p < 1 ? p : 1;
+}
+
+double na_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t la_n, lb_n;
+	double *la = logs_of(a, na, &la_n), *lb = logs_of(b, nb, &lb_n);
+	double *d = la && lb && la_n && lb_n ? malloc(la_n * lb_n * sizeof(double)) : NULL;
+	double r = NAN;
+	if (d) {
+		for (size_t i = 0; i < la_n; i++)
+			for (size_t j = 0; j < lb_n; j++)
+				d[i * lb_n + j] = lb[j] - la[i];
+		r = exp(median_sorted(d, la_n * lb_n));
+	}
+	free(d);
+	free(la);
+	free(lb);
+	return r;
+}
+
+/* ---- effects ---- */
+
+double na_mde(double sd, size_t na, size_t nb, double alpha, double band)
+{
+	if (na < 2 || nb < 2 || na + nb < 3 || isnan(sd))
+		return NAN;
+	double df = (double)(na + nb - 2);
+	double delta = (na_t_quantile(1 - alpha / 2, df) + na_t_quantile(NA_POWER, df)) * sd *
+	               sqrt(1.0 / (double)na + 1.0 / (double)nb);
+	return exp(delta + log1p(band)) - 1;
+}
+
+size_t na_runs_needed(double sd, double change, double alpha, double band)
+{
+	for (size_t n = NA_NOISE_MIN_RUNS; !isnan(sd) && n <= 10000; n += n < 100 ? 1 : n / 20)
+		if (na_mde(sd, n, n, alpha, band) <= change)
+			return n;
+	return 0;
+}
+
+na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, double band,
+                       bool judged)
+{
+	na_group ga = na_group_of(a, na), gb = na_group_of(b, nb);
+	na_effect e = {.verdict = NA_NOISE_TOO_FEW, .judged = judged, .na = ga.n, .nb = gb.n,
+	               .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_band = NAN, .p_holm = NAN,
+	               .sd = NAN, .alpha = NA_ALPHA, .band = band, .mde = NAN, .mw_p = NAN,
+	               .hl_ratio = NAN};
+	if (ga.n && gb.n)
+		e.ratio = exp(gb.mean - ga.mean);
+	if (ga.n < NA_NOISE_MIN_RUNS || gb.n < NA_NOISE_MIN_RUNS)
+		return e;
+	double df = (double)(ga.n + gb.n - 2), d = gb.mean - ga.mean;
+	e.sd = sqrt(((double)(ga.n - 1) * ga.sd * ga.sd + (double)(gb.n - 1) * gb.sd * gb.sd) / df);
+	double se = e.sd * sqrt(1.0 / (double)ga.n + 1.0 / (double)gb.n);
+	double tq = na_t_quantile(1 - NA_ALPHA / 2, df), beyond = fabs(d) - log1p(band);
+	e.lo = exp(d - tq * se);
+	e.hi = exp(d + tq * se);
+	/* Identical runs: no spread, so any difference at all is certain. */
+	e.p = se > 0 ? t_two_tail(fabs(d) / se, df) : d != 0 ? 0 : 1;
+	e.p_band = beyond <= 0 ? 1 : se > 0 ? t_two_tail(beyond / se, df) : 0;
+	e.p_holm = e.p_band;
+	e.mde = na_mde(e.sd, ga.n, gb.n, NA_ALPHA, band);
+	e.verdict = !judged ? NA_NOISE_SHOWN : e.p_band < NA_ALPHA ? NA_NOISE_BEYOND : NA_NOISE_WITHIN;
+	if (judged && ga.n >= NA_RANK_MIN_RUNS && gb.n >= NA_RANK_MIN_RUNS) {
+		size_t la_n, lb_n;
+		double *la = logs_of(a, na, &la_n), *lb = logs_of(b, nb, &lb_n);
+		if (la && lb)
+			e.mw_p = na_mann_whitney_p(la, la_n, lb, lb_n);
+		free(la);
+		free(lb);
+		e.hl_ratio = na_hodges_lehmann(a, na, b, nb);
+		/* Both at the plain 5%: the question is whether one run carries the call. */
+		e.fragile = !isnan(e.mw_p) && (e.p < NA_ALPHA) != (e.mw_p < NA_ALPHA);
+	}
+	return e;
+}
+
+static int by_p(const void *x, const void *y)
+{
+	const double *a = *(const double *const *)x, *b = *(const double *const *)y;
+	return (*a > *b) - (*a < *b);
+}
+
+void na_holm(const double *p, size_t n, double *out)
+{
+	const double **order = malloc((n ? n : 1) * sizeof(*order));
+	if (!order) {  /* without memory, Bonferroni: never less strict than Holm */
+		for (size_t i = 0; i < n; i++)
+			out[i] = p[i] * (double)n < 1 ? p[i] * (double)n : 1;
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = &p[i];
+	qsort(order, n, sizeof(*order), by_p);
+	double running = 0;
+	for (size_t k = 0; k < n; k++) {
+		double adj = *order[k] * (double)(n - k);
+		running = adj > running ? adj : running;
+		out[order[k] - p] = running < 1 ? running : 1;
+	}
+	free(order);
+}
+
+void na_verdicts(na_effect *const *lines, size_t n)
+{
+	double *p = calloc(n + 1, sizeof(double)), *adj = calloc(n + 1, sizeof(double));
+	size_t m = 0;
+	for (size_t i = 0; p && adj && i < n; i++)
+		if (lines[i]->judged && lines[i]->verdict != NA_NOISE_TOO_FEW)
+			p[m++] = lines[i]->p_band;
+	if (p && adj)
+		na_holm(p, m, adj);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		na_effect *e = lines[i];
+		if (!e->judged || e->verdict == NA_NOISE_TOO_FEW)
+			continue;
+		/* Without memory each line keeps its own 5%: said as the level used. */
+		e->p_holm = p && adj ? adj[k++] : e->p_band;
+		e->alpha = p && adj ? NA_ALPHA / (double)m : NA_ALPHA;
+		e->mde = na_mde(e->sd, e->na, e->nb, e->alpha, e->band);
+		e->verdict = e->p_holm < NA_ALPHA ? NA_NOISE_BEYOND : NA_NOISE_WITHIN;
+	}
+	free(p);
+	free(adj);
+}
+
+double na_effect_pct(const na_effect *e)
+{
+	return isnan(e->ratio) ? NAN : (e->ratio - 1) * 100;
+}
+
+/* ---- time order ---- */
+
+/* Whether every time of x is earlier than every time of y. */
+static bool all_before(const char *const *x, size_t nx, const char *const *y, size_t ny)
+{
+	for (size_t i = 0; i < nx; i++)
+		for (size_t j = 0; j < ny; j++)
+			if (strcmp(x[i], y[j]) >= 0)
+				return false;
+	return true;
+}
+
+int na_time_order(const char *const *a, size_t na, const char *const *b, size_t nb)
+{
+	for (size_t i = 0; i < na + nb; i++)
+		if (!(i < na ? a[i] : b[i - na]))
+			return 0;
+	if (!na || !nb)
+		return 0;
+	return all_before(a, na, b, nb) ? -1 : all_before(b, nb, a, na) ? 1 : 0;
+}
+
+const char *na_noise_name(na_noise v)
+{
+	switch (v) {
+	case NA_NOISE_TOO_FEW: return "too few runs to tell";
+	case NA_NOISE_BEYOND: return "beyond noise";
+	case NA_NOISE_SHOWN: return "follows IOPS";
+	default: return "within noise";
+	}
+}
 
 const char na_noise_method[] =
-	"Noise: with fewer than 3 runs in either group a change is \"too few runs to tell\" "
-	"and no winner is claimed. Otherwise it is \"beyond noise\" only when the groups' "
-	"ranges (min-max) do not overlap - for 3 runs against 3 that is a Mann-Whitney U "
-	"test at its extreme, p = 0.1 two-sided, so about 1 such call in 10 can still be "
-	"chance - and the change is larger than either group's relative spread "
-	"((max-min)/median); else \"within noise\". More runs make the call stronger.";
+	"A change is \"beyond noise\" when its 95% confidence interval, from a t test on the runs' "
+	"logarithms and allowing for the IOPS and p99 lines judged together, leaves out no change: "
+	"groups that truly perform alike get such a call on any of those lines less than 1 time "
+	"in 20 (MB/s and average latency follow from IOPS and get no verdict of their own). "
+	"\"Within noise\" does not mean nothing changed, only that this many runs could not tell "
+	"a change smaller than the size given, and with fewer than 3 runs a side it is \"too few "
+	"runs to tell\".";
 
 void na_print_wrapped(FILE *out, const char *text, size_t width)
 {
@@ -71,57 +390,6 @@ void na_print_wrapped(FILE *out, const char *text, size_t width)
 		text += word + (text[word] == ' ');
 	}
 	fputc('\n', out);
-}
-
-double na_change_pct(const na_spread *a, const na_spread *b)
-{
-	if (!a->n || !b->n || !(a->median > 0))
-		return NAN;
-	return (b->median - a->median) / a->median * 100;
-}
-
-double na_rel_spread(const na_spread *s)
-{
-	if (!s->n || !(s->median > 0))
-		return INFINITY;
-	return (s->max - s->min) / s->median;
-}
-
-bool na_ranges_overlap(const na_spread *a, const na_spread *b)
-{
-	return a->min <= b->max && b->min <= a->max;
-}
-
-na_noise na_noise_of(const na_spread *a, const na_spread *b)
-{
-	if (a->n < NA_NOISE_MIN_RUNS || b->n < NA_NOISE_MIN_RUNS)
-		return NA_NOISE_TOO_FEW;
-	double change = na_change_pct(a, b);
-	/* No baseline to measure a change against: claim nothing. */
-	if (isnan(change) || na_ranges_overlap(a, b))
-		return NA_NOISE_WITHIN;
-	double spread = na_rel_spread(a) > na_rel_spread(b) ? na_rel_spread(a) : na_rel_spread(b);
-	double size = change < 0 ? -change : change;
-	return size / 100 > spread ? NA_NOISE_BEYOND : NA_NOISE_WITHIN;
-}
-
-const char *na_noise_name(na_noise v)
-{
-	switch (v) {
-	case NA_NOISE_TOO_FEW: return "too few runs to tell";
-	case NA_NOISE_BEYOND: return "beyond noise";
-	default: return "within noise";
-	}
-}
-
-double na_mann_whitney_extreme_p(size_t n1, size_t n2)
-{
-	/* C(n1 + n2, n1) built up as a product; exact in a double for any
-	 * realistic number of repetitions. */
-	double c = 1;
-	for (size_t i = 1; i <= n1; i++)
-		c = c * (double)(n2 + i) / (double)i;
-	return n1 && n2 && c > 2 ? 2 / c : 1;
 }
 
 /* ---- text ---- */
@@ -174,4 +442,43 @@ const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t s
 	else
 		snprintf(buf, size, "%+.1f%% %s", pct, (pct > 0) != lower_is_better ? "better" : "worse");
 	return buf;
+}
+
+const char *na_effect_text(const na_effect *e, bool lower_is_better, char *buf, size_t size)
+{
+	char change[48];
+	na_change_text(na_effect_pct(e), lower_is_better, change, sizeof(change));
+	if (isnan(e->lo))
+		snprintf(buf, size, "%s", change);
+	else
+		snprintf(buf, size, "%s (95%% CI %+.1f%% to %+.1f%%)", change, (e->lo - 1) * 100,
+		         (e->hi - 1) * 100);
+	return buf;
+}
+
+const char *na_verdict_text(const na_effect *e, char *buf, size_t size)
+{
+	const char *name = na_noise_name(e->verdict);
+	const char *fragile = e->fragile ? "; depends on one run" : "";
+	if (e->verdict != NA_NOISE_WITHIN || isnan(e->mde)) {
+		snprintf(buf, size, "%s%s", name, fragile);
+		return buf;
+	}
+	char runs[48];
+	if (e->na == e->nb)
+		snprintf(runs, sizeof(runs), "%zu runs a side", e->na);
+	else
+		snprintf(runs, sizeof(runs), "%zu and %zu runs", e->na, e->nb);
+	snprintf(buf, size, "%s: could only see changes of about ±%.0f%% with %s%s", name,
+	         e->mde * 100, runs, fragile);
+	return buf;
+}
+
+bool na_percent_parse(const char *text, double *pct)
+{
+	char *end = NULL;
+	*pct = strtod(text, &end);
+	bool number = end != text && (!*end || (end[0] == '%' && !end[1]));
+	/* !(x >= 0) also refuses NaN; isinf refuses "inf". */
+	return number && *pct >= 0 && !isinf(*pct);
 }

@@ -1,6 +1,13 @@
-/* Small statistics over repetitions (pure), and the one rule nfsagent uses
- * to say whether a difference between two groups of runs is more than
- * run-to-run noise. */
+/* The one statistics engine of nfsagent (pure, libm only): what a group of
+ * runs says of one metric, and whether two groups differ by more than
+ * run-to-run noise.  The bench summary, compare, regress and report all
+ * call it, so that they cannot disagree.
+ *
+ * Runs are the replicates.  Throughputs and latencies vary by a factor from
+ * run to run, so the engine works on the logarithms of the values and on the
+ * ratio B/A: a t test on the logs (pooled variance, df = nA + nB - 2) gives
+ * the ratio with a 95% confidence interval.  Swapping A and B mirrors the
+ * interval (1/hi to 1/lo) and keeps the verdict. */
 #ifndef NFSAGENT_STATS_H
 #define NFSAGENT_STATS_H
 
@@ -18,25 +25,86 @@ na_spread na_spread_of(const double *values, size_t n);
 
 /* Fewer runs than this in either group and no difference is claimed. */
 enum { NA_NOISE_MIN_RUNS = 3 };
+/* From this many runs a side the rank test checks the t test. */
+enum { NA_RANK_MIN_RUNS = 4 };
 
 typedef enum na_noise {
 	NA_NOISE_TOO_FEW,  /* "too few runs to tell" */
 	NA_NOISE_WITHIN,   /* "within noise" */
 	NA_NOISE_BEYOND,   /* "beyond noise" */
+	NA_NOISE_SHOWN,    /* shown without a verdict of its own ("follows IOPS") */
 } na_noise;
-
-/* (b - a) / a in percent of the medians; NAN when a's median is not > 0. */
-double na_change_pct(const na_spread *a, const na_spread *b);
-/* (max - min) / median; INFINITY when the median is not > 0. */
-double na_rel_spread(const na_spread *s);
-/* Whether the ranges [min, max] share a value (touching counts). */
-bool na_ranges_overlap(const na_spread *a, const na_spread *b);
-/* The rule; na_noise_method says it in words. */
-na_noise na_noise_of(const na_spread *a, const na_spread *b);
 const char *na_noise_name(na_noise v);
-/* Two-sided exact p of a Mann-Whitney U at its extreme (U = 0: every value
- * of one group above every value of the other): 2 / C(n1 + n2, n1). */
-double na_mann_whitney_extreme_p(size_t n1, size_t n2);
+
+/* What one group's runs say of one metric. */
+typedef struct na_group {
+	na_spread spread;      /* of the values >= 0 */
+	size_t n;              /* the values > 0: those with a logarithm */
+	double mean, sd;       /* of ln(value); sd is NAN below 2 values */
+} na_group;
+na_group na_group_of(const double *values, size_t n);
+/* The group's run-to-run spread as a percentage: 100 (e^sd - 1); NAN below 2. */
+double na_group_spread_pct(const na_group *g);
+
+/* Two-sided 5% per line; power 80% for the minimum detectable effect. */
+#define NA_ALPHA 0.05
+#define NA_POWER 0.80
+
+/* B against A for one metric. */
+typedef struct na_effect {
+	na_noise verdict;
+	bool judged;           /* a verdict line (IOPS, p99); else NA_NOISE_SHOWN */
+	size_t na, nb;
+	double ratio, lo, hi;  /* B/A of the geometric means and its 95% CI; NAN when too few */
+	double p;              /* t test on the logs, two-sided, against no change */
+	double p_band;         /* against "no change larger than the band" (= p without one) */
+	double p_holm;         /* p_band after Holm across the comparison's verdict lines */
+	double sd;             /* pooled sd of the logs */
+	double alpha;          /* the level the verdict and mde use (NA_ALPHA / Holm's lines) */
+	double band;           /* --min-change as a fraction (0.05), 0 for none */
+	double mde;            /* change seen with 80% power, as a fraction: 0.22 = about ±22% */
+	double mw_p;           /* exact Mann-Whitney p, two-sided; NAN below 4 runs a side */
+	double hl_ratio;       /* Hodges-Lehmann estimate of B/A; NAN below 4 runs a side */
+	bool fragile;          /* t test and rank test disagree: the verdict depends on one run */
+} na_effect;
+
+/* The effect of B against A (values <= 0 are unknown and left out); band is
+ * the practical-significance band as a fraction (0 for none); judged says
+ * whether the line carries a verdict.  The verdict is provisional until
+ * na_verdicts. */
+na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, double band,
+                       bool judged);
+/* Holm's step-down correction across the verdict lines of one comparison:
+ * each line's p_holm, alpha, mde and final verdict. */
+void na_verdicts(na_effect *const *lines, size_t n);
+
+/* The change B/A as a percentage, (ratio - 1) * 100; NAN when unknown. */
+double na_effect_pct(const na_effect *e);
+/* Minimum detectable effect (fraction) for a pooled sd of the logs, runs a
+ * side, two-sided level alpha, 80% power, beyond band. */
+double na_mde(double sd, size_t na, size_t nb, double alpha, double band);
+/* Runs a side that would see a change (fraction, 0.10) at that spread and
+ * level with 80% power; 0 when no number up to 10,000 would (change <= band). */
+size_t na_runs_needed(double sd, double change, double alpha, double band);
+
+/* ---- the distributions, exposed for their tests ---- */
+double na_t_cdf(double t, double df);
+double na_t_quantile(double p, double df);
+/* Exact two-sided Mann-Whitney p of a against b (no ties correction; a tie
+ * counts half); NAN with fewer than NA_RANK_MIN_RUNS or over 100 a side. */
+double na_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
+/* The median of all ratios b_j / a_i (on the logs); NAN without values. */
+double na_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb);
+/* Holm-adjusted p values of p[0..n) into out (monotone, capped at 1). */
+void na_holm(const double *p, size_t n, double *out);
+
+/* ---- time order ---- */
+/* -1 when every run of A started before every run of B, +1 the reverse, 0
+ * when they interleave or a time is unknown (NULL).  ISO-8601 UTC times
+ * compare as text. */
+int na_time_order(const char *const *a, size_t na, const char *const *b, size_t nb);
+
+/* ---- text ---- */
 /* 17,700 / 72.5 / 7.20: three significant digits or more, with thousands
  * separators as in the seeds' tables. */
 const char *na_number_text(double v, char *buf, size_t size);
@@ -46,11 +114,19 @@ const char *na_spread_text(const na_spread *s, double scale, const char *unit, c
 /* "+12.3% better", "-8.1% worse" (better knows whether lower is better),
  * "+0.0%" or "n/a". */
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size);
-/* The rule in words, one paragraph, for output footers. */
+/* "+9.7% better (95% CI -5.4% to +27.1%)", or the change alone when too few. */
+const char *na_effect_text(const na_effect *e, bool lower_is_better, char *buf, size_t size);
+/* "beyond noise", "within noise: could only see changes of about ±22% with 5
+ * runs a side", "too few runs to tell", "follows IOPS"; with "; depends on
+ * one run" when the rank test disagrees. */
+const char *na_verdict_text(const na_effect *e, char *buf, size_t size);
+/* The rule in words, two sentences, for output footers. */
 extern const char na_noise_method[];
 /* text on lines of at most width columns (longer words stay whole). */
 void na_print_wrapped(FILE *out, const char *text, size_t width);
 
+/* "10%" or "10" -> 10: a number >= 0 with an optional '%'; false otherwise. */
+bool na_percent_parse(const char *text, double *pct);
 /* 17700 -> "17,700" (rounded to a whole number). */
 const char *na_thousands(double v, char *buf, size_t size);
 

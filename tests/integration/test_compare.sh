@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # compare and regress on a database filled directly with synthetic results
-# (a lab only makes the empty database): confounded groups named, the noise
-# verdicts, the output shapes, regression exit codes, JUnit, and probe
-# verdicts that change between builds.
+# (a lab only makes the empty database): confounded groups named, the
+# verdicts with their intervals and what a comparison could have seen, groups
+# that ran one after the other, a mix of hosts, the output shapes, the
+# regression rule (the whole interval past the limit), exit codes, JUnit, and
+# probe verdicts that change between builds.
 . "$(dirname "$0")/lib.sh"
 db="$WORK/results.db"
 new_db "$db"
@@ -11,16 +13,18 @@ assert_eq "$OUT" "[]" "results of an empty database"
 assert_eq "$ERR" "nfsagent: warning: no results are recorded in $db yet"
 
 # add_run CAMPAIGN TARGET PROTOCOL BUILD DATASTORE PROFILE WRITE_IOPS [KEY=VALUE...]:
-# one ok 4K random-write result (queue depth 32: latency follows from IOPS).
+# one ok 4K random-write result (queue depth 32: latency follows from IOPS),
+# started at $when and on host $host.
+when=2026-01-01T00:00:00Z host=esx01
 add_run() {
 	local campaign=$1 target=$2 proto=$3 build=$4 ds=$5 profile=$6 iops=$7
 	shift 7
 	local sql="INSERT INTO results (started_at, status, campaign, target, repetition, host,
 		esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm, guest_os,
 		profile, fio_version, write_iops, write_bw_bytes, write_lat_mean_us, write_p99_us)
-		VALUES ('2026-01-01T00:00:00Z', 'ok', '$campaign', '$target',
+		VALUES ('$when', 'ok', '$campaign', '$target',
 		(SELECT count(*) + 1 FROM results WHERE campaign = '$campaign' AND target = '$target'
-		 AND profile = '$profile'), 'esx01', '8.0.3',
+		 AND profile = '$profile'), '$host', '8.0.3',
 		'$build', '$ds', '$proto', '10.0.0.5', '/mnt/tank/$ds', 'fiotest', 'Debian 12',
 		'$profile', 'fio-3.33', $iops, $iops * 4096, 32000000.0 / $iops, 96000000.0 / $iops);"
 	local l
@@ -46,15 +50,14 @@ add_run conf a NFS41 1 ds1 "$rw" 33700 recordsize=64K
 add_run conf b NFS 1 ds1 "$rw" 43500 recordsize=16K
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=conf,target=a --b campaign=conf,target=b
 assert_contains "$OUT" "the groups differ in 2 factors: protocol (NFS41 vs NFS), recordsize (64K vs 16K); a change cannot be pinned on one of them"
-assert_contains "$OUT" "too few runs to tell"
-assert_not_contains "$OUT" "beyond noise |"
-assert_contains "$OUT" "write IOPS"
-assert_contains "$OUT" "33,700 (n=1)"
-assert_contains "$OUT" "+29.1% better"
+assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
+	"write IOPS                          33,700 (n=1)    43,500 (n=1)    +29.1% better  too few runs to tell"
 # Latency: lower is better, so a fall is an improvement.
 assert_contains "$(grep 'write avg latency' <<< "$OUT")" "-22.5% better"
-assert_contains "$OUT" "Mann-Whitney"
-assert_eq "$(grep -c 'beyond noise  *$\|within noise  *$' <<< "$OUT")" 0 "noise claims on single runs"
+assert_eq "$(grep -c 'too few runs to tell$' <<< "$OUT")" 4 "every line too few"
+assert_eq "$(grep -c 'beyond noise *$\|within noise' <<< "$OUT")" 0 "noise claims on single runs"
+assert_contains "$(tr '\n' ' ' <<< "$OUT")" "allowing for the IOPS and p99 lines judged together"
+assert_not_contains "$OUT" "warning:"
 
 # ---- one factor ----
 add_run one a NFS41 1 ds1 "$rw" 37400 recordsize=64K
@@ -63,51 +66,98 @@ run 0 "$NFSAGENT" compare --db "$db" --a campaign=one,target=a --b campaign=one,
 assert_contains "$OUT" "differs in: protocol (NFS41 vs NFS)"
 assert_contains "$OUT" "-9.9% worse"
 
-# ---- three runs each, clearly apart: beyond noise ----
+# ---- three runs each, clearly apart: beyond noise, with the interval ----
 for v in 10000 10200 9900; do add_run clear a NFS 1 ds1 "$rw" "$v" slog=no; done
 for v in 13000 13300 12900; do add_run clear b NFS 1 ds1 "$rw" "$v" slog=yes; done
 sqlite3 "$db" "INSERT INTO results (started_at, status, error, campaign, target, repetition, profile)
 	VALUES ('2026-01-01T00:00:00Z', 'failed', 'fio: boom', 'clear', 'a', 4, '$rw')"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b
 assert_contains "$OUT" "differs in: slog (no vs yes)"
-assert_contains "$OUT" "10,000 (9,900-10,200, n=3)"
-assert_eq "$(grep -c 'beyond noise' <<< "$OUT")" 5 "IOPS, MB/s, avg, p99 beyond noise (+ the footer)"
-assert_contains "$(grep 'write p99 latency' <<< "$OUT")" "-23.1% better" "p99 falls"
+assert_eq "$(sed -n '/^METRIC/,/^$/p' <<< "$OUT")" \
+"METRIC                              A                           B                            CHANGE B/A                               VERDICT
+write IOPS                          10,000 (9,900-10,200, n=3)  13,000 (12,900-13,300, n=3)  +30.2% better (95% CI +25.7% to +34.9%)  beyond noise
+write MB/s                          41.0 MB/s (40.6-41.8, n=3)  53.2 MB/s (52.8-54.5, n=3)   +30.2% better (95% CI +25.7% to +34.9%)  follows IOPS
+write avg latency                   3.20 ms (3.14-3.23, n=3)    2.46 ms (2.41-2.48, n=3)     -23.2% better (95% CI -25.9% to -20.5%)  follows IOPS
+write p99 latency (median of runs)  9.60 ms (9.41-9.70, n=3)    7.38 ms (7.22-7.44, n=3)     -23.2% better (95% CI -25.9% to -20.5%)  beyond noise" "the table"
 
-# ---- three runs each, noisy and overlapping: within noise ----
+# ---- three runs each, noisy and overlapping: within noise, and what it could see ----
 for v in 17700 12100 15000; do add_run noisy a NFS 1 ds1 "$rw" "$v"; done
 for v in 16000 14000 13000; do add_run noisy b NFS 1 ds1 "$rw" "$v"; done
-run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b
-assert_contains "$(grep 'write IOPS' <<< "$OUT")" "within noise"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
+	--runs-needed 10%
+assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
+	"write IOPS                          15,000 (12,100-17,700, n=3)  14,000 (13,000-16,000, n=3)  -3.2% worse (95% CI -31.7% to +37.2%)  within noise: could only see changes of about ±75% with 3 runs a side"
 assert_contains "$OUT" "the groups differ in no recorded factor"
+assert_eq "$(grep '^write IOPS:' <<< "$OUT")" "write IOPS: 51 runs a side would see a 10% change at this spread"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
+	--min-change 5%
+assert_contains "$(tr '\n' ' ' <<< "$OUT")" "With --min-change 5%, the interval must also clear ±5%."
+assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "could only see changes of about ±83% with 3 runs a side"
+run 2 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
+	--runs-needed 0
+assert_eq "$(head -n 1 <<< "$ERR")" "nfsagent: --runs-needed wants a percentage like 10%, not '0'"
+
+# ---- groups run one after the other: warned; interleaved: not ----
+when=2026-02-01T10:00:00Z; add_run seq a NFS 1 ds1 "$rw" 10000
+when=2026-02-01T10:05:00Z; add_run seq a NFS 1 ds1 "$rw" 10100
+when=2026-02-01T10:10:00Z; add_run seq a NFS 1 ds1 "$rw" 9900
+when=2026-02-01T11:00:00Z; add_run seq b NFS 1 ds1 "$rw" 10300
+when=2026-02-01T11:05:00Z; add_run seq b NFS 1 ds1 "$rw" 10400
+when=2026-02-01T11:10:00Z; add_run seq b NFS 1 ds1 "$rw" 10200
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=seq,target=a --b campaign=seq,target=b
+assert_eq "$(grep '^warning:' <<< "$OUT")" \
+	"warning: A ran 2026-02-01T10:00:00Z to 2026-02-01T10:10:00Z, B ran 2026-02-01T11:00:00Z to 2026-02-01T11:10:00Z: every run of A came before every run of B, so a drift over time (other load, a cache warming, a pool filling) would look like this change; nfsagent run interleaves the groups' runs"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=seq,target=b --b campaign=seq,target=a --json
+assert_contains "$(jq -r .time_warning <<< "$OUT")" "every run of B came before every run of A"
+sqlite3 "$db" "UPDATE results SET started_at = '2026-02-01T10:07:00Z' WHERE campaign = 'seq' AND target = 'b' AND write_iops = 10400"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=seq,target=a --b campaign=seq,target=b
+assert_not_contains "$OUT" "warning:"
+
+# ---- a mix of hosts ----
+for h in esx01 esx01 esx01 esx01 esx02; do host=$h; add_run mix a NFS 1 ds1 "$rw" 10000; done
+for h in esx01 esx02 esx02 esx02 esx02; do host=$h; add_run mix b NFS 1 ds1 "$rw" 10000; done
+host=esx01 when=2026-01-01T00:00:00Z
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=mix,target=a --b campaign=mix,target=b
+assert_contains "$OUT" "differs in: host (esx01 x4 + esx02 x1 vs esx01 x1 + esx02 x4)"
 
 # ---- shapes ----
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --json
 assert_eq "$(jq -r '.comparisons | length' <<< "$OUT")" 4 "JSON comparisons"
-assert_eq "$(jq -r '.comparisons[0] | [.profile, .direction, .metric, .a.n, .b.n, .noise] | join(" ")' <<< "$OUT")" \
-	"$rw write iops 3 3 beyond noise" "JSON first comparison"
+assert_eq "$(jq -r '.comparisons[0] | [.profile, .direction, .metric, .a.n, .b.n, .verdict, .judged] | join(" ")' <<< "$OUT")" \
+	"$rw write iops 3 3 beyond noise true" "JSON first comparison"
 assert_eq "$(jq -r '.comparisons[0].a.values | join(",")' <<< "$OUT")" "10000,10200,9900" "JSON values"
-assert_eq "$(jq -r '.comparisons[0].change_pct | floor' <<< "$OUT")" 30 "JSON change"
-assert_eq "$(jq -r '.comparisons[0].mann_whitney_p' <<< "$OUT")" 0.1 "JSON p"
-assert_eq "$(jq -r '.comparisons[3] | [.metric, .lower_is_better, .better] | join(" ")' <<< "$OUT")" \
-	"p99 true true" "JSON p99 better"
-assert_eq "$(jq -r '.factors[0] | [.name, .a[0], .b[0]] | join(" ")' <<< "$OUT")" "slog no yes" "JSON factors"
+assert_eq "$(jq -r '.comparisons[0] | [.estimate_pct, .interval.low_pct, .interval.high_pct, .mde_pct] | map(. * 10 | round / 10) | join(" ")' <<< "$OUT")" \
+	"30.2 25.7 34.9 5.8" "JSON estimate, interval, MDE"
+assert_eq "$(jq -r '.comparisons[0].interval.level' <<< "$OUT")" 0.95 "JSON interval level"
+assert_eq "$(jq -r '.comparisons[0] | [(.p < 0.0001), (.p_holm >= .p), .mann_whitney_p] | join(" ")' <<< "$OUT")" \
+	"true true " "JSON p; no rank test at 3 runs"
+assert_contains "$(jq -r '.comparisons[0].method' <<< "$OUT")" "t test on log values, pooled variance, df=4; Holm"
+assert_eq "$(jq -r '.comparisons[1] | [.metric, .verdict, .judged, .p_holm] | join(" ")' <<< "$OUT")" \
+	"mbps follows IOPS false " "JSON MB/s: no verdict of its own"
+assert_eq "$(jq -r '.comparisons[3] | [.metric, .lower_is_better, .better, .pooled_p99_us.a] | join(" ")' <<< "$OUT")" \
+	"p99 true true " "JSON p99 better, no bins stored"
+assert_eq "$(jq -r '.factors[0] | [.name, .a[0].value, .a[0].runs, .b[0].value] | join(" ")' <<< "$OUT")" "slog no 3 yes" "JSON factors"
 assert_eq "$(jq -r '.a.results' <<< "$OUT")" 3 "failed runs do not count"
+assert_eq "$(jq -r '.verdict_lines' <<< "$OUT")" 2 "JSON verdict lines"
 assert_contains "$(jq -r .noise_method <<< "$OUT")" "too few runs to tell"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=mix,target=a --b campaign=mix,target=b --json
+assert_eq "$(jq -r '.comparisons[0] | [.mann_whitney_p, .hodges_lehmann_pct, .depends_on_one_run] | join(" ")' <<< "$OUT")" \
+	"1 0 false" "JSON rank test from 4 runs"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --csv
 assert_eq "$(wc -l <<< "$OUT")" 5 "CSV lines"
-assert_eq "$(head -n 1 <<< "$OUT")" '"profile","direction","metric","unit","lower_is_better","a_median","a_min","a_max","a_n","b_median","b_min","b_max","b_n","change_pct","noise"'
+assert_eq "$(head -n 1 <<< "$OUT")" '"profile","direction","metric","unit","lower_is_better","a_median","a_min","a_max","a_n","b_median","b_min","b_max","b_n","change_pct","ci_low_pct","ci_high_pct","p","p_holm","mde_pct","verdict"'
 assert_contains "$OUT" "\"$rw\",\"write\",\"iops\",\"IOPS\",\"false\",\"10000.000\",\"9900.000\",\"10200.000\",\"3\""
+assert_contains "$(sed -n 2p <<< "$OUT")" '"30.23","25.72","34.90","3.14401e-05","6.28802e-05","5.79","beyond noise"'
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --markdown
 assert_contains "$OUT" "### $rw"
-assert_contains "$OUT" "| Metric | A | B | Change | Noise |"
+assert_contains "$OUT" "| Metric | A | B | Change B/A | Verdict |"
 assert_contains "$OUT" "|---|---|---|---|---|"
-assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,900-13,300, n=3) | +30.0% better | beyond noise |"
+assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,900-13,300, n=3) | +30.2% better (95% CI +25.7% to +34.9%) | beyond noise |"
 
 # ---- compare: nothing to compare ----
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=none --b campaign=clear
 assert_one_line "$ERR"
-assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, noisy, one)"
+assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, seq)"
 run 2 "$NFSAGENT" compare --db "$db" --a recordsize=128K --b campaign=clear
 assert_eq "$ERR" "nfsagent: group A (recordsize=128K) has no ok results: no result has recordsize=128K (recorded: 16K, 64K)"
 # Protocol aliases: vSphere records NFS 3 as NFS and NFS 4.1 as NFS41.
@@ -137,13 +187,13 @@ assert_contains "$(grep 'write p99 latency' <<< "$OUT")" "+20%"
 for v in 7000 7100 6950; do add_run up a NFS41 300 ds-reg "$rw" "$v"; done
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --junit "$WORK/junit.xml"
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "REGRESSION"
-assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-30.0% worse"
-assert_contains "$OUT" "2 regressions beyond noise and limits"
+assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-30.1% worse (95% CI -32.1% to -27.9%)  -10%   REGRESSION"
+assert_contains "$OUT" "2 regressions: the whole interval past the limit"
 assert_eq "$(stat -c %a "$WORK/junit.xml")" 600 "JUnit file mode"
 junit=$(cat "$WORK/junit.xml")
 assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="2" skipped="0">'
 assert_contains "$junit" "<testcase classname=\"ds-reg (NFS41)\" name=\"$rw write iops drop\">"
-assert_contains "$junit" '<failure type="regression" message="write IOPS -30.0% worse (limit -10%), beyond noise">'
+assert_contains "$junit" '<failure type="regression" message="write IOPS -30.1% worse (95% CI -32.1% to -27.9%) (limit -10%): the whole interval is past the limit">'
 assert_contains "$junit" 'baseline 10,000 (9,900-10,200, n=3); candidate 7,000 (6,950-7,100, n=3)</failure>'
 # Names are escaped; an existing file gets mode 0600 too.
 for v in 10000 10200 9900; do add_run esc a NFS 100 'r&d<"1">' "$rw" "$v"; done
@@ -165,6 +215,21 @@ assert_eq "$(jq -r '.candidate.esxi_build' <<< "$OUT")" 300 "JSON candidate buil
 # A MB/s limit replaces the IOPS default; p99's stays.
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --max-drop mbps=10% --json
 assert_eq "$(jq -r '[.checks[] | .metric] | join(",")' <<< "$OUT")" "mbps,p99" "limits checked"
+
+# The rule at its edges: a 12% drop whose interval (-19.6% to -3.7%) reaches
+# back inside the limit is no regression, at 10% and at 4%; at 3% the whole
+# interval is past the limit.
+for v in 10000 10400 9600; do add_run edge a NFS 100 ds-edge "$rw" "$v"; done
+for v in 8800 9150 8450; do add_run edge a NFS 300 ds-edge "$rw" "$v"; done
+run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
+assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-12.0% worse (95% CI -19.6% to -3.7%)  -10%   over the limit, within noise"
+run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
+	--max-drop iops=3%
+assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-3%    REGRESSION"
+run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
+	--max-drop iops=4% --json
+assert_eq "$(jq -r '.checks[0] | [.verdict, .noise, .regression] | join(" ")' <<< "$OUT")" \
+	"over the limit, within noise beyond noise false" "JSON: beyond noise, not wholly past 4%"
 
 # Too few runs: a big drop on one run each is not a regression.
 add_run few a NFS 100 ds-few "$rw" 10000
@@ -196,7 +261,7 @@ add_probe ds-reg 200 1 host
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 \
 	--candidate datastore=ds-reg,esxi_build=200 --junit "$WORK/probe.xml"
 assert_contains "$OUT" "probe verdict changed on ds-reg: clean on build 100, extent-size mismatch (one host's view of the file) on build 200"
-assert_contains "$OUT" "1 regression beyond noise and limits"
+assert_contains "$OUT" "1 regression: the whole interval past the limit"
 assert_contains "$(cat "$WORK/probe.xml")" '<failure type="probe" message="probe verdict changed on ds-reg'
 # The bug going away is reported, and is no regression.
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=200 \

@@ -96,6 +96,12 @@ assert_contains "$page" "https://vc.example.com/sdk"
 assert_contains "$page" "&lt;script&gt;alert(1)&lt;/script&gt;"
 assert_contains "$page" "fio&amp;test &quot;q&quot;"
 assert_contains "$page" "&lt;b&gt;job failed&lt;/b&gt;"
+# The engine's change and verdict, as compare prints them: NFS 4.1 against NFS 3.
+assert_contains "$page" '<span class="ratio">+141.5% better (95% CI +72.3% to +238.5%) vs first</span><span class="ratio">beyond noise</span>'
+assert_contains "$page" '<th>write p99 latency (median of runs)</th>'
+assert_contains "$page" '<span class="ratio">follows IOPS</span>'
+assert_not_contains "$page" "ranges overlap"
+assert_contains "$page" "How changes are judged: A change is &quot;beyond noise&quot; when"
 assert_eq "$(ls "$WORK" | grep -c '^report.html.')" 0 "temporary files left"
 
 # ---- the rendering ----

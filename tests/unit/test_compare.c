@@ -88,37 +88,57 @@ static void test_lines(void **state)
 	add(&a, "NFS", "only-a", 500, NULL);
 	add(&b, "NFS", "only-b", 500, NULL);
 	na_cmp c;
-	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, &c), VS_OK);
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
 	assert_int_equal(c.keys, 1);
+	assert_int_equal(c.judged, 2);  /* write IOPS and p99 */
 	assert_int_equal(c.n, NA_M_COUNT);  /* write only: reads did no I/O */
 	assert_null(line(&c, "randwrite", 0, NA_M_IOPS));
 	const na_cmp_line *iops = line(&c, "randwrite", 1, NA_M_IOPS);
 	const na_cmp_line *p99 = line(&c, "randwrite", 1, NA_M_P99);
 	assert_non_null(iops);
 	assert_non_null(p99);
-	assert_true(iops->change_pct > 29.99 && iops->change_pct < 30.01);
-	assert_int_equal(iops->noise, NA_NOISE_BEYOND);
+	assert_true(na_effect_pct(&iops->eff) > 30.2 && na_effect_pct(&iops->eff) < 30.3);
+	assert_int_equal(iops->eff.verdict, NA_NOISE_BEYOND);
 	assert_true(iops->a[0] == 10000 && iops->sa.n == 3 && iops->sb.median == 13000);
 	/* More IOPS, so lower latency: the sign is negative and that is better. */
-	assert_true(p99->change_pct < 0);
+	assert_true(na_effect_pct(&p99->eff) < 0);
+	assert_int_equal(p99->eff.verdict, NA_NOISE_BEYOND);
+	/* Holm over 2 lines: the smaller p is held to 2.5%. */
+	assert_true(iops->eff.alpha == 0.025 && iops->eff.p_holm >= iops->eff.p);
 	na_cmp_cells s;
 	na_cmp_cells_of(iops, &s);
 	assert_string_equal(s.metric, "write IOPS");
 	assert_string_equal(s.a, "10,000 (9,900-10,200, n=3)");
-	assert_string_equal(s.change, "+30.0% better");
+	assert_string_equal(s.change, "+30.2% better (95% CI +25.7% to +34.9%)");
+	assert_string_equal(s.verdict, "beyond noise");
 	na_cmp_cells_of(p99, &s);
-	assert_string_equal(s.metric, "write p99 latency");
+	assert_string_equal(s.metric, "write p99 latency (median of runs)");
 	assert_string_equal(s.a, "9.60 ms (9.41-9.70, n=3)");
-	assert_string_equal(s.change, "-23.1% better");
+	assert_string_equal(s.change, "-23.2% better (95% CI -25.9% to -20.5%)");
+	assert_string_equal(s.pooled, "");  /* no fio bins stored */
 	na_cmp_cells_of(line(&c, "randwrite", 1, NA_M_MBPS), &s);
 	assert_string_equal(s.b, "53.2 MB/s (52.8-54.5, n=3)");
+	assert_string_equal(s.verdict, "follows IOPS");
 	na_cmp_cells_of(line(&c, "randwrite", 1, NA_M_AVG), &s);
 	assert_string_equal(s.b, "2.46 ms (2.41-2.48, n=3)");
+	assert_string_equal(s.verdict, "follows IOPS");
+	na_cmp_free(&c);
+	/* Swapped: the mirrored change, the same verdicts. */
+	assert_int_equal(na_cmp_run(&b, &a, by_profile, 1, 0, &c), VS_OK);
+	iops = line(&c, "randwrite", 1, NA_M_IOPS);
+	assert_int_equal(iops->eff.verdict, NA_NOISE_BEYOND);
+	na_cmp_cells_of(iops, &s);
+	assert_string_equal(s.change, "-23.2% worse (95% CI -25.9% to -20.5%)");
+	na_cmp_free(&c);
+	/* --min-change 40%: a +30% cannot clear it. */
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0.40, &c), VS_OK);
+	iops = line(&c, "randwrite", 1, NA_M_IOPS);
+	assert_int_equal(iops->eff.verdict, NA_NOISE_WITHIN);
 	na_cmp_free(&c);
 	/* Nothing in common: no lines. */
 	na_cmp_group none = {0};
 	add(&none, "NFS", "seqwrite", 900, NULL);
-	assert_int_equal(na_cmp_run(&a, &none, by_profile, 1, &c), VS_OK);
+	assert_int_equal(na_cmp_run(&a, &none, by_profile, 1, 0, &c), VS_OK);
 	assert_int_equal(c.n, 0);
 	assert_int_equal(c.keys, 0);
 	na_cmp_free(&c);
@@ -161,19 +181,88 @@ static void test_factors(void **state)
 	/* A label only one group has; several values on one side. */
 	add(&d, "NFS", "randwrite", 36000, "recordsize=64K", "slog=yes", "sync=always", NULL);
 	s = sentence_of(&a, &d, &n);
-	assert_string_equal(s, "the groups differ in 2 factors: protocol (NFS41 vs NFS41/NFS), sync "
-	                       "(unset vs unset/always); a change cannot be pinned on one of them");
+	assert_string_equal(s, "the groups differ in 2 factors: protocol (NFS41 x1 vs NFS41 x1 + NFS x1), "
+	                       "sync (unset x1 vs unset x1 + always x1); a change cannot be pinned on "
+	                       "one of them");
 	free(s);
 	na_factor *f = NULL;
 	assert_int_equal(na_cmp_factors(&a, &d, &f, &n), VS_OK);
 	assert_string_equal(f[1].name, "sync");
 	assert_int_equal(f[1].na, 1);
 	assert_int_equal(f[1].nb, 2);
+	assert_int_equal(f[1].cb[1], 1);
 	na_factors_free(f, n);
 	na_cmp_group_free(&a);
 	na_cmp_group_free(&b);
 	na_cmp_group_free(&c);
 	na_cmp_group_free(&d);
+}
+
+/* One run on a host, the disk, the vCenter and the job file it ran with. */
+static void add_on(na_cmp_group *g, const char *host, const char *disk, const char *vcenter,
+                   const char *job)
+{
+	na_result r = {.id = 1, .status = "ok", .datastore_type = "NFS", .profile = "p", .host = host,
+	               .disk = disk, .vcenter = vcenter, .job_file = job};
+	assert_int_equal(na_cmp_group_add(g, &r), VS_OK);
+}
+
+/* The same hosts in another mix are a factor, with the counts; so are the
+ * disk, the vCenter and the job file's content. */
+static void test_factor_mix(void **state)
+{
+	(void)state;
+	na_cmp_group a = {0}, b = {0};
+	for (int i = 0; i < 5; i++) {
+		add_on(&a, i < 4 ? "host1" : "host2", "d1", "vc1", "[job]\nbs=4k\n");
+		add_on(&b, i < 1 ? "host1" : "host2", "d1", "vc1", "[job]\nbs=4k\n");
+	}
+	size_t n;
+	char *s = sentence_of(&a, &b, &n);
+	assert_string_equal(s, "differs in: host (host1 x4 + host2 x1 vs host1 x1 + host2 x4)");
+	free(s);
+	/* The same proportions in groups of other sizes: no factor. */
+	na_cmp_group c = {0};
+	for (int i = 0; i < 10; i++)
+		add_on(&c, i < 8 ? "host1" : "host2", "d1", "vc1", "[job]\nbs=4k\n");
+	s = sentence_of(&a, &c, &n);
+	assert_int_equal(n, 0);
+	free(s);
+	na_cmp_group d = {0};
+	for (int i = 0; i < 5; i++)
+		add_on(&d, i < 4 ? "host1" : "host2", "d2", "vc2", "[job]\nbs=64k\n");
+	na_factor *f = NULL;
+	assert_int_equal(na_cmp_factors(&a, &d, &f, &n), VS_OK);
+	assert_int_equal(n, 3);
+	assert_string_equal(f[0].name, "vcenter");
+	assert_string_equal(f[1].name, "disk");
+	assert_string_equal(f[2].name, "job_file");
+	assert_int_equal(strlen(f[2].a[0]), 8);  /* a hash, not the file */
+	assert_string_not_equal(f[2].a[0], f[2].b[0]);
+	na_factors_free(f, n);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+	na_cmp_group_free(&c);
+	na_cmp_group_free(&d);
+}
+
+/* The regression rule at its edges: the whole interval past the limit. */
+static void test_regression_rule(void **state)
+{
+	(void)state;
+	na_threshold drop = {NA_M_IOPS, 10, false}, rise = {NA_M_P99, 20, true};
+	na_effect e = {.verdict = NA_NOISE_BEYOND, .ratio = 0.80, .lo = 0.70, .hi = 0.8999};
+	assert_true(na_threshold_clear(&drop, &e));
+	e.hi = 0.9001;  /* reaches back inside the limit: not proven */
+	assert_false(na_threshold_clear(&drop, &e));
+	assert_true(na_threshold_exceeded(&drop, na_effect_pct(&e)));
+	e = (na_effect){.ratio = 1.5, .lo = 1.2001, .hi = 1.8};
+	assert_true(na_threshold_clear(&rise, &e));
+	e.lo = 1.1999;
+	assert_false(na_threshold_clear(&rise, &e));
+	/* A rise never clears a drop limit, however sure. */
+	e = (na_effect){.ratio = 1.5, .lo = 1.4, .hi = 1.6};
+	assert_false(na_threshold_clear(&drop, &e));
 }
 
 static bool is_nfs(const na_cmp_row *r, void *ud)
@@ -289,6 +378,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selector), cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_factors),  cmocka_unit_test(test_filter),
+		cmocka_unit_test(test_factor_mix), cmocka_unit_test(test_regression_rule),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote),
 	};
