@@ -29,6 +29,14 @@ enum { NA_RECHECK_DEFAULT_S = 5 };
 /* Prints "nfsagent: MESSAGE" on stderr. */
 void na_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void na_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The offset of the first byte that is a control character (C0, DEL, C1)
+ * or not part of valid UTF-8 (overlong forms, surrogates and code points
+ * past U+10FFFF are not), or -1 when there is none (campaign_ini.c). */
+long na_bad_text_at(const char *text);
+/* s with its control characters (C0 and DEL) written \x1b-style, so that a
+ * hostile name cannot drive the terminal (malloc'd).  Messages and tables
+ * escape what they print. */
+char *na_escaped(const char *s);
 /* Prints the error's one line and returns the exit code for its status. */
 int na_report(const vs_error *err);
 int na_exit_code(const vs_error *err);

@@ -91,6 +91,20 @@ static bool set_size(parse *p, const char *name, char **field, const char *value
 	return set_str(field, value);
 }
 
+/* A name vCenter sees (a VM, datastore, server, path, host, user) or that
+ * names runs: no control character (an XML syntax error to vCenter, a
+ * command to a terminal), valid UTF-8. */
+static bool set_name(parse *p, const char *name, char **field, const char *value)
+{
+	long bad = na_bad_text_at(value);
+	if (bad >= 0) {
+		fail_at(p, "%s has a control character or is not UTF-8 (byte 0x%02x): names have none",
+		        name, (unsigned char)value[bad]);
+		return true;
+	}
+	return set_str(field, value);
+}
+
 static bool set_bool(bool *field, const char *value)
 {
 	if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
@@ -102,10 +116,7 @@ static bool set_bool(bool *field, const char *value)
 	return true;
 }
 
-/* The offset of the first byte that is a control character or not part of
- * valid UTF-8 (overlong forms, surrogates and code points past U+10FFFF are
- * not), or -1 when there is none. */
-static long bad_text_at(const char *text)
+long na_bad_text_at(const char *text)
 {
 	const unsigned char *s = (const unsigned char *)text;
 	for (size_t i = 0; s[i];) {
@@ -151,9 +162,9 @@ bool na_labels_add(na_labels *l, const char *kv, char *why, size_t size)
 		key = trimmed(text, eq);
 		value = trimmed(eq + 1, eq + 1 + strlen(eq + 1));
 	}
-	long bad_key = bad_text_at(key), bad_value = bad_text_at(value);
+	long bad_key = na_bad_text_at(key), bad_value = na_bad_text_at(value);
 	bool ok = false;
-	if ((!eq || !*key) && bad_text_at(kv) < 0)
+	if ((!eq || !*key) && na_bad_text_at(kv) < 0)
 		snprintf(why, size, "'%s' is not a label: give KEY=VALUE, such as recordsize=16K", kv);
 	else if (!eq || !*key)
 		snprintf(why, size, "a label is KEY=VALUE, such as recordsize=16K");
@@ -241,9 +252,9 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 		fail_at(p, "name is at most 64 characters: it names the run and its journal");
 		return true;
 	}
-	if (!strcmp(name, "name")) return set_str(&c->name, value);
-	if (!strcmp(name, "vm")) return set_str(&c->vm, value);
-	if (!strcmp(name, "guest_user")) return set_str(&c->guest_user, value);
+	if (!strcmp(name, "name")) return set_name(p, name, &c->name, value);
+	if (!strcmp(name, "vm")) return set_name(p, name, &c->vm, value);
+	if (!strcmp(name, "guest_user")) return set_name(p, name, &c->guest_user, value);
 	if (!strcmp(name, "guest_password_file")) return set_str(&c->guest_password_file, value);
 	if (!strcmp(name, "profiles")) return set_profiles(c, value);
 	if (!strcmp(name, "repeat")) return set_long(p, name, &c->repeat, value, 1, NA_MAX_REPEAT);
@@ -264,7 +275,7 @@ static bool connection_key(parse *p, const char *name, const char *value)
 {
 	na_campaign *c = p->c;
 	if (!strcmp(name, "url")) return set_str(&c->url, value);
-	if (!strcmp(name, "username")) return set_str(&c->username, value);
+	if (!strcmp(name, "username")) return set_name(p, name, &c->username, value);
 	if (!strcmp(name, "thumbprint")) return set_str(&c->thumbprint, value);
 	if (!strcmp(name, "cacert")) return set_str(&c->cacert, value);
 	if (!strcmp(name, "insecure")) return set_bool(&c->insecure, value);
@@ -276,11 +287,11 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 {
 	static const char *const nfs[] = {"3", "4.1", NULL};
 	static const char *const policies[] = {"fail", "nfs3", "snapshot", "cold", NULL};
-	if (!strcmp(name, "datastore")) return set_str(&t->datastore, value);
-	if (!strcmp(name, "server")) return set_str(&t->servers, value);
-	if (!strcmp(name, "path")) return value[0] == '/' && set_str(&t->path, value);
+	if (!strcmp(name, "datastore")) return set_name(p, name, &t->datastore, value);
+	if (!strcmp(name, "server")) return set_name(p, name, &t->servers, value);
+	if (!strcmp(name, "path")) return value[0] == '/' && set_name(p, name, &t->path, value);
 	if (!strcmp(name, "nfs")) return one_of(value, nfs) && set_str(&t->nfs, value);
-	if (!strcmp(name, "hosts")) return set_str(&t->hosts, value);
+	if (!strcmp(name, "hosts")) return set_name(p, name, &t->hosts, value);
 	if (!strcmp(name, "on_extent_bug")) return one_of(value, policies) && set_str(&t->on_extent_bug, value);
 	if (!strcmp(name, "probe")) return set_bool(&t->probe, value);
 	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);

@@ -77,6 +77,23 @@ static bool password_flag(const char *cmd, const char *token, const struct optio
 	return true;
 }
 
+/* A flag naming something in vSphere (or a user) takes no control
+ * character: vCenter would answer with an XML syntax error, a terminal
+ * would run it.  Said before anything is sent. */
+static bool bad_name(const char *cmd, const struct option *o, const char *arg)
+{
+	static const char *const names[] = {"vm", "datastore", "from-datastore", "host", "name",
+	                                    "server", "path", "guest-user", "username", NULL};
+	size_t i = 0;
+	while (names[i] && strcmp(names[i], o->name) != 0)
+		i++;
+	long bad = names[i] && arg ? na_bad_text_at(arg) : -1;
+	if (bad >= 0)
+		na_usage_error(cmd, "--%s has a control character or is not UTF-8 (byte 0x%02x): names "
+		               "have none", o->name, (unsigned char)arg[bad]);
+	return bad >= 0;
+}
+
 int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
                      const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud)
 {
@@ -88,6 +105,8 @@ int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *
 		const char *token = optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
 		bool matched = opt != '?' && opt != ':' && longindex >= 0;
 		if (matched && password_flag(conn->cmd, token, &longopts[longindex]))
+			return NA_EXIT_USAGE;
+		if (matched && bad_name(conn->cmd, &longopts[longindex], optarg))
 			return NA_EXIT_USAGE;
 		longindex = -1;
 		if (opt == NA_OPT_HELP) {

@@ -10,11 +10,37 @@
 /* ---- messages: one line on stderr (a fault's details indented below it),
  * and the exit code for an error ---- */
 
+char *na_escaped(const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		n += *c < 0x20 || *c == 0x7f ? 4 : 1;
+	char *out = malloc(n + 1), *o = out;
+	for (const unsigned char *c = (const unsigned char *)s; out && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			o += sprintf(o, "\\x%02x", *c);
+		else
+			*o++ = (char)*c;
+	if (out)
+		*o = '\0';
+	return out;
+}
+
+/* Names in messages come from vCenter, the NAS or the user: their control
+ * characters are shown, never sent to the terminal. */
 static void vmessage(const char *prefix, const char *fmt, va_list ap)
 {
-	fprintf(stderr, "nfsagent: %s", prefix);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	if (text)
+		vsnprintf(text, (size_t)n + 1, fmt, again);
+	va_end(again);
+	char *shown = text ? na_escaped(text) : NULL;
+	fprintf(stderr, "nfsagent: %s%s\n", prefix, shown ? shown : "out of memory");
+	free(shown);
+	free(text);
 }
 
 void na_error(const char *fmt, ...)
@@ -67,7 +93,10 @@ int na_report(const vs_error *err)
 	 * (vs_error_detail keeps a detail to one line). */
 	for (const char *d = err->details; *d;) {
 		size_t n = strcspn(d, "\n");
-		fprintf(stderr, "  %.*s\n", (int)n, d);
+		char *detail = strndup(d, n), *shown = detail ? na_escaped(detail) : NULL;
+		fprintf(stderr, "  %s\n", shown ? shown : "");
+		free(shown);
+		free(detail);
 		d += n + (d[n] == '\n');
 	}
 	return na_exit_code(err);
@@ -123,7 +152,7 @@ void na_table_add(na_table *t, const char *const *cells)
 	if (!row)
 		return;
 	for (size_t i = 0; i < t->ncols; i++)
-		row[i] = strdup(cells[i] ? cells[i] : "");
+		row[i] = na_escaped(cells[i] ? cells[i] : "");  /* a name's control characters shown */
 	t->rows[t->nrows++] = row;
 }
 

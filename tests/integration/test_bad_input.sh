@@ -164,6 +164,31 @@ refused "nfsagent: $WORK/nul.fio:3: a NUL byte: not a text job file" "${b[@]}" -
 : > "$WORK/empty.fio"
 refused "nfsagent: job file $WORK/empty.fio is empty" "${b[@]}" --job "$WORK/empty.fio"
 
+# ---- names: no control characters to vCenter, none raw to the terminal ----
+printf '[campaign]\nname = bad\nvm = fio\033[31mtest\nprofiles = randread-4k-qd1\n[target a]\ndatastore = x\n' > "$c"
+refused "nfsagent: $c:3: vm has a control character or is not UTF-8 (byte 0x1b): names have none" \
+	"$NFSAGENT" run --dry-run "$c"
+campaign "" "server = 10.0.0.5\x07\n"
+refused "nfsagent: $c:8: server has a control character or is not UTF-8 (byte 0x07): names have none" \
+	"$NFSAGENT" run "$c"
+campaign "" "path = /mnt/tank/a\rb\n"
+refused "nfsagent: $c:8: path has a control character or is not UTF-8 (byte 0x0d): names have none" \
+	"$NFSAGENT" run "$c"
+printf '[campaign]\nname = bad\nvm = fiotest\nprofiles = randread-4k-qd1\n[target a]\ndatastore = nfs\302\233x\n' > "$c"
+refused "nfsagent: $c:6: datastore has a control character or is not UTF-8 (byte 0xc2): names have none" \
+	"$NFSAGENT" run "$c"
+refused "nfsagent: --vm has a control character or is not UTF-8 (byte 0x1b): names have none" \
+	"$NFSAGENT" bench --vm $'fio\e[31mtest' --profile randread-4k-qd1 --db "$db"
+refused "nfsagent: --name has a control character or is not UTF-8 (byte 0x0a): names have none" \
+	"$NFSAGENT" mount --name $'nfs\nx' --server 10.0.0.5 --path /mnt/tank/vmware
+refused "nfsagent: --name has a control character or is not UTF-8 (byte 0x7f): names have none" \
+	"$NFSAGENT" unmount --name $'nfs\x7fx'
+refused "nfsagent: --host has a control character or is not UTF-8 (byte 0x09): names have none" \
+	"$NFSAGENT" probe --host $'esx\t1' --datastore truenas-vmware
+# What is printed shows a control character, never sends it.
+refused 'nfsagent: cannot read job file /tmp/x\x1b[2Jy: No such file or directory' \
+	"${b[@]}" --job $'/tmp/x\e[2Jy'
+
 # ---- what is accepted ----
 # Job files: each its own profile, named after the file and its content.
 job='[j]\nrw=read\nbs=4k\nsize=1M\nioengine=psync\ndirectory=/var/tmp\n'
