@@ -30,7 +30,7 @@ static const char usage[] =
 
 enum { OPT_A = NA_OPT_FIRST_COMMAND_OPTION, OPT_B, OPT_DB, OPT_CSV, OPT_MARKDOWN, OPT_MIN_CHANGE,
        OPT_RUNS_NEEDED };
-static const int by_profile[] = {NA_F_PROFILE};
+static const int by_profile[] = {NA_FIELD_profile};
 
 typedef struct compare_args {
 	const char *a, *b, *db;
@@ -63,7 +63,7 @@ static char *unmatched(const na_cmp_group *g, const na_cmp_group *other)
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = na_cmp_same_key(&g->rows[j], r, by_profile, 1);
 		if (!seen && !na_cmp_has_key(other, r, by_profile, 1))
-			fprintf(out, "%s%s", n++ ? ", " : "", r->field[NA_F_PROFILE] ? r->field[NA_F_PROFILE] : "-");
+			fprintf(out, "%s%s", n++ ? ", " : "", r->field[NA_FIELD_profile] ? r->field[NA_FIELD_profile] : "-");
 	}
 	if (out)
 		fclose(out);
@@ -136,7 +136,7 @@ static void comparison_free(comparison *c)
 
 static const char *profile_of(const na_cmp_line *l)
 {
-	return l->key->field[NA_F_PROFILE] ? l->key->field[NA_F_PROFILE] : "-";
+	return l->key->field[NA_FIELD_profile] ? l->key->field[NA_FIELD_profile] : "-";
 }
 
 static void print_header(const comparison *c, bool md)

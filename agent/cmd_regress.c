@@ -49,8 +49,8 @@ static const char regress_method[] =
 
 enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT };
 enum { MAX_LIMITS = 16 };
-static const int by_target[] = {NA_F_DATASTORE, NA_F_PROTOCOL, NA_F_PROFILE};
-static const int by_datastore[] = {NA_F_DATASTORE};
+static const int by_target[] = {NA_FIELD_datastore, NA_FIELD_datastore_type, NA_FIELD_profile};
+static const int by_datastore[] = {NA_FIELD_datastore};
 
 typedef struct regress_args {
 	const char *baseline, *candidate, *db, *junit;
@@ -144,7 +144,7 @@ typedef struct newest {
 static bool on_newest_build(const na_cmp_row *r, void *ud)
 {
 	const newest *n = ud;
-	const char *b = r->field[NA_F_ESXI_BUILD];
+	const char *b = r->field[NA_FIELD_esxi_build];
 	return !holds(n->base, r->id) && (b ? n->build && strcmp(b, n->build) == 0 : !n->build);
 }
 
@@ -162,7 +162,7 @@ static int newest_results(regress_state *r, na_store *s, vs_error *err)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: every ok result is in the baseline");
 	if (rc != VS_OK)
 		return rc;
-	const char *build = last->field[NA_F_ESXI_BUILD];
+	const char *build = last->field[NA_FIELD_esxi_build];
 	snprintf(r->cand_build, sizeof(r->cand_build), "%s", build ? build : "unknown");
 	newest n = {&r->base, build ? r->cand_build : NULL};
 	na_cmp_group_filter(&r->cand, on_newest_build, &n);
@@ -222,7 +222,7 @@ static int on_finding(const na_finding *f, void *ud, vs_error *err)
 	probe_scan *p = ud;
 	for (size_t i = 0; i < p->g->n; i++) {
 		const na_cmp_row *r = &p->g->rows[i];
-		const char *build = r->field[NA_F_ESXI_BUILD], *exp = r->field[NA_F_EXPORT_PATH];
+		const char *build = r->field[NA_FIELD_esxi_build], *exp = r->field[NA_FIELD_export_path];
 		if (!na_cmp_same_key(r, p->key, by_datastore, 1) || !build || !f->esxi_build ||
 		    strcmp(build, f->esxi_build) != 0 || (exp && f->export_path && strcmp(exp, f->export_path)))
 			continue;
@@ -250,7 +250,7 @@ static void side_verdict(const probe_side *p, char *out, size_t size)
 static int probe_one(regress_state *r, na_store *s, const na_cmp_row *key, vs_error *err)
 {
 	probe_check *p = &r->probes[r->n_probes++];
-	*p = (probe_check){.datastore = key->field[NA_F_DATASTORE]};
+	*p = (probe_check){.datastore = key->field[NA_FIELD_datastore]};
 	char cond[600];
 	snprintf(cond, sizeof(cond), "datastore=%s", p->datastore ? p->datastore : "");
 	const char *conds[] = {"kind=probe", cond};
@@ -364,7 +364,7 @@ static void print_text(const regress_state *r)
 		char limit[32];
 		na_cmp_cells_of(l, &s);
 		limit_text(c->limit, limit, sizeof(limit));
-		const char *row[] = {field(l, NA_F_DATASTORE), field(l, NA_F_PROTOCOL), field(l, NA_F_PROFILE),
+		const char *row[] = {field(l, NA_FIELD_datastore), field(l, NA_FIELD_datastore_type), field(l, NA_FIELD_profile),
 		                     s.metric, s.a, s.b, s.change, limit, c->verdict};
 		na_table_add(t, row);
 	}
@@ -412,8 +412,8 @@ static void print_json(const regress_state *r)
 		/* The check's verdict replaces the line's, kept as "noise". */
 		json_object_set_new(o, "noise", json_string(na_noise_name(c->line->eff.verdict)));
 		json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:f, s:s, s:b}",
-		    "datastore", field(c->line, NA_F_DATASTORE), "protocol", field(c->line, NA_F_PROTOCOL),
-		    "profile", field(c->line, NA_F_PROFILE), "limit_pct", c->limit->rise ? c->limit->pct : -c->limit->pct,
+		    "datastore", field(c->line, NA_FIELD_datastore), "protocol", field(c->line, NA_FIELD_datastore_type),
+		    "profile", field(c->line, NA_FIELD_profile), "limit_pct", c->limit->rise ? c->limit->pct : -c->limit->pct,
 		    "verdict", c->verdict, "regression", c->regression));
 		json_array_append_new(checks, o);
 	}
@@ -470,8 +470,8 @@ static void junit_check(FILE *out, const check *c)
 	na_cmp_cells s;
 	char classname[600], name[400], limit[32], message[400], body[256];
 	na_cmp_cells_of(l, &s);
-	snprintf(classname, sizeof(classname), "%s (%s)", field(l, NA_F_DATASTORE), field(l, NA_F_PROTOCOL));
-	snprintf(name, sizeof(name), "%s %s %s %s", field(l, NA_F_PROFILE), na_dir_names[l->dir],
+	snprintf(classname, sizeof(classname), "%s (%s)", field(l, NA_FIELD_datastore), field(l, NA_FIELD_datastore_type));
+	snprintf(name, sizeof(name), "%s %s %s %s", field(l, NA_FIELD_profile), na_dir_names[l->dir],
 	         na_metrics[l->metric].key, c->limit->rise ? "rise" : "drop");
 	limit_text(c->limit, limit, sizeof(limit));
 	snprintf(message, sizeof(message), "%s %s (limit %s): the whole interval is past the limit",

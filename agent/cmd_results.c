@@ -23,32 +23,20 @@ typedef struct results_args {
 	const char *db;
 } results_args;
 
-/* The columns shown, in order: JSON keys and CSV header alike. */
-static const char *const text_fields[] = {
-	"started_at", "finished_at", "status", "error", "campaign", "target", "vcenter",
-	"vcenter_version", "vcenter_build", "host", "esxi_version", "esxi_build", "datastore",
-	"datastore_type", "servers", "export_path", "vm", "guest_os", "disk", "profile", "fio_version",
-};
+/* The columns shown are the store's listed fields (na_fields), in its
+ * order: JSON keys and CSV header alike, then each direction's statistics. */
 
-static const char *text_of(const na_result *r, size_t i)
+/* An integer field's value (repetition). */
+static int int_of(const na_result *r, size_t i)
 {
-	const char *const v[] = {
-		r->started_at, r->finished_at, r->status, r->error, r->campaign, r->target, r->vcenter,
-		r->vcenter_version, r->vcenter_build, r->host, r->esxi_version, r->esxi_build,
-		r->datastore, r->datastore_type, r->servers, r->export_path, r->vm, r->guest_os,
-		r->disk, r->profile, r->fio_version,
-	};
-	return v[i];
+	return *(const int *)((const char *)r + na_fields[i].off);
 }
 
-static const char *const stat_names[] = {"iops", "bw_bytes", "lat_mean_us", "p50_us", "p95_us",
-                                         "p99_us", "p999_us", "max_us"};
-
-static double stat_of(const na_dir_stats *d, size_t i)
+static json_t *field_json(const na_result *r, size_t i)
 {
-	const double v[] = {d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us, d->p99_us,
-	                    d->p999_us, d->max_us};
-	return v[i];
+	if (na_fields[i].type == NA_TYPE_INT)
+		return json_integer(int_of(r, i));
+	return na_field_text(r, (int)i) ? json_string(na_field_text(r, (int)i)) : json_null();
 }
 
 static json_t *dir_json(const na_dir_stats *d)
@@ -56,18 +44,20 @@ static json_t *dir_json(const na_dir_stats *d)
 	if (!d->present)
 		return json_null();
 	json_t *o = json_object();
-	for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++)
-		json_object_set_new(o, stat_names[i], stat_of(d, i) >= 0 ? json_real(stat_of(d, i)) : json_null());
-	json_object_set_new(o, "total_ios", json_integer(d->total_ios));
-	json_object_set_new(o, "runtime_ms", json_integer(d->runtime_ms));
+	for (int i = 0; i < NA_N_STATS; i++) {
+		double v = na_stat_value(d, i);
+		json_object_set_new(o, na_stats[i].name, na_stats[i].type == NA_TYPE_I64 ? json_integer((json_int_t)v)
+		                                         : v >= 0 ? json_real(v) : json_null());
+	}
 	return o;
 }
 
 static json_t *result_json(const na_result *r, bool full)
 {
-	json_t *o = json_pack("{s:I, s:i}", "id", (json_int_t)r->id, "repetition", r->repetition);
-	for (size_t i = 0; i < sizeof(text_fields) / sizeof(*text_fields); i++)
-		json_object_set_new(o, text_fields[i], text_of(r, i) ? json_string(text_of(r, i)) : json_null());
+	json_t *o = json_pack("{s:I}", "id", (json_int_t)r->id);
+	for (size_t i = 0; i < NA_N_FIELDS; i++)
+		if (na_fields[i].list)
+			json_object_set_new(o, na_fields[i].name, field_json(r, i));
 	json_t *labels = json_object();
 	for (size_t i = 0; i < r->n_labels; i++)
 		json_object_set_new(labels, r->labels[i].key, json_string(r->labels[i].value));
@@ -97,30 +87,39 @@ static void csv_field(const char *s, bool last)
 
 static void csv_header(void)
 {
-	fputs("\"id\",\"repetition\",", stdout);
-	for (size_t i = 0; i < sizeof(text_fields) / sizeof(*text_fields); i++)
-		csv_field(text_fields[i], false);
+	fputs("\"id\",", stdout);
+	for (size_t i = 0; i < NA_N_FIELDS; i++)
+		if (na_fields[i].list)
+			csv_field(na_fields[i].name, false);
 	for (int d = 0; d < 2; d++)
-		for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++) {
+		for (int i = 0; i < NA_N_STATS; i++) {
 			char name[48];
-			snprintf(name, sizeof(name), "%s_%s", d ? "write" : "read", stat_names[i]);
-			csv_field(name, false);
+			snprintf(name, sizeof(name), "%s_%s", d ? "write" : "read", na_stats[i].name);
+			if (na_stats[i].type == NA_TYPE_REAL)
+				csv_field(name, false);
 		}
 	csv_field("labels", true);
 }
 
 static void csv_row(const na_result *r)
 {
-	printf("\"%lld\",\"%d\",", (long long)r->id, r->repetition);
-	for (size_t i = 0; i < sizeof(text_fields) / sizeof(*text_fields); i++)
-		csv_field(text_of(r, i), false);
+	printf("\"%lld\",", (long long)r->id);
+	for (size_t i = 0; i < NA_N_FIELDS; i++) {
+		char num[16];
+		bool integer = na_fields[i].type == NA_TYPE_INT;
+		if (integer)
+			snprintf(num, sizeof(num), "%d", int_of(r, i));
+		if (na_fields[i].list)
+			csv_field(integer ? num : na_field_text(r, (int)i), false);
+	}
 	for (int d = 0; d < 2; d++)
-		for (size_t i = 0; i < sizeof(stat_names) / sizeof(*stat_names); i++) {
+		for (int i = 0; i < NA_N_STATS; i++) {
 			const na_dir_stats *s = d ? &r->write : &r->read;
 			char num[48] = "";
-			if (s->present && stat_of(s, i) >= 0)
-				snprintf(num, sizeof(num), "%.3f", stat_of(s, i));
-			csv_field(num, false);
+			if (s->present && na_stat_value(s, i) >= 0)
+				snprintf(num, sizeof(num), "%.3f", na_stat_value(s, i));
+			if (na_stats[i].type == NA_TYPE_REAL)
+				csv_field(num, false);
 		}
 	char labels[1024] = "";
 	size_t len = 0;

@@ -6,11 +6,6 @@
 
 #include "compare.h"
 
-const char *const na_cmp_field_names[NA_CMP_N_FIELDS] = {
-	"protocol", "esxi_build", "esxi_version", "host", "datastore", "export_path", "servers",
-	"vm", "guest_os", "fio_version", "vcenter", "disk", "job_file", "profile", "started_at",
-};
-
 const na_metric_info na_metrics[NA_M_COUNT] = {
 	{"iops", "IOPS", false, true},
 	{"mbps", "MB/s", false, false},
@@ -72,7 +67,7 @@ int na_selector_parse(const char *selector, na_selector *sel, vs_error *err)
 
 static void row_free(na_cmp_row *r)
 {
-	for (size_t i = 0; i < NA_CMP_N_FIELDS; i++)
+	for (size_t i = 0; i < NA_N_FIELDS; i++)
 		free(r->field[i]);
 	for (size_t i = 0; i < r->n_labels; i++) {
 		free(r->label_keys[i]);
@@ -114,16 +109,14 @@ static void row_bins(na_cmp_row *w, const char *fio_json)
 
 static bool row_fill(na_cmp_row *w, const na_result *r)
 {
-	const char *const f[NA_CMP_N_FIELDS] = {
-		r->datastore_type, r->esxi_build, r->esxi_version, r->host, r->datastore,
-		r->export_path, r->servers, r->vm, r->guest_os, r->fio_version, r->vcenter, r->disk,
-		NULL, r->profile, r->started_at,
-	};
 	bool ok = true;
 	w->id = r->id;
-	for (size_t i = 0; i < NA_CMP_N_FIELDS; i++)
-		ok &= !f[i] || (w->field[i] = strdup(f[i])) != NULL;
-	ok &= !r->job_file || (w->field[NA_F_JOB_FILE] = job_hash(r->job_file)) != NULL;
+	for (int i = 0; i < NA_N_FIELDS; i++) {
+		bool kept = na_fields[i].type == NA_TYPE_TEXT && na_fields[i].list;
+		const char *v = kept ? na_field_text(r, i) : NULL;
+		ok &= !v || (w->field[i] = strdup(v)) != NULL;
+	}
+	ok &= !r->job_file || (w->field[NA_FIELD_job_file] = job_hash(r->job_file)) != NULL;
 	row_bins(w, r->fio_json);
 	w->label_keys = calloc(r->n_labels + 1, sizeof(char *));
 	w->label_values = calloc(r->n_labels + 1, sizeof(char *));
@@ -373,7 +366,7 @@ static const char **times_of(const na_cmp_group *g)
 {
 	const char **t = malloc((g->n ? g->n : 1) * sizeof(char *));
 	for (size_t i = 0; t && i < g->n; i++)
-		t[i] = g->rows[i].field[NA_F_STARTED_AT];
+		t[i] = g->rows[i].field[NA_FIELD_started_at];
 	return t;
 }
 
@@ -491,6 +484,12 @@ static int push_factor(na_factor **out, size_t *n, const char *name, tally *a, t
 	return VS_OK;
 }
 
+/* A field as people name it: the datastore type is its protocol. */
+static const char *factor_name(size_t f)
+{
+	return f == NA_FIELD_datastore_type ? "protocol" : na_fields[f].name;
+}
+
 /* A factor when its mix of values differs between the groups. */
 static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, const char *label,
                         na_factor **out, size_t *n)
@@ -500,7 +499,7 @@ static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, 
 	if (rc == VS_OK)
 		rc = values_of(b, f, label, &sb);
 	if (rc == VS_OK && !same_mix(&sa, a->n, &sb, b->n))
-		rc = push_factor(out, n, label ? label : na_cmp_field_names[f], &sa, &sb);
+		rc = push_factor(out, n, label ? label : factor_name(f), &sa, &sb);
 	tally_free(&sa);
 	tally_free(&sb);
 	return rc;
@@ -517,8 +516,9 @@ int na_cmp_factors(const na_cmp_group *a, const na_cmp_group *b, na_factor **out
 		for (size_t i = 0; rc == VS_OK && i < both[g]->n; i++)
 			for (size_t l = 0; rc == VS_OK && l < both[g]->rows[i].n_labels; l++)
 				rc = tally_add(&keys, both[g]->rows[i].label_keys[l]);
-	for (size_t f = 0; rc == VS_OK && f < NA_CMP_N_FACTORS; f++)
-		rc = check_factor(a, b, f, NULL, out, n);
+	for (size_t f = 0; rc == VS_OK && f < NA_N_FIELDS; f++)
+		if (na_fields[f].factor)
+			rc = check_factor(a, b, f, NULL, out, n);
 	for (size_t k = 0; rc == VS_OK && k < keys.n; k++)
 		rc = check_factor(a, b, 0, keys.v[k], out, n);
 	tally_free(&keys);

@@ -15,20 +15,6 @@
 #include "stats.h"
 #include "store.h"
 
-/* The provenance fields a row keeps; the first NA_CMP_N_FACTORS are the
- * factors two groups can differ in (labels are factors too).  job_file is
- * the job file's content, shown by a short hash of it. */
-enum {
-	NA_F_PROTOCOL, NA_F_ESXI_BUILD, NA_F_ESXI_VERSION, NA_F_HOST, NA_F_DATASTORE,
-	NA_F_EXPORT_PATH, NA_F_SERVERS, NA_F_VM, NA_F_GUEST_OS, NA_F_FIO_VERSION,
-	NA_F_VCENTER, NA_F_DISK, NA_F_JOB_FILE,
-	NA_CMP_N_FACTORS,
-	NA_F_PROFILE = NA_CMP_N_FACTORS,
-	NA_F_STARTED_AT,
-	NA_CMP_N_FIELDS,
-};
-/* "protocol" (the datastore type), "esxi_build", ... "profile", "started_at". */
-extern const char *const na_cmp_field_names[NA_CMP_N_FIELDS];
 
 enum { NA_M_IOPS, NA_M_MBPS, NA_M_AVG, NA_M_P99, NA_M_COUNT };
 typedef struct na_metric_info {
@@ -46,7 +32,9 @@ extern const char *const na_dir_names[2];  /* "read", "write" */
 /* One ok result, reduced to what a comparison needs. */
 typedef struct na_cmp_row {
 	int64_t id;
-	char *field[NA_CMP_N_FIELDS];   /* NULL when not recorded */
+	char *field[NA_N_FIELDS];       /* the store's listed fields (NA_FIELD_host, ...),
+	                                 * job_file as a hash of its content; NULL when not
+	                                 * recorded or not kept */
 	char **label_keys, **label_values;
 	size_t n_labels;
 	bool present[2];                /* [read, write]: the direction did I/O */
@@ -114,7 +102,8 @@ void na_cmp_free(na_cmp *c);
  * interleave or a start time is unknown. */
 char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b);
 
-/* A field whose mix of values differs between the groups: other values, or
+/* A field (one the store's table marks a factor, or a label) whose mix of
+ * values differs between the groups: other values, or
  * the same values in other proportions (A on host1 x4 + host2 x1, B the
  * reverse). */
 typedef struct na_factor {

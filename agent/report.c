@@ -9,21 +9,14 @@
 #include "agent.h"
 #include "report.h"
 
-/* The provenance a row keeps; --group-by may name any of these. */
-enum { F_VCENTER, F_VC_VERSION, F_VC_BUILD, F_HOST, F_ESXI_VERSION, F_ESXI_BUILD, F_DATASTORE,
-       F_TYPE, F_SERVERS, F_EXPORT, F_VM, F_GUEST_OS, F_DISK, F_FIO, F_PROFILE, F_CAMPAIGN,
-       F_TARGET, F_STARTED, F_ERROR, N_FIELDS };
-static const char *const field_names[N_FIELDS] = {
-	"vcenter", "vcenter_version", "vcenter_build", "host", "esxi_version", "esxi_build",
-	"datastore", "datastore_type", "servers", "export_path", "vm", "guest_os", "disk",
-	"fio_version", "profile", "campaign", "target", "started_at", "error",
-};
 enum { MAX_BY = 16, MAX_DISTINCT = 6 };
-enum { M_IOPS, M_BW, M_LAT, M_P50, M_P95, M_P99, M_P999 };
+/* The statistics shown, by the store's table (p50 to p99.9 in a row). */
+enum { M_IOPS = NA_STAT_iops, M_BW = NA_STAT_bw_bytes, M_LAT = NA_STAT_lat_mean_us,
+       M_P50 = NA_STAT_p50_us, M_P99 = NA_STAT_p99_us };
 
 typedef struct row {
 	int64_t id;
-	char *f[N_FIELDS];
+	char *f[NA_N_FIELDS];  /* the store's listed text fields; --group-by may name any */
 	na_label *labels;  /* owned copies */
 	size_t n_labels;
 	bool ok;
@@ -95,7 +88,7 @@ static void free_list(char **list, size_t n)
 static void free_rows(report *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
-		for (int f = 0; f < N_FIELDS; f++)
+		for (int f = 0; f < NA_N_FIELDS; f++)
 			free(r->rows[i].f[f]);
 		for (size_t l = 0; l < r->rows[i].n_labels; l++) {
 			free((char *)r->rows[i].labels[l].key);
@@ -108,18 +101,20 @@ static void free_rows(report *r)
 	free_list(r->profiles, r->n_profiles);
 }
 
+/* The fields a row keeps: the listed text ones. */
+static bool is_kept(int f)
+{
+	return na_fields[f].type == NA_TYPE_TEXT && na_fields[f].list;
+}
+
 static bool copy_row(row *w, const na_result *res)
 {
-	const char *const v[N_FIELDS] = {
-		res->vcenter, res->vcenter_version, res->vcenter_build, res->host, res->esxi_version,
-		res->esxi_build, res->datastore, res->datastore_type, res->servers, res->export_path,
-		res->vm, res->guest_os, res->disk, res->fio_version, res->profile, res->campaign,
-		res->target, res->started_at, res->error,
-	};
 	bool ok = true;
 	*w = (row){.id = res->id, .ok = strcmp(res->status, "ok") == 0, .dir = {res->read, res->write}};
-	for (int f = 0; f < N_FIELDS; f++)
-		ok &= !v[f] || (w->f[f] = strdup(v[f]));
+	for (int f = 0; f < NA_N_FIELDS; f++) {
+		const char *v = is_kept(f) ? na_field_text(res, f) : NULL;
+		ok &= !v || (w->f[f] = strdup(v));
+	}
 	w->labels = calloc(res->n_labels + 1, sizeof(na_label));
 	ok &= w->labels != NULL;
 	for (size_t l = 0; w->labels && l < res->n_labels; l++, w->n_labels++) {
@@ -150,8 +145,8 @@ static const char *value_of(const row *w, const char *field)
 {
 	if (strcmp(field, "protocol") == 0)
 		field = "datastore_type";
-	for (int f = 0; f < N_FIELDS; f++)
-		if (strcmp(field, field_names[f]) == 0)
+	for (int f = 0; f < NA_N_FIELDS; f++)
+		if (is_kept(f) && strcmp(field, na_fields[f].name) == 0)
 			return w->f[f];
 	for (size_t l = 0; l < w->n_labels; l++)
 		if (strcmp(w->labels[l].key, field) == 0)
@@ -163,8 +158,8 @@ static bool is_label(const char *field)
 {
 	if (strcmp(field, "protocol") == 0)
 		return false;
-	for (int f = 0; f < N_FIELDS; f++)
-		if (strcmp(field, field_names[f]) == 0)
+	for (int f = 0; f < NA_N_FIELDS; f++)
+		if (is_kept(f) && strcmp(field, na_fields[f].name) == 0)
 			return false;
 	return true;
 }
@@ -234,7 +229,7 @@ static int assign_groups(report *r, vs_error *err)
 		row *w = &r->rows[i];
 		char *name = group_name(r, w);
 		w->group = name ? intern(&r->groups, &r->n_groups, name) : SIZE_MAX;
-		const char *profile = w->f[F_PROFILE] ? w->f[F_PROFILE] : "(job file)";
+		const char *profile = w->f[NA_FIELD_profile] ? w->f[NA_FIELD_profile] : "(job file)";
 		w->profile = intern(&r->profiles, &r->n_profiles, profile);
 		free(name);
 		if (w->group == SIZE_MAX || w->profile == SIZE_MAX)
@@ -250,9 +245,7 @@ static int assign_groups(report *r, vs_error *err)
 
 static double metric(const na_dir_stats *d, int m)
 {
-	const double v[] = {d->iops,   d->bw_bytes, d->lat_mean_us, d->p50_us,
-	                    d->p95_us, d->p99_us,   d->p999_us};
-	return v[m];
+	return na_stat_value(d, m);
 }
 
 /* The values of one metric over the runs of a profile in a group that
@@ -327,7 +320,7 @@ static char *prov_text(const row *w, const prov_line *p)
 		return s;
 	}
 	const char *a = w->f[p->a], *b = p->b >= 0 ? w->f[p->b] : NULL;
-	if (p->a == F_STARTED)  /* the day is enough to place a run */
+	if (p->a == NA_FIELD_started_at)  /* the day is enough to place a run */
 		return a ? strndup(a, 10) : NULL;
 	if (p->b < 0)
 		return a ? strdup(a) : NULL;
@@ -396,7 +389,7 @@ static void group_header(const report *r, size_t p, const char *first)
 
 static void title(const report *r, const char *generated)
 {
-	static const prov_line vcenter = {"vCenter", F_VCENTER, -1, NULL};
+	static const prov_line vcenter = {"vCenter", NA_FIELD_vcenter, -1, NULL};
 	fputs("<header>\n<h1>NFS datastore benchmarks</h1>\n<p class=\"meta\">Generated ", r->out);
 	esc(r, generated);
 	fputs(" by nfsagent " NFSAGENT_VERSION " from results of vCenter ", r->out);
@@ -418,12 +411,12 @@ static void title(const report *r, const char *generated)
 static void provenance(const report *r)
 {
 	static const prov_line lines[] = {
-		{"vCenter", F_VCENTER, -1, NULL}, {"vCenter version", F_VC_VERSION, F_VC_BUILD, " build "},
-		{"Host", F_HOST, -1, NULL},
-		{"ESXi", F_ESXI_VERSION, F_ESXI_BUILD, " build "}, {"Datastore", F_DATASTORE, -1, NULL},
-		{"Type", F_TYPE, -1, NULL}, {"Servers:export", F_SERVERS, F_EXPORT, ":"},
-		{"VM", F_VM, -1, NULL}, {"Guest OS", F_GUEST_OS, -1, NULL}, {"fio", F_FIO, -1, NULL},
-		{"Labels", -1, -1, NULL}, {"Run dates", F_STARTED, -1, NULL},
+		{"vCenter", NA_FIELD_vcenter, -1, NULL}, {"vCenter version", NA_FIELD_vcenter_version, NA_FIELD_vcenter_build, " build "},
+		{"Host", NA_FIELD_host, -1, NULL},
+		{"ESXi", NA_FIELD_esxi_version, NA_FIELD_esxi_build, " build "}, {"Datastore", NA_FIELD_datastore, -1, NULL},
+		{"Type", NA_FIELD_datastore_type, -1, NULL}, {"Servers:export", NA_FIELD_servers, NA_FIELD_export_path, ":"},
+		{"VM", NA_FIELD_vm, -1, NULL}, {"Guest OS", NA_FIELD_guest_os, -1, NULL}, {"fio", NA_FIELD_fio_version, -1, NULL},
+		{"Labels", -1, -1, NULL}, {"Run dates", NA_FIELD_started_at, -1, NULL},
 	};
 	fputs("<section id=\"groups\">\n<h2>Groups and where their results came from</h2>\n"
 	      "<table>\n", r->out);
@@ -653,13 +646,13 @@ static void failures(const report *r)
 			      "<tbody>\n", r->out);
 		any = true;
 		fprintf(r->out, "<tr><td>%lld</td><td>", (long long)w->id);
-		esc(r, w->f[F_STARTED]);
+		esc(r, w->f[NA_FIELD_started_at]);
 		fputs("</td><td>", r->out);
 		esc(r, r->profiles[w->profile]);
 		fputs("</td><td>", r->out);
 		esc(r, r->groups[w->group]);
 		fputs("</td><td><code>", r->out);
-		esc(r, w->f[F_ERROR]);
+		esc(r, w->f[NA_FIELD_error]);
 		fputs("</code></td></tr>\n", r->out);
 	}
 	if (any)

@@ -102,42 +102,43 @@ static const char *const migrations[] = {
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
-/* ---- na_result <-> the columns of results (all but id), in schema order ---- */
-enum { T_TEXT, T_INT, T_REAL, T_I64 };
+/* ---- the result's fields (store.h) and the columns of results (all but id) ---- */
+#define FIELD(name, type, query, list, factor) \
+	{#name, NA_TYPE_##type, offsetof(na_result, name), query, list, factor},
+const na_field na_fields[NA_N_FIELDS] = {NA_RESULT_FIELDS(FIELD)};
+#define STAT(name, type) {#name, NA_TYPE_##type, offsetof(na_dir_stats, name), false, false, false},
+const na_field na_stats[NA_N_STATS] = {NA_DIR_STATS(STAT)};
+
+const char *na_field_text(const na_result *r, int field)
+{
+	return *(const char *const *)((const char *)r + na_fields[field].off);
+}
+
+double na_stat_value(const na_dir_stats *d, int stat)
+{
+	const char *at = (const char *)d + na_stats[stat].off;
+	return na_stats[stat].type == NA_TYPE_REAL ? *(const double *)at : (double)*(const int64_t *)at;
+}
+
+/* A column: a field of na_result, or a statistic of one direction (dir: the
+ * offset of its na_dir_stats, 0 for a field). */
 typedef struct column {
 	const char *name;
-	int type;
-	size_t off;  /* of the field in na_result */
-	size_t dir;  /* of its na_dir_stats, 0 if it is not a statistic */
+	na_type type;
+	size_t off;  /* of the value in na_result */
+	size_t dir;
 } column;
 
-#define TEXT(f) {#f, T_TEXT, offsetof(na_result, f), 0}
-#define STAT(d, f, t) {#d "_" #f, t, offsetof(na_result, d.f), offsetof(na_result, d)}
-#define DIRECTION(d)                                                                  \
-	STAT(d, iops, T_REAL), STAT(d, bw_bytes, T_REAL), STAT(d, lat_mean_us, T_REAL),     \
-	STAT(d, p50_us, T_REAL), STAT(d, p95_us, T_REAL), STAT(d, p99_us, T_REAL),          \
-	STAT(d, p999_us, T_REAL), STAT(d, max_us, T_REAL), STAT(d, total_ios, T_I64),       \
-	STAT(d, runtime_ms, T_I64)
+#define FIELD_COLUMN(name, type, query, list, factor) \
+	{#name, NA_TYPE_##type, offsetof(na_result, name), 0},
+#define READ_COLUMN(name, type) \
+	{"read_" #name, NA_TYPE_##type, offsetof(na_result, read.name), offsetof(na_result, read)},
+#define WRITE_COLUMN(name, type) \
+	{"write_" #name, NA_TYPE_##type, offsetof(na_result, write.name), offsetof(na_result, write)},
 static const column columns[] = {
-	TEXT(started_at), TEXT(finished_at), TEXT(status), TEXT(error),
-	TEXT(campaign), TEXT(target), {"repetition", T_INT, offsetof(na_result, repetition), 0},
-	TEXT(vcenter), TEXT(vcenter_version), TEXT(vcenter_build),
-	TEXT(host), TEXT(esxi_version), TEXT(esxi_build),
-	TEXT(datastore), TEXT(datastore_type), TEXT(servers), TEXT(export_path),
-	TEXT(vm), TEXT(guest_os), TEXT(disk),
-	TEXT(profile), TEXT(job_file), TEXT(fio_version),
-	DIRECTION(read), DIRECTION(write),
-	TEXT(fio_json), TEXT(host_counters_json),
+	NA_RESULT_FIELDS(FIELD_COLUMN) NA_DIR_STATS(READ_COLUMN) NA_DIR_STATS(WRITE_COLUMN)
 };
 enum { N_COLUMNS = sizeof(columns) / sizeof(columns[0]) };
-
-/* What a query may compare directly; any other field is a label key. */
-static const char *const queryable[] = {
-	"id", "status", "campaign", "target", "repetition", "vcenter", "vcenter_version",
-	"vcenter_build", "host", "esxi_version", "esxi_build", "datastore", "datastore_type",
-	"servers", "export_path", "vm", "guest_os", "disk", "profile", "fio_version",
-	"started_at", "finished_at",
-};
 
 /* ---- small helpers ---- */
 
@@ -496,9 +497,9 @@ static int bind_column(sqlite3_stmt *st, int at, const column *c, const na_resul
 	               strcmp(r->status, "failed") == 0))
 		return sqlite3_bind_null(st, at);
 	switch (c->type) {
-	case T_TEXT: return sqlite3_bind_text(st, at, *(const char *const *)field, -1, SQLITE_STATIC);
-	case T_INT: return sqlite3_bind_int(st, at, *(const int *)field);
-	case T_REAL: return sqlite3_bind_double(st, at, *(const double *)field);
+	case NA_TYPE_TEXT: return sqlite3_bind_text(st, at, *(const char *const *)field, -1, SQLITE_STATIC);
+	case NA_TYPE_INT: return sqlite3_bind_int(st, at, *(const int *)field);
+	case NA_TYPE_REAL: return sqlite3_bind_double(st, at, *(const double *)field);
 	default: return sqlite3_bind_int64(st, at, *(const int64_t *)field);
 	}
 }
@@ -587,14 +588,17 @@ int na_store_add(na_store *s, na_result *r, vs_error *err)
 /* ---- querying ---- */
 
 /* The column a condition's field names (a static string, never the
- * user's text), or NULL when the field is a label key. */
+ * user's text), or NULL when the field is a label key: id or a query field. */
 static const char *condition_column(const char *cond, size_t len)
 {
 	if (len == strlen("protocol") && strncmp(cond, "protocol", len) == 0)
 		return "datastore_type";
-	for (size_t i = 0; i < sizeof(queryable) / sizeof(queryable[0]); i++)
-		if (strlen(queryable[i]) == len && strncmp(cond, queryable[i], len) == 0)
-			return queryable[i];
+	if (len == strlen("id") && strncmp(cond, "id", len) == 0)
+		return "id";
+	for (size_t i = 0; i < NA_N_FIELDS; i++)
+		if (na_fields[i].query && strlen(na_fields[i].name) == len &&
+		    strncmp(cond, na_fields[i].name, len) == 0)
+			return na_fields[i].name;
 	return NULL;
 }
 
@@ -678,9 +682,11 @@ static int check_fields(na_store *s, const char *const *conds, size_t n, vs_erro
 		if (rc != VS_OK)
 			return rc;
 		char fields[512];
-		size_t flen = (size_t)snprintf(fields, sizeof(fields), "protocol");
-		for (size_t k = 0; k < sizeof(queryable) / sizeof(*queryable) && flen < sizeof(fields); k++)
-			flen += (size_t)snprintf(fields + flen, sizeof(fields) - flen, ", %s", queryable[k]);
+		size_t flen = (size_t)snprintf(fields, sizeof(fields), "protocol, id");
+		for (size_t k = 0; k < NA_N_FIELDS && flen < sizeof(fields); k++)
+			if (na_fields[k].query)
+				flen += (size_t)snprintf(fields + flen, sizeof(fields) - flen, ", %s",
+				                         na_fields[k].name);
 		return vs_fail(err, VS_ERR_USAGE, "no field or label is called '%.*s': the fields are %s; "
 		               "%s%s", (int)len, conds[i], fields,
 		               labels[0] ? "the labels recorded are " : "no result has labels", labels);
@@ -775,11 +781,11 @@ static void read_columns(sqlite3_stmt *st, na_result *r)
 		int at = (int)i + 1;
 		if (c->dir && sqlite3_column_type(st, at) != SQLITE_NULL)
 			((na_dir_stats *)((char *)r + c->dir))->present = true;
-		if (c->type == T_TEXT)
+		if (c->type == NA_TYPE_TEXT)
 			*(const char **)field = (const char *)sqlite3_column_text(st, at);
-		else if (c->type == T_INT)
+		else if (c->type == NA_TYPE_INT)
 			*(int *)field = sqlite3_column_int(st, at);
-		else if (c->type == T_REAL)
+		else if (c->type == NA_TYPE_REAL)
 			*(double *)field = sqlite3_column_double(st, at);
 		else
 			*(int64_t *)field = sqlite3_column_int64(st, at);

@@ -50,6 +50,64 @@ typedef struct na_result {
 	size_t n_labels;
 } na_result;
 
+/* ---- the result's fields: one table for store, results, compare and report ----
+ * Every field of na_result but id and the per-direction statistics, in the
+ * order the store lists them.  query: --where and selectors name it; list:
+ * results shows it; factor: compare names it when its mix of values
+ * differs between two groups (the job file by a hash of its content). */
+#define NA_RESULT_FIELDS(X)                    \
+	/* name            type  query list factor */ \
+	X(status,          TEXT, 1, 1, 0)            \
+	X(campaign,        TEXT, 1, 1, 0)            \
+	X(target,          TEXT, 1, 1, 0)            \
+	X(repetition,      INT,  1, 1, 0)            \
+	X(vcenter,         TEXT, 1, 1, 1)            \
+	X(vcenter_version, TEXT, 1, 1, 1)            \
+	X(vcenter_build,   TEXT, 1, 1, 1)            \
+	X(host,            TEXT, 1, 1, 1)            \
+	X(esxi_version,    TEXT, 1, 1, 1)            \
+	X(esxi_build,      TEXT, 1, 1, 1)            \
+	X(datastore,       TEXT, 1, 1, 1)            \
+	X(datastore_type,  TEXT, 1, 1, 1)            \
+	X(servers,         TEXT, 1, 1, 1)            \
+	X(export_path,     TEXT, 1, 1, 1)            \
+	X(vm,              TEXT, 1, 1, 1)            \
+	X(guest_os,        TEXT, 1, 1, 1)            \
+	X(disk,            TEXT, 1, 1, 1)            \
+	X(profile,         TEXT, 1, 1, 0)            \
+	X(fio_version,     TEXT, 1, 1, 1)            \
+	X(started_at,      TEXT, 1, 1, 0)            \
+	X(finished_at,     TEXT, 1, 1, 0)            \
+	X(error,           TEXT, 0, 1, 0)            \
+	X(job_file,        TEXT, 0, 0, 1)            \
+	X(fio_json,        TEXT, 0, 0, 0)            \
+	X(host_counters_json, TEXT, 0, 0, 0)
+/* One direction's statistics (na_dir_stats), in the same way. */
+#define NA_DIR_STATS(X) \
+	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \
+	X(p99_us, REAL) X(p999_us, REAL) X(max_us, REAL) X(total_ios, I64) X(runtime_ms, I64)
+
+#define NA_FIELD_ID(name, type, query, list, factor) NA_FIELD_##name,
+enum { NA_RESULT_FIELDS(NA_FIELD_ID) NA_N_FIELDS };
+#undef NA_FIELD_ID
+#define NA_STAT_ID(name, type) NA_STAT_##name,
+enum { NA_DIR_STATS(NA_STAT_ID) NA_N_STATS };
+#undef NA_STAT_ID
+
+typedef enum na_type { NA_TYPE_TEXT, NA_TYPE_INT, NA_TYPE_REAL, NA_TYPE_I64 } na_type;
+typedef struct na_field {
+	const char *name;
+	na_type type;
+	size_t off;               /* in na_result, or in na_dir_stats for a statistic */
+	bool query, list, factor;
+} na_field;
+extern const na_field na_fields[NA_N_FIELDS];
+extern const na_field na_stats[NA_N_STATS];
+/* A text field's value (NULL when not recorded). */
+const char *na_field_text(const na_result *r, int field);
+/* A statistic as a double (the integer ones converted). */
+double na_stat_value(const na_dir_stats *d, int stat);
+
 /* Opens (creating and migrating) the database; path NULL = the default
  * location, $XDG_DATA_HOME/nfsagent/results.db or
  * ~/.local/share/nfsagent/results.db.  A database that is not nfsagent's is

@@ -15,7 +15,7 @@
 #include "agent.h"
 #include "compare.h"
 
-static const int by_profile[] = {NA_F_PROFILE};
+static const int by_profile[] = {NA_FIELD_profile};
 
 /* One ok write-only result, latency following from IOPS at queue depth 32;
  * labels "k=v" (at most 4). */
@@ -70,7 +70,7 @@ static void test_selector(void **state)
 static const na_cmp_line *line(const na_cmp *c, const char *profile, int dir, int metric)
 {
 	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->lines[i].key->field[NA_F_PROFILE], profile) == 0 && c->lines[i].dir == dir &&
+		if (strcmp(c->lines[i].key->field[NA_FIELD_profile], profile) == 0 && c->lines[i].dir == dir &&
 		    c->lines[i].metric == metric)
 			return &c->lines[i];
 	return NULL;
@@ -246,6 +246,52 @@ static void test_factor_mix(void **state)
 	na_cmp_group_free(&d);
 }
 
+/* A run with fio's json+ stored: 100 writes, bins in ns. */
+static void add_binned(na_cmp_group *g, const char *bins)
+{
+	char json[512];
+	snprintf(json, sizeof(json), "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", "
+	         "\"error\": 0, \"write\": {\"total_ios\": 100, \"runtime\": 1000, \"iops\": 100, "
+	         "\"bw_bytes\": 409600, \"clat_ns\": {\"N\": 100, \"mean\": 1000000, \"max\": 1e7, "
+	         "\"bins\": %s}}}]}", bins);
+	na_result r = {.id = 1, .status = "ok", .profile = "p", .fio_json = json};
+	r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600, .lat_mean_us = 1000,
+	                         .p99_us = 1500};
+	assert_int_equal(na_cmp_group_add(g, &r), VS_OK);
+}
+
+/* p99 beside its median of runs: the p99 of all the runs' I/Os together,
+ * from their merged fio bins; unknown when one run has none. */
+static void test_pooled_p99(void **state)
+{
+	(void)state;
+	na_cmp_group a = {0}, b = {0};
+	for (int i = 0; i < 3; i++) {
+		add_binned(&a, "{\"1000000\": 99, \"10000000\": 1}");
+		add_binned(&b, "{\"1000000\": 97, \"2000000\": 3}");
+	}
+	na_cmp c;
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
+	const na_cmp_line *p99 = line(&c, "p", 1, NA_M_P99);
+	assert_non_null(p99);
+	assert_true(p99->pooled_a == 1000 && p99->pooled_b == 2000);
+	na_cmp_cells s;
+	na_cmp_cells_of(p99, &s);
+	assert_string_equal(s.pooled, "pooled from fio bins: 1.00 vs 2.00 ms");
+	json_t *o = na_cmp_line_json(p99);
+	assert_true(json_real_value(json_object_get(json_object_get(o, "pooled_p99_us"), "b")) == 2000);
+	json_decref(o);
+	na_cmp_free(&c);
+	/* One run without bins: no pooled value. */
+	add(&b, "NFS", "p", 100, NULL);
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
+	p99 = line(&c, "p", 1, NA_M_P99);
+	assert_true(p99->pooled_a == 1000 && p99->pooled_b < 0);
+	na_cmp_free(&c);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+}
+
 /* The regression rule at its edges: the whole interval past the limit. */
 static void test_regression_rule(void **state)
 {
@@ -268,7 +314,7 @@ static void test_regression_rule(void **state)
 static bool is_nfs(const na_cmp_row *r, void *ud)
 {
 	(void)ud;
-	return strcmp(r->field[NA_F_PROTOCOL], "NFS") == 0;
+	return strcmp(r->field[NA_FIELD_datastore_type], "NFS") == 0;
 }
 
 static void test_filter(void **state)
@@ -281,7 +327,7 @@ static void test_filter(void **state)
 	add(&g, "NFS", "d", 4, "y=2", NULL);
 	na_cmp_group_filter(&g, is_nfs, NULL);
 	assert_int_equal(g.n, 2);
-	assert_string_equal(g.rows[0].field[NA_F_PROFILE], "b");
+	assert_string_equal(g.rows[0].field[NA_FIELD_profile], "b");
 	assert_string_equal(na_cmp_label(&g.rows[1], "y"), "2");
 	assert_null(na_cmp_label(&g.rows[1], "x"));
 	na_cmp_group_free(&g);
@@ -379,6 +425,7 @@ int main(void)
 		cmocka_unit_test(test_selector), cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_factors),  cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_factor_mix), cmocka_unit_test(test_regression_rule),
+		cmocka_unit_test(test_pooled_p99),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote),
 	};

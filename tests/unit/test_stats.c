@@ -299,7 +299,7 @@ typedef struct sim_rates {
 static sim_rates simulate(size_t trials, size_t na, size_t nb, size_t first, size_t n_profiles,
                           double sigma, double ratio, bool swap, uint64_t seed)
 {
-	static const int by_profile[] = {NA_F_PROFILE};
+	static const int by_profile[] = {NA_FIELD_profile};
 	sim_rates s = {0};
 	rng_state = seed;
 	for (size_t t = 0; t < trials; t++) {
