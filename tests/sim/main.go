@@ -59,6 +59,7 @@ func features() []feature {
 	files := &folderServer{}
 	esx := &hostEndpoint{files: files}
 	strict := &strictSessions{files: files}
+	nfs := &nfsServer{}
 	return []feature{
 		&inventory{},          // inventory.go: -hosts, -vms
 		&methodLog{},          // methodlog.go: -methods-log (sees every call, even 503s)
@@ -70,7 +71,8 @@ func features() []feature {
 		&serviceVersions{},    // versions.go: /sdk/vimServiceVersions.xml
 		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
 		&esxiVersion{},        // esxi.go: -esxi
-		&nfsServer{},          // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
+		nfs,                   // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
+		&nasModel{nfs: nfs},   // nas.go, nasshell.go: the ZFS NAS behind the exports, -nas-*
 		&mountFailures{},      // mountfail.go: -fail-mount (one host's CreateNasDatastore fails)
 		&haHeartbeat{},        // ha.go: -ha-heartbeat, RetrieveDasAdvancedRuntimeInfo
 		bug,                   // nfsbug.go: -nfs41-bug
@@ -106,6 +108,10 @@ type readyLine struct {
 func main() {
 	log.SetPrefix("labsim: ")
 	log.SetOutput(os.Stderr)
+	// sshd's forced command for the lab NAS (nasshell.go): one command, no lab.
+	if len(os.Args) == 3 && os.Args[1] == "-nas-shell" {
+		os.Exit(nasShell(os.Args[2], os.Getenv("SSH_ORIGINAL_COMMAND"), os.Stdout, os.Stderr))
+	}
 
 	fs := flag.CommandLine
 	listen := fs.String("listen", "127.0.0.1:0", "address to serve HTTPS on")

@@ -1,0 +1,204 @@
+package main
+
+// The NAS behind the lab's NFS exports: a ZFS pool of two-way mirrors with
+// an optional SLOG and special vdev, one dataset per export (mountpoint =
+// the export path), an ARC of a set size, and the counters zpool and the
+// kstats show. The lab writes the model to DIR/nas.json at start; the
+// commands a real sshd runs for nfsagent (`labsim -nas-shell DIR/nas.json`,
+// as the forced command of an authorized key: nasshell.go) read it and
+// answer in OpenZFS 2.2's formats.
+//
+// The counters are static for now: the guest's fio I/O does not move them
+// yet (nasState is written atomically so that a later hook can).
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+)
+
+const nasPool = "tank"
+
+type nasIO struct {
+	ReadOps    uint64 `json:"read_ops"`
+	WriteOps   uint64 `json:"write_ops"`
+	ReadBytes  uint64 `json:"read_bytes"`
+	WriteBytes uint64 `json:"write_bytes"`
+}
+
+type nasVdev struct {
+	Name   string   `json:"name"`
+	Class  string   `json:"class"` // data, special, logs, cache
+	Leaves []string `json:"leaves"`
+	Size   uint64   `json:"size"` // top-level: usable; a leaf's is LeafSize
+	Alloc  uint64   `json:"alloc"`
+	Leaf   uint64   `json:"leaf_size"`
+	IO     nasIO    `json:"io"` // cumulative, copies included
+}
+
+type nasDataset struct {
+	Name         string `json:"name"`
+	Mountpoint   string `json:"mountpoint"`
+	Recordsize   uint64 `json:"recordsize"`
+	Sync         string `json:"sync"`
+	Compression  string `json:"compression"`
+	Atime        string `json:"atime"`
+	Logbias      string `json:"logbias"`
+	Primarycache string `json:"primarycache"`
+	SpecialSmall uint64 `json:"special_small_blocks"`
+	Objsetid     uint64 `json:"objsetid"`
+	Writes       uint64 `json:"writes"`
+	Nwritten     uint64 `json:"nwritten"`
+	Reads        uint64 `json:"reads"`
+	Nread        uint64 `json:"nread"`
+}
+
+type nasARC struct {
+	Hits, Misses, DemandDataHits, DemandDataMisses, Size, CMax uint64
+}
+
+type nasZIL struct {
+	CommitCount, ItxCount, NormalBytes, SlogBytes uint64
+}
+
+type nasState struct {
+	Uname    string       `json:"uname"`
+	Missing  []string     `json:"missing"` // programs "not installed"
+	Pool     string       `json:"pool"`
+	Vdevs    []nasVdev    `json:"vdevs"`
+	Datasets []nasDataset `json:"datasets"`
+	ARC      nasARC       `json:"arc"`
+	ZIL      nasZIL       `json:"zil"`
+	Born     int64        `json:"born_ns"` // kstat crtime base
+}
+
+type nasModel struct {
+	nfs      *nfsServer
+	mirrors  int
+	slog     bool
+	special  bool
+	arc      uint64
+	uname    string
+	missing  string
+	sync     string
+	filename string
+}
+
+func (n *nasModel) flags(fs *flag.FlagSet) {
+	fs.IntVar(&n.mirrors, "nas-mirrors", 2, "the NAS pool's two-way mirrors (data vdevs)")
+	fs.BoolVar(&n.slog, "nas-slog", false, "give the NAS pool a log device (SLOG)")
+	fs.BoolVar(&n.special, "nas-special", false, "give the NAS pool a special vdev (a mirror)")
+	fs.Uint64Var(&n.arc, "nas-arc", 8<<30, "the NAS's ARC size (c_max) in bytes")
+	fs.StringVar(&n.uname, "nas-uname", "Linux", "what the NAS's `uname -s` prints")
+	fs.StringVar(&n.missing, "nas-missing", "", "comma list of programs the NAS lacks (zpool, zfs)")
+	fs.StringVar(&n.sync, "nas-sync", "standard", "the datasets' sync property")
+}
+
+// Disks of 4 TB as a pool reports them: the mirror's usable size and the
+// partition's.
+const (
+	nasDisk      = 4000787030016
+	nasMirror    = 3985729650688
+	nasFlash     = 500107862016
+	nasFlashUsed = 497955373056
+)
+
+func (n *nasModel) setup(l *lab) error {
+	if n.mirrors < 1 || n.mirrors > 13 {
+		return fmt.Errorf("-nas-mirrors %d: want 1 to 13 (two disks each, sda..sdz)", n.mirrors)
+	}
+	st := &nasState{Uname: n.uname, Pool: nasPool, Born: time.Now().UnixNano()}
+	if n.missing != "" {
+		st.Missing = strings.Split(n.missing, ",")
+	}
+	disk := 0
+	for i := 0; i < n.mirrors; i++ {
+		st.Vdevs = append(st.Vdevs, nasVdev{
+			Name: fmt.Sprintf("mirror-%d", i), Class: "data",
+			Leaves: []string{diskName(disk), diskName(disk + 1)},
+			Size:   nasMirror, Alloc: nasMirror / 7, Leaf: nasDisk,
+		})
+		disk += 2
+	}
+	if n.special {
+		st.Vdevs = append(st.Vdevs, nasVdev{
+			Name: fmt.Sprintf("mirror-%d", n.mirrors), Class: "special",
+			Leaves: []string{"nvme0n1", "nvme1n1"}, Size: nasFlashUsed, Alloc: nasFlashUsed / 80,
+			Leaf: nasFlash,
+		})
+	}
+	if n.slog {
+		st.Vdevs = append(st.Vdevs, nasVdev{Name: "nvme2n1", Class: "logs", Size: nasFlashUsed,
+			Leaf: nasFlash})
+	}
+	st.Datasets = n.datasets()
+	st.ARC = nasARC{Hits: 918273645, Misses: 20318475, DemandDataHits: 402117730,
+		DemandDataMisses: 9120334, Size: n.arc / 10 * 9, CMax: n.arc}
+	st.ZIL = nasZIL{CommitCount: 7712093, ItxCount: 9013442}
+	n.filename = filepath.Join(l.dir, "nas.json")
+	return st.save(n.filename)
+}
+
+func diskName(i int) string { return "sd" + string(rune('a'+i%26)) }
+
+// One dataset per /mnt/POOL/... export, named after its path, and the
+// pool's own; "16k" and "64k" at the end of a name set its recordsize.
+func (n *nasModel) datasets() []nasDataset {
+	paths := map[string]bool{"/mnt/" + nasPool: true}
+	for _, e := range n.nfs.exports {
+		if strings.HasPrefix(e.path, "/mnt/"+nasPool+"/") {
+			paths[e.path] = true
+		}
+	}
+	sorted := make([]string, 0, len(paths))
+	for p := range paths {
+		sorted = append(sorted, p)
+	}
+	sort.Strings(sorted)
+	var out []nasDataset
+	for i, p := range sorted {
+		name := strings.TrimPrefix(p, "/mnt/")
+		rs := uint64(128 << 10)
+		switch {
+		case strings.HasSuffix(name, "16k"):
+			rs = 16 << 10
+		case strings.HasSuffix(name, "64k"):
+			rs = 64 << 10
+		}
+		id := uint64(54)
+		if i > 0 {
+			id = uint64(131 + 128*i)
+		}
+		out = append(out, nasDataset{Name: name, Mountpoint: p, Recordsize: rs, Sync: n.sync,
+			Compression: "lz4", Atime: "off", Logbias: "latency", Primarycache: "all",
+			Objsetid: id})
+	}
+	return out
+}
+
+// save replaces the file whole: the shell may read it at any moment.
+func (st *nasState) save(name string) error {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := name + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, name)
+}
+
+func loadNAS(name string) (*nasState, error) {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	st := &nasState{}
+	return st, json.Unmarshal(data, st)
+}

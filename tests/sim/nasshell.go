@@ -1,0 +1,319 @@
+package main
+
+// `labsim -nas-shell DIR/nas.json`: the forced command of the lab NAS's
+// authorized key. sshd gives it the command nfsagent asked for in
+// SSH_ORIGINAL_COMMAND; it answers the few commands nfsagent runs, from
+// the model (nas.go), in OpenZFS 2.2's formats (cmd/zpool/zpool_main.c:
+// print_list_stats, print_vdev_stats, print_iostat_default; zfs_main.c's
+// -H tables; module/os/linux/spl/spl-kstat.c for the kstat files), and
+// fails as a Linux shell does otherwise. The golden copies in
+// tests/data/zfs have the same formats.
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// nasShell runs one command line; returns the exit status.
+func nasShell(stateFile string, line string, out, errOut io.Writer) int {
+	st, err := loadNAS(stateFile)
+	if err != nil {
+		fmt.Fprintf(errOut, "labsim nas: %v\n", err)
+		return 1
+	}
+	w := strings.Fields(line)
+	if len(w) == 0 {
+		fmt.Fprintln(errOut, "this NAS runs commands only")
+		return 1
+	}
+	for _, m := range st.Missing {
+		if w[0] == m {
+			fmt.Fprintf(errOut, "bash: line 1: %s: command not found\n", w[0])
+			return 127
+		}
+	}
+	args := strings.Join(w[1:], " ")
+	switch {
+	case line == "uname -s":
+		fmt.Fprintln(out, st.Uname)
+	case line == "zfs list -Hp -o name,mountpoint":
+		for _, d := range st.Datasets {
+			fmt.Fprintf(out, "%s\t%s\n", d.Name, d.Mountpoint)
+		}
+	case w[0] == "zfs" && len(w) == 7 && strings.HasPrefix(args, "get -Hp -o property,value "):
+		return zfsGet(st, w[5], w[6], out, errOut)
+	case w[0] == "zpool" && len(w) == 4 && w[1] == "list" && w[2] == "-Hpv":
+		if w[3] != st.Pool {
+			fmt.Fprintf(errOut, "cannot open '%s': no such pool\n", w[3])
+			return 1
+		}
+		zpoolList(st, out)
+	case w[0] == "zpool" && len(w) == 7 && strings.HasPrefix(args, "iostat -Hpvy -l "):
+		return zpoolIostat(stateFile, w[4], w[5], w[6], out, errOut)
+	case w[0] == "cat":
+		return catKstats(st, w[1:], out, errOut)
+	case w[0] == "uname" || w[0] == "zfs" || w[0] == "zpool":
+		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", line)
+		return 2
+	default:
+		fmt.Fprintf(errOut, "bash: line 1: %s: command not found\n", w[0])
+		return 127
+	}
+	return 0
+}
+
+func zfsGet(st *nasState, list, name string, out, errOut io.Writer) int {
+	for _, d := range st.Datasets {
+		if d.Name != name {
+			continue
+		}
+		values := map[string]string{
+			"recordsize": strconv.FormatUint(d.Recordsize, 10), "sync": d.Sync,
+			"compression": d.Compression, "atime": d.Atime, "logbias": d.Logbias,
+			"primarycache": d.Primarycache, "objsetid": strconv.FormatUint(d.Objsetid, 10),
+			"special_small_blocks": strconv.FormatUint(d.SpecialSmall, 10),
+		}
+		for _, p := range strings.Split(list, ",") {
+			v, ok := values[p]
+			if !ok {
+				fmt.Fprintf(errOut, "bad property list: invalid property '%s'\n", p)
+				return 2
+			}
+			fmt.Fprintf(out, "%s\t%s\n", p, v)
+		}
+		return 0
+	}
+	fmt.Fprintf(errOut, "cannot open '%s': dataset does not exist\n", name)
+	return 1
+}
+
+// The classes in zpool's order after the data vdevs.
+var nasClasses = []string{"dedup", "special", "logs", "cache"}
+
+func (st *nasState) classVdevs(class string) []nasVdev {
+	var out []nasVdev
+	for _, v := range st.Vdevs {
+		if v.Class == class {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// get_namewidth_list: the longest name at its depth (2 a top-level vdev,
+// 4 a leaf), at least 9.
+func (st *nasState) nameWidth() int {
+	w := 9
+	for _, v := range st.Vdevs {
+		if len(v.Name)+2 > w {
+			w = len(v.Name) + 2
+		}
+		for _, leaf := range v.Leaves {
+			if len(leaf)+4 > w {
+				w = len(leaf) + 4
+			}
+		}
+	}
+	return w
+}
+
+func zpoolList(st *nasState, out io.Writer) {
+	var size, alloc uint64
+	for _, v := range st.Vdevs {
+		if v.Class == "data" || v.Class == "special" {
+			size += v.Size
+			alloc += v.Alloc
+		}
+	}
+	fmt.Fprintf(out, "%s\t%d\t%d\t%d\t-\t-\t3\t%d\t1.00\tONLINE\t-\n", st.Pool, size, alloc,
+		size-alloc, alloc*100/size)
+	top := func(v nasVdev) {
+		frag := "3"
+		if v.Class == "logs" {
+			frag = "0"
+		}
+		fmt.Fprintf(out, "\t%s\t%d\t%d\t%d\t-\t-\t%s\t%d\t-\tONLINE\n", v.Name, v.Size, v.Alloc,
+			v.Size-v.Alloc, frag, v.Alloc*100/v.Size)
+		for _, leaf := range v.Leaves {
+			fmt.Fprintf(out, "\t%s\t%d\t-\t-\t-\t-\t-\t-\t-\tONLINE\n", leaf, v.Leaf)
+		}
+	}
+	for _, v := range st.classVdevs("data") {
+		top(v)
+	}
+	for _, c := range nasClasses {
+		vs := st.classVdevs(c)
+		if len(vs) == 0 {
+			continue
+		}
+		fmt.Fprintf(out, "%-*s      -      -      -        -         -      -      -      -         -\n",
+			st.nameWidth(), c)
+		for _, v := range vs {
+			top(v)
+		}
+	}
+}
+
+// One interval of `zpool iostat -Hpvy -l`: rates from the counters' change,
+// the pool's line first, leaves after their vdev, an empty line before
+// each class; latencies from the model's fixed waits ('-' without I/O).
+func iostatInterval(old, cur *nasState, secs float64, out io.Writer) {
+	rate := func(a, b uint64) uint64 { return uint64(float64(b-a) / secs) }
+	delta := func(a, b nasIO) nasIO {
+		return nasIO{rate(a.ReadOps, b.ReadOps), rate(a.WriteOps, b.WriteOps),
+			rate(a.ReadBytes, b.ReadBytes), rate(a.WriteBytes, b.WriteBytes)}
+	}
+	wait := func(ops uint64, ns int) string {
+		if ops == 0 {
+			return "-"
+		}
+		return strconv.Itoa(ns)
+	}
+	line := func(name string, alloc, free uint64, io nasIO) {
+		fmt.Fprintf(out, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\n", name,
+			alloc, free, io.ReadOps, io.WriteOps, io.ReadBytes, io.WriteBytes,
+			wait(io.ReadOps, 412000), wait(io.WriteOps, 1830000), wait(io.ReadOps, 398000),
+			wait(io.WriteOps, 1210000))
+	}
+	var pool nasIO
+	var alloc, size uint64
+	ios := make([]nasIO, len(cur.Vdevs))
+	for i, v := range cur.Vdevs {
+		ios[i] = delta(old.Vdevs[i].IO, v.IO)
+		if v.Class != "cache" {
+			pool = nasIO{pool.ReadOps + ios[i].ReadOps, pool.WriteOps + ios[i].WriteOps,
+				pool.ReadBytes + ios[i].ReadBytes, pool.WriteBytes + ios[i].WriteBytes}
+		}
+		if v.Class == "data" || v.Class == "special" {
+			alloc += v.Alloc
+			size += v.Size
+		}
+	}
+	line(cur.Pool, alloc, size-alloc, pool)
+	vdev := func(i int) {
+		v := cur.Vdevs[i]
+		line(v.Name, v.Alloc, v.Size-v.Alloc, ios[i])
+		n := uint64(len(v.Leaves))
+		for _, leaf := range v.Leaves {
+			io := ios[i]
+			line(leaf, 0, 0, nasIO{io.ReadOps / n, io.WriteOps / n, io.ReadBytes / n, io.WriteBytes / n})
+		}
+	}
+	for i, v := range cur.Vdevs {
+		if v.Class == "data" {
+			vdev(i)
+		}
+	}
+	for _, c := range nasClasses {
+		first := true
+		for i, v := range cur.Vdevs {
+			if v.Class != c {
+				continue
+			}
+			if first {
+				fmt.Fprintln(out)
+				first = false
+			}
+			vdev(i)
+		}
+	}
+}
+
+func zpoolIostat(stateFile, pool, interval, count string, out, errOut io.Writer) int {
+	secs, err1 := strconv.Atoi(interval)
+	n, err2 := strconv.Atoi(count)
+	if err1 != nil || err2 != nil || secs < 1 || n < 1 {
+		fmt.Fprintf(errOut, "invalid interval or count: %s %s\n", interval, count)
+		return 2
+	}
+	old, err := loadNAS(stateFile)
+	if err == nil && pool != old.Pool {
+		fmt.Fprintf(errOut, "cannot open '%s': no such pool\n", pool)
+		return 1
+	}
+	for i := 0; i < n && err == nil; i++ {
+		time.Sleep(time.Duration(secs) * time.Second)
+		var cur *nasState
+		if cur, err = loadNAS(stateFile); err == nil {
+			iostatInterval(old, cur, float64(secs), out)
+			old = cur
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(errOut, "labsim nas: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+type kstatRow struct {
+	name  string
+	typ   int // 4 uint64, 7 string
+	value string
+}
+
+// A named kstat file: its header (ks_data_size: 272 bytes a row), the
+// titles, rows padded as kstat_seq_show_named pads them.
+func kstatText(kid int, born int64, rows []kstatRow) string {
+	var b strings.Builder
+	// Nanoseconds since the NAS booted: created at boot, read now.
+	crtime := int64(5327563469) + int64(kid)
+	fmt.Fprintf(&b, "%d 1 0x01 %d %d %d %d\n", kid, len(rows), len(rows)*272, crtime,
+		crtime+time.Now().UnixNano()-born)
+	fmt.Fprintf(&b, "%-31s %-4s %s\n", "name", "type", "data")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "%-31s %-4d %s\n", r.name, r.typ, r.value)
+	}
+	return b.String()
+}
+
+func u64(name string, v uint64) kstatRow { return kstatRow{name, 4, strconv.FormatUint(v, 10)} }
+
+// The ZIL sums of 2.2 (zil_kstat_values_t), the pool-wide file's rows and
+// the tail of each objset's.
+func zilRows(z nasZIL) []kstatRow {
+	return []kstatRow{u64("zil_commit_count", z.CommitCount), u64("zil_commit_writer_count", z.CommitCount),
+		u64("zil_itx_count", z.ItxCount), u64("zil_itx_indirect_count", 0),
+		u64("zil_itx_indirect_bytes", 0), u64("zil_itx_copied_count", z.ItxCount),
+		u64("zil_itx_copied_bytes", z.NormalBytes+z.SlogBytes), u64("zil_itx_needcopy_count", 0),
+		u64("zil_itx_needcopy_bytes", 0), u64("zil_itx_metaslab_normal_count", 0),
+		u64("zil_itx_metaslab_normal_bytes", z.NormalBytes), u64("zil_itx_metaslab_normal_write", z.NormalBytes),
+		u64("zil_itx_metaslab_normal_alloc", z.NormalBytes), u64("zil_itx_metaslab_slog_count", 0),
+		u64("zil_itx_metaslab_slog_bytes", z.SlogBytes), u64("zil_itx_metaslab_slog_write", z.SlogBytes),
+		u64("zil_itx_metaslab_slog_alloc", z.SlogBytes)}
+}
+
+func catKstats(st *nasState, files []string, out, errOut io.Writer) int {
+	status := 0
+	for _, f := range files {
+		if text, ok := st.kstatFile(f); ok {
+			io.WriteString(out, text)
+		} else {
+			fmt.Fprintf(errOut, "cat: %s: No such file or directory\n", f)
+			status = 1
+		}
+	}
+	return status
+}
+
+func (st *nasState) kstatFile(f string) (string, bool) {
+	const dir = "/proc/spl/kstat/zfs/"
+	switch f {
+	case dir + "arcstats":
+		return kstatText(9, st.Born, arcRows(st.ARC)), true
+	case dir + "zil":
+		return kstatText(12, st.Born, zilRows(st.ZIL)), true
+	}
+	for i, d := range st.Datasets {
+		if f == fmt.Sprintf("%s%s/objset-0x%x", dir, st.Pool, d.Objsetid) {
+			rows := []kstatRow{{"dataset_name", 7, d.Name}, u64("writes", d.Writes),
+				u64("nwritten", d.Nwritten), u64("reads", d.Reads), u64("nread", d.Nread),
+				u64("nunlinks", 0), u64("nunlinked", 0)}
+			return kstatText(1831+i, st.Born, append(rows, zilRows(nasZIL{})...)), true
+		}
+	}
+	return "", false
+}
