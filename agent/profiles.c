@@ -14,10 +14,14 @@
 #include "agent.h"
 #include "profiles.h"
 
+/* The one profile that writes zeros: named, because the profile table's
+ * layout is shared with bench's job-file profile. */
+#define DD_ZEROS "seqwrite-4m-dd-zeros"
+
 const na_profile na_profiles[] = {
-	{"randwrite-4k-qd32x4", "seeds 000/001: 4K random write, queue depth 32, 4 jobs",
+	{"randwrite-4k-qd32x4", "seeds 000/001: 4K random write, queue depth 32, 4 jobs on one file",
 	 "randwrite", "4k", 32, 4, -1, "libaio", true, 0},
-	{"randread-4k-qd32x4", "seeds 000/001: 4K random read, queue depth 32, 4 jobs",
+	{"randread-4k-qd32x4", "seeds 000/001: 4K random read, queue depth 32, 4 jobs on one file",
 	 "randread", "4k", 32, 4, -1, "libaio", true, 0},
 	{"seqwrite-1m-qd8", "seeds 000/001: 1M sequential write, queue depth 8",
 	 "write", "1M", 8, 1, -1, "libaio", true, 0},
@@ -37,7 +41,10 @@ const na_profile na_profiles[] = {
 	 "randwrite", "4k", 16, 1, -1, "libaio", true, 0},
 	{"randrw-4k-qd16", "seed 003: 4K random read/write 50/50, queue depth 16",
 	 "randrw", "4k", 16, 1, 50, "libaio", true, 0},
-	{"seqwrite-4m-dd", "seed 004: 4M sequential writes through the page cache, like dd",
+	{"seqwrite-4m-dd", "seed 004: 4M sequential writes through the page cache, like dd, of "
+	 "random data (incompressible)", "write", "4M", 1, 1, -1, "psync", false, 0},
+	{DD_ZEROS, "seed 004 as it ran (dd if=/dev/zero): 4M sequential writes of zeros, which "
+	 "ZFS compression shrinks to almost nothing",
 	 "write", "4M", 1, 1, -1, "psync", false, 0},
 	{"metadata-20k-files", "seed 003: create 20,000 small files, read them randomly, then in order",
 	 "write", "4k", 1, 1, -1, "psync", false, 20000},
@@ -52,6 +59,16 @@ const na_profile *na_profile_find(const char *name)
 	return NULL;
 }
 
+bool na_profile_zeros(const na_profile *p)
+{
+	return !strcmp(p->name, DD_ZEROS);
+}
+
+int64_t na_profile_footprint(const na_profile *p, const char *size)
+{
+	return p->nrfiles > 0 ? (int64_t)p->nrfiles * METADATA_FILE_SIZE : na_parse_size(size);
+}
+
 const char *na_profile_line(const na_profile *p, char *buf, size_t size)
 {
 	int n = snprintf(buf, size, "%-20s rw=%s bs=%s iodepth=%d numjobs=%d", p->name, p->rw, p->bs,
@@ -61,7 +78,9 @@ const char *na_profile_line(const na_profile *p, char *buf, size_t size)
 	if (p->nrfiles > 0 && n > 0 && (size_t)n < size)
 		n += snprintf(buf + n, size - (size_t)n, " nrfiles=%d", p->nrfiles);
 	if (n > 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, " ioengine=%s direct=%d", p->ioengine, p->direct);
+		n += snprintf(buf + n, size - (size_t)n, " ioengine=%s direct=%d", p->ioengine, p->direct);
+	if (na_profile_zeros(p) && n > 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " zero_buffers=1");
 	return buf;
 }
 
@@ -83,13 +102,15 @@ static char *metadata_jobs(const na_profile *p, char *job)
 {
 	char buf[512];
 	snprintf(buf, sizeof(buf),
-	         "\n[create]\nrw=write\nnrfiles=%d\nfilesize=4k\nsize=%dk\nfile_service_type=sequential\n"
+	         "\n[create]\nrw=write\nnrfiles=%d\nfilesize=%d\nsize=%lld\nfile_service_type=sequential\n"
 	         "openfiles=64\n"
-	         "\n[read-random]\nstonewall=1\nrw=read\nnrfiles=%d\nfilesize=4k\nsize=%dk\n"
+	         "\n[read-random]\nstonewall=1\nrw=read\nnrfiles=%d\nfilesize=%d\nsize=%lld\n"
 	         "file_service_type=random\nopenfiles=64\n"
-	         "\n[read-sequential]\nstonewall=1\nrw=read\nnrfiles=%d\nfilesize=4k\nsize=%dk\n"
+	         "\n[read-sequential]\nstonewall=1\nrw=read\nnrfiles=%d\nfilesize=%d\nsize=%lld\n"
 	         "file_service_type=sequential\nopenfiles=64\n",
-	         p->nrfiles, p->nrfiles * 4, p->nrfiles, p->nrfiles * 4, p->nrfiles, p->nrfiles * 4);
+	         p->nrfiles, METADATA_FILE_SIZE, (long long)na_profile_footprint(p, NULL), p->nrfiles,
+	         METADATA_FILE_SIZE, (long long)na_profile_footprint(p, NULL), p->nrfiles,
+	         METADATA_FILE_SIZE, (long long)na_profile_footprint(p, NULL));
 	return join(job, buf);
 }
 
@@ -100,10 +121,13 @@ char *na_job_file(const na_profile *p, const na_job_overrides *o)
 	                 "# nfsagent profile %s: %s\n[global]\nioengine=%s\ndirect=%d\nbs=%s\n"
 	                 "directory=%s\ngroup_reporting=1\n",
 	                 p->name, p->summary, p->ioengine, p->direct, p->bs, o->dir);
+	/* One file for all the jobs, as the seeds' --filename: numjobs=4 works
+	 * on one working set of size, not four (what the NAS's cache holds). */
 	if (p->nrfiles == 0 && n > 0 && (size_t)n < sizeof(buf))
 		n += snprintf(buf + n, sizeof(buf) - (size_t)n,
-		              "size=%s\ntime_based=1\nruntime=%ld\nramp_time=%ld\n", o->size,
-		              o->runtime_s, o->ramp_s);
+		              "filename=" NA_PROFILE_FILE "\nsize=%s\ntime_based=1\nruntime=%ld\n"
+		              "ramp_time=%ld\n%s",
+		              o->size, o->runtime_s, o->ramp_s, na_profile_zeros(p) ? "zero_buffers=1\n" : "");
 	char *job = join(NULL, buf);
 	if (job && p->nrfiles > 0)
 		return metadata_jobs(p, job);

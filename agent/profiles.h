@@ -28,6 +28,11 @@ typedef struct na_job_overrides {
 	const char *dir;      /* where fio writes in the guest */
 } na_job_overrides;
 
+/* The file a profile's jobs share in fio's folder; the metadata profile's
+ * small files are METADATA_FILE_SIZE bytes each. */
+#define NA_PROFILE_FILE "fio.test"
+enum { METADATA_FILE_SIZE = 4096 };
+
 extern const na_profile na_profiles[];
 extern const size_t na_n_profiles;
 const na_profile *na_profile_find(const char *name);
@@ -54,6 +59,12 @@ int na_read_text_file(const char *path, const char *what, size_t max, char **tex
 long na_job_seconds(const char *text, long unbounded_s);
 /* Whether a job of the file has ioengine=libaio. */
 bool na_job_uses_libaio(const char *text);
+/* Whether the profile writes zeros (dd if=/dev/zero) rather than fio's
+ * random, incompressible data. */
+bool na_profile_zeros(const na_profile *p);
+/* The bytes the profile puts on the datastore with --size size: one file
+ * of that size shared by its jobs, or the metadata profile's small files. */
+int64_t na_profile_footprint(const na_profile *p, const char *size);
 /* One line: "name  rw=... bs=... iodepth=... numjobs=..." into buf. */
 const char *na_profile_line(const na_profile *p, char *buf, size_t size);
 

@@ -91,6 +91,22 @@ run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq length <<< "$OUT")" 8 "rows after the kill (7 before, 1 from the killed run)"
 sqlite3 "$db" 'PRAGMA integrity_check' | grep -qx ok || fail "database integrity"
 
+# The seeds' profiles: 4 jobs on one shared file, footprints, the dd of zeros.
+run 0 "$NFSAGENT" profiles --json
+assert_eq "$(jq '.[] | select(.name == "randread-4k-qd32x4") | .footprint_bytes' <<< "$OUT")" 8589934592 \
+	"footprint of a qd32x4 profile: one 8 GiB file, not 4"
+assert_eq "$(jq -r '[.[] | select(.zeros) | .name] | join(",")' <<< "$OUT")" seqwrite-4m-dd-zeros "zeros"
+run 0 "$NFSAGENT" profiles
+assert_contains "$OUT" "seqwrite-4m-dd-zeros rw=write bs=4M iodepth=1 numjobs=1 ioengine=psync direct=0 zero_buffers=1  footprint 8.0 GiB"
+assert_contains "$OUT" "metadata-20k-files   rw=write bs=4k iodepth=1 numjobs=1 nrfiles=20000 ioengine=psync direct=0  footprint 78.1 MiB"
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd32x4 --profile seqwrite-4m-dd-zeros \
+	--repeat 1 --size 4M --runtime 1 --db "$WORK/seeds.db"
+json=$(sqlite3 "$WORK/seeds.db" "SELECT fio_json FROM results WHERE profile = 'randread-4k-qd32x4'")
+assert_eq "$(jq -r '."global options".filename' <<< "$json")" fio.test "the jobs' one file"
+assert_eq "$(jq -r '.jobs[0]."job options".numjobs' <<< "$json")" 4 "jobs"
+json=$(sqlite3 "$WORK/seeds.db" "SELECT fio_json FROM results WHERE profile = 'seqwrite-4m-dd-zeros'")
+assert_eq "$(jq -r '."global options".zero_buffers' <<< "$json")" 1 "zeros"
+
 # A guest without fio, with an old one, without libaio: one line naming the
 # VM and what to install, exit 2, fio never started for a job, nothing recorded.
 fio_db="$WORK/fio.db"

@@ -72,12 +72,41 @@ static void timeout_comes_from_the_job(void **state)
 	assert_int_equal(na_job_seconds("[a]\nruntime=99999999999999999999999d\n", 1), 366L * 86400);
 }
 
+/* As the seeds ran them: the 4 jobs of a qd32x4 profile share one file of
+ * --size (one working set for the NAS's cache, not four); the dd-zeros
+ * profile writes zeros as dd if=/dev/zero did, the other dd profile not. */
+static void profiles_are_the_seeds(void **state)
+{
+	(void)state;
+	na_job_overrides o = {"8G", 60, 0, "/var/tmp/nfsagent-fio-1"};
+	const na_profile *qd32x4 = na_profile_find("randread-4k-qd32x4");
+	char *job = na_job_file(qd32x4, &o);
+	assert_non_null(strstr(job, "\nfilename=fio.test\nsize=8G\n"));
+	assert_non_null(strstr(job, "\nnumjobs=4\n"));
+	assert_null(strstr(job, "zero_buffers"));
+	assert_int_equal(na_profile_footprint(qd32x4, "8G"), 8LL << 30);
+	free(job);
+	const na_profile *zeros = na_profile_find("seqwrite-4m-dd-zeros");
+	assert_non_null(zeros);
+	assert_true(na_profile_zeros(zeros));
+	assert_false(na_profile_zeros(na_profile_find("seqwrite-4m-dd")));
+	job = na_job_file(zeros, &o);
+	assert_non_null(strstr(job, "\nzero_buffers=1\n"));
+	assert_non_null(strstr(job, "ioengine=psync\ndirect=0\nbs=4M\n"));
+	free(job);
+	job = na_job_file(na_profile_find("seqwrite-4m-dd"), &o);
+	assert_null(strstr(job, "zero_buffers"));
+	free(job);
+	assert_int_equal(na_profile_footprint(na_profile_find("metadata-20k-files"), "8G"), 20000 * 4096);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(no_host_is_an_error),
 		cmocka_unit_test(jobs_write_in_our_folder),
 		cmocka_unit_test(timeout_comes_from_the_job),
+		cmocka_unit_test(profiles_are_the_seeds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
