@@ -356,6 +356,7 @@ int cmd_report(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_regress(int argc, char **argv);
+int cmd_nas(int argc, char **argv);
 /* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
  * anything fio would misread or refuse (profiles.c). */
 int64_t na_parse_size(const char *s);

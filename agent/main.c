@@ -30,6 +30,7 @@ static const command commands[] = {
 	{"report", cmd_report, "write an HTML report comparing results, with charts and findings"},
 	{"compare", cmd_compare, "compare two result sets: median, spread, change, noise, confounders"},
 	{"regress", cmd_regress, "check a candidate against a baseline: noise, limits, probe verdicts"},
+	{"nas", cmd_nas, "the ZFS dataset behind an NFS datastore: its settings, its pool (ssh)"},
 	{"profiles", cmd_profiles, "list the built-in fio profiles"},
 	{"help", cmd_help, "show this help, or a command's help"},
 };

@@ -390,10 +390,13 @@ int nas_explain(const char *where, const char *what, int status, const char *err
 	char line[512], prog[64];
 	first_line(errtext, line, sizeof(line));
 	snprintf(prog, sizeof(prog), "%.*s", (int)strcspn(what, " "), what);
-	if (has(errtext, "Host key verification failed") ||
-	    has(errtext, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
+	if (has(errtext, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
 		return vs_fail(err, VS_ERR_TLS,
-		               "the host key of %s was refused (unknown or changed): %s", where, line);
+		               "the host key of %s was refused: it is not the one known_hosts holds", where);
+	if (has(errtext, "Host key verification failed"))
+		return vs_fail(err, VS_ERR_TLS,
+		               "the host key of %s was refused: it is not in known_hosts (connect once "
+		               "with ssh to check and accept it)", where);
 	if (has(errtext, "Permission denied"))
 		return vs_fail(err, VS_ERR_AUTH,
 		               "%s refused the key (no password is ever asked): %s", where, line);
@@ -413,7 +416,10 @@ int nas_check_system(const nas_target *t, vs_error *err)
 	static const char *const uname[] = {"uname", "-s", NULL};
 	nas_output o;
 	int rc = nas_run(t, uname, &o, err);
-	if (rc == VS_OK) {
+	/* The first contact: when it fails, the NAS was not reached at all. */
+	if (rc != VS_OK)
+		vs_error_context(err, "reaching the NAS");
+	else {
 		o.out[strcspn(o.out, "\r\n")] = '\0';
 		if (strcmp(o.out, "FreeBSD") == 0)
 			rc = vs_fail(err, VS_ERR_FAULT,

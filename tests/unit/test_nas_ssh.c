@@ -147,7 +147,11 @@ static void test_run_failures_have_one_reason(void **state)
 	                                    "Connection refused"));
 	assert_int_equal(fail_with("echo \"Host key verification failed.\" >&2; exit 255", &err),
 	                 VS_ERR_TLS);
-	assert_non_null(strstr(err.message, "was refused (unknown or changed): Host key verification"));
+	assert_non_null(strstr(err.message, "was refused: it is not in known_hosts (connect once"));
+	assert_int_equal(fail_with("echo \"@@@@@@@\" >&2; echo \"@    WARNING: REMOTE HOST IDENTIFICATION "
+	                           "HAS CHANGED!     @\" >&2; echo \"Host key verification failed.\" >&2; "
+	                           "exit 255", &err), VS_ERR_TLS);
+	assert_non_null(strstr(err.message, "was refused: it is not the one known_hosts holds"));
 	assert_int_equal(fail_with("echo \"bash: line 1: zpool: command not found\" >&2; exit 127",
 	                           &err), VS_ERR_FAULT);
 	assert_non_null(strstr(err.message, "zpool is missing on "));
