@@ -372,7 +372,11 @@ void na_verify_report(const char *vm, const na_checks *checks);
  * it or vCLS VMs live there: all checked before the first host (cmd_unmount.c). */
 int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datastore *d,
                           vs_host **hosts, size_t n, bool quiet, vs_error *err);
-/* The same, setting unmounted[i] for each hosts[i] it unmounted d from. */
+/* Those checks alone: VS_ERR_USAGE saying what stops an unmount of d. */
+int na_unmount_check(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                     vs_host **hosts, size_t n, vs_error *err);
+/* The same, setting unmounted[i] for each hosts[i] it unmounted d from; a
+ * d no host of hosts mounts is no error, whatever lives there. */
 int na_unmount_hosts(vs_client *c, const na_inventory *inv, const vs_datastore *d, vs_host **hosts,
                      size_t n, bool quiet, bool *unmounted, vs_error *err);
 /* "NFS 3" / "NFS 4.1" for a datastore type. */

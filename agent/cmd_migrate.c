@@ -242,6 +242,15 @@ static int remount_nfs3(migration *m, vs_error *err)
 	char *server = t->remote_host ? strndup(t->remote_host, strcspn(t->remote_host, ",")) : NULL;
 	const char *servers[] = {server, NULL};
 	vs_nas_spec spec = {.name = t->name, .servers = servers, .path = t->remote_path, .type = "NFS"};
+	/* A remount that would be refused is one refusal, not a start. */
+	if (hosts && na_unmount_check(m->c, &m->inv, t, hosts, n, err) != VS_OK) {
+		vs_error_context(err, "remounting %s as NFS 3", t->name);
+		free(nfs3);
+		free(unmounted);
+		free(hosts);
+		free(server);
+		return err->status;
+	}
 	say(m, "Remounting %s (%s:%s) as NFS 3 on %zu host%s.", t->name, server ? server : "?",
 	    t->remote_path ? t->remote_path : "?", n, n == 1 ? "" : "s");
 	int rc = !hosts || !unmounted || !nfs3 ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
@@ -280,6 +289,8 @@ static int with_snapshot(migration *m, vs_error *err)
 	if (vs_vm_snapshot_remove(m->c, snapshot, &rm_err) != VS_OK) {
 		na_report(&rm_err);
 		na_warn("snapshot 'nfsagent-svmotion' of %s remains; remove it by hand", m->vm->name);
+	} else {
+		say(m, "Removed the snapshot 'nfsagent-svmotion' of %s.", m->vm->name);
 	}
 	free(snapshot);
 	return rc;

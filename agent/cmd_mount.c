@@ -100,7 +100,13 @@ static int check_existing(const na_inventory *inv, const vs_nas_spec *spec, vs_d
 		bool export = na_same_export(d, spec->servers, spec->path);
 		bool same_type = d->type && strcmp(d->type, spec->type) == 0;
 		if (strcmp(d->name, spec->name) == 0) {
-			if (!export || !same_type)
+			if (export && !same_type)
+				return vs_fail(err, VS_ERR_USAGE,
+				               "datastore '%s' is this export already, mounted as %s on %s: the same "
+				               "export, other protocol; unmount it first to mount it as %s",
+				               d->name, na_nfs_label(d->type),
+				               na_mount_hosts(inv, d, hosts, sizeof(hosts)), na_nfs_label(spec->type));
+			if (!export)
 				return vs_fail(err, VS_ERR_USAGE,
 				               "datastore '%s' already exists for another export: %s:%s (%s); "
 				               "choose another --name",
@@ -109,8 +115,8 @@ static int check_existing(const na_inventory *inv, const vs_nas_spec *spec, vs_d
 			*same = d;
 		} else if (export && !same_type && d->n_mounts > 0) {
 			return vs_fail(err, VS_ERR_USAGE,
-			               "refusing to mount %s:%s as %s: it is mounted as %s (datastore '%s') on %s; "
-			               "mixing NFS 3 and NFS 4.1 on one export can corrupt data",
+			               "refusing to mount %s:%s as %s: the same export is mounted as %s (datastore "
+			               "'%s') on %s; mixing NFS 3 and NFS 4.1 on one export can corrupt data",
 			               spec->servers[0], spec->path, na_nfs_label(spec->type),
 			               na_nfs_label(d->type), d->name, na_mount_hosts(inv, d, hosts, sizeof(hosts)));
 		}
@@ -127,11 +133,23 @@ static json_t *host_result(const char *host, const char *result, const vs_error 
 	                 err ? line : NULL, "details", err && err->details[0] ? err->details : NULL);
 }
 
+/* "a,b": every server of the spec (na_split_servers cut server_list). */
+static const char *servers_text(const vs_nas_spec *spec, char *buf, size_t size)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; spec->servers[i] && n < size; i++)
+		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "", spec->servers[i]);
+	return buf;
+}
+
 /* Mounts on every chosen host that lacks it; returns how many failed. */
 static size_t mount_hosts(vs_client *c, const na_mount_args *a, vs_host **hosts, size_t n,
                           const vs_datastore *same, json_t *results, bool json, size_t *mounted)
 {
 	size_t failed = 0;
+	char servers[1024];
+	servers_text(&a->spec, servers, sizeof(servers));
 	for (size_t i = 0; i < n; i++) {
 		if (same && na_mounted_on(same, hosts[i]->moref)) {
 			json_array_append_new(results, host_result(hosts[i]->name, "already mounted", NULL));
@@ -146,7 +164,7 @@ static size_t mount_hosts(vs_client *c, const na_mount_args *a, vs_host **hosts,
 			json_array_append_new(results, host_result(hosts[i]->name, "mounted", NULL));
 			if (!json)
 				printf("%s: mounted %s (%s %s:%s, %s)\n", hosts[i]->name, a->spec.name,
-				       na_nfs_label(a->spec.type), a->server_list, a->spec.path,
+				       na_nfs_label(a->spec.type), servers, a->spec.path,
 				       a->spec.read_only ? "read-only" : "read-write");
 		} else {
 			failed++;
@@ -179,10 +197,11 @@ int na_mount(vs_client *c, const na_mount_args *a, bool json, size_t *mounted)
 	json_t *results = json_array();
 	*mounted = 0;
 	size_t failed = mount_hosts(c, a, hosts, n, same, results, json, mounted);
+	char servers[1024];
 	if (json)
 		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:o}", "datastore", a->spec.name, "type",
-		                        a->spec.type, "server", a->server_list, "path", a->spec.path,
-		                        "hosts", results));
+		                        a->spec.type, "server", servers_text(&a->spec, servers, sizeof(servers)),
+		                        "path", a->spec.path, "hosts", results));
 	else
 		json_decref(results);
 	free(hosts);

@@ -114,10 +114,8 @@ static int check_vcls(const na_inventory *inv, const vs_datastore *d, vs_error *
 	return VS_ERR_USAGE;
 }
 
-/* Everything that would make vCenter refuse partway, asked before the first
- * RemoveDatastore so that a refusal changes nothing. */
-static int check_unmount(vs_client *c, const na_inventory *inv, const vs_datastore *d,
-                         vs_host **hosts, size_t n, vs_error *err)
+int na_unmount_check(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                     vs_host **hosts, size_t n, vs_error *err)
 {
 	int rc = check_heartbeats(c, inv, d, hosts, n, err);
 	if (rc == VS_OK)
@@ -134,7 +132,11 @@ static int check_unmount(vs_client *c, const na_inventory *inv, const vs_datasto
 int na_unmount_hosts(vs_client *c, const na_inventory *inv, const vs_datastore *d, vs_host **hosts,
                      size_t n, bool quiet, bool *unmounted, vs_error *err)
 {
-	int rc = check_unmount(c, inv, d, hosts, n, err);
+	/* Not mounted on these hosts: nothing to do, whatever lives there. */
+	bool mounted = false;
+	for (size_t i = 0; i < n; i++)
+		mounted |= na_mounted_on(d, hosts[i]->moref);
+	int rc = mounted ? na_unmount_check(c, inv, d, hosts, n, err) : VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		if (!na_mounted_on(d, hosts[i]->moref)) {
 			if (!quiet)
@@ -156,6 +158,16 @@ int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datast
 	return na_unmount_hosts(c, inv, d, hosts, n, quiet, NULL, err);
 }
 
+/* Whether any datastore has this name (na_find_datastore also fails on
+ * several). */
+static bool named(const na_inventory *inv, const char *name)
+{
+	for (size_t i = 0; i < inv->n_datastores; i++)
+		if (strcmp(inv->datastores[i].name, name) == 0)
+			return true;
+	return false;
+}
+
 static int run(vs_client *c, void *args, bool json)
 {
 	(void)json;
@@ -166,6 +178,15 @@ static int run(vs_client *c, void *args, bool json)
 	size_t n = 0;
 	int rc = na_inventory_load(c, true, &inv, &err);
 	vs_datastore *d = rc == VS_OK ? na_find_datastore(&inv, a->name, &err) : NULL;
+	if (rc == VS_OK && !d && !named(&inv, a->name)) {
+		/* vCenter forgets an NFS datastore no host mounts: unmounted already,
+		 * as mount says of what is mounted (a typo gets its hint). */
+		printf("%s is not mounted on any host\n", a->name);
+		if (strstr(err.message, "did you mean"))
+			na_warn("%s", err.message);
+		na_inventory_free(&inv);
+		return NA_EXIT_OK;
+	}
 	if (rc == VS_OK && !d)
 		rc = VS_ERR_NOT_FOUND;
 	if (rc == VS_OK)

@@ -78,6 +78,7 @@ run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent
 assert_contains "$OUT" "Moved fiotest to truenas-vmware16k after the workaround."
 assert_eq "$(calls CreateSnapshot_Task)" 1 "snapshots taken"
 assert_eq "$(calls RemoveSnapshot_Task)" 1 "snapshots removed"
+assert_contains "$OUT" "Removed the snapshot 'nfsagent-svmotion' of fiotest."
 assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fiotest's datastores"
 
 # Policy cold: powered off, moved, powered on again.

@@ -33,10 +33,26 @@ assert_contains "$ERR" "already exists for another export: 10.0.0.5:/mnt/tank/vm
 # Mixing protocols on one export is refused, naming the hosts; so with a trailing slash.
 for path in /mnt/tank/vmware16k /mnt/tank/vmware16k/; do
 	run 2 "$NFSAGENT" mount --host DC0_H0 --name sixteen-v3 --server 10.0.0.5 --path "$path" --nfs 3
-	assert_contains "$ERR" "it is mounted as NFS 4.1 (datastore 'truenas-vmware16k') on DC0_C0_H0"
+	assert_contains "$ERR" "the same export is mounted as NFS 4.1 (datastore 'truenas-vmware16k') on DC0_C0_H0"
 	assert_contains "$ERR" "can corrupt data"
 done
+# The same name and export with the other protocol: said as such, one line.
+run 2 "$NFSAGENT" mount --host DC0_H0 --name truenas-vmware16k --server 10.0.0.5 \
+	--path /mnt/tank/vmware16k --nfs 3
+assert_eq "$ERR" "nfsagent: datastore 'truenas-vmware16k' is this export already, mounted as NFS 4.1 on DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0: the same export, other protocol; unmount it first to mount it as NFS 3" \
+	"the same export, other protocol"
 assert_eq "$(calls CreateNasDatastore)" "$before" "mount calls made by refused mounts"
+# NFS 4.1 with several servers: the mount line names every one.
+run 0 "$NFSAGENT" mount --host DC0_H0 --name multi41 --server 10.0.0.5,10.0.0.6 \
+	--path /mnt/tank/vmware64k --nfs 4.1 --json
+assert_eq "$(jq -r .server <<< "$OUT")" "10.0.0.5,10.0.0.6" "servers in JSON"
+run 0 "$NFSAGENT" unmount --host DC0_H0 --name multi41
+run 0 "$NFSAGENT" mount --host DC0_H0 --name multi41 --server 10.0.0.5,10.0.0.6 \
+	--path /mnt/tank/vmware64k --nfs 4.1
+assert_eq "$OUT" "DC0_H0: mounted multi41 (NFS 4.1 10.0.0.5,10.0.0.6:/mnt/tank/vmware64k, read-write)" \
+	"the mount line"
+run 0 "$NFSAGENT" unmount --host DC0_H0 --name multi41
+before=$(calls CreateNasDatastore)
 
 # A cluster.
 run 0 "$NFSAGENT" mount --cluster DC0_C0 --name truenas-vmware64k --server 10.0.0.5 \
@@ -77,6 +93,19 @@ assert_contains "$ERR" "fiotest"
 run 0 "$NFSAGENT" unmount --all-hosts --name truenas-vmware64k
 assert_eq "$(grep -c '^DC0_C0_H.: unmounted truenas-vmware64k' <<< "$OUT")" 3 "unmounted"
 assert_eq "$(ds_field truenas-vmware64k .name)" "" "datastore left after unmounting from every host"
-run 2 "$NFSAGENT" unmount --all-hosts --name truenas-vmware64
+# Unmounting what is not mounted is success, as mounting what is mounted:
+# on hosts that do not mount it, and once vCenter has forgotten it; a typo
+# gets its hint.
+before=$(calls RemoveDatastore)
+run 0 "$NFSAGENT" unmount --all-hosts --name truenas-vmware64k
+assert_eq "$OUT" "truenas-vmware64k is not mounted on any host" "unmounting again"
+assert_eq "$ERR" "nfsagent: warning: no datastore is named 'truenas-vmware64k'; did you mean 'truenas-vmware16k'?" \
+	"the hint when unmounting again"
+run 0 "$NFSAGENT" unmount --all-hosts --name truenas-vmware64
+assert_eq "$OUT" "truenas-vmware64 is not mounted on any host" "unmounting a name that matches nothing"
 assert_contains "$ERR" "no datastore is named 'truenas-vmware64'; did you mean 'truenas-vmware'"
+run 0 "$NFSAGENT" mount --host DC0_H0 --name one-host --server 10.0.0.5 --path /mnt/tank/vmware --nfs 3
+run 0 "$NFSAGENT" unmount --host DC0_C0_H1 --name one-host
+assert_eq "$OUT" "DC0_C0_H1: one-host is not mounted" "a host that does not mount it"
+assert_eq "$(calls RemoveDatastore)" "$before" "unmounts of what is not mounted"
 echo "mount: ok"
