@@ -28,7 +28,6 @@ typedef struct na_bench {
 	char staging[64];           /* our folder in the guest: job, output, logs */
 	char data[1024];            /* fio's folder under job.dir: made and removed for
 	                             * each repetition */
-	bool fio_libaio;            /* the guest's fio has the libaio engine */
 } na_bench;
 
 typedef struct na_bench_outcome {
@@ -40,8 +39,7 @@ typedef struct na_bench_outcome {
 
 /* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */
 char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err);
-/* Prepares the guest (checks, staging folder, fio: there, 3.0 or newer)
- * and looks up the counters. */
+/* Prepares the guest (checks, staging folder) and looks up the counters. */
 int na_bench_begin(na_bench *b, vs_error *err);
 /* A profile's job file (malloc'd) with fio's files in b's own folder, not
  * in job.dir itself; after na_bench_begin. */
@@ -57,5 +55,9 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 void na_bench_outcome_clear(na_bench_outcome *o);
 /* Removes what the benchmark put in the guest. */
 void na_bench_end(na_bench *b);
+/* Removes what a benchmark of nfsagent process pid (killed: it could not)
+ * left in the guest: its staging folder and fio's folder under dir. */
+int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
+                   long pid, vs_error *err);
 
 #endif
