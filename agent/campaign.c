@@ -28,8 +28,10 @@ static void iso_now(char *buf, size_t size, bool compact)
 	strftime(buf, size, compact ? "%Y%m%dT%H%M%S" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-static int fail_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail_line(const char *fmt, ...)
+/* One error line; returns code (NA_EXIT_USAGE for what the campaign file or
+ * the command line asks, NA_EXIT_FAIL for the state things are in). */
+static int fail_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail_code(int code, const char *fmt, ...)
 {
 	char line[1024];
 	va_list ap;
@@ -37,8 +39,9 @@ static int fail_line(const char *fmt, ...)
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
 	na_error("%s", line);
-	return NA_EXIT_USAGE;
+	return code;
 }
+#define fail_line(...) fail_code(NA_EXIT_USAGE, __VA_ARGS__)
 
 /* ---- journal ---------------------------------------------------------------- */
 
@@ -210,7 +213,9 @@ static void print_plan(na_run *r, const vs_vm *vm)
 	fflush(stdout);
 }
 
-static int preflight(na_run *r)
+/* The VM, and the datastore it is on now (its home, unless the journal
+ * says where it started). */
+static int find_vm(na_run *r)
 {
 	vs_error err = {0};
 	int rc = na_run_reload(r);
@@ -221,9 +226,18 @@ static int preflight(na_run *r)
 		return rc;
 	r->vm_moref = strdup(vm->moref);
 	char *path = NULL;
-	if (vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) != VS_OK)
-		return na_report(&err);
+	rc = vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) == VS_OK
+	             ? NA_EXIT_OK
+	             : na_report(&err);
 	free(path);
+	return rc;
+}
+
+static int preflight(na_run *r)
+{
+	vs_error err = {0};
+	int rc = NA_EXIT_OK;
+	vs_vm *vm = na_run_vm(r);
 	/* A run that stopped during a cold move left the VM off: a resume
 	 * powers it on again if it ran at the start (na_run_go_home's rule). */
 	char *power = NULL;
@@ -291,21 +305,59 @@ static bool has_work(na_run *r, const na_target *t)
 	return left;
 }
 
+/* Unmounts a datastore from every host that mounts it. */
+static int unmount_all(na_run *r, const vs_datastore *d)
+{
+	vs_error err = {0};
+	vs_host **hosts = calloc(d->n_mounts + 1, sizeof(vs_host *));
+	size_t n = 0;
+	for (size_t h = 0; hosts && h < d->n_mounts; h++)
+		if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
+			n++;
+	int rc = hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err)
+	               : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	free(hosts);
+	if (rc != VS_OK) {
+		vs_error_context(&err, "unmounting %s", d->name);
+		return na_report(&err);
+	}
+	return na_run_reload(r);
+}
+
+/* The campaign mounts t: "mounting:T" is journaled before the first host
+ * mounts it, so a run killed between a host's mount and the "mount:T" step
+ * still knows the datastore is its own.  A mount that fails on one host is
+ * undone on the others (all or nothing). */
 static int mount_target(na_run *r, na_target *t)
 {
-	char step[160], *detail = NULL;
+	char step[160], intent[160], *detail = NULL;
 	snprintf(step, sizeof(step), "mount:%s", t->name);
+	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
+	if (!t->servers || alternating(r, t))
+		return NA_EXIT_OK;
 	/* Journaled, and there: done.  Journaled but gone (a failed run's
 	 * cleanup unmounted it): mounted again, the campaign's to unmount, if
 	 * the target has work left. */
-	bool journaled = !t->servers || alternating(r, t) || na_run_done(r, step, &detail);
+	bool journaled = na_run_done(r, step, &detail);
 	free(detail);
-	if (journaled && (!t->servers || alternating(r, t) || na_run_datastore(r, t->datastore) ||
-	                  !has_work(r, t)))
+	bool there = na_run_datastore(r, t->datastore) != NULL;
+	if (journaled && (there || !has_work(r, t)))
 		return NA_EXIT_OK;
+	bool ours = !there || (!journaled && na_run_done(r, intent, NULL));
+	int rc = there ? NA_EXIT_OK : na_run_mark(r, intent, "absent");
 	size_t mounted = 0;
-	int rc = mount_export(r, t, &mounted);
-	return rc == NA_EXIT_OK ? na_run_mark(r, step, mounted ? "mounted" : "present") : rc;
+	if (rc == NA_EXIT_OK)
+		rc = mount_export(r, t, &mounted);
+	if (rc != NA_EXIT_OK && ours && na_run_reload(r) == NA_EXIT_OK) {
+		vs_datastore *d = na_run_datastore(r, t->datastore);
+		if (d) {
+			printf("Target %s: unmounting %s from the hosts that did mount it.\n", t->name,
+			       t->datastore);
+			unmount_all(r, d);
+		}
+		return rc;
+	}
+	return rc == NA_EXIT_OK ? na_run_mark(r, step, mounted || ours ? "mounted" : "present") : rc;
 }
 
 /* The extent-size bug showed on t (its probe, or a move that fell back):
@@ -327,20 +379,28 @@ static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 
 /* A probe names its folder after its process: the pid is journaled first,
  * so that the probe of a killed run is found and its folder removed (with
- * its canaries) before the target is probed again. */
-static int sweep_probe(na_run *r, const na_target *t)
+ * its canaries) before the target is probed again, or by an abort. */
+static int remove_probe_folders(na_run *r, const na_target *t)
 {
-	char step[160], *pid = NULL, now[32];
+	char step[160], *pid = NULL;
 	snprintf(step, sizeof(step), "probe-pid:%s", t->name);
 	vs_error err = {0};
 	size_t removed = 0;
+	vs_datastore *d = na_run_datastore(r, t->datastore);
 	int rc = NA_EXIT_OK;
-	if (na_run_done(r, step, &pid) && pid && na_probe_folders_remove(r->cl, na_run_datastore(r, t->datastore),
-	                                                          strtol(pid, NULL, 10), &removed,
-	                                                          &err) != VS_OK)
+	if (na_run_done(r, step, &pid) && pid && d &&
+	    na_probe_folders_remove(r->cl, d, strtol(pid, NULL, 10), &removed, &err) != VS_OK)
 		rc = na_report(&err);
 	free(pid);
+	return rc;
+}
+
+static int sweep_probe(na_run *r, const na_target *t)
+{
+	char step[160], now[32];
+	snprintf(step, sizeof(step), "probe-pid:%s", t->name);
 	snprintf(now, sizeof(now), "%ld", (long)getpid());
+	int rc = remove_probe_folders(r, t);
 	return rc == NA_EXIT_OK ? na_run_mark(r, step, now) : rc;
 }
 
@@ -400,25 +460,6 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 			rc = learn_nfs3(r, &r->c->targets[ti], "on the move");
 	}
 	return rc != NA_EXIT_OK ? rc : reloaded;
-}
-
-/* Unmounts a datastore from every host that mounts it. */
-static int unmount_all(na_run *r, const vs_datastore *d)
-{
-	vs_error err = {0};
-	vs_host **hosts = calloc(d->n_mounts + 1, sizeof(vs_host *));
-	size_t n = 0;
-	for (size_t h = 0; hosts && h < d->n_mounts; h++)
-		if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
-			n++;
-	int rc = hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err)
-	               : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
-	free(hosts);
-	if (rc != VS_OK) {
-		vs_error_context(&err, "unmounting %s", d->name);
-		return na_report(&err);
-	}
-	return na_run_reload(r);
 }
 
 /* An alternating target's turn: park the VM at home if it sits on the
@@ -483,6 +524,40 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	return code;
 }
 
+static vs_guest_auth guest_auth(const na_run *r)
+{
+	return (vs_guest_auth){r->c->guest_user ? r->c->guest_user : getenv("NFSAGENT_GUEST_USER"),
+	                       r->password};
+}
+
+/* Every process of a run that benchmarks is journaled first ("bench-pids"),
+ * so that what a killed one left in the guest (fio's folder and files, its
+ * staging folder) is removed by the next: before it benchmarks (self: it
+ * joins the list), and at cleanup or abort.  A folder that cannot be removed
+ * now (the guest is off, no password) keeps its pid for the next time. */
+static int sweep_benches(na_run *r, bool self)
+{
+	char *pids = NULL, *save = NULL, left[512] = "";
+	na_run_done(r, "bench-pids", &pids);
+	long me = (long)getpid();
+	vs_guest_auth auth = guest_auth(r);
+	for (char *p = pids ? strtok_r(pids, " ", &save) : NULL; p; p = strtok_r(NULL, " ", &save)) {
+		long pid = strtol(p, NULL, 10);
+		vs_error err = {0};
+		if (pid == me)
+			continue;
+		if (r->password && na_bench_sweep(r->cl, na_run_vm(r), &auth, r->c->dir, pid, &err) == VS_OK)
+			continue;
+		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
+		        r->password ? err.message : "no guest password to remove it with");
+		snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%ld", *left ? " " : "", pid);
+	}
+	if (self)
+		snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%ld", *left ? " " : "", me);
+	free(pids);
+	return na_run_mark(r, "bench-pids", left);
+}
+
 /* One target's profiles in one repetition (rounds calls it only when one
  * is left to make): the guest is prepared once for them. */
 static int bench_round(na_run *r, na_target *t, long rep)
@@ -497,7 +572,7 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	vs_error err = {0};
 	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
 	na_bench b = {.c = r->cl, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host), .ds = ds,
-	              .auth = {r->c->guest_user ? r->c->guest_user : getenv("NFSAGENT_GUEST_USER"), r->password},
+	              .auth = guest_auth(r),
 	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
 	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
 	              .store = r->store, .stop = &na_stop_requested};
@@ -519,7 +594,10 @@ static int bench_round(na_run *r, na_target *t, long rep)
 
 static int rounds(na_run *r)
 {
-	int rc = NA_EXIT_OK;
+	bool left = false;
+	for (size_t ti = 0; ti < r->c->n_targets; ti++)
+		left |= has_work(r, &r->c->targets[ti]);
+	int rc = left ? sweep_benches(r, true) : NA_EXIT_OK;
 	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
 		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
@@ -541,6 +619,16 @@ static int rounds(na_run *r)
 	return rc;
 }
 
+/* Whether an earlier target names target i's datastore (alternating targets
+ * share one). */
+static bool named_before(const na_run *r, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(r->c->targets[j].datastore, r->c->targets[i].datastore))
+			return true;
+	return false;
+}
+
 /* Before the campaign's datastores go: what failed moves left there (the
  * VM's folder, or folder_N, on a target the VM is not on now).  Not
  * finding them is no reason to leave the mounts in place. */
@@ -555,10 +643,7 @@ static void find_leftovers(na_run *r)
 		*slash = '\0';
 	for (size_t i = 0; rc == VS_OK && slash && i < r->c->n_targets; i++) {
 		vs_datastore *d = na_run_datastore(r, r->c->targets[i].datastore);
-		bool seen = false;  /* alternating targets share a datastore name */
-		for (size_t j = 0; j < i; j++)
-			seen |= !strcmp(r->c->targets[j].datastore, r->c->targets[i].datastore);
-		if (d && !seen && !na_vm_uses(na_run_vm(r), d->moref))
+		if (d && !named_before(r, i) && !na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_move_leftovers(r->cl, d, folder, &r->leftovers, &err);
 	}
 	free(ds);
@@ -567,12 +652,30 @@ static void find_leftovers(na_run *r)
 		na_report(&err);
 }
 
+/* Whether the campaign mounted t's datastore (else it was there before). */
+static bool mounted_by_campaign(na_run *r, const na_target *t)
+{
+	char step[160], intent[160], *detail = NULL;
+	snprintf(step, sizeof(step), "mount:%s", t->name);
+	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
+	if (!t->servers)
+		return false;
+	if (alternating(r, t))
+		return true;
+	bool journaled = na_run_done(r, step, &detail);
+	bool ours = journaled ? detail && !strcmp(detail, "mounted") : na_run_done(r, intent, NULL);
+	free(detail);
+	return ours;
+}
+
 static int clean_up(na_run *r)
 {
-	if (!r->c->cleanup)
+	if (!r->c->cleanup && !r->o->abort)
 		return NA_EXIT_OK;
 	printf("Cleaning up:\n");
-	int rc = na_run_go_home(r);
+	int rc = sweep_benches(r, false);
+	if (rc == NA_EXIT_OK)
+		rc = na_run_go_home(r);
 	if (rc == NA_EXIT_OK)
 		rc = na_run_mark(r, "home", r->home);
 	if (rc == NA_EXIT_OK)
@@ -584,27 +687,14 @@ static int clean_up(na_run *r)
 			rc = unmount_all(r, alt);  /* the campaign mounted it: preflight made sure */
 			continue;
 		}
-		char step[160], unstep[160], *detail = NULL;
-		snprintf(step, sizeof(step), "mount:%s", t->name);
+		char unstep[160];
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
-		bool ours = na_run_done(r, step, &detail) && detail && !strcmp(detail, "mounted");
-		free(detail);
-		if (!ours)
+		if (!mounted_by_campaign(r, t))
 			continue;  /* it was there before the campaign; unmounted or not, it is there now */
-		vs_error err = {0};
-		vs_datastore *d = na_find_datastore(&r->inv, t->datastore, &err);
-		vs_host **hosts = calloc(r->inv.n_hosts + 1, sizeof(vs_host *));
-		size_t n = 0;
-		for (size_t h = 0; d && hosts && h < d->n_mounts; h++)
-			if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
-				n++;
-		int urc = d && hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err) : VS_OK;
-		if (urc != VS_OK)
-			vs_error_context(&err, "unmounting %s", t->datastore);
-		rc = urc == VS_OK ? na_run_mark(r, unstep, "unmounted") : na_report(&err);
-		free(hosts);
+		vs_datastore *d = na_run_datastore(r, t->datastore);
+		rc = d ? unmount_all(r, d) : NA_EXIT_OK;
 		if (rc == NA_EXIT_OK)
-			rc = na_run_reload(r);
+			rc = na_run_mark(r, unstep, "unmounted");
 	}
 	return rc;
 }
@@ -628,19 +718,22 @@ static int claim(na_run *r)
 	char *prev = NULL;
 	if (na_store_run_unfinished(r->store, r->c->name, &prev, &err) != VS_OK)
 		return na_report(&err);
+	bool resume = r->o->resume || r->o->abort;
 	int rc = NA_EXIT_OK;
-	if (prev && !r->o->resume && na_store_run_claim(r->store, prev, r->c->name, r->c->file, at, true,
+	if (prev && !resume && na_store_run_claim(r->store, prev, r->c->name, r->c->file, at, true,
 	                                                 &err) != VS_OK)
 		rc = na_report(&err);  /* it is running right now */
-	else if (prev && !r->o->resume)
-		rc = fail_line("campaign %s has an unfinished run (%s): continue it with --resume",
-		               r->c->name, prev);
-	else if (!prev && r->o->resume)
-		rc = fail_line("campaign %s has no unfinished run to resume", r->c->name);
+	else if (prev && !resume)
+		rc = fail_code(NA_EXIT_FAIL,
+		               "campaign %s has an unfinished run (%s): continue it with --resume or undo "
+		               "it with --abort", r->c->name, prev);
+	else if (!prev && resume)
+		rc = fail_code(NA_EXIT_FAIL, "campaign %s has no unfinished run to %s", r->c->name,
+		               r->o->abort ? "abort" : "resume");
 	if (rc == NA_EXIT_OK && prev)
 		snprintf(r->id, sizeof(r->id), "%s", prev);
 	if (rc == NA_EXIT_OK && na_store_run_claim(r->store, r->id, r->c->name, r->c->file, at,
-	                                           r->o->resume, &err) != VS_OK)
+	                                           resume, &err) != VS_OK)
 		rc = na_report(&err);
 	free(prev);
 	return rc;
@@ -667,8 +760,40 @@ static int verdict(const na_run *r, int rc)
 	return rc;
 }
 
+/* run --abort: no more work; the probes' folders, the VM and each disk,
+ * and the campaign's mounts go back, and the end state is read back. */
+static int abort_run(na_run *r)
+{
+	printf("Aborting run %s: nothing more runs; everything goes back.\n", r->id);
+	int rc = na_run_remember_start(r);
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
+		rc = remove_probe_folders(r, &r->c->targets[i]);
+	if (rc == NA_EXIT_OK)
+		rc = clean_up(r);
+	if (rc == NA_EXIT_OK)
+		rc = na_run_check_home(r);
+	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
+		const na_target *t = &r->c->targets[i];
+		bool there = na_run_datastore(r, t->datastore) != NULL;
+		if (named_before(r, i) || !mounted_by_campaign(r, t))
+			continue;
+		printf("  %s: %s\n", t->datastore,
+		       there ? "still mounted" : "not mounted (the campaign mounted it)");
+		if (there)
+			rc = fail_code(NA_EXIT_FAIL, "%s, which the campaign mounted, is still mounted",
+			               t->datastore);
+	}
+	if (rc == NA_EXIT_OK) {
+		set_state(r, "aborted");
+		printf("Run %s aborted: everything is back where it started.\n", r->id);
+	}
+	return rc;
+}
+
 static int execute(na_run *r)
 {
+	if (r->o->abort)
+		return abort_run(r);
 	int rc = na_run_remember_start(r);
 	recall(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
@@ -704,15 +829,13 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 	char stamp[32];
 	iso_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
-	if (!(r.password = guest_password(c)))
+	/* An abort runs nothing in the guest; a password lets it remove what
+	 * killed benchmarks left there. */
+	if (!(r.password = guest_password(c)) && !o->abort)
 		return fail_line("no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
 	vs_error err = {0};
 	int rc = na_store_open(o->db, &r.store, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-	if (rc == NA_EXIT_OK)
-		rc = na_conn_open(o->conn, &r.cl);
-	if (rc == NA_EXIT_OK)
-		rc = preflight(&r);
-	if (rc == NA_EXIT_OK && o->resume) {
+	if (rc == NA_EXIT_OK && (o->resume || o->abort)) {
 		char *prev = NULL;
 		if (na_store_run_unfinished(r.store, c->name, &prev, &err) != VS_OK)
 			rc = na_report(&err);
@@ -721,15 +844,23 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 		free(prev);
 	}
 	if (rc == NA_EXIT_OK)
+		rc = na_conn_open(o->conn, &r.cl);
+	if (rc == NA_EXIT_OK)
+		rc = find_vm(&r);
+	if (rc == NA_EXIT_OK && !o->abort)
+		rc = preflight(&r);
+	if (rc == NA_EXIT_OK && !o->abort)
 		print_plan(&r, na_run_vm(&r));
 	if (rc == NA_EXIT_OK && !o->dry_run && (rc = claim(&r)) == NA_EXIT_OK) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
 		rc = execute(&r);
 		na_interrupts_release(&saved);
-		na_campaign_print_summary(r.store, c, r.id);
+		if (!o->abort)
+			na_campaign_print_summary(r.store, c, r.id);
 		na_leftovers_print(&r.leftovers);
-		print_time(&r);
+		if (!o->abort)
+			print_time(&r);
 	}
 	vs_disconnect(&r.cl);
 	na_inventory_free(&r.inv);

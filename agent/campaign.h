@@ -69,6 +69,7 @@ void na_campaign_free(na_campaign *c);
 
 typedef struct na_run_options {
 	bool dry_run, resume;
+	bool abort;          /* undo the unfinished run: nothing more runs */
 	const char *db;
 	na_conn *conn;       /* connection flags from the command line */
 } na_run_options;

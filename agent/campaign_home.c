@@ -171,3 +171,54 @@ int na_run_go_home(na_run *r)
 	vs_vm_layout_free(&l);
 	return rc == NA_EXIT_OK ? restore_power(r) : rc;
 }
+
+/* Prints where the VM and each disk are now, read again from vCenter, and
+ * whether that is where they started; NA_EXIT_FAIL when something is not. */
+int na_run_check_home(na_run *r)
+{
+	vs_error err = {0};
+	vs_vm_layout *l = NULL;
+	int rc = na_run_reload(r);
+	vs_vm *vm = rc == NA_EXIT_OK ? na_run_vm(r) : NULL;
+	if (rc == NA_EXIT_OK && !vm)
+		return na_report(&(vs_error){.status = VS_ERR_NOT_FOUND,
+		                             .message = "the campaign's VM is not in the inventory"});
+	if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+		rc = na_report(&err);
+	if (rc != NA_EXIT_OK)
+		return rc;
+	char *power = NULL, *host = NULL, *vmx = ds_of(vm->vmx_path);
+	na_run_done(r, "start-power", &power);
+	na_run_done(r, "start-host", &host);
+	const char *host_now = na_host_name(&r->inv, vm->host);
+	bool home = vmx && !strcmp(vmx, r->home);
+	bool same_power = !power || (vm->power_state && !strcmp(vm->power_state, power));
+	printf("End state, read from vCenter:\n");
+	printf("  %s: files on %s, host %s, %s: %s\n", r->c->vm, vmx ? vmx : "?", host_now,
+	       vm->power_state ? vm->power_state : "power state unknown",
+	       home && same_power ? "as it started" : "NOT as it started");
+	if (host && strcmp(host, host_now) != 0)
+		printf("    (it started on host %s)\n", host);
+	size_t astray = !home || !same_power;
+	for (size_t i = 0; i < l->n_disks; i++) {
+		char step[64], *start = NULL, *now = ds_of(l->disks[i].file);
+		disk_step(step, sizeof(step), &l->disks[i]);
+		na_run_done(r, step, &start);
+		const char *want = start ? start : r->home;
+		bool there = now && !strcmp(now, want);
+		astray += !there;
+		printf("  %s: on %s: %s\n", l->disks[i].label ? l->disks[i].label : l->disks[i].file,
+		       now ? now : "?", there ? "as it started" : "NOT as it started");
+		if (!there)
+			printf("    (it started on %s)\n", want);
+		free(start);
+		free(now);
+	}
+	free(power);
+	free(host);
+	free(vmx);
+	vs_vm_layout_free(&l);
+	return astray ? na_report(&(vs_error){.status = VS_ERR_TASK,
+	                                     .message = "the VM is not back where it started"})
+	              : NA_EXIT_OK;
+}

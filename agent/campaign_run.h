@@ -41,5 +41,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy);
 int na_run_remember_start(na_run *r);
 /* The VM, each of its disks, and its power state back as they started. */
 int na_run_go_home(na_run *r);
+/* Prints where the VM and each disk are now (read again), against where
+ * they started; NA_EXIT_FAIL when any is not back. */
+int na_run_check_home(na_run *r);
 
 #endif

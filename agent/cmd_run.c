@@ -5,18 +5,20 @@
 #include "campaign.h"
 
 static const char usage[] =
-	"Usage: nfsagent run CAMPAIGN.ini [--dry-run] [--resume] [--db FILE] [OPTIONS]\n"
+	"Usage: nfsagent run CAMPAIGN.ini [--dry-run | --resume | --abort] [--db FILE] [OPTIONS]\n"
 	"Runs a campaign: preflight and plan (--dry-run stops there and changes nothing),\n"
 	"then per target mount, probe, Storage vMotion of the test VM, verify, and the\n"
 	"profiles x repetitions interleaved across targets; at the end the VM goes home\n"
 	"and what the campaign mounted is unmounted. Ctrl-C stops safely; --resume\n"
-	"continues after Ctrl-C, a kill or a failed run, from where things really are.\n"
+	"continues after Ctrl-C, a kill or a failed run, from where things really are;\n"
+	"--abort runs nothing more and brings everything back instead: the VM and each\n"
+	"disk where they started, the campaign's mounts and probe folders removed.\n"
 	"Exit 3 when the extent-size bug stopped a target. See examples/*.ini.\n\n" NA_CONNECT_HELP;
 
-enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_DB };
+enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_ABORT, OPT_DB };
 
 typedef struct run_args {
-	bool dry_run, resume;
+	bool dry_run, resume, abort;
 	const char *db;
 } run_args;
 
@@ -26,6 +28,7 @@ static int on_option(int opt, const char *arg, void *ud)
 	switch (opt) {
 	case OPT_DRY_RUN: a->dry_run = true; return 1;
 	case OPT_RESUME: a->resume = true; return 1;
+	case OPT_ABORT: a->abort = true; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	default: return 0;
 	}
@@ -53,6 +56,7 @@ int cmd_run(int argc, char **argv)
 		NA_CONNECT_LONGOPTS,
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{"resume", no_argument, NULL, OPT_RESUME},
+		{"abort", no_argument, NULL, OPT_ABORT},
 		{"db", required_argument, NULL, OPT_DB},
 		{0},
 	};
@@ -61,6 +65,8 @@ int cmd_run(int argc, char **argv)
 	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
 	if (rc < 0 && optind != argc - 1)
 		rc = na_usage_error("run", optind < argc ? "give one campaign file" : "which campaign file?");
+	if (rc < 0 && a.dry_run + a.resume + a.abort > 1)
+		rc = na_usage_error("run", "--dry-run, --resume and --abort exclude each other");
 	na_campaign c = {0};
 	vs_error err = {0};
 	if (rc < 0 && na_campaign_load(argv[optind], &c, &err) != VS_OK) {
@@ -69,7 +75,8 @@ int cmd_run(int argc, char **argv)
 	}
 	if (rc < 0) {
 		connection_defaults(&conn, &c);
-		na_run_options o = {a.dry_run, a.resume, a.db, &conn};
+		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
+		                    .conn = &conn};
 		rc = na_campaign_run(&c, &o);
 	}
 	na_campaign_free(&c);

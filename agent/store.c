@@ -1024,12 +1024,14 @@ int na_store_run_claim(na_store *s, const char *run, const char *name, const cha
 	return rc;
 }
 
-/* The newest run of campaign `name` that did not finish (malloc'd), or NULL. */
+/* The newest run of campaign `name` that did not finish (malloc'd), or NULL;
+ * an aborted run is finished: it was undone. */
 int na_store_run_unfinished(na_store *s, const char *name, char **run, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	*run = NULL;
-	int rc = prepare(s, "SELECT run FROM campaign_runs WHERE name = ? AND state != 'done' "
+	int rc = prepare(s, "SELECT run FROM campaign_runs WHERE name = ? "
+	                    "AND state NOT IN ('done', 'aborted') "
 	                    "ORDER BY started_at DESC, run DESC LIMIT 1", &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) : SQLITE_OK;
 	if (rc == VS_OK && step == SQLITE_OK)

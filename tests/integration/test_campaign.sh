@@ -47,7 +47,7 @@ check_bad() {  # check_bad EXPECTED-MESSAGE (the file is $bad)
 campaign "$bad" "colour = blue"
 check_bad "$bad:11: unknown key 'colour' in [campaign]"
 campaign "$bad" "ramp = many"
-check_bad "$bad:11: bad value 'many' for ramp"
+check_bad "$bad:11: ramp wants a whole number from 0 to 86400, not 'many'"
 campaign "$bad"
 sed -i 's/^nfs = 4.1/nfs = 4/' "$bad"
 check_bad "$bad:24: bad value '4' for nfs"
@@ -103,7 +103,7 @@ assert_contains "$ERR" "stopped: every finished step is kept"
 # 2. during the first Storage vMotion (it finishes, then the run stops)
 interrupt_when "Relocating fiotest to bench-v3: 25%" --resume
 # A second run while a stopped one waits is refused without --resume.
-run 2 "$NFSAGENT" run "$c"
+run 1 "$NFSAGENT" run "$c"
 assert_contains "$ERR" "has an unfinished run"
 # 3. during a benchmark
 RUNTIME=3 interrupt_when "randread-4k-qd1 #1 on v3: ok" --resume
@@ -128,7 +128,7 @@ run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
 # The probes and the failed move are findings of this run.
 assert_ge "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT COUNT(*) FROM findings WHERE campaign = '$(run_id)' AND extent_bug = 1")" 2 "findings"
-run 2 "$NFSAGENT" run "$c" --resume
+run 1 "$NFSAGENT" run "$c" --resume
 assert_contains "$ERR" "no unfinished run to resume"
 lab_stop
 

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# README's promises under chaos: a campaign on db01 (disks on two datastores)
+# that mounts its target and probes it is
+#   1. SIGKILLed right after each journal step in turn, then resumed;
+#   2. SIGKILLed at random moments, then resumed;
+#   3. failed (a wrong guest password), then resumed;
+#   4. killed, then aborted (run --abort);
+#   5. run under 20% HTTP 503 and under session expiry, resumed at most 3 times.
+# After each: every result exactly once, db01's disks, host and power as at
+# the start, no campaign datastore mounted, no probe folder, no fio file in
+# the guest, and PRAGMA integrity_check ok.
+. "$(dirname "$0")/lib.sh"
+: "${KILL_AFTER_COMMIT:?KILL_AFTER_COMMIT must name the kill_after_commit shim}"
+export NFSAGENT_GUEST_PASSWORD=secret
+DB="$XDG_DATA_HOME/nfsagent/results.db"
+c="$WORK/c.ini"
+REPEAT=2
+
+campaign() {  # campaign NAME: writes the campaign file
+	{
+		tiny_campaign "$1" vm=db01 repeat=$REPEAT probe_disks=1 probe_size=16M
+		nfs_target t bench-v3 /mnt/tank/vmware64k 3
+	} > "$c"
+}
+q() { sqlite3 "$DB" "$1"; }
+# Where everything is: db01's datastores, host and power, the campaign's
+# datastores, probe folders and fio folders in the guests.
+world() {
+	"$NFSAGENT" ls vms --json | jq -r '.[] | select(.name == "db01") |
+		"db01 on \(.datastores | sort | join(",")) host \(.host) \(.power_state)"'
+	echo "campaign datastores: $("$NFSAGENT" ls datastores --json | jq '[.[] | select(.name == "bench-v3")] | length')"
+	echo "probe folders: $(find "$WORK/lab" -type d -name 'nfsagent-probe-*' | wc -l)"
+	echo "guest folders: $(find "$WORK/lab/guests" -name 'nfsagent-*' | wc -l)"
+}
+# check NAME: the promises, for campaign NAME's run.
+check() {
+	local run="(SELECT run FROM campaign_runs WHERE name = '$1')"
+	assert_eq "$(q "SELECT state FROM campaign_runs WHERE name = '$1'")" "${2:-done}" "state of $1"
+	assert_eq "$(q "SELECT count(*) FROM results WHERE campaign = $run")" "${3:-$REPEAT}" "results of $1"
+	assert_eq "$(q "SELECT count(*) FROM (SELECT 1 FROM results WHERE campaign = $run GROUP BY target, repetition, profile HAVING count(*) > 1)")" 0 "results of $1 recorded twice"
+	assert_eq "$(world)" "$START" "the world after $1"
+	assert_eq "$(q "PRAGMA integrity_check")" ok "integrity after $1"
+}
+# shim_run VAR=VALUE... -- ARGS: nfsagent run with the kill shim; RC, OUT, ERR.
+shim_run() {
+	local env=()
+	while [ "$1" != -- ]; do env+=("$1"); shift; done
+	shift
+	RC=0
+	env ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		LD_PRELOAD="$KILL_AFTER_COMMIT" "${env[@]}" "$NFSAGENT" run "$c" "$@" \
+		> "$WORK/out" 2> "$WORK/err" || RC=$?
+	OUT=$(cat "$WORK/out")
+	ERR=$(cat "$WORK/err")
+}
+resume() {  # resume NAME: --resume, at most 3 times, until it exits 0
+	local i
+	for i in 1 2 3; do
+		RC=0
+		"$NFSAGENT" run "$c" --resume > "$WORK/out" 2> "$WORK/err" || RC=$?
+		[ "$RC" -eq 0 ] && return 0
+		[ "$RC" -eq 1 ] || fail "resume of $1 exited $RC: $(cat "$WORK/err")"
+	done
+	fail "$1 did not finish within 3 resumes: $(cat "$WORK/err")"
+}
+
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k
+START=$(world)
+assert_contains "$START" "db01 on LocalDS_0,truenas-vmware host DC0_H0 poweredOn"
+
+# 1. A kill right after each journal step in turn, until a run has no step
+# left to be killed after.
+k=1
+while :; do
+	campaign "kill$k"
+	shim_run KILL_AFTER_STEP=$k --
+	if [ "$RC" -eq 0 ]; then
+		check "kill$k"
+		break
+	fi
+	assert_eq "$RC" 137 "exit status of the run killed after step $k (stderr: $ERR)"
+	resume "kill$k"
+	check "kill$k"
+	k=$((k + 1))
+	[ "$k" -le 40 ] || fail "still killing after 40 steps"
+done
+KILL_POINTS=$((k - 1))
+assert_ge "$KILL_POINTS" 12 "journal steps a run was killed after"
+
+# 2. Kills at random moments (seeded: the same moments every time).
+RANDOM=7
+for i in 1 2 3; do
+	campaign "random$i"
+	delay=$(printf '0.%02d' $((RANDOM % 100)))
+	delay=$(echo "$delay * 6 + 0.5" | bc)
+	"$NFSAGENT" run "$c" > "$WORK/out" 2> "$WORK/err" &
+	pid=$!
+	sleep "$delay"
+	kill -KILL "$pid" 2>/dev/null || true
+	wait "$pid" || true
+	if [ -n "$(q "SELECT 1 FROM campaign_runs WHERE name = 'random$i' AND state != 'done'")" ]; then
+		resume "random$i"
+	fi
+	check "random$i"
+done
+
+# 3. A failed run (wrong guest password), then a resume with the right one.
+campaign failed
+NFSAGENT_GUEST_PASSWORD=wrong run 1 "$NFSAGENT" run "$c"
+assert_contains "$ERR" "InvalidGuestLogin"
+resume failed
+check failed
+
+# 4. Killed after its first result, then aborted: the result stays, nothing
+# more runs, everything goes back.
+campaign aborted
+shim_run KILL_AFTER_RESULT=1 --
+assert_eq "$RC" 137 "exit status of the run to abort"
+run 0 "$NFSAGENT" run "$c" --abort
+assert_contains "$OUT" "Run aborted-"
+assert_contains "$OUT" "aborted: everything is back where it started."
+assert_contains "$OUT" "  bench-v3: not mounted (the campaign mounted it)"
+check aborted aborted 1
+run 1 "$NFSAGENT" run "$c" --abort
+assert_eq "$ERR" "nfsagent: campaign aborted has no unfinished run to abort"
+run 2 "$NFSAGENT" run "$c" --abort --resume
+assert_contains "$ERR" "--dry-run, --resume and --abort exclude each other"
+
+# 5. 20% of SOAP calls answered 503 (after login), then sessions expiring.
+storm=0
+for lab in "-fail-503 0.2 -fail-503-after 10 -seed 3" "-fail-503 0.2 -fail-503-after 10 -seed 4" \
+	"-expire-after 60" "-expire-after 150"; do
+	lab_stop
+	# shellcheck disable=SC2086
+	lab_start -export 10.0.0.5:/mnt/tank/vmware64k $lab
+	name="storm$(( ++storm ))"
+	campaign "$name"
+	RC=0
+	"$NFSAGENT" run "$c" > "$WORK/out" 2> "$WORK/err" || RC=$?
+	[ "$RC" -eq 0 ] || resume "$name"
+	check "$name"
+done
+echo "chaos: ok ($KILL_POINTS journal steps killed after, 3 random kills, a failed run, an abort, 4 storms)"
