@@ -13,7 +13,7 @@
  * without a runtime) and GRACE_S for laying out its files and writing its
  * output before nfsagent stops it. */
 enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30,
-       UNBOUNDED_S = 3600 };
+       UNBOUNDED_S = 3600, CHECK_S = 60 };
 
 static const char *const counter_names[] = {
 	"datastore.numberReadAveraged.average", "datastore.numberWriteAveraged.average",
@@ -29,6 +29,8 @@ static void iso_now(char *buf, size_t size)
 	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+static int check_fio(na_bench *b, vs_error *err);
+
 /* The guest folders of nfsagent process pid: its staging folder (job file,
  * fio's output) and fio's data folder under dir; snprintf's count for data. */
 static int folders(const char *dir, long pid, char *staging, size_t staging_size, char *data,
@@ -40,8 +42,8 @@ static int folders(const char *dir, long pid, char *staging, size_t staging_size
 
 int na_bench_begin(na_bench *b, vs_error *err)
 {
-	snprintf(b->staging, sizeof(b->staging), "/tmp/nfsagent-%d", (int)getpid());
-	int n = snprintf(b->data, sizeof(b->data), "%s/nfsagent-fio-%d", b->job.dir, (int)getpid());
+	int n = folders(b->job.dir, (long)getpid(), b->staging, sizeof(b->staging), b->data,
+	                sizeof(b->data));
 	int rc;
 	if (n < 0 || (size_t)n >= sizeof(b->data))
 		rc = vs_fail(err, VS_ERR_USAGE, "the guest folder for fio is too long (%zu bytes, at most %zu)",
@@ -52,6 +54,8 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = vs_guest_check(b->c, b->vm->moref, err);
 	if (rc == VS_OK)
 		rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->staging, err);
+	if (rc == VS_OK)
+		rc = check_fio(b, err);
 	if (rc == VS_OK)
 		rc = vs_perf_counter_ids(b->c, counter_names, 6, b->counter_ids, err);
 	if (rc != VS_OK && !err->context[0])
@@ -199,6 +203,29 @@ static int fetch(na_bench *b, const char *name, size_t max, char **data, size_t 
 	return rc;
 }
 
+/* A fresh test VM often has no fio, or an old one: said before anything
+ * runs, rather than a failed result for every repetition. */
+static int check_fio(na_bench *b, vs_error *err)
+{
+	char args[256];
+	snprintf(args, sizeof(args),
+	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; } > fio-check.txt 2>&1'",
+	         b->staging);
+	int64_t pid = -1;
+	vs_guest_process proc;
+	char *report = NULL;
+	size_t len = 0;
+	int rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+	if (rc == VS_OK)
+		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, CHECK_S, b->stop, &proc, err);
+	if (rc == VS_OK)
+		rc = fetch(b, "fio-check.txt", MAX_STDERR, &report, &len, err);
+	if (rc == VS_OK)
+		rc = na_fio_guest_check(b->vm->name, report ? report : "", &b->fio_libaio, err);
+	free(report);
+	return rc;
+}
+
 static void stats_of(const na_fio_dir *d, na_dir_stats *s)
 {
 	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
@@ -260,6 +287,8 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	time_t started = time(NULL);
 	vs_guest_process proc;
 	long timeout = na_bench_timeout(job_text);
+	if (!b->fio_libaio && na_job_uses_libaio(job_text))
+		return na_fio_no_libaio(b->vm->name, err);
 	int rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->data, err);
 	if (rc == VS_OK)
 		rc = run_fio(b, job_text, timeout, &proc, err);

@@ -28,6 +28,7 @@ typedef struct na_bench {
 	char staging[64];           /* our folder in the guest: job, output, logs */
 	char data[1024];            /* fio's folder under job.dir: made and removed for
 	                             * each repetition */
+	bool fio_libaio;            /* the guest's fio has the libaio engine */
 } na_bench;
 
 typedef struct na_bench_outcome {
@@ -39,7 +40,8 @@ typedef struct na_bench_outcome {
 
 /* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */
 char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err);
-/* Prepares the guest (checks, staging folder) and looks up the counters. */
+/* Prepares the guest (checks, staging folder, fio: there, 3.0 or newer)
+ * and looks up the counters. */
 int na_bench_begin(na_bench *b, vs_error *err);
 /* A profile's job file (malloc'd) with fio's files in b's own folder, not
  * in job.dir itself; after na_bench_begin. */
