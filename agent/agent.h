@@ -56,6 +56,10 @@ typedef struct na_interrupts {
 } na_interrupts;
 void na_interrupts_catch(na_interrupts *saved);
 void na_interrupts_release(const na_interrupts *saved);
+/* What a stop lets finish or undoes, said at once when Ctrl-C comes
+ * ("stopping fio in the guest"); NULL: "stopping at the next safe point".
+ * The text must outlive the wait. */
+void na_interrupts_note(const char *doing);
 
 /* ---- connect.c: connection flags shared by every command that talks to vSphere ---- */
 enum {
@@ -147,6 +151,17 @@ typedef struct na_progress {
 void na_progress_init(na_progress *p, const char *what);
 void na_progress_cb(int percent, void *ud);  /* a vs_progress_fn */
 void na_progress_done(na_progress *p);
+/* A wait with no percent to tell (fio running in a guest): after 2 s, on
+ * a terminal, a bar with the time gone and the time left of expected_s;
+ * in a pipe or a log, a line every 10 s. */
+typedef struct na_wait {
+	const char *what;
+	long expected_s, last_line_s;
+	bool tty, shown;
+} na_wait;
+void na_wait_init(na_wait *w, const char *what, long expected_s);
+void na_wait_tick(long elapsed_s, void *ud);  /* a vs_tick_fn */
+void na_wait_done(na_wait *w);
 /* s as one shell word, quoted only when it needs it (malloc'd; NULL: no
  * memory): every command nfsagent prints for pasting goes through it. */
 char *na_shell_quote(const char *s);

@@ -31,19 +31,10 @@ static void iso_now(char *buf, size_t size)
 
 static int check_fio(na_bench *b, vs_error *err);
 
-/* The guest folders of nfsagent process pid: its staging folder (job file,
- * fio's output) and fio's data folder under dir; snprintf's count for data. */
-static int folders(const char *dir, long pid, char *staging, size_t staging_size, char *data,
-                   size_t data_size)
-{
-	snprintf(staging, staging_size, "/tmp/nfsagent-%ld", pid);
-	return snprintf(data, data_size, "%s/nfsagent-fio-%ld", dir, pid);
-}
-
 int na_bench_begin(na_bench *b, vs_error *err)
 {
-	int n = folders(b->job.dir, (long)getpid(), b->staging, sizeof(b->staging), b->data,
-	                sizeof(b->data));
+	snprintf(b->staging, sizeof(b->staging), "/tmp/nfsagent-%d", (int)getpid());
+	int n = snprintf(b->data, sizeof(b->data), "%s/nfsagent-fio-%d", b->job.dir, (int)getpid());
 	int rc;
 	if (n < 0 || (size_t)n >= sizeof(b->data))
 		rc = vs_fail(err, VS_ERR_USAGE, "the guest folder for fio is too long (%zu bytes, at most %zu)",
@@ -152,8 +143,10 @@ static char *staged(const na_bench *b, const char *name)
 	return s;
 }
 
-static int run_fio(na_bench *b, const char *job_text, long timeout_s, vs_guest_process *proc,
-                   vs_error *err)
+/* Runs the job and waits for fio, showing how long it has run (what names
+ * the run) against the job's own time. */
+static int run_fio(na_bench *b, const char *job_text, const char *what, long timeout_s,
+                   vs_guest_process *proc, vs_error *err)
 {
 	char *job = staged(b, "job.fio");
 	char args[512];
@@ -166,13 +159,19 @@ static int run_fio(na_bench *b, const char *job_text, long timeout_s, vs_guest_p
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+	na_wait shown;
+	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
+	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, timeout_s, b->stop, proc, err);
+		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, timeout_s, b->stop, na_wait_tick,
+		                   &shown, proc, err);
+	na_wait_done(&shown);
+	na_interrupts_note(NULL);
 	/* Stopped (Ctrl-C, timeout): its files go only once fio has let go of them. */
 	vs_guest_process gone;
 	vs_error ignored = {0};
 	if (rc == VS_ERR_TASK && pid >= 0)
-		vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, GONE_S, NULL, &gone, &ignored);
+		vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, GONE_S, NULL, NULL, NULL, &gone, &ignored);
 	free(job);
 	return rc;
 }
@@ -217,7 +216,7 @@ static int check_fio(na_bench *b, vs_error *err)
 	size_t len = 0;
 	int rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, CHECK_S, b->stop, &proc, err);
+		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, CHECK_S, b->stop, NULL, NULL, &proc, err);
 	if (rc == VS_OK)
 		rc = fetch(b, "fio-check.txt", MAX_STDERR, &report, &len, err);
 	if (rc == VS_OK)
@@ -287,11 +286,13 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	time_t started = time(NULL);
 	vs_guest_process proc;
 	long timeout = na_bench_timeout(job_text);
+	char what[160];
+	snprintf(what, sizeof(what), "%s #%d: fio in %s", p->name, repetition, b->vm->name);
 	if (!b->fio_libaio && na_job_uses_libaio(job_text))
 		return na_fio_no_libaio(b->vm->name, err);
 	int rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->data, err);
 	if (rc == VS_OK)
-		rc = run_fio(b, job_text, timeout, &proc, err);
+		rc = run_fio(b, job_text, what, timeout, &proc, err);
 	remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
@@ -324,19 +325,4 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 	na_fio_result_clear(&o->fio);
 	free(o->error);
 	*o = (na_bench_outcome){0};
-}
-
-int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_error *err)
-{
-	char staging[64], data[sizeof(((na_bench *)0)->data)];
-	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
-	int rc = VS_OK;
-	const char *paths[] = {data, staging};
-	for (size_t i = 0; rc == VS_OK && i < 2; i++) {
-		rc = vs_guest_delete(c, vm->moref, auth, paths[i], true, err);
-		if (rc == VS_ERR_FAULT && strcmp(err->fault, "FileNotFound") == 0)
-			rc = VS_OK;
-	}
-	return rc;
 }

@@ -131,8 +131,11 @@ static int move(migration *m, vs_error *err)
 		na_attempt_begin(m->c, &m->inv, m->vm, m->target, &attempt);
 	na_progress p;
 	na_progress_init(&p, what);
+	/* A Storage vMotion is not cancelled halfway: the stop comes after it. */
+	na_interrupts_note("letting the running Storage vMotion finish");
 	if (rc == VS_OK)
 		rc = vs_vm_relocate(m->c, m->vm->moref, m->target->moref, layout, na_progress_cb, &p, err);
+	na_interrupts_note(NULL);
 	na_progress_done(&p);
 	if (rc == VS_ERR_TASK) {
 		na_diagnosis_free(&m->diag);

@@ -66,6 +66,9 @@ static int cmd_help(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
+	/* A line is seen when it is written, also in a pipe or a log (a
+	 * campaign's mount lines came after the probe that followed them). */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc < 2) {
 		print_commands(stderr);
 		return NA_EXIT_USAGE;

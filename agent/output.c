@@ -292,3 +292,39 @@ void na_progress_done(na_progress *p)
 		fputc('\n', stderr);
 	p->last = -1;
 }
+
+enum { WAIT_QUIET_S = 2, WAIT_LINE_S = 10 };
+
+void na_wait_init(na_wait *w, const char *what, long expected_s)
+{
+	fflush(stdout);
+	*w = (na_wait){.what = what, .expected_s = expected_s, .tty = isatty(STDERR_FILENO)};
+}
+
+void na_wait_tick(long elapsed_s, void *ud)
+{
+	na_wait *w = ud;
+	long left = w->expected_s - elapsed_s;
+	if (w->tty && elapsed_s >= WAIT_QUIET_S) {
+		int filled = w->expected_s > 0 && left > 0 ? (int)(20 * elapsed_s / w->expected_s) : 20;
+		fprintf(stderr, "\r%s [%.*s%*s] %ld:%02ld, %s%ld:%02ld left ", w->what, filled,
+		        "####################", 20 - filled, "", elapsed_s / 60, elapsed_s % 60,
+		        left > 0 ? "about " : "over, ", (left > 0 ? left : 0) / 60, (left > 0 ? left : 0) % 60);
+		fflush(stderr);
+		w->shown = true;
+	} else if (!w->tty && elapsed_s >= w->last_line_s + WAIT_LINE_S) {
+		w->last_line_s = elapsed_s - elapsed_s % WAIT_LINE_S;
+		if (left > 0)
+			fprintf(stderr, "%s: %ld s, about %ld s left\n", w->what, w->last_line_s, left);
+		else
+			fprintf(stderr, "%s: %ld s, past the %ld s expected\n", w->what, w->last_line_s,
+			        w->expected_s);
+	}
+}
+
+void na_wait_done(na_wait *w)
+{
+	if (w->shown)
+		fputc('\n', stderr);
+	w->shown = false;
+}

@@ -364,9 +364,10 @@ static void sleep_s(double s)
 }
 
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, volatile sig_atomic_t *stop, vs_guest_process *out, vs_error *err)
+                  long timeout_s, volatile sig_atomic_t *stop, vs_tick_fn tick, void *ud,
+                  vs_guest_process *out, vs_error *err)
 {
-	time_t deadline = time(NULL) + timeout_s;
+	time_t started = time(NULL), deadline = started + timeout_s;
 	double delay = 1.0;
 	*out = (vs_guest_process){false, -1};
 	for (;;) {
@@ -380,9 +381,13 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 			return vs_fail(err, VS_ERR_TASK, "%s: process %lld in the guest was stopped",
 			               stopped ? "interrupted" : "timed out", (long long)pid);
 		}
-		/* Wake in small steps so that Ctrl-C is honoured within a second. */
-		for (double slept = 0; slept < delay && !(stop && *stop); slept += 0.25)
+		/* Wake in small steps so that Ctrl-C is honoured within a second;
+		 * the caller's progress ticks each second, between the polls. */
+		for (double slept = 0; slept < delay && !(stop && *stop); slept += 0.25) {
 			sleep_s(0.25);
+			if (tick && (int)(slept * 4) % 4 == 3)
+				tick((long)(time(NULL) - started), ud);
+		}
 		delay = delay * 1.5 > 10 ? 10 : delay * 1.5;
 	}
 }

@@ -336,8 +336,12 @@ typedef struct vs_guest_process {
  * backing off to 10 s (exit codes are kept only ~5 minutes after the end).
  * Gives up after timeout_s or when *stop becomes non-zero, terminating the
  * process; then returns VS_ERR_TASK ("timed out" / "interrupted"). */
+/* Called about once a second while a wait goes on, with the seconds since
+ * it began: the caller's progress. */
+typedef void (*vs_tick_fn)(long elapsed_s, void *ud);
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, volatile sig_atomic_t *stop, vs_guest_process *out, vs_error *err);
+                  long timeout_s, volatile sig_atomic_t *stop, vs_tick_fn tick, void *ud,
+                  vs_guest_process *out, vs_error *err);
 int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
                        vs_error *err);
 /* DeleteFileInGuest, or DeleteDirectoryInGuest (recursive) when directory. */

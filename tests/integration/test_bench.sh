@@ -71,7 +71,12 @@ assert_eq "$(jq length <<< "$OUT")" 6 "rows after the refused runs"
 # A 30 s run: guest polling backs off, host counters are read once.
 : > "$LAB_LOG"
 run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 30 --db "$db"
-assert_le "$(calls ListProcessesInGuest)" 10 "process polls during a 30 s run"
+# ... and, in a pipe, says every 10 s how long fio has run of the job's 30 s.
+grep -Eq '^randread-4k-qd1 #1: fio in fiotest: 10 s, about (20|19) s left$' <<< "$ERR" ||
+	fail "no progress line at 10 s: $ERR"
+grep -Eq '^randread-4k-qd1 #1: fio in fiotest: 20 s, about (10|9) s left$' <<< "$ERR" ||
+	fail "no progress line at 20 s: $ERR"
+assert_le "$(calls ListProcessesInGuest)" 12 "process polls during a 30 s run (2 of them for the fio check)"
 assert_le "$(calls QueryPerf)" 2 "counter queries during a 30 s run"
 
 # Killed mid-run: earlier rows intact, no fio left in the guest.
@@ -85,6 +90,9 @@ rc=0
 wait "$bench" || rc=$?
 assert_eq "$rc" 1 "exit status after SIGTERM"
 assert_contains "$(cat "$WORK/err")" "interrupted"
+# The stop is acknowledged at once, saying what it waits for.
+assert_eq "$(grep -c '^nfsagent: stopping: stopping fio in the guest; the results recorded so far are kept$' "$WORK/err")" 1 \
+	"the acknowledged stop"
 sleep 1
 if fio_left; then fail "fio still runs"; fi
 run 0 "$NFSAGENT" results --db "$db" --json

@@ -108,4 +108,12 @@ run 0 "$NFSAGENT" mount --host DC0_H0 --name one-host --server 10.0.0.5 --path /
 run 0 "$NFSAGENT" unmount --host DC0_C0_H1 --name one-host
 assert_eq "$OUT" "DC0_C0_H1: one-host is not mounted" "a host that does not mount it"
 assert_eq "$(calls RemoveDatastore)" "$before" "unmounts of what is not mounted"
+# stdout is line-buffered in a pipe: each host's line comes when it is
+# done, before a later host's error (not all at exit).
+lab_stop
+lab_start -fail-mount DC0_C0_H1:NFS
+"$NFSAGENT" mount --all-hosts --name late --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3 \
+	> "$WORK/both" 2>&1 && fail "a mount that fails on one host"
+assert_eq "$(grep -n '' "$WORK/both" | grep -E 'DC0_C0_H0: mounted|DC0_C0_H1' | cut -d: -f1 | head -2 | tr "\n" " ")" "2 3 " \
+	"order of the lines in a pipe: $(cat "$WORK/both")"
 echo "mount: ok"
