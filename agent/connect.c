@@ -160,17 +160,18 @@ static bool env_true(const char *v)
 }
 
 /* Takes "user:password@" out of a URL (GOVC_URL allows it).  The host
- * follows the last '@' before the path: a user such as
- * administrator@vsphere.local is often typed without escaping its '@'. */
+ * follows the last '@': a user such as administrator@vsphere.local is often
+ * typed without escaping its '@', and a password may hold a '/' (pa/ss),
+ * so the path cannot be told before the '@' is found.  An '@' is the end of
+ * credentials only when the user before it (up to a ':') has no '/': one
+ * in a path or query (/sdk?x=a@b) is not. */
 static int split_userinfo(na_conn *conn, bool from_argv)
 {
 	char *scheme_end = strstr(conn->url, "://");
 	char *host = scheme_end ? scheme_end + 3 : conn->url;
-	char *at = NULL;
-	for (char *p = host; *p && *p != '/'; p++)
-		if (*p == '@')
-			at = p;
-	if (!at)
+	char *at = strrchr(host, '@');
+	size_t user_len = at ? strcspn(host, ":@") : 0;
+	if (!at || memchr(host, '/', user_len))
 		return 0;
 	*at = '\0';
 	char *colon = strchr(host, ':');

@@ -189,6 +189,18 @@ refused "nfsagent: --host has a control character or is not UTF-8 (byte 0x09): n
 refused 'nfsagent: cannot read job file /tmp/x\x1b[2Jy: No such file or directory' \
 	"${b[@]}" --job $'/tmp/x\e[2Jy'
 
+# ---- credentials in the URL: a password may hold a '/' ----
+refused "nfsagent: do not put the password in --url: use NFSAGENT_PASSWORD or --password-file" \
+	"$NFSAGENT" about --url "https://root:pa/ss@127.0.0.1/sdk"
+refused "nfsagent: do not put the password in --url: use NFSAGENT_PASSWORD or --password-file" \
+	"$NFSAGENT" about --url "root:pa/ss@127.0.0.1"
+# From GOVC_URL it is the password: the login is tried as user, on the lab.
+env -u NFSAGENT_URL -u NFSAGENT_USERNAME -u NFSAGENT_PASSWORD GOVC_URL="user:pa/ss@${LAB_URL#https://}" \
+	"$NFSAGENT" about > /dev/null 2> "$WORK/err" && fail "a wrong password accepted"
+assert_eq "$(cat "$WORK/err")" "nfsagent: login to 127.0.0.1 as user failed: InvalidLogin: Login failure" \
+	"GOVC_URL with a '/' in the password"
+assert_ge "$(calls Login)" 1 "the login tried"
+
 # ---- what is accepted ----
 # Job files: each its own profile, named after the file and its content.
 job='[j]\nrw=read\nbs=4k\nsize=1M\nioengine=psync\ndirectory=/var/tmp\n'
