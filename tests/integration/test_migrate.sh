@@ -141,4 +141,17 @@ assert_contains "$ERR" "interrupted: 2 of 3 VMs not tried"
 assert_contains "$OUT" "Bjørn test  moved, verified"
 assert_contains "$OUT" "fiotest     not tried"
 assert_eq "$(calls RelocateVM_Task)" 1 "relocations after Ctrl-C"
+assert_contains "$ERR" "nfsagent: stopping: letting the running Storage vMotion finish"
+
+# The NFS 3 fallback that unmounting would refuse (vSphere HA heartbeats
+# there) is one refusal, before a word of remounting, and changes nothing.
+lab_stop
+lab_start -nfs41-bug always -ha-heartbeat truenas-vmware16k
+mount41
+before=$(calls RemoveDatastore)
+run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug nfs3
+assert_not_contains "$OUT" "Remounting"
+assert_contains "$ERR" "nfsagent: remounting truenas-vmware16k as NFS 3 failed: cannot unmount truenas-vmware16k: vSphere HA uses it for heartbeating"
+assert_eq "$(calls RemoveDatastore)" "$before" "unmounts of a refused remount"
+assert_eq "$(ds_type truenas-vmware16k)" NFS41 "type after a refused remount"
 echo "migrate: ok"
