@@ -31,10 +31,19 @@ static void iso_now(char *buf, size_t size)
 
 static int check_fio(na_bench *b, vs_error *err);
 
+/* The guest folders of nfsagent process pid: its staging folder (job file,
+ * fio's output) and fio's data folder under dir; snprintf's count for data. */
+static int folders(const char *dir, long pid, char *staging, size_t staging_size, char *data,
+                   size_t data_size)
+{
+	snprintf(staging, staging_size, "/tmp/nfsagent-%ld", pid);
+	return snprintf(data, data_size, "%s/nfsagent-fio-%ld", dir, pid);
+}
+
 int na_bench_begin(na_bench *b, vs_error *err)
 {
-	snprintf(b->staging, sizeof(b->staging), "/tmp/nfsagent-%d", (int)getpid());
-	int n = snprintf(b->data, sizeof(b->data), "%s/nfsagent-fio-%d", b->job.dir, (int)getpid());
+	int n = folders(b->job.dir, (long)getpid(), b->staging, sizeof(b->staging), b->data,
+	                sizeof(b->data));
 	int rc;
 	if (n < 0 || (size_t)n >= sizeof(b->data))
 		rc = vs_fail(err, VS_ERR_USAGE, "the guest folder for fio is too long (%zu bytes, at most %zu)",
@@ -325,4 +334,19 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 	na_fio_result_clear(&o->fio);
 	free(o->error);
 	*o = (na_bench_outcome){0};
+}
+
+int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
+                   long pid, vs_error *err)
+{
+	char staging[64], data[sizeof(((na_bench *)0)->data)];
+	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
+	int rc = VS_OK;
+	const char *paths[] = {data, staging};
+	for (size_t i = 0; rc == VS_OK && i < 2; i++) {
+		rc = vs_guest_delete(c, vm->moref, auth, paths[i], true, err);
+		if (rc == VS_ERR_FAULT && strcmp(err->fault, "FileNotFound") == 0)
+			rc = VS_OK;
+	}
+	return rc;
 }
