@@ -116,7 +116,7 @@ static int build(comparison *c, na_store *s, vs_error *err)
 	if (rc == VS_OK && !(c->sentence = na_factors_sentence(c->factors, c->n_factors)))
 		rc = VS_ERR_NOMEM;
 	if (rc == VS_OK)
-		c->time_warning = na_cmp_time_warning(&c->a, &c->b);
+		c->time_warning = na_cmp_time_warning(&c->a, &c->b, "A", "B");
 	return rc == VS_ERR_NOMEM ? vs_fail(err, rc, "out of memory") : rc;
 }
 

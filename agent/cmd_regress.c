@@ -88,6 +88,7 @@ typedef struct regress_state {
 	size_t n_checks, n_regressions, n_too_few;
 	probe_check *probes;
 	size_t n_probes, n_compared;  /* datastores, those with a verdict on both sides */
+	char *time_warning;     /* the baseline all ran before the candidate (or after); NULL */
 } regress_state;
 
 /* ---- thresholds (declared in compare.h) ---- */
@@ -316,6 +317,8 @@ static int build(regress_state *r, na_store *s, vs_error *err)
 		               "profile has ok results in both the baseline and the candidate");
 	if (rc == VS_OK && add_checks(r) != VS_OK)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		r->time_warning = na_cmp_time_warning(&r->base, &r->cand, "the baseline", "the candidate");
 	return rc == VS_OK ? probe_all(r, s, err) : rc;
 }
 
@@ -326,6 +329,7 @@ static void regression_free(regress_state *r)
 	na_cmp_free(&r->cmp);
 	free(r->checks);
 	free(r->probes);
+	free(r->time_warning);
 }
 
 /* ---- output ---- */
@@ -354,8 +358,11 @@ static void print_text(const regress_state *r)
 	                                      "CANDIDATE", "CHANGE", "LIMIT", "VERDICT"};
 	char cand[320];
 	candidate_text(r, cand, sizeof(cand));
-	printf("baseline: %s (%zu ok results)\ncandidate: %s (%zu ok results)\n\n", r->args->baseline,
+	printf("baseline: %s (%zu ok results)\ncandidate: %s (%zu ok results)\n", r->args->baseline,
 	       r->base.n, cand, r->cand.n);
+	if (r->time_warning)
+		printf("warning: %s\n", r->time_warning);
+	putchar('\n');
 	na_table *t = na_table_new(9, headers);
 	for (size_t i = 0; t && i < r->n_checks; i++) {
 		const check *c = &r->checks[i];
@@ -419,11 +426,11 @@ static void print_json(const regress_state *r)
 	}
 	for (size_t i = 0; i < r->n_probes; i++)
 		json_array_append_new(probes, probe_json(&r->probes[i]));
-	na_json_print(json_pack("{s:{s:s, s:I}, s:{s:s?, s:s?, s:I}, s:o, s:o, s:o, s:I, s:s}",
+	na_json_print(json_pack("{s:{s:s, s:I}, s:{s:s?, s:s?, s:I}, s:s?, s:o, s:o, s:o, s:I, s:s}",
 	                        "baseline", "selector", r->args->baseline, "results", (json_int_t)r->base.n,
 	                        "candidate", "selector", r->args->candidate, "esxi_build",
 	                        r->args->candidate ? NULL : r->cand_build, "results", (json_int_t)r->cand.n,
-	                        "limits", limits, "checks", checks, "probes", probes,
+	                        "time_warning", r->time_warning, "limits", limits, "checks", checks, "probes", probes,
 	                        "regressions", (json_int_t)r->n_regressions, "noise_method", regress_method));
 }
 

@@ -112,8 +112,7 @@ static bool row_fill(na_cmp_row *w, const na_result *r)
 	bool ok = true;
 	w->id = r->id;
 	for (int i = 0; i < NA_N_FIELDS; i++) {
-		bool kept = na_fields[i].type == NA_TYPE_TEXT && na_fields[i].list;
-		const char *v = kept ? na_field_text(r, i) : NULL;
+		const char *v = na_field_kept(i) ? na_field_text(r, i) : NULL;
 		ok &= !v || (w->field[i] = strdup(v)) != NULL;
 	}
 	ok &= !r->job_file || (w->field[NA_FIELD_job_file] = job_hash(r->job_file)) != NULL;
@@ -381,7 +380,8 @@ static void time_range(FILE *out, const char **t, size_t n)
 	fprintf(out, "%s to %s", first, last);
 }
 
-char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b)
+char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b, const char *name_a,
+                          const char *name_b)
 {
 	const char **ta = times_of(a), **tb = times_of(b);
 	int order = ta && tb ? na_time_order(ta, a->n, tb, b->n) : 0;
@@ -389,14 +389,14 @@ char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b)
 	size_t size = 0;
 	FILE *out = order ? open_memstream(&text, &size) : NULL;
 	if (out) {
-		fputs("A ran ", out);
+		fprintf(out, "%s ran ", name_a);
 		time_range(out, ta, a->n);
-		fputs(", B ran ", out);
+		fprintf(out, ", %s ran ", name_b);
 		time_range(out, tb, b->n);
 		fprintf(out, ": every run of %s came before every run of %s, so a drift over time "
 		        "(other load, a cache warming, a pool filling) would look like this change; "
-		        "nfsagent run interleaves the groups' runs", order < 0 ? "A" : "B",
-		        order < 0 ? "B" : "A");
+		        "nfsagent run interleaves the groups' runs", order < 0 ? name_a : name_b,
+		        order < 0 ? name_b : name_a);
 		fclose(out);
 	}
 	free(ta);

@@ -98,9 +98,11 @@ int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, siz
 void na_cmp_free(na_cmp *c);
 
 /* When every run of one group started before every run of the other: the
- * sentence saying so, with both time ranges (malloc'd); NULL when they
- * interleave or a start time is unknown. */
-char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b);
+ * sentence saying so, with both time ranges, the groups called name_a and
+ * name_b ("A", "the baseline"; malloc'd); NULL when they interleave or a
+ * start time is unknown. */
+char *na_cmp_time_warning(const na_cmp_group *a, const na_cmp_group *b, const char *name_a,
+                          const char *name_b);
 
 /* A field (one the store's table marks a factor, or a label) whose mix of
  * values differs between the groups: other values, or

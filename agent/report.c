@@ -101,18 +101,12 @@ static void free_rows(report *r)
 	free_list(r->profiles, r->n_profiles);
 }
 
-/* The fields a row keeps: the listed text ones. */
-static bool is_kept(int f)
-{
-	return na_fields[f].type == NA_TYPE_TEXT && na_fields[f].list;
-}
-
 static bool copy_row(row *w, const na_result *res)
 {
 	bool ok = true;
 	*w = (row){.id = res->id, .ok = strcmp(res->status, "ok") == 0, .dir = {res->read, res->write}};
 	for (int f = 0; f < NA_N_FIELDS; f++) {
-		const char *v = is_kept(f) ? na_field_text(res, f) : NULL;
+		const char *v = na_field_kept(f) ? na_field_text(res, f) : NULL;
 		ok &= !v || (w->f[f] = strdup(v));
 	}
 	w->labels = calloc(res->n_labels + 1, sizeof(na_label));
@@ -146,7 +140,7 @@ static const char *value_of(const row *w, const char *field)
 	if (strcmp(field, "protocol") == 0)
 		field = "datastore_type";
 	for (int f = 0; f < NA_N_FIELDS; f++)
-		if (is_kept(f) && strcmp(field, na_fields[f].name) == 0)
+		if (na_field_kept(f) && strcmp(field, na_fields[f].name) == 0)
 			return w->f[f];
 	for (size_t l = 0; l < w->n_labels; l++)
 		if (strcmp(w->labels[l].key, field) == 0)
@@ -159,7 +153,7 @@ static bool is_label(const char *field)
 	if (strcmp(field, "protocol") == 0)
 		return false;
 	for (int f = 0; f < NA_N_FIELDS; f++)
-		if (is_kept(f) && strcmp(field, na_fields[f].name) == 0)
+		if (na_field_kept(f) && strcmp(field, na_fields[f].name) == 0)
 			return false;
 	return true;
 }

@@ -103,6 +103,11 @@ typedef struct na_field {
 } na_field;
 extern const na_field na_fields[NA_N_FIELDS];
 extern const na_field na_stats[NA_N_STATS];
+/* A listed text field: what compare and report keep of a row. */
+static inline bool na_field_kept(int field)
+{
+	return na_fields[field].type == NA_TYPE_TEXT && na_fields[field].list;
+}
 /* A text field's value (NULL when not recorded). */
 const char *na_field_text(const na_result *r, int field);
 /* A statistic as a double (the integer ones converted). */

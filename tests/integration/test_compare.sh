@@ -180,6 +180,7 @@ for v in 10100 9950 10150; do add_run up a NFS41 200 ds-reg "$rw" "$v"; done
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100
 assert_contains "$OUT" "candidate: esxi_build=200, the newest results not in the baseline (3 ok results)"
 assert_contains "$OUT" "no regression"
+assert_not_contains "$OUT" "warning:"
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "ok"
 assert_contains "$(grep 'write p99 latency' <<< "$OUT")" "+20%"
 
@@ -219,9 +220,15 @@ assert_eq "$(jq -r '[.checks[] | .metric] | join(",")' <<< "$OUT")" "mbps,p99" "
 # The rule at its edges: a 12% drop whose interval (-19.6% to -3.7%) reaches
 # back inside the limit is no regression, at 10% and at 4%; at 3% the whole
 # interval is past the limit.
+# Every baseline run came before every candidate run: drift is named.
+when=2026-03-01T10:00:00Z
 for v in 10000 10400 9600; do add_run edge a NFS 100 ds-edge "$rw" "$v"; done
+when=2026-03-02T10:00:00Z
 for v in 8800 9150 8450; do add_run edge a NFS 300 ds-edge "$rw" "$v"; done
+when=2026-01-01T00:00:00Z
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
+assert_eq "$(grep '^warning:' <<< "$OUT")" \
+	"warning: the baseline ran 2026-03-01T10:00:00Z to 2026-03-01T10:00:00Z, the candidate ran 2026-03-02T10:00:00Z to 2026-03-02T10:00:00Z: every run of the baseline came before every run of the candidate, so a drift over time (other load, a cache warming, a pool filling) would look like this change; nfsagent run interleaves the groups' runs"
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-12.0% worse (95% CI -19.6% to -3.7%)  -10%   over the limit, within noise"
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
 	--max-drop iops=3%

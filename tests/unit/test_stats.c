@@ -428,7 +428,7 @@ static void test_sim_time_order(void **state)
 				apart &= strcmp(ta[i], tb[j]) < 0;
 				apart_r &= strcmp(tb[j], ta[i]) < 0;
 			}
-		char *w = na_cmp_time_warning(&g[0], &g[1]);
+		char *w = na_cmp_time_warning(&g[0], &g[1], "A", "B");
 		assert_true((w != NULL) == (apart || apart_r));
 		if (w)
 			assert_non_null(strstr(w, "nfsagent run interleaves"));
