@@ -216,48 +216,59 @@ typedef struct child {
 	int out_fd, err_fd;
 } child;
 
-static int spawn(const nas_target *t, const char *const *remote, child *c, vs_error *err)
+/* Starts target + "--" + remote with stdin from /dev/null and stdout and
+ * stderr on out_w and err_w.  Our own fds are close-on-exec (see
+ * cloexec): the child gets only these three. */
+static int spawn_to(const nas_target *t, const char *const *remote, int out_w, int err_w,
+                    pid_t *pid, vs_error *err)
 {
 	size_t n_remote = 0;
 	while (remote[n_remote])
 		n_remote++;
 	char **argv = calloc(t->argc + n_remote + 2, sizeof(*argv));
-	int out[2] = {-1, -1}, errp[2] = {-1, -1};
 	if (!argv)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	memcpy(argv, t->argv, t->argc * sizeof(*argv));
 	argv[t->argc] = "--";
 	memcpy(argv + t->argc + 1, remote, n_remote * sizeof(*argv));
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, out_w, 1);
+	posix_spawn_file_actions_adddup2(&fa, err_w, 2);
+	int e = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	int rc = e ? vs_fail(err, VS_ERR_FAULT, "cannot run %s: %s", argv[0], strerror(e)) : VS_OK;
+	free(argv);
+	return rc;
+}
+
+static void cloexec(int fd)
+{
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static int spawn(const nas_target *t, const char *const *remote, child *c, vs_error *err)
+{
+	int out[2] = {-1, -1}, errp[2] = {-1, -1};
 	int rc = VS_OK;
 	if (pipe(out) != 0 || pipe(errp) != 0)
 		rc = vs_fail(err, VS_ERR_FAULT, "pipe: %s", strerror(errno));
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	if (rc == VS_OK) {
-		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-		posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-		posix_spawn_file_actions_adddup2(&fa, errp[1], 2);
-		posix_spawn_file_actions_addclose(&fa, out[0]);
-		posix_spawn_file_actions_addclose(&fa, errp[0]);
-		int e = posix_spawnp(&c->pid, argv[0], &fa, NULL, argv, environ);
-		if (e != 0)
-			rc = vs_fail(err, VS_ERR_FAULT, "cannot run %s: %s", argv[0], strerror(e));
+	for (int i = 0; rc == VS_OK && i < 2; i++) {
+		cloexec(out[i]);
+		cloexec(errp[i]);
 	}
-	posix_spawn_file_actions_destroy(&fa);
-	free(argv);
-	if (out[1] >= 0)
-		close(out[1]);
-	if (errp[1] >= 0)
-		close(errp[1]);
-	c->out_fd = out[0];
-	c->err_fd = errp[0];
-	if (rc != VS_OK) {
-		if (out[0] >= 0)
-			close(out[0]);
-		if (errp[0] >= 0)
-			close(errp[0]);
-		c->out_fd = c->err_fd = -1;
+	if (rc == VS_OK)
+		rc = spawn_to(t, remote, out[1], errp[1], &c->pid, err);
+	for (int i = 0; i < 2; i++) {
+		int *p = i ? errp : out;
+		if (p[1] >= 0)
+			close(p[1]);
+		if (rc != VS_OK && p[0] >= 0)
+			close(p[0]);
 	}
+	c->out_fd = rc == VS_OK ? out[0] : -1;
+	c->err_fd = rc == VS_OK ? errp[0] : -1;
 	return rc;
 }
 
@@ -358,6 +369,114 @@ int nas_run(const nas_target *t, const char *const *remote, nas_output *o, vs_er
 		rc = nas_explain(t->display, what, o->status, o->errtext, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "running '%s' on %s", what, t->display);
+	return rc;
+}
+
+/* ---- background jobs ---------------------------------------------------- */
+
+/* A command that runs beside the benchmark (zpool iostat for the run's
+ * window).  Its output goes to unlinked temporary files, not pipes: nobody
+ * reads it until the end, and a full pipe would stall the sampler and skew
+ * its intervals. */
+struct nas_job {
+	pid_t pid;
+	FILE *out, *errs;
+	size_t max_output;
+	char what[256], where[256];
+};
+
+int nas_job_start(const nas_target *t, const char *const *remote, nas_job **out, vs_error *err)
+{
+	nas_job *j = calloc(1, sizeof(*j));
+	*out = NULL;
+	if (!j)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	join_words(remote, j->what, sizeof(j->what));
+	snprintf(j->where, sizeof(j->where), "%s", t->display);
+	j->max_output = t->max_output;
+	j->out = tmpfile();
+	j->errs = tmpfile();
+	int rc = j->out && j->errs ? VS_OK : vs_fail(err, VS_ERR_FAULT, "tmpfile: %s", strerror(errno));
+	if (rc == VS_OK) {
+		cloexec(fileno(j->out));
+		cloexec(fileno(j->errs));
+		rc = spawn_to(t, remote, fileno(j->out), fileno(j->errs), &j->pid, err);
+	}
+	if (rc != VS_OK) {
+		vs_error_context(err, "starting '%s' on %s", j->what, t->display);
+		if (j->out)
+			fclose(j->out);
+		if (j->errs)
+			fclose(j->errs);
+		free(j);
+		return rc;
+	}
+	*out = j;
+	return VS_OK;
+}
+
+/* Waits for pid until deadline (ms, monotonic); true when it ended. */
+static bool wait_until(pid_t pid, int64_t deadline, int *status)
+{
+	for (;;) {
+		pid_t got = waitpid(pid, status, WNOHANG);
+		if (got == pid || (got < 0 && errno != EINTR))
+			return true;
+		if (now_ms() >= deadline)
+			return false;
+		struct timespec nap = {0, 20 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
+}
+
+/* The whole of f (up to max bytes; *over past it), NUL-terminated. */
+static char *slurp(FILE *f, size_t max, size_t *len, bool *over)
+{
+	char *buf = NULL;
+	*len = 0;
+	*over = false;
+	int fd = fileno(f);
+	if (lseek(fd, 0, SEEK_SET) != 0)
+		return calloc(1, 1);
+	while (drain(fd, &buf, len, max, over) && !*over) {
+	}
+	return buf ? buf : calloc(1, 1);
+}
+
+int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
+{
+	nas_job *j = *job;
+	int status = 0;
+	*o = (nas_output){.status = -1};
+	bool ended = wait_until(j->pid, now_ms() + wait_ms, &status);
+	if (!ended) {
+		/* ssh ends the remote command with its session. */
+		kill(j->pid, SIGTERM);
+		if (!wait_until(j->pid, now_ms() + 2000, &status)) {
+			kill(j->pid, SIGKILL);
+			while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
+			}
+		}
+	}
+	o->stopped = !ended;
+	o->status = ended && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	size_t err_len;
+	bool over, err_over;
+	o->out = slurp(j->out, j->max_output, &o->len, &over);
+	o->errtext = slurp(j->errs, ERRTEXT_MAX, &err_len, &err_over);
+	int rc = VS_OK;
+	if (!o->out || !o->errtext)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (over)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s printed more than %zu bytes", j->what, j->max_output);
+	else if (ended && o->status != 0)
+		rc = nas_explain(j->where, j->what, o->status, o->errtext, err);
+	if (rc != VS_OK)
+		vs_error_context(err, "running '%s' on %s", j->what, j->where);
+	fclose(j->out);
+	fclose(j->errs);
+	free(j);
+	*job = NULL;
 	return rc;
 }
 

@@ -62,6 +62,7 @@ typedef struct nas_output {
 	size_t len;
 	char *errtext;   /* the first KiB or so of stderr, NUL-terminated */
 	int status;      /* exit status; -1 if killed or never started */
+	bool stopped;    /* a job we stopped (nas_job_finish), not one that failed */
 } nas_output;
 
 /* Runs target + "--" + remote[] (NULL-terminated; each word a fixed token
@@ -70,6 +71,15 @@ typedef struct nas_output {
  * err holds one clear reason (nas_explain) and *out what came back. */
 int nas_run(const nas_target *t, const char *const *remote, nas_output *out, vs_error *err);
 void nas_output_free(nas_output *o);
+/* A command run in the background, e.g. `zpool iostat` for a benchmark's
+ * window: started, then finished by nas_job_finish. */
+typedef struct nas_job nas_job;
+int nas_job_start(const nas_target *t, const char *const *remote, nas_job **job, vs_error *err);
+/* Waits up to wait_ms for the job to end, else stops it (SIGTERM, SIGKILL
+ * 2 s later); *out gets what it printed (at most the target's max_output)
+ * and out->stopped whether we stopped it.  VS_OK when it exited 0 or was
+ * stopped, else the reason it failed.  Frees the job (*job = NULL). */
+int nas_job_finish(nas_job **job, int wait_ms, nas_output *out, vs_error *err);
 /* The reason a failed command gives, from its exit status and stderr:
  * ssh's own failures (255), a missing program (127), else the first line
  * of stderr.  what names the command ("zpool list"). */
@@ -231,6 +241,59 @@ int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_e
  * /proc/spl/kstat/zfs/POOL/objset-0xID` in one call. */
 int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
                       nas_counters *out, vs_error *err);
+
+/* ---- sampler.c: what the NAS did during one run --------------------- */
+
+/* One run's window as the NAS saw it. */
+typedef struct nas_window {
+	int interval_s;
+	nas_samples timeline;       /* per interval, per second, as zpool printed them */
+	nas_io total[NAS_CLASS_N];  /* ops and bytes over the window (rate x interval); waits: mean */
+	nas_io pool_total;          /* the pool's own line (data, special, dedup and log) */
+	bool counters;              /* the kstats were read before and after */
+	uint64_t dataset_writes, dataset_written, dataset_reads, dataset_read;  /* the objset's */
+	uint64_t arc_hits, arc_misses;  /* demand data */
+	double arc_hit_ratio;           /* hits / (hits + misses); -1 without demand reads */
+	uint64_t arc_size, arc_c_max;   /* after the run */
+	uint64_t zil_commits, zil_slog_bytes, zil_normal_bytes;
+	bool incomplete;            /* something was not read: the figures are partial, never wrong */
+	char why[512];              /* the first reason, when incomplete */
+} nas_window;
+
+/* Totals of a timeline of interval_s intervals. */
+void nas_samples_total(const nas_samples *s, int interval_s, nas_io total[NAS_CLASS_N],
+                       nas_io *pool);
+/* after - before into w's counter fields (and arc_size, c_max after);
+ * VS_ERR_PROTOCOL when a kstat is missing, the objset is another dataset's,
+ * or a counter went back. */
+int nas_counters_delta(const nas_counters *before, const nas_counters *after, nas_window *w,
+                       vs_error *err);
+
+typedef struct nas_sampler nas_sampler;
+/* Right before a run: reads the counters (an error here: run without the
+ * NAS) and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` for a window
+ * of window_s (COUNT covers it and two intervals more, so it ends by
+ * itself).  t and layout must outlive the sampler. */
+int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
+                      int interval_s, int window_s, nas_sampler **s, vs_error *err);
+/* Right after it: stops iostat (the interval in flight is dropped), reads
+ * the counters again, fills w; never fails: what could not be read marks
+ * w incomplete.  Frees the sampler. */
+void nas_sampler_stop(nas_sampler **s, nas_window *w);
+void nas_window_free(nas_window *w);
+
+/* Write amplification over a window, for guest_written bytes fio wrote:
+ * (pool data + log writes) / guest, split into dataset / guest (NFS and
+ * ESXi), pool data / dataset (records, copies, parity) and log / guest
+ * (the ZIL).  known is false without guest bytes or a whole window. */
+typedef struct nas_amplification {
+	bool known;
+	double total, guest_to_dataset, dataset_to_data, log_share;
+} nas_amplification;
+void nas_amplification_of(const nas_window *w, uint64_t guest_written, nas_amplification *a);
+/* Reads the ARC served: the working set fits in the ARC and the demand
+ * hit ratio reached min_hit_ratio. */
+bool nas_cache_served(const nas_window *w, uint64_t working_set, double min_hit_ratio);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,171 @@
+/* What the NAS did during one benchmark run: the kstat counters read before
+ * and after the window (their deltas), and `zpool iostat` running beside it
+ * (a timeline and the window's totals per class).  A sampler never fails a
+ * run: what it could not read marks the window incomplete, with why. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "nfsagent/nas.h"
+
+struct nas_sampler {
+	const nas_target *t;
+	const nas_layout *layout;
+	char pool[256];
+	uint64_t objsetid;
+	int interval_s;
+	nas_counters before;
+	nas_job *iostat;
+	vs_error iostat_err;  /* why iostat could not start; status VS_OK if it did */
+};
+
+void nas_samples_total(const nas_samples *s, int interval_s, nas_io total[NAS_CLASS_N],
+                       nas_io *pool)
+{
+	double rwait[NAS_CLASS_N] = {0}, wwait[NAS_CLASS_N] = {0};
+	memset(total, 0, NAS_CLASS_N * sizeof(*total));
+	*pool = (nas_io){0};
+	uint64_t secs = interval_s > 0 ? (uint64_t)interval_s : 1;
+	for (size_t i = 0; i < s->n; i++) {
+		for (int c = 0; c < NAS_CLASS_N; c++) {
+			const nas_io *io = &s->v[i].cls[c];
+			total[c].read_ops += io->read_ops * secs;
+			total[c].write_ops += io->write_ops * secs;
+			total[c].read_bytes += io->read_bytes * secs;
+			total[c].write_bytes += io->write_bytes * secs;
+			rwait[c] += (double)io->read_wait_ns * (double)(io->read_ops * secs);
+			wwait[c] += (double)io->write_wait_ns * (double)(io->write_ops * secs);
+		}
+		const nas_io *p = &s->v[i].pool;
+		pool->read_ops += p->read_ops * secs;
+		pool->write_ops += p->write_ops * secs;
+		pool->read_bytes += p->read_bytes * secs;
+		pool->write_bytes += p->write_bytes * secs;
+	}
+	for (int c = 0; c < NAS_CLASS_N; c++) {
+		total[c].read_wait_ns = total[c].read_ops ? (uint64_t)(rwait[c] / (double)total[c].read_ops) : 0;
+		total[c].write_wait_ns =
+			total[c].write_ops ? (uint64_t)(wwait[c] / (double)total[c].write_ops) : 0;
+	}
+}
+
+/* b - a of a counter that only grows; false when it went back (the pool
+ * was exported and imported, the module reloaded). */
+static bool grew(uint64_t a, uint64_t b, uint64_t *d)
+{
+	*d = b - a;
+	return b >= a;
+}
+
+int nas_counters_delta(const nas_counters *a, const nas_counters *b, nas_window *w, vs_error *err)
+{
+	if (!a->objset.found || !b->objset.found || !a->arc.found || !b->arc.found || !a->zil.found ||
+	    !b->zil.found)
+		return vs_fail(err, VS_ERR_PROTOCOL, "a kstat is missing before or after the run");
+	if (strcmp(a->objset.dataset, b->objset.dataset) != 0)
+		return vs_fail(err, VS_ERR_PROTOCOL, "the objset kstat was %s before the run, %s after",
+		               a->objset.dataset, b->objset.dataset);
+	bool ok = grew(a->objset.writes, b->objset.writes, &w->dataset_writes) &&
+	          grew(a->objset.nwritten, b->objset.nwritten, &w->dataset_written) &&
+	          grew(a->objset.reads, b->objset.reads, &w->dataset_reads) &&
+	          grew(a->objset.nread, b->objset.nread, &w->dataset_read) &&
+	          grew(a->arc.demand_data_hits, b->arc.demand_data_hits, &w->arc_hits) &&
+	          grew(a->arc.demand_data_misses, b->arc.demand_data_misses, &w->arc_misses) &&
+	          grew(a->zil.commit_count, b->zil.commit_count, &w->zil_commits) &&
+	          grew(a->zil.slog_bytes, b->zil.slog_bytes, &w->zil_slog_bytes) &&
+	          grew(a->zil.normal_bytes, b->zil.normal_bytes, &w->zil_normal_bytes);
+	if (!ok)
+		return vs_fail(err, VS_ERR_PROTOCOL, "a counter went back during the run (pool reimported?)");
+	w->arc_hit_ratio = w->arc_hits + w->arc_misses
+	                           ? (double)w->arc_hits / (double)(w->arc_hits + w->arc_misses)
+	                           : -1;
+	w->arc_size = b->arc.size;
+	w->arc_c_max = b->arc.c_max;
+	w->counters = true;
+	return VS_OK;
+}
+
+int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
+                      int interval_s, int window_s, nas_sampler **out, vs_error *err)
+{
+	*out = NULL;
+	if (interval_s < 1 || window_s < 0)
+		return vs_fail(err, VS_ERR_USAGE, "a sampling interval of %d s over %d s", interval_s,
+		               window_s);
+	nas_sampler *s = calloc(1, sizeof(*s));
+	if (!s)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .interval_s = interval_s};
+	snprintf(s->pool, sizeof(s->pool), "%s", layout->pool);
+	int rc = nas_read_counters(t, s->pool, objsetid, &s->before, err);
+	if (rc != VS_OK) {
+		free(s);
+		return rc;
+	}
+	/* Enough intervals for the window and two more: iostat ends by itself
+	 * soon after, even when nobody stops it. */
+	char interval[16], count[16];
+	snprintf(interval, sizeof(interval), "%d", interval_s);
+	snprintf(count, sizeof(count), "%d", window_s / interval_s + 2);
+	const char *const cmd[] = {"zpool", "iostat", "-Hpvy", "-l", s->pool, interval, count, NULL};
+	if (nas_job_start(t, cmd, &s->iostat, &s->iostat_err) != VS_OK)
+		s->iostat = NULL;
+	*out = s;
+	return VS_OK;
+}
+
+static void incomplete(nas_window *w, const vs_error *err)
+{
+	if (w->incomplete)
+		return;
+	w->incomplete = true;
+	vs_error_format(err, w->why, sizeof(w->why));
+}
+
+void nas_sampler_stop(nas_sampler **sp, nas_window *w)
+{
+	nas_sampler *s = *sp;
+	*w = (nas_window){.interval_s = s->interval_s, .arc_hit_ratio = -1};
+	vs_error err = {0};
+	nas_output o = {0};
+	if (!s->iostat)
+		incomplete(w, &s->iostat_err);
+	/* The interval in flight when the run ended is cut: not waited for. */
+	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK ||
+	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
+		incomplete(w, &err);
+	nas_output_free(&o);
+	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);
+	nas_counters after;
+	if (nas_read_counters(s->t, s->pool, s->objsetid, &after, &err) != VS_OK ||
+	    nas_counters_delta(&s->before, &after, w, &err) != VS_OK)
+		incomplete(w, &err);
+	free(s);
+	*sp = NULL;
+}
+
+void nas_window_free(nas_window *w)
+{
+	nas_samples_free(&w->timeline);
+}
+
+void nas_amplification_of(const nas_window *w, uint64_t guest_written, nas_amplification *a)
+{
+	*a = (nas_amplification){0};
+	double data = (double)(w->total[NAS_CLASS_DATA].write_bytes +
+	                       w->total[NAS_CLASS_SPECIAL].write_bytes +
+	                       w->total[NAS_CLASS_DEDUP].write_bytes);
+	double log = (double)w->total[NAS_CLASS_LOG].write_bytes, g = (double)guest_written;
+	if (guest_written == 0 || w->incomplete || !w->counters)
+		return;
+	a->known = true;
+	a->total = (data + log) / g;
+	a->guest_to_dataset = (double)w->dataset_written / g;
+	a->dataset_to_data = w->dataset_written ? data / (double)w->dataset_written : 0;
+	a->log_share = log / g;
+}
+
+bool nas_cache_served(const nas_window *w, uint64_t working_set, double min_hit_ratio)
+{
+	return w->counters && working_set > 0 && working_set <= w->arc_size &&
+	       w->arc_hit_ratio >= min_hit_ratio;
+}

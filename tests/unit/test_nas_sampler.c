@@ -1,0 +1,230 @@
+/* One run's window on the NAS: totals of a zpool iostat timeline, counter
+ * deltas, amplification, the cache-served rule, and the sampler itself
+ * around a stand-in for ssh that answers with the golden outputs. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "golden.h"
+
+#include "nfsagent/nas.h"
+
+static void load_layout(nas_layout *l)
+{
+	size_t len;
+	char *text = golden("zfs/zpool_list_mirrors.txt", &len);
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zpool_list(text, len, l, &err), VS_OK);
+	free(text);
+}
+
+static void test_totals(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	size_t len;
+	char *text = golden("zfs/zpool_iostat_mirrors.txt", &len);
+	nas_samples s;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_iostat(text, len, &l, &s, &err), VS_OK);
+	free(text);
+	nas_io total[NAS_CLASS_N], pool;
+	nas_samples_total(&s, 2, total, &pool);
+	/* Three intervals of 2 s: 2 x (3512729600 + 3514729600 + 3516729600). */
+	assert_int_equal(total[NAS_CLASS_DATA].write_bytes, 21088377600ULL);
+	assert_int_equal(total[NAS_CLASS_LOG].write_bytes, 6ULL * 1087897600);
+	assert_int_equal(total[NAS_CLASS_LOG].write_ops, 6 * 16600);
+	assert_int_equal(total[NAS_CLASS_CACHE].write_bytes, 6 * 393216);
+	assert_int_equal(pool.write_bytes, total[NAS_CLASS_DATA].write_bytes +
+	                                       total[NAS_CLASS_SPECIAL].write_bytes +
+	                                       total[NAS_CLASS_LOG].write_bytes);
+	assert_int_equal(total[NAS_CLASS_DATA].write_wait_ns, 1830000);
+	nas_samples_free(&s);
+	nas_layout_free(&l);
+}
+
+static nas_counters counters(uint64_t step)
+{
+	nas_counters c = {0};
+	c.objset.found = c.arc.found = c.zil.found = true;
+	strcpy(c.objset.dataset, "tank/vmware64k");
+	c.objset.writes = 1000 + 10 * step;
+	c.objset.nwritten = 1000000 + 1000 * step;
+	c.objset.reads = 50 + step;
+	c.objset.nread = 4096 * (50 + step);
+	c.arc.demand_data_hits = 900 + 90 * step;
+	c.arc.demand_data_misses = 100 + 10 * step;
+	c.arc.size = 8000 + step;
+	c.arc.c_max = 9000;
+	c.zil.commit_count = 70 + 7 * step;
+	c.zil.slog_bytes = 5000 + 500 * step;
+	return c;
+}
+
+static void test_counter_deltas(void **state)
+{
+	(void)state;
+	nas_counters a = counters(0), b = counters(3);
+	nas_window w = {0};
+	vs_error err = {0};
+	assert_int_equal(nas_counters_delta(&a, &b, &w, &err), VS_OK);
+	assert_true(w.counters);
+	assert_int_equal(w.dataset_writes, 30);
+	assert_int_equal(w.dataset_written, 3000);
+	assert_int_equal(w.dataset_reads, 3);
+	assert_int_equal(w.dataset_read, 3 * 4096);
+	assert_int_equal(w.arc_hits, 270);
+	assert_int_equal(w.arc_misses, 30);
+	assert_true(w.arc_hit_ratio > 0.8999 && w.arc_hit_ratio < 0.9001);
+	assert_int_equal(w.arc_size, 8003);  /* a gauge: the value after */
+	assert_int_equal(w.zil_commits, 21);
+	assert_int_equal(w.zil_slog_bytes, 1500);
+
+	nas_window idle = {0};
+	assert_int_equal(nas_counters_delta(&a, &a, &idle, &err), VS_OK);
+	assert_true(idle.arc_hit_ratio < 0);  /* no demand reads: no ratio */
+
+	assert_int_equal(nas_counters_delta(&b, &a, &w, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "a counter went back during the run (pool reimported?)");
+	strcpy(b.objset.dataset, "tank/other");
+	assert_int_equal(nas_counters_delta(&a, &b, &w, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message,
+	                    "the objset kstat was tank/vmware64k before the run, tank/other after");
+	b = counters(1);
+	b.zil.found = false;
+	assert_int_equal(nas_counters_delta(&a, &b, &w, &err), VS_ERR_PROTOCOL);
+}
+
+static void test_amplification_and_cache(void **state)
+{
+	(void)state;
+	/* The seeds' 64K run: 138 MB/s from the guest, about 3.5 GB/s on the
+	 * mirrors, 0.9 GB/s on the log (per second of the window). */
+	nas_window w = {.counters = true, .dataset_written = 150000000, .arc_size = 256ULL << 30,
+	                .arc_hit_ratio = 0.97};
+	w.total[NAS_CLASS_DATA].write_bytes = 3500000000;
+	w.total[NAS_CLASS_LOG].write_bytes = 900000000;
+	nas_amplification a;
+	nas_amplification_of(&w, 138000000, &a);
+	assert_true(a.known);
+	assert_true(a.total > 31.88 && a.total < 31.89);  /* 4.4 GB / 138 MB: "32x" */
+	assert_true(a.guest_to_dataset > 1.086 && a.guest_to_dataset < 1.087);
+	assert_true(a.dataset_to_data > 23.33 && a.dataset_to_data < 23.34);
+	assert_true(a.log_share > 6.52 && a.log_share < 6.53);
+	nas_amplification_of(&w, 0, &a);
+	assert_false(a.known);
+	w.incomplete = true;
+	nas_amplification_of(&w, 138000000, &a);
+	assert_false(a.known);  /* partial figures give no ratio */
+	w.incomplete = false;
+
+	/* An 8 GB file in 256 GB of ARC, 97% hits: the reads were RAM. */
+	assert_true(nas_cache_served(&w, 8ULL << 30, 0.9));
+	assert_false(nas_cache_served(&w, 300ULL << 30, 0.9));  /* does not fit */
+	w.arc_hit_ratio = 0.5;
+	assert_false(nas_cache_served(&w, 8ULL << 30, 0.9));
+	w.arc_hit_ratio = -1;
+	assert_false(nas_cache_served(&w, 8ULL << 30, 0.9));  /* no demand reads seen */
+}
+
+/* A stand-in for ssh: `cat` answers with the golden kstats, `zpool` with
+ * IOSTAT_SCRIPT (shell words). */
+static void fake_nas(nas_target *t, const char *iostat_script, const char *cat_script)
+{
+	char line[2048];
+	snprintf(line, sizeof(line),
+	         "sh -c 'd=%s/zfs; case $2 in cat) %s;; zpool) %s;; esac' sh", TEST_DATA_DIR, cat_script,
+	         iostat_script);
+	vs_error err = {0};
+	assert_int_equal(nas_target_command(t, line, &err), VS_OK);
+}
+
+static const char cat_goldens[] = "cat $d/arcstats $d/zil $d/objset-0x36";
+
+static double seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_sampler_around_a_run(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	nas_target t;
+	/* iostat prints three intervals and would go on for 30 s more. */
+	fake_nas(&t, "cat $d/zpool_iostat_mirrors.txt; exec sleep 30", cat_goldens);
+	nas_sampler *s;
+	vs_error err = {0};
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	struct timespec nap = {0, 300 * 1000 * 1000};
+	nanosleep(&nap, NULL);
+	double t0 = seconds();
+	nas_window w;
+	nas_sampler_stop(&s, &w);
+	assert_null(s);
+	assert_true(seconds() - t0 < 3);  /* stopped, not waited for */
+	assert_false(w.incomplete);
+	assert_int_equal(w.timeline.n, 3);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 21088377600ULL);
+	assert_true(w.counters);
+	assert_int_equal(w.dataset_written, 0);  /* the same golden before and after */
+	assert_int_equal(w.arc_c_max, 67444088832);
+	nas_window_free(&w);
+	nas_target_free(&t);
+	nas_layout_free(&l);
+}
+
+static void test_sampler_that_dies(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	nas_target t;
+	fake_nas(&t, "echo \"cannot open tank: no such pool\" >&2; exit 1", cat_goldens);
+	nas_sampler *s;
+	vs_error err = {0};
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	struct timespec nap = {0, 300 * 1000 * 1000};
+	nanosleep(&nap, NULL);
+	nas_window w;
+	nas_sampler_stop(&s, &w);
+	assert_true(w.incomplete);
+	assert_non_null(strstr(w.why, "running 'zpool iostat -Hpvy -l tank 2 5' on "));
+	assert_non_null(strstr(w.why, "zpool exited 1: cannot open tank: no such pool"));
+	assert_int_equal(w.timeline.n, 0);
+	assert_true(w.counters);  /* what could be read is kept */
+	nas_window_free(&w);
+	nas_target_free(&t);
+
+	/* Counters unreadable before the run: the run goes on without the NAS. */
+	fake_nas(&t, "exit 0", "echo \"cat: /proc/spl/kstat/zfs/arcstats: No such file\" >&2; exit 1");
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_ERR_FAULT);
+	assert_null(s);
+	assert_string_equal(err.message, "cat exited 1: cat: /proc/spl/kstat/zfs/arcstats: No such file");
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 0, 6, &s, &err), VS_ERR_USAGE);
+	nas_target_free(&t);
+	nas_layout_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_totals),
+		cmocka_unit_test(test_counter_deltas),
+		cmocka_unit_test(test_amplification_and_cache),
+		cmocka_unit_test(test_sampler_around_a_run),
+		cmocka_unit_test(test_sampler_that_dies),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
