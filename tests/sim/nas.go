@@ -69,6 +69,7 @@ type nasZIL struct {
 type nasState struct {
 	Uname    string       `json:"uname"`
 	Missing  []string     `json:"missing"` // programs "not installed"
+	Failing  []string     `json:"failing"` // "zpool iostat": fails as on a suspended pool
 	Pool     string       `json:"pool"`
 	Vdevs    []nasVdev    `json:"vdevs"`
 	Datasets []nasDataset `json:"datasets"`

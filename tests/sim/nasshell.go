@@ -35,6 +35,12 @@ func nasShell(stateFile string, line string, out, errOut io.Writer) int {
 			return 127
 		}
 	}
+	for _, f := range st.Failing {
+		if strings.HasPrefix(line, f+" ") {
+			fmt.Fprintf(errOut, "cannot open '%s': pool I/O is currently suspended\n", st.Pool)
+			return 1
+		}
+	}
 	args := strings.Join(w[1:], " ")
 	switch {
 	case line == "uname -s":
