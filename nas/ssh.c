@@ -509,14 +509,16 @@ int nas_explain(const char *where, const char *what, int status, const char *err
 	char line[512], prog[64];
 	first_line(errtext, line, sizeof(line));
 	snprintf(prog, sizeof(prog), "%.*s", (int)strcspn(what, " "), what);
-	if (has(errtext, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
+	/* ssh exits 255 for its own failures; the same words from the remote
+	 * command ("cat: x: Permission denied") are that command's. */
+	if (status == 255 && has(errtext, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
 		return vs_fail(err, VS_ERR_TLS,
 		               "the host key of %s was refused: it is not the one known_hosts holds", where);
-	if (has(errtext, "Host key verification failed"))
+	if (status == 255 && has(errtext, "Host key verification failed"))
 		return vs_fail(err, VS_ERR_TLS,
 		               "the host key of %s was refused: it is not in known_hosts (connect once "
 		               "with ssh to check and accept it)", where);
-	if (has(errtext, "Permission denied"))
+	if (status == 255 && has(errtext, "Permission denied"))
 		return vs_fail(err, VS_ERR_AUTH,
 		               "%s refused the key (no password is ever asked): %s", where, line);
 	if (status == 255)

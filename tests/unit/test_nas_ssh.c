@@ -158,6 +158,10 @@ static void test_run_failures_have_one_reason(void **state)
 	assert_int_equal(fail_with("echo \"cannot open tank: no such pool\" >&2; exit 1", &err),
 	                 VS_ERR_FAULT);
 	assert_string_equal(err.message, "zpool exited 1: cannot open tank: no such pool");
+	/* ssh's words from the remote command are the command's failure, not ssh's. */
+	assert_int_equal(fail_with("echo \"cat: /proc/x: Permission denied\" >&2; exit 1", &err),
+	                 VS_ERR_FAULT);
+	assert_string_equal(err.message, "zpool exited 1: cat: /proc/x: Permission denied");
 	vs_error_format(&err, line, sizeof(line));
 	assert_null(strchr(line, '\n'));
 }
