@@ -10,14 +10,23 @@
 /* ---- messages: one line on stderr (a fault's details indented below it),
  * and the exit code for an error ---- */
 
+/* A C0 control, DEL, or a byte of a C1 control's UTF-8 (U+0080-U+009F,
+ * 0xc2 0x80-0x9f: U+009B is CSI to a terminal). */
+static bool control_at(const unsigned char *c, const unsigned char *start)
+{
+	return *c < 0x20 || *c == 0x7f || (c[0] == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) ||
+	       (c > start && c[-1] == 0xc2 && c[0] >= 0x80 && c[0] <= 0x9f);
+}
+
 char *na_escaped(const char *s)
 {
+	const unsigned char *start = (const unsigned char *)s;
 	size_t n = 0;
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		n += *c < 0x20 || *c == 0x7f ? 4 : 1;
+	for (const unsigned char *c = start; *c; c++)
+		n += control_at(c, start) ? 4 : 1;
 	char *out = malloc(n + 1), *o = out;
-	for (const unsigned char *c = (const unsigned char *)s; out && *c; c++)
-		if (*c < 0x20 || *c == 0x7f)
+	for (const unsigned char *c = start; out && *c; c++)
+		if (control_at(c, start))
 			o += sprintf(o, "\\x%02x", *c);
 		else
 			*o++ = (char)*c;

@@ -186,8 +186,8 @@ refused "nfsagent: --name has a control character or is not UTF-8 (byte 0x7f): n
 refused "nfsagent: --host has a control character or is not UTF-8 (byte 0x09): names have none" \
 	"$NFSAGENT" probe --host $'esx\t1' --datastore truenas-vmware
 # What is printed shows a control character, never sends it.
-refused 'nfsagent: cannot read job file /tmp/x\x1b[2Jy: No such file or directory' \
-	"${b[@]}" --job $'/tmp/x\e[2Jy'
+refused 'nfsagent: cannot read job file /tmp/x\x1b[2Jy\xc2\x9b2J: No such file or directory' \
+	"${b[@]}" --job $'/tmp/x\e[2Jy\xc2\x9b2J'
 
 # ---- credentials in the URL: a password may hold a '/' ----
 refused "nfsagent: do not put the password in --url: use NFSAGENT_PASSWORD or --password-file" \
