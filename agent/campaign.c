@@ -260,9 +260,10 @@ static int preflight(na_run *r)
 
 /* ---- steps ---------------------------------------------------------------------- */
 
-static int mount_export(na_run *r, na_target *t, size_t *mounted)
+/* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts. */
+static int mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted)
 {
-	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs_of(r, t)};
+	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs};
 	a.spec.name = t->datastore;
 	a.spec.path = t->path;
 	target_hosts(r, t, &a.choice, &(vs_error){0});
@@ -347,7 +348,7 @@ static int mount_target(na_run *r, na_target *t)
 	int rc = there ? NA_EXIT_OK : na_run_mark(r, intent, "absent");
 	size_t mounted = 0;
 	if (rc == NA_EXIT_OK)
-		rc = mount_export(r, t, &mounted);
+		rc = mount_export(r, t, nfs_of(r, t), &mounted);
 	if (rc != NA_EXIT_OK && ours && na_run_reload(r) == NA_EXIT_OK) {
 		vs_datastore *d = na_run_datastore(r, t->datastore);
 		if (d) {
@@ -462,6 +463,56 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	return rc != NA_EXIT_OK ? rc : reloaded;
 }
 
+/* Whether the campaign mounted t's datastore (else it was there before). */
+static bool mounted_by_campaign(na_run *r, const na_target *t)
+{
+	char step[160], intent[160], *detail = NULL;
+	snprintf(step, sizeof(step), "mount:%s", t->name);
+	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
+	if (!t->servers)
+		return false;
+	if (alternating(r, t))
+		return true;
+	bool journaled = na_run_done(r, step, &detail);
+	bool ours = journaled ? detail && !strcmp(detail, "mounted") : na_run_done(r, intent, NULL);
+	free(detail);
+	return ours;
+}
+
+/* "put-back:T" holds the type ("NFS41") of the admin's mount of t's export
+ * that a learned switch to NFS 3 unmounted. */
+static int put_back_mark(na_run *r, const na_target *t, const char *type)
+{
+	char step[160];
+	snprintf(step, sizeof(step), "put-back:%s", t->name);
+	return na_run_mark(r, step, type);
+}
+
+/* Cleanup of a target whose admin mount a learned switch replaced: the
+ * campaign's NFS 3 mount goes and the admin's NFS 4.1 one comes back,
+ * unless it is back already. */
+static int put_back(na_run *r, na_target *t)
+{
+	char step[160], *type = NULL;
+	snprintf(step, sizeof(step), "put-back:%s", t->name);
+	if (!na_run_done(r, step, &type) || !type) {
+		free(type);
+		return NA_EXIT_OK;
+	}
+	vs_datastore *d = na_run_datastore(r, t->datastore);
+	int rc = NA_EXIT_OK;
+	if (d && d->type && strcmp(d->type, type) != 0)
+		rc = unmount_all(r, d);
+	size_t mounted = 0;
+	if (rc == NA_EXIT_OK && (!d || strcmp(d->type ? d->type : "", type) != 0)) {
+		printf("Target %s: mounting %s as %s again, as it was before the campaign.\n", t->name,
+		       t->datastore, na_nfs_label(type));
+		rc = mount_export(r, t, strcmp(type, "NFS41") == 0 ? "4.1" : "3", &mounted);
+	}
+	free(type);
+	return rc;
+}
+
 /* An alternating target's turn: park the VM at home if it sits on the
  * export under the other NFS version, unmount that, mount this one. */
 static int take_turn(na_run *r, na_target *t)
@@ -473,6 +524,10 @@ static int take_turn(na_run *r, na_target *t)
 		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, ds_type(r, t)))
 			continue;
 		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
+		/* The admin's own mount, switched by what the campaign learned:
+		 * cleanup puts it back as it was. */
+		if (!alternating(r, t) && !mounted_by_campaign(r, t))
+			rc = put_back_mark(r, t, d->type);
 		char *name = strdup(d->name);
 		if (na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
@@ -485,7 +540,7 @@ static int take_turn(na_run *r, na_target *t)
 	vs_datastore *d = rc == NA_EXIT_OK ? na_run_datastore(r, t->datastore) : NULL;
 	size_t mounted = 0;
 	if (rc == NA_EXIT_OK && !d)
-		rc = mount_export(r, t, &mounted);
+		rc = mount_export(r, t, nfs_of(r, t), &mounted);
 	bool asked = !r->nfs3[index_of(r, t)];
 	if (rc == NA_EXIT_OK)
 		rc = probe_target(r, t);
@@ -652,22 +707,6 @@ static void find_leftovers(na_run *r)
 		na_report(&err);
 }
 
-/* Whether the campaign mounted t's datastore (else it was there before). */
-static bool mounted_by_campaign(na_run *r, const na_target *t)
-{
-	char step[160], intent[160], *detail = NULL;
-	snprintf(step, sizeof(step), "mount:%s", t->name);
-	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
-	if (!t->servers)
-		return false;
-	if (alternating(r, t))
-		return true;
-	bool journaled = na_run_done(r, step, &detail);
-	bool ours = journaled ? detail && !strcmp(detail, "mounted") : na_run_done(r, intent, NULL);
-	free(detail);
-	return ours;
-}
-
 static int clean_up(na_run *r)
 {
 	if (!r->c->cleanup && !r->o->abort)
@@ -682,21 +721,19 @@ static int clean_up(na_run *r)
 		find_leftovers(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
 		na_target *t = &r->c->targets[i];
-		vs_datastore *alt = alternating(r, t) ? na_run_datastore(r, t->datastore) : NULL;
-		if (alt) {
-			rc = unmount_all(r, alt);  /* the campaign mounted it: preflight made sure */
-			continue;
-		}
 		char unstep[160];
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
-		if (!mounted_by_campaign(r, t))
-			continue;  /* it was there before the campaign; unmounted or not, it is there now */
+		if (!mounted_by_campaign(r, t)) {
+			rc = put_back(r, t);  /* it was there before the campaign: it stays, as it was */
+			continue;
+		}
 		vs_datastore *d = na_run_datastore(r, t->datastore);
 		rc = d ? unmount_all(r, d) : NA_EXIT_OK;
 		if (rc == NA_EXIT_OK)
 			rc = na_run_mark(r, unstep, "unmounted");
 	}
-	return rc;
+	/* Where everything is now, read again: the promise is checked, not assumed. */
+	return rc == NA_EXIT_OK ? na_run_check_home(r) : rc;
 }
 
 static void print_time(const na_run *r)
@@ -770,8 +807,6 @@ static int abort_run(na_run *r)
 		rc = remove_probe_folders(r, &r->c->targets[i]);
 	if (rc == NA_EXIT_OK)
 		rc = clean_up(r);
-	if (rc == NA_EXIT_OK)
-		rc = na_run_check_home(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
 		const na_target *t = &r->c->targets[i];
 		bool there = na_run_datastore(r, t->datastore) != NULL;

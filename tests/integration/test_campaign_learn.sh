@@ -44,4 +44,17 @@ assert_contains "$OUT" "  v41  no results: the extent-size bug stopped the move 
 assert_contains "$ERR" "target v41: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped"
 run 1 "$NFSAGENT" run "$c" --resume
 assert_contains "$ERR" "no unfinished run to resume"
+
+# An export the admin mounted as NFS 4.1 before the campaign: the learned
+# switch to NFS 3 unmounts it, and cleanup puts the admin's mount back as it
+# was (NFS 4.1, on every host).
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always
+run 0 "$NFSAGENT" mount --all-hosts --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+campaign "$c" admins nfs3
+run 0 "$NFSAGENT" run "$c"
+assert_contains "$OUT" "Target v41: mounting bench-v41 as NFS 4.1 again, as it was before the campaign."
+assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3"
+run 0 "$NFSAGENT" ls datastores --json
+assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | length)"' <<< "$OUT")" "NFS41 4" "the admin's bench-v41 after the campaign"
 echo "campaign_learn: ok"
