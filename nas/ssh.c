@@ -305,16 +305,19 @@ static run_end collect(const nas_target *t, child *c, nas_output *o)
 {
 	int64_t deadline = now_ms() + (int64_t)t->timeout_s * 1000;
 	size_t err_len = 0;
-	bool over = false, err_over = false;
+	bool over = false, err_over = false, reaped = false;
 	struct pollfd fds[2] = {{c->out_fd, POLLIN, 0}, {c->err_fd, POLLIN, 0}};
 	run_end end = RUN_EXITED;
-	while (fds[0].fd >= 0 || fds[1].fd >= 0) {
+	int status = 0;
+	while ((fds[0].fd >= 0 || fds[1].fd >= 0) && !reaped) {
 		int64_t left = deadline - now_ms();
 		if (left <= 0) {
 			end = RUN_TIMEOUT;
 			break;
 		}
-		int ready = poll(fds, 2, (int)left);
+		/* Once stdout is closed, ssh's end is what counts: a ControlPersist
+		 * master it leaves behind keeps stderr open for minutes. */
+		int ready = poll(fds, 2, fds[0].fd < 0 && left > 100 ? 100 : (int)left);
 		if (ready < 0 && errno != EINTR)
 			break;
 		for (int i = 0; ready > 0 && i < 2; i++) {
@@ -331,14 +334,19 @@ static run_end collect(const nas_target *t, child *c, nas_output *o)
 			end = RUN_TOO_LONG;
 			break;
 		}
+		if (fds[0].fd < 0 && fds[1].fd >= 0)
+			reaped = waitpid(c->pid, &status, WNOHANG) == c->pid;
+	}
+	/* What ssh wrote before it exited is in the pipe already. */
+	while (reaped && fds[1].fd >= 0 && poll(&fds[1], 1, 0) > 0 &&
+	       drain(fds[1].fd, &o->errtext, &err_len, ERRTEXT_MAX, &err_over)) {
 	}
 	for (int i = 0; i < 2; i++)
 		if (fds[i].fd >= 0)
 			close(fds[i].fd);
 	if (end != RUN_EXITED)
 		kill(c->pid, SIGKILL);
-	int status;
-	while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
+	while (!reaped && waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
 	}
 	o->status = end == RUN_EXITED && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	return end;
