@@ -185,6 +185,9 @@ typedef struct na_inventory {
 } na_inventory;
 
 int na_inventory_load(vs_client *c, bool with_vms, na_inventory *inv, vs_error *err);
+/* Reads the datastores and the VM vm_moref (NULL: none) again, in place;
+ * hosts and clusters stay as loaded. */
+int na_inventory_refresh(vs_client *c, na_inventory *inv, const char *vm_moref, vs_error *err);
 void na_inventory_free(na_inventory *inv);
 /* Lookups by name; on a miss err says so and names near matches. */
 vs_host *na_find_host(const na_inventory *inv, const char *name, vs_error *err);
@@ -352,6 +355,7 @@ typedef struct na_migrate_args {
 	const char *vm_moref;  /* when set, the VM (names may repeat across folders) */
 	bool allow_power_off;
 	const char *campaign, *target;  /* recorded with a failure's verdict */
+	na_inventory *inv;  /* the caller's, to refresh instead of reading a whole one; may be NULL */
 } na_migrate_args;
 /* Exit code: 0 moved and verified, 3 the extent-size bug stopped it, else 1/2/... */
 int na_migrate(vs_client *c, const na_migrate_args *a, bool json);

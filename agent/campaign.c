@@ -91,14 +91,22 @@ vs_vm *na_run_vm(const na_run *r)
 	return NULL;
 }
 
+/* The whole inventory is read once; after that a change (a move, a mount)
+ * only needs the datastores and the VM read again. */
 int na_run_reload(na_run *r)
 {
 	vs_error err = {0};
-	na_inventory_free(&r->inv);
-	if (na_inventory_load(r->cl, true, &r->inv, &err) != VS_OK)
+	int rc;
+	if (r->inv.n_hosts && r->vm_moref && na_run_vm(r)) {
+		rc = na_inventory_refresh(r->cl, &r->inv, r->vm_moref, &err);
+	} else {
+		na_inventory_free(&r->inv);
+		rc = na_inventory_load(r->cl, true, &r->inv, &err);
+	}
+	if (rc != VS_OK)
 		return na_report(&err);
 	if (r->vm_moref && !na_run_vm(r))
-		return fail_line("the VM %s disappeared", r->c->vm);
+		return fail_code(NA_EXIT_FAIL, "the VM %s disappeared", r->c->vm);
 	return NA_EXIT_OK;
 }
 
@@ -441,7 +449,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
 	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
 	                     .campaign = r->id,
-	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
+	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home",
+	                     .inv = &r->inv};
 	double t0 = na_run_clock();
 	int rc = na_migrate(r->cl, &a, false);
 	r->t_move += na_run_clock() - t0;

@@ -46,7 +46,7 @@ typedef struct migration {
 	vs_client *c;
 	const na_migrate_args *a;
 	bool json;
-	na_inventory inv;
+	na_inventory own, *inv; /* own, or the caller's (a->inv) */
 	vs_vm *vm;
 	vs_datastore *target;
 	char *vm_moref;          /* survives inventory reloads */
@@ -98,25 +98,32 @@ static void say(const migration *m, const char *fmt, ...)
 /* (Re)reads the inventory and finds the VM and the target in it. */
 static int resolve(migration *m, vs_error *err)
 {
-	na_inventory_free(&m->inv);
-	int rc = na_inventory_load(m->c, true, &m->inv, err);
+	int rc;
+	if (m->a->inv && m->vm_moref) {
+		m->inv = m->a->inv;
+		rc = na_inventory_refresh(m->c, m->inv, m->vm_moref, err);
+	} else {
+		na_inventory_free(&m->own);
+		m->inv = &m->own;
+		rc = na_inventory_load(m->c, true, m->inv, err);
+	}
 	if (rc != VS_OK)
 		return rc;
 	m->vm = NULL;
-	for (size_t i = 0; m->vm_moref && i < m->inv.n_vms; i++)
-		if (strcmp(m->inv.vms[i].moref, m->vm_moref) == 0)
-			m->vm = &m->inv.vms[i];
+	for (size_t i = 0; m->vm_moref && i < m->inv->n_vms; i++)
+		if (strcmp(m->inv->vms[i].moref, m->vm_moref) == 0)
+			m->vm = &m->inv->vms[i];
 	if (m->vm_moref && !m->vm)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "VM %s is gone from the inventory", m->a->vm);
-	if (!m->vm && !(m->vm = na_find_vm(&m->inv, m->a->vm, err)))
+	if (!m->vm && !(m->vm = na_find_vm(m->inv, m->a->vm, err)))
 		return VS_ERR_NOT_FOUND;
-	if (!(m->target = na_find_datastore(&m->inv, m->a->datastore, err)))
+	if (!(m->target = na_find_datastore(m->inv, m->a->datastore, err)))
 		return VS_ERR_NOT_FOUND;
 	if (!m->vm_moref && !(m->vm_moref = strdup(m->vm->moref)))
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (!na_mounted_on(m->target, m->vm->host))
 		return vs_fail(err, VS_ERR_USAGE, "datastore '%s' is not mounted on host '%s', where %s runs",
-		               m->target->name, na_host_name(&m->inv, m->vm->host), m->vm->name);
+		               m->target->name, na_host_name(m->inv, m->vm->host), m->vm->name);
 	return VS_OK;
 }
 
@@ -128,7 +135,7 @@ static int move(migration *m, vs_error *err)
 	snprintf(what, sizeof(what), "Relocating %s to %s", m->vm->name, m->target->name);
 	na_attempt attempt = {0};
 	if (rc == VS_OK)
-		na_attempt_begin(m->c, &m->inv, m->vm, m->target, &attempt);
+		na_attempt_begin(m->c, m->inv, m->vm, m->target, &attempt);
 	na_progress p;
 	na_progress_init(&p, what);
 	/* A Storage vMotion is not cancelled halfway: the stop comes after it. */
@@ -139,13 +146,13 @@ static int move(migration *m, vs_error *err)
 	na_progress_done(&p);
 	if (rc == VS_ERR_TASK) {
 		na_diagnosis_free(&m->diag);
-		na_diagnose_move(m->c, &m->inv, m->vm, layout->log_directory, m->target, &attempt, err,
+		na_diagnose_move(m->c, m->inv, m->vm, layout->log_directory, m->target, &attempt, err,
 		                 &m->diag);
 		say(m, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
 		if (!m->json)
 			na_diagnosis_print(&m->diag, stdout);
 		na_finding_source src = {"migration", m->a->campaign, m->a->target,
-		                         na_host_by_moref(&m->inv, m->vm->host),
+		                         na_host_by_moref(m->inv, m->vm->host),
 		                         m->target, m->vm->name};
 		if (src.host)
 			na_record_finding(m->a->db, &src, m->diag.extent_bug, m->diag.extent_case,
@@ -240,13 +247,13 @@ static int remount_nfs3(migration *m, vs_error *err)
 	char **nfs3 = calloc(t->n_mounts + 1, sizeof(char *));  /* the NFS 3 datastore, where mounted */
 	size_t n = 0;
 	for (size_t i = 0; hosts && i < t->n_mounts; i++)
-		if ((hosts[n] = na_host_by_moref(&m->inv, t->mounts[i].host)))
+		if ((hosts[n] = na_host_by_moref(m->inv, t->mounts[i].host)))
 			n++;
 	char *server = t->remote_host ? strndup(t->remote_host, strcspn(t->remote_host, ",")) : NULL;
 	const char *servers[] = {server, NULL};
 	vs_nas_spec spec = {.name = t->name, .servers = servers, .path = t->remote_path, .type = "NFS"};
 	/* A remount that would be refused is one refusal, not a start. */
-	if (hosts && na_unmount_check(m->c, &m->inv, t, hosts, n, err) != VS_OK) {
+	if (hosts && na_unmount_check(m->c, m->inv, t, hosts, n, err) != VS_OK) {
 		vs_error_context(err, "remounting %s as NFS 3", t->name);
 		free(nfs3);
 		free(unmounted);
@@ -257,7 +264,7 @@ static int remount_nfs3(migration *m, vs_error *err)
 	say(m, "Remounting %s (%s:%s) as NFS 3 on %zu host%s.", t->name, server ? server : "?",
 	    t->remote_path ? t->remote_path : "?", n, n == 1 ? "" : "s");
 	int rc = !hosts || !unmounted || !nfs3 ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	         : server ? na_unmount_hosts(m->c, &m->inv, t, hosts, n, m->json, unmounted, err)
+	         : server ? na_unmount_hosts(m->c, m->inv, t, hosts, n, m->json, unmounted, err)
 	                  : vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
 	bool changed = false;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
@@ -348,13 +355,13 @@ static void where_is(migration *m, json_t *out)
 	char names[512] = "";
 	size_t len = 0;
 	for (size_t i = 0; i < now->n_datastores; i++) {
-		vs_datastore *d = na_datastore_by_moref(&m->inv, now->datastores[i]);
+		vs_datastore *d = na_datastore_by_moref(m->inv, now->datastores[i]);
 		const char *name = d ? d->name : now->datastores[i];
 		json_array_append_new(ds, json_string(name));
 		if (len < sizeof(names))
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "", name);
 	}
-	const char *host = na_host_name(&m->inv, now->host);
+	const char *host = na_host_name(m->inv, now->host);
 	say(m, "%s is on datastore %s (host %s), %s.", now->name, names, host, now->power_state);
 	json_object_set_new(out, "location", json_pack("{s:o, s:s, s:s}", "datastores", ds, "host", host,
 	                                               "power_state", now->power_state));
@@ -375,7 +382,7 @@ static int migrate(migration *m, vs_error *err)
 	if (rc == VS_OK) {
 		say(m, "Moved %s to %s%s.", m->vm->name, m->target->name,
 		    m->workaround ? " after the workaround" : "");
-		rc = na_verify_vm(m->c, &m->inv, m->vm, NA_RECHECK_DEFAULT_S, &m->checks, err);
+		rc = na_verify_vm(m->c, m->inv, m->vm, NA_RECHECK_DEFAULT_S, &m->checks, err);
 		if (rc == VS_OK && !m->json)
 			na_verify_report(m->vm->name, &m->checks);
 	}
@@ -411,7 +418,7 @@ static int migrate_one(vs_client *c, const na_migrate_args *a, bool json, json_t
 	*record = out;
 	na_checks_free(&m.checks);
 	na_diagnosis_free(&m.diag);
-	na_inventory_free(&m.inv);
+	na_inventory_free(&m.own);
 	free(m.vm_moref);
 	return code;
 }

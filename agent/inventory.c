@@ -62,6 +62,38 @@ int na_inventory_load(vs_client *c, bool with_vms, na_inventory *inv, vs_error *
 	return rc;
 }
 
+/* After a move, a mount or an unmount only the datastores (their mounts,
+ * free space) and the one VM (its host, datastores, files) have changed:
+ * one walk of the datastores and one read of the VM, not a whole walk. */
+int na_inventory_refresh(vs_client *c, na_inventory *inv, const char *vm_moref, vs_error *err)
+{
+	na_inventory fresh = {0};
+	vs_walk walk = {.datastore = take_datastore, .ud = &fresh};
+	int rc = vs_walk_inventory(c, &walk, err);
+	if (rc == VS_OK) {
+		for (size_t i = 0; i < inv->n_datastores; i++)
+			vs_datastore_clear(&inv->datastores[i]);
+		free(inv->datastores);
+		inv->datastores = fresh.datastores;
+		inv->n_datastores = fresh.n_datastores;
+		fresh.datastores = NULL;
+		fresh.n_datastores = 0;
+	}
+	na_inventory_free(&fresh);
+	vs_vm *vm = NULL;
+	for (size_t i = 0; rc == VS_OK && vm_moref && i < inv->n_vms; i++) {
+		if (strcmp(inv->vms[i].moref, vm_moref) != 0)
+			continue;
+		if ((rc = vs_vm_lookup(c, vm_moref, &vm, err)) == VS_OK) {
+			vs_vm_clear(&inv->vms[i]);
+			inv->vms[i] = *vm;
+			free(vm);
+		}
+		break;
+	}
+	return rc;
+}
+
 void na_inventory_free(na_inventory *inv)
 {
 	for (size_t i = 0; i < inv->n_hosts; i++)

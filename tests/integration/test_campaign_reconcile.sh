@@ -59,7 +59,11 @@ server = 10.0.0.5
 path = /mnt/tank/vmware64k
 nfs = 3"
 before=$(calls RelocateVM_Task)
-run 0 "$NFSAGENT" run "$c"
+run 0 "$NFSAGENT" run "$c" --trace "$WORK/trace"
+# The whole inventory is read once (and once per mount, by the mount): a move,
+# a mount or an unmount reads only the datastores and the VM again.  Only a
+# whole walk reads the clusters.
+assert_le "$(grep -c '<type>ClusterComputeResource</type><pathSet>name' "$WORK/trace")" 2 "whole inventory walks"
 assert_contains "$OUT" "  t  1 ok"
 assert_contains "$OUT" "Moving 1 disk of db01 back to its own datastore."
 # The end state is read back from vCenter and checked, disk by disk.
