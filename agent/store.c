@@ -28,6 +28,14 @@ struct na_store {
 
 void (*na_store_midwrite_hook)(void);
 
+/* Whether result r (of table results) is a campaign's result recorded again:
+ * an older row has its run, target, repetition and profile.  Step 4 removes
+ * such rows; a reader of an older file skips them (old_schema_views). */
+#define LATER_TWIN(results) \
+	"r.campaign IS NOT NULL AND EXISTS (" \
+	" SELECT 1 FROM " results " o WHERE o.campaign = r.campaign AND o.target = r.target" \
+	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id)"
+
 /* ---- the schema: step i takes a database from version i to i + 1.  A
  * released step never changes (databases in the field ran it); a new schema
  * is a new step at the end. ---- */
@@ -78,9 +86,7 @@ static const char *const migrations[] = {
 	 * one, and nfsagent_meta notes how many went.  A result the kill left
 	 * without its step gets it: the row is whole, and without the step a
 	 * resume would run that repetition again, only to be refused. */
-	"CREATE TEMP TABLE dup AS SELECT r.id FROM results r WHERE r.campaign IS NOT NULL AND EXISTS ("
-	" SELECT 1 FROM results o WHERE o.campaign = r.campaign AND o.target = r.target"
-	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id);"
+	"CREATE TEMP TABLE dup AS SELECT r.id FROM results r WHERE " LATER_TWIN("results") ";"
 	"INSERT INTO nfsagent_meta (key, value) SELECT 'duplicates_removed', (SELECT count(*) FROM dup)"
 	" WHERE EXISTS (SELECT 1 FROM dup);"
 	"DELETE FROM result_labels WHERE result_id IN (SELECT id FROM dup);"
@@ -101,6 +107,31 @@ static const char *const migrations[] = {
 	"ALTER TABLE findings ADD COLUMN extent_case TEXT;",
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
+
+/* A reader never migrates: it shows an older file as the latest schema
+ * through objects in its connection's temp schema, which SQLite searches
+ * before the file's own.  Each applies to the versions from..to-1; a new
+ * step that changes what the queries read adds its view here. */
+static const struct {
+	int from, to;
+	const char *sql;
+} old_schema_views[] = {
+	/* before 3 no finding was recorded */
+	{1, 3, "CREATE TEMP TABLE findings (id INTEGER PRIMARY KEY, at TEXT, kind TEXT,"
+	       " campaign TEXT, target TEXT, host TEXT, esxi_version TEXT, esxi_build TEXT,"
+	       " datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT, vm TEXT,"
+	       " extent_bug INTEGER, verdict TEXT, evidence_json TEXT, extent_case TEXT)"},
+	/* before 4 a campaign's result could be recorded twice: the oldest is
+	 * read, as step 4 keeps it, with its own labels only */
+	{1, 4, "CREATE TEMP VIEW results AS SELECT * FROM main.results r"
+	       " WHERE NOT (" LATER_TWIN("main.results") ");"
+	       "CREATE TEMP VIEW result_labels AS SELECT * FROM main.result_labels"
+	       " WHERE result_id IN (SELECT id FROM temp.results)"},
+	/* before 5 a finding had no extent case: unknown */
+	{3, 5, "CREATE TEMP VIEW findings AS SELECT id, at, kind, campaign, target, host,"
+	       " esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm,"
+	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
+};
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */
 #define FIELD(name, type, query, list, factor) \
@@ -366,6 +397,12 @@ static int resolve_path(na_store *s, const char *path, bool create, vs_error *er
 	return rc == VS_OK && create ? make_parents(s->path, err) : rc;
 }
 
+static int empty_file(const char *path, vs_error *err)
+{
+	return vs_fail(err, VS_ERR_USAGE, "%s is empty: no results are recorded there "
+	               "('nfsagent bench' and 'nfsagent run' record them)", path);
+}
+
 /* What a reader needs before SQLite sees the file: SQLite would call a
  * missing file an I/O error and an empty one a fresh database. */
 static int check_readable(const char *path, vs_error *err)
@@ -378,15 +415,14 @@ static int check_readable(const char *path, vs_error *err)
 		return vs_fail(err, VS_ERR_FAULT, "cannot read %s: %s", path, strerror(errno));
 	if (!S_ISREG(st.st_mode))
 		return vs_fail(err, VS_ERR_USAGE, "%s is not a file, so not a results database", path);
-	if (st.st_size == 0)
-		return vs_fail(err, VS_ERR_USAGE, "%s is empty: no results are recorded there "
-		               "('nfsagent bench' and 'nfsagent run' record them)", path);
-	return VS_OK;
+	return st.st_size == 0 ? empty_file(path, err) : VS_OK;
 }
 
-/* Read only: the file is never created or converted here, so a 0444
- * database (an archive, a colleague's copy) can be read.  Only an older
- * schema is upgraded, as every open does: the queries need the new one. */
+/* Read only: the file is never created, converted or upgraded here, so a
+ * 0444 database (an archive, a colleague's copy) can be read, and reading
+ * never changes the file.  An older schema is read as it is, through
+ * old_schema_views; the next recording command (bench, run) upgrades it.
+ * An SQLite file without nfsagent's tables holds no results: refused. */
 static int connect_readonly(na_store *s, vs_error *err)
 {
 	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL);
@@ -395,15 +431,12 @@ static int connect_readonly(na_store *s, vs_error *err)
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
 	rc = read_version(s, &version, err);
-	if (rc != VS_OK || version == LATEST)
-		return rc;
-	sqlite3_close(s->db);
-	s->db = NULL;
-	if (access(s->path, W_OK) != 0)
-		return vs_fail(err, VS_ERR_USAGE, "%s has schema version %d, older than this nfsagent's %d, "
-		               "and is read-only: make it writable once, so that it is upgraded", s->path,
-		               version, LATEST);
-	return connect_db(s, LATEST, err);
+	if (rc == VS_OK && version == 0)
+		return empty_file(s->path, err);
+	for (size_t i = 0; rc == VS_OK && i < sizeof(old_schema_views) / sizeof(*old_schema_views); i++)
+		if (version >= old_schema_views[i].from && version < old_schema_views[i].to)
+			rc = exec(s, old_schema_views[i].sql, err);
+	return rc;
 }
 
 int na_store_open_readonly(const char *path, na_store **out, vs_error *err)

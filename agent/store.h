@@ -122,7 +122,10 @@ int na_store_open(const char *path, na_store **out, vs_error *err);
 bool na_store_is_field(const char *name);
 /* Opens an existing database to read it, never changing it (results,
  * compare, report, regress): a missing or empty file is refused, not made a
- * database, and a file without write permission is read. */
+ * database, and a file without write permission is read.  An older schema
+ * is never upgraded here: it is read as it is (a campaign result recorded
+ * twice before schema 4 reads once, the oldest, as the upgrade keeps it);
+ * the next recording command (bench, run) upgrades the file. */
 int na_store_open_readonly(const char *path, na_store **out, vs_error *err);
 void na_store_close(na_store **s);
 const char *na_store_path(const na_store *s);

@@ -145,11 +145,12 @@ static na_result sample(const char *host, const char *ds, const char *type, cons
 	return r;
 }
 
-static na_store *open_with_samples(const char *path)
+/* The three samples in a database of the given schema version. */
+static na_store *open_version_with_samples(const char *path, int version)
 {
 	na_store *s = NULL;
 	vs_error err = {0};
-	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	assert_int_equal(na_store_open_version(path, version, &s, &err), VS_OK);
 	na_result rows[] = {
 		sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2),
 		sample("esx1", "truenas-vmware", "NFS41", labels_64k_slog, 2),
@@ -162,6 +163,11 @@ static na_store *open_with_samples(const char *path)
 		assert_int_equal(rows[i].id, (int64_t)i + 1);
 	}
 	return s;
+}
+
+static na_store *open_with_samples(const char *path)
+{
+	return open_version_with_samples(path, na_store_schema_version());
 }
 
 /* ---- queries: the ids that matched ---- */
@@ -808,6 +814,122 @@ static void journal_read_errors_are_errors(void **state)
 	free((char *)path);
 }
 
+/* The file as a reader must leave it: its bytes, its mtime, its schema. */
+typedef struct file_state {
+	char *bytes;
+	size_t n;
+	struct timespec mtime;
+	int version;
+} file_state;
+
+static file_state state_of(const char *path)
+{
+	file_state f = {0};
+	f.version = raw_int(path, "PRAGMA user_version");
+	struct stat st;
+	assert_int_equal(stat(path, &st), 0);
+	f.mtime = st.st_mtim;
+	f.bytes = slurp(path, &f.n);
+	return f;
+}
+
+static void assert_same_state(const char *path, file_state *before)
+{
+	file_state after = state_of(path);
+	assert_int_equal(after.version, before->version);
+	assert_int_equal(after.n, before->n);
+	assert_memory_equal(after.bytes, before->bytes, before->n);
+	assert_int_equal(after.mtime.tv_sec, before->mtime.tv_sec);
+	assert_int_equal(after.mtime.tv_nsec, before->mtime.tv_nsec);
+	free(after.bytes), free(before->bytes);
+}
+
+static int count_finding(const na_finding *f, void *ud, vs_error *err)
+{
+	(void)err;
+	assert_null(f->extent_case);  /* recorded before there was one */
+	++*(int *)ud;
+	return VS_OK;
+}
+
+static int findings_in(na_store *s)
+{
+	int n = 0;
+	vs_error err = {0};
+	assert_int_equal(na_store_findings(s, NULL, 0, count_finding, &n, &err), VS_OK);
+	return n;
+}
+
+/* A reader never upgrades: a writable database of an older schema is read
+ * as it is (the oldest, 1, and 3, from before a campaign result was unique
+ * and findings had their extent case), and the file stays as it was. */
+static void readers_read_older_schemas_unchanged(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("v1-read.db"));
+	na_store *s = open_version_with_samples(path, 1);
+	na_store_close(&s);
+	file_state before = state_of(path);
+	assert_int_equal(before.version, 1);
+	vs_error err = {0};
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3");
+	assert_string_equal(WHERE(s, "recordsize=16K"), "3");
+	assert_string_equal(WHERE(s, "protocol=nfs4.1", "slog=none"), "1");
+	assert_int_equal(na_store_explain_none(s, (const char *const[]){"recordsize=1M"}, 1, &err),
+	                 VS_ERR_NOT_FOUND);
+	assert_string_equal(err.message, "no result has recordsize=1M (recorded: 16K, 64K)");
+	assert_int_equal(findings_in(s), 0);  /* no findings before schema 3 */
+	na_store_close(&s);
+	assert_same_state(path, &before);
+	/* nor does an archive nobody may write need an upgrade to be read */
+	assert_int_equal(chmod(path, 0444), 0);
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_string_equal(WHERE(s, "recordsize=64K"), "1,2");
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 1);
+	free((char *)path);
+
+	/* schema 3: a campaign result recorded twice is read once, the oldest,
+	 * as the upgrade keeps it; a finding reads without its extent case */
+	path = strdup(in_root("v3-read.db"));
+	s = open_version_with_samples(path, 3);
+	assert_int_equal(na_store_run_claim(s, "t-1", "t", "t.ini", "2026-10-03T09:00:00Z", false, &err),
+	                 VS_OK);
+	na_result twice[] = {campaign_sample("t-1"), campaign_sample("t-1")};
+	twice[1].labels = labels_16k;
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(na_store_add(s, &twice[i], &err), VS_OK);
+	na_store_close(&s);
+	sqlite3 *db = raw_open(path);
+	raw_exec(db, "INSERT INTO findings (at, kind, host, extent_bug, verdict) VALUES "
+	             "('2026-10-03T09:00:00Z', 'probe', 'esx1', 1, 'the extent bug showed')");
+	sqlite3_close(db);
+	before = state_of(path);
+	assert_int_equal(before.version, 3);
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_string_equal(ids_where(s, NULL, 0), "1,2,3,4");
+	assert_string_equal(WHERE(s, "campaign=t-1"), "4");
+	assert_string_equal(WHERE(s, "campaign=t-1", "recordsize=16K"), "");
+	assert_int_equal(findings_in(s), 1);
+	na_store_close(&s);
+	assert_same_state(path, &before);
+	free((char *)path);
+
+	/* an SQLite file with nothing in it is no results database either */
+	path = strdup(in_root("blank.db"));
+	db = raw_open(path);
+	raw_exec(db, "CREATE TABLE x (a TEXT); DROP TABLE x");
+	sqlite3_close(db);
+	before = state_of(path);
+	char want[700];
+	snprintf(want, sizeof(want), "%s is empty: no results are recorded there ('nfsagent bench' "
+	         "and 'nfsagent run' record them)", path);
+	assert_not_read(path, VS_ERR_USAGE, want);
+	assert_same_state(path, &before);
+	free((char *)path);
+}
+
 /* A database from before the rule, with a result recorded twice (the kill
  * between result and step, then --resume), opens: the oldest row stays, and
  * a row such a kill left without its step is journaled. */
@@ -880,6 +1002,7 @@ int main(void)
 		cmocka_unit_test(result_and_step_are_one_transaction),
 		cmocka_unit_test(journal_read_errors_are_errors),
 		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
+		cmocka_unit_test(readers_read_older_schemas_unchanged),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
