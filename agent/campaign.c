@@ -188,6 +188,18 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 		if (!na_same_export(d, servers, t->path))
 			return fail_line("target %s: datastore '%s' exists for another export", t->name, t->datastore);
 	}
+	/* The export mounted already under the other NFS version: the run would
+	 * measure that one, or fail to mount.  (A resumed run may have switched
+	 * it to NFS 3 itself; alternating targets unmount it in turn.) */
+	for (size_t i = 0; t->servers && !alternating(r, t) && !r->o->resume && i < r->inv.n_datastores; i++) {
+		const vs_datastore *e = &r->inv.datastores[i];
+		const char *servers[] = {t->servers, NULL};
+		if (na_same_export(e, servers, t->path) && e->type && strcmp(e->type, ds_type(r, t)) != 0)
+			return fail_line("target %s: %s:%s is mounted as %s already (datastore '%s'); the target asks "
+			                 "for NFS %s: unmount it first, or set nfs = %s",
+			                 t->name, t->servers, t->path, na_nfs_label(e->type), e->name, t->nfs,
+			                 strcmp(e->type, "NFS41") == 0 ? "4.1" : "3");
+	}
 	if (choice.host && strcmp(na_host_name(&r->inv, vm->host), choice.host) != 0)
 		return fail_line("target %s: %s runs on another host", t->name, vm->name);
 	return NA_EXIT_OK;

@@ -70,4 +70,11 @@ assert_eq "$(ds_names)" "$before" "datastores after run --dry-run"
 assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest's datastores after run --dry-run"
 # No run was claimed: nothing to resume, nothing in the journal.
 assert_eq "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT count(*) FROM campaign_runs")" 0 "campaign runs"
+# An NFS 4.1 target whose export is mounted as NFS 3 already: refused by
+# the dry run as by a real one, before anything changes.
+"$NFSAGENT" mount --all-hosts --name pre3 --server 10.0.0.5 --path /mnt/tank/vmware64k-b --nfs 3 > /dev/null
+before=$(ds_names)
+dry_run 2 "$NFSAGENT" run "$c" --dry-run
+assert_eq "$ERR" "nfsagent: target v41: 10.0.0.5:/mnt/tank/vmware64k-b is mounted as NFS 3 already (datastore 'pre3'); the target asks for NFS 4.1: unmount it first, or set nfs = 3"
+assert_eq "$(ds_names)" "$before" "datastores after the refused dry run"
 echo "dry_run: ok"
