@@ -1,11 +1,11 @@
-/* The results database (see store.h).  This is the only file that speaks
- * SQL: the schema lives in the migrations below, column names come from the
- * tables in this file, and every value is a bound parameter, so nothing a
- * user types ever becomes SQL text. */
+/* The results database (see store.h): its schema, opening and queries.
+ * This file and store_journal.c (recording results, findings and the
+ * campaign journal) are the only ones that speak SQL: the schema lives in the migrations below, column
+ * names come from the tables in these files, and every value is a bound
+ * parameter, so nothing a user types ever becomes SQL text. */
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +15,11 @@
 #include <sqlite3.h>
 
 #include "agent.h"
-#include "store.h"
+#include "store_internal.h"
 
 /* Long enough for another nfsagent to commit a result, short enough that a
  * stuck one is reported rather than waited on. */
 enum { DEFAULT_BUSY_MS = 5000 };
-
-struct na_store {
-	sqlite3 *db;
-	char *path;
-};
-
-void (*na_store_midwrite_hook)(void);
 
 /* Whether result r (of table results) is a campaign's result recorded again:
  * an older row has its run, target, repetition and profile.  Step 4 removes
@@ -151,25 +144,16 @@ double na_stat_value(const na_dir_stats *d, int stat)
 	return na_stats[stat].type == NA_TYPE_REAL ? *(const double *)at : (double)*(const int64_t *)at;
 }
 
-/* A column: a field of na_result, or a statistic of one direction (dir: the
- * offset of its na_dir_stats, 0 for a field). */
-typedef struct column {
-	const char *name;
-	na_type type;
-	size_t off;  /* of the value in na_result */
-	size_t dir;
-} column;
-
 #define FIELD_COLUMN(name, type, query, list, factor) \
 	{#name, NA_TYPE_##type, offsetof(na_result, name), 0},
 #define READ_COLUMN(name, type) \
 	{"read_" #name, NA_TYPE_##type, offsetof(na_result, read.name), offsetof(na_result, read)},
 #define WRITE_COLUMN(name, type) \
 	{"write_" #name, NA_TYPE_##type, offsetof(na_result, write.name), offsetof(na_result, write)},
-static const column columns[] = {
+const na_column na_columns[] = {
 	NA_RESULT_FIELDS(FIELD_COLUMN) NA_DIR_STATS(READ_COLUMN) NA_DIR_STATS(WRITE_COLUMN)
 };
-enum { N_COLUMNS = sizeof(columns) / sizeof(columns[0]) };
+const size_t na_n_columns = sizeof(na_columns) / sizeof(na_columns[0]);
 
 /* ---- small helpers ---- */
 
@@ -188,7 +172,7 @@ static int damaged(const na_store *s, bool not_db, const char *why, vs_error *er
 }
 
 /* Fills err from SQLite's last error; a lock gets the message an admin needs. */
-static int db_fail(const na_store *s, int rc, vs_error *err)
+int na_sql_fail(const na_store *s, int rc, vs_error *err)
 {
 	if ((rc & 0xff) == SQLITE_BUSY || (rc & 0xff) == SQLITE_LOCKED)
 		return vs_fail(err, VS_ERR_FAULT, "database is locked by another nfsagent (%s)", s->path);
@@ -202,26 +186,26 @@ static int db_fail(const na_store *s, int rc, vs_error *err)
 static int exec(na_store *s, const char *sql, vs_error *err)
 {
 	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
-	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
+	return rc == SQLITE_OK ? VS_OK : na_sql_fail(s, rc, err);
 }
 
-static int prepare(na_store *s, const char *sql, sqlite3_stmt **st, vs_error *err)
+int na_sql_prepare(na_store *s, const char *sql, sqlite3_stmt **st, vs_error *err)
 {
 	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
-	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
+	return rc == SQLITE_OK ? VS_OK : na_sql_fail(s, rc, err);
 }
 
 /* The first column of the first row as text ("" if none). */
 static int query_value(na_store *s, const char *sql, char *buf, size_t size, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, sql, &st, err);
+	int rc = na_sql_prepare(s, sql, &st, err);
 	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_OK;
 	buf[0] = '\0';
 	if (step == SQLITE_ROW && sqlite3_column_text(st, 0))
 		snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0));
 	else if (rc == VS_OK && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
+		rc = na_sql_fail(s, step, err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -236,13 +220,13 @@ static int query_int(na_store *s, const char *sql, long *out, vs_error *err)
 
 /* BEGIN IMMEDIATE takes the write lock up front, so a busy database is
  * reported before any work rather than at COMMIT. */
-static int begin(na_store *s, vs_error *err)
+int na_sql_begin(na_store *s, vs_error *err)
 {
 	return exec(s, "BEGIN IMMEDIATE", err);
 }
 
 /* Commits if all went well, else rolls back; returns the outcome. */
-static int finish(na_store *s, int rc, vs_error *err)
+int na_sql_finish(na_store *s, int rc, vs_error *err)
 {
 	if (rc == VS_OK && !sqlite3_get_autocommit(s->db))
 		rc = exec(s, "COMMIT", err);
@@ -251,11 +235,10 @@ static int finish(na_store *s, int rc, vs_error *err)
 	return rc;
 }
 
-/* "a, b, c" of the columns, or "?, ?, ?". */
-static void sql_columns(sqlite3_str *t, bool marks)
+void na_sql_columns(sqlite3_str *t, bool marks)
 {
-	for (size_t i = 0; i < N_COLUMNS; i++)
-		sqlite3_str_appendf(t, "%s%s", i ? ", " : "", marks ? "?" : columns[i].name);
+	for (size_t i = 0; i < na_n_columns; i++)
+		sqlite3_str_appendf(t, "%s%s", i ? ", " : "", marks ? "?" : na_columns[i].name);
 }
 
 /* ---- opening ---- */
@@ -346,7 +329,7 @@ static int read_version(na_store *s, int *version, vs_error *err)
 static int migrate(na_store *s, int target, vs_error *err)
 {
 	int version = 0;
-	int rc = begin(s, err);
+	int rc = na_sql_begin(s, err);
 	if (rc == VS_OK)
 		rc = read_version(s, &version, err);
 	for (int v = version; rc == VS_OK && v < target; v++)
@@ -356,7 +339,7 @@ static int migrate(na_store *s, int target, vs_error *err)
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", target);
 		rc = exec(s, sql, err);
 	}
-	return finish(s, rc, err);
+	return na_sql_finish(s, rc, err);
 }
 
 /* WAL lets a report read while a benchmark writes, and a crash mid-write
@@ -374,7 +357,7 @@ static int connect_db(na_store *s, int target, vs_error *err)
 {
 	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK)
-		return db_fail(s, rc, err);
+		return na_sql_fail(s, rc, err);
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
 	rc = read_version(s, &version, err);
@@ -427,7 +410,7 @@ static int connect_readonly(na_store *s, vs_error *err)
 {
 	int rc = sqlite3_open_v2(s->path, &s->db, SQLITE_OPEN_READONLY, NULL);
 	if (rc != SQLITE_OK)
-		return db_fail(s, rc, err);
+		return na_sql_fail(s, rc, err);
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
 	rc = read_version(s, &version, err);
@@ -502,122 +485,6 @@ int na_store_schema_version(void)
 	return LATEST;
 }
 
-/* ---- adding ---- */
-
-static int check_result(const na_result *r, vs_error *err)
-{
-	if (!r->started_at)
-		return vs_fail(err, VS_ERR_USAGE, "a result needs its start time");
-	if (!r->status || (strcmp(r->status, "ok") != 0 && strcmp(r->status, "failed") != 0))
-		return vs_fail(err, VS_ERR_USAGE, "a result's status is 'ok' or 'failed', not '%s'",
-		               r->status ? r->status : "(none)");
-	if (strcmp(r->status, "failed") == 0 && !r->error)
-		return vs_fail(err, VS_ERR_USAGE, "a failed result needs its error");
-	for (size_t i = 0; i < r->n_labels; i++) {
-		const na_label *l = &r->labels[i];
-		if (!l->key || !l->key[0] || strchr(l->key, '=') || !l->value)
-			return vs_fail(err, VS_ERR_USAGE, "label '%s' needs a key without '=' and a value",
-			               l->key ? l->key : "");
-	}
-	return VS_OK;
-}
-
-static int bind_column(sqlite3_stmt *st, int at, const column *c, const na_result *r)
-{
-	const char *field = (const char *)r + c->off;
-	/* A failed run has no statistics: whatever fio printed is not a result. */
-	if (c->dir && (!((const na_dir_stats *)((const char *)r + c->dir))->present ||
-	               strcmp(r->status, "failed") == 0))
-		return sqlite3_bind_null(st, at);
-	switch (c->type) {
-	case NA_TYPE_TEXT: return sqlite3_bind_text(st, at, *(const char *const *)field, -1, SQLITE_STATIC);
-	case NA_TYPE_INT: return sqlite3_bind_int(st, at, *(const int *)field);
-	case NA_TYPE_REAL: return sqlite3_bind_double(st, at, *(const double *)field);
-	default: return sqlite3_bind_int64(st, at, *(const int64_t *)field);
-	}
-}
-
-static int insert_result(na_store *s, na_result *r, vs_error *err)
-{
-	sqlite3_str *t = sqlite3_str_new(s->db);
-	sqlite3_str_appendall(t, "INSERT INTO results (");
-	sql_columns(t, false);
-	sqlite3_str_appendall(t, ") VALUES (");
-	sql_columns(t, true);
-	sqlite3_str_appendall(t, ")");
-	char *sql = sqlite3_str_finish(t);
-	sqlite3_stmt *st = NULL;
-	int rc = sql ? prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	int step = SQLITE_OK;
-	for (size_t i = 0; rc == VS_OK && step == SQLITE_OK && i < N_COLUMNS; i++)
-		step = bind_column(st, (int)i + 1, &columns[i], r);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_step(st);
-	if (rc == VS_OK && step != SQLITE_DONE && sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
-		rc = vs_fail(err, VS_ERR_USAGE, "run %s has a result for target %s, repetition %d, "
-		             "profile %s already", r->campaign, r->target, r->repetition, r->profile);
-	else if (rc == VS_OK && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
-	r->id = rc == VS_OK ? sqlite3_last_insert_rowid(s->db) : 0;
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
-	return rc;
-}
-
-static int insert_labels(na_store *s, const na_result *r, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, "INSERT INTO result_labels (result_id, key, value) VALUES (?, ?, ?)",
-	                 &st, err);
-	for (size_t i = 0; rc == VS_OK && i < r->n_labels; i++) {
-		sqlite3_reset(st);
-		int step = sqlite3_bind_int64(st, 1, r->id);
-		if (step == SQLITE_OK)
-			step = sqlite3_bind_text(st, 2, r->labels[i].key, -1, SQLITE_STATIC);
-		if (step == SQLITE_OK)
-			step = sqlite3_bind_text(st, 3, r->labels[i].value, -1, SQLITE_STATIC);
-		if (step == SQLITE_OK)
-			step = sqlite3_step(st);
-		if (step != SQLITE_DONE)
-			rc = db_fail(s, step, err);
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-static int journal(na_store *s, const char *run, const char *step, const char *detail,
-                   const char *now, vs_error *err);
-
-int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err)
-{
-	int rc = check_result(r, err);
-	if (rc == VS_OK && step && !r->campaign)
-		rc = vs_fail(err, VS_ERR_USAGE, "a journaled result needs its campaign run");
-	if (rc == VS_OK)
-		rc = begin(s, err);
-	if (rc == VS_OK)
-		rc = insert_result(s, r, err);
-	if (rc == VS_OK && na_store_midwrite_hook)
-		na_store_midwrite_hook();
-	if (rc == VS_OK)
-		rc = insert_labels(s, r, err);
-	char id[24];
-	snprintf(id, sizeof(id), "%lld", (long long)r->id);
-	if (rc == VS_OK && step)
-		rc = journal(s, r->campaign, step, id, r->finished_at ? r->finished_at : r->started_at, err);
-	rc = finish(s, rc, err);
-	if (rc != VS_OK) {
-		r->id = 0;
-		vs_error_context(err, "record result");
-	}
-	return rc;
-}
-
-int na_store_add(na_store *s, na_result *r, vs_error *err)
-{
-	return na_store_add_journaled(s, r, NULL, err);
-}
-
 /* ---- querying ---- */
 
 /* The column a condition's field names (a static string, never the
@@ -642,7 +509,7 @@ bool na_store_is_field(const char *name)
 
 /* vSphere records NFS 3 as "NFS" and NFS 4.1 as "NFS41"; people write
  * NFS3, NFSv3, nfs4.1, NFSv4.1...  Any other value is taken as typed. */
-static const char *protocol_value(const char *v)
+const char *na_protocol_value(const char *v)
 {
 	static const char *const nfs3[] = {"nfs", "nfs3", "nfsv3", "v3", "3"};
 	static const char *const nfs41[] = {"nfs41", "nfsv41", "nfs4", "nfsv4", "v41", "41", "4"};
@@ -665,7 +532,7 @@ static const char *protocol_value(const char *v)
 static const char *condition_value(const char *cond, const char *col)
 {
 	const char *v = strchr(cond, '=') + 1;
-	return col && strcmp(col, "datastore_type") == 0 ? protocol_value(v) : v;
+	return col && strcmp(col, "datastore_type") == 0 ? na_protocol_value(v) : v;
 }
 
 /* Up to max distinct values of sql's first column, ", "-separated, into buf
@@ -674,7 +541,7 @@ static int list_values(na_store *s, const char *sql, const char *key, size_t key
                        char *buf, size_t size, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, sql, &st, err);
+	int rc = na_sql_prepare(s, sql, &st, err);
 	int step = rc == VS_OK && key ? sqlite3_bind_text(st, 1, key, (int)keylen, SQLITE_STATIC)
 	                              : SQLITE_OK;
 	size_t len = 0, n = 0;
@@ -690,7 +557,7 @@ static int list_values(na_store *s, const char *sql, const char *key, size_t key
 			step = SQLITE_OK;
 	}
 	if (rc == VS_OK && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
+		rc = na_sql_fail(s, step, err);
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -770,7 +637,7 @@ static int build_query(na_store *s, const char *const *conds, size_t n, char **s
 {
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "SELECT id, ");
-	sql_columns(t, false);
+	na_sql_columns(t, false);
 	sqlite3_str_appendall(t, " FROM results WHERE 1 = 1");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
@@ -802,14 +669,14 @@ static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *con
 		if (rc == SQLITE_OK)
 			rc = sqlite3_bind_text(st, at++, condition_value(conds[i], col), -1, SQLITE_STATIC);
 	}
-	return rc == SQLITE_OK ? VS_OK : db_fail(s, rc, err);
+	return rc == SQLITE_OK ? VS_OK : na_sql_fail(s, rc, err);
 }
 
 static void read_columns(sqlite3_stmt *st, na_result *r)
 {
 	r->id = sqlite3_column_int64(st, 0);
-	for (size_t i = 0; i < N_COLUMNS; i++) {
-		const column *c = &columns[i];
+	for (size_t i = 0; i < na_n_columns; i++) {
+		const na_column *c = &na_columns[i];
 		char *field = (char *)r + c->off;
 		int at = (int)i + 1;
 		if (c->dir && sqlite3_column_type(st, at) != SQLITE_NULL)
@@ -855,7 +722,7 @@ static int read_labels(na_store *s, sqlite3_stmt *st, na_result *r, vs_error *er
 	}
 	r->labels = v;
 	r->n_labels = n;
-	return step == SQLITE_DONE ? VS_OK : db_fail(s, step, err);
+	return step == SQLITE_DONE ? VS_OK : na_sql_fail(s, step, err);
 }
 
 static int each_row(na_store *s, sqlite3_stmt *rows, sqlite3_stmt *labels, na_result_fn fn,
@@ -877,7 +744,7 @@ static int each_row(na_store *s, sqlite3_stmt *rows, sqlite3_stmt *labels, na_re
 	if (step == SQLITE_DONE)
 		return VS_OK;
 	vs_error_context(err, "query results");
-	return db_fail(s, step, err);
+	return na_sql_fail(s, step, err);
 }
 
 static int any_match(na_store *s, const char *const *conds, size_t n, bool *any, vs_error *err)
@@ -886,13 +753,13 @@ static int any_match(na_store *s, const char *const *conds, size_t n, bool *any,
 	sqlite3_stmt *rows = NULL;
 	int rc = build_query(s, conds, n, &sql, err);
 	if (rc == VS_OK)
-		rc = prepare(s, sql, &rows, err);
+		rc = na_sql_prepare(s, sql, &rows, err);
 	if (rc == VS_OK)
 		rc = bind_conditions(s, rows, conds, n, err);
 	int step = rc == VS_OK ? sqlite3_step(rows) : SQLITE_DONE;
 	*any = step == SQLITE_ROW;
 	if (rc == VS_OK && step != SQLITE_ROW && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
+		rc = na_sql_fail(s, step, err);
 	sqlite3_finalize(rows);
 	sqlite3_free(sql);
 	return rc;
@@ -908,10 +775,10 @@ int na_store_query(na_store *s, const char *const *conditions, size_t n, na_resu
 		return rc;  /* a whole sentence, about the user's words */
 	rc = build_query(s, conditions, n, &sql, err);
 	if (rc == VS_OK)
-		rc = prepare(s, sql, &rows, err);
+		rc = na_sql_prepare(s, sql, &rows, err);
 	if (rc == VS_OK)
-		rc = prepare(s, "SELECT key, value FROM result_labels WHERE result_id = ? ORDER BY key",
-		             &labels, err);
+		rc = na_sql_prepare(s, "SELECT key, value FROM result_labels WHERE result_id = ? ORDER BY key",
+		                    &labels, err);
 	if (rc == VS_OK)
 		rc = bind_conditions(s, rows, conditions, n, err);
 	if (rc != VS_OK)
@@ -921,238 +788,5 @@ int na_store_query(na_store *s, const char *const *conditions, size_t n, na_resu
 	sqlite3_finalize(rows);
 	sqlite3_finalize(labels);
 	sqlite3_free(sql);
-	return rc;
-}
-
-/* ---- findings ---- */
-
-int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = begin(s, err);
-	if (rc == VS_OK)
-		rc = prepare(s, "INSERT INTO findings (at, kind, campaign, target, host, esxi_version, "
-		                "esxi_build, datastore, datastore_type, servers, export_path, vm, "
-		                "extent_bug, verdict, evidence_json, extent_case) "
-		                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
-	const char *const text[] = {f->at, f->kind, f->campaign, f->target, f->host, f->esxi_version,
-	                            f->esxi_build, f->datastore, f->datastore_type, f->servers,
-	                            f->export_path, f->vm};
-	int step = SQLITE_OK;
-	for (int i = 0; rc == VS_OK && step == SQLITE_OK && i < 12; i++)
-		step = sqlite3_bind_text(st, i + 1, text[i], -1, SQLITE_STATIC);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_bind_int(st, 13, f->extent_bug);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_bind_text(st, 14, f->verdict, -1, SQLITE_STATIC);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_bind_text(st, 15, f->evidence_json, -1, SQLITE_STATIC);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_bind_text(st, 16, f->extent_case, -1, SQLITE_STATIC);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_step(st);
-	if (rc == VS_OK && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
-	f->id = rc == VS_OK ? sqlite3_last_insert_rowid(s->db) : 0;
-	sqlite3_finalize(st);
-	rc = finish(s, rc, err);
-	if (rc != VS_OK)
-		vs_error_context(err, "record finding");
-	return rc;
-}
-
-/* Findings whose field=value conditions all hold (fields: kind, campaign,
- * target, host, esxi_build, datastore, protocol/datastore_type, export_path, vm). */
-int na_store_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn, void *ud,
-                      vs_error *err)
-{
-	static const char *const fields[] = {"kind", "campaign", "target", "host", "esxi_version",
-	                                     "esxi_build", "datastore", "datastore_type", "servers",
-	                                     "export_path", "vm"};
-	sqlite3_str *t = sqlite3_str_new(s->db);
-	sqlite3_str_appendall(t, "SELECT id, at, kind, campaign, target, host, esxi_version, esxi_build, "
-	                         "datastore, datastore_type, servers, export_path, vm, extent_bug, "
-	                         "verdict, evidence_json, extent_case FROM findings WHERE 1 = 1");
-	int rc = VS_OK;
-	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		const char *eq = strchr(conds[i], '=');
-		size_t len = eq ? (size_t)(eq - conds[i]) : 0;
-		const char *col = len == 8 && strncmp(conds[i], "protocol", 8) == 0 ? "datastore_type" : NULL;
-		for (size_t k = 0; !col && k < sizeof(fields) / sizeof(*fields); k++)
-			if (strlen(fields[k]) == len && strncmp(conds[i], fields[k], len) == 0)
-				col = fields[k];
-		if (!col)
-			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
-		else
-			sqlite3_str_appendf(t, " AND %s = ?", col);
-	}
-	sqlite3_str_appendall(t, " ORDER BY id");
-	char *sql = sqlite3_str_finish(t);
-	sqlite3_stmt *st = NULL;
-	if (rc == VS_OK)
-		rc = sql ? prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		size_t len = (size_t)(strchr(conds[i], '=') - conds[i]);
-		const char *v = condition_value(conds[i], condition_column(conds[i], len));
-		if (sqlite3_bind_text(st, (int)i + 1, v, -1, SQLITE_STATIC) != SQLITE_OK)
-			rc = db_fail(s, SQLITE_ERROR, err);
-	}
-	int step = SQLITE_ROW;
-	while (rc == VS_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *c[17];
-		for (int i = 1; i < 17; i++)
-			c[i] = (const char *)sqlite3_column_text(st, i);
-		na_finding f = {sqlite3_column_int64(st, 0), c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8],
-		                c[9], c[10], c[11], c[12], sqlite3_column_int(st, 13) != 0, c[14], c[15],
-		                c[16]};
-		rc = fn(&f, ud, err);
-	}
-	if (rc == VS_OK && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
-	sqlite3_finalize(st);
-	sqlite3_free(sql);
-	return rc;
-}
-
-/* ---- the campaign journal ---- */
-
-int na_store_run_claim(na_store *s, const char *run, const char *name, const char *file,
-                       const char *now, bool resume, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = begin(s, err);
-	if (rc == VS_OK)
-		rc = prepare(s, "SELECT state, pid FROM campaign_runs WHERE run = ?", &st, err);
-	if (rc == VS_OK)
-		sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_DONE;
-	if (step == SQLITE_ROW) {
-		const char *state = (const char *)sqlite3_column_text(st, 0);
-		long pid = (long)sqlite3_column_int64(st, 1);
-		/* A run is active while the process that claimed it lives. */
-		if (strcmp(state, "running") == 0 && pid > 0 && kill((pid_t)pid, 0) == 0)
-			rc = vs_fail(err, VS_ERR_USAGE, "campaign '%s' is running already (pid %ld)", name, pid);
-		else if (!resume)
-			rc = vs_fail(err, VS_ERR_USAGE, "campaign run '%s' exists already", run);
-	}
-	sqlite3_finalize(st);
-	st = NULL;
-	if (rc == VS_OK)
-		rc = prepare(s, "INSERT INTO campaign_runs (run, name, file, state, pid, started_at, updated_at)"
-		                " VALUES (?1, ?2, ?3, 'running', ?4, ?5, ?5) ON CONFLICT (run) DO UPDATE SET"
-		                " state = 'running', pid = ?4, updated_at = ?5", &st, err);
-	if (rc == VS_OK) {
-		sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 3, file, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, 4, (sqlite3_int64)getpid());
-		sqlite3_bind_text(st, 5, now, -1, SQLITE_STATIC);
-		if ((step = sqlite3_step(st)) != SQLITE_DONE)
-			rc = db_fail(s, step, err);
-	}
-	sqlite3_finalize(st);
-	rc = finish(s, rc, err);
-	if (rc != VS_OK && !err->context[0])
-		vs_error_context(err, "claim campaign run");
-	return rc;
-}
-
-/* The newest run of campaign `name` that did not finish (malloc'd), or NULL;
- * an aborted run is finished: it was undone. */
-int na_store_run_unfinished(na_store *s, const char *name, char **run, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	*run = NULL;
-	int rc = prepare(s, "SELECT run FROM campaign_runs WHERE name = ? "
-	                    "AND state NOT IN ('done', 'aborted') "
-	                    "ORDER BY started_at DESC, run DESC LIMIT 1", &st, err);
-	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC) : SQLITE_OK;
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_step(st);
-	if (step == SQLITE_ROW && !(*run = strdup((const char *)sqlite3_column_text(st, 0))))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	else if (rc == VS_OK && step != SQLITE_ROW && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
-	sqlite3_finalize(st);
-	if (rc != VS_OK)
-		vs_error_context(err, "read campaign journal");
-	return rc;
-}
-
-/* sql with n text parameters, inside the caller's transaction. */
-static int exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	int rc = prepare(s, sql, &st, err);
-	int step = SQLITE_OK;
-	for (int i = 0; rc == VS_OK && step == SQLITE_OK && i < n; i++)
-		step = sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_step(st);
-	if (rc == VS_OK && step != SQLITE_DONE)
-		rc = db_fail(s, step, err);
-	sqlite3_finalize(st);
-	return rc;
-}
-
-/* One journal write in its own transaction. */
-static int run_exec(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
-{
-	int rc = begin(s, err);
-	if (rc == VS_OK)
-		rc = exec_args(s, sql, args, n, err);
-	return finish(s, rc, err);
-}
-
-static int journal(na_store *s, const char *run, const char *step, const char *detail,
-                   const char *now, vs_error *err)
-{
-	const char *const args[] = {run, step, detail, now};
-	return exec_args(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
-	                    "VALUES (?1, ?2, ?3, ?4)", args, 4, err);
-}
-
-int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,
-                       const char *now, vs_error *err)
-{
-	int rc = begin(s, err);
-	if (rc == VS_OK)
-		rc = journal(s, run, step, detail, now, err);
-	return finish(s, rc, err);
-}
-
-int na_store_run_state(na_store *s, const char *run, const char *state, const char *now,
-                       vs_error *err)
-{
-	const char *const args[] = {run, state, now};
-	return run_exec(s, "UPDATE campaign_runs SET state = ?2, updated_at = ?3 WHERE run = ?1", args,
-	                3, err);
-}
-
-int na_store_step_is_done(na_store *s, const char *run, const char *step, bool *done,
-                          char **detail, vs_error *err)
-{
-	sqlite3_stmt *st = NULL;
-	*done = false;
-	if (detail)
-		*detail = NULL;
-	int rc = prepare(s, "SELECT detail FROM campaign_steps WHERE run = ? AND step = ?", &st, err);
-	int row = rc == VS_OK ? sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC) : SQLITE_OK;
-	if (row == SQLITE_OK && rc == VS_OK)
-		row = sqlite3_bind_text(st, 2, step, -1, SQLITE_STATIC);
-	if (row == SQLITE_OK && rc == VS_OK)
-		row = sqlite3_step(st);
-	const char *d = row == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
-	if (row == SQLITE_ROW)
-		*done = true;
-	if (d && detail && !(*detail = strdup(d)))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	else if (rc == VS_OK && row != SQLITE_ROW && row != SQLITE_DONE)
-		rc = db_fail(s, row, err);
-	sqlite3_finalize(st);
-	if (rc != VS_OK) {
-		*done = false;
-		vs_error_context(err, "read campaign journal");
-	}
 	return rc;
 }

@@ -852,12 +852,72 @@ static int count_finding(const na_finding *f, void *ud, vs_error *err)
 	return VS_OK;
 }
 
+/* The findings a selection gave, and how many of them a host's view was. */
+typedef struct seen {
+	int n, host_cases;
+} seen;
+
+static int count_case(const na_finding *f, void *ud, vs_error *err)
+{
+	(void)err;
+	seen *c = ud;
+	c->n++;
+	c->host_cases += f->extent_case && strcmp(f->extent_case, "host") == 0;
+	return VS_OK;
+}
+
 static int findings_in(na_store *s)
 {
 	int n = 0;
 	vs_error err = {0};
 	assert_int_equal(na_store_findings(s, NULL, 0, count_finding, &n, &err), VS_OK);
 	return n;
+}
+
+/* Findings are selected by their provenance, a protocol as people write it,
+ * and nothing else. */
+static void findings_are_selected_by_provenance(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("findings.db"));
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_finding f[] = {
+		{.at = "2026-10-03T09:00:00Z", .kind = "probe", .host = "esx1", .datastore = "bench-v41",
+		 .datastore_type = "NFS41", .extent_bug = true, .verdict = "the extent bug showed",
+		 .extent_case = "host"},
+		{.at = "2026-10-03T09:05:00Z", .kind = "migration", .host = "esx2", .datastore = "bench-v3",
+		 .datastore_type = "NFS", .verdict = "the move failed"},
+	};
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(na_store_add_finding(s, &f[i], &err), VS_OK);
+		assert_int_equal(f[i].id, (int64_t)i + 1);
+	}
+	seen c = {0};
+	assert_int_equal(na_store_findings(s, NULL, 0, count_case, &c, &err), VS_OK);
+	assert_true(c.n == 2 && c.host_cases == 1);
+	c = (seen){0};
+	assert_int_equal(na_store_findings(s, (const char *const[]){"protocol=NFSv4.1"}, 1, count_case,
+	                                   &c, &err), VS_OK);
+	assert_true(c.n == 1 && c.host_cases == 1);
+	c = (seen){0};
+	assert_int_equal(na_store_findings(s, (const char *const[]){"datastore_type=nfs3", "host=esx2"},
+	                                   2, count_case, &c, &err), VS_OK);
+	assert_true(c.n == 1 && c.host_cases == 0);
+	c = (seen){0};
+	assert_int_equal(na_store_findings(s, (const char *const[]){"kind=probe", "host=esx2"}, 2,
+	                                   count_case, &c, &err), VS_OK);
+	assert_int_equal(c.n, 0);
+	const char *bad[] = {"size=1", "kind", "=probe"};
+	for (size_t i = 0; i < 3; i++) {
+		char want[64];
+		snprintf(want, sizeof(want), "findings cannot be selected by '%s'", bad[i]);
+		assert_int_equal(na_store_findings(s, &bad[i], 1, count_case, &c, &err), VS_ERR_USAGE);
+		assert_string_equal(err.message, want);
+	}
+	na_store_close(&s);
+	free((char *)path);
 }
 
 /* A reader never upgrades: a writable database of an older schema is read
@@ -1003,6 +1063,7 @@ int main(void)
 		cmocka_unit_test(journal_read_errors_are_errors),
 		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
 		cmocka_unit_test(readers_read_older_schemas_unchanged),
+		cmocka_unit_test(findings_are_selected_by_provenance),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

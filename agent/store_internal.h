@@ -1,0 +1,44 @@
+/* What the store's files share (store.c: the schema, opening, queries;
+ * store_journal.c: recording results, findings and the campaign journal):
+ * the handle, the columns of results, and the helpers that run SQL and turn
+ * SQLite's status into a vs_error.  Only the store layer includes this;
+ * the rest of nfsagent sees store.h. */
+#ifndef NFSAGENT_STORE_INTERNAL_H
+#define NFSAGENT_STORE_INTERNAL_H
+
+#include <sqlite3.h>
+
+#include "store.h"
+
+struct na_store {
+	sqlite3 *db;
+	char *path;
+};
+
+/* Fills err from SQLite's status rc (a lock, damage and memory each get
+ * their own message) and returns the vs_error status. */
+int na_sql_fail(const na_store *s, int rc, vs_error *err);
+int na_sql_prepare(na_store *s, const char *sql, sqlite3_stmt **st, vs_error *err);
+/* BEGIN IMMEDIATE, and its end: commits if rc is VS_OK, else rolls back;
+ * returns the outcome. */
+int na_sql_begin(na_store *s, vs_error *err);
+int na_sql_finish(na_store *s, int rc, vs_error *err);
+
+/* A column of results (all but id): a field of na_result, or a statistic of
+ * one direction (dir: the offset of its na_dir_stats, 0 for a field). */
+typedef struct na_column {
+	const char *name;
+	na_type type;
+	size_t off;  /* of the value in na_result */
+	size_t dir;
+} na_column;
+extern const na_column na_columns[];
+extern const size_t na_n_columns;
+/* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
+void na_sql_columns(sqlite3_str *t, bool marks);
+
+/* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
+ * write it (NFS3, NFSv4.1...); any other value as typed. */
+const char *na_protocol_value(const char *v);
+
+#endif
