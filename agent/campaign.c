@@ -3,6 +3,7 @@
  * each in turn, then the VM goes home and what was mounted is unmounted.
  * Every finished step is journaled in the results database, so a stopped
  * run continues with --resume without repeating or losing a result. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,8 +410,9 @@ static int remove_probe_folders(na_run *r, const na_target *t)
 	size_t removed = 0;
 	vs_datastore *d = na_run_datastore(r, t->datastore);
 	int rc = NA_EXIT_OK;
-	if (na_run_done(r, step, &pid) && pid && d &&
-	    na_probe_folders_remove(r->cl, d, strtol(pid, NULL, 10), &removed, &err) != VS_OK)
+	long n = 0;
+	if (na_run_done(r, step, &pid) && pid && d && na_parse_long(pid, 1, LONG_MAX, &n) &&
+	    na_probe_folders_remove(r->cl, d, n, &removed, &err) != VS_OK)
 		rc = na_report(&err);
 	free(pid);
 	return rc;
@@ -618,10 +620,10 @@ static int sweep_benches(na_run *r, bool self)
 	long me = (long)getpid();
 	vs_guest_auth auth = guest_auth(r);
 	for (char *p = pids ? strtok_r(pids, " ", &save) : NULL; p; p = strtok_r(NULL, " ", &save)) {
-		long pid = strtol(p, NULL, 10);
+		long pid = 0;
 		vs_error err = {0};
-		if (pid == me)
-			continue;
+		if (!na_parse_long(p, 1, LONG_MAX, &pid) || pid == me)
+			continue;  /* not a pid (nfsagent wrote it: never), or this process */
 		if (r->password && na_bench_sweep(r->cl, na_run_vm(r), &auth, r->c->dir, pid, &err) == VS_OK)
 			continue;
 		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
@@ -720,7 +722,7 @@ static void find_leftovers(na_run *r)
 	for (size_t i = 0; rc == VS_OK && slash && i < r->c->n_targets; i++) {
 		vs_datastore *d = na_run_datastore(r, r->c->targets[i].datastore);
 		if (d && !named_before(r, i) && !na_vm_uses(na_run_vm(r), d->moref))
-			rc = na_move_leftovers(r->cl, d, folder, &r->leftovers, &err);
+			rc = na_move_leftovers(r->cl, &r->inv, d, folder, &r->leftovers, &err);
 	}
 	free(ds);
 	free(folder);

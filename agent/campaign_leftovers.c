@@ -1,5 +1,6 @@
 /* A campaign's leftovers on its targets: probe folders of a killed run,
  * copies of failed moves. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,11 +13,10 @@ static bool probe_folder_of(const char *name, long pid)
 	if (strncmp(name, prefix, sizeof(prefix) - 1) != 0)
 		return false;
 	const char *stamp = name + sizeof(prefix) - 1, *dash = strchr(stamp, '-');
-	char *end = NULL;
 	if (!dash || dash == stamp || strspn(stamp, "0123456789") != (size_t)(dash - stamp))
 		return false;
-	long got = strtol(dash + 1, &end, 10);
-	return end && !*end && end != dash + 1 && got == pid;
+	long got = 0;
+	return na_parse_long(dash + 1, 1, LONG_MAX, &got) && got == pid;
 }
 
 static int list_root(vs_client *c, const vs_datastore *d, const char *folder, vs_file **files,
@@ -43,7 +43,9 @@ int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_
 		/* The folder goes with the canaries in it. */
 		rc = path ? vs_datastore_delete(c, path, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		if (rc == VS_OK) {
-			printf("Removed %s, left by a probe that was stopped.\n", path);
+			char *shown = na_escaped(path);
+			printf("Removed %s, left by a probe that was stopped.\n", shown ? shown : "?");
+			free(shown);
 			(*removed)++;
 		}
 		free(path);
@@ -70,14 +72,27 @@ static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const
 	return VS_OK;
 }
 
-int na_move_leftovers(vs_client *c, const vs_datastore *d, const char *vm_folder, na_leftovers *l,
-                      vs_error *err)
+/* Whether a VM in inv has its files in d's folder: then the folder is that
+ * VM's home (another VM called NAME_1, say), not a move's copy. */
+static bool registered_in(const na_inventory *inv, const vs_datastore *d, const char *folder)
+{
+	char prefix[1024];
+	snprintf(prefix, sizeof(prefix), "[%s] %s/", d->name, folder);
+	for (size_t i = 0; i < inv->n_vms; i++)
+		if (inv->vms[i].vmx_path && strncmp(inv->vms[i].vmx_path, prefix, strlen(prefix)) == 0)
+			return true;
+	return false;
+}
+
+int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore *d,
+                      const char *vm_folder, na_leftovers *l, vs_error *err)
 {
 	vs_file *folders = NULL;
 	size_t n = 0;
 	int rc = list_root(c, d, NULL, &folders, &n, err);
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		if (!folders[i].is_folder || !na_attempt_name(vm_folder, folders[i].path))
+		if (!folders[i].is_folder || !na_attempt_name(vm_folder, folders[i].path) ||
+		    registered_in(inv, d, folders[i].path))
 			continue;
 		vs_file *files = NULL;
 		size_t k = 0;
@@ -96,8 +111,11 @@ void na_leftovers_print(const na_leftovers *l)
 	if (!l->n)
 		return;
 	printf("Left on the targets by failed moves (not deleted; check them, then delete them by hand):\n");
-	for (size_t i = 0; i < l->n; i++)
-		printf("  %s\n", l->paths[i]);
+	for (size_t i = 0; i < l->n; i++) {
+		char *shown = na_escaped(l->paths[i]);  /* file names come from the datastore */
+		printf("  %s\n", shown ? shown : "?");
+		free(shown);
+	}
 }
 
 void na_leftovers_free(na_leftovers *l)

@@ -74,5 +74,34 @@ assert_eq "$(step two start-disk:2001)" LocalDS_0 "db01's second disk, journaled
 assert_eq "$(vm_datastores db01)" LocalDS_0,truenas-vmware "db01's datastores"
 # There, home, the second disk to LocalDS_0.
 assert_eq "$(( $(calls RelocateVM_Task) - before ))" 3 "Storage vMotions of db01"
+
+# 4. Killed (SIGKILL) during a cold move, right after the VM was powered off:
+# the resume powers it on first (it ran at the start), finishes, and the VM
+# ends home and running.
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always -task-seconds 2 \
+	-slow-tasks RelocateVM_Task
+{
+	tiny_campaign cold allow_power_off=yes
+	nfs_target t bench-v41 /mnt/tank/vmware64k 4.1 probe=no on_extent_bug=cold
+} > "$c"
+"$NFSAGENT" run "$c" > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+# The warm move fails on the bug, the VM is powered off, the cold move runs: kill.
+for i in $(seq 1 300); do
+	[ "$(calls PowerOffVM_Task)" -ge 1 ] && [ "$(calls RelocateVM_Task)" -ge 2 ] && break
+	sleep 0.1
+done
+kill -KILL "$pid"
+RC=0
+wait "$pid" || RC=$?
+assert_eq "$RC" 137 "exit status of the run killed during the cold move"
+sleep 2.5  # the cold move finishes without nfsagent: the VM is off on the target
+run 0 "$NFSAGENT" run "$c" --resume
+assert_contains "$OUT" "Powering fiotest on: it ran when the campaign started."
+assert_contains "$OUT" "  fiotest: files on truenas-vmware, host DC0_H0, poweredOn: as it started"
+assert_contains "$OUT" "  t  1 ok"
 run 0 "$NFSAGENT" ls vms --json
+assert_eq "$(jq -r '.[] | select(.name == "fiotest") | "\(.datastores | join(",")) \(.power_state)"' <<< "$OUT")" \
+	"truenas-vmware poweredOn" "fiotest after the resume"
 echo "campaign_reconcile: ok"
