@@ -210,11 +210,21 @@ static int query_value(na_store *s, const char *sql, char *buf, size_t size, vs_
 	return rc;
 }
 
-static int query_int(na_store *s, const char *sql, long *out, vs_error *err)
+/* The first column of the first row as SQLite's own integer: no text is
+ * parsed, and an answer that is not an integer is an error, never 0. */
+static int query_int(na_store *s, const char *sql, int64_t *out, vs_error *err)
 {
-	char buf[32];
-	int rc = query_value(s, sql, buf, sizeof(buf), err);
-	*out = strtol(buf, NULL, 10);
+	sqlite3_stmt *st = NULL;
+	int rc = na_sql_prepare(s, sql, &st, err);
+	int step = rc == VS_OK ? sqlite3_step(st) : SQLITE_OK;
+	*out = 0;
+	if (step == SQLITE_ROW && sqlite3_column_type(st, 0) == SQLITE_INTEGER)
+		*out = sqlite3_column_int64(st, 0);
+	else if (rc == VS_OK && (step == SQLITE_ROW || step == SQLITE_DONE))
+		rc = vs_fail(err, VS_ERR_FAULT, "%s: SQLite gave no integer for '%s'", s->path, sql);
+	else if (rc == VS_OK)
+		rc = na_sql_fail(s, step, err);
+	sqlite3_finalize(st);
 	return rc;
 }
 
@@ -292,7 +302,7 @@ static int create_file(const char *path, vs_error *err)
  * a database that is not ours stays exactly as it was. */
 static int read_version(na_store *s, int *version, vs_error *err)
 {
-	long objects = 0, meta = 0, v = 0;
+	int64_t objects = 0, meta = 0, v = 0;
 	char app[32] = "";
 	int rc = query_int(s, "SELECT count(*) FROM sqlite_master", &objects, err);
 	if (rc == VS_OK)
@@ -317,8 +327,8 @@ static int read_version(na_store *s, int *version, vs_error *err)
 		return vs_fail(err, VS_ERR_USAGE, "%s is not an nfsagent database (it has no "
 		               "nfsagent_meta application row); refusing to change it", s->path);
 	if (v > LATEST)
-		return vs_fail(err, VS_ERR_USAGE, "%s has schema version %ld, newer than this "
-		               "nfsagent's %d: use a newer nfsagent", s->path, v, LATEST);
+		return vs_fail(err, VS_ERR_USAGE, "%s has schema version %lld, newer than this "
+		               "nfsagent's %d: use a newer nfsagent", s->path, (long long)v, LATEST);
 	*version = (int)v;
 	return VS_OK;
 }
