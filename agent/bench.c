@@ -2,8 +2,10 @@
  * fio writes JSON to a file (guest operations return no output), we fetch
  * it, parse it, and record it with where it came from.  The host's datastore
  * counters for the same minutes are recorded next to it. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -281,6 +283,8 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 	return rc;
 }
 
+static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
+
 long na_bench_timeout(const char *job_text)
 {
 	return na_job_seconds(job_text, UNBOUNDED_S) + GRACE_S;
@@ -300,8 +304,12 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	if (!b->fio_libaio && na_job_uses_libaio(job_text))
 		return na_fio_no_libaio(b->vm->name, err);
 	int rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->data, err);
+	/* The NAS's window is fio's: started right before it, stopped right after. */
+	nas_sampler *sampler = rc == VS_OK ? sampling_start(b, job_text, out) : NULL;
 	if (rc == VS_OK)
 		rc = run_fio(b, job_text, what, timeout, &proc, err);
+	if (sampler)
+		nas_sampler_stop(&sampler, &out->nas_window);
 	remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
@@ -333,6 +341,7 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 {
 	na_fio_result_clear(&o->fio);
 	free(o->error);
+	nas_window_free(&o->nas_window);
 	*o = (na_bench_outcome){0};
 }
 
@@ -349,4 +358,180 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 			rc = VS_OK;
 	}
 	return rc;
+}
+
+/* ---- the NAS side --------------------------------------------------------------- */
+
+/* The interval of `zpool iostat` beside a job of job_s seconds: fine for a
+ * short run, a few seconds for a long one (the NAS's own cost). */
+static int nas_interval(long job_s)
+{
+	return job_s <= 30 ? 1 : job_s <= 300 ? 2 : 5;
+}
+
+bool na_bench_label_conflict(const nas_props *p, const char *key, const char *value, char *why,
+                             size_t size)
+{
+	static const struct {
+		const char *name;
+		size_t off;  /* of the word in nas_props */
+	} words[] = {
+		{"sync", offsetof(nas_props, sync)},       {"compression", offsetof(nas_props, compression)},
+		{"atime", offsetof(nas_props, atime)},     {"logbias", offsetof(nas_props, logbias)},
+		{"primarycache", offsetof(nas_props, primarycache)},
+	};
+	int64_t measured = -1;
+	if (strcasecmp(key, "recordsize") == 0)
+		measured = p->recordsize;
+	else if (strcasecmp(key, "special_small_blocks") == 0)
+		measured = p->special_small_blocks;
+	if (measured >= 0) {
+		int64_t labelled = strcmp(value, "0") == 0 ? 0 : na_parse_size(value);
+		char shown[32];
+		snprintf(why, size, "%s is %lld (%s) on the dataset", key, (long long)measured,
+		         na_size(measured, shown, sizeof(shown)));
+		return labelled != measured;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasecmp(key, words[i].name) == 0) {
+			const char *m = (const char *)p + words[i].off;
+			snprintf(why, size, "%s is %s on the dataset", key, m);
+			return strcasecmp(value, m) != 0;
+		}
+	return false;
+}
+
+void na_bench_nas_begin(na_bench *b)
+{
+	if (!b->nas)
+		return;
+	vs_error err = {0};
+	int rc = b->ds->remote_path
+	             ? nas_read_view(b->nas, b->ds->remote_path, &b->nas_view, &err)
+	             : vs_fail(&err, VS_ERR_USAGE, "datastore %s is not NFS", b->ds->name);
+	if (rc != VS_OK) {
+		char why[600];
+		vs_error_format(&err, why, sizeof(why));
+		na_warn("the results are recorded without the NAS side: %s", why);
+		return;
+	}
+	b->nas_ready = true;
+	for (size_t i = 0; i < b->n_labels; i++) {
+		char why[160];
+		if (na_bench_label_conflict(&b->nas_view.props, b->labels[i].key, b->labels[i].value, why,
+		                            sizeof(why)))
+			na_warn("--label %s=%s contradicts the NAS: %s %s (both are recorded)",
+			        b->labels[i].key, b->labels[i].value, why, b->nas_view.dataset.name);
+	}
+}
+
+void na_bench_nas_end(na_bench *b)
+{
+	nas_view_free(&b->nas_view);
+	b->nas_ready = false;
+}
+
+/* Starts sampling for a job (NULL when there is no NAS side); a NAS lost
+ * since na_bench_nas_begin makes this run's window incomplete, with why. */
+static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
+{
+	if (!b->nas_ready)
+		return NULL;
+	long job_s = na_job_seconds(job_text, UNBOUNDED_S);
+	nas_sampler *s = NULL;
+	vs_error err = {0};
+	out->nas = true;
+	out->nas_window = (nas_window){.arc_hit_ratio = -1};
+	/* iostat ends by itself a minute after the job should have. */
+	if (nas_sampler_start(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid,
+	                      nas_interval(job_s), (int)job_s + 60, &s, &err) != VS_OK) {
+		out->nas_window.incomplete = true;
+		vs_error_format(&err, out->nas_window.why, sizeof(out->nas_window.why));
+		if (!b->nas_lost_said)
+			na_warn("the NAS could not be sampled: %s", out->nas_window.why);
+		b->nas_lost_said = true;
+	}
+	return s;
+}
+
+double na_bench_share_under(const na_fio_dir *d, double floor_us)
+{
+	int64_t total = 0, under = 0;
+	for (size_t i = 0; i < d->n_bins; i++) {
+		total += d->bin_count[i];
+		if ((double)d->bin_ns[i] < floor_us * 1000)
+			under += d->bin_count[i];
+	}
+	return total ? (double)under / (double)total : -1;
+}
+
+/* Decimal rates, as disks and networks are sold: "3.5 GB/s", "138 MB/s". */
+static const char *rate(double bps, char *buf, size_t size)
+{
+	if (bps >= 1e9)
+		snprintf(buf, size, "%.1f GB/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, size, "%.0f MB/s", bps / 1e6);
+	else if (bps >= 1e3)
+		snprintf(buf, size, "%.0f kB/s", bps / 1e3);
+	else
+		snprintf(buf, size, "%.0f B/s", bps);
+	return buf;
+}
+
+/* "mirrors", "disks", "raidz2 vdevs": what the data vdevs are. */
+static void data_word(const nas_layout *l, char *buf, size_t size)
+{
+	const char *type = NULL;
+	for (size_t i = 0; i < l->n && !type; i++)
+		if (l->v[i].cls == NAS_CLASS_DATA)
+			type = l->v[i].type;
+	if (type && (!strcmp(type, "mirror") || !strcmp(type, "disk")))
+		snprintf(buf, size, "%ss", type);
+	else
+		snprintf(buf, size, "%s vdevs", type ? type : "data");
+}
+
+void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                       const na_fio_dir *write, char *buf, size_t size)
+{
+	double secs = (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
+	if (w->incomplete || secs <= 0) {
+		snprintf(buf, size, "figures incomplete: %s",
+		         w->incomplete ? w->why : "no whole zpool iostat interval in the run");
+		return;
+	}
+	const nas_io *t = w->total;
+	double data_w = (double)(t[NAS_CLASS_DATA].write_bytes + t[NAS_CLASS_DEDUP].write_bytes);
+	double data_r = (double)(t[NAS_CLASS_DATA].read_bytes + t[NAS_CLASS_DEDUP].read_bytes +
+	                         t[NAS_CLASS_SPECIAL].read_bytes);
+	char word[32], a[24], s[24], lg[24], g[24], r[24];
+	data_word(l, word, sizeof(word));
+	int n;
+	if (write && write->present) {
+		n = snprintf(buf, size, "pool wrote %s (%s)", rate(data_w / secs, a, sizeof(a)), word);
+		if (nas_layout_count(l, NAS_CLASS_SPECIAL) && n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " + %s (special)",
+			              rate((double)t[NAS_CLASS_SPECIAL].write_bytes / secs, s, sizeof(s)));
+		if (nas_layout_count(l, NAS_CLASS_LOG) && n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " + %s (log)",
+			              rate((double)t[NAS_CLASS_LOG].write_bytes / secs, lg, sizeof(lg)));
+		nas_amplification a_of;
+		nas_amplification_of(w, (uint64_t)(write->bw_bytes * (double)write->runtime_ms / 1000),
+		                     &a_of);
+		if (n >= 0 && (size_t)n < size && a_of.known)
+			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest: %.*fx",
+			              rate(write->bw_bytes, g, sizeof(g)), a_of.total < 10 ? 1 : 0, a_of.total);
+		else if (n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest",
+			              rate(write->bw_bytes, g, sizeof(g)));
+		if ((!read || !read->present) && data_r > 0 && n >= 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, "; pool read %s (read-modify-write)",
+			         rate(data_r / secs, r, sizeof(r)));
+		return;
+	}
+	n = snprintf(buf, size, "pool read %s (%s) for %s from the guest", rate(data_r / secs, a, sizeof(a)),
+	             word, rate(read && read->present ? read->bw_bytes : 0, g, sizeof(g)));
+	if (w->arc_hit_ratio >= 0 && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, ", ARC demand hits %.0f%%", w->arc_hit_ratio * 100);
 }

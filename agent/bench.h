@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include "agent.h"
+#include "nfsagent/nas.h"
 #include "fio.h"
 #include "profiles.h"
 #include "store.h"
@@ -29,6 +30,13 @@ typedef struct na_bench {
 	char data[1024];            /* fio's folder under job.dir: made and removed for
 	                             * each repetition */
 	bool fio_libaio;            /* the guest's fio has the libaio engine */
+	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
+	 * dataset behind ds, its settings and its pool were read
+	 * (na_bench_nas_begin): then each run is sampled. */
+	const nas_target *nas;
+	nas_view nas_view;
+	bool nas_ready;
+	bool nas_lost_said;         /* a run could not start sampling: said once */
 } na_bench;
 
 typedef struct na_bench_outcome {
@@ -36,6 +44,8 @@ typedef struct na_bench_outcome {
 	na_fio_result fio;
 	int64_t row;                /* database id, 0 when not recorded */
 	char *error;
+	bool nas;                   /* the NAS was sampled (or tried): nas_window is this run's */
+	nas_window nas_window;
 } na_bench_outcome;
 
 /* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */
@@ -55,6 +65,32 @@ long na_bench_timeout(const char *job_text);
 int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                  na_bench_outcome *out, vs_error *err);
 void na_bench_outcome_clear(na_bench_outcome *o);
+/* Reads the dataset behind b->ds, its settings and its pool once, before
+ * the first run, and warns about a --label that contradicts a measured
+ * setting.  A NAS that cannot be read is one warning naming why, and the
+ * benchmark runs without the NAS side: never an error. */
+void na_bench_nas_begin(na_bench *b);
+void na_bench_nas_end(na_bench *b);
+/* Whether label key=value contradicts the measured settings p (recordsize
+ * and special_small_blocks as sizes, 16K = 16384; sync, compression, atime,
+ * logbias, primarycache as words, case aside); why says how. */
+bool na_bench_label_conflict(const nas_props *p, const char *key, const char *value, char *why,
+                             size_t size);
+/* One run as the pool saw it, in a line: "pool wrote 3.5 GB/s (mirrors) +
+ * 0.9 GB/s (log) for 138 MB/s from the guest: 32x" (data vdevs, special and
+ * log apart), "pool read ... for ... from the guest, ARC demand hits 97%",
+ * or why the figures are incomplete.  guest: fio's write (or read)
+ * direction. */
+void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                       const na_fio_dir *write, char *buf, size_t size);
+/* The share of a direction's completions faster than floor_us, from fio's
+ * json+ latency bins; -1 without bins. */
+double na_bench_share_under(const na_fio_dir *d, double floor_us);
+/* Reads under the NFS round-trip floor: something closer than the NAS's
+ * disks answered (NA_CACHE_FLOOR_US, NA_CACHE_SHARE: a quarter or more). */
+#define NA_CACHE_FLOOR_US 50.0
+#define NA_CACHE_SHARE 0.25
+
 /* Removes what the benchmark put in the guest. */
 void na_bench_end(na_bench *b);
 /* Removes what a benchmark of nfsagent process pid (killed: it could not)

@@ -34,13 +34,6 @@ typedef struct nas_args {
 	nas_target target;
 } nas_args;
 
-/* What the NAS says about the dataset behind one datastore. */
-typedef struct nas_view {
-	nas_dataset dataset;
-	nas_props props;
-	nas_layout layout;
-} nas_view;
-
 static int on_option(int opt, const char *arg, void *ud)
 {
 	nas_args *a = ud;
@@ -69,29 +62,6 @@ static int check(void *args, int argc, char **argv)
 	                : nas_target_command(&a->target, a->nas_command, &err);
 	return rc == VS_OK ? -1 : na_usage_error("nas", "%s: %s", a->nas ? "--nas" : "--nas-command",
 	                                         err.message);
-}
-
-/* The dataset's pool: its name up to the first '/'. */
-static int read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err)
-{
-	*v = (nas_view){0};
-	int rc = nas_check_system(t, err);
-	if (rc == VS_OK)
-		rc = nas_find_dataset(t, path, &v->dataset, err);
-	if (rc == VS_OK)
-		rc = nas_read_props(t, v->dataset.name, &v->props, err);
-	char pool[256];
-	if (rc == VS_OK) {
-		snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(v->dataset.name, "/"), v->dataset.name);
-		rc = nas_read_layout(t, pool, &v->layout, err);
-	}
-	return rc;
-}
-
-static void view_free(nas_view *v)
-{
-	nas_dataset_clear(&v->dataset);
-	nas_layout_free(&v->layout);
 }
 
 /* Data, special, log and cache always (no SLOG is worth seeing when sync
@@ -189,13 +159,13 @@ static int run(vs_client *c, void *args, bool json)
 		rc = vs_fail(&err, VS_ERR_USAGE, "datastore %s is %s, not NFS: no NAS behind it", d->name,
 		             d->type ? d->type : "of no known type");
 	if (rc == VS_OK)
-		rc = read_view(&a->target, d->remote_path, &v, &err);
+		rc = nas_read_view(&a->target, d->remote_path, &v, &err);
 	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
 	if (rc == VS_OK && json)
 		print_json(d, &v);
 	else if (rc == VS_OK)
 		print_text(d, &v);
-	view_free(&v);
+	nas_view_free(&v);
 	na_inventory_free(&inv);
 	return code;
 }

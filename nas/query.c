@@ -2,6 +2,7 @@
  * pure parser.  Names reach the remote command line only after
  * nas_name_ok, numbers only as we format them. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,4 +112,45 @@ int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "the kstats of %s lack arcstats, zil or the objset's",
 		             t->display);
 	return rc;
+}
+
+int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err)
+{
+	*v = (nas_view){0};
+	int rc = nas_check_system(t, err);
+	if (rc == VS_OK)
+		rc = nas_find_dataset(t, path, &v->dataset, err);
+	if (rc == VS_OK)
+		rc = nas_read_props(t, v->dataset.name, &v->props, err);
+	if (rc == VS_OK) {
+		char pool[256];
+		snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(v->dataset.name, "/"), v->dataset.name);
+		rc = nas_read_layout(t, pool, &v->layout, err);
+	}
+	if (rc != VS_OK)
+		nas_view_free(v);
+	return rc;
+}
+
+void nas_view_free(nas_view *v)
+{
+	nas_dataset_clear(&v->dataset);
+	nas_layout_free(&v->layout);
+}
+
+void nas_layout_summary(const nas_layout *l, char *buf, size_t size)
+{
+	const char *type = NULL;
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].cls == NAS_CLASS_DATA && !type)
+			type = l->v[i].type;
+		else if (l->v[i].cls == NAS_CLASS_DATA && strcmp(type, l->v[i].type) != 0)
+			type = "mixed";
+	int n = snprintf(buf, size, "%zu %s", nas_layout_count(l, NAS_CLASS_DATA), type ? type : "none");
+	static const nas_class extra[] = {NAS_CLASS_LOG, NAS_CLASS_SPECIAL, NAS_CLASS_DEDUP,
+	                                  NAS_CLASS_CACHE};
+	static const char *const words[] = {"log", "special", "dedup", "cache"};
+	for (size_t i = 0; i < 4 && n >= 0 && (size_t)n < size; i++)
+		if (nas_layout_count(l, extra[i]))
+			n += snprintf(buf + n, size - (size_t)n, " + %s", words[i]);
 }

@@ -242,6 +242,21 @@ int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_e
 int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
                       nas_counters *out, vs_error *err);
 
+/* What the NAS says about the dataset behind one export: the dataset, its
+ * settings and its pool's layout. */
+typedef struct nas_view {
+	nas_dataset dataset;
+	nas_props props;
+	nas_layout layout;
+} nas_view;
+/* `uname -s` (nas_check_system), then the dataset behind path, its settings
+ * and its pool's layout (the pool: the dataset's name up to the first '/'). */
+int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err);
+void nas_view_free(nas_view *v);
+/* The layout in a few words: "2 mirror + log + special" ("2 raidz2",
+ * "1 disk + cache", "3 mixed" when the data vdevs differ). */
+void nas_layout_summary(const nas_layout *l, char *buf, size_t size);
+
 /* ---- sampler.c: what the NAS did during one run --------------------- */
 
 /* One run's window as the NAS saw it. */

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# bench --nas-command: the NAS behind the datastore read once, sampled around
+# each fio run over the lab's sshd, one NAS line per run; a label that
+# contradicts the dataset warned about before the runs; a NAS that cannot be
+# reached is one warning and the runs are recorded without it.  (The lab's
+# NAS counters do not move with the guest's fio yet: the pool's figures are
+# 0, and what is asserted is their shape, their source and their failure.)
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../sim/nas_sshd.sh"
+lab_start -nas-slog
+nas_start
+NAS="ssh -F $NAS_SSH_CONFIG nas"
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+db="$WORK/results.db"
+quick=(--size 4M --runtime 2 --db "$db")
+
+# stdout and stderr in one stream: the warning comes before the first run.
+both() { "$NFSAGENT" "$@" > "$WORK/both" 2>&1 || echo "exit $?" >> "$WORK/both"; cat "$WORK/both"; }
+out=$(both bench --vm fiotest --profile randwrite-4k-qd1 --profile randread-4k-qd1 --repeat 2 \
+	--label recordsize=16K --nas-command "$NAS" "${quick[@]}")
+warning="nfsagent: warning: --label recordsize=16K contradicts the NAS: recordsize is 131072 (128.0 KiB) on the dataset tank/vmware (both are recorded)"
+assert_eq "$(head -1 <<< "$out")" "$warning" "the contradiction, before any run ($out)"
+assert_eq "$(grep -c '^nfsagent:' <<< "$out")" 1 "one warning"
+assert_not_contains "$out" "exit "
+# One NAS line after each run, the data vdevs and the SLOG apart.
+assert_eq "$(grep -cE '^  NAS: pool wrote 0 B/s \(mirrors\) \+ 0 B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: 0\.0x$' <<< "$out")" 2 \
+	"NAS lines of the write runs ($out)"
+assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest$' <<< "$out")" 2 \
+	"NAS lines of the read runs"
+assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1:' <<< "$out" | tail -1 | cut -c1-7)" "  NAS: " "the line follows its run"
+# The lab's fio reads a local file: every read is under the NFS floor.
+assert_eq "$(grep -c '^randread-4k-qd1 #[12]:  read .*\[cache-served: 100% under 50 us\]' <<< "$out")" 2 \
+	"latency-floor flag beside the reads"
+assert_eq "$(grep -c 'cache-served' <<< "$out")" 2 "no flag on the writes"
+
+# ---- A NAS that cannot be read: one warning, every run recorded, exit 0 ----
+for host in nas-down nas-badkey; do
+	out=$(both bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 \
+		--nas-command "ssh -F $NAS_SSH_CONFIG $host" "${quick[@]}")
+	assert_not_contains "$out" "exit "
+	assert_eq "$(grep -c '^nfsagent:' <<< "$out")" 1 "one warning ($host: $out)"
+	assert_eq "$(grep -c '^randwrite-4k-qd1 #[12]:  write' <<< "$out")" 2 "runs recorded ($host)"
+	assert_eq "$(grep -c 'NAS:' <<< "$out")" 0 "no NAS line ($host)"
+	assert_eq "$(head -1 <<< "$out" | cut -c1-74)" \
+		"nfsagent: warning: the results are recorded without the NAS side: reaching" "$host: first, why"
+done
+assert_contains "$out" "the results are recorded without the NAS side: reaching the NAS failed: ssh -F $NAS_SSH_CONFIG nas-badkey refused the key (no password is ever asked)"
+# zpool missing there: the same, named.
+nas_model '.missing = ["zpool"]'
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}"
+assert_eq "$ERR" "nfsagent: warning: the results are recorded without the NAS side: running 'zpool list -Hpv tank' on $NAS failed: zpool is missing on $NAS (Linux OpenZFS is needed)" "zpool missing"
+nas_model '.missing = []'
+# zpool iostat failing during the runs (a suspended pool): each run's NAS
+# figures are incomplete, with why; the runs are kept.
+nas_model '.failing = ["zpool iostat"]'
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}"
+assert_eq "$(grep -c "^  NAS: figures incomplete: running 'zpool iostat -Hpvy -l tank 1 64' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended\$" <<< "$OUT")" 2 \
+	"incomplete figures ($OUT)"
+assert_eq "$ERR" "" "no warning for a sampler that failed"
+nas_model '.failing = []'
+
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq length <<< "$OUT")" 12 "every run recorded"
+echo "test_bench_nas: ok"

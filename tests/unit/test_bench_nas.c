@@ -1,0 +1,145 @@
+/* bench's NAS side, pure parts: the line per run from a window (the golden
+ * zpool iostat of two mirrors, a special mirror, a SLOG), a label that
+ * contradicts a measured setting, the latency floor from fio's bins, and
+ * the layout in a few words. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "golden.h"
+
+#include "bench.h"
+
+static void load(const char *name, nas_layout *l, nas_samples *s)
+{
+	size_t len;
+	char *text = golden("zfs/zpool_list_mirrors.txt", &len);
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zpool_list(text, len, l, &err), VS_OK);
+	free(text);
+	if (!s)
+		return;
+	text = golden(name, &len);
+	assert_int_equal(nas_parse_iostat(text, len, l, s, &err), VS_OK);
+	free(text);
+}
+
+/* Three intervals of 2 s: 3.5 GB/s on the mirrors, 69 MB/s on the special
+ * mirror, 1.1 GB/s on the SLOG, for 138 MB/s from the guest over 6 s. */
+static void write_run_line(void **state)
+{
+	(void)state;
+	nas_layout l;
+	nas_window w = {.interval_s = 2, .counters = true, .dataset_written = 900000000,
+	                .arc_hit_ratio = -1};
+	load("zfs/zpool_iostat_mirrors.txt", &l, &w.timeline);
+	nas_samples_total(&w.timeline, w.interval_s, w.total, &w.pool_total);
+	na_fio_dir write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 6000};
+	na_fio_dir read = {0};
+	char line[512];
+	na_bench_nas_line(&w, &l, &read, &write, line, sizeof(line));
+	/* (21088377600 + 412876800 + 6527385600) / 828000000 = 33.8 */
+	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
+	                          "for 138 MB/s from the guest: 34x; pool read 23 MB/s (read-modify-write)");
+	/* Without the counters the ratio is not guessed. */
+	w.counters = false;
+	na_bench_nas_line(&w, &l, &read, &write, line, sizeof(line));
+	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
+	                          "for 138 MB/s from the guest; pool read 23 MB/s (read-modify-write)");
+	/* A sampler that died: incomplete, never a figure. */
+	w.incomplete = true;
+	strcpy(w.why, "zpool exited 1");
+	na_bench_nas_line(&w, &l, &read, &write, line, sizeof(line));
+	assert_string_equal(line, "figures incomplete: zpool exited 1");
+	nas_window_free(&w);
+	nas_layout_free(&l);
+}
+
+static void read_run_line(void **state)
+{
+	(void)state;
+	nas_layout l;
+	nas_window w = {.interval_s = 2, .counters = true, .arc_hit_ratio = 0.974};
+	load("zfs/zpool_iostat_mirrors.txt", &l, &w.timeline);
+	nas_samples_total(&w.timeline, w.interval_s, w.total, &w.pool_total);
+	na_fio_dir read = {.present = true, .bw_bytes = 1.2e9, .runtime_ms = 6000};
+	char line[512];
+	na_bench_nas_line(&w, &l, &read, NULL, line, sizeof(line));
+	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
+	                          "ARC demand hits 97%");
+	/* No whole interval: nothing to say but that. */
+	nas_samples_free(&w.timeline);
+	na_bench_nas_line(&w, &l, &read, NULL, line, sizeof(line));
+	assert_string_equal(line, "figures incomplete: no whole zpool iostat interval in the run");
+	nas_layout_free(&l);
+}
+
+static void labels_against_settings(void **state)
+{
+	(void)state;
+	nas_props p = {.recordsize = 65536, .sync = "standard", .compression = "lz4", .atime = "off",
+	               .logbias = "latency", .primarycache = "all", .special_small_blocks = 0};
+	char why[160];
+	assert_true(na_bench_label_conflict(&p, "recordsize", "16K", why, sizeof(why)));
+	assert_string_equal(why, "recordsize is 65536 (64.0 KiB) on the dataset");
+	assert_false(na_bench_label_conflict(&p, "recordsize", "64K", why, sizeof(why)));
+	assert_false(na_bench_label_conflict(&p, "RecordSize", "65536", why, sizeof(why)));
+	assert_true(na_bench_label_conflict(&p, "recordsize", "big", why, sizeof(why)));
+	assert_true(na_bench_label_conflict(&p, "sync", "always", why, sizeof(why)));
+	assert_string_equal(why, "sync is standard on the dataset");
+	assert_false(na_bench_label_conflict(&p, "compression", "LZ4", why, sizeof(why)));
+	assert_false(na_bench_label_conflict(&p, "special_small_blocks", "0", why, sizeof(why)));
+	assert_true(na_bench_label_conflict(&p, "special_small_blocks", "32K", why, sizeof(why)));
+	/* Labels the NAS does not measure are the user's own. */
+	assert_false(na_bench_label_conflict(&p, "slog", "yes", why, sizeof(why)));
+}
+
+/* The seed: about a third of reads under 50 us. */
+static void latency_floor(void **state)
+{
+	(void)state;
+	int64_t ns[] = {20000, 49000, 50000, 250000, 900000};
+	int64_t count[] = {100, 240, 10, 600, 50};
+	na_fio_dir d = {.present = true, .n_bins = 5, .bin_ns = ns, .bin_count = count};
+	assert_float_equal(na_bench_share_under(&d, NA_CACHE_FLOOR_US), 340.0 / 1000, 1e-9);
+	assert_true(na_bench_share_under(&d, NA_CACHE_FLOOR_US) >= NA_CACHE_SHARE);
+	assert_float_equal(na_bench_share_under(&d, 10), 0, 1e-9);
+	na_fio_dir none = {.present = true};
+	assert_float_equal(na_bench_share_under(&none, NA_CACHE_FLOOR_US), -1, 1e-9);
+}
+
+static void layout_in_words(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load(NULL, &l, NULL);
+	char s[64];
+	nas_layout_summary(&l, s, sizeof(s));
+	assert_string_equal(s, "2 mirror + log + special + cache");
+	nas_layout_free(&l);
+	size_t len;
+	char *text = golden("zfs/zpool_list_raidz2.txt", &len);
+	vs_error err = {0};
+	assert_int_equal(nas_parse_zpool_list(text, len, &l, &err), VS_OK);
+	free(text);
+	nas_layout_summary(&l, s, sizeof(s));
+	assert_string_equal(s, "2 raidz2");
+	nas_layout_free(&l);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(write_run_line),
+		cmocka_unit_test(read_run_line),
+		cmocka_unit_test(labels_against_settings),
+		cmocka_unit_test(latency_floor),
+		cmocka_unit_test(layout_in_words),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
