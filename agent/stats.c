@@ -478,7 +478,9 @@ bool na_percent_parse(const char *text, double *pct)
 {
 	char *end = NULL;
 	*pct = strtod(text, &end);
-	bool number = end != text && (!*end || (end[0] == '%' && !end[1]));
+	/* Plain decimals only: strtod also reads " 5", "+5", "0x10" and "1e3". */
+	bool plain = strspn(text, "0123456789.") == (size_t)(end - text) && end != text;
+	bool number = plain && (!*end || (end[0] == '%' && !end[1]));
 	/* !(x >= 0) also refuses NaN; isinf refuses "inf". */
 	return number && *pct >= 0 && !isinf(*pct);
 }

@@ -195,6 +195,9 @@ static void test_percent(void **state)
 	assert_false(na_percent_parse("10%%", &v));
 	assert_false(na_percent_parse("-1%", &v));
 	assert_false(na_percent_parse("nan", &v));
+	assert_false(na_percent_parse(" 5", &v));
+	assert_false(na_percent_parse("0x10", &v));
+	assert_false(na_percent_parse("1e3%", &v));
 	assert_false(na_percent_parse("", &v));
 }
 
