@@ -161,10 +161,12 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 {
 	char *job = staged(b, "job.fio");
 	char args[512];
+	/* Absolute paths: fio's own command line (after exec) names nfsagent's
+	 * folder, by which vs_guest_start knows it after an unknown outcome. */
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && exec fio --output-format=json+ --output=out.json job.fio "
+	         "-c 'cd %s && exec fio --output-format=json+ --output=%s/out.json %s/job.fio "
 	         "> stdout.txt 2> stderr.txt'",
-	         b->staging);
+	         b->staging, b->staging, b->staging);
 	int64_t pid = -1;
 	int rc = job ? vs_guest_upload(b->c, b->vm->moref, &b->auth, job, job_text, strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -350,7 +352,11 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 {
 	char staging[64], data[sizeof(((na_bench *)0)->data)];
 	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
-	int rc = VS_OK;
+	/* Its fio may still run (its command line names the staging folder):
+	 * stopped first, or it would write into the folders again. */
+	char mark[sizeof(staging) + 1];
+	snprintf(mark, sizeof(mark), "%s/", staging);
+	int rc = vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, err);
 	const char *paths[] = {data, staging};
 	for (size_t i = 0; rc == VS_OK && i < 2; i++) {
 		rc = vs_guest_delete(c, vm->moref, auth, paths[i], true, err);

@@ -379,7 +379,12 @@ static int mount_target(na_run *r, na_target *t)
 		}
 		return rc;
 	}
-	return rc == NA_EXIT_OK ? na_run_mark(r, step, mounted || ours ? "mounted" : "present") : rc;
+	/* A datastore that was there before (an admin's, on some hosts) stays the
+	 * admin's even where the campaign added hosts: cleanup never unmounts it. */
+	if (rc == NA_EXIT_OK && mounted && !ours)
+		na_warn("target %s: %s was mounted before the campaign; the %zu host%s it added keep it "
+		        "mounted after", t->name, t->datastore, mounted, mounted == 1 ? "" : "s");
+	return rc == NA_EXIT_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
 }
 
 /* The extent-size bug showed on t (its probe, or a move that fell back):
@@ -523,11 +528,11 @@ static int put_back(na_run *r, na_target *t)
 		return NA_EXIT_OK;
 	}
 	vs_datastore *d = na_run_datastore(r, t->datastore);
-	int rc = NA_EXIT_OK;
-	if (d && d->type && strcmp(d->type, type) != 0)
-		rc = unmount_all(r, d);
+	/* Decided before the unmount: it reads the inventory again, and d goes. */
+	bool other = d && d->type && strcmp(d->type, type) != 0;
+	int rc = other ? unmount_all(r, d) : NA_EXIT_OK;
 	size_t mounted = 0;
-	if (rc == NA_EXIT_OK && (!d || strcmp(d->type ? d->type : "", type) != 0)) {
+	if (rc == NA_EXIT_OK && (!d || other)) {
 		printf("Target %s: mounting %s as %s again, as it was before the campaign.\n", t->name,
 		       t->datastore, na_nfs_label(type));
 		rc = mount_export(r, t, strcmp(type, "NFS41") == 0 ? "4.1" : "3", &mounted);
@@ -552,7 +557,7 @@ static int take_turn(na_run *r, na_target *t)
 		if (!alternating(r, t) && !mounted_by_campaign(r, t))
 			rc = put_back_mark(r, t, d->type);
 		char *name = strdup(d->name);
-		if (na_vm_uses(na_run_vm(r), d->moref))
+		if (rc == NA_EXIT_OK && na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
 		vs_datastore *again = rc == NA_EXIT_OK && name ? na_run_datastore(r, name) : NULL;
 		if (again)
@@ -615,25 +620,31 @@ static vs_guest_auth guest_auth(const na_run *r)
  * now (the guest is off, no password) keeps its pid for the next time. */
 static int sweep_benches(na_run *r, bool self)
 {
-	char *pids = NULL, *save = NULL, left[512] = "";
+	char *pids = NULL, *save = NULL, *left = NULL, me[32];
 	na_run_done(r, "bench-pids", &pids);
-	long me = (long)getpid();
+	snprintf(me, sizeof(me), "%ld", (long)getpid());
 	vs_guest_auth auth = guest_auth(r);
-	for (char *p = pids ? strtok_r(pids, " ", &save) : NULL; p; p = strtok_r(NULL, " ", &save)) {
+	bool ok = true;
+	r->guest_leftovers = 0;
+	for (char *p = pids ? strtok_r(pids, ", ", &save) : NULL; p; p = strtok_r(NULL, ", ", &save)) {
 		long pid = 0;
 		vs_error err = {0};
-		if (!na_parse_long(p, 1, LONG_MAX, &pid) || pid == me)
+		if (!na_parse_long(p, 1, LONG_MAX, &pid) || !strcmp(p, me))
 			continue;  /* not a pid (nfsagent wrote it: never), or this process */
 		if (r->password && na_bench_sweep(r->cl, na_run_vm(r), &auth, r->c->dir, pid, &err) == VS_OK)
 			continue;
 		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
 		        r->password ? err.message : "no guest password to remove it with");
-		snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%ld", *left ? " " : "", pid);
+		r->guest_leftovers++;
+		ok &= na_list_add(&left, p);
 	}
 	if (self)
-		snprintf(left + strlen(left), sizeof(left) - strlen(left), "%s%ld", *left ? " " : "", me);
+		ok &= na_list_add(&left, me);
 	free(pids);
-	return na_run_mark(r, "bench-pids", left);
+	int rc = ok ? na_run_mark(r, "bench-pids", left ? left : "")
+	            : na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	free(left);
+	return rc;
 }
 
 /* One target's profiles in one repetition (rounds calls it only when one
@@ -846,6 +857,10 @@ static int abort_run(na_run *r)
 		printf("Run %s aborted: everything is back where it started.\n", r->id);
 	}
 	return rc;
+	if (rc == NA_EXIT_OK && r->guest_leftovers)
+		rc = fail_code(NA_EXIT_FAIL, "not everything is back: what %zu killed benchmark%s left in %s "
+		               "remains (set the guest password and abort again)", r->guest_leftovers,
+		               r->guest_leftovers == 1 ? "" : "s", r->c->vm);
 }
 
 static int execute(na_run *r)

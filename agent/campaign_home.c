@@ -58,13 +58,19 @@ int na_run_remember_start(na_run *r)
 	return rc == NA_EXIT_OK ? na_run_mark(r, "start", r->home) : rc;
 }
 
-/* Per disk of l, the datastore moref it must go back to where it is not
- * there now (else NULL); *n how many.  A disk with no recorded start (none
- * before this version) belongs at home. */
-static const char **disks_astray(na_run *r, const vs_vm_layout *l, size_t *n)
+/* Per disk of l, the datastore (moref) it belongs on: where it started, or
+ * where it is when that is not known or not there now (every entry set:
+ * a relocation moves a disk without one to the VM's datastore); (*off)[i]
+ * when it is not there now (malloc'd, as the result), *n how many. */
+static const char **disk_homes(na_run *r, const vs_vm_layout *l, bool **off, size_t *n)
 {
 	const char **to = calloc(l->n_disks + 1, sizeof(char *));
+	bool *astray = *off = calloc(l->n_disks + 1, sizeof(bool));
 	*n = 0;
+	if (!astray) {
+		free(to);
+		return NULL;
+	}
 	for (size_t i = 0; to && i < l->n_disks; i++) {
 		char step[64], *start = NULL, *now = ds_of(l->disks[i].file);
 		disk_step(step, sizeof(step), &l->disks[i]);
@@ -74,10 +80,9 @@ static const char **disks_astray(na_run *r, const vs_vm_layout *l, size_t *n)
 			na_warn("%s of %s started on %s, which is not there now: it stays on %s",
 			        l->disks[i].label ? l->disks[i].label : l->disks[i].file, r->c->vm,
 			        start ? start : r->home, now);
-		if (d && now && strcmp(now, d->name) != 0) {
-			to[i] = d->moref;
-			(*n)++;
-		}
+		astray[i] = d && now && strcmp(now, d->name) != 0;
+		to[i] = d ? d->moref : l->disks[i].datastore;
+		*n += astray[i];
 		free(start);
 		free(now);
 	}
@@ -85,14 +90,14 @@ static const char **disks_astray(na_run *r, const vs_vm_layout *l, size_t *n)
 }
 
 /* The VM's files are at home, and so is every disk that started there. */
-static bool home_in_place(const na_run *r, const vs_vm_layout *l, const char **to)
+static bool home_in_place(const na_run *r, const vs_vm_layout *l, const char **to, const bool *astray)
 {
 	vs_datastore *home = na_run_datastore(r, r->home);
 	char *vmx = ds_of(na_run_vm(r)->vmx_path);
 	bool ok = home && vmx && !strcmp(vmx, r->home);
 	free(vmx);
 	for (size_t i = 0; ok && i < l->n_disks; i++)
-		ok = !to[i] || strcmp(to[i], home->moref) != 0;
+		ok = !astray[i] || !to[i] || strcmp(to[i], home->moref) != 0;
 	return ok;
 }
 
@@ -130,6 +135,7 @@ int na_run_go_home(na_run *r)
 	vs_vm_layout *l = NULL;
 	size_t astray = 0;
 	const char **to = NULL;
+	bool *off = NULL;  /* per disk: not where it belongs */
 	/* Where the VM is now, and where it started: without either, moving
 	 * anything would be a guess. */
 	if (r->journal_failed)
@@ -141,17 +147,19 @@ int na_run_go_home(na_run *r)
 		                                      "move home"});
 	if (rc == NA_EXIT_OK)
 		rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-	if (rc == NA_EXIT_OK && !(to = disks_astray(r, l, &astray)))
+	if (rc == NA_EXIT_OK && !(to = disk_homes(r, l, &off, &astray)))
 		rc = na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
-	if (rc == NA_EXIT_OK && !home_in_place(r, l, to)) {
+	if (rc == NA_EXIT_OK && !home_in_place(r, l, to, off)) {
 		rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
 		free(to);
+		free(off);
 		to = NULL;
+		off = NULL;
 		vs_vm_layout_free(&l);
 		if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
 			rc = na_report(&err);
-		if (rc == NA_EXIT_OK)
-			to = disks_astray(r, l, &astray);
+		if (rc == NA_EXIT_OK && !(to = disk_homes(r, l, &off, &astray)))
+			rc = na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	}
 	vs_datastore *home = na_run_datastore(r, r->home);
 	if (rc == NA_EXIT_OK && astray && home) {
@@ -168,6 +176,7 @@ int na_run_go_home(na_run *r)
 		rc = rc == NA_EXIT_OK ? reloaded : rc;
 	}
 	free(to);
+	free(off);
 	vs_vm_layout_free(&l);
 	return rc == NA_EXIT_OK ? restore_power(r) : rc;
 }

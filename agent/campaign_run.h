@@ -21,6 +21,7 @@ typedef struct na_run {
 	bool nfs3[NA_MAX_TARGETS];    /* the bug showed there and its policy is nfs3: NFS 3 from now on */
 	int journal_failed;      /* the exit code of a journal that could not be read, or 0 */
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
+	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 } na_run;
 
 double na_run_clock(void);  /* monotonic seconds */

@@ -252,9 +252,10 @@ typedef struct pid_set {
 	size_t n;
 } pid_set;
 
-/* The processes of auth's user in the guest now. */
-static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth, pid_set *out,
-                         vs_error *err)
+/* The processes of auth's user in the guest now whose command line holds
+ * mark (NULL: any); only those still running when running. */
+static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth,
+                         const char *mark, bool running, pid_set *out, vs_error *err)
 {
 	vs_reply r = {0};
 	*out = (pid_set){0};
@@ -266,10 +267,12 @@ static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth
 	if (rc == VS_OK && !(out->pids = calloc(n + 1, sizeof(int64_t))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (xmlNode *p = rc == VS_OK ? vs_reply_ret(&r) : NULL; p; p = vs_xml_next(p)) {
-		char *owner = vs_xml_path_text(p, "owner");
-		if (owner && auth->username && strcmp(owner, auth->username) == 0)
+		char *owner = vs_xml_path_text(p, "owner"), *line = vs_xml_path_text(p, "cmdLine");
+		if (owner && auth->username && strcmp(owner, auth->username) == 0 &&
+		    (!mark || (line && strstr(line, mark))) && (!running || !vs_xml_child(p, "endTime")))
 			out->pids[out->n++] = vs_xml_path_int(p, "pid", -1);
 		free(owner);
+		free(line);
 	}
 	vs_reply_free(&r);
 	return rc;
@@ -278,18 +281,21 @@ static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth
 typedef struct started_program {
 	const char *vm;
 	const vs_guest_auth *auth;
+	const char *mark;  /* in the program's command line: its working directory */
 	pid_set before;  /* the user's processes before the first go */
 	int64_t pid;     /* the one new process found, or -1 */
 } started_program;
 
-/* Started: exactly one process of the user is new since before.  Two or
- * more new ones: which is ours cannot be told, and starting it again could
- * run it twice, so that is an error. */
+/* Started: exactly one process of the user whose command line names the
+ * working directory (callers give one to each program they start, and name
+ * it in its arguments) is new since before.  Two or more: which is ours
+ * cannot be told, and starting it again could run it twice, so that is an
+ * error. */
 static int program_started(vs_client *c, void *ud, bool *done, vs_error *err)
 {
 	started_program *s = ud;
 	pid_set now = {0};
-	int rc = own_processes(c, s->vm, s->auth, &now, err);
+	int rc = own_processes(c, s->vm, s->auth, s->mark, false, &now, err);
 	size_t fresh = 0;
 	for (size_t i = 0; rc == VS_OK && i < now.n; i++) {
 		bool known = false;
@@ -319,9 +325,12 @@ int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 		vs_buf_elem(&extra, "workingDirectory", workdir);
 	vs_buf_add(&extra, "<envVariables>LANG=C</envVariables></spec>");
 	vs_reply r = {0};
-	started_program s = {vm, auth, {0}, -1};
+	/* "DIR/": a folder named like the start of another's does not match. */
+	char mark[1024];
+	snprintf(mark, sizeof(mark), "%s/", workdir ? workdir : "");
+	started_program s = {vm, auth, workdir ? mark : NULL, {0}, -1};
 	int rc = extra.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                      : own_processes(c, vm, auth, &s.before, err);
+	                      : own_processes(c, vm, auth, s.mark, false, &s.before, err);
 	if (rc == VS_OK)
 		rc = guest_call_settled(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE,
 		                        0, &(vs_settle){program_started, &s}, &r, err);
@@ -425,5 +434,22 @@ int vs_guest_mkdir(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 	vs_buf_free(&extra);
 	if (rc == VS_ERR_FAULT && strcmp(err->fault, "FileAlreadyExists") == 0)
 		return VS_OK;
+	return rc;
+}
+
+int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                        long timeout_s, vs_error *err)
+{
+	pid_set live = {0};
+	int rc = own_processes(c, vm, auth, mark, true, &live, err);
+	for (size_t i = 0; rc == VS_OK && i < live.n; i++) {
+		vs_guest_process gone;
+		rc = vs_guest_terminate(c, vm, auth, live.pids[i], err);
+		if (rc == VS_OK)
+			rc = vs_guest_wait(c, vm, auth, live.pids[i], timeout_s, NULL, NULL, NULL, &gone, err);
+		if (rc == VS_ERR_NOT_FOUND)  /* gone from the list: ended */
+			rc = VS_OK;
+	}
+	free(live.pids);
 	return rc;
 }

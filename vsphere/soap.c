@@ -523,7 +523,7 @@ int vs_call_settled(vs_client *c, const char *method, const char *this_type, con
                     vs_reply *reply, bool *settled, vs_error *err)
 {
 	long deadline = now_ms() + c->opts.call_timeout_s * 1000L;
-	long backoff = 250;
+	long backoff = 1000;  /* a 504 often means "still working": give it time to show */
 	*settled = false;
 	for (;;) {
 		int rc = vs_call(c, method, this_type, this_id, params, occurs, 0, NULL, reply, err);

@@ -241,8 +241,12 @@ static int relocated_now(vs_client *c, void *ud, bool *done, vs_error *err)
 	int rc = vs_vm_layout_read(c, want->vm, &now, err);
 	if (rc == VS_OK)
 		rc = vs_props_text(c, "VirtualMachine", want->vm, "config.files.vmPathName", &vmx, err);
+	char *raw = NULL;  /* Datastore.name escapes '%', '/' and '\'; a path does not */
 	if (rc == VS_OK)
-		rc = vs_props_text(c, "Datastore", want->datastore, "name", &name, err);
+		rc = vs_props_text(c, "Datastore", want->datastore, "name", &raw, err);
+	if (rc == VS_OK && raw && !(name = vs_unescape_name(raw)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	free(raw);
 	*done = rc == VS_OK && vmx && name && vs_dspath_split(vmx, &ds, &path, err) == VS_OK &&
 	        strcmp(ds, name) == 0 && now->n_disks == want->layout->n_disks;
 	for (size_t i = 0; *done && i < now->n_disks; i++) {

@@ -323,7 +323,15 @@ int vs_guest_upload(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 /* Reads a file from the guest, at most max_bytes. */
 int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *path,
                       size_t max_bytes, char **data, size_t *len, vs_error *err);
-/* StartProgramInGuest: program is an absolute path; *pid receives the process id. */
+/* StartProgramInGuest: program is an absolute path; *pid receives the process id.
+ * workdir, when given, must appear in the program's command line as the guest
+ * lists it (its arguments name it): after an answer that leaves the start
+ * unknown, the one new process naming it is taken as started. */
+/* Stops the processes of auth's user still running in the guest whose
+ * command line holds mark (a killed nfsagent's fio, by its folder), and waits
+ * up to timeout_s for each to end. */
+int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                        long timeout_s, vs_error *err);
 int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
                    const char *arguments, const char *workdir, int64_t *pid, vs_error *err);
 
