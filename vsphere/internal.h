@@ -185,7 +185,9 @@ typedef struct vs_settle {
  * 504: the service may or may not have got it), settle->done reads whether
  * the change is in place.  In place: VS_OK with *settled (no reply).  Not:
  * the call goes again, until the call's time (--timeout) is up.  Never a
- * blind repeat: a change that happened is never made twice. */
+ * blind repeat: a change found in place is never made twice (one accepted
+ * but not yet in place, a task still running, is not seen yet: the second
+ * go then fails with the service's fault). */
 int vs_call_settled(vs_client *c, const char *method, const char *this_type, const char *this_id,
                     const char *params, vs_occurs occurs, const vs_settle *settle,
                     vs_reply *reply, bool *settled, vs_error *err);
