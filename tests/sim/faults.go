@@ -8,6 +8,11 @@ package main
 //                      a given order of calls);
 //   -fail-503-after N  only calls after the Nth are eligible (let login pass);
 //   -fail-burst K      instead of random: calls N+1 .. N+K all fail.
+//   -fail-503-late P   a changing call that nfsagent checks the world after
+//                      (CreateNasDatastore, RemoveDatastore, RelocateVM_Task,
+//                      PowerOnVM_Task, PowerOffVM_Task, StartProgramInGuest)
+//                      is processed, then answered 503 with probability P:
+//                      the proxy lost the service's answer.
 
 import (
 	"flag"
@@ -19,6 +24,7 @@ import (
 
 type unavailable struct {
 	p     float64
+	late  float64
 	seed  int64
 	after int64
 	burst int64
@@ -32,17 +38,42 @@ func (u *unavailable) flags(fs *flag.FlagSet) {
 	fs.Int64Var(&u.seed, "seed", 1, "seed for -fail-503")
 	fs.Int64Var(&u.after, "fail-503-after", 0, "only calls after the Nth can get 503")
 	fs.Int64Var(&u.burst, "fail-burst", 0, "answer 503 to exactly the K calls after -fail-503-after (overrides -fail-503)")
+	fs.Float64Var(&u.late, "fail-503-late", 0, "probability (0..1) that a checked changing call is processed, then answered 503")
 }
 
 func (u *unavailable) setup(l *lab) error {
-	if u.p < 0 || u.p > 1 {
-		return fmt.Errorf("-fail-503 %v: want a probability between 0 and 1", u.p)
+	if u.p < 0 || u.p > 1 || u.late < 0 || u.late > 1 {
+		return fmt.Errorf("-fail-503 %v, -fail-503-late %v: want probabilities between 0 and 1", u.p, u.late)
 	}
 	u.rng = rand.New(rand.NewSource(u.seed))
 	if u.p > 0 || u.burst > 0 {
 		l.beforeCall(u.hook)
 	}
+	if u.late > 0 {
+		l.lateFail = u.lateHook
+	}
 	return nil
+}
+
+// checkedCalls are the changing calls nfsagent reads the world after.
+var checkedCalls = map[string]bool{
+	"CreateNasDatastore": true, "RemoveDatastore": true, "RelocateVM_Task": true,
+	"PowerOnVM_Task": true, "PowerOffVM_Task": true, "StartProgramInGuest": true,
+}
+
+func (u *unavailable) lateHook(c *soapCall) bool {
+	if !checkedCalls[c.Method] || c.Seq <= u.after {
+		return false
+	}
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	return u.rng.Float64() < u.late
+}
+
+func writeUnavailable(w http.ResponseWriter) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusServiceUnavailable)
+	_, _ = w.Write([]byte("503 Service Unavailable\n"))
 }
 
 func (u *unavailable) fail(seq int64) bool {
@@ -61,8 +92,6 @@ func (u *unavailable) hook(c *soapCall, w http.ResponseWriter) bool {
 	if !u.fail(c.Seq) {
 		return false
 	}
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	w.WriteHeader(http.StatusServiceUnavailable)
-	_, _ = w.Write([]byte("503 Service Unavailable\n"))
+	writeUnavailable(w)
 	return true
 }

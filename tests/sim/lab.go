@@ -56,6 +56,7 @@ type lab struct {
 	seq      int64 // POSTs to /sdk so far (atomic)
 	before   []callHook
 	after    []func(c *soapCall, status int)
+	lateFail func(c *soapCall) bool // processed, then answered 503 (faults.go)
 	expiries []func()
 	closers  []func()
 	claimed  map[string]bool // task methods a feature implements itself
@@ -189,7 +190,14 @@ func (l *lab) serveSDK(w http.ResponseWriter, r *http.Request) {
 		c.Session = ck.Value
 	}
 
-	sw := &statusWriter{ResponseWriter: w}
+	// A late failure lets the call do its work into a recorder, then
+	// answers 503: the proxy that lost the service's answer.
+	late := l.lateFail != nil && l.lateFail(c)
+	var out http.ResponseWriter = w
+	if late {
+		out = httptest.NewRecorder()
+	}
+	sw := &statusWriter{ResponseWriter: out}
 	defer func() {
 		// A simulator method that panics (0.24.2's QueryPerfCounter does)
 		// makes net/http drop the connection: report status 0, then let
@@ -200,6 +208,10 @@ func (l *lab) serveSDK(w http.ResponseWriter, r *http.Request) {
 			status = 0
 		} else if status == 0 {
 			status = http.StatusOK // nothing written: net/http sends an empty 200
+		}
+		if late && p == nil {
+			writeUnavailable(w)
+			status = http.StatusServiceUnavailable
 		}
 		for _, f := range l.after {
 			f(c, status)
