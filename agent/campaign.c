@@ -256,6 +256,8 @@ static int find_vm(na_run *r)
 
 static int preflight(na_run *r)
 {
+enum { GUEST_BOOT_S = 300 };
+
 	vs_error err = {0};
 	int rc = NA_EXIT_OK;
 	vs_vm *vm = na_run_vm(r);
@@ -272,8 +274,17 @@ static int preflight(na_run *r)
 		}
 	}
 	free(power);
-	if (vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
-		return na_report(&err);
+	/* VMware Tools come up a while after a power-on: up to GUEST_BOOT_S. */
+	int waited = 0;
+	while (vs_guest_check(r->cl, vm->moref, &err) != VS_OK) {
+		if (!powered || waited >= GUEST_BOOT_S || na_stop_requested)
+			return na_report(&err);
+		if (waited == 0)
+			printf("Waiting for VMware Tools in %s (up to %d s).\n", r->c->vm, GUEST_BOOT_S);
+		fflush(stdout);
+		sleep(2);
+		waited += 2;
+	}
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
 		rc = check_target(r, &r->c->targets[i], vm);
 	return rc;
