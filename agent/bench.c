@@ -255,6 +255,46 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
+/* The NAS side of result out->row: the settings as measured, the window's
+ * figures.  The result is kept whatever becomes of this row. */
+static void record_nas(const na_bench *b, const na_bench_outcome *out)
+{
+	const nas_view *v = &b->nas_view;
+	const nas_window *w = &out->nas_window;
+	const nas_io *t = w->total;
+	char layout[96];
+	nas_layout_summary(&v->layout, layout, sizeof(layout));
+	na_nas_run n = {
+		.result_id = out->row, .dataset = v->dataset.name, .pool_layout = layout,
+		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
+		.logbias = v->props.logbias, .primarycache = v->props.primarycache,
+		.why = w->incomplete ? w->why : NULL,
+		.recordsize = v->props.recordsize, .special_small_blocks = v->props.special_small_blocks,
+		.pool_known = w->timeline.n > 0, .interval_s = w->interval_s,
+		.intervals = (int64_t)w->timeline.n,
+#define CLASS_IO(c, k)                                                                      \
+	.c##_read_ops = (int64_t)t[k].read_ops, .c##_write_ops = (int64_t)t[k].write_ops,      \
+	.c##_read_bytes = (int64_t)t[k].read_bytes, .c##_write_bytes = (int64_t)t[k].write_bytes,
+		CLASS_IO(data, NAS_CLASS_DATA) CLASS_IO(special, NAS_CLASS_SPECIAL)
+		CLASS_IO(dedup, NAS_CLASS_DEDUP) CLASS_IO(log, NAS_CLASS_LOG)
+		CLASS_IO(cache, NAS_CLASS_CACHE)
+#undef CLASS_IO
+		.counters_known = w->counters, .dataset_writes = (int64_t)w->dataset_writes,
+		.dataset_written = (int64_t)w->dataset_written, .dataset_reads = (int64_t)w->dataset_reads,
+		.dataset_read = (int64_t)w->dataset_read, .arc_demand_hits = (int64_t)w->arc_hits,
+		.arc_demand_misses = (int64_t)w->arc_misses, .arc_size = (int64_t)w->arc_size,
+		.zil_commits = (int64_t)w->zil_commits, .zil_slog_bytes = (int64_t)w->zil_slog_bytes,
+		.zil_normal_bytes = (int64_t)w->zil_normal_bytes, .arc_hit_ratio = w->arc_hit_ratio,
+		.incomplete = w->incomplete,
+	};
+	vs_error err = {0};
+	if (na_store_add_nas(b->store, &n, &err) != VS_OK) {
+		char why[600];
+		vs_error_format(&err, why, sizeof(why));
+		na_warn("result %lld is kept without its NAS side: %s", (long long)out->row, why);
+	}
+}
+
 static int record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                   const char *started_at, const char *fio_json, const char *counters,
                   na_bench_outcome *out, vs_error *err)
@@ -282,6 +322,8 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 	}
 	int rc = na_store_add_journaled(b->store, &r, b->step, err);
 	out->row = r.id;
+	if (rc == VS_OK && out->nas)
+		record_nas(b, out);
 	return rc;
 }
 
@@ -499,7 +541,7 @@ static void data_word(const nas_layout *l, char *buf, size_t size)
 }
 
 void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
-                       const na_fio_dir *write, char *buf, size_t size)
+                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
 {
 	double secs = (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
 	if (w->incomplete || secs <= 0) {
@@ -539,5 +581,10 @@ void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_di
 	n = snprintf(buf, size, "pool read %s (%s) for %s from the guest", rate(data_r / secs, a, sizeof(a)),
 	             word, rate(read && read->present ? read->bw_bytes : 0, g, sizeof(g)));
 	if (w->arc_hit_ratio >= 0 && n >= 0 && (size_t)n < size)
-		snprintf(buf + n, size - (size_t)n, ", ARC demand hits %.0f%%", w->arc_hit_ratio * 100);
+		n += snprintf(buf + n, size - (size_t)n, ", ARC demand hits %.0f%%", w->arc_hit_ratio * 100);
+	char ws[32], arc[32];
+	if (nas_cache_served(w, working_set, NA_ARC_SERVED) && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " [cache-served: %s fits in the ARC's %s]",
+		         na_size((int64_t)working_set, ws, sizeof(ws)),
+		         na_size((int64_t)w->arc_size, arc, sizeof(arc)));
 }

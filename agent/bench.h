@@ -80,9 +80,11 @@ bool na_bench_label_conflict(const nas_props *p, const char *key, const char *va
  * 0.9 GB/s (log) for 138 MB/s from the guest: 32x" (data vdevs, special and
  * log apart), "pool read ... for ... from the guest, ARC demand hits 97%",
  * or why the figures are incomplete.  guest: fio's write (or read)
- * direction. */
+ * direction.  A read run whose working_set bytes fit in the ARC with a
+ * demand hit ratio of NA_ARC_SERVED or more is flagged cache-served. */
 void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
-                       const na_fio_dir *write, char *buf, size_t size);
+                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size);
+#define NA_ARC_SERVED 0.9
 /* The share of a direction's completions faster than floor_us, from fio's
  * json+ latency bins; -1 without bins. */
 double na_bench_share_under(const na_fio_dir *d, double floor_us);

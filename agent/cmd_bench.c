@@ -233,8 +233,9 @@ static void print_run(const na_bench *b, const na_profile *p, int rep, const na_
 	printf("  (result %lld)\n", (long long)o->row);
 	if (o->ok && o->nas) {
 		char line[768];
-		na_bench_nas_line(&o->nas_window, &b->nas_view.layout, read, &o->fio.write, line,
-		                  sizeof(line));
+		int64_t size = b->job.size ? na_parse_size(b->job.size) : 0;
+		na_bench_nas_line(&o->nas_window, &b->nas_view.layout, read, &o->fio.write,
+		                  size > 0 ? (uint64_t)size : 0, line, sizeof(line));
 		printf("  NAS: %s\n", line);
 	}
 	fflush(stdout);

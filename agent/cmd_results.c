@@ -131,13 +131,34 @@ static void csv_row(const na_result *r)
 
 typedef struct listing {
 	const results_args *a;
+	na_store *store;
 	na_table *table;
 	size_t n;
 } listing;
 
-static int on_row(const na_result *r, void *ud, vs_error *err)
+/* A result's NAS side (bench --nas): the dataset's settings as measured and
+ * the pool's figures over the run, null where they were not measured. */
+static int nas_json(const na_nas_run *n, void *ud, vs_error *err)
 {
 	(void)err;
+	json_t *o = json_object();
+#define TEXT_JSON(name) json_object_set_new(o, #name, n->name ? json_string(n->name) : json_null());
+#define INT_JSON(name) json_object_set_new(o, #name, json_integer(n->name));
+#define POOL_JSON(name) \
+	json_object_set_new(o, #name, n->pool_known ? json_integer(n->name) : json_null());
+#define COUNTER_JSON(name) \
+	json_object_set_new(o, #name, n->counters_known ? json_integer(n->name) : json_null());
+	NA_NAS_TEXTS(TEXT_JSON) NA_NAS_SETTINGS(INT_JSON) NA_NAS_POOL(POOL_JSON)
+	NA_NAS_COUNTERS(COUNTER_JSON)
+	json_object_set_new(o, "arc_hit_ratio",
+	                    n->arc_hit_ratio >= 0 ? json_real(n->arc_hit_ratio) : json_null());
+	json_object_set_new(o, "incomplete", json_boolean(n->incomplete));
+	*(json_t **)ud = o;
+	return VS_OK;
+}
+
+static int on_row(const na_result *r, void *ud, vs_error *err)
+{
 	listing *l = ud;
 	/* The header waits for the first row: a selection that matches
 	 * nothing prints nothing but why. */
@@ -146,7 +167,14 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 	if (!l->n && l->a->csv)
 		csv_header();
 	if (l->a->json) {
-		json_t *o = result_json(r, l->a->full);
+		json_t *o = result_json(r, l->a->full), *nas = NULL;
+		bool found;
+		int rc = na_store_nas_of(l->store, r->id, nas_json, &nas, &found, err);
+		json_object_set_new(o, "nas", nas ? nas : json_null());
+		if (rc != VS_OK) {
+			json_decref(o);
+			return rc;
+		}
 		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
 		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
 		free(s);
@@ -174,8 +202,8 @@ static int list(const results_args *a)
 	                                      "WRITE IOPS"};
 	na_store *store = NULL;
 	vs_error err = {0};
-	listing l = {a, NULL, 0};
 	int rc = na_store_open_readonly(a->db, &store, &err);
+	listing l = {a, store, NULL, 0};
 	if (rc == VS_OK && !a->json && !a->csv)
 		l.table = na_table_new(12, headers);
 	if (rc == VS_OK)

@@ -98,6 +98,8 @@ static const char *const migrations[] = {
 	/* 5: whose view a mismatch was: one host's ("host"), the file's
 	 * ("export"), or a race that healed ("transient"); older rows: unknown */
 	"ALTER TABLE findings ADD COLUMN extent_case TEXT;",
+	/* 6: the NAS side of a result (bench --nas): store_nas.c */
+	na_store_nas_schema,
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -124,6 +126,8 @@ static const struct {
 	{3, 5, "CREATE TEMP VIEW findings AS SELECT id, at, kind, campaign, target, host,"
 	       " esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm,"
 	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
+	/* before 6 no result had a NAS side */
+	{1, 6, na_store_nas_none},
 };
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */

@@ -187,6 +187,54 @@ typedef int (*na_finding_fn)(const na_finding *f, void *ud, vs_error *err);
 int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_finding_fn fn,
                       void *ud, vs_error *err);
 
+/* ---- the NAS side of a result (bench --nas): the dataset's settings as
+ * measured, and what its pool did during the run (store_nas.c) ---- */
+/* Whole numbers of a NAS row: the settings, then the pool's I/O over the
+ * window per class (NULL when zpool iostat gave no window), then the kstat
+ * deltas (NULL when they were not read before and after). */
+#define NA_NAS_SETTINGS(X) X(recordsize) X(special_small_blocks)
+#define NA_NAS_POOL(X)                                                                          \
+	X(interval_s) X(intervals)                                                                  \
+	X(data_read_ops) X(data_write_ops) X(data_read_bytes) X(data_write_bytes)                   \
+	X(special_read_ops) X(special_write_ops) X(special_read_bytes) X(special_write_bytes)       \
+	X(dedup_read_ops) X(dedup_write_ops) X(dedup_read_bytes) X(dedup_write_bytes)               \
+	X(log_read_ops) X(log_write_ops) X(log_read_bytes) X(log_write_bytes)                       \
+	X(cache_read_ops) X(cache_write_ops) X(cache_read_bytes) X(cache_write_bytes)
+#define NA_NAS_COUNTERS(X)                                                                      \
+	X(dataset_writes) X(dataset_written) X(dataset_reads) X(dataset_read)                       \
+	X(arc_demand_hits) X(arc_demand_misses) X(arc_size) X(zil_commits) X(zil_slog_bytes)        \
+	X(zil_normal_bytes)
+/* Texts: the dataset, the pool's layout in words ("2 mirror + log"), the
+ * settings that are words, and why the figures are incomplete. */
+#define NA_NAS_TEXTS(X) \
+	X(dataset) X(pool_layout) X(sync) X(compression) X(atime) X(logbias) X(primarycache) X(why)
+
+#define NA_NAS_INT(name) int64_t name;
+#define NA_NAS_TEXT(name) const char *name;
+typedef struct na_nas_run {
+	int64_t result_id;
+	NA_NAS_TEXTS(NA_NAS_TEXT)
+	NA_NAS_SETTINGS(NA_NAS_INT)
+	bool pool_known;             /* the NA_NAS_POOL figures were measured */
+	NA_NAS_POOL(NA_NAS_INT)
+	bool counters_known;         /* the NA_NAS_COUNTERS deltas were measured */
+	NA_NAS_COUNTERS(NA_NAS_INT)
+	double arc_hit_ratio;        /* demand data; < 0 (NULL) without demand reads */
+	bool incomplete;             /* something was not read: why says what */
+} na_nas_run;
+#undef NA_NAS_INT
+#undef NA_NAS_TEXT
+/* Records the NAS side of result n->result_id (in its own transaction,
+ * right after the result: a kill between the two leaves the result without
+ * its NAS side, never a NAS row without a result).  One per result. */
+int na_store_add_nas(na_store *s, const na_nas_run *n, vs_error *err);
+/* The NAS side of result id: *found false when it has none (no --nas, or
+ * a database from before schema 6); fn is called once if it has one, with
+ * strings that live until fn returns. */
+typedef int (*na_nas_fn)(const na_nas_run *n, void *ud, vs_error *err);
+int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool *found,
+                    vs_error *err);
+
 /* ---- the campaign journal: which steps of a run are done ---- */
 /* Claims run for this process; refused while a live process holds it, or
  * when it exists and resume is false. */

@@ -37,6 +37,11 @@ extern const size_t na_n_columns;
 /* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
 void na_sql_columns(sqlite3_str *t, bool marks);
 
+/* store_nas.c: schema step 6 (nas_runs), and what a reader of an older
+ * file sees instead (an empty temp table). */
+extern const char na_store_nas_schema[];
+extern const char na_store_nas_none[];
+
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */
 const char *na_protocol_value(const char *v);

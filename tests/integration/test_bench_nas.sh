@@ -32,6 +32,21 @@ assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1:' <<< "$out" | tail -1 | cut -c1-7)"
 assert_eq "$(grep -c '^randread-4k-qd1 #[12]:  read .*\[cache-served: 100% under 50 us\]' <<< "$out")" 2 \
 	"latency-floor flag beside the reads"
 assert_eq "$(grep -c 'cache-served' <<< "$out")" 2 "no flag on the writes"
+# Stored with each result: the settings as measured (whatever the label
+# said), the layout, the window's figures (NULL never stands for 0 here:
+# every one was measured), complete.
+assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset, recordsize, sync, compression,
+	atime, logbias, primarycache, special_small_blocks, pool_layout, incomplete, why IS NULL,
+	interval_s, intervals > 0, data_write_bytes, log_write_bytes, dataset_written, zil_slog_bytes,
+	arc_hit_ratio IS NULL FROM nas_runs ORDER BY result_id")" \
+"1 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 0 0 0 0 1
+2 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 0 0 0 0 1
+3 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 0 0 0 0 1
+4 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 0 0 0 0 1" "nas_runs rows"
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq -c '[.[] | [.id, .labels.recordsize, .nas.recordsize, .nas.dataset, .nas.incomplete]]' <<< "$OUT")" \
+	'[[1,"16K",131072,"tank/vmware",false],[2,"16K",131072,"tank/vmware",false],[3,"16K",131072,"tank/vmware",false],[4,"16K",131072,"tank/vmware",false]]' \
+	"the measured recordsize beside the label in results --json"
 
 # ---- A NAS that cannot be read: one warning, every run recorded, exit 0 ----
 for host in nas-down nas-badkey; do
@@ -58,7 +73,14 @@ assert_eq "$(grep -c "^  NAS: figures incomplete: running 'zpool iostat -Hpvy -l
 	"incomplete figures ($OUT)"
 assert_eq "$ERR" "" "no warning for a sampler that failed"
 nas_model '.failing = []'
+assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, recordsize, incomplete, data_write_bytes IS NULL,
+	dataset_written IS NULL FROM nas_runs WHERE result_id > 4 ORDER BY result_id")" \
+"11 131072 1 1 0
+12 131072 1 1 0" "incomplete rows: iostat's figures NULL, the kstats' kept"
+assert_contains "$(sqlite3 "$db" "SELECT why FROM nas_runs WHERE result_id = 12")" "pool I/O is currently suspended"
 
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq length <<< "$OUT")" 12 "every run recorded"
+assert_eq "$(jq -c '[.[] | select(.nas == null) | .id]' <<< "$OUT")" '[5,6,7,8,9,10]' \
+	"runs without the NAS side: unreachable, key refused, zpool missing"
 echo "test_bench_nas: ok"

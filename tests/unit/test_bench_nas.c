@@ -42,19 +42,19 @@ static void write_run_line(void **state)
 	na_fio_dir write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 6000};
 	na_fio_dir read = {0};
 	char line[512];
-	na_bench_nas_line(&w, &l, &read, &write, line, sizeof(line));
+	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	/* (21088377600 + 412876800 + 6527385600) / 828000000 = 33.8 */
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
 	                          "for 138 MB/s from the guest: 34x; pool read 23 MB/s (read-modify-write)");
 	/* Without the counters the ratio is not guessed. */
 	w.counters = false;
-	na_bench_nas_line(&w, &l, &read, &write, line, sizeof(line));
+	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
 	                          "for 138 MB/s from the guest; pool read 23 MB/s (read-modify-write)");
 	/* A sampler that died: incomplete, never a figure. */
 	w.incomplete = true;
 	strcpy(w.why, "zpool exited 1");
-	na_bench_nas_line(&w, &l, &read, &write, line, sizeof(line));
+	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	assert_string_equal(line, "figures incomplete: zpool exited 1");
 	nas_window_free(&w);
 	nas_layout_free(&l);
@@ -69,12 +69,21 @@ static void read_run_line(void **state)
 	nas_samples_total(&w.timeline, w.interval_s, w.total, &w.pool_total);
 	na_fio_dir read = {.present = true, .bw_bytes = 1.2e9, .runtime_ms = 6000};
 	char line[512];
-	na_bench_nas_line(&w, &l, &read, NULL, line, sizeof(line));
+	na_bench_nas_line(&w, &l, &read, NULL, 8LL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 97%");
+	/* The seeds' 8 GB file in 256 GB of ARC. */
+	w.arc_size = 256ULL << 30;
+	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
+	                          "ARC demand hits 97% [cache-served: 8.0 GiB fits in the ARC's 256.0 GiB]");
+	w.arc_hit_ratio = 0.5;
+	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
+	                          "ARC demand hits 50%");
 	/* No whole interval: nothing to say but that. */
 	nas_samples_free(&w.timeline);
-	na_bench_nas_line(&w, &l, &read, NULL, line, sizeof(line));
+	na_bench_nas_line(&w, &l, &read, NULL, 0, line, sizeof(line));
 	assert_string_equal(line, "figures incomplete: no whole zpool iostat interval in the run");
 	nas_layout_free(&l);
 }

@@ -1,0 +1,151 @@
+/* The NAS side of results (store.h): table nas_runs, one row per result
+ * that bench measured the NAS for.  Column names come from the X-macros of
+ * store.h; every value is a bound parameter. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+/* The figures' columns, as step 6 made them; a later step that adds one
+ * adds it there and to na_store_nas_none, never here. */
+#define FIGURES                                                                              \
+	" recordsize INTEGER, special_small_blocks INTEGER,"                                     \
+	" interval_s INTEGER, intervals INTEGER,"                                                \
+	" data_read_ops INTEGER, data_write_ops INTEGER, data_read_bytes INTEGER,"               \
+	" data_write_bytes INTEGER, special_read_ops INTEGER, special_write_ops INTEGER,"        \
+	" special_read_bytes INTEGER, special_write_bytes INTEGER, dedup_read_ops INTEGER,"      \
+	" dedup_write_ops INTEGER, dedup_read_bytes INTEGER, dedup_write_bytes INTEGER,"         \
+	" log_read_ops INTEGER, log_write_ops INTEGER, log_read_bytes INTEGER,"                  \
+	" log_write_bytes INTEGER, cache_read_ops INTEGER, cache_write_ops INTEGER,"             \
+	" cache_read_bytes INTEGER, cache_write_bytes INTEGER,"                                  \
+	" dataset_writes INTEGER, dataset_written INTEGER, dataset_reads INTEGER,"               \
+	" dataset_read INTEGER, arc_demand_hits INTEGER, arc_demand_misses INTEGER,"             \
+	" arc_size INTEGER, zil_commits INTEGER, zil_slog_bytes INTEGER, zil_normal_bytes INTEGER," \
+	" arc_hit_ratio REAL,"
+
+/* Schema step 6 (store.c's migrations): a released step never changes. */
+const char na_store_nas_schema[] =
+	"CREATE TABLE nas_runs ("
+	" result_id INTEGER PRIMARY KEY REFERENCES results (id) ON DELETE CASCADE,"
+	" dataset TEXT NOT NULL, pool_layout TEXT, sync TEXT, compression TEXT, atime TEXT,"
+	" logbias TEXT, primarycache TEXT, why TEXT," FIGURES
+	" incomplete INTEGER NOT NULL CHECK (incomplete IN (0, 1)),"
+	" CHECK (incomplete = 0 OR why IS NOT NULL));";
+/* What a reader of a file from before step 6 sees: no NAS side. */
+const char na_store_nas_none[] =
+	"CREATE TEMP TABLE nas_runs (result_id INTEGER PRIMARY KEY, dataset TEXT, pool_layout TEXT,"
+	" sync TEXT, compression TEXT, atime TEXT, logbias TEXT, primarycache TEXT, why TEXT,"
+	FIGURES " incomplete INTEGER)";
+
+/* The columns in the order of the statements below: texts, settings, pool,
+ * counters, then arc_hit_ratio and incomplete. */
+#define NAME(name) ", " #name
+#define COLUMNS                                                                          \
+	"result_id" NA_NAS_TEXTS(NAME) NA_NAS_SETTINGS(NAME) NA_NAS_POOL(NAME) NA_NAS_COUNTERS(NAME) \
+	", arc_hit_ratio, incomplete"
+#define ONE(name) +1
+enum {
+	N_TEXTS = 0 NA_NAS_TEXTS(ONE), N_SETTINGS = 0 NA_NAS_SETTINGS(ONE),
+	N_POOL = 0 NA_NAS_POOL(ONE), N_COUNTERS = 0 NA_NAS_COUNTERS(ONE),
+	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 2,
+};
+
+/* Binds ints[0..n) from column *col on, or NULL for each when !known. */
+static int bind_ints(sqlite3_stmt *st, int *col, const int64_t *const *ints, size_t n, bool known)
+{
+	int rc = SQLITE_OK;
+	for (size_t i = 0; rc == SQLITE_OK && i < n; i++, (*col)++)
+		rc = known ? sqlite3_bind_int64(st, *col, *ints[i]) : sqlite3_bind_null(st, *col);
+	return rc;
+}
+
+int na_store_add_nas(na_store *s, const na_nas_run *n, vs_error *err)
+{
+	if (!n->dataset || (n->incomplete && !n->why))
+		return vs_fail(err, VS_ERR_USAGE, "a NAS row needs its dataset, and why when incomplete");
+#define TEXT_PTR(name) n->name,
+#define INT_PTR(name) &n->name,
+	const char *const texts[] = {NA_NAS_TEXTS(TEXT_PTR)};
+	const int64_t *const settings[] = {NA_NAS_SETTINGS(INT_PTR)};
+	const int64_t *const pool[] = {NA_NAS_POOL(INT_PTR)};
+	const int64_t *const counters[] = {NA_NAS_COUNTERS(INT_PTR)};
+	char sql[2048] = "INSERT INTO nas_runs (" COLUMNS ") VALUES (?";
+	for (int i = 1; i < N_COLUMNS; i++)
+		strcat(sql, ", ?");
+	strcat(sql, ")");
+	sqlite3_stmt *st = NULL;
+	int rc = na_sql_begin(s, err);
+	if (rc == VS_OK)
+		rc = na_sql_prepare(s, sql, &st, err);
+	if (rc == VS_OK) {
+		int col = 1, b = sqlite3_bind_int64(st, col++, n->result_id);
+		for (size_t i = 0; b == SQLITE_OK && i < N_TEXTS; i++, col++)
+			b = texts[i] ? sqlite3_bind_text(st, col, texts[i], -1, SQLITE_STATIC)
+			             : sqlite3_bind_null(st, col);
+		if (b == SQLITE_OK)
+			b = bind_ints(st, &col, settings, N_SETTINGS, true);
+		if (b == SQLITE_OK)
+			b = bind_ints(st, &col, pool, N_POOL, n->pool_known);
+		if (b == SQLITE_OK)
+			b = bind_ints(st, &col, counters, N_COUNTERS, n->counters_known);
+		if (b == SQLITE_OK)
+			b = n->counters_known && n->arc_hit_ratio >= 0
+			        ? sqlite3_bind_double(st, col, n->arc_hit_ratio)
+			        : sqlite3_bind_null(st, col);
+		if (b == SQLITE_OK)
+			b = sqlite3_bind_int(st, ++col, n->incomplete);
+		if (b == SQLITE_OK)
+			b = sqlite3_step(st);
+		if (b != SQLITE_DONE)
+			rc = na_sql_fail(s, b, err);
+	}
+	sqlite3_finalize(st);
+	rc = na_sql_finish(s, rc, err);
+	if (rc != VS_OK)
+		vs_error_context(err, "record the NAS side of result %lld", (long long)n->result_id);
+	return rc;
+}
+
+/* Reads ints from column *col on; *known: whether the first was recorded. */
+static void read_ints(sqlite3_stmt *st, int *col, int64_t *const *ints, size_t n, bool *known)
+{
+	if (known)
+		*known = sqlite3_column_type(st, *col) != SQLITE_NULL;
+	for (size_t i = 0; i < n; i++, (*col)++)
+		*ints[i] = sqlite3_column_int64(st, *col);
+}
+
+int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool *found,
+                    vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	*found = false;
+	int rc = na_sql_prepare(s, "SELECT " COLUMNS " FROM nas_runs WHERE result_id = ?", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, result_id) : SQLITE_OK;
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (rc == VS_OK && step == SQLITE_ROW) {
+		na_nas_run n = {.result_id = result_id};
+#define TEXT_OUT(name) &n.name,
+#define INT_OUT(name) &n.name,
+		const char **texts[] = {NA_NAS_TEXTS(TEXT_OUT)};
+		int64_t *const settings[] = {NA_NAS_SETTINGS(INT_OUT)};
+		int64_t *const pool[] = {NA_NAS_POOL(INT_OUT)};
+		int64_t *const counters[] = {NA_NAS_COUNTERS(INT_OUT)};
+		int col = 1;
+		for (size_t i = 0; i < N_TEXTS; i++, col++)
+			*texts[i] = (const char *)sqlite3_column_text(st, col);
+		read_ints(st, &col, settings, N_SETTINGS, NULL);
+		read_ints(st, &col, pool, N_POOL, &n.pool_known);
+		read_ints(st, &col, counters, N_COUNTERS, &n.counters_known);
+		n.arc_hit_ratio = sqlite3_column_type(st, col) == SQLITE_NULL ? -1
+		                                                             : sqlite3_column_double(st, col);
+		n.incomplete = sqlite3_column_int(st, ++col) != 0;
+		*found = true;
+		rc = fn(&n, ud, err);
+	} else if (rc == VS_OK && step != SQLITE_DONE) {
+		rc = na_sql_fail(s, step, err);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
