@@ -326,20 +326,8 @@ void na_diagnosis_free(na_diagnosis *d);
 json_t *na_diagnosis_json(const na_diagnosis *d);
 void na_diagnosis_print(const na_diagnosis *d, FILE *out);
 
-/* ---- the procedures behind mount, probe and migrate, for campaigns too ---- */
-typedef struct na_mount_args {
-	na_host_choice choice;
-	vs_nas_spec spec;
-	char *server_list;  /* "a,b" as given; spec.servers points into it */
-	const char *nfs;    /* "3" or "4.1" */
-} na_mount_args;
-/* Checks the command-line shape of a mount (NFS version, servers, path). */
-int na_mount_check(na_mount_args *a);
-/* Splits "a,b" in place into a NULL-terminated array (free the array only). */
-char **na_split_servers(char *list, size_t *n);
-/* Mounts where missing; *mounted counts hosts newly mounted.  Exit code. */
-int na_mount(vs_client *c, const na_mount_args *a, bool json, size_t *mounted);
-
+/* ---- the procedures behind probe and migrate, for campaigns too (mount and
+ * unmount: ops/) ---- */
 typedef struct na_probe_args {
 	const char *host, *datastore, *db;
 	long disks;
@@ -387,18 +375,7 @@ int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, int rec
 int na_parse_recheck(const char *cmd, const char *arg);
 int na_verify_exit(const na_checks *checks);
 void na_verify_report(const char *vm, const na_checks *checks);
-/* Unmounts d from hosts unless a VM has files there, vSphere HA heartbeats on
- * it or vCLS VMs live there: all checked before the first host (cmd_unmount.c). */
-int na_unmount_everywhere(vs_client *c, const na_inventory *inv, const vs_datastore *d,
-                          vs_host **hosts, size_t n, bool quiet, vs_error *err);
-/* Those checks alone: VS_ERR_USAGE saying what stops an unmount of d. */
-int na_unmount_check(vs_client *c, const na_inventory *inv, const vs_datastore *d,
-                     vs_host **hosts, size_t n, vs_error *err);
-/* The same, setting unmounted[i] for each hosts[i] it unmounted d from; a
- * d no host of hosts mounts is no error, whatever lives there. */
-int na_unmount_hosts(vs_client *c, const na_inventory *inv, const vs_datastore *d, vs_host **hosts,
-                     size_t n, bool quiet, bool *unmounted, vs_error *err);
-/* "NFS 3" / "NFS 4.1" for a datastore type. */
+/* "NFS 3" / "NFS 4.1" for a datastore type (ops/mount.c). */
 const char *na_nfs_label(const char *type);
 
 #endif

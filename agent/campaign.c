@@ -12,6 +12,8 @@
 
 #include "bench.h"
 #include "campaign_run.h"
+#include "ops/mount.h"
+#include "ops/unmount.h"
 
 double na_run_clock(void)
 {
@@ -254,16 +256,17 @@ static int find_vm(na_run *r)
 	return rc;
 }
 
-static int preflight(na_run *r)
-{
 enum { GUEST_BOOT_S = 300 };
 
+static int preflight(na_run *r)
+{
 	vs_error err = {0};
 	int rc = NA_EXIT_OK;
 	vs_vm *vm = na_run_vm(r);
 	/* A run that stopped during a cold move left the VM off: a resume
 	 * powers it on again if it ran at the start (na_run_go_home's rule). */
 	char *power = NULL;
+	bool powered = false;
 	if (r->o->resume && vm->power_state && strcmp(vm->power_state, "poweredOn") != 0 &&
 	    na_run_done(r, "start-power", &power) && power && !strcmp(power, "poweredOn")) {
 		printf("Powering %s on: it ran when the campaign started.\n", r->c->vm);
@@ -272,6 +275,7 @@ enum { GUEST_BOOT_S = 300 };
 			free(power);
 			return na_report(&err);
 		}
+		powered = true;
 	}
 	free(power);
 	/* VMware Tools come up a while after a power-on: up to GUEST_BOOT_S. */
@@ -292,7 +296,8 @@ enum { GUEST_BOOT_S = 300 };
 
 /* ---- steps ---------------------------------------------------------------------- */
 
-/* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts. */
+/* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts, all or nothing
+ * (the mount op undoes its own mounts when a host fails). */
 static int mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted)
 {
 	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs};
@@ -301,8 +306,14 @@ static int mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounte
 	target_hosts(r, t, &a.choice, &(vs_error){0});
 	*mounted = 0;
 	int rc = a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
-	if (rc < 0)
-		rc = na_mount(r->cl, &a, false, mounted);
+	if (rc < 0) {
+		na_session s = {.client = r->cl, .inv = &r->inv, .store = r->store, .output = na_print_line};
+		na_mount_result res;
+		vs_error err = {0};
+		rc = na_op_mount(&s, &a, &res, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+		*mounted = res.mounted;
+		na_mount_result_free(&res);
+	}
 	free((void *)a.spec.servers);
 	free(a.server_list);
 	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
@@ -342,14 +353,10 @@ static bool has_work(na_run *r, const na_target *t)
 static int unmount_all(na_run *r, const vs_datastore *d)
 {
 	vs_error err = {0};
-	vs_host **hosts = calloc(d->n_mounts + 1, sizeof(vs_host *));
-	size_t n = 0;
-	for (size_t h = 0; hosts && h < d->n_mounts; h++)
-		if ((hosts[n] = na_host_by_moref(&r->inv, d->mounts[h].host)))
-			n++;
-	int rc = hosts ? na_unmount_everywhere(r->cl, &r->inv, d, hosts, n, false, &err)
-	               : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
-	free(hosts);
+	na_session s = {.client = r->cl, .inv = &r->inv, .store = r->store, .output = na_print_line};
+	na_unmount_result res;
+	int rc = na_op_unmount(&s, d->name, NULL, 0, &res, &err);
+	na_unmount_result_free(&res);
 	if (rc != VS_OK) {
 		vs_error_context(&err, "unmounting %s", d->name);
 		return na_report(&err);
@@ -863,15 +870,15 @@ static int abort_run(na_run *r)
 			rc = fail_code(NA_EXIT_FAIL, "%s, which the campaign mounted, is still mounted",
 			               t->datastore);
 	}
+	if (rc == NA_EXIT_OK && r->guest_leftovers)
+		rc = fail_code(NA_EXIT_FAIL, "not everything is back: what %zu killed benchmark%s left in %s "
+		               "remains (set the guest password and abort again)", r->guest_leftovers,
+		               r->guest_leftovers == 1 ? "" : "s", r->c->vm);
 	if (rc == NA_EXIT_OK) {
 		set_state(r, "aborted");
 		printf("Run %s aborted: everything is back where it started.\n", r->id);
 	}
 	return rc;
-	if (rc == NA_EXIT_OK && r->guest_leftovers)
-		rc = fail_code(NA_EXIT_FAIL, "not everything is back: what %zu killed benchmark%s left in %s "
-		               "remains (set the guest password and abort again)", r->guest_leftovers,
-		               r->guest_leftovers == 1 ? "" : "s", r->c->vm);
 }
 
 static int execute(na_run *r)

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "findings.h"
+#include "ops/mount.h"
+#include "ops/unmount.h"
 
 static const char usage[] =
 	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS\n"
@@ -167,34 +169,23 @@ static int move(migration *m, vs_error *err)
 
 /* ---- workarounds ----------------------------------------------------------- */
 
-static bool read_only_on(const vs_datastore *d, const char *host)
+/* Whether the mount op left NFS 3 on hosts[i] (it could not undo it). */
+static bool nfs3_left(const na_mount_result *nfs3, size_t i)
 {
-	for (size_t i = 0; i < d->n_mounts; i++)
-		if (strcmp(d->mounts[i].host, host) == 0)
-			return d->mounts[i].access_mode && strcmp(d->mounts[i].access_mode, "readOnly") == 0;
-	return false;
+	return i < nfs3->n_hosts && nfs3->hosts[i].outcome == NA_MOUNT_MOUNTED;
 }
 
-/* A remount that failed partway: the NFS 3 mounts made go, then the hosts it
- * unmounted get the original mount back.  Never NFS 4.1 while NFS 3 stays on
- * a host (mixing the two corrupts data).  Whatever cannot be put back, each
- * host's mount is named. */
-static void put_back(migration *m, vs_host **hosts, size_t n, bool *unmounted, char **nfs3)
+/* A remount that failed partway: the mount op took its NFS 3 mounts back
+ * already (all or nothing); the hosts the unmount let go get the original
+ * mount back.  Never NFS 4.1 while NFS 3 stays on a host (mixing the two
+ * corrupts data).  Whatever cannot be put back, each host's mount is named. */
+static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_t n,
+                     const bool *read_only, bool *unmounted, const na_mount_result *nfs3)
 {
-	const vs_datastore *t = m->target;
 	size_t left = 0, lost = 0, n_servers = 0;
+	for (size_t i = 0; i < n; i++)
+		left += nfs3_left(nfs3, i);
 	say(m, "The remount failed; putting %s back as %s.", t->name, na_nfs_label(t->type));
-	for (size_t i = 0; i < n; i++) {
-		vs_error err = {0};
-		if (nfs3[i] && vs_datastore_unmount(m->c, hosts[i], nfs3[i], &err) != VS_OK) {
-			na_report(&err);
-			left++;
-		} else if (nfs3[i]) {
-			say(m, "%s: unmounted %s (NFS 3)", hosts[i]->name, t->name);
-			free(nfs3[i]);
-			nfs3[i] = NULL;
-		}
-	}
 	char *list = t->remote_host ? strdup(t->remote_host) : NULL;
 	char **servers = list ? na_split_servers(list, &n_servers) : NULL;
 	vs_nas_spec spec = {.name = t->name, .servers = (const char *const *)servers,
@@ -204,7 +195,7 @@ static void put_back(migration *m, vs_host **hosts, size_t n, bool *unmounted, c
 			continue;
 		char *moref = NULL;
 		vs_error err = {0};
-		spec.read_only = read_only_on(t, hosts[i]->moref);
+		spec.read_only = read_only[i];
 		if (vs_nas_mount(m->c, hosts[i], &spec, &moref, &err) == VS_OK) {
 			say(m, "%s: mounted %s again (%s %s:%s)", hosts[i]->name, t->name, na_nfs_label(t->type),
 			    t->remote_host, t->remote_path);
@@ -215,13 +206,13 @@ static void put_back(migration *m, vs_host **hosts, size_t n, bool *unmounted, c
 		free(moref);
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (nfs3[i])
+		if (nfs3_left(nfs3, i))
 			na_warn("%s has %s as NFS 3 now (it had %s)", hosts[i]->name, t->name,
 			        na_nfs_label(t->type));
 		else if (unmounted[i])
 			na_warn("%s has no mount of %s now (it had %s)", hosts[i]->name, t->name,
 			        na_nfs_label(t->type));
-		lost += nfs3[i] || unmounted[i];
+		lost += nfs3_left(nfs3, i) || unmounted[i];
 	}
 	if (lost)
 		na_warn("%zu of %zu hosts are not as they were; the other hosts have %s as %s", lost, n,
@@ -233,6 +224,57 @@ static void put_back(migration *m, vs_host **hosts, size_t n, bool *unmounted, c
 	free(list);
 }
 
+/* What put_back needs of the target: the ops read the datastores again
+ * after the unmount, and the target's entry goes with them. */
+static int keep_target(const vs_datastore *t, vs_datastore *copy, vs_error *err)
+{
+	*copy = (vs_datastore){0};
+	copy->name = strdup(t->name);
+	copy->type = strdup(t->type);
+	copy->remote_host = t->remote_host ? strdup(t->remote_host) : NULL;
+	copy->remote_path = t->remote_path ? strdup(t->remote_path) : NULL;
+	copy->security = t->security ? strdup(t->security) : NULL;
+	if (copy->name && copy->type && !t->remote_host == !copy->remote_host &&
+	    !t->remote_path == !copy->remote_path && !t->security == !copy->security)
+		return VS_OK;
+	vs_datastore_clear(copy);
+	return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+/* Unmounts the NFS 4.1 target from the hosts that mount it, and mounts its
+ * export (first server) as NFS 3 on them, each read-only as it was. */
+static int remount_hosts(migration *m, const vs_datastore *was, vs_host **hosts, size_t n,
+                         const bool *read_only, bool *unmounted, vs_error *err)
+{
+	na_session s = {.client = m->c, .inv = m->inv, .output = m->json ? NULL : na_print_line};
+	char *server = strndup(was->remote_host, strcspn(was->remote_host, ","));
+	const char *servers[] = {server, NULL};
+	na_mount_args a = {.hosts = hosts, .read_only = read_only, .n_hosts = n,
+	                   .spec = {.name = was->name, .servers = servers, .path = was->remote_path,
+	                            .type = "NFS"}};
+	na_unmount_result un = {0};
+	na_mount_result nfs3 = {0};
+	int rc = server ? na_op_unmount(&s, was->name, hosts, n, &un, err)
+	                : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < un.n_hosts; i++)
+		unmounted[i] = un.hosts[i].outcome == NA_UNMOUNT_UNMOUNTED;
+	if (rc == VS_OK) {
+		/* The mount op reads the datastores again: the target's entry goes
+		 * (resolve finds it anew). */
+		m->target = NULL;
+		rc = na_op_mount(&s, &a, &nfs3, err);
+	}
+	bool changed = false;
+	for (size_t i = 0; rc != VS_OK && i < n; i++)
+		changed |= unmounted[i];
+	if (changed)
+		put_back(m, was, hosts, n, read_only, unmounted, &nfs3);
+	na_unmount_result_free(&un);
+	na_mount_result_free(&nfs3);
+	free(server);
+	return rc;
+}
+
 static int remount_nfs3(migration *m, vs_error *err)
 {
 	const vs_datastore *t = m->target;
@@ -242,48 +284,37 @@ static int remount_nfs3(migration *m, vs_error *err)
 	if (!t->type || strcmp(t->type, "NFS41") != 0)
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is %s already; remounting as NFS 3 changes nothing",
 		               t->name, na_nfs_label(t->type));
+	if (!t->remote_host)
+		return vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
 	vs_host **hosts = calloc(t->n_mounts + 1, sizeof(vs_host *));
+	bool *read_only = calloc(t->n_mounts + 1, sizeof(bool));
 	bool *unmounted = calloc(t->n_mounts + 1, sizeof(bool));
-	char **nfs3 = calloc(t->n_mounts + 1, sizeof(char *));  /* the NFS 3 datastore, where mounted */
 	size_t n = 0;
-	for (size_t i = 0; hosts && i < t->n_mounts; i++)
+	for (size_t i = 0; hosts && read_only && i < t->n_mounts; i++) {
+		const char *mode = t->mounts[i].access_mode;
+		read_only[n] = mode && strcmp(mode, "readOnly") == 0;
 		if ((hosts[n] = na_host_by_moref(m->inv, t->mounts[i].host)))
 			n++;
-	char *server = t->remote_host ? strndup(t->remote_host, strcspn(t->remote_host, ",")) : NULL;
-	const char *servers[] = {server, NULL};
-	vs_nas_spec spec = {.name = t->name, .servers = servers, .path = t->remote_path, .type = "NFS"};
-	/* A remount that would be refused is one refusal, not a start. */
-	if (hosts && na_unmount_check(m->c, m->inv, t, hosts, n, err) != VS_OK) {
+	}
+	vs_datastore was;
+	int rc = !hosts || !read_only || !unmounted ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                                            : keep_target(t, &was, err);
+	/* A remount that would be refused is one refusal, not a start (the
+	 * unmount op checks again: the world may change in between). */
+	if (rc == VS_OK && na_unmount_check(m->c, m->inv, t, hosts, n, err) != VS_OK) {
 		vs_error_context(err, "remounting %s as NFS 3", t->name);
-		free(nfs3);
-		free(unmounted);
-		free(hosts);
-		free(server);
-		return err->status;
+		rc = err->status;
+		vs_datastore_clear(&was);
+	} else if (rc == VS_OK) {
+		say(m, "Remounting %s (%.*s:%s) as NFS 3 on %zu host%s.", t->name,
+		    (int)strcspn(t->remote_host, ","), t->remote_host, t->remote_path ? t->remote_path : "?",
+		    n, n == 1 ? "" : "s");
+		rc = remount_hosts(m, &was, hosts, n, read_only, unmounted, err);
+		vs_datastore_clear(&was);
 	}
-	say(m, "Remounting %s (%s:%s) as NFS 3 on %zu host%s.", t->name, server ? server : "?",
-	    t->remote_path ? t->remote_path : "?", n, n == 1 ? "" : "s");
-	int rc = !hosts || !unmounted || !nfs3 ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	         : server ? na_unmount_hosts(m->c, m->inv, t, hosts, n, m->json, unmounted, err)
-	                  : vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
-	bool changed = false;
-	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		spec.read_only = read_only_on(t, hosts[i]->moref);
-		rc = vs_nas_mount(m->c, hosts[i], &spec, &nfs3[i], err);
-		if (rc == VS_OK)
-			say(m, "%s: mounted %s (NFS 3 %s:%s, %s)", hosts[i]->name, t->name, server,
-			    spec.path, spec.read_only ? "read-only" : "read-write");
-	}
-	for (size_t i = 0; rc != VS_OK && unmounted && i < n; i++)
-		changed |= unmounted[i];
-	if (changed)
-		put_back(m, hosts, n, unmounted, nfs3);
-	for (size_t i = 0; nfs3 && i < n; i++)
-		free(nfs3[i]);
-	free(nfs3);
 	free(unmounted);
+	free(read_only);
 	free(hosts);
-	free(server);
 	return rc == VS_OK ? resolve(m, err) : rc;
 }
 

@@ -1,18 +1,18 @@
-/* nfsagent mount: an NFS export as an NFS 3 or NFS 4.1 datastore on hosts.
- * Idempotent, and it refuses to mix NFS 3 and NFS 4.1 on one export:
- * VMware warns that the two lock differently and data can be corrupted, and
- * ESXi does not stop you. */
+/* nfsagent mount: an NFS export as an NFS 3 or NFS 4.1 datastore on hosts,
+ * through the mount workflow (ops/mount.c): idempotent, all or nothing, and
+ * never NFS 3 and NFS 4.1 on one export.  This file parses and renders. */
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "ops/mount.h"
 
 static const char usage[] =
 	"Usage: nfsagent mount (--host H | --cluster C | --all-hosts) --name NAME\n"
 	"                      --server S[,S2,...] --path /export --nfs 3|4.1 [OPTIONS]\n"
 	"Mounts an NFS export as a datastore named NAME (read-write unless --read-only).\n"
 	"Mounting what is already mounted is success. An export that any host mounts\n"
-	"with the other NFS version is refused.\n\n"
+	"with the other NFS version is refused. A mount that fails on one host is\n"
+	"undone on the hosts it mounted: all or nothing.\n\n"
 	"  --security AUTH_SYS|SEC_KRB5|SEC_KRB5I   NFS 4.1 security (default AUTH_SYS)\n"
 	"  --read-only\n\n" NA_CONNECT_HELP;
 
@@ -81,140 +81,44 @@ int na_mount_check(na_mount_args *a)
 	return -1;
 }
 
-const char *na_nfs_label(const char *type)
-{
-	if (!type)
-		return "-";
-	return strcmp(type, "NFS41") == 0 ? "NFS 4.1" : strcmp(type, "NFS") == 0 ? "NFS 3" : type;
-}
-
-/* Refuses a name taken by another export, and an export mounted with the
- * other protocol anywhere.  Returns the datastore already named so, if any. */
-static int check_existing(const na_inventory *inv, const vs_nas_spec *spec, vs_datastore **same,
-                          vs_error *err)
-{
-	char hosts[512];
-	*same = NULL;
-	for (size_t i = 0; i < inv->n_datastores; i++) {
-		vs_datastore *d = &inv->datastores[i];
-		bool export = na_same_export(d, spec->servers, spec->path);
-		bool same_type = d->type && strcmp(d->type, spec->type) == 0;
-		if (strcmp(d->name, spec->name) == 0) {
-			if (export && !same_type)
-				return vs_fail(err, VS_ERR_USAGE,
-				               "datastore '%s' is this export already, mounted as %s on %s: the same "
-				               "export, other protocol; unmount it first to mount it as %s",
-				               d->name, na_nfs_label(d->type),
-				               na_mount_hosts(inv, d, hosts, sizeof(hosts)), na_nfs_label(spec->type));
-			if (!export)
-				return vs_fail(err, VS_ERR_USAGE,
-				               "datastore '%s' already exists for another export: %s:%s (%s); "
-				               "choose another --name",
-				               d->name, d->remote_host ? d->remote_host : "-",
-				               d->remote_path ? d->remote_path : "-", na_nfs_label(d->type));
-			*same = d;
-		} else if (export && !same_type && d->n_mounts > 0) {
-			return vs_fail(err, VS_ERR_USAGE,
-			               "refusing to mount %s:%s as %s: the same export is mounted as %s (datastore "
-			               "'%s') on %s; mixing NFS 3 and NFS 4.1 on one export can corrupt data",
-			               spec->servers[0], spec->path, na_nfs_label(spec->type),
-			               na_nfs_label(d->type), d->name, na_mount_hosts(inv, d, hosts, sizeof(hosts)));
-		}
-	}
-	return VS_OK;
-}
-
-static json_t *host_result(const char *host, const char *result, const vs_error *err)
+static json_t *host_result(const na_mount_host *h)
 {
 	char line[1600] = "";
-	if (err)
-		vs_error_format(err, line, sizeof(line));
-	return json_pack("{s:s, s:s, s:s?, s:s?}", "host", host, "result", result, "error",
-	                 err ? line : NULL, "details", err && err->details[0] ? err->details : NULL);
-}
-
-/* "a,b": every server of the spec (na_split_servers cut server_list). */
-static const char *servers_text(const vs_nas_spec *spec, char *buf, size_t size)
-{
-	size_t n = 0;
-	buf[0] = '\0';
-	for (size_t i = 0; spec->servers[i] && n < size; i++)
-		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? "," : "", spec->servers[i]);
-	return buf;
-}
-
-/* Mounts on every chosen host that lacks it; returns how many failed. */
-static size_t mount_hosts(vs_client *c, const na_mount_args *a, vs_host **hosts, size_t n,
-                          const vs_datastore *same, json_t *results, bool json, size_t *mounted)
-{
-	size_t failed = 0;
-	char servers[1024];
-	servers_text(&a->spec, servers, sizeof(servers));
-	for (size_t i = 0; i < n; i++) {
-		if (same && na_mounted_on(same, hosts[i]->moref)) {
-			json_array_append_new(results, host_result(hosts[i]->name, "already mounted", NULL));
-			if (!json)
-				printf("%s: %s is already mounted\n", hosts[i]->name, a->spec.name);
-			continue;
-		}
-		char *ds = NULL;
-		vs_error err = {0};
-		if (vs_nas_mount(c, hosts[i], &a->spec, &ds, &err) == VS_OK) {
-			(*mounted)++;
-			json_array_append_new(results, host_result(hosts[i]->name, "mounted", NULL));
-			if (!json)
-				printf("%s: mounted %s (%s %s:%s, %s)\n", hosts[i]->name, a->spec.name,
-				       na_nfs_label(a->spec.type), servers, a->spec.path,
-				       a->spec.read_only ? "read-only" : "read-write");
-		} else {
-			failed++;
-			json_array_append_new(results, host_result(hosts[i]->name, "failed", &err));
-			if (!json)
-				na_report(&err);
-		}
-		free(ds);
-	}
-	return failed;
-}
-
-int na_mount(vs_client *c, const na_mount_args *a, bool json, size_t *mounted)
-{
-	na_inventory inv;
-	vs_error err = {0};
-	vs_host **hosts = NULL;
-	size_t n = 0;
-	vs_datastore *same = NULL;
-	int rc = na_inventory_load(c, false, &inv, &err);
-	if (rc == VS_OK)
-		rc = na_select_hosts(&inv, &a->choice, &hosts, &n, &err);
-	if (rc == VS_OK)
-		rc = check_existing(&inv, &a->spec, &same, &err);
-	if (rc != VS_OK) {
-		free(hosts);
-		na_inventory_free(&inv);
-		return na_report(&err);
-	}
-	json_t *results = json_array();
-	*mounted = 0;
-	size_t failed = mount_hosts(c, a, hosts, n, same, results, json, mounted);
-	char servers[1024];
-	if (json)
-		na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:o}", "datastore", a->spec.name, "type",
-		                        a->spec.type, "server", servers_text(&a->spec, servers, sizeof(servers)),
-		                        "path", a->spec.path, "hosts", results));
-	else
-		json_decref(results);
-	free(hosts);
-	na_inventory_free(&inv);
+	bool failed = h->err.status != VS_OK;
 	if (failed)
-		na_error("%s is not mounted on %zu of %zu hosts", a->spec.name, failed, n);
-	return failed ? NA_EXIT_FAIL : NA_EXIT_OK;
+		vs_error_format(&h->err, line, sizeof(line));
+	return json_pack("{s:s, s:s, s:s?, s:s?}", "host", h->host->name, "result",
+	                 na_mount_outcome_name(h->outcome), "error", failed ? line : NULL, "details",
+	                 failed && h->err.details[0] ? h->err.details : NULL);
+}
+
+static void print_json(const na_mount_args *a, const na_mount_result *r)
+{
+	char servers[1024];
+	json_t *hosts = json_array();
+	for (size_t i = 0; i < r->n_hosts; i++)
+		json_array_append_new(hosts, host_result(&r->hosts[i]));
+	na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:o}", "datastore", a->spec.name, "type",
+	                        a->spec.type, "server",
+	                        na_servers_text(&a->spec, servers, sizeof(servers)), "path", a->spec.path, "hosts",
+	                        hosts));
 }
 
 static int run(vs_client *c, void *args, bool json)
 {
-	size_t mounted;
-	return na_mount(c, args, json, &mounted);
+	const na_mount_args *a = args;
+	na_inventory inv;
+	vs_error err = {0};
+	if (na_inventory_load(c, false, &inv, &err) != VS_OK)
+		return na_report(&err);
+	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line};
+	na_mount_result r;
+	int rc = na_op_mount(&s, a, &r, &err);
+	if (json && r.hosts)
+		print_json(a, &r);
+	na_mount_result_free(&r);
+	na_inventory_free(&inv);
+	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
 }
 
 int cmd_mount(int argc, char **argv)

@@ -75,8 +75,9 @@ run 1 "$NFSAGENT" mount --host DC0_H0 --name nope --server 10.0.0.5 --path /mnt/
 headline=$(sed -n 1p <<< "$ERR")
 assert_contains "$headline" "PlatformConfigFault: An error occurred during host configuration."
 assert_eq "$(sed -n 2p <<< "$ERR")" "  reason: NFS mount 10.0.0.5:/mnt/tank/nope failed: The mount request was denied by the NFS server. Check that the export exists and that the client is permitted to mount it. (vob.vmfs.nfs.mount.error.perm.denied)" "the refusal's reason"
-assert_eq "$(sed -n 3p <<< "$ERR")" "nfsagent: nope is not mounted on 1 of 1 hosts" "the summary line"
-assert_eq "$(grep -c . <<< "$ERR")" 3 "stderr lines of a refused mount"
+# One error, told once: no summary line after it (nothing is mounted
+# anywhere: a mount is all or nothing).
+assert_eq "$(grep -c . <<< "$ERR")" 2 "stderr lines of a refused mount"
 run 1 "$NFSAGENT" mount --host DC0_H0 --name nope --server 10.0.0.5 --path /mnt/tank/nope --nfs 3 --json
 assert_eq "$(jq -r '.hosts[0].details' <<< "$OUT")" "reason: NFS mount 10.0.0.5:/mnt/tank/nope failed: The mount request was denied by the NFS server. Check that the export exists and that the client is permitted to mount it. (vob.vmfs.nfs.mount.error.perm.denied)" "the reason in JSON"
 
@@ -108,12 +109,41 @@ run 0 "$NFSAGENT" mount --host DC0_H0 --name one-host --server 10.0.0.5 --path /
 run 0 "$NFSAGENT" unmount --host DC0_C0_H1 --name one-host
 assert_eq "$OUT" "DC0_C0_H1: one-host is not mounted" "a host that does not mount it"
 assert_eq "$(calls RemoveDatastore)" "$before" "unmounts of what is not mounted"
-# stdout is line-buffered in a pipe: each host's line comes when it is
-# done, before a later host's error (not all at exit).
 lab_stop
+
+# All or nothing: DC0_C0_H1 cannot mount NFS 3, so the hosts mounted before it
+# are unmounted again, DC0_C0_H2 is not tried, and no host has the datastore.
+# One error line (the fault, its reason under it), exit 1. stdout is
+# line-buffered in a pipe: each line comes when it is done, before the error
+# (not all at exit).
 lab_start -fail-mount DC0_C0_H1:NFS
+rc=0
 "$NFSAGENT" mount --all-hosts --name late --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3 \
-	> "$WORK/both" 2>&1 && fail "a mount that fails on one host"
-assert_eq "$(grep -n '' "$WORK/both" | grep -E 'DC0_C0_H0: mounted|DC0_C0_H1' | cut -d: -f1 | head -2 | tr "\n" " ")" "2 3 " \
-	"order of the lines in a pipe: $(cat "$WORK/both")"
+	> "$WORK/both" 2>&1 || rc=$?
+assert_eq "$rc" 1 "exit code of a mount that fails on one host"
+assert_eq "$(cat "$WORK/both")" "DC0_H0: mounted late (NFS 3 10.0.0.5:/mnt/tank/vmware64k, read-write)
+DC0_C0_H0: mounted late (NFS 3 10.0.0.5:/mnt/tank/vmware64k, read-write)
+DC0_C0_H1: mounting late failed; unmounting it again from DC0_H0, DC0_C0_H0 (all or nothing)
+DC0_H0: unmounted late (NFS 3)
+DC0_C0_H0: unmounted late (NFS 3)
+nfsagent: mounting 10.0.0.5:/mnt/tank/vmware64k as late on DC0_C0_H1 failed: PlatformConfigFault: An error occurred during host configuration.
+  reason: NFS mount 10.0.0.5:/mnt/tank/vmware64k failed: Unable to connect to NFS server. (com.vmware.esx.hostctl.default)" \
+	"the lines of a mount undone, in order"
+assert_eq "$("$NFSAGENT" ls datastores --json | jq -r '[.[] | select(.name == "late")] | length')" 0 \
+	"datastores named late after the failed mount"
+assert_eq "$(calls CreateNasDatastore) $(calls RemoveDatastore)" "3 2" "mounts tried, mounts undone"
+run 1 "$NFSAGENT" mount --all-hosts --name late --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3 --json
+assert_eq "$(jq -r '[.hosts[] | "\(.host)=\(.result)"] | join(" ")' <<< "$OUT")" \
+	"DC0_H0=rolled back DC0_C0_H0=rolled back DC0_C0_H1=failed DC0_C0_H2=not tried" "each host's result in JSON"
+assert_eq "$(grep '^nfsagent:' <<< "$ERR")" "nfsagent: mounting 10.0.0.5:/mnt/tank/vmware64k as late on DC0_C0_H1 failed: PlatformConfigFault: An error occurred during host configuration." \
+	"the one error line with --json"
+assert_eq "$(ds_field late .name)" "" "the datastore after the failed JSON mount"
+# A host that had it before is not the failed mount's to undo: DC0_H0 keeps it.
+run 0 "$NFSAGENT" mount --host DC0_H0 --name late --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3
+run 1 "$NFSAGENT" mount --all-hosts --name late --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3
+assert_eq "$(head -3 <<< "$OUT")" "DC0_H0: late is already mounted
+DC0_C0_H0: mounted late (NFS 3 10.0.0.5:/mnt/tank/vmware64k, read-write)
+DC0_C0_H1: mounting late failed; unmounting it again from DC0_C0_H0 (all or nothing)" "a present host is not undone"
+assert_eq "$(ds_field late '.hosts | join(",")')" DC0_H0 "hosts of late after the second failed mount"
+assert_eq "$(calls RemoveDatastore)" 5 "mounts undone (2 + 2 + 1)"
 echo "mount: ok"

@@ -1,0 +1,36 @@
+/* What every workflow (agent/ops/) works with: the client, an inventory it
+ * keeps current, the results database, and where its progress lines go.
+ * An op prints nothing itself: it hands each line to the sink, and returns
+ * a status, a result struct and a vs_error for its caller to render. */
+#ifndef NFSAGENT_OPS_SESSION_H
+#define NFSAGENT_OPS_SESSION_H
+
+#include "agent.h"
+#include "store.h"
+
+/* One line of progress ("DC0_H0: unmounted bench-v3"), without its newline. */
+typedef void (*na_output_fn)(void *ud, const char *line);
+
+typedef struct na_session {
+	vs_client *client;
+	/* The caller's, current when the op starts.  An op that changes the
+	 * world marks it stale, and the next op reads the datastores again
+	 * (na_inventory_refresh) before it looks: pointers into its datastores
+	 * and VMs do not survive an op that changed something; hosts and
+	 * clusters do. */
+	na_inventory *inv;
+	bool stale;
+	na_store *store;      /* may be NULL */
+	na_output_fn output;  /* NULL: silent */
+	void *output_ud;
+} na_session;
+
+/* Formats a line and hands it to the session's sink, if any. */
+void na_say(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Reads the datastores again when an op changed them since. */
+int na_session_fresh(na_session *s, vs_error *err);
+/* The sink commands hand an op to show its lines on stdout (escaped: a
+ * name cannot drive the terminal), each as it comes. */
+void na_print_line(void *ud, const char *line);
+
+#endif
