@@ -124,6 +124,21 @@ static int restore_power(na_run *r)
 	return rc;
 }
 
+/* A relocation a killed run started may still be running: where the VM is
+ * is known only once it ends (it would move the VM after a look). */
+static int wait_for_move(na_run *r)
+{
+	bool waited = false;
+	vs_error err = {0};
+	if (vs_vm_wait_relocation(r->cl, r->vm_moref, &waited, &err) != VS_OK)
+		return na_report(&err);
+	if (!waited)
+		return NA_EXIT_OK;
+	printf("A relocation of %s was still running: waited for it to end.\n", r->c->vm);
+	fflush(stdout);
+	return na_run_reload(r);
+}
+
 /* The VM back where it started, from where it really is (not from the
  * journal: a failed run's cleanup may have journaled steps that a resumed
  * run undid): its home and the disks that started there by a move home (with
@@ -145,6 +160,8 @@ int na_run_go_home(na_run *r)
 		rc = na_report(&(vs_error){.status = VS_ERR_NOT_FOUND,
 		                           .message = "the campaign's VM is not in the inventory: nothing to "
 		                                      "move home"});
+	if (rc == NA_EXIT_OK)
+		rc = wait_for_move(r);
 	if (rc == NA_EXIT_OK)
 		rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
 	if (rc == NA_EXIT_OK && !(to = disk_homes(r, l, &off, &astray)))

@@ -267,6 +267,10 @@ int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_obj
 /* Retrieves properties of one object. */
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
                  vs_object_fn fn, void *ud, vs_error *err);
+/* Retrieves properties (spec) of the objects that one object's property
+ * `through` lists, e.g. a VM's recentTask, in one call. */
+int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
+                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err);
 /* One property of one object as text (malloc'd; NULL when unset). */
 int vs_props_text(vs_client *c, const char *type, const char *moref, const char *path, char **text,
                   vs_error *err);
@@ -287,6 +291,14 @@ void vs_strv_free(char **v, size_t n);
  * If result is non-NULL it receives a copy of info.result (xmlFreeDoc it). */
 int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
                  xmlDoc **result, vs_error *err);
+/* Waits for a queued or running task of the entity whose info.descriptionId
+ * is description_id ("VirtualMachine.relocate"), if its recentTask lists
+ * one: a change another process (or a killed nfsagent) started is waited
+ * for, not started again. *waited tells whether there was one; its outcome
+ * is left to the caller to read from the world. */
+int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
+                         const char *description_id, vs_progress_fn progress, void *ud,
+                         bool *waited, vs_error *err);
 /* Calls a *_Task method and waits for it. */
 int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
                 const char *params, unsigned flags, vs_progress_fn progress, void *ud,

@@ -244,16 +244,24 @@ int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_obj
 	return rc;
 }
 
-int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
-                 vs_object_fn fn, void *ud, vs_error *err)
+/* One retrieval from a single object: its own properties, or (through)
+ * those of the objects its property `through` lists. */
+static int props_from(vs_client *c, const char *type, const char *moref, const char *through,
+                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
 {
 	walk_state w = {fn, ud, {0}};
-	vs_propspec spec = {type, paths};
 	vs_buf params = {0};
 	vs_buf_add(&params, "<specSet>");
-	add_propsets(&params, &spec, 1);
+	add_propsets(&params, spec, 1);
 	vs_buf_add(&params, "<objectSet>");
 	vs_buf_moref(&params, "obj", type, moref);
+	if (through) {
+		vs_buf_add(&params, "<skip>true</skip><selectSet xsi:type=\"TraversalSpec\">");
+		vs_buf_elem(&params, "name", through);
+		vs_buf_elem(&params, "type", type);
+		vs_buf_elem(&params, "path", through);
+		vs_buf_add(&params, "<skip>false</skip></selectSet>");
+	}
 	vs_buf_add(&params, "</objectSet></specSet>");
 	add_options(&params, c);
 	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
@@ -261,6 +269,18 @@ int vs_props_one(vs_client *c, const char *type, const char *moref, const char *
 	vs_buf_free(&params);
 	free(w.seen.slots);
 	return rc;
+}
+
+int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
+                 vs_object_fn fn, void *ud, vs_error *err)
+{
+	return props_from(c, type, moref, NULL, &(vs_propspec){type, paths}, fn, ud, err);
+}
+
+int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
+                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
+{
+	return props_from(c, type, moref, through, spec, fn, ud, err);
 }
 
 typedef struct one_text {

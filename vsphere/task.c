@@ -252,6 +252,49 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
 	return rc;
 }
 
+typedef struct running_search {
+	const char *description_id;
+	char *task;
+} running_search;
+
+static int match_running(const char *type, const char *moref, const xmlNode *object, void *ud,
+                         vs_error *err)
+{
+	(void)type;
+	running_search *s = ud;
+	char *state = vs_prop_text(object, "info.state"), *id = vs_prop_text(object, "info.descriptionId");
+	bool busy = state && (strcmp(state, "running") == 0 || strcmp(state, "queued") == 0);
+	int rc = VS_OK;
+	if (busy && id && strcmp(id, s->description_id) == 0 && !s->task && !(s->task = strdup(moref)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	free(state);
+	free(id);
+	return rc;
+}
+
+int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
+                         const char *description_id, vs_progress_fn progress, void *ud,
+                         bool *waited, vs_error *err)
+{
+	static const char *const paths[] = {"info.state", "info.descriptionId", NULL};
+	running_search s = {description_id, NULL};
+	*waited = false;
+	int rc = vs_props_related(c, entity_type, entity, "recentTask", &(vs_propspec){"Task", paths},
+	                          match_running, &s, err);
+	if (rc == VS_OK && s.task) {
+		*waited = true;
+		/* Its outcome is not ours: the caller looks at the world afterwards. */
+		vs_error ignored = {0};
+		rc = vs_task_wait(c, s.task, progress, ud, NULL, &ignored);
+		if (rc != VS_ERR_TASK && rc != VS_OK)
+			*err = ignored;
+		else
+			rc = VS_OK;
+	}
+	free(s.task);
+	return rc;
+}
+
 int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
                 const char *params, unsigned flags, vs_progress_fn progress, void *ud,
                 xmlDoc **result, vs_error *err)

@@ -226,19 +226,37 @@ int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs
 	return vs_vm_relocate_disks(c, vm, datastore, layout, NULL, progress, ud, err);
 }
 
+/* A relocation's info.descriptionId (vCenter's name for RelocateVM_Task). */
+#define RELOCATE_ID "VirtualMachine.relocate"
+
+int vs_vm_wait_relocation(vs_client *c, const char *vm, bool *waited, vs_error *err)
+{
+	return vs_task_wait_running(c, "VirtualMachine", vm, RELOCATE_ID, NULL, NULL, waited, err);
+}
+
 typedef struct relocation {
 	const char *vm, *datastore;
 	const vs_vm_layout *layout;
 	const char *const *disk_datastores;
+	vs_progress_fn progress;  /* a running relocation's, while it is waited for */
+	void *ud;
 } relocation;
 
-/* Whether the VM's home is on want->datastore and each disk where it was sent. */
+/* Whether the VM's home is on want->datastore and each disk where it was
+ * sent, once a relocation of the VM that is still running (a 503'd call that
+ * did start, or a killed nfsagent's) has ended. */
 static int relocated_now(vs_client *c, void *ud, bool *done, vs_error *err)
 {
 	relocation *want = ud;
+	bool waited = false;
+	*done = false;
+	int rc = vs_task_wait_running(c, "VirtualMachine", want->vm, RELOCATE_ID, want->progress,
+	                              want->ud, &waited, err);
+	if (rc != VS_OK)
+		return rc;
 	vs_vm_layout *now = NULL;
 	char *vmx = NULL, *name = NULL, *ds = NULL, *path = NULL;
-	int rc = vs_vm_layout_read(c, want->vm, &now, err);
+	rc = vs_vm_layout_read(c, want->vm, &now, err);
 	if (rc == VS_OK)
 		rc = vs_props_text(c, "VirtualMachine", want->vm, "config.files.vmPathName", &vmx, err);
 	char *raw = NULL;  /* Datastore.name escapes '%', '/' and '\'; a path does not */
@@ -278,10 +296,19 @@ int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
 		vs_buf_add(&p, "</disk>");
 	}
 	vs_buf_add(&p, "</spec><priority>defaultPriority</priority>");
-	relocation want = {vm, datastore, layout, disk_datastores};
+	relocation want = {vm, datastore, layout, disk_datastores, progress, ud};
+	/* A relocation still running (a killed nfsagent's) is waited for, and
+	 * is all it takes when it was going where this one is. */
+	bool there = false;
+	bool waited = false;
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vm_task(c, "RelocateVM_Task", vm, p.data, &(vs_settle){relocated_now, &want},
-	                            progress, ud, err);
+	                  : vs_task_wait_running(c, "VirtualMachine", vm, RELOCATE_ID, progress, ud,
+	                                         &waited, err);
+	if (rc == VS_OK && waited)
+		rc = relocated_now(c, &want, &there, err);
+	if (rc == VS_OK && !there)
+		rc = vm_task(c, "RelocateVM_Task", vm, p.data, &(vs_settle){relocated_now, &want},
+		             progress, ud, err);
 	vs_buf_free(&p);
 	return rc;
 }

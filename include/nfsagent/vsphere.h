@@ -293,7 +293,9 @@ typedef struct vs_vm_layout {
 int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
 void vs_vm_layout_free(vs_vm_layout **l);
 
-/* RelocateVM_Task of the VM's home and every disk to one datastore. */
+/* RelocateVM_Task of the VM's home and every disk to one datastore.  A
+ * relocation of the VM still running (a killed nfsagent's) is waited for
+ * first, and when it took the VM there, none is started. */
 int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
                    vs_progress_fn progress, void *ud, vs_error *err);
 /* The same with a datastore per disk of layout (disk_datastores[i] for
@@ -301,6 +303,8 @@ int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err);
+/* Waits until no relocation of the VM runs (its recentTask); *waited: one did. */
+int vs_vm_wait_relocation(vs_client *c, const char *vm, bool *waited, vs_error *err);
 /* CreateSnapshot_Task (no memory, no quiesce); *snapshot gets the moref. */
 int vs_vm_snapshot_create(vs_client *c, const char *vm, const char *name, char **snapshot,
                           vs_error *err);

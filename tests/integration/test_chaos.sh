@@ -158,4 +158,37 @@ for lab in "-fail-503 0.2 -fail-503-after 10 -seed 3" "-fail-503 0.2 -fail-503-a
 		LATE=$late
 	fi
 done
-echo "chaos: ok ($KILL_POINTS journal steps killed after, 3 random kills, a failed run, an abort, 5 storms; $LATE changes done but answered 503)"
+# 6. Slow Storage vMotions (3 s each), the process SIGKILLed while one runs:
+# the resume (and the abort) wait for it instead of starting another, so
+# the moves are those of a run that was never killed.
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -task-seconds 3 -slow-tasks RelocateVM_Task
+campaign slow0
+run 0 "$NFSAGENT" run "$c"
+check slow0
+MOVES=$(calls RelocateVM_Task)
+assert_ge "$MOVES" 2 "Storage vMotions of a campaign"
+for n in $(seq 1 "$MOVES"); do
+	for how in resume abort; do
+		campaign "slow-$how$n"
+		before=$(calls RelocateVM_Task)
+		"$NFSAGENT" run "$c" > "$WORK/out" 2> "$WORK/err" &
+		pid=$!
+		for _ in $(seq 1 600); do
+			[ "$(calls RelocateVM_Task)" -ge $((before + n)) ] && break
+			sleep 0.1
+		done
+		kill -KILL "$pid"
+		wait "$pid" || true
+		if [ "$how" = resume ]; then
+			resume "slow-$how$n"
+			check "slow-$how$n"
+			assert_eq "$(( $(calls RelocateVM_Task) - before ))" "$MOVES" "Storage vMotions of slow-$how$n (killed during move $n)"
+		else
+			run 0 "$NFSAGENT" run "$c" --abort
+			assert_contains "$OUT" "A relocation of db01 was still running: waited for it to end."
+			check "slow-$how$n" aborted "$(q "SELECT count(*) FROM results WHERE campaign = (SELECT run FROM campaign_runs WHERE name = 'slow-$how$n')")"
+		fi
+	done
+done
+echo "chaos: ok ($KILL_POINTS journal steps killed after, 3 random kills, a failed run, an abort, 5 storms; $LATE changes done but answered 503; killed during each of $MOVES slow Storage vMotions, then resumed or aborted)"

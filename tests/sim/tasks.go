@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
+	"github.com/vmware/govmomi/vim25/mo"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -142,8 +143,31 @@ func newClientTask(c *soapCall, entityName string) *simulator.Task {
 		changes = append(changes, types.PropertyChange{Name: "info.entityName", Val: entityName})
 	}
 	update(task, changes)
+	addRecentTask(c.This, task.Reference())
 	return task
 }
+
+// addRecentTask lists task in the entity's recentTask, as vCenter does for
+// the tasks that operate on it (queued, running and recently finished): a
+// client that finds a task still running there can wait for it instead of
+// starting the change again. The simulator keeps only TaskManager's list.
+func addRecentTask(entity, task types.ManagedObjectReference) {
+	obj := simulator.Map.Get(entity)
+	me, ok := obj.(mo.Entity)
+	if !ok {
+		return
+	}
+	simulator.Map.WithLock(obj, func() {
+		recent := append(me.Entity().RecentTask, task)
+		if len(recent) > recentTaskMax {
+			recent = recent[len(recent)-recentTaskMax:]
+		}
+		simulator.Map.Update(obj, []types.PropertyChange{{Name: "recentTask", Val: recent}})
+	})
+}
+
+// recentTaskMax bounds an entity's recentTask (vCenter keeps a few minutes' worth).
+const recentTaskMax = 20
 
 // finishTask records the outcome: success with progress 100 and the result,
 // or error with the fault.
