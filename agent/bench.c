@@ -255,17 +255,18 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
-/* The NAS side of result out->row: the settings as measured, the window's
- * figures.  The result is kept whatever becomes of this row. */
-static void record_nas(const na_bench *b, const na_bench_outcome *out)
+/* The NAS side of the result being recorded: the settings as measured, the
+ * window's figures (layout: its pool layout's buffer).  It is recorded in
+ * the result's transaction, so a kill never leaves one without the other. */
+static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *n, char *layout,
+                    size_t size)
 {
 	const nas_view *v = &b->nas_view;
 	const nas_window *w = &out->nas_window;
 	const nas_io *t = w->total;
-	char layout[96];
-	nas_layout_summary(&v->layout, layout, sizeof(layout));
-	na_nas_run n = {
-		.result_id = out->row, .dataset = v->dataset.name, .pool_layout = layout,
+	nas_layout_summary(&v->layout, layout, size);
+	*n = (na_nas_run){
+		.dataset = v->dataset.name, .pool_layout = layout,
 		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
 		.logbias = v->props.logbias, .primarycache = v->props.primarycache,
 		.why = w->incomplete ? w->why : NULL,
@@ -287,12 +288,6 @@ static void record_nas(const na_bench *b, const na_bench_outcome *out)
 		.zil_normal_bytes = (int64_t)w->zil_normal_bytes, .arc_hit_ratio = w->arc_hit_ratio,
 		.incomplete = w->incomplete,
 	};
-	vs_error err = {0};
-	if (na_store_add_nas(b->store, &n, &err) != VS_OK) {
-		char why[600];
-		vs_error_format(&err, why, sizeof(why));
-		na_warn("result %lld is kept without its NAS side: %s", (long long)out->row, why);
-	}
 }
 
 static int record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
@@ -320,10 +315,14 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		stats_of(out->fio.mixed ? &out->fio.mixed_dir : &out->fio.read, &r.read);
 		stats_of(&out->fio.write, &r.write);
 	}
+	na_nas_run nas;
+	char layout[96];
+	if (out->nas) {
+		nas_row(b, out, &nas, layout, sizeof(layout));
+		r.nas = &nas;
+	}
 	int rc = na_store_add_journaled(b->store, &r, b->step, err);
 	out->row = r.id;
-	if (rc == VS_OK && out->nas)
-		record_nas(b, out);
 	return rc;
 }
 

@@ -133,7 +133,27 @@ static const struct {
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */
 #define FIELD(name, type, query, list, factor) \
 	{#name, NA_TYPE_##type, offsetof(na_result, name), query, list, factor},
-const na_field na_fields[NA_N_FIELDS] = {NA_RESULT_FIELDS(FIELD)};
+#define ZFS_FIELD(col, kind) \
+	{"zfs_" #col, NA_TYPE_TEXT, offsetof(na_result, zfs_##col), true, true, true},
+const na_field na_fields[NA_N_FIELDS] = {NA_RESULT_FIELDS(FIELD) NA_ZFS_FIELDS(ZFS_FIELD)};
+
+/* The zfs_ fields come from the result's NAS row, joined: what a query
+ * reads (a size as zfs writes it: 16K, 1M, 0) and what a condition
+ * compares (a size as its bytes, so 16k and 16384 match 16K too). */
+#define RESULTS_AND_NAS " results LEFT JOIN nas_runs ON nas_runs.result_id = results.id"
+#define SIZE_TEXT(c)                                                                       \
+	"CASE WHEN " c " > 0 AND " c " % 1048576 = 0 THEN (" c " / 1048576) || 'M'"            \
+	" WHEN " c " > 0 AND " c " % 1024 = 0 THEN (" c " / 1024) || 'K' ELSE CAST(" c " AS TEXT) END"
+#define SHOWN_SIZE(col) SIZE_TEXT("nas_runs." #col)
+#define SHOWN_WORD(col) "nas_runs." #col
+#define IS_SIZE_SIZE true
+#define IS_SIZE_WORD false
+#define ZFS_SQL(col, kind) {SHOWN_##kind(col), "nas_runs." #col, IS_SIZE_##kind},
+static const struct {
+	const char *shown, *compared;
+	bool size;
+} zfs_sql[] = {NA_ZFS_FIELDS(ZFS_SQL)};
+enum { N_ZFS = sizeof(zfs_sql) / sizeof(zfs_sql[0]) };
 #define STAT(name, type) {#name, NA_TYPE_##type, offsetof(na_dir_stats, name), false, false, false},
 const na_field na_stats[NA_N_STATS] = {NA_DIR_STATS(STAT)};
 
@@ -512,8 +532,18 @@ static const char *condition_column(const char *cond, size_t len)
 	for (size_t i = 0; i < NA_N_FIELDS; i++)
 		if (na_fields[i].query && strlen(na_fields[i].name) == len &&
 		    strncmp(cond, na_fields[i].name, len) == 0)
-			return na_fields[i].name;
+			return i >= NA_FIELD_FIRST_ZFS ? zfs_sql[i - NA_FIELD_FIRST_ZFS].compared
+			                               : na_fields[i].name;
 	return NULL;
+}
+
+/* The zfs_ field whose column condition_column gave (its zfs_sql index), or -1. */
+static int zfs_of(const char *col)
+{
+	for (int i = 0; col && i < N_ZFS; i++)
+		if (col == zfs_sql[i].compared)
+			return i;
+	return -1;
 }
 
 bool na_store_is_field(const char *name)
@@ -624,8 +654,12 @@ int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_er
 			continue;
 		size_t len = (size_t)(strchr(conds[i], '=') - conds[i]);
 		const char *col = condition_column(conds[i], len);
-		char sql[128], values[512];
-		if (col)
+		int z = zfs_of(col);
+		char sql[512], values[512];
+		if (z >= 0)
+			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM" RESULTS_AND_NAS " WHERE %s IS NOT "
+			         "NULL ORDER BY nas_runs.%s", zfs_sql[z].shown, col, col + strlen("nas_runs."));
+		else if (col)
 			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM results WHERE %s IS NOT NULL "
 			         "ORDER BY 1", col, col);
 		else
@@ -650,9 +684,11 @@ static int build_query(na_store *s, const char *const *conds, size_t n, char **s
                        vs_error *err)
 {
 	sqlite3_str *t = sqlite3_str_new(s->db);
-	sqlite3_str_appendall(t, "SELECT id, ");
+	sqlite3_str_appendall(t, "SELECT results.id, ");
 	na_sql_columns(t, false);
-	sqlite3_str_appendall(t, " FROM results WHERE 1 = 1");
+	for (int i = 0; i < N_ZFS; i++)
+		sqlite3_str_appendf(t, ", %s", zfs_sql[i].shown);
+	sqlite3_str_appendall(t, " FROM" RESULTS_AND_NAS " WHERE 1 = 1");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
@@ -665,7 +701,7 @@ static int build_query(na_store *s, const char *const *conds, size_t n, char **s
 			sqlite3_str_appendall(t, " AND EXISTS (SELECT 1 FROM result_labels l WHERE "
 			                      "l.result_id = results.id AND l.key = ? AND l.value = ?)");
 	}
-	sqlite3_str_appendall(t, " ORDER BY id");
+	sqlite3_str_appendall(t, " ORDER BY results.id");
 	*sql = sqlite3_str_finish(t);
 	return rc == VS_OK && !*sql ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : rc;
 }
@@ -680,8 +716,14 @@ static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *con
 		const char *col = condition_column(conds[i], (size_t)len);
 		if (!col)
 			rc = sqlite3_bind_text(st, at++, conds[i], len, SQLITE_STATIC);
-		if (rc == SQLITE_OK)
-			rc = sqlite3_bind_text(st, at++, condition_value(conds[i], col), -1, SQLITE_STATIC);
+		const char *v = condition_value(conds[i], col);
+		int z = zfs_of(col);
+		/* a size by its bytes; a value that is no size matches none */
+		int64_t bytes = z >= 0 && zfs_sql[z].size ? strcmp(v, "0") == 0 ? 0 : na_parse_size(v) : -1;
+		if (rc == SQLITE_OK && bytes >= 0)
+			rc = sqlite3_bind_int64(st, at++, bytes);
+		else if (rc == SQLITE_OK)
+			rc = sqlite3_bind_text(st, at++, v, -1, SQLITE_STATIC);
 	}
 	return rc == SQLITE_OK ? VS_OK : na_sql_fail(s, rc, err);
 }
@@ -704,6 +746,9 @@ static void read_columns(sqlite3_stmt *st, na_result *r)
 		else
 			*(int64_t *)field = sqlite3_column_int64(st, at);
 	}
+	for (int i = 0; i < N_ZFS; i++)
+		*(const char **)((char *)r + na_fields[NA_FIELD_FIRST_ZFS + i].off) =
+			(const char *)sqlite3_column_text(st, (int)na_n_columns + 1 + i);
 }
 
 static void free_labels(na_label *v, size_t n)

@@ -32,6 +32,18 @@ typedef struct na_dir_stats {
 	int64_t total_ios, runtime_ms;
 } na_dir_stats;
 
+/* The dataset's settings as measured by bench --nas, read back from the
+ * result's NAS row: provenance like the fields below, each named zfs_ and
+ * its column of nas_runs (zfs_recordsize), NULL without a NAS side.  SIZE:
+ * bytes there, shown as zfs writes them ("16K", "1M", "0"), and a query
+ * matches any spelling of the size (16K, 16k, 16384); WORD: as measured. */
+#define NA_ZFS_FIELDS(X)                                                               \
+	X(recordsize, SIZE) X(sync, WORD) X(compression, WORD) X(atime, WORD)             \
+	X(logbias, WORD) X(primarycache, WORD) X(special_small_blocks, SIZE)              \
+	X(pool_layout, WORD)
+
+typedef struct na_nas_run na_nas_run;
+
 typedef struct na_result {
 	int64_t id;                 /* filled by na_store_add */
 	const char *started_at, *finished_at;  /* ISO-8601 UTC */
@@ -48,11 +60,18 @@ typedef struct na_result {
 	const char *fio_json, *host_counters_json;
 	const na_label *labels;
 	size_t n_labels;
+	/* Its NAS side (store_nas.c), recorded in the result's transaction
+	 * (n->result_id is ignored: it is this result's); NULL: none. */
+	const na_nas_run *nas;
+#define NA_ZFS_MEMBER(col, kind) const char *zfs_##col;
+	NA_ZFS_FIELDS(NA_ZFS_MEMBER)   /* read back only: na_store_add takes nas */
+#undef NA_ZFS_MEMBER
 } na_result;
 
 /* ---- the result's fields: one table for store, results, compare and report ----
  * Every field of na_result but id and the per-direction statistics, in the
- * order the store lists them.  query: --where and selectors name it; list:
+ * order the store lists them, then the NA_ZFS_FIELDS (text fields that are
+ * query, list and factor).  query: --where and selectors name it; list:
  * results shows it; factor: compare names it when its mix of values
  * differs between two groups (the job file by a hash of its content). */
 #define NA_RESULT_FIELDS(X)                    \
@@ -88,8 +107,11 @@ typedef struct na_result {
 	X(p99_us, REAL) X(p999_us, REAL) X(max_us, REAL) X(total_ios, I64) X(runtime_ms, I64)
 
 #define NA_FIELD_ID(name, type, query, list, factor) NA_FIELD_##name,
-enum { NA_RESULT_FIELDS(NA_FIELD_ID) NA_N_FIELDS };
+#define NA_ZFS_ID(col, kind) NA_FIELD_zfs_##col,
+enum { NA_RESULT_FIELDS(NA_FIELD_ID) NA_ZFS_FIELDS(NA_ZFS_ID) NA_N_FIELDS };
 #undef NA_FIELD_ID
+#undef NA_ZFS_ID
+enum { NA_FIELD_FIRST_ZFS = NA_FIELD_zfs_recordsize };
 #define NA_STAT_ID(name, type) NA_STAT_##name,
 enum { NA_DIR_STATS(NA_STAT_ID) NA_N_STATS };
 #undef NA_STAT_ID
@@ -134,7 +156,8 @@ void na_store_set_busy_timeout(na_store *s, int ms);
 /* The schema version this nfsagent writes. */
 int na_store_schema_version(void);
 
-/* Adds one result and its labels in one transaction; sets r->id.  A
+/* Adds one result, its labels and its NAS side (r->nas) in one
+ * transaction; sets r->id.  A
  * campaign's result is recorded once: another for the same campaign run,
  * target, repetition and profile is refused (VS_ERR_USAGE).  Databases from
  * before that rule keep the oldest row of each when they are migrated (the
@@ -211,7 +234,7 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
 
 #define NA_NAS_INT(name) int64_t name;
 #define NA_NAS_TEXT(name) const char *name;
-typedef struct na_nas_run {
+struct na_nas_run {
 	int64_t result_id;
 	NA_NAS_TEXTS(NA_NAS_TEXT)
 	NA_NAS_SETTINGS(NA_NAS_INT)
@@ -221,13 +244,12 @@ typedef struct na_nas_run {
 	NA_NAS_COUNTERS(NA_NAS_INT)
 	double arc_hit_ratio;        /* demand data; < 0 (NULL) without demand reads */
 	bool incomplete;             /* something was not read: why says what */
-} na_nas_run;
+};
 #undef NA_NAS_INT
 #undef NA_NAS_TEXT
-/* Records the NAS side of result n->result_id (in its own transaction,
- * right after the result: a kill between the two leaves the result without
- * its NAS side, never a NAS row without a result).  One per result. */
-int na_store_add_nas(na_store *s, const na_nas_run *n, vs_error *err);
+/* A result's NAS side is recorded with it (na_result.nas): both or
+ * neither.  One needs its dataset, and why when incomplete (VS_ERR_USAGE,
+ * and then the result is not recorded either). */
 /* The NAS side of result id: *found false when it has none (no --nas, or
  * a database from before schema 6); fn is called once if it has one, with
  * strings that live until fn returns. */

@@ -41,6 +41,9 @@ void na_sql_columns(sqlite3_str *t, bool marks);
  * file sees instead (an empty temp table). */
 extern const char na_store_nas_schema[];
 extern const char na_store_nas_none[];
+/* Inserts the NAS side of result result_id inside the caller's
+ * transaction (na_store_add_journaled's). */
+int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);
 
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */

@@ -258,6 +258,8 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 		na_store_midwrite_hook();
 	if (rc == VS_OK)
 		rc = insert_labels(s, r, err);
+	if (rc == VS_OK && r->nas)
+		rc = na_nas_insert(s, r->nas, r->id, err);
 	char id[24];
 	snprintf(id, sizeof(id), "%lld", (long long)r->id);
 	if (rc == VS_OK && step)

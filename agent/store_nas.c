@@ -59,7 +59,7 @@ static int bind_ints(sqlite3_stmt *st, int *col, const int64_t *const *ints, siz
 	return rc;
 }
 
-int na_store_add_nas(na_store *s, const na_nas_run *n, vs_error *err)
+int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err)
 {
 	if (!n->dataset || (n->incomplete && !n->why))
 		return vs_fail(err, VS_ERR_USAGE, "a NAS row needs its dataset, and why when incomplete");
@@ -74,11 +74,9 @@ int na_store_add_nas(na_store *s, const na_nas_run *n, vs_error *err)
 		strcat(sql, ", ?");
 	strcat(sql, ")");
 	sqlite3_stmt *st = NULL;
-	int rc = na_sql_begin(s, err);
-	if (rc == VS_OK)
-		rc = na_sql_prepare(s, sql, &st, err);
+	int rc = na_sql_prepare(s, sql, &st, err);
 	if (rc == VS_OK) {
-		int col = 1, b = sqlite3_bind_int64(st, col++, n->result_id);
+		int col = 1, b = sqlite3_bind_int64(st, col++, result_id);
 		for (size_t i = 0; b == SQLITE_OK && i < N_TEXTS; i++, col++)
 			b = texts[i] ? sqlite3_bind_text(st, col, texts[i], -1, SQLITE_STATIC)
 			             : sqlite3_bind_null(st, col);
@@ -100,9 +98,8 @@ int na_store_add_nas(na_store *s, const na_nas_run *n, vs_error *err)
 			rc = na_sql_fail(s, b, err);
 	}
 	sqlite3_finalize(st);
-	rc = na_sql_finish(s, rc, err);
 	if (rc != VS_OK)
-		vs_error_context(err, "record the NAS side of result %lld", (long long)n->result_id);
+		vs_error_context(err, "record the NAS side of result %lld", (long long)result_id);
 	return rc;
 }
 

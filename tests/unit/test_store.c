@@ -346,7 +346,9 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
-	                    "finished_at; the labels recorded are recordsize, slog");
+	                    "finished_at, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
+	                    "zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout; "
+	                    "the labels recorded are recordsize, slog");
 	assert_string_equal(err.context, "");
 
 	/* why nothing matched, in words */

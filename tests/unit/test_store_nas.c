@@ -43,23 +43,30 @@ static int teardown(void **state)
 	return 0;
 }
 
-static int64_t add_result(na_store *s)
+static na_result result(void)
 {
-	na_result r = {
+	return (na_result){
 		.started_at = "2026-12-01T10:00:00Z", .finished_at = "2026-12-01T10:01:00Z",
 		.status = "ok", .repetition = 1, .host = "esx1", .datastore = "ds64k",
 		.datastore_type = "NFS", .vm = "fiotest", .profile = "randwrite-4k-qd1",
 		.write = {true, 33700, 138e6, 29, 25, 40, 60, 90, 900, 2022000, 60000},
 	};
+}
+
+/* A result with NAS side nas (NULL: none). */
+static int64_t add_result(na_store *s, const na_nas_run *nas)
+{
+	na_result r = result();
+	r.nas = nas;
 	vs_error err = {0};
 	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
 	return r.id;
 }
 
-static na_nas_run sample(int64_t id)
+static na_nas_run sample(void)
 {
 	return (na_nas_run){
-		.result_id = id, .dataset = "tank/vmware64k", .pool_layout = "2 mirror + log",
+		.dataset = "tank/vmware64k", .pool_layout = "2 mirror + log",
 		.sync = "standard", .compression = "lz4", .atime = "off", .logbias = "latency",
 		.primarycache = "all", .recordsize = 65536, .special_small_blocks = 0,
 		.pool_known = true, .interval_s = 2, .intervals = 30,
@@ -96,15 +103,14 @@ static void recorded_and_read_back(void **state)
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
 	assert_int_equal(na_store_schema_version(), 6);
-	int64_t id = add_result(s), other = add_result(s);
-	na_nas_run n = sample(id);
-	assert_int_equal(na_store_add_nas(s, &n, &err), VS_OK);
+	na_nas_run n = sample();
+	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
-	na_nas_run lost = sample(other);
+	na_nas_run lost = sample();
 	lost.pool_known = lost.counters_known = false;
 	lost.incomplete = true;
 	lost.why = "zpool exited 1: pool I/O is currently suspended";
-	assert_int_equal(na_store_add_nas(s, &lost, &err), VS_OK);
+	int64_t other = add_result(s, &lost);
 
 	seen got = {0};
 	bool found = false;
@@ -134,19 +140,23 @@ static void recorded_and_read_back(void **state)
 	assert_false(got.n.pool_known);
 	assert_false(got.n.counters_known);
 
-	/* One per result; a result without one; the refusals. */
-	assert_int_not_equal(na_store_add_nas(s, &n, &err), VS_OK);
-	assert_string_equal(err.context, "record the NAS side of result 1");
+	/* A result without one; the refusals, which refuse the result too: a
+	 * result and its NAS side are one transaction. */
+	int64_t bare = add_result(s, NULL);
 	got = (seen){0};
-	assert_int_equal(na_store_nas_of(s, 99, keep, &got, &found, &err), VS_OK);
+	assert_int_equal(na_store_nas_of(s, bare, keep, &got, &found, &err), VS_OK);
 	assert_false(found);
 	assert_int_equal(got.calls, 0);
-	na_nas_run bad = sample(id);
+	na_nas_run bad = sample();
 	bad.dataset = NULL;
-	assert_int_equal(na_store_add_nas(s, &bad, &err), VS_ERR_USAGE);
-	bad = sample(other);
+	na_result r = result();
+	r.nas = &bad;
+	assert_int_equal(na_store_add(s, &r, &err), VS_ERR_USAGE);
+	assert_int_equal(r.id, 0);
+	bad = sample();
 	bad.incomplete = true;
-	assert_int_equal(na_store_add_nas(s, &bad, &err), VS_ERR_USAGE);
+	assert_int_equal(na_store_add(s, &r, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "a NAS row needs its dataset, and why when incomplete");
 	na_store_close(&s);
 
 	/* The raw row: NULL where nothing was measured, never 0. */
@@ -163,6 +173,13 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_column_int(st, 2), 1);
 	assert_int_equal(sqlite3_column_int(st, 3), 65536);
 	sqlite3_finalize(st);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM results),"
+	                                        " (SELECT count(*) FROM nas_runs)", -1, &st, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 3);  /* the refused two left nothing */
+	assert_int_equal(sqlite3_column_int(st, 1), 2);
+	sqlite3_finalize(st);
 	sqlite3_close(db);
 }
 
@@ -174,7 +191,7 @@ static void older_files(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open_version(path, 5, &s, &err), VS_OK);
-	int64_t id = add_result(s);
+	int64_t id = add_result(s, NULL);
 	na_store_close(&s);
 	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
 	seen got = {0};
@@ -192,11 +209,83 @@ static void older_files(void **state)
 	sqlite3_close(db);
 
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	na_nas_run n = sample(id);
-	assert_int_equal(na_store_add_nas(s, &n, &err), VS_OK);
+	na_nas_run n = sample();
+	id = add_result(s, &n);
 	assert_int_equal(na_store_nas_of(s, id, keep, &got, &found, &err), VS_OK);
 	assert_true(found);
 	assert_string_equal(got.dataset, "tank/vmware64k");
+	na_store_close(&s);
+}
+
+/* The ids (",") a query picks, and the first's zfs_ fields. */
+typedef struct picked {
+	char ids[64], zfs[256];
+} picked;
+
+static int pick(const na_result *r, void *ud, vs_error *err)
+{
+	(void)err;
+	picked *p = ud;
+	size_t len = strlen(p->ids);
+	snprintf(p->ids + len, sizeof(p->ids) - len, "%s%lld", len ? "," : "", (long long)r->id);
+	for (int f = NA_FIELD_FIRST_ZFS; !len && f < NA_N_FIELDS; f++) {
+		size_t z = strlen(p->zfs);
+		const char *v = na_field_text(r, f);
+		snprintf(p->zfs + z, sizeof(p->zfs) - z, "%s%s=%s", z ? " " : "", na_fields[f].name,
+		         v ? v : "NULL");
+	}
+	return VS_OK;
+}
+
+static picked where(na_store *s, const char *cond)
+{
+	picked p = {"", ""};
+	vs_error err = {0};
+	const char *conds[] = {cond};
+	assert_int_equal(na_store_query(s, conds, cond ? 1 : 0, pick, &p, &err), VS_OK);
+	return p;
+}
+
+/* The measured settings are provenance: zfs_ fields read back from the NAS
+ * row, queried by any spelling of a size, NULL without a NAS side. */
+static void settings_are_fields(void **state)
+{
+	(void)state;
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_nas_run n64 = sample(), n16 = sample(), n1m = sample();
+	n16.recordsize = 16384;
+	n16.special_small_blocks = 16384;
+	n16.sync = "always";
+	n1m.recordsize = 1048576;
+	add_result(s, &n64);
+	add_result(s, &n16);
+	add_result(s, NULL);
+	add_result(s, &n1m);
+	assert_string_equal(where(s, NULL).zfs,
+	                    "zfs_recordsize=64K zfs_sync=standard zfs_compression=lz4 zfs_atime=off "
+	                    "zfs_logbias=latency zfs_primarycache=all zfs_special_small_blocks=0 "
+	                    "zfs_pool_layout=2 mirror + log");
+	assert_string_equal(where(s, "zfs_recordsize=16K").zfs,
+	                    "zfs_recordsize=16K zfs_sync=always zfs_compression=lz4 zfs_atime=off "
+	                    "zfs_logbias=latency zfs_primarycache=all zfs_special_small_blocks=16K "
+	                    "zfs_pool_layout=2 mirror + log");
+	assert_string_equal(where(s, "id=3").zfs,
+	                    "zfs_recordsize=NULL zfs_sync=NULL zfs_compression=NULL zfs_atime=NULL "
+	                    "zfs_logbias=NULL zfs_primarycache=NULL zfs_special_small_blocks=NULL "
+	                    "zfs_pool_layout=NULL");
+	assert_string_equal(where(s, "zfs_recordsize=64K").ids, "1");
+	assert_string_equal(where(s, "zfs_recordsize=64k").ids, "1");
+	assert_string_equal(where(s, "zfs_recordsize=65536").ids, "1");
+	assert_string_equal(where(s, "zfs_recordsize=1M").ids, "4");
+	assert_string_equal(where(s, "zfs_special_small_blocks=0").ids, "1,4");
+	assert_string_equal(where(s, "zfs_sync=always").ids, "2");
+	assert_string_equal(where(s, "zfs_pool_layout=2 mirror + log").ids, "1,2,4");
+	assert_string_equal(where(s, "zfs_recordsize=sixteen").ids, "");
+	const char *none[] = {"zfs_recordsize=128K"};
+	assert_int_equal(na_store_explain_none(s, none, 1, &err), VS_ERR_NOT_FOUND);
+	assert_string_equal(err.message, "no result has zfs_recordsize=128K (recorded: 16K, 64K, 1M)");
 	na_store_close(&s);
 }
 
@@ -205,6 +294,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(recorded_and_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(older_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(settings_are_fields, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
