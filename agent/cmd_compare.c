@@ -47,6 +47,8 @@ typedef struct comparison {
 	size_t n_factors;
 	char *sentence;
 	char *time_warning;        /* NULL when the groups' runs interleave */
+	char **conflicts;          /* labels contradicting the NAS, A's then B's */
+	size_t n_conflicts;
 } comparison;
 
 /* ---- building ---- */
@@ -117,6 +119,24 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		rc = VS_ERR_NOMEM;
 	if (rc == VS_OK)
 		c->time_warning = na_cmp_time_warning(&c->a, &c->b, "A", "B");
+	char **in_b = NULL;
+	size_t n_b = 0;
+	if (rc == VS_OK)
+		rc = na_cmp_label_conflicts(&c->a, "A", &c->conflicts, &c->n_conflicts);
+	if (rc == VS_OK)
+		rc = na_cmp_label_conflicts(&c->b, "B", &in_b, &n_b);
+	char **all = rc == VS_OK ? realloc(c->conflicts, (c->n_conflicts + n_b + 1) * sizeof(char *)) : NULL;
+	if (all) {
+		memcpy(all + c->n_conflicts, in_b, n_b * sizeof(char *));
+		c->conflicts = all;
+		c->n_conflicts += n_b;
+		n_b = 0;
+	} else if (rc == VS_OK) {
+		rc = VS_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n_b; i++)
+		free(in_b[i]);
+	free(in_b);
 	return rc == VS_ERR_NOMEM ? vs_fail(err, rc, "out of memory") : rc;
 }
 
@@ -130,6 +150,9 @@ static void comparison_free(comparison *c)
 	free(c->only_b);
 	free(c->sentence);
 	free(c->time_warning);
+	for (size_t i = 0; i < c->n_conflicts; i++)
+		free(c->conflicts[i]);
+	free(c->conflicts);
 }
 
 /* ---- text and markdown ---- */
@@ -147,6 +170,8 @@ static void print_header(const comparison *c, bool md)
 	printf("%s%s\n", gap, c->sentence);
 	if (c->time_warning)
 		printf("%swarning: %s\n", gap, c->time_warning);
+	for (size_t i = 0; i < c->n_conflicts; i++)
+		printf("%swarning: %s\n", gap, c->conflicts[i]);
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
@@ -196,6 +221,45 @@ static void print_method(const comparison *c, bool wrap)
 	free(text);
 }
 
+/* Markdown text: '|' would end a table cell. */
+static void md_text(const char *s)
+{
+	for (; *s; s++)
+		fputs(*s == '|' ? "\\|" : (char[2]){*s, '\0'}, stdout);
+}
+
+/* Under a key's fio rows: what ESXi and the pool saw of the same runs. */
+static void print_layers(const comparison *c, const na_cmp_row *key, bool md)
+{
+	static const char *const headers[] = {"LAYER", "A", "B", "CHANGE B/A", "VERDICT"};
+	na_table *t = md ? NULL : na_table_new(5, headers);
+	bool any = false;
+	for (size_t i = 0; i < c->cmp.n_layers; i++) {
+		if (c->cmp.layers[i].key != key)
+			continue;
+		na_cmp_cells s;
+		na_cmp_layer_cells_of(&c->cmp.layers[i], &s);
+		const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
+		if (md && !any)
+			fputs("\n| Layer | A | B | Change B/A | Verdict |\n|---|---|---|---|---|\n", stdout);
+		for (size_t k = 0; md && k < 5; k++) {
+			fputs("| ", stdout);
+			md_text(row[k]);
+			fputs(k == 4 ? " |\n" : " ", stdout);
+		}
+		if (t)
+			na_table_add(t, row);
+		any = true;
+	}
+	if (t && any) {
+		putchar('\n');
+		na_table_print(t, stdout);
+	}
+	if (md && any)
+		putchar('\n');
+	na_table_free(&t);
+}
+
 static void print_text(const comparison *c)
 {
 	static const char *const headers[] = {"METRIC", "A", "B", "CHANGE B/A", "VERDICT"};
@@ -216,16 +280,10 @@ static void print_text(const comparison *c)
 			na_table_print(t, stdout);
 		na_table_free(&t);
 		print_notes(c, from, i, "");
+		print_layers(c, first->key, false);
 	}
 	putchar('\n');
 	print_method(c, true);
-}
-
-/* Markdown text: '|' would end a table cell. */
-static void md_text(const char *s)
-{
-	for (; *s; s++)
-		fputs(*s == '|' ? "\\|" : (char[2]){*s, '\0'}, stdout);
 }
 
 static void print_markdown(const comparison *c)
@@ -253,6 +311,7 @@ static void print_markdown(const comparison *c)
 				from--;
 			putchar('\n');
 			print_notes(c, from, i + 1, "- ");
+			print_layers(c, l->key, true);
 		}
 	}
 	putchar('\n');
@@ -286,6 +345,9 @@ static void csv_spread(const na_spread *s)
 		csv_field(v[i], false);
 }
 
+static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
+                     const char *unit, bool lower_is_better);
+
 static void print_csv(const comparison *c)
 {
 	static const char *const headers[] = {"profile", "direction", "metric", "unit", "lower_is_better",
@@ -297,24 +359,39 @@ static void print_csv(const comparison *c)
 		csv_field(headers[i], i + 1 == N_HEADERS);
 	for (size_t i = 0; i < c->cmp.n; i++) {
 		const na_cmp_line *l = &c->cmp.lines[i];
-		const na_effect *e = &l->eff;
-		const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100, e->p,
-		                    e->judged ? e->p_holm : NAN, e->mde * 100};
-		csv_field(profile_of(l), false);
-		csv_field(na_dir_names[l->dir], false);
-		csv_field(na_metrics[l->metric].key, false);
-		csv_field(unit_of(l->metric), false);
-		csv_field(na_metrics[l->metric].lower_is_better ? "true" : "false", false);
-		csv_spread(&l->sa);
-		csv_spread(&l->sb);
-		for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
-			char num[48] = "";
-			if (!isnan(v[k]))
-				snprintf(num, sizeof(num), k < 3 || k == 5 ? "%.2f" : "%.6g", v[k]);
-			csv_field(num, false);
-		}
-		csv_field(na_noise_name(e->verdict), true);
+		csv_line(l, na_dir_names[l->dir], na_metrics[l->metric].key, unit_of(l->metric),
+		         na_metrics[l->metric].lower_is_better);
 	}
+	/* the layers' lines: direction "esxi" or "pool" */
+	for (size_t i = 0; i < c->cmp.n_layers; i++) {
+		const na_cmp_line *l = &c->cmp.layers[i];
+		const na_layer_info *m = &na_layers[l->metric];
+		csv_line(l, l->metric <= NA_L_ESXI_WRITE ? "esxi" : "pool", m->key,
+		         m->unit[0] == ' ' ? m->unit + 1 : m->unit, m->lower_is_better);
+	}
+}
+
+/* One line's row: its direction (or layer), metric, unit and figures. */
+static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
+                     const char *unit, bool lower_is_better)
+{
+	const na_effect *e = &l->eff;
+	const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100, e->p,
+	                    e->judged ? e->p_holm : NAN, e->mde * 100};
+	csv_field(profile_of(l), false);
+	csv_field(direction, false);
+	csv_field(metric, false);
+	csv_field(unit, false);
+	csv_field(lower_is_better ? "true" : "false", false);
+	csv_spread(&l->sa);
+	csv_spread(&l->sb);
+	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
+		char num[48] = "";
+		if (!isnan(v[k]))
+			snprintf(num, sizeof(num), k < 3 || k == 5 ? "%.2f" : "%.6g", v[k]);
+		csv_field(num, false);
+	}
+	csv_field(na_noise_name(e->verdict), true);
 }
 
 static json_t *spread_json(const na_spread *s, const double *v)
@@ -374,6 +451,23 @@ json_t *na_cmp_line_json(const na_cmp_line *l)
 	return o;
 }
 
+/* A layer's line: the guest's figures' neighbours, judged the same way. */
+static json_t *layer_json(const na_cmp_line *l)
+{
+	const na_effect *e = &l->eff;
+	const na_layer_info *m = &na_layers[l->metric];
+	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:{s:f, s:o, s:o}, s:o, s:o, s:o, "
+	                 "s:s}",
+	                 "profile", profile_of(l), "layer", l->metric <= NA_L_ESXI_WRITE ? "esxi" : "pool",
+	                 "metric", m->key, "unit", m->unit[0] == ' ' ? m->unit + 1 : m->unit,
+	                 "lower_is_better", m->lower_is_better, "a", spread_json(&l->sa, l->a),
+	                 "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(na_effect_pct(e)),
+	                 "interval", "level", 1 - e->alpha, "low_pct", num_json((e->lo - 1) * 100),
+	                 "high_pct", num_json((e->hi - 1) * 100), "p", num_json(e->p),
+	                 "p_holm", num_json(e->p_holm), "mde_pct", num_json(e->mde * 100),
+	                 "verdict", na_noise_name(e->verdict));
+}
+
 /* The values, and how many runs had each. */
 static json_t *strings_json(char *const *v, const size_t *count, size_t n)
 {
@@ -403,12 +497,20 @@ static void print_json(const comparison *c)
 		json_object_set_new(o, "profile", json_string(profile_of(&c->cmp.lines[i])));
 		json_array_append_new(lines, o);
 	}
-	na_json_print(json_pack("{s:o, s:o, s:o, s:s, s:s?, s:o, s:I, s:s}",
-	                        "a", group_json(c->args->a, &c->a, c->only_a),
-	                        "b", group_json(c->args->b, &c->b, c->only_b), "factors", factors,
-	                        "factors_text", c->sentence, "time_warning", c->time_warning,
-	                        "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
-	                        "noise_method", na_noise_method));
+	json_t *root = json_pack("{s:o, s:o, s:o, s:s, s:s?, s:o, s:I, s:s}",
+	                         "a", group_json(c->args->a, &c->a, c->only_a),
+	                         "b", group_json(c->args->b, &c->b, c->only_b), "factors", factors,
+	                         "factors_text", c->sentence, "time_warning", c->time_warning,
+	                         "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
+	                         "noise_method", na_noise_method);
+	json_t *layers = json_array(), *conflicts = json_array();
+	for (size_t i = 0; i < c->cmp.n_layers; i++)
+		json_array_append_new(layers, layer_json(&c->cmp.layers[i]));
+	for (size_t i = 0; i < c->n_conflicts; i++)
+		json_array_append_new(conflicts, json_string(c->conflicts[i]));
+	json_object_set_new(root, "layers", layers);
+	json_object_set_new(root, "label_conflicts", conflicts);
+	na_json_print(root);
 }
 
 /* ---- the command ---- */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "nfsagent/nas.h"
 
 const na_metric_info na_metrics[NA_M_COUNT] = {
 	{"iops", "IOPS", false, true},
@@ -14,6 +15,17 @@ const na_metric_info na_metrics[NA_M_COUNT] = {
 };
 
 const char *const na_dir_names[2] = {"read", "write"};
+
+const na_layer_info na_layers[NA_L_COUNT] = {
+	{"esxi_read_mbps", "ESXi datastore read", " MB/s", false},
+	{"esxi_write_mbps", "ESXi datastore write", " MB/s", false},
+	{"pool_read_mbps", "pool data read", " MB/s", true},
+	{"pool_write_mbps", "pool data write", " MB/s", true},
+	{"pool_special_write_mbps", "pool special write", " MB/s", true},
+	{"pool_log_write_mbps", "pool log write", " MB/s", true},
+	{"amplification", "write amplification", "x", true},
+	{"arc_hits_pct", "ARC demand hits", "%", false},
+};
 
 /* ---- selectors ---- */
 
@@ -107,10 +119,36 @@ static void row_bins(na_cmp_row *w, const char *fio_json)
 		na_fio_result_clear(&w->fio);
 }
 
+/* ESXi's datastore read and write rates over the run (KBps samples, as
+ * bench stored them), in MB/s; -1 when none came back. */
+static void row_esxi(na_cmp_row *w, const char *counters_json)
+{
+	static const char *const counter[2] = {"datastore.read.average", "datastore.write.average"};
+	json_t *samples = counters_json ? json_loads(counters_json, 0, NULL) : NULL;
+	for (int d = 0; d < 2; d++) {
+		double sum = 0;
+		size_t n = 0, i;
+		json_t *v;
+		json_array_foreach(samples, i, v) {
+			const char *name = json_string_value(json_object_get(v, "counter"));
+			json_t *value = json_object_get(v, "value");
+			if (name && strcmp(name, counter[d]) == 0 && json_is_integer(value)) {
+				sum += (double)json_integer_value(value);
+				n++;
+			}
+		}
+		w->layer[d ? NA_L_ESXI_WRITE : NA_L_ESXI_READ] = n ? sum / (double)n * 1024 / 1e6 : -1;
+	}
+	json_decref(samples);
+}
+
 static bool row_fill(na_cmp_row *w, const na_result *r)
 {
 	bool ok = true;
 	w->id = r->id;
+	for (int i = 0; i < NA_L_COUNT; i++)
+		w->layer[i] = -1;
+	row_esxi(w, r->host_counters_json);
 	for (int i = 0; i < NA_N_FIELDS; i++) {
 		const char *v = na_field_kept(i) ? na_field_text(r, i) : NULL;
 		ok &= !v || (w->field[i] = strdup(v)) != NULL;
@@ -149,17 +187,61 @@ int na_cmp_group_add(na_cmp_group *g, const na_result *r)
 	return VS_OK;
 }
 
+typedef struct loading {
+	na_store *store;
+	na_cmp_group *g;
+	const na_result *r;  /* the result whose NAS side is read */
+} loading;
+
+/* The pool's layers of the row just added, from its NAS side. */
+static int row_pool(const na_nas_run *n, void *ud, vs_error *err)
+{
+	(void)err;
+	const loading *l = ud;
+	na_cmp_row *w = &l->g->rows[l->g->n - 1];
+	double secs = (double)(n->intervals * n->interval_s);
+	if (n->pool_known && secs > 0) {
+		w->layer[NA_L_POOL_READ] =
+			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
+		w->layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;
+		w->layer[NA_L_SPECIAL_WRITE] = (double)n->special_write_bytes / secs / 1e6;
+		w->layer[NA_L_LOG_WRITE] = (double)n->log_write_bytes / secs / 1e6;
+	}
+	/* the window bench's NAS line reads it from, so the formula is one */
+	nas_window win = {.counters = n->counters_known, .incomplete = n->incomplete,
+	                  .dataset_written = (uint64_t)n->dataset_written};
+	win.total[NAS_CLASS_DATA].write_bytes = (uint64_t)n->data_write_bytes;
+	win.total[NAS_CLASS_SPECIAL].write_bytes = (uint64_t)n->special_write_bytes;
+	win.total[NAS_CLASS_DEDUP].write_bytes = (uint64_t)n->dedup_write_bytes;
+	win.total[NAS_CLASS_LOG].write_bytes = (uint64_t)n->log_write_bytes;
+	const na_dir_stats *wr = &l->r->write;
+	nas_amplification a;
+	nas_amplification_of(&win, wr->present ? (uint64_t)(wr->bw_bytes * (double)wr->runtime_ms / 1000)
+	                                       : 0, &a);
+	if (a.known && n->pool_known)
+		w->layer[NA_L_AMPLIFICATION] = a.total;
+	if (n->counters_known && n->arc_hit_ratio >= 0)
+		w->layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;
+	return VS_OK;
+}
+
 static int on_result(const na_result *r, void *ud, vs_error *err)
 {
-	return na_cmp_group_add(ud, r) == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	loading *l = ud;
+	if (na_cmp_group_add(l->g, r) != VS_OK)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	l->r = r;
+	bool found;
+	return na_store_nas_of(l->store, r->id, row_pool, l, &found, err);
 }
 
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err)
 {
 	na_selector sel;
+	loading l = {s, g, NULL};
 	int rc = na_selector_parse(selector, &sel, err);
 	if (rc == VS_OK)
-		rc = na_store_query(s, sel.conds, sel.n, on_result, g, err);
+		rc = na_store_query(s, sel.conds, sel.n, on_result, &l, err);
 	na_selector_free(&sel);
 	return rc;
 }
@@ -341,6 +423,56 @@ int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, siz
 		if (seen_before(a, i, key, n_key) || !na_cmp_has_key(b, k, key, n_key))
 			continue;
 		out->keys++;
+/* The values of one layer over the rows of g with key (known ones only). */
+static size_t collect_layer(const na_cmp_group *g, const na_cmp_row *k, const int *key,
+                            size_t n_key, int layer, double *out, bool *nonzero)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const na_cmp_row *r = &g->rows[i];
+		if (r->layer[layer] >= 0 && na_cmp_same_key(r, k, key, n_key)) {
+			*nonzero |= r->layer[layer] > 0;
+			out[n++] = r->layer[layer];
+		}
+	}
+	return n;
+}
+
+/* The layers' lines of one key, judged as one family (Holm). */
+static int layer_lines(const na_cmp_group *a, const na_cmp_group *b, const na_cmp_row *k,
+                       const int *key, size_t n_key, double band, double *va, double *vb,
+                       na_cmp *out)
+{
+	int rc = VS_OK;
+	size_t from = out->n_layers;
+	for (int m = 0; rc == VS_OK && m < NA_L_COUNT; m++) {
+		bool nonzero = false;
+		na_cmp_line l = {.key = k, .metric = m, .a = va, .b = vb, .pooled_a = -1, .pooled_b = -1};
+		l.sa = na_spread_of(va, collect_layer(a, k, key, n_key, m, va, &nonzero));
+		l.sb = na_spread_of(vb, collect_layer(b, k, key, n_key, m, vb, &nonzero));
+		if (!l.sa.n || !l.sb.n || !nonzero)
+			continue;
+		l.eff = na_effect_of(va, l.sa.n, vb, l.sb.n, band, true);
+		na_cmp_line *grown = realloc(out->layers, (out->n_layers + 1) * sizeof(*grown));
+		if (!grown)
+			return VS_ERR_NOMEM;
+		out->layers = grown;
+		na_cmp_line *w = &out->layers[out->n_layers];
+		*w = l;
+		w->a = copy_values(va, l.sa.n);
+		w->b = copy_values(vb, l.sb.n);
+		rc = w->a && w->b ? VS_OK : VS_ERR_NOMEM;
+		out->n_layers++;  /* freed with the others even when a copy failed */
+	}
+	na_effect **family = malloc((out->n_layers - from + 1) * sizeof(*family));
+	for (size_t i = from; family && i < out->n_layers; i++)
+		family[i - from] = &out->layers[i].eff;
+	if (family)
+		na_verdicts(family, out->n_layers - from);
+	free(family);
+	return rc == VS_OK && !family ? VS_ERR_NOMEM : rc;
+}
+
 		rc = key_lines(a, b, k, key, n_key, band, va, vb, out);
 	}
 	free(va);
@@ -354,6 +486,8 @@ void na_cmp_free(na_cmp *c)
 		free(c->lines[i].a);
 		free(c->lines[i].b);
 	}
+		if (rc == VS_OK)
+			rc = layer_lines(a, b, k, key, n_key, band, va, vb, out);
 	free(c->lines);
 	*c = (na_cmp){0};
 }
@@ -366,7 +500,12 @@ static const char **times_of(const na_cmp_group *g)
 	const char **t = malloc((g->n ? g->n : 1) * sizeof(char *));
 	for (size_t i = 0; t && i < g->n; i++)
 		t[i] = g->rows[i].field[NA_FIELD_started_at];
+	for (size_t i = 0; i < c->n_layers; i++) {
+		free(c->layers[i].a);
+		free(c->layers[i].b);
+	}
 	return t;
+	free(c->layers);
 }
 
 /* "2026-01-01T10:00:00Z to 2026-01-01T11:30:00Z" */
@@ -600,4 +739,63 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 		         na_number_text(l->pooled_a * scale, pa, sizeof(pa)),
 		         na_number_text(l->pooled_b * scale, pb, sizeof(pb)), unit);
 	}
+}
+
+void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
+{
+	const na_layer_info *m = &na_layers[l->metric];
+	snprintf(c->metric, sizeof(c->metric), "%s", m->label);
+	na_spread_text(&l->sa, 1, m->unit, c->a, sizeof(c->a));
+	na_spread_text(&l->sb, 1, m->unit, c->b, sizeof(c->b));
+	na_effect_text(&l->eff, m->lower_is_better, c->change, sizeof(c->change));
+	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
+	c->pooled[0] = '\0';
+}
+
+/* ---- labels against what was measured ---- */
+
+int na_cmp_label_conflicts(const na_cmp_group *g, const char *name, char ***out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	tally seen = {0};  /* "key=label\tfield\tmeasured" */
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < g->n; i++)
+		for (size_t k = 0; rc == VS_OK && k < g->rows[i].n_labels; k++) {
+			const na_cmp_row *r = &g->rows[i];
+			int f = na_zfs_field_of(r->label_keys[k]);
+			const char *measured = f >= 0 ? r->field[f] : NULL;
+			if (!na_zfs_contradicts(f, r->label_values[k], measured))
+				continue;
+			char *key = NULL;
+			size_t size = 0;
+			FILE *m = open_memstream(&key, &size);
+			if (m) {
+				fprintf(m, "%s=%s\t%s\t%s", r->label_keys[k], r->label_values[k], na_fields[f].name,
+				        measured);
+				fclose(m);
+			}
+			rc = key ? tally_add(&seen, key) : VS_ERR_NOMEM;
+			free(key);
+		}
+	for (size_t i = 0; rc == VS_OK && i < seen.n; i++) {
+		char *label = seen.v[i], *field = strchr(label, '\t'), *measured = strchr(field + 1, '\t');
+		*field++ = *measured++ = '\0';
+		char *text = NULL;
+		size_t size = 0;
+		FILE *m = open_memstream(&text, &size);
+		if (m) {
+			fprintf(m, "label %s contradicts the NAS in %s: %s is %s (%zu run%s)", label, name, field,
+			        measured, seen.count[i], seen.count[i] == 1 ? "" : "s");
+			fclose(m);
+		}
+		char **grown = text ? realloc(*out, (*n + 1) * sizeof(char *)) : NULL;
+		if (grown)
+			(*out = grown)[(*n)++] = text;
+		else
+			free(text);
+		rc = grown ? VS_OK : VS_ERR_NOMEM;
+	}
+	tally_free(&seen);
+	return rc;
 }

@@ -29,6 +29,20 @@ typedef struct na_metric_info {
 extern const na_metric_info na_metrics[NA_M_COUNT];
 extern const char *const na_dir_names[2];  /* "read", "write" */
 
+/* The layers under the guest's fio rows: what ESXi's datastore counters
+ * and the NAS's pool saw of the same run (bench --nas).  Pool figures are
+ * lower-is-better (less disk work for the guest's), amplification is pool
+ * bytes written / guest bytes written (nas_amplification_of). */
+enum { NA_L_ESXI_READ, NA_L_ESXI_WRITE, NA_L_POOL_READ, NA_L_POOL_WRITE, NA_L_SPECIAL_WRITE,
+       NA_L_LOG_WRITE, NA_L_AMPLIFICATION, NA_L_ARC_HITS, NA_L_COUNT };
+typedef struct na_layer_info {
+	const char *key;     /* JSON: "esxi_write_mbps", "pool_write_mbps", "amplification" */
+	const char *label;   /* "ESXi datastore write", "pool data write", "write amplification" */
+	const char *unit;    /* " MB/s", "x", "%" */
+	bool lower_is_better;
+} na_layer_info;
+extern const na_layer_info na_layers[NA_L_COUNT];
+
 /* One ok result, reduced to what a comparison needs. */
 typedef struct na_cmp_row {
 	int64_t id;
@@ -40,6 +54,7 @@ typedef struct na_cmp_row {
 	bool present[2];                /* [read, write]: the direction did I/O */
 	double metric[2][NA_M_COUNT];   /* IOPS, MB/s (10^6 B), avg us, p99 us; -1 unknown */
 	na_fio_result fio;              /* its latency bins when fio's json+ was stored */
+	double layer[NA_L_COUNT];       /* -1: not measured (no NAS side, no host counters) */
 } na_cmp_row;
 
 typedef struct na_cmp_group {
@@ -86,6 +101,11 @@ typedef struct na_cmp_line {
 typedef struct na_cmp {
 	na_cmp_line *lines;
 	size_t n;
+	/* Under each key's fio lines: its layers' lines (metric: NA_L_*, dir
+	 * unused), judged by the same engine, Holm within each key's layers;
+	 * a layer is left out when a side has no value or every value is 0. */
+	na_cmp_line *layers;
+	size_t n_layers;
 	size_t keys;             /* keys present in both groups */
 	size_t judged;           /* the verdict lines Holm's correction counts */
 } na_cmp;
@@ -130,6 +150,16 @@ typedef struct na_cmp_cells {
 	char metric[64], a[96], b[96], change[96], verdict[128], pooled[64];
 } na_cmp_cells;
 void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c);
+
+/* A layer's line in the same cells: "pool data write", "3,500 MB/s (...)". */
+void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c);
+
+/* Labels of g that contradict the settings measured with its runs
+ * (recordsize=16K on runs whose zfs_recordsize is 64K): one sentence per
+ * label value and measured value, "label recordsize=16K contradicts the
+ * NAS in A: zfs_recordsize is 64K (5 runs)", into *out (malloc'd, *n of
+ * them); VS_ERR_NOMEM. */
+int na_cmp_label_conflicts(const na_cmp_group *g, const char *name, char ***out, size_t *n);
 
 /* The line as JSON: values, spreads, estimate, interval, p, MDE, verdict and
  * method (cmd_compare.c). */

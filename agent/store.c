@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -156,6 +157,29 @@ static const struct {
 enum { N_ZFS = sizeof(zfs_sql) / sizeof(zfs_sql[0]) };
 #define STAT(name, type) {#name, NA_TYPE_##type, offsetof(na_dir_stats, name), false, false, false},
 const na_field na_stats[NA_N_STATS] = {NA_DIR_STATS(STAT)};
+
+int na_zfs_field_of(const char *label_key)
+{
+	for (int i = 0; i < N_ZFS; i++)
+		if (strcasecmp(label_key, na_fields[NA_FIELD_FIRST_ZFS + i].name + strlen("zfs_")) == 0)
+			return NA_FIELD_FIRST_ZFS + i;
+	return -1;
+}
+
+/* A size as zfs or a label writes it, in bytes; -1 for no size. */
+static int64_t size_of(const char *v)
+{
+	return strcmp(v, "0") == 0 ? 0 : na_parse_size(v);
+}
+
+bool na_zfs_contradicts(int f, const char *label, const char *measured)
+{
+	if (f < NA_FIELD_FIRST_ZFS || f >= NA_N_FIELDS || !label || !measured)
+		return false;
+	if (zfs_sql[f - NA_FIELD_FIRST_ZFS].size)
+		return size_of(label) != size_of(measured);
+	return strcasecmp(label, measured) != 0;
+}
 
 const char *na_field_text(const na_result *r, int field)
 {
@@ -719,7 +743,7 @@ static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *con
 		const char *v = condition_value(conds[i], col);
 		int z = zfs_of(col);
 		/* a size by its bytes; a value that is no size matches none */
-		int64_t bytes = z >= 0 && zfs_sql[z].size ? strcmp(v, "0") == 0 ? 0 : na_parse_size(v) : -1;
+		int64_t bytes = z >= 0 && zfs_sql[z].size ? size_of(v) : -1;
 		if (rc == SQLITE_OK && bytes >= 0)
 			rc = sqlite3_bind_int64(st, at++, bytes);
 		else if (rc == SQLITE_OK)

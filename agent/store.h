@@ -130,6 +130,12 @@ static inline bool na_field_kept(int field)
 {
 	return na_fields[field].type == NA_TYPE_TEXT && na_fields[field].list;
 }
+/* The zfs_ field a label key names ("recordsize": NA_FIELD_zfs_recordsize),
+ * or -1. */
+int na_zfs_field_of(const char *label_key);
+/* Whether a label's value contradicts zfs_ field f's measured value: a size
+ * by its bytes (16K = 16384), a word in any case. */
+bool na_zfs_contradicts(int f, const char *label, const char *measured);
 /* A text field's value (NULL when not recorded). */
 const char *na_field_text(const na_result *r, int field);
 /* A statistic as a double (the integer ones converted). */

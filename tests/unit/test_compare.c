@@ -400,6 +400,93 @@ static void test_load(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The layers under the fio rows (ESXi's counters, the pool from the NAS
+ * side) judged like them; the measured recordsize as a factor; a label
+ * that contradicts it warned about. */
+static void test_nas_layers(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.db", dir);
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_label label = {"recordsize", "16K"};
+	for (int i = 0; i < 10; i++) {
+		bool big = i >= 5;  /* 64K records: the pool writes about twice as much */
+		double jitter = 1 + 0.01 * (i % 5);
+		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "randwrite",
+		               .datastore_type = "NFS41", .labels = &label, .n_labels = 1,
+		               .host_counters_json = i == 0 ? "[]"
+		                   : big ? "[{\"counter\":\"datastore.write.average\",\"time\":\"t\","
+		                           "\"value\":134000}]"
+		                         : "[{\"counter\":\"datastore.write.average\",\"time\":\"t\","
+		                           "\"value\":173000}]"};
+		double guest = (big ? 138e6 : 178e6) * jitter;
+		r.write = (na_dir_stats){.present = true, .iops = guest / 4096, .bw_bytes = guest,
+		                         .lat_mean_us = 30, .p99_us = 90, .runtime_ms = 60000};
+		na_nas_run n = {.dataset = big ? "tank/vm64k" : "tank/vm16k", .pool_layout = "11 mirror + log",
+		                .sync = "standard", .recordsize = big ? 65536 : 16384,
+		                .pool_known = true, .interval_s = 2, .intervals = 30,
+		                .data_write_bytes = (int64_t)((big ? 3.5e9 : 1.7e9) * 60 * jitter),
+		                .log_write_bytes = (int64_t)(guest * 60),
+		                .counters_known = true, .dataset_written = (int64_t)(guest * 60),
+		                .arc_hit_ratio = -1};
+		r.nas = &n;
+		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	}
+	na_cmp_group a = {0}, b = {0};
+	assert_int_equal(na_cmp_load(s, "zfs_recordsize=16k", &a, &err), VS_OK);
+	assert_int_equal(na_cmp_load(s, "zfs_recordsize=65536", &b, &err), VS_OK);
+	assert_int_equal(a.n, 5);
+	assert_int_equal(b.n, 5);
+	assert_true(a.rows[0].layer[NA_L_ESXI_WRITE] < 0);  /* its counters came back empty */
+	assert_true(fabs(a.rows[1].layer[NA_L_ESXI_WRITE] - 173000 * 1024 / 1e6) < 1e-6);
+	assert_true(fabs(b.rows[0].layer[NA_L_POOL_WRITE] - 3500) < 1e-6);
+	assert_true(fabs(b.rows[0].layer[NA_L_AMPLIFICATION] - (3.5e9 * 60 + 138e6 * 60) / (138e6 * 60))
+	            < 1e-9);
+	assert_true(b.rows[0].layer[NA_L_ARC_HITS] < 0);
+
+	size_t n = 0;
+	char *text = sentence_of(&a, &b, &n);
+	assert_string_equal(text, "differs in: zfs_recordsize (16K vs 64K)");
+	free(text);
+	char **conflicts = NULL;
+	assert_int_equal(na_cmp_label_conflicts(&a, "A", &conflicts, &n), VS_OK);
+	assert_int_equal(n, 0);
+	free(conflicts);
+	assert_int_equal(na_cmp_label_conflicts(&b, "B", &conflicts, &n), VS_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(conflicts[0], "label recordsize=16K contradicts the NAS in B: "
+	                                  "zfs_recordsize is 64K (5 runs)");
+	free(conflicts[0]);
+	free(conflicts);
+
+	na_cmp c;
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
+	/* ESXi write (4 runs against 5), pool data write, pool log write,
+	 * amplification: no read, special or ARC figures to compare */
+	assert_int_equal(c.n_layers, 4);
+	const int want[] = {NA_L_ESXI_WRITE, NA_L_POOL_WRITE, NA_L_LOG_WRITE, NA_L_AMPLIFICATION};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(c.layers[i].metric, want[i]);
+		assert_int_equal(c.layers[i].eff.verdict, NA_NOISE_BEYOND);
+	}
+	assert_int_equal(c.layers[0].sa.n, 4);
+	na_cmp_cells cells;
+	na_cmp_layer_cells_of(&c.layers[1], &cells);
+	assert_string_equal(cells.metric, "pool data write");
+	assert_non_null(strstr(cells.change, "worse"));  /* the pool did more for less */
+	na_cmp_free(&c);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+	na_store_close(&s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The compare command nfsagent prints is pasted into a shell: a campaign
  * name is one word, whatever it holds. */
 static void test_shell_quote(void **state)
@@ -427,7 +514,7 @@ int main(void)
 		cmocka_unit_test(test_factor_mix), cmocka_unit_test(test_regression_rule),
 		cmocka_unit_test(test_pooled_p99),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
-		cmocka_unit_test(test_shell_quote),
+		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
