@@ -127,7 +127,8 @@ static char *host_counters(na_bench *b, time_t started)
 	size_t n = 0;
 	vs_error err = {0};
 	json_t *out = json_array();
-	if (vs_perf_query(b->c, b->host->moref, b->counter_ids, 6, samples, &v, &n, &err) != VS_OK)
+	bool asked = vs_perf_query(b->c, b->host->moref, b->counter_ids, 6, samples, &v, &n, &err) == VS_OK;
+	if (!asked)
 		na_warn("no host counters for this run: %s", err.message);
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
@@ -138,7 +139,12 @@ static char *host_counters(na_bench *b, time_t started)
 			                                     "time", v[i].timestamp, "value", (json_int_t)v[i].value));
 	}
 	vs_perf_samples_free(&v, n);
-	char *s = json_dumps(out, JSON_COMPACT);
+	/* Not measured is NULL, never an empty list that reads as "no I/O". */
+	if (asked && !json_array_size(out))
+		na_warn("no host counters for this run: %s gave no samples of datastore %s in the run's "
+		        "window (vCenter's statistics level or interval may not keep them)",
+		        b->host->name, b->ds->name);
+	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	return s;
 }

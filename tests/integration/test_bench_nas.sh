@@ -83,4 +83,29 @@ run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq length <<< "$OUT")" 12 "every run recorded"
 assert_eq "$(jq -c '[.[] | select(.nas == null) | .id]' <<< "$OUT")" '[5,6,7,8,9,10]' \
 	"runs without the NAS side: unreachable, key refused, zpool missing"
+
+# ---- The settings as measured are provenance fields (zfs_), whatever a
+# label said: selected by any spelling of a size, in JSON and CSV ----
+run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=128k --json
+assert_eq "$(jq -c '[.[] | .id]' <<< "$OUT")" '[1,2,3,4,11,12]' "selected by the measured recordsize"
+assert_eq "$(jq -c '.[0] | [.zfs_recordsize, .zfs_sync, .zfs_special_small_blocks, .zfs_pool_layout, .labels.recordsize]' <<< "$OUT")" \
+	'["128K","standard","0","2 mirror + log","16K"]' "zfs_ fields beside the label"
+run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=131072 --csv
+assert_contains "$(head -1 <<< "$OUT")" '"zfs_recordsize","zfs_sync","zfs_compression","zfs_atime","zfs_logbias","zfs_primarycache","zfs_special_small_blocks","zfs_pool_layout"' "CSV header"
+assert_eq "$(grep -c '"128K","standard","lz4","off","latency","all","0","2 mirror + log"' <<< "$OUT")" 6 "CSV rows"
+run 2 "$NFSAGENT" results --db "$db" --where zfs_recordsize=16K
+assert_contains "$ERR" "no result has zfs_recordsize=16K (recorded: 128K)" "none, with what was measured"
+# compare warns about the label that contradicts the measured recordsize.
+run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,id=11
+assert_contains "$OUT" "warning: label recordsize=16K contradicts the NAS in A: zfs_recordsize is 128K (2 runs)" "compare's warning ($OUT)"
+assert_not_contains "$OUT" "contradicts the NAS in B" "B's run has no label"
+run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,id=11 --json
+assert_eq "$(jq -c '.label_conflicts' <<< "$OUT")" '["label recordsize=16K contradicts the NAS in A: zfs_recordsize is 128K (2 runs)"]' "in JSON"
+
+# ---- The NAS side commits with its result: a kill right after the
+# result's transaction finds both recorded ----
+LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=1 "$NFSAGENT" bench --vm fiotest \
+	--profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}" > /dev/null 2>&1 && echo "not killed" >&2
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.result_id = r.id
+	WHERE r.id = (SELECT max(id) FROM results)")" 1 "the killed run's result has its NAS side"
 echo "test_bench_nas: ok"
