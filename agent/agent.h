@@ -326,8 +326,8 @@ void na_diagnosis_free(na_diagnosis *d);
 json_t *na_diagnosis_json(const na_diagnosis *d);
 void na_diagnosis_print(const na_diagnosis *d, FILE *out);
 
-/* ---- the procedures behind probe and migrate, for campaigns too (mount and
- * unmount: ops/) ---- */
+/* ---- the procedures behind probe (ops/probe.h) and migrate, for campaigns
+ * too (mount and unmount: ops/) ---- */
 typedef struct na_probe_args {
 	const char *host, *datastore, *db;
 	long disks;
@@ -335,8 +335,6 @@ typedef struct na_probe_args {
 	int recheck_s;
 	const char *campaign, *target;  /* recorded with the verdict */
 } na_probe_args;
-/* Exit code: 0 clean, 3 when the extent-size mismatch showed. */
-int na_probe(vs_client *c, const na_probe_args *a, bool json);
 
 typedef struct na_migrate_args {
 	const char *vm, *datastore, *policy, *db;

@@ -13,6 +13,7 @@
 #include "bench.h"
 #include "campaign_run.h"
 #include "ops/mount.h"
+#include "ops/probe.h"
 #include "ops/unmount.h"
 
 double na_run_clock(void)
@@ -294,6 +295,13 @@ static int preflight(na_run *r)
 	return rc;
 }
 
+/* The session the campaign's ops share: its client, inventory and store. */
+static na_session session_of(na_run *r)
+{
+	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
+	                    .output = na_print_line, .warning = na_print_warning};
+}
+
 /* ---- steps ---------------------------------------------------------------------- */
 
 /* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts, all or nothing
@@ -307,7 +315,7 @@ static int mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounte
 	*mounted = 0;
 	int rc = a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
 	if (rc < 0) {
-		na_session s = {.client = r->cl, .inv = &r->inv, .store = r->store, .output = na_print_line};
+		na_session s = session_of(r);
 		na_mount_result res;
 		vs_error err = {0};
 		rc = na_op_mount(&s, &a, &res, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
@@ -353,7 +361,7 @@ static bool has_work(na_run *r, const na_target *t)
 static int unmount_all(na_run *r, const vs_datastore *d)
 {
 	vs_error err = {0};
-	na_session s = {.client = r->cl, .inv = &r->inv, .store = r->store, .output = na_print_line};
+	na_session s = session_of(r);
 	na_unmount_result res;
 	int rc = na_op_unmount(&s, d->name, NULL, 0, &res, &err);
 	na_unmount_result_free(&res);
@@ -465,7 +473,14 @@ static int probe_target(na_run *r, na_target *t)
 	                   .size = na_parse_size(r->c->probe_size), .recheck_s = NA_RECHECK_DEFAULT_S,
 	                   .campaign = r->id, .target = t->name};
 	double t0 = na_run_clock();
-	rc = na_probe(r->cl, &a, false);
+	na_session s = session_of(r);
+	na_probe_result res = {0};
+	vs_error err = {0};
+	rc = na_op_probe(&s, &a, &res, &err);
+	if (rc == VS_OK)
+		na_probe_print(&res);
+	rc = rc == VS_OK ? na_probe_exit(&res) : na_report(&err);
+	na_probe_result_free(&res);
 	r->t_probe += na_run_clock() - t0;
 	/* The bug showing is a finding (recorded by the probe), not a failure. */
 	if (rc == NA_EXIT_FINDING)

@@ -156,9 +156,11 @@ static int move(migration *m, vs_error *err)
 		na_finding_source src = {"migration", m->a->campaign, m->a->target,
 		                         na_host_by_moref(m->inv, m->vm->host),
 		                         m->target, m->vm->name};
-		if (src.host)
-			na_record_finding(m->a->db, &src, m->diag.extent_bug, m->diag.extent_case,
-			                  m->diag.verdict, m->diag.evidence, m->diag.n_evidence);
+		vs_error rec = {0};
+		if (src.host && na_record_finding(NULL, m->a->db, &src, m->diag.extent_bug,
+		                                  m->diag.extent_case, m->diag.verdict, m->diag.evidence,
+		                                  m->diag.n_evidence, &rec) != VS_OK)
+			na_warn("the verdict was not recorded: %s", rec.message);
 	}
 	if (rc != VS_OK)
 		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
@@ -246,7 +248,8 @@ static int keep_target(const vs_datastore *t, vs_datastore *copy, vs_error *err)
 static int remount_hosts(migration *m, const vs_datastore *was, vs_host **hosts, size_t n,
                          const bool *read_only, bool *unmounted, vs_error *err)
 {
-	na_session s = {.client = m->c, .inv = m->inv, .output = m->json ? NULL : na_print_line};
+	na_session s = {.client = m->c, .inv = m->inv, .output = m->json ? NULL : na_print_line,
+	                .warning = na_print_warning};
 	char *server = strndup(was->remote_host, strcspn(was->remote_host, ","));
 	const char *servers[] = {server, NULL};
 	na_mount_args a = {.hosts = hosts, .read_only = read_only, .n_hosts = n,

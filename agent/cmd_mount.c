@@ -111,7 +111,8 @@ static int run(vs_client *c, void *args, bool json)
 	vs_error err = {0};
 	if (na_inventory_load(c, false, &inv, &err) != VS_OK)
 		return na_report(&err);
-	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line};
+	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
+	                .warning = na_print_warning};
 	na_mount_result r;
 	int rc = na_op_mount(&s, a, &r, &err);
 	if (json && r.hosts)

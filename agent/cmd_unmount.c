@@ -39,7 +39,7 @@ static int run(vs_client *c, void *args, bool json)
 	size_t n = 0;
 	na_unmount_result r = {0};
 	int rc = na_inventory_load(c, true, &inv, &err);
-	na_session s = {.client = c, .inv = &inv, .output = na_print_line};
+	na_session s = {.client = c, .inv = &inv, .output = na_print_line, .warning = na_print_warning};
 	if (rc == VS_OK)
 		rc = na_select_hosts(&inv, &a->choice, &hosts, &n, &err);
 	if (rc == VS_OK)

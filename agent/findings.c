@@ -6,9 +6,9 @@
 
 #include "findings.h"
 
-void na_record_finding(const char *db, const na_finding_source *src, bool extent_bug,
-                       const char *extent_case, const char *verdict, char *const *evidence,
-                       size_t n_evidence)
+int na_record_finding(na_store *store, const char *db, const na_finding_source *src,
+                      bool extent_bug, const char *extent_case, const char *verdict,
+                      char *const *evidence, size_t n_evidence, vs_error *err)
 {
 	char at[32];
 	time_t t = time(NULL);
@@ -25,13 +25,11 @@ void na_record_finding(const char *db, const na_finding_source *src, bool extent
 	na_finding f = {0, at, src->kind, src->campaign, src->target, h->name, h->version, h->build,
 	                d->name, d->type, d->remote_host, d->remote_path, src->vm, extent_bug, verdict,
 	                ev_text, extent_case};
-	na_store *store = NULL;
-	vs_error err = {0};
-	if (na_store_open(db, &store, &err) != VS_OK || na_store_add_finding(store, &f, &err) != VS_OK) {
-		char line[1600];
-		vs_error_format(&err, line, sizeof(line));
-		na_warn("the verdict was not recorded: %s", line);
-	}
-	na_store_close(&store);
+	na_store *opened = NULL;
+	int rc = store ? VS_OK : na_store_open(db, &opened, err);
+	if (rc == VS_OK)
+		rc = na_store_add_finding(store ? store : opened, &f, err);
+	na_store_close(&opened);
 	free(ev_text);
+	return rc;
 }

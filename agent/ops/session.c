@@ -4,16 +4,29 @@
 
 #include "ops/session.h"
 
-void na_say(const na_session *s, const char *fmt, ...)
+static void say_to(na_output_fn sink, void *ud, const char *fmt, va_list ap)
 {
-	if (!s->output)
+	if (!sink)
 		return;
 	char line[2048];
+	vsnprintf(line, sizeof(line), fmt, ap);
+	sink(ud, line);
+}
+
+void na_say(const na_session *s, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	say_to(s->output, s->output_ud, fmt, ap);
 	va_end(ap);
-	s->output(s->output_ud, line);
+}
+
+void na_say_warning(const na_session *s, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	say_to(s->warning, s->output_ud, fmt, ap);
+	va_end(ap);
 }
 
 int na_session_fresh(na_session *s, vs_error *err)
@@ -32,4 +45,10 @@ void na_print_line(void *ud, const char *line)
 	printf("%s\n", shown ? shown : line);
 	free(shown);
 	fflush(stdout);
+}
+
+void na_print_warning(void *ud, const char *line)
+{
+	(void)ud;
+	na_warn("%s", line);
 }

@@ -21,16 +21,21 @@ typedef struct na_session {
 	na_inventory *inv;
 	bool stale;
 	na_store *store;      /* may be NULL */
-	na_output_fn output;  /* NULL: silent */
+	na_output_fn output;   /* NULL: silent */
+	na_output_fn warning;  /* what went wrong beside the op's result; NULL: silent */
 	void *output_ud;
 } na_session;
 
 /* Formats a line and hands it to the session's sink, if any. */
 void na_say(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The same for a warning, without its "warning: ". */
+void na_say_warning(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Reads the datastores again when an op changed them since. */
 int na_session_fresh(na_session *s, vs_error *err);
 /* The sink commands hand an op to show its lines on stdout (escaped: a
  * name cannot drive the terminal), each as it comes. */
 void na_print_line(void *ud, const char *line);
+/* The sink for warnings: stderr, as na_warn. */
+void na_print_warning(void *ud, const char *line);
 
 #endif
