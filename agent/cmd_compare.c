@@ -16,11 +16,14 @@ static const char usage[] =
 	"                        [--json | --csv | --markdown]\n"
 	"Compares two groups of recorded results, profile by profile: IOPS, MB/s, average\n"
 	"and p99 latency per direction, as median (min-max, n=runs) of A and of B, the\n"
-	"change from A to B with its 95% confidence interval, and whether it is beyond\n"
-	"run-to-run noise (IOPS and p99 get verdicts; MB/s and average latency follow\n"
-	"from IOPS). A \"within noise\" says how large a change the runs could have seen.\n"
-	"  --min-change 5%     a change must also clear this band to be beyond noise\n"
-	"  --runs-needed 10%   how many runs a side would see a change that large\n"
+	"change from A to B with its confidence interval, and whether it is beyond\n"
+	"run-to-run noise (IOPS and p99 get verdicts, judged together per profile, the\n"
+	"interval at the level its verdict used; MB/s, average latency and a mixed job's\n"
+	"write IOPS follow). A \"within noise\" says how large a rise or drop the runs\n"
+	"could have seen.\n"
+	"  --min-change 5%     count only changes of at least 5% either way: the interval\n"
+	"                      must lie wholly above +5% or wholly below -5%\n"
+	"  --runs-needed 10%   how many runs a side would see a 10% rise or drop\n"
 	"SELECTOR is comma-separated field=value conditions, as results --where takes\n"
 	"them (protocol=NFS41,recordsize=64K or campaign=RUN,target=nfs41); only ok\n"
 	"runs count.\n"
@@ -192,7 +195,7 @@ static void print_notes(const comparison *c, size_t from, size_t to, const char 
 			continue;
 		size_t n = na_runs_needed(l->eff.sd, c->args->runs_needed, l->eff.alpha, l->eff.band);
 		if (n)
-			printf("%s%s: %zu runs a side would see a %.0f%% change at this spread\n", indent,
+			printf("%s%s: %zu runs a side would see a %.0f%% rise or drop at this spread\n", indent,
 			       s.metric, n, c->args->runs_needed * 100);
 		else
 			printf("%s%s: no number of runs would see a %.0f%% change inside the --min-change "
@@ -200,18 +203,44 @@ static void print_notes(const comparison *c, size_t from, size_t to, const char 
 	}
 }
 
-/* The rule, and the band when there is one. */
+/* What this comparison controlled: " Here 2 profiles were judged, with 3
+ * and 2 verdict lines: ..." (the Holm families, in the profiles' order). */
+static void print_families(const comparison *c, FILE *out)
+{
+	size_t profiles = 0;
+	for (size_t i = 0; i < c->cmp.n; i++)
+		profiles += (i == 0 || c->cmp.lines[i].key != c->cmp.lines[i - 1].key) &&
+		            c->cmp.lines[i].eff.family > 1;
+	if (!profiles)
+		return;
+	fprintf(out, " Here %zu profile%s judged, with ", profiles, profiles == 1 ? " was" : "s were");
+	for (size_t i = 0, k = 0; i < c->cmp.n; i++) {
+		const na_effect *e = &c->cmp.lines[i].eff;
+		if ((i == 0 || c->cmp.lines[i].key != c->cmp.lines[i - 1].key) && e->family > 1) {
+			k++;
+			fprintf(out, "%s%zu", k == 1 ? "" : k == profiles ? " and " : ", ", e->family);
+		}
+	}
+	if (profiles == 1)
+		fputs(" verdict lines.", out);
+	else
+		fprintf(out, " verdict lines: over all %zu, groups alike show some change up to %zu "
+		        "times in 20.", profiles, profiles);
+}
+
+/* The rule, what was controlled, and the band when there is one. */
 static void print_method(const comparison *c, bool wrap)
 {
-	char band[160] = "";
-	if (c->args->min_change)
-		snprintf(band, sizeof(band), " With --min-change %.0f%%, the interval must also clear "
-		         "±%.0f%%.", c->args->min_change * 100, c->args->min_change * 100);
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
 	if (out) {
-		fprintf(out, "%s%s", na_noise_method, band);
+		fputs(na_noise_method, out);
+		print_families(c, out);
+		if (c->args->min_change)
+			fprintf(out, " With --min-change %g%%, a change counts only when its interval lies "
+			        "wholly above +%g%% or wholly below -%g%%.", c->args->min_change * 100,
+			        c->args->min_change * 100, c->args->min_change * 100);
 		fclose(out);
 	}
 	if (text && wrap)
@@ -353,7 +382,9 @@ static void print_csv(const comparison *c)
 	static const char *const headers[] = {"profile", "direction", "metric", "unit", "lower_is_better",
 	                                      "a_median", "a_min", "a_max", "a_n", "b_median", "b_min",
 	                                      "b_max", "b_n", "change_pct", "ci_low_pct", "ci_high_pct",
-	                                      "p", "p_holm", "mde_pct", "verdict"};
+	                                      "ci_level_pct", "p", "p_holm", "mde_rise_pct",
+	                                      "mde_drop_pct", "family_lines", "left_out_a",
+	                                      "left_out_b", "verdict"};
 	enum { N_HEADERS = sizeof(headers) / sizeof(*headers) };
 	for (size_t i = 0; i < N_HEADERS; i++)
 		csv_field(headers[i], i + 1 == N_HEADERS);
@@ -376,8 +407,11 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
                      const char *unit, bool lower_is_better)
 {
 	const na_effect *e = &l->eff;
-	const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100, e->p,
-	                    e->judged ? e->p_holm : NAN, e->mde * 100};
+	const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100,
+	                    isnan(e->lo) ? NAN : (1 - e->alpha) * 100, e->p,
+	                    e->judged ? e->p_holm : NAN, e->mde * 100, e->mde_drop * 100,
+	                    e->judged ? (double)e->family : NAN, (double)e->stalled_a,
+	                    (double)e->stalled_b};
 	csv_field(profile_of(l), false);
 	csv_field(direction, false);
 	csv_field(metric, false);
@@ -388,7 +422,7 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
 	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
 		char num[48] = "";
 		if (!isnan(v[k]))
-			snprintf(num, sizeof(num), k < 3 || k == 5 ? "%.2f" : "%.6g", v[k]);
+			snprintf(num, sizeof(num), k < 3 || k == 6 || k == 7 ? "%.2f" : "%.6g", v[k]);
 		csv_field(num, false);
 	}
 	csv_field(na_noise_name(e->verdict), true);
@@ -415,11 +449,14 @@ static json_t *method_json(const na_effect *e)
 	if (e->verdict == NA_NOISE_TOO_FEW)
 		return json_string("fewer than 3 runs a side: no verdict");
 	char text[256];
-	snprintf(text, sizeof(text), "t test on log values, pooled variance, df=%zu%s", e->na + e->nb - 2,
-	         !e->judged ? "; no verdict of its own (follows IOPS)"
-	                    : e->band > 0 ? "; Holm across the comparison's IOPS and p99 lines; "
-	                                    "interval must clear the --min-change band"
-	                                  : "; Holm across the comparison's IOPS and p99 lines");
+	char holm[128] = "";
+	if (e->judged)
+		snprintf(holm, sizeof(holm), "; Holm across the profile's %zu verdict line%s (IOPS weighs "
+		         "%g), this line at %.4g%%", e->family, e->family == 1 ? "" : "s", NA_IOPS_WEIGHT,
+		         e->alpha * 100);
+	snprintf(text, sizeof(text), "t test on log values, pooled variance, df=%zu%s%s", e->na + e->nb - 2,
+	         !e->judged ? "; no verdict of its own (follows IOPS)" : holm,
+	         e->judged && e->band > 0 ? "; the interval must clear the --min-change band" : "");
 	return json_string(text);
 }
 
@@ -436,11 +473,15 @@ json_t *na_cmp_line_json(const na_cmp_line *l)
 	                      "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(pct),
 	                      "ratio", num_json(e->ratio),
 	                      "better", known ? json_boolean(better) : json_null(),
-	                      "interval", "level", 1 - NA_ALPHA, "low_pct", num_json((e->lo - 1) * 100),
+	                      "interval", "level", 1 - e->alpha, "low_pct", num_json((e->lo - 1) * 100),
 	                      "high_pct", num_json((e->hi - 1) * 100));
-	json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:s, s:b, s:o, s:o, s:o, s:b}",
+	json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:s, s:b, "
+	                                    "s:o, s:o, s:o, s:b}",
 	    "p", num_json(e->p), "p_holm", e->judged ? num_json(e->p_holm) : json_null(),
-	    "mde_pct", num_json(e->mde * 100), "min_change_pct", num_json(e->band * 100),
+	    "mde_rise_pct", num_json(e->mde * 100), "mde_drop_pct", num_json(e->mde_drop * 100),
+	    "min_change_pct", num_json(e->band * 100),
+	    "family_lines", e->judged ? json_integer((json_int_t)e->family) : json_null(),
+	    "left_out_at_zero", "a", (json_int_t)e->stalled_a, "b", (json_int_t)e->stalled_b,
 	    "verdict", na_noise_name(e->verdict), "judged", e->judged, "method", method_json(e),
 	    "mann_whitney_p", num_json(e->mw_p), "hodges_lehmann_pct", num_json((e->hl_ratio - 1) * 100),
 	    "depends_on_one_run", e->fragile));

@@ -369,6 +369,7 @@ static int key_lines(const na_cmp_group *a, const na_cmp_group *b, const na_cmp_
                      na_cmp *out)
 {
 	int rc = VS_OK;
+	bool read_iops = false;
 	for (int d = 0; rc == VS_OK && d < 2; d++)
 		for (int m = 0; rc == VS_OK && m < NA_M_COUNT; m++) {
 			na_cmp_line l = {.key = k, .dir = d, .metric = m, .a = va, .b = vb,
@@ -377,7 +378,12 @@ static int key_lines(const na_cmp_group *a, const na_cmp_group *b, const na_cmp_
 			l.sb = na_spread_of(vb, collect(b, k, key, n_key, d, m, vb));
 			if (!l.sa.n || !l.sb.n)
 				continue;
-			l.eff = na_effect_of(va, l.sa.n, vb, l.sb.n, band, na_metrics[m].judged);
+			/* A mixed job's write IOPS follow its read IOPS: fio issues its I/Os
+			 * in the job's mix, so the two carry one piece of evidence. */
+			bool judged = na_metrics[m].judged && !(m == NA_M_IOPS && d == 1 && read_iops);
+			read_iops |= m == NA_M_IOPS && d == 0;
+			l.eff = na_effect_of(va, l.sa.n, vb, l.sb.n, band, judged);
+			l.eff.weight = m == NA_M_IOPS ? NA_IOPS_WEIGHT : 1;
 			if (m == NA_M_P99) {
 				l.pooled_a = pooled_p99(a, k, key, n_key, d);
 				l.pooled_b = pooled_p99(b, k, key, n_key, d);
@@ -396,17 +402,23 @@ static bool seen_before(const na_cmp_group *a, size_t i, const int *key, size_t 
 	return false;
 }
 
-/* Holm's correction over every verdict line of the comparison. */
+/* Holm's correction within each key (one profile): its IOPS and p99 lines
+ * answer one question, "did this workload change?", and a comparison of
+ * many profiles keeps each one's power (stats.h, na_verdicts). */
 static int correct(na_cmp *c)
 {
 	na_effect **lines = malloc((c->n ? c->n : 1) * sizeof(*lines));
 	if (!lines)
 		return VS_ERR_NOMEM;
-	for (size_t i = 0; i < c->n; i++) {
-		lines[i] = &c->lines[i].eff;
-		c->judged += lines[i]->judged && lines[i]->verdict != NA_NOISE_TOO_FEW;
+	for (size_t i = 0; i < c->n;) {
+		size_t m = 0;
+		for (const na_cmp_row *k = c->lines[i].key; i < c->n && c->lines[i].key == k; i++) {
+			lines[m] = &c->lines[i].eff;
+			c->judged += lines[m]->judged && lines[m]->verdict != NA_NOISE_TOO_FEW;
+			m++;
+		}
+		na_verdicts(lines, m);
 	}
-	na_verdicts(lines, c->n);
 	free(lines);
 	return VS_OK;
 }
@@ -732,6 +744,8 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	na_spread_text(&l->sb, scale, unit, c->b, sizeof(c->b));
 	na_effect_text(&l->eff, latency, c->change, sizeof(c->change));
 	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
+	if (l->metric == NA_M_IOPS && l->eff.verdict == NA_NOISE_SHOWN)
+		snprintf(c->verdict, sizeof(c->verdict), "follows read IOPS (the job's mix)");
 	c->pooled[0] = '\0';
 	if (l->pooled_a > 0 && l->pooled_b > 0) {
 		char pa[32], pb[32];

@@ -457,7 +457,11 @@ static void effects(const report *r, size_t p, size_t g, na_effect eff[2][N_CMP]
 			size_t na, nb;
 			double *a = values(r, p, first, d, cmp_metrics[i].m, &na);
 			double *b = values(r, p, g, d, cmp_metrics[i].m, &nb);
-			eff[d][i] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, cmp_metrics[i].judged);
+			/* A mixed job's write IOPS follow its read IOPS, as in compare. */
+			bool judged = cmp_metrics[i].judged &&
+			              !(cmp_metrics[i].m == M_IOPS && d == 1 && has_dir(r, p, 0));
+			eff[d][i] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, judged);
+			eff[d][i].weight = cmp_metrics[i].m == M_IOPS ? NA_IOPS_WEIGHT : 1;
 			free(a);
 			free(b);
 			if (has_dir(r, p, d))

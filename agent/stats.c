@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,22 +223,71 @@ double na_hodges_lehmann(const double *a, size_t na, const double *b, size_t nb)
 
 /* ---- effects ---- */
 
-double na_mde(double sd, size_t na, size_t nb, double alpha, double band)
+/* The band's edges in logs: a rise must clear ln(1 + band), a drop
+ * ln(1 - band) (minus infinity from 100%: no drop clears it). */
+static double band_up(double band)
+{
+	return log1p(band);
+}
+
+static double band_down(double band)
+{
+	return band < 1 ? log1p(-band) : -INFINITY;
+}
+
+/* The shift in logs seen with 80% power at two-sided level alpha. */
+static double mde_log(double sd, size_t na, size_t nb, double alpha)
 {
 	if (na < 2 || nb < 2 || na + nb < 3 || isnan(sd))
 		return NAN;
 	double df = (double)(na + nb - 2);
-	double delta = (na_t_quantile(1 - alpha / 2, df) + na_t_quantile(NA_POWER, df)) * sd *
-	               sqrt(1.0 / (double)na + 1.0 / (double)nb);
-	return exp(delta + log1p(band)) - 1;
+	return (na_t_quantile(1 - alpha / 2, df) + na_t_quantile(NA_POWER, df)) * sd *
+	       sqrt(1.0 / (double)na + 1.0 / (double)nb);
+}
+
+double na_mde(double sd, size_t na, size_t nb, double alpha, double band)
+{
+	return exp(mde_log(sd, na, nb, alpha) + band_up(band)) - 1;
+}
+
+double na_mde_drop(double sd, size_t na, size_t nb, double alpha, double band)
+{
+	return band < 1 ? 1 - exp(band_down(band) - mde_log(sd, na, nb, alpha)) : NAN;
 }
 
 size_t na_runs_needed(double sd, double change, double alpha, double band)
 {
+	/* The rise is the harder direction: a size seen as a rise is seen as a drop. */
 	for (size_t n = NA_NOISE_MIN_RUNS; !isnan(sd) && n <= 10000; n += n < 100 ? 1 : n / 20)
 		if (na_mde(sd, n, n, alpha, band) <= change)
 			return n;
 	return 0;
+}
+
+/* Values of exactly 0: runs that stalled. */
+static size_t stalls_of(const double *v, size_t n)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += v[i] == 0;
+	return k;
+}
+
+void na_effect_level(na_effect *e, double alpha)
+{
+	e->alpha = alpha;
+	if (isnan(e->sd))
+		return;
+	double df = (double)(e->na + e->nb - 2), d = log(e->ratio);
+	double se = e->sd * sqrt(1.0 / (double)e->na + 1.0 / (double)e->nb);
+	double tq = na_t_quantile(1 - alpha / 2, df);
+	e->lo = exp(d - tq * se);
+	e->hi = exp(d + tq * se);
+	e->mde = na_mde(e->sd, e->na, e->nb, alpha, e->band);
+	e->mde_drop = na_mde_drop(e->sd, e->na, e->nb, alpha, e->band);
+	/* The verdict is read off the printed interval itself. */
+	bool clears = d - tq * se > band_up(e->band) || d + tq * se < band_down(e->band);
+	e->verdict = !e->judged ? NA_NOISE_SHOWN : clears ? NA_NOISE_BEYOND : NA_NOISE_WITHIN;
 }
 
 na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, double band,
@@ -245,9 +295,10 @@ na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, d
 {
 	na_group ga = na_group_of(a, na), gb = na_group_of(b, nb);
 	na_effect e = {.verdict = NA_NOISE_TOO_FEW, .judged = judged, .na = ga.n, .nb = gb.n,
+	               .stalled_a = stalls_of(a, na), .stalled_b = stalls_of(b, nb),
 	               .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_band = NAN, .p_holm = NAN,
-	               .sd = NAN, .alpha = NA_ALPHA, .band = band, .mde = NAN, .mw_p = NAN,
-	               .hl_ratio = NAN};
+	               .sd = NAN, .alpha = NA_ALPHA, .family = 1, .weight = 1, .band = band, .mde = NAN,
+	               .mde_drop = NAN, .mw_p = NAN, .hl_ratio = NAN};
 	if (ga.n && gb.n)
 		e.ratio = exp(gb.mean - ga.mean);
 	if (ga.n < NA_NOISE_MIN_RUNS || gb.n < NA_NOISE_MIN_RUNS)
@@ -255,15 +306,12 @@ na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, d
 	double df = (double)(ga.n + gb.n - 2), d = gb.mean - ga.mean;
 	e.sd = sqrt(((double)(ga.n - 1) * ga.sd * ga.sd + (double)(gb.n - 1) * gb.sd * gb.sd) / df);
 	double se = e.sd * sqrt(1.0 / (double)ga.n + 1.0 / (double)gb.n);
-	double tq = na_t_quantile(1 - NA_ALPHA / 2, df), beyond = fabs(d) - log1p(band);
-	e.lo = exp(d - tq * se);
-	e.hi = exp(d + tq * se);
+	double beyond = d > 0 ? d - band_up(band) : band_down(band) - d;
 	/* Identical runs: no spread, so any difference at all is certain. */
 	e.p = se > 0 ? t_two_tail(fabs(d) / se, df) : d != 0 ? 0 : 1;
-	e.p_band = beyond <= 0 ? 1 : se > 0 ? t_two_tail(beyond / se, df) : 0;
+	e.p_band = !(beyond > 0) ? 1 : se > 0 ? t_two_tail(beyond / se, df) : 0;
 	e.p_holm = e.p_band;
-	e.mde = na_mde(e.sd, ga.n, gb.n, NA_ALPHA, band);
-	e.verdict = !judged ? NA_NOISE_SHOWN : e.p_band < NA_ALPHA ? NA_NOISE_BEYOND : NA_NOISE_WITHIN;
+	na_effect_level(&e, NA_ALPHA);
 	if (judged && ga.n >= NA_RANK_MIN_RUNS && gb.n >= NA_RANK_MIN_RUNS) {
 		size_t la_n, lb_n;
 		double *la = logs_of(a, na, &la_n), *lb = logs_of(b, nb, &lb_n);
@@ -278,53 +326,54 @@ na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, d
 	return e;
 }
 
-static int by_p(const void *x, const void *y)
+/* Whether a line takes part in its family's correction. */
+static bool in_family(const na_effect *e)
 {
-	const double *a = *(const double *const *)x, *b = *(const double *const *)y;
-	return (*a > *b) - (*a < *b);
+	return e->judged && e->verdict != NA_NOISE_TOO_FEW;
 }
 
-void na_holm(const double *p, size_t n, double *out)
+/* Whether line i comes before line j in Holm's order: by p / weight, ties
+ * by position. */
+static bool before(na_effect *const *lines, size_t i, size_t j)
 {
-	const double **order = malloc((n ? n : 1) * sizeof(*order));
-	if (!order) {  /* without memory, Bonferroni: never less strict than Holm */
-		for (size_t i = 0; i < n; i++)
-			out[i] = p[i] * (double)n < 1 ? p[i] * (double)n : 1;
-		return;
-	}
+	double x = lines[i]->p_band * lines[j]->weight, y = lines[j]->p_band * lines[i]->weight;
+	return x < y || (x == y && i < j);
+}
+
+/* The family's line after prev in Holm's order (SIZE_MAX: the first);
+ * SIZE_MAX after the last. */
+static size_t next_step(na_effect *const *lines, size_t n, size_t prev)
+{
+	size_t best = SIZE_MAX;
 	for (size_t i = 0; i < n; i++)
-		order[i] = &p[i];
-	qsort(order, n, sizeof(*order), by_p);
-	double running = 0;
-	for (size_t k = 0; k < n; k++) {
-		double adj = *order[k] * (double)(n - k);
-		running = adj > running ? adj : running;
-		out[order[k] - p] = running < 1 ? running : 1;
-	}
-	free(order);
+		if (in_family(lines[i]) && (prev == SIZE_MAX || before(lines, prev, i)) &&
+		    (best == SIZE_MAX || before(lines, i, best)))
+			best = i;
+	return best;
 }
 
 void na_verdicts(na_effect *const *lines, size_t n)
 {
-	double *p = calloc(n + 1, sizeof(double)), *adj = calloc(n + 1, sizeof(double));
 	size_t m = 0;
-	for (size_t i = 0; p && adj && i < n; i++)
-		if (lines[i]->judged && lines[i]->verdict != NA_NOISE_TOO_FEW)
-			p[m++] = lines[i]->p_band;
-	if (p && adj)
-		na_holm(p, m, adj);
-	for (size_t i = 0, k = 0; i < n; i++) {
+	double left = 0, running = 0, stop = -1;  /* stop: the weight left when calls stopped */
+	for (size_t i = 0; i < n; i++)
+		if (in_family(lines[i])) {
+			m++;
+			left += lines[i]->weight;
+		}
+	for (size_t i = next_step(lines, n, SIZE_MAX); i != SIZE_MAX; i = next_step(lines, n, i)) {
 		na_effect *e = lines[i];
-		if (!e->judged || e->verdict == NA_NOISE_TOO_FEW)
-			continue;
-		/* Without memory each line keeps its own 5%: said as the level used. */
-		e->p_holm = p && adj ? adj[k++] : e->p_band;
-		e->alpha = p && adj ? NA_ALPHA / (double)m : NA_ALPHA;
-		e->mde = na_mde(e->sd, e->na, e->nb, e->alpha, e->band);
-		e->verdict = e->p_holm < NA_ALPHA ? NA_NOISE_BEYOND : NA_NOISE_WITHIN;
+		double adj = e->p_band * left / e->weight;
+		running = adj > running ? adj : running;
+		e->p_holm = running < 1 ? running : 1;
+		if (stop < 0 && !(running < NA_ALPHA))
+			stop = left;
+		/* A line not called is judged at the step where the calls stopped:
+		 * its p / weight is no smaller than that step's line's. */
+		e->family = m;
+		na_effect_level(e, NA_ALPHA * e->weight / (stop < 0 ? left : stop));
+		left -= e->weight;
 	}
-	free(p);
-	free(adj);
 }
 
 double na_effect_pct(const na_effect *e)
@@ -365,13 +414,14 @@ const char *na_noise_name(na_noise v)
 }
 
 const char na_noise_method[] =
-	"A change is \"beyond noise\" when its 95% confidence interval, from a t test on the runs' "
-	"logarithms and allowing for the IOPS and p99 lines judged together, leaves out no change: "
-	"groups that truly perform alike get such a call on any of those lines less than 1 time "
-	"in 20 (MB/s and average latency follow from IOPS and get no verdict of their own). "
-	"\"Within noise\" does not mean nothing changed, only that this many runs could not tell "
-	"a change smaller than the size given, and with fewer than 3 runs a side it is \"too few "
-	"runs to tell\".";
+	"A change is \"beyond noise\" when its confidence interval, from a t test on the runs' "
+	"logarithms, leaves out no change. Each profile's IOPS and p99 lines are judged together "
+	"as one question (Holm's correction), and each interval is printed at the level its line "
+	"was judged at (95% for a line alone, up to 98.75% for 4 lines), so that a profile whose "
+	"groups truly perform alike shows a change less than 1 time in 20; MB/s and average "
+	"latency follow from IOPS and get no verdict of their own. \"Within noise\" does not mean "
+	"nothing changed, only that these runs could not see a change smaller than the size given; "
+	"with fewer than 3 runs a side it is \"too few runs to tell\".";
 
 void na_print_wrapped(FILE *out, const char *text, size_t width)
 {
@@ -444,33 +494,56 @@ const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t s
 	return buf;
 }
 
+const char *na_level_text(double alpha, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.4g", (1 - alpha) * 100);
+	return buf;
+}
+
 const char *na_effect_text(const na_effect *e, bool lower_is_better, char *buf, size_t size)
 {
-	char change[48];
+	char change[48], level[16];
 	na_change_text(na_effect_pct(e), lower_is_better, change, sizeof(change));
 	if (isnan(e->lo))
 		snprintf(buf, size, "%s", change);
 	else
-		snprintf(buf, size, "%s (95%% CI %+.1f%% to %+.1f%%)", change, (e->lo - 1) * 100,
+		snprintf(buf, size, "%s (%s%% CI %+.1f%% to %+.1f%%)", change,
+		         na_level_text(e->alpha, level, sizeof(level)), (e->lo - 1) * 100,
 		         (e->hi - 1) * 100);
 	return buf;
+}
+
+/* "; 1 run of B at 0 left out of the test": a stall is never dropped silently. */
+static void stalls_text(const na_effect *e, char *buf, size_t size)
+{
+	size_t n[2] = {e->stalled_a, e->stalled_b};
+	int at = 0;
+	buf[0] = '\0';
+	for (int g = 0; g < 2; g++)
+		if (n[g] && at >= 0 && (size_t)at < size)
+			at += snprintf(buf + at, size - (size_t)at, "; %zu run%s of %c at 0 left out of the test",
+			               n[g], n[g] == 1 ? "" : "s", g ? 'B' : 'A');
 }
 
 const char *na_verdict_text(const na_effect *e, char *buf, size_t size)
 {
 	const char *name = na_noise_name(e->verdict);
 	const char *fragile = e->fragile ? "; depends on one run" : "";
+	char stalls[128];
+	stalls_text(e, stalls, sizeof(stalls));
 	if (e->verdict != NA_NOISE_WITHIN || isnan(e->mde)) {
-		snprintf(buf, size, "%s%s", name, fragile);
+		snprintf(buf, size, "%s%s%s", name, fragile, stalls);
 		return buf;
 	}
-	char runs[48];
+	char runs[48], drop[48] = "";
 	if (e->na == e->nb)
 		snprintf(runs, sizeof(runs), "%zu runs a side", e->na);
 	else
 		snprintf(runs, sizeof(runs), "%zu and %zu runs", e->na, e->nb);
-	snprintf(buf, size, "%s: could only see changes of about ±%.0f%% with %s%s", name,
-	         e->mde * 100, runs, fragile);
+	if (!isnan(e->mde_drop))
+		snprintf(drop, sizeof(drop), " or drops of about -%.0f%%", e->mde_drop * 100);
+	snprintf(buf, size, "%s: could only see rises of about +%.0f%%%s with %s%s%s", name,
+	         e->mde * 100, drop, runs, fragile, stalls);
 	return buf;
 }
 

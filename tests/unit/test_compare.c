@@ -103,13 +103,15 @@ static void test_lines(void **state)
 	/* More IOPS, so lower latency: the sign is negative and that is better. */
 	assert_true(na_effect_pct(&p99->eff) < 0);
 	assert_int_equal(p99->eff.verdict, NA_NOISE_BEYOND);
-	/* Holm over 2 lines: the smaller p is held to 2.5%. */
-	assert_true(iops->eff.alpha == 0.025 && iops->eff.p_holm >= iops->eff.p);
+	/* Weighted Holm over the profile's 2 lines: IOPS (weight 4 of 5) is held to
+	 * 4% first, then p99 gets the whole 5%; each interval at its own level. */
+	assert_true(fabs(iops->eff.alpha - 0.04) < 1e-12 && iops->eff.p_holm >= iops->eff.p);
+	assert_true(fabs(p99->eff.alpha - 0.05) < 1e-12 && iops->eff.family == 2);
 	na_cmp_cells s;
 	na_cmp_cells_of(iops, &s);
 	assert_string_equal(s.metric, "write IOPS");
 	assert_string_equal(s.a, "10,000 (9,900-10,200, n=3)");
-	assert_string_equal(s.change, "+30.2% better (95% CI +25.7% to +34.9%)");
+	assert_string_equal(s.change, "+30.2% better (96% CI +25.4% to +35.3%)");
 	assert_string_equal(s.verdict, "beyond noise");
 	na_cmp_cells_of(p99, &s);
 	assert_string_equal(s.metric, "write p99 latency (median of runs)");
@@ -128,7 +130,7 @@ static void test_lines(void **state)
 	iops = line(&c, "randwrite", 1, NA_M_IOPS);
 	assert_int_equal(iops->eff.verdict, NA_NOISE_BEYOND);
 	na_cmp_cells_of(iops, &s);
-	assert_string_equal(s.change, "-23.2% worse (95% CI -25.9% to -20.5%)");
+	assert_string_equal(s.change, "-23.2% worse (96% CI -26.1% to -20.2%)");
 	na_cmp_free(&c);
 	/* --min-change 40%: a +30% cannot clear it. */
 	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0.40, &c), VS_OK);
