@@ -261,9 +261,34 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
+/* The window's timeline as store.h's JSON (malloc'd; NULL without one). */
+static char *nas_timeline(const nas_window *w)
+{
+	if (!w->timeline.n)
+		return NULL;
+	json_t *series[4] = {json_array(), json_array(), json_array(), json_array()};
+	for (size_t i = 0; i < w->timeline.n; i++) {
+		const nas_io *c = w->timeline.v[i].cls;
+		const uint64_t v[4] = {
+			c[NAS_CLASS_DATA].write_bytes + c[NAS_CLASS_DEDUP].write_bytes,
+			c[NAS_CLASS_DATA].read_bytes + c[NAS_CLASS_DEDUP].read_bytes +
+				c[NAS_CLASS_SPECIAL].read_bytes,
+			c[NAS_CLASS_SPECIAL].write_bytes, c[NAS_CLASS_LOG].write_bytes};
+		for (int k = 0; k < 4; k++)
+			json_array_append_new(series[k], json_integer((json_int_t)v[k]));
+	}
+	json_t *o = json_pack("{s:i, s:o, s:o, s:o, s:o}", "interval_s", w->interval_s,
+	                      "data_write", series[0], "data_read", series[1],
+	                      "special_write", series[2], "log_write", series[3]);
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	return text;
+}
+
 /* The NAS side of the result being recorded: the settings as measured, the
- * window's figures (layout: its pool layout's buffer).  It is recorded in
- * the result's transaction, so a kill never leaves one without the other. */
+ * window's figures (layout: its pool layout's buffer; the timeline is
+ * malloc'd).  It is recorded in the result's transaction, so a kill never
+ * leaves one without the other. */
 static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *n, char *layout,
                     size_t size)
 {
@@ -292,7 +317,7 @@ static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *
 		.arc_demand_misses = (int64_t)w->arc_misses, .arc_size = (int64_t)w->arc_size,
 		.zil_commits = (int64_t)w->zil_commits, .zil_slog_bytes = (int64_t)w->zil_slog_bytes,
 		.zil_normal_bytes = (int64_t)w->zil_normal_bytes, .arc_hit_ratio = w->arc_hit_ratio,
-		.incomplete = w->incomplete,
+		.incomplete = w->incomplete, .timeline = nas_timeline(w),
 	};
 }
 
@@ -329,6 +354,8 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 	}
 	int rc = na_store_add_journaled(b->store, &r, b->step, err);
 	out->row = r.id;
+	if (out->nas)
+		free((char *)nas.timeline);
 	return rc;
 }
 

@@ -121,7 +121,7 @@ static void row_bins(na_cmp_row *w, const char *fio_json)
 
 /* ESXi's datastore read and write rates over the run (KBps samples, as
  * bench stored them), in MB/s; -1 when none came back. */
-static void row_esxi(na_cmp_row *w, const char *counters_json)
+static void layers_esxi(double *layer, const char *counters_json)
 {
 	static const char *const counter[2] = {"datastore.read.average", "datastore.write.average"};
 	json_t *samples = counters_json ? json_loads(counters_json, 0, NULL) : NULL;
@@ -137,18 +137,53 @@ static void row_esxi(na_cmp_row *w, const char *counters_json)
 				n++;
 			}
 		}
-		w->layer[d ? NA_L_ESXI_WRITE : NA_L_ESXI_READ] = n ? sum / (double)n * 1024 / 1e6 : -1;
+		layer[d ? NA_L_ESXI_WRITE : NA_L_ESXI_READ] = n ? sum / (double)n * 1024 / 1e6 : -1;
 	}
 	json_decref(samples);
+}
+
+/* The pool's layers from result r's NAS side n. */
+static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
+{
+	double secs = (double)(n->intervals * n->interval_s);
+	if (n->pool_known && secs > 0) {
+		layer[NA_L_POOL_READ] =
+			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
+		layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;
+		layer[NA_L_SPECIAL_WRITE] = (double)n->special_write_bytes / secs / 1e6;
+		layer[NA_L_LOG_WRITE] = (double)n->log_write_bytes / secs / 1e6;
+	}
+	/* the window bench's NAS line reads it from, so the formula is one */
+	nas_window win = {.counters = n->counters_known, .incomplete = n->incomplete,
+	                  .dataset_written = (uint64_t)n->dataset_written};
+	win.total[NAS_CLASS_DATA].write_bytes = (uint64_t)n->data_write_bytes;
+	win.total[NAS_CLASS_SPECIAL].write_bytes = (uint64_t)n->special_write_bytes;
+	win.total[NAS_CLASS_DEDUP].write_bytes = (uint64_t)n->dedup_write_bytes;
+	win.total[NAS_CLASS_LOG].write_bytes = (uint64_t)n->log_write_bytes;
+	const na_dir_stats *wr = &r->write;
+	nas_amplification a;
+	nas_amplification_of(&win, wr->present ? (uint64_t)(wr->bw_bytes * (double)wr->runtime_ms / 1000)
+	                                       : 0, &a);
+	if (a.known && n->pool_known)
+		layer[NA_L_AMPLIFICATION] = a.total;
+	if (n->counters_known && n->arc_hit_ratio >= 0)
+		layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;
+}
+
+void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_COUNT])
+{
+	for (int i = 0; i < NA_L_COUNT; i++)
+		layer[i] = -1;
+	layers_esxi(layer, r->host_counters_json);
+	if (n)
+		layers_pool(layer, r, n);
 }
 
 static bool row_fill(na_cmp_row *w, const na_result *r)
 {
 	bool ok = true;
 	w->id = r->id;
-	for (int i = 0; i < NA_L_COUNT; i++)
-		w->layer[i] = -1;
-	row_esxi(w, r->host_counters_json);
+	na_cmp_layers(r, NULL, w->layer);
 	for (int i = 0; i < NA_N_FIELDS; i++) {
 		const char *v = na_field_kept(i) ? na_field_text(r, i) : NULL;
 		ok &= !v || (w->field[i] = strdup(v)) != NULL;
@@ -193,35 +228,12 @@ typedef struct loading {
 	const na_result *r;  /* the result whose NAS side is read */
 } loading;
 
-/* The pool's layers of the row just added, from its NAS side. */
+/* The layers of the row just added, its NAS side's included. */
 static int row_pool(const na_nas_run *n, void *ud, vs_error *err)
 {
 	(void)err;
 	const loading *l = ud;
-	na_cmp_row *w = &l->g->rows[l->g->n - 1];
-	double secs = (double)(n->intervals * n->interval_s);
-	if (n->pool_known && secs > 0) {
-		w->layer[NA_L_POOL_READ] =
-			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
-		w->layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;
-		w->layer[NA_L_SPECIAL_WRITE] = (double)n->special_write_bytes / secs / 1e6;
-		w->layer[NA_L_LOG_WRITE] = (double)n->log_write_bytes / secs / 1e6;
-	}
-	/* the window bench's NAS line reads it from, so the formula is one */
-	nas_window win = {.counters = n->counters_known, .incomplete = n->incomplete,
-	                  .dataset_written = (uint64_t)n->dataset_written};
-	win.total[NAS_CLASS_DATA].write_bytes = (uint64_t)n->data_write_bytes;
-	win.total[NAS_CLASS_SPECIAL].write_bytes = (uint64_t)n->special_write_bytes;
-	win.total[NAS_CLASS_DEDUP].write_bytes = (uint64_t)n->dedup_write_bytes;
-	win.total[NAS_CLASS_LOG].write_bytes = (uint64_t)n->log_write_bytes;
-	const na_dir_stats *wr = &l->r->write;
-	nas_amplification a;
-	nas_amplification_of(&win, wr->present ? (uint64_t)(wr->bw_bytes * (double)wr->runtime_ms / 1000)
-	                                       : 0, &a);
-	if (a.known && n->pool_known)
-		w->layer[NA_L_AMPLIFICATION] = a.total;
-	if (n->counters_known && n->arc_hit_ratio >= 0)
-		w->layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;
+	na_cmp_layers(l->r, n, l->g->rows[l->g->n - 1].layer);
 	return VS_OK;
 }
 
@@ -423,18 +435,6 @@ static int correct(na_cmp *c)
 	return VS_OK;
 }
 
-int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, size_t n_key,
-               double band, na_cmp *out)
-{
-	*out = (na_cmp){0};
-	double *va = malloc((a->n ? a->n : 1) * sizeof(double));
-	double *vb = malloc((b->n ? b->n : 1) * sizeof(double));
-	int rc = va && vb ? VS_OK : VS_ERR_NOMEM;
-	for (size_t i = 0; rc == VS_OK && i < a->n; i++) {
-		const na_cmp_row *k = &a->rows[i];
-		if (seen_before(a, i, key, n_key) || !na_cmp_has_key(b, k, key, n_key))
-			continue;
-		out->keys++;
 /* The values of one layer over the rows of g with key (known ones only). */
 static size_t collect_layer(const na_cmp_group *g, const na_cmp_row *k, const int *key,
                             size_t n_key, int layer, double *out, bool *nonzero)
@@ -485,7 +485,21 @@ static int layer_lines(const na_cmp_group *a, const na_cmp_group *b, const na_cm
 	return rc == VS_OK && !family ? VS_ERR_NOMEM : rc;
 }
 
+int na_cmp_run(const na_cmp_group *a, const na_cmp_group *b, const int *key, size_t n_key,
+               double band, na_cmp *out)
+{
+	*out = (na_cmp){0};
+	double *va = malloc((a->n ? a->n : 1) * sizeof(double));
+	double *vb = malloc((b->n ? b->n : 1) * sizeof(double));
+	int rc = va && vb ? VS_OK : VS_ERR_NOMEM;
+	for (size_t i = 0; rc == VS_OK && i < a->n; i++) {
+		const na_cmp_row *k = &a->rows[i];
+		if (seen_before(a, i, key, n_key) || !na_cmp_has_key(b, k, key, n_key))
+			continue;
+		out->keys++;
 		rc = key_lines(a, b, k, key, n_key, band, va, vb, out);
+		if (rc == VS_OK)
+			rc = layer_lines(a, b, k, key, n_key, band, va, vb, out);
 	}
 	free(va);
 	free(vb);
@@ -498,9 +512,12 @@ void na_cmp_free(na_cmp *c)
 		free(c->lines[i].a);
 		free(c->lines[i].b);
 	}
-		if (rc == VS_OK)
-			rc = layer_lines(a, b, k, key, n_key, band, va, vb, out);
+	for (size_t i = 0; i < c->n_layers; i++) {
+		free(c->layers[i].a);
+		free(c->layers[i].b);
+	}
 	free(c->lines);
+	free(c->layers);
 	*c = (na_cmp){0};
 }
 
@@ -512,12 +529,7 @@ static const char **times_of(const na_cmp_group *g)
 	const char **t = malloc((g->n ? g->n : 1) * sizeof(char *));
 	for (size_t i = 0; t && i < g->n; i++)
 		t[i] = g->rows[i].field[NA_FIELD_started_at];
-	for (size_t i = 0; i < c->n_layers; i++) {
-		free(c->layers[i].a);
-		free(c->layers[i].b);
-	}
 	return t;
-	free(c->layers);
 }
 
 /* "2026-01-01T10:00:00Z to 2026-01-01T11:30:00Z" */

@@ -101,6 +101,8 @@ static const char *const migrations[] = {
 	"ALTER TABLE findings ADD COLUMN extent_case TEXT;",
 	/* 6: the NAS side of a result (bench --nas): store_nas.c */
 	na_store_nas_schema,
+	/* 7: its zpool iostat timeline */
+	na_store_nas_timeline,
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -127,8 +129,9 @@ static const struct {
 	{3, 5, "CREATE TEMP VIEW findings AS SELECT id, at, kind, campaign, target, host,"
 	       " esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm,"
 	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
-	/* before 6 no result had a NAS side */
+	/* before 6 no result had a NAS side, before 7 no timeline */
 	{1, 6, na_store_nas_none},
+	{6, 7, na_store_nas_no_timeline},
 };
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */

@@ -250,6 +250,10 @@ struct na_nas_run {
 	NA_NAS_COUNTERS(NA_NAS_INT)
 	double arc_hit_ratio;        /* demand data; < 0 (NULL) without demand reads */
 	bool incomplete;             /* something was not read: why says what */
+	/* zpool iostat's intervals as JSON, NULL without them (or before schema
+	 * 7): {"interval_s": 2, "data_write": [...], "data_read": [...],
+	 * "special_write": [...], "log_write": [...]}, bytes per second. */
+	const char *timeline;
 };
 #undef NA_NAS_INT
 #undef NA_NAS_TEXT

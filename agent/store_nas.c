@@ -31,23 +31,28 @@ const char na_store_nas_schema[] =
 	" logbias TEXT, primarycache TEXT, why TEXT," FIGURES
 	" incomplete INTEGER NOT NULL CHECK (incomplete IN (0, 1)),"
 	" CHECK (incomplete = 0 OR why IS NOT NULL));";
+/* Schema step 7: the window's zpool iostat timeline (JSON, see store.h). */
+const char na_store_nas_timeline[] = "ALTER TABLE nas_runs ADD COLUMN timeline TEXT;";
 /* What a reader of a file from before step 6 sees: no NAS side. */
 const char na_store_nas_none[] =
 	"CREATE TEMP TABLE nas_runs (result_id INTEGER PRIMARY KEY, dataset TEXT, pool_layout TEXT,"
 	" sync TEXT, compression TEXT, atime TEXT, logbias TEXT, primarycache TEXT, why TEXT,"
-	FIGURES " incomplete INTEGER)";
+	FIGURES " incomplete INTEGER, timeline TEXT)";
+/* ... and of a file of step 6: NAS rows without their timeline. */
+const char na_store_nas_no_timeline[] =
+	"CREATE TEMP VIEW nas_runs AS SELECT *, NULL AS timeline FROM main.nas_runs";
 
 /* The columns in the order of the statements below: texts, settings, pool,
- * counters, then arc_hit_ratio and incomplete. */
+ * counters, then arc_hit_ratio, incomplete and timeline. */
 #define NAME(name) ", " #name
 #define COLUMNS                                                                          \
 	"result_id" NA_NAS_TEXTS(NAME) NA_NAS_SETTINGS(NAME) NA_NAS_POOL(NAME) NA_NAS_COUNTERS(NAME) \
-	", arc_hit_ratio, incomplete"
+	", arc_hit_ratio, incomplete, timeline"
 #define ONE(name) +1
 enum {
 	N_TEXTS = 0 NA_NAS_TEXTS(ONE), N_SETTINGS = 0 NA_NAS_SETTINGS(ONE),
 	N_POOL = 0 NA_NAS_POOL(ONE), N_COUNTERS = 0 NA_NAS_COUNTERS(ONE),
-	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 2,
+	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3,
 };
 
 /* Binds ints[0..n) from column *col on, or NULL for each when !known. */
@@ -92,6 +97,10 @@ int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error 
 			        : sqlite3_bind_null(st, col);
 		if (b == SQLITE_OK)
 			b = sqlite3_bind_int(st, ++col, n->incomplete);
+		if (b == SQLITE_OK)
+			b = n->pool_known && n->timeline
+			        ? sqlite3_bind_text(st, ++col, n->timeline, -1, SQLITE_STATIC)
+			        : sqlite3_bind_null(st, ++col);
 		if (b == SQLITE_OK)
 			b = sqlite3_step(st);
 		if (b != SQLITE_DONE)
@@ -138,6 +147,7 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 		n.arc_hit_ratio = sqlite3_column_type(st, col) == SQLITE_NULL ? -1
 		                                                             : sqlite3_column_double(st, col);
 		n.incomplete = sqlite3_column_int(st, ++col) != 0;
+		n.timeline = (const char *)sqlite3_column_text(st, ++col);
 		*found = true;
 		rc = fn(&n, ud, err);
 	} else if (rc == VS_OK && step != SQLITE_DONE) {

@@ -75,13 +75,14 @@ static na_nas_run sample(void)
 		.counters_known = true, .dataset_written = 8300000000, .dataset_writes = 2022000,
 		.arc_demand_hits = 0, .arc_demand_misses = 0, .arc_size = 200000000000,
 		.zil_slog_bytes = 53000000000, .zil_commits = 2022000, .arc_hit_ratio = -1,
+		.timeline = "{\"interval_s\":2,\"data_write\":[3500000000,3400000000]}",
 	};
 }
 
 typedef struct seen {
 	int calls;
 	na_nas_run n;
-	char dataset[64], sync[16], why[128];
+	char dataset[64], sync[16], why[128], timeline[128];
 } seen;
 
 static int keep(const na_nas_run *n, void *ud, vs_error *err)
@@ -93,6 +94,7 @@ static int keep(const na_nas_run *n, void *ud, vs_error *err)
 	snprintf(s->dataset, sizeof(s->dataset), "%s", n->dataset ? n->dataset : "(null)");
 	snprintf(s->sync, sizeof(s->sync), "%s", n->sync ? n->sync : "(null)");
 	snprintf(s->why, sizeof(s->why), "%s", n->why ? n->why : "(null)");
+	snprintf(s->timeline, sizeof(s->timeline), "%s", n->timeline ? n->timeline : "(null)");
 	return VS_OK;
 }
 
@@ -102,7 +104,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_schema_version(), 6);
+	assert_int_equal(na_store_schema_version(), 7);
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
@@ -130,6 +132,7 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(got.n.zil_slog_bytes, 53000000000);
 	assert_true(got.n.arc_hit_ratio < 0);
 	assert_false(got.n.incomplete);
+	assert_string_equal(got.timeline, "{\"interval_s\":2,\"data_write\":[3500000000,3400000000]}");
 
 	got = (seen){0};
 	assert_int_equal(na_store_nas_of(s, other, keep, &got, &found, &err), VS_OK);
@@ -139,6 +142,7 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(got.n.recordsize, 65536);
 	assert_false(got.n.pool_known);
 	assert_false(got.n.counters_known);
+	assert_string_equal(got.timeline, "(null)");  /* no window, no timeline */
 
 	/* A result without one; the refusals, which refuse the result too: a
 	 * result and its NAS side are one transaction. */
@@ -181,6 +185,48 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_column_int(st, 1), 2);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
+}
+
+/* A file of schema 6: its NAS rows read without a timeline, the file left
+ * at 6; the next recording command adds the column. */
+static void schema_6_files(void **state)
+{
+	(void)state;
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open_version(path, 6, &s, &err), VS_OK);
+	/* the row as schema 6 wrote it: every column but the timeline */
+	int64_t id = add_result(s, NULL);
+	na_store_close(&s);
+	sqlite3 *db = NULL;
+	char sql[256];
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	snprintf(sql, sizeof(sql), "INSERT INTO nas_runs (result_id, dataset, recordsize, incomplete)"
+	         " VALUES (%lld, 'tank/vm', 16384, 0)", (long long)id);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	seen got = {0};
+	bool found = false;
+	assert_int_equal(na_store_nas_of(s, id, keep, &got, &found, &err), VS_OK);
+	assert_true(found);
+	assert_string_equal(got.dataset, "tank/vm");
+	assert_string_equal(got.timeline, "(null)");
+	na_store_close(&s);
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), 6);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_nas_run n = sample();
+	id = add_result(s, &n);
+	got = (seen){0};
+	assert_int_equal(na_store_nas_of(s, id, keep, &got, &found, &err), VS_OK);
+	assert_string_equal(got.timeline, n.timeline);
+	na_store_close(&s);
 }
 
 /* A file of schema 5: a reader sees no NAS side and leaves it at 5; the
@@ -295,6 +341,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(recorded_and_read_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(older_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(settings_are_fields, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_6_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
