@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "agent.h"
+#include "compare.h"
 #include "report.h"
 
 enum { MAX_BY = 16, MAX_DISTINCT = 6 };
@@ -22,6 +25,8 @@ typedef struct row {
 	bool ok;
 	na_dir_stats dir[2];
 	size_t group, profile;
+	double layer[NA_L_COUNT];  /* ESXi's and the pool's (compare's), -1 not measured */
+	na_timeline timeline;      /* n 0 without a NAS side */
 } row;
 
 typedef struct report {
@@ -34,6 +39,7 @@ typedef struct report {
 	size_t n_findings;
 	const na_report_opts *o;
 	FILE *out;
+	na_store *store;
 } report;
 
 static const char *const dir_names[] = {"read", "write"};
@@ -95,6 +101,8 @@ static void free_rows(report *r)
 			free((char *)r->rows[i].labels[l].value);
 		}
 		free(r->rows[i].labels);
+		free(r->rows[i].timeline.data_w);
+		free(r->rows[i].timeline.log_w);
 	}
 	free(r->rows);
 	free_list(r->groups, r->n_groups);
@@ -118,6 +126,45 @@ static bool copy_row(row *w, const na_result *res)
 	return ok;
 }
 
+/* The stored timeline's series as MB/s into t; false without memory (a
+ * timeline that does not parse is none). */
+static bool parse_timeline(const char *json, na_timeline *t)
+{
+	json_t *o = json_loads(json, 0, NULL), *dw = json_object_get(o, "data_write"),
+	       *lw = json_object_get(o, "log_write");
+	size_t n = json_array_size(dw);
+	t->interval_s = (int)json_integer_value(json_object_get(o, "interval_s"));
+	bool ok = true;
+	if (n && t->interval_s > 0 && json_array_size(lw) == n) {
+		t->data_w = calloc(n, sizeof(double));
+		t->log_w = calloc(n, sizeof(double));
+		ok = t->data_w && t->log_w;
+		for (size_t i = 0; ok && i < n; i++) {
+			t->data_w[i] = (double)json_integer_value(json_array_get(dw, i)) / 1e6;
+			t->log_w[i] = (double)json_integer_value(json_array_get(lw, i)) / 1e6;
+		}
+		t->n = ok ? n : 0;
+	}
+	json_decref(o);
+	return ok;
+}
+
+typedef struct nas_side {
+	row *w;
+	const na_result *res;
+	bool ok;
+} nas_side;
+
+static int nas_of(const na_nas_run *n, void *ud, vs_error *err)
+{
+	(void)err;
+	nas_side *side = ud;
+	na_cmp_layers(side->res, n, side->w->layer);
+	side->w->timeline.id = side->res->id;
+	side->ok = !n->timeline || parse_timeline(n->timeline, &side->w->timeline);
+	return VS_OK;
+}
+
 static int collect(const na_result *res, void *ud, vs_error *err)
 {
 	report *r = ud;
@@ -129,9 +176,14 @@ static int collect(const na_result *res, void *ud, vs_error *err)
 		r->rows = grown;
 		r->cap = cap;
 	}
-	bool ok = copy_row(&r->rows[r->n], res);
+	row *w = &r->rows[r->n];
+	bool ok = copy_row(w, res);
 	r->n++;  /* even half-copied, so that free_rows frees it */
-	return ok ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	nas_side side = {w, res, true};
+	bool found;
+	na_cmp_layers(res, NULL, w->layer);
+	int rc = ok ? na_store_nas_of(r->store, res->id, nas_of, &side, &found, err) : VS_OK;
+	return !ok || !side.ok ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : rc;
 }
 
 /* A provenance field ("protocol" is datastore_type, as in queries) or a label. */
@@ -188,6 +240,8 @@ static void choose_grouping(report *r)
 		return;
 	if (varies(r, "datastore_type"))
 		add_by(r, "datastore_type");
+	if (varies(r, "zfs_recordsize"))  /* measured: says more than a label */
+		add_by(r, "zfs_recordsize");
 	char **seen = NULL;  /* each key is looked at once: varies() reads every row */
 	size_t n_seen = 0;
 	for (size_t i = 0; i < r->n; i++)
@@ -527,6 +581,84 @@ static void comparison(const report *r, size_t p)
 		      "nfsagent compare judges them (see how changes are judged, above).</p>\n", r->out);
 }
 
+/* The layer's values of group g's ok runs of profile p (malloc'd; *n). */
+static double *layer_values(const report *r, size_t p, size_t g, int layer, size_t *n)
+{
+	double *v = malloc((r->n + 1) * sizeof(double));
+	*n = 0;
+	for (size_t i = 0; v && i < r->n; i++) {
+		const row *w = &r->rows[i];
+		if (w->ok && w->profile == p && w->group == g && w->layer[layer] >= 0)
+			v[(*n)++] = w->layer[layer];
+	}
+	return v;
+}
+
+/* Under the fio numbers: what ESXi and the pool saw of the same runs, the
+ * write amplification among them, judged against the first group as
+ * compare judges its layers (Holm within each group's layers). */
+static void layers(const report *r, size_t p)
+{
+	size_t first = first_group(r, p);
+	bool shown[NA_L_COUNT] = {false}, any = false;
+	for (int m = 0; m < NA_L_COUNT; m++)
+		for (size_t i = 0; i < r->n; i++)
+			if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].layer[m] > 0)
+				shown[m] = any = true;
+	if (!any)
+		return;
+	na_effect (*eff)[NA_L_COUNT] = calloc(r->n_groups + 1, sizeof(*eff));
+	for (size_t g = 0; eff && g < r->n_groups; g++) {
+		na_effect *family[NA_L_COUNT];
+		size_t n = 0;
+		for (int m = 0; g != first && in_profile(r, p, g) && m < NA_L_COUNT; m++) {
+			size_t na, nb;
+			double *a = layer_values(r, p, first, m, &na), *b = layer_values(r, p, g, m, &nb);
+			eff[g][m] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, true);
+			if (shown[m] && na && nb)
+				family[n++] = &eff[g][m];
+			free(a);
+			free(b);
+		}
+		na_verdicts(family, n);
+	}
+	fputs("<table class=\"cmp layers\">\n", r->out);
+	group_header(r, p, "ESXi and the pool (median, min–max · runs)");
+	for (int m = 0; eff && m < NA_L_COUNT; m++) {
+		if (!shown[m])
+			continue;
+		fprintf(r->out, "<tr data-layer=\"%s\"><th>%s%s</th>", na_layers[m].key, na_layers[m].label,
+		        na_layers[m].unit[0] == ' ' ? na_layers[m].unit : "");
+		for (size_t g = 0; g < r->n_groups; g++) {
+			if (!in_profile(r, p, g))
+				continue;
+			size_t n;
+			double *v = layer_values(r, p, g, m, &n);
+			na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
+			free(v);
+			if (!s.n) {
+				fputs("<td class=\"num\">–</td>", r->out);
+				continue;
+			}
+			const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
+			char text[160];
+			fprintf(r->out, "<td class=\"num\"><b>%.*f%s</b><span class=\"sp\">%.*f–%.*f · n=%zu"
+			        "</span>", s.median < 10 ? 1 : 0, s.median, unit, s.min < 10 ? 1 : 0, s.min,
+			        s.max < 10 ? 1 : 0, s.max, s.n);
+			if (g != first && !isnan(eff[g][m].ratio)) {
+				fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
+				        na_effect_text(&eff[g][m], na_layers[m].lower_is_better, text, sizeof(text)));
+				esc(r, na_verdict_text(&eff[g][m], text, sizeof(text)));
+				fputs("</span>", r->out);
+			}
+			fputs("</td>", r->out);
+		}
+		fputs("</tr>\n", r->out);
+	}
+	free(eff);
+	fputs("</tbody>\n</table>\n", r->out);
+}
+
 static void few_runs_note(const report *r, size_t p)
 {
 	bool any = false;
@@ -567,7 +699,18 @@ static void charts(const report *r, size_t p)
 			for (int k = 0; k < NA_PCTS; k++)
 				pct[(d * n + i) * NA_PCTS + k] = spread(r, p, colors[i], dir, M_P50 + k);
 		}
-	na_chart c = {r->profiles[p], names, colors, n, dirs, n_dirs, iops, pct};
+	/* the runs with a pool timeline, their group as the chart's index */
+	na_timeline *runs = calloc(r->n + 1, sizeof(na_timeline));
+	size_t n_runs = 0;
+	for (size_t i = 0; ok && runs && i < r->n; i++) {
+		const row *w = &r->rows[i];
+		for (size_t k = 0; w->ok && w->profile == p && w->timeline.n && k < n; k++)
+			if (colors[k] == w->group) {
+				runs[n_runs] = w->timeline;
+				runs[n_runs++].group = k;
+			}
+	}
+	na_chart c = {r->profiles[p], names, colors, n, dirs, n_dirs, iops, pct, runs, n_runs};
 	if (ok && n_dirs) {
 		fputs("<div class=\"charts\">\n<figure><figcaption>Median IOPS; whiskers span min–max"
 		      "</figcaption>\n", r->out);
@@ -575,8 +718,16 @@ static void charts(const report *r, size_t p)
 		fputs("</figure>\n<figure><figcaption>Latency percentiles (median of runs)"
 		      "</figcaption>\n", r->out);
 		na_svg_latency(r->out, &c);
-		fputs("</figure>\n</div>\n", r->out);
+		fputs("</figure>\n", r->out);
+		if (n_runs) {
+			fputs("<figure><figcaption>Pool writes over each run (zpool iostat)</figcaption>\n",
+			      r->out);
+			na_svg_timeline(r->out, &c);
+			fputs("</figure>\n", r->out);
+		}
+		fputs("</div>\n", r->out);
 	}
+	free(runs);
 	free(names);
 	free(colors);
 	free(iops);
@@ -592,6 +743,7 @@ static void profile_section(const report *r, size_t p)
 	fputs("</h2>\n", r->out);
 	few_runs_note(r, p);
 	comparison(r, p);
+	layers(r, p);
 	charts(r, p);
 	fputs("</section>\n", r->out);
 }
@@ -660,7 +812,7 @@ static void failures(const report *r)
 int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_counts *counts,
                    vs_error *err)
 {
-	report r = {.o = o, .out = out};
+	report r = {.o = o, .out = out, .store = s};
 	int rc = na_store_query(s, o->where, o->n_where, collect, &r, err);
 	if (rc == VS_OK)
 		rc = assign_groups(&r, err);

@@ -34,6 +34,15 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 /* ---- shared by report.c and report_svg.c ---- */
 enum { NA_PCTS = 4 };  /* p50, p95, p99, p99.9 */
 
+/* One run's pool timeline (zpool iostat's intervals), in MB/s. */
+typedef struct na_timeline {
+	int64_t id;              /* the result */
+	size_t group;            /* its index among the chart's groups */
+	int interval_s;
+	double *data_w, *log_w;  /* data vdevs' and log vdevs' writes per interval */
+	size_t n;
+} na_timeline;
+
 /* One profile's numbers: groups are the series, directions the clusters. */
 typedef struct na_chart {
 	const char *profile;
@@ -44,6 +53,8 @@ typedef struct na_chart {
 	size_t n_dirs;
 	const na_spread *iops;    /* [dir * n_groups + group] */
 	const na_spread *pct;     /* [(dir * n_groups + group) * NA_PCTS + p] */
+	const na_timeline *runs;  /* the runs with a pool timeline (bench --nas) */
+	size_t n_runs;
 } na_chart;
 
 /* Writes s with &, <, >, " and ' escaped and control characters dropped. */
@@ -62,5 +73,8 @@ const char *na_report_latency(double us, char *buf, size_t size);
 void na_report_finding(FILE *out, const na_finding *f);
 void na_svg_iops(FILE *out, const na_chart *c);
 void na_svg_latency(FILE *out, const na_chart *c);
+/* The pool's writes over each run's window: a line per run in its group's
+ * colour, data vdevs solid, the log dashed. */
+void na_svg_timeline(FILE *out, const na_chart *c);
 
 #endif

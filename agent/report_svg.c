@@ -10,6 +10,7 @@
 
 enum { W = 560, L = 70, R = 14, T = 18, PH = 250, PW = W - L - R };
 static const char *const pct_names[NA_PCTS] = {"p50", "p95", "p99", "p99.9"};
+static const char *const dir_styles[2] = {"read", "write"};
 
 void na_report_head(FILE *out)
 {
@@ -238,15 +239,16 @@ static void legend_item(FILE *out, size_t color, const char *name, int x, int y,
 	fputs("</text></g>\n", out);
 }
 
-/* The groups' colours (and the directions' line styles), in as many rows
- * as the width needs; with out NULL only counts the rows. */
-static int legend(FILE *out, const na_chart *c, int y, bool line_styles)
+/* The groups' colours (and the line styles' names, solid then dashed, when
+ * given), in as many rows as the width needs; with out NULL only counts the
+ * rows. */
+static int legend(FILE *out, const na_chart *c, int y, const char *const *styles)
 {
 	int x = L, rows = 1;
-	size_t n = c->n_groups + (line_styles ? 2 : 0);
+	size_t n = c->n_groups + (styles ? 2 : 0);
 	for (size_t i = 0; i < n; i++) {
 		bool style = i >= c->n_groups;
-		const char *name = !style ? c->groups[i] : i == c->n_groups ? "read" : "write";
+		const char *name = !style ? c->groups[i] : styles[i - c->n_groups];
 		int w = (style ? 36 : 32) + 7 * (int)strlen(name);
 		if (x + w > W && x > L)
 			x = L, y += 18, rows++;
@@ -306,7 +308,7 @@ void na_svg_iops(FILE *out, const na_chart *c)
 	while (top < max * 1.08)  /* room for the value above the highest whisker */
 		top += step;
 	int legend_y = T + PH + 44;
-	int height = legend_y + 18 * legend(NULL, c, 0, false) - 4;
+	int height = legend_y + 18 * legend(NULL, c, 0, NULL) - 4;
 	open_svg(out, "iops", c, height, "Median IOPS");
 	char label[32];
 	for (double v = 0; v <= top * 1.0001; v += step)
@@ -328,7 +330,7 @@ void na_svg_iops(FILE *out, const na_chart *c)
 		xlabel(out, cx, c->dirs[d]);
 	}
 	axes(out, "IOPS (median of runs)");
-	legend(out, c, legend_y, false);
+	legend(out, c, legend_y, NULL);
 	fputs("</svg>\n", out);
 }
 
@@ -406,7 +408,8 @@ void na_svg_latency(FILE *out, const na_chart *c)
 	int lo = 0, hi = 1;
 	bool any = pct_range(c, &lo, &hi);
 	int legend_y = T + PH + 44;
-	int height = legend_y + 18 * legend(NULL, c, 0, c->n_dirs > 1) - 4;
+	const char *const *styles = c->n_dirs > 1 ? dir_styles : NULL;
+	int height = legend_y + 18 * legend(NULL, c, 0, styles) - 4;
 	open_svg(out, "latency", c, height, "Latency percentiles");
 	if (any)
 		log_grid(out, lo, hi);
@@ -420,6 +423,62 @@ void na_svg_latency(FILE *out, const na_chart *c)
 	for (int p = 0; p < NA_PCTS; p++)
 		xlabel(out, L + PW * (p + 0.5) / NA_PCTS, pct_names[p]);
 	axes(out, "completion latency (log scale)");
-	legend(out, c, legend_y, c->n_dirs > 1);
+	legend(out, c, legend_y, styles);
+	fputs("</svg>\n", out);
+}
+
+/* ---- the pool's writes over time: a line per run, log dashed ---- */
+
+static void timeline_line(FILE *out, const na_chart *c, const na_timeline *t, bool log, double top,
+                          double span)
+{
+	const double *v = log ? t->log_w : t->data_w;
+	double max = 0;
+	for (size_t i = 0; i < t->n; i++)
+		max = v[i] > max ? v[i] : max;
+	if (log && max <= 0)
+		return;  /* no log device, or no sync writes: no line */
+	fprintf(out, "<polyline class=\"poolline\" data-result=\"%lld\" data-class=\"%s\""
+	        " data-max=\"%.10g\"", (long long)t->id, log ? "log" : "data", max);
+	attr(out, "data-group", c->groups[t->group]);
+	fprintf(out, " fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s points=\"",
+	        na_report_color(c->colors[t->group]), log ? " stroke-dasharray=\"6 4\"" : "");
+	for (size_t i = 0; i < t->n; i++)
+		fprintf(out, "%.1f,%.1f ", L + PW * ((double)(i + 1) * t->interval_s) / span,
+		        T + PH - PH * v[i] / top);
+	fputs("\"/>\n", out);
+}
+
+void na_svg_timeline(FILE *out, const na_chart *c)
+{
+	double max = 0, span = 0;
+	for (size_t r = 0; r < c->n_runs; r++) {
+		const na_timeline *t = &c->runs[r];
+		for (size_t i = 0; i < t->n; i++) {
+			max = t->data_w[i] > max ? t->data_w[i] : max;
+			max = t->log_w[i] > max ? t->log_w[i] : max;
+		}
+		span = (double)t->n * t->interval_s > span ? (double)t->n * t->interval_s : span;
+	}
+	double step = nice_step(max > 0 ? max : 1), top = step;
+	while (top < max)
+		top += step;
+	static const char *const styles[2] = {"data vdevs", "log"};
+	int legend_y = T + PH + 44;
+	int height = legend_y + 18 * legend(NULL, c, 0, styles) - 4;
+	open_svg(out, "timeline", c, height, "Pool writes over the run");
+	char label[32];
+	for (double v = 0; v <= top * 1.0001; v += step)
+		grid(out, T + PH - PH * v / top, na_report_compact(v, label, sizeof(label)), v == 0);
+	for (size_t r = 0; span > 0 && r < c->n_runs; r++)
+		for (int log = 0; log < 2; log++)
+			timeline_line(out, c, &c->runs[r], log, top, span);
+	double tstep = nice_step(span > 0 ? span : 1);
+	for (double s = 0; span > 0 && s <= span * 1.0001; s += tstep) {
+		snprintf(label, sizeof(label), "%.0f s", s);
+		xlabel(out, L + PW * s / span, label);
+	}
+	axes(out, "pool writes, MB/s");
+	legend(out, c, legend_y, styles);
 	fputs("</svg>\n", out);
 }

@@ -97,7 +97,7 @@ assert_contains "$page" "&lt;script&gt;alert(1)&lt;/script&gt;"
 assert_contains "$page" "fio&amp;test &quot;q&quot;"
 assert_contains "$page" "&lt;b&gt;job failed&lt;/b&gt;"
 # The engine's change and verdict, as compare prints them: NFS 4.1 against NFS 3.
-assert_contains "$page" '<span class="ratio">+141.5% better (95% CI +72.3% to +238.5%) vs first</span><span class="ratio">beyond noise</span>'
+assert_contains "$page" '<span class="ratio">+141.5% better (96% CI +67.8% to +247.8%) vs first</span><span class="ratio">beyond noise</span>'
 assert_contains "$page" '<th>write p99 latency (median of runs)</th>'
 assert_contains "$page" '<span class="ratio">follows IOPS</span>'
 assert_not_contains "$page" "ranges overlap"
@@ -178,4 +178,40 @@ assert_contains "$ERR" "give --html FILE"
 run 2 "$NFSAGENT" report --html "$html" --db "$db" --where protocol
 run 1 "$NFSAGENT" report --html "$WORK/no/such/dir/r.html" --db "$db"
 assert_contains "$ERR" "cannot create $WORK/no/such/dir/r.html"
+
+# ---- the NAS side: ESXi and the pool under the fio numbers, the pool's
+# timeline beside the charts.  Every run measured on the same 16K dataset
+# (so the grouping stays the protocol); the write profile's runs have their
+# pool figures and timeline: the pool wrote 900 MB/s (NFS) and 1.7 GB/s
+# (NFS 4.1) to the mirrors, the guest's bytes again to the log. ----
+nasdb="$WORK/nas.db"
+cp "$db" "$nasdb"
+for id in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	echo "INSERT INTO nas_runs (result_id, dataset, pool_layout, recordsize, incomplete)
+	  VALUES ($id, 'tank/vmware16k', '11 mirror + log', 16384, 0);"
+done > "$sqlfile"
+for id in 1 2 5 6 9 10; do
+	pool=$(( id % 2 ? 900000000 : 1700000000 ))
+	echo "UPDATE nas_runs SET interval_s = 2, intervals = 30, data_write_bytes = $pool * 60,
+	  log_write_bytes = (SELECT write_bw_bytes * 60 FROM results WHERE id = $id),
+	  dataset_writes = 1, dataset_written = (SELECT write_bw_bytes * 60 FROM results WHERE id = $id),
+	  timeline = '{\"interval_s\":2,\"data_write\":[$pool,$pool,$((pool / 2))],\"data_read\":[0,0,0],\"special_write\":[0,0,0],\"log_write\":[70000000,70000000,35000000]}'
+	  WHERE result_id = $id;"
+done >> "$sqlfile"
+sqlite3 "$nasdb" < "$sqlfile"
+run 0 "$NFSAGENT" report --html "$html" --db "$nasdb"
+assert_contains "$OUT" "12 runs (1 failed) in 2 groups, 2 profiles, 2 findings"
+page=$(cat "$html")
+assert_eq "$(grep -c '<table class="cmp layers">' <<< "$page")" 1 "one layers table: the write profile's"
+# amplification = (pool data + log) / guest: NFS runs at 17,000, 17,700 and 12,100 IOPS of 4K
+assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>14x</b><span class="sp">13–19 · n=3</span></td>'
+assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1700</b>'
+assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="data"' "$html" | wc -l)" 6 "a data line per run"
+assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="log" data-max="70"' "$html" | wc -l)" 6 "a log line per run"
+assert_eq "$(grep -c '<figcaption>Pool writes over each run (zpool iostat)</figcaption>' "$html")" 1 "the timeline beside the write profile's charts"
+python3 - "$html" <<-'PY' || fail "the timeline's SVG is not well-formed"
+	import re, sys, xml.etree.ElementTree as ET
+	for svg in re.findall(r'<svg class="chart timeline".*?</svg>', open(sys.argv[1]).read(), re.S):
+	    ET.fromstring(svg)
+	PY
 echo "PASS"
