@@ -416,12 +416,12 @@ const char *na_noise_name(na_noise v)
 const char na_noise_method[] =
 	"A change is \"beyond noise\" when its confidence interval, from a t test on the runs' "
 	"logarithms, leaves out no change. Each profile's IOPS and p99 lines are judged together "
-	"as one question (Holm's correction), and each interval is printed at the level its line "
-	"was judged at (95% for a line alone, up to 98.75% for 4 lines), so that a profile whose "
-	"groups truly perform alike shows a change less than 1 time in 20; MB/s and average "
-	"latency follow from IOPS and get no verdict of their own. \"Within noise\" does not mean "
-	"nothing changed, only that these runs could not see a change smaller than the size given; "
-	"with fewer than 3 runs a side it is \"too few runs to tell\".";
+	"as one question (Holm's correction, IOPS weighing most), each interval printed at the "
+	"level its line was judged at (95% alone, more in a family), so that a profile whose groups "
+	"truly perform alike shows a change less than 1 time in 20; MB/s, average latency and a "
+	"mixed job's write IOPS follow from IOPS and get no verdict of their own. \"Within noise\" "
+	"does not mean nothing changed, only that these runs could not see a change smaller than "
+	"the size given; with fewer than 3 runs a side it is \"too few runs to tell\".";
 
 void na_print_wrapped(FILE *out, const char *text, size_t width)
 {

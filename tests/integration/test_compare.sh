@@ -56,7 +56,7 @@ assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
 assert_contains "$(grep 'write avg latency' <<< "$OUT")" "-22.5% better"
 assert_eq "$(grep -c 'too few runs to tell$' <<< "$OUT")" 4 "every line too few"
 assert_eq "$(grep -c 'beyond noise *$\|within noise' <<< "$OUT")" 0 "noise claims on single runs"
-assert_contains "$(tr '\n' ' ' <<< "$OUT")" "allowing for the IOPS and p99 lines judged together"
+assert_contains "$(tr '\n' ' ' <<< "$OUT")" "judged together as one question (Holm's correction, IOPS weighing most)"
 assert_not_contains "$OUT" "warning:"
 
 # ---- one factor ----
@@ -75,7 +75,7 @@ run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=cl
 assert_contains "$OUT" "differs in: slog (no vs yes)"
 assert_eq "$(sed -n '/^METRIC/,/^$/p' <<< "$OUT")" \
 "METRIC                              A                           B                            CHANGE B/A                               VERDICT
-write IOPS                          10,000 (9,900-10,200, n=3)  13,000 (12,900-13,300, n=3)  +30.2% better (95% CI +25.7% to +34.9%)  beyond noise
+write IOPS                          10,000 (9,900-10,200, n=3)  13,000 (12,900-13,300, n=3)  +30.2% better (96% CI +25.4% to +35.3%)  beyond noise
 write MB/s                          41.0 MB/s (40.6-41.8, n=3)  53.2 MB/s (52.8-54.5, n=3)   +30.2% better (95% CI +25.7% to +34.9%)  follows IOPS
 write avg latency                   3.20 ms (3.14-3.23, n=3)    2.46 ms (2.41-2.48, n=3)     -23.2% better (95% CI -25.9% to -20.5%)  follows IOPS
 write p99 latency (median of runs)  9.60 ms (9.41-9.70, n=3)    7.38 ms (7.22-7.44, n=3)     -23.2% better (95% CI -25.9% to -20.5%)  beyond noise" "the table"
@@ -86,16 +86,26 @@ for v in 16000 14000 13000; do add_run noisy b NFS 1 ds1 "$rw" "$v"; done
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--runs-needed 10%
 assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
-	"write IOPS                          15,000 (12,100-17,700, n=3)  14,000 (13,000-16,000, n=3)  -3.2% worse (95% CI -31.7% to +37.2%)  within noise: could only see changes of about ±75% with 3 runs a side"
+	"write IOPS                          15,000 (12,100-17,700, n=3)  14,000 (13,000-16,000, n=3)  -3.2% worse (96% CI -33.6% to +41.1%)  within noise: could only see rises of about +64% or drops of about -39% with 3 runs a side"
 assert_contains "$OUT" "the groups differ in no recorded factor"
-assert_eq "$(grep '^write IOPS:' <<< "$OUT")" "write IOPS: 51 runs a side would see a 10% change at this spread"
+assert_eq "$(grep '^write IOPS:' <<< "$OUT")" "write IOPS: 45 runs a side would see a 10% rise or drop at this spread"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--min-change 5%
-assert_contains "$(tr '\n' ' ' <<< "$OUT")" "With --min-change 5%, the interval must also clear ±5%."
-assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "could only see changes of about ±83% with 3 runs a side"
+assert_contains "$(tr '\n' ' ' <<< "$OUT")" "With --min-change 5%, a change counts only when its interval lies wholly above +5% or wholly below -5%."
+assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "could only see rises of about +72% or drops of about -42% with 3 runs a side"
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--runs-needed 0
 assert_eq "$(head -n 1 <<< "$ERR")" "nfsagent: --runs-needed wants a percentage like 10%, not '0'"
+
+# ---- a run that stalled at 0 IOPS: shown, left out of the test, and said so ----
+for v in 10000 10100 9900 10050; do add_run stall a NFS 1 ds1 "$rw" "$v"; done
+for v in 10000 0 9950 10080; do add_run stall b NFS 1 ds1 "$rw" "$v"; done
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=stall,target=a --b campaign=stall,target=b
+assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "0-10,080, n=4)"
+assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "with 4 and 3 runs; 1 run of B at 0 left out of the test"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=stall,target=a --b campaign=stall,target=b --json
+assert_eq "$(jq -r '.comparisons[0] | [.b.n, .left_out_at_zero.a, .left_out_at_zero.b] | join(" ")' <<< "$OUT")" \
+	"4 0 1" "JSON: the stall counted"
 
 # ---- groups run one after the other: warned; interleaved: not ----
 when=2026-02-01T10:00:00Z; add_run seq a NFS 1 ds1 "$rw" 10000
@@ -126,12 +136,13 @@ assert_eq "$(jq -r '.comparisons | length' <<< "$OUT")" 4 "JSON comparisons"
 assert_eq "$(jq -r '.comparisons[0] | [.profile, .direction, .metric, .a.n, .b.n, .verdict, .judged] | join(" ")' <<< "$OUT")" \
 	"$rw write iops 3 3 beyond noise true" "JSON first comparison"
 assert_eq "$(jq -r '.comparisons[0].a.values | join(",")' <<< "$OUT")" "10000,10200,9900" "JSON values"
-assert_eq "$(jq -r '.comparisons[0] | [.estimate_pct, .interval.low_pct, .interval.high_pct, .mde_pct] | map(. * 10 | round / 10) | join(" ")' <<< "$OUT")" \
-	"30.2 25.7 34.9 5.8" "JSON estimate, interval, MDE"
-assert_eq "$(jq -r '.comparisons[0].interval.level' <<< "$OUT")" 0.95 "JSON interval level"
+assert_eq "$(jq -r '.comparisons[0] | [.estimate_pct, .interval.low_pct, .interval.high_pct, .mde_rise_pct, .mde_drop_pct] | map(. * 10 | round / 10) | join(" ")' <<< "$OUT")" \
+	"30.2 25.4 35.3 5.1 4.9" "JSON estimate, interval, MDE"
+assert_eq "$(jq -r '.comparisons[0] | [.interval.level, .family_lines, .left_out_at_zero.b] | join(" ")' <<< "$OUT")" "0.96 2 0" "JSON interval level, family"
+assert_eq "$(jq -r '.comparisons[3].interval.level' <<< "$OUT")" 0.95 "JSON p99 interval level"
 assert_eq "$(jq -r '.comparisons[0] | [(.p < 0.0001), (.p_holm >= .p), .mann_whitney_p] | join(" ")' <<< "$OUT")" \
 	"true true " "JSON p; no rank test at 3 runs"
-assert_contains "$(jq -r '.comparisons[0].method' <<< "$OUT")" "t test on log values, pooled variance, df=4; Holm"
+assert_contains "$(jq -r '.comparisons[0].method' <<< "$OUT")" "t test on log values, pooled variance, df=4; Holm across the profile's 2 verdict lines (IOPS weighs 4), this line at 4%"
 assert_eq "$(jq -r '.comparisons[1] | [.metric, .verdict, .judged, .p_holm] | join(" ")' <<< "$OUT")" \
 	"mbps follows IOPS false " "JSON MB/s: no verdict of its own"
 assert_eq "$(jq -r '.comparisons[3] | [.metric, .lower_is_better, .better, .pooled_p99_us.a] | join(" ")' <<< "$OUT")" \
@@ -145,19 +156,19 @@ assert_eq "$(jq -r '.comparisons[0] | [.mann_whitney_p, .hodges_lehmann_pct, .de
 	"1 0 false" "JSON rank test from 4 runs"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --csv
 assert_eq "$(wc -l <<< "$OUT")" 5 "CSV lines"
-assert_eq "$(head -n 1 <<< "$OUT")" '"profile","direction","metric","unit","lower_is_better","a_median","a_min","a_max","a_n","b_median","b_min","b_max","b_n","change_pct","ci_low_pct","ci_high_pct","p","p_holm","mde_pct","verdict"'
+assert_eq "$(head -n 1 <<< "$OUT")" '"profile","direction","metric","unit","lower_is_better","a_median","a_min","a_max","a_n","b_median","b_min","b_max","b_n","change_pct","ci_low_pct","ci_high_pct","ci_level_pct","p","p_holm","mde_rise_pct","mde_drop_pct","family_lines","left_out_a","left_out_b","verdict"'
 assert_contains "$OUT" "\"$rw\",\"write\",\"iops\",\"IOPS\",\"false\",\"10000.000\",\"9900.000\",\"10200.000\",\"3\""
-assert_contains "$(sed -n 2p <<< "$OUT")" '"30.23","25.72","34.90","3.14401e-05","6.28802e-05","5.79","beyond noise"'
+assert_contains "$(sed -n 2p <<< "$OUT")" '"30.23","25.37","35.28","96","3.14401e-05","3.93001e-05","5.12","4.87","2","0","0","beyond noise"'
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --markdown
 assert_contains "$OUT" "### $rw"
 assert_contains "$OUT" "| Metric | A | B | Change B/A | Verdict |"
 assert_contains "$OUT" "|---|---|---|---|---|"
-assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,900-13,300, n=3) | +30.2% better (95% CI +25.7% to +34.9%) | beyond noise |"
+assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,900-13,300, n=3) | +30.2% better (96% CI +25.4% to +35.3%) | beyond noise |"
 
 # ---- compare: nothing to compare ----
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=none --b campaign=clear
 assert_one_line "$ERR"
-assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, seq)"
+assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, seq, stall)"
 run 2 "$NFSAGENT" compare --db "$db" --a recordsize=128K --b campaign=clear
 assert_eq "$ERR" "nfsagent: group A (recordsize=128K) has no ok results: no result has recordsize=128K (recorded: 16K, 64K)"
 # Protocol aliases: vSphere records NFS 3 as NFS and NFS 4.1 as NFS41.

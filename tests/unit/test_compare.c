@@ -158,6 +158,40 @@ static char *sentence_of(const na_cmp_group *a, const na_cmp_group *b, size_t *n
 	return s;
 }
 
+/* A mixed job: its write IOPS follow its read IOPS (fio keeps the mix), so
+ * the profile's family is read IOPS and both p99s: 3 lines, IOPS first. */
+static void test_mixed_family(void **state)
+{
+	(void)state;
+	na_cmp_group a = {0}, b = {0};
+	const double va[] = {10000, 10200, 9900}, vb[] = {13000, 13300, 12900};
+	for (size_t i = 0; i < 6; i++) {
+		double iops = i < 3 ? va[i] : vb[i - 3];
+		na_result r = {.id = (int64_t)i + 100, .status = "ok", .profile = "randrw"};
+		r.read = (na_dir_stats){.present = true, .iops = iops * 0.7, .bw_bytes = iops * 0.7 * 4096,
+		                        .lat_mean_us = 32e6 / iops, .p99_us = 96e6 / iops};
+		r.write = (na_dir_stats){.present = true, .iops = iops * 0.3, .bw_bytes = iops * 0.3 * 4096,
+		                         .lat_mean_us = 32e6 / iops, .p99_us = 99e6 / iops};
+		assert_int_equal(na_cmp_group_add(i < 3 ? &a : &b, &r), VS_OK);
+	}
+	na_cmp c;
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
+	assert_int_equal(c.judged, 3);
+	const na_cmp_line *r = line(&c, "randrw", 0, NA_M_IOPS), *w = line(&c, "randrw", 1, NA_M_IOPS);
+	assert_true(r->eff.judged && r->eff.family == 3 && r->eff.verdict == NA_NOISE_BEYOND);
+	/* weight 4 of 6: held to 3.33% first */
+	assert_true(fabs(r->eff.alpha - 0.05 * 4 / 6) < 1e-12);
+	assert_true(!w->eff.judged && w->eff.verdict == NA_NOISE_SHOWN);
+	na_cmp_cells s;
+	na_cmp_cells_of(w, &s);
+	assert_string_equal(s.verdict, "follows read IOPS (the job's mix)");
+	na_cmp_cells_of(r, &s);
+	assert_string_equal(s.change, "+30.2% better (96.67% CI +25.1% to +35.6%)");
+	na_cmp_free(&c);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+}
+
 static void test_factors(void **state)
 {
 	(void)state;
@@ -514,7 +548,7 @@ int main(void)
 		cmocka_unit_test(test_selector), cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_factors),  cmocka_unit_test(test_filter),
 		cmocka_unit_test(test_factor_mix), cmocka_unit_test(test_regression_rule),
-		cmocka_unit_test(test_pooled_p99),
+		cmocka_unit_test(test_pooled_p99),     cmocka_unit_test(test_mixed_family),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
 	};
