@@ -203,26 +203,33 @@ static void print_notes(const comparison *c, size_t from, size_t to, const char 
 	}
 }
 
+/* The size of the Holm family of the key starting at line i: its lines
+ * judged (none: 0, too few runs). */
+static size_t family_at(const comparison *c, size_t i)
+{
+	for (size_t j = i; j < c->cmp.n && c->cmp.lines[j].key == c->cmp.lines[i].key; j++) {
+		const na_effect *e = &c->cmp.lines[j].eff;
+		if (e->judged && e->verdict != NA_NOISE_TOO_FEW)
+			return e->family;
+	}
+	return 0;
+}
+
 /* What this comparison controlled: " Here 2 profiles were judged, with 3
  * and 2 verdict lines: ..." (the Holm families, in the profiles' order). */
 static void print_families(const comparison *c, FILE *out)
 {
-	size_t profiles = 0;
+	size_t profiles = 0, k = 0, last = 0;
 	for (size_t i = 0; i < c->cmp.n; i++)
-		profiles += (i == 0 || c->cmp.lines[i].key != c->cmp.lines[i - 1].key) &&
-		            c->cmp.lines[i].eff.family > 1;
+		profiles += (i == 0 || c->cmp.lines[i].key != c->cmp.lines[i - 1].key) && family_at(c, i);
 	if (!profiles)
 		return;
 	fprintf(out, " Here %zu profile%s judged, with ", profiles, profiles == 1 ? " was" : "s were");
-	for (size_t i = 0, k = 0; i < c->cmp.n; i++) {
-		const na_effect *e = &c->cmp.lines[i].eff;
-		if ((i == 0 || c->cmp.lines[i].key != c->cmp.lines[i - 1].key) && e->family > 1) {
-			k++;
-			fprintf(out, "%s%zu", k == 1 ? "" : k == profiles ? " and " : ", ", e->family);
-		}
-	}
+	for (size_t i = 0; i < c->cmp.n; i++)
+		if ((i == 0 || c->cmp.lines[i].key != c->cmp.lines[i - 1].key) && (last = family_at(c, i)))
+			fprintf(out, "%s%zu", !k++ ? "" : k == profiles ? " and " : ", ", last);
 	if (profiles == 1)
-		fputs(" verdict lines.", out);
+		fputs(last == 1 ? " verdict line." : " verdict lines.", out);
 	else
 		fprintf(out, " verdict lines: over all %zu, groups alike show some change up to %zu "
 		        "times in 20.", profiles, profiles);

@@ -97,6 +97,14 @@ run 2 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=no
 	--runs-needed 0
 assert_eq "$(head -n 1 <<< "$ERR")" "nfsagent: --runs-needed wants a percentage like 10%, not '0'"
 
+# ---- the footer says what was controlled: one Holm family per profile ----
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b
+assert_contains "$(tr '\n' ' ' <<< "$OUT")" "Here 1 profile was judged, with 2 verdict lines."
+for v in 10000 10200 9900; do add_run two a NFS 1 ds1 "$rw" "$v"; add_run two a NFS 1 ds1 seqwrite-1m "$v"; done
+for v in 10100 10000 9950; do add_run two b NFS 1 ds1 "$rw" "$v"; add_run two b NFS 1 ds1 seqwrite-1m "$v"; done
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=two,target=a --b campaign=two,target=b
+assert_contains "$(tr '\n' ' ' <<< "$OUT")" "Here 2 profiles were judged, with 2 and 2 verdict lines: over all 2, groups alike show some change up to 2 times in 20."
+
 # ---- a run that stalled at 0 IOPS: shown, left out of the test, and said so ----
 for v in 10000 10100 9900 10050; do add_run stall a NFS 1 ds1 "$rw" "$v"; done
 for v in 10000 0 9950 10080; do add_run stall b NFS 1 ds1 "$rw" "$v"; done
@@ -168,7 +176,7 @@ assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,9
 # ---- compare: nothing to compare ----
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=none --b campaign=clear
 assert_one_line "$ERR"
-assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, seq, stall)"
+assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, seq, stall, two)"
 run 2 "$NFSAGENT" compare --db "$db" --a recordsize=128K --b campaign=clear
 assert_eq "$ERR" "nfsagent: group A (recordsize=128K) has no ok results: no result has recordsize=128K (recorded: 16K, 64K)"
 # Protocol aliases: vSphere records NFS 3 as NFS and NFS 4.1 as NFS41.
