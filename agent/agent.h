@@ -324,27 +324,6 @@ void na_diagnosis_verdict(const na_inventory *inv, const char *host_moref, const
                           const vs_error *task_err, na_diagnosis *d);
 void na_diagnosis_free(na_diagnosis *d);
 json_t *na_diagnosis_json(const na_diagnosis *d);
-void na_diagnosis_print(const na_diagnosis *d, FILE *out);
-
-/* ---- the procedures behind probe (ops/probe.h) and migrate, for campaigns
- * too (mount and unmount: ops/) ---- */
-typedef struct na_probe_args {
-	const char *host, *datastore, *db;
-	long disks;
-	int64_t size;
-	int recheck_s;
-	const char *campaign, *target;  /* recorded with the verdict */
-} na_probe_args;
-
-typedef struct na_migrate_args {
-	const char *vm, *datastore, *policy, *db;
-	const char *vm_moref;  /* when set, the VM (names may repeat across folders) */
-	bool allow_power_off;
-	const char *campaign, *target;  /* recorded with a failure's verdict */
-	na_inventory *inv;  /* the caller's, to refresh instead of reading a whole one; may be NULL */
-} na_migrate_args;
-/* Exit code: 0 moved and verified, 3 the extent-size bug stopped it, else 1/2/... */
-int na_migrate(vs_client *c, const na_migrate_args *a, bool json);
 
 /* ---- commands ---- */
 int cmd_about(int argc, char **argv);
@@ -365,14 +344,8 @@ int cmd_nas(int argc, char **argv);
 /* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
  * anything fio would misread or refuse (profiles.c). */
 int64_t na_parse_size(const char *s);
-/* cmd_verify.c: checks every descriptor of every disk of vm, through the
- * host it runs on now. */
-int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, int recheck_s,
-                 na_checks *checks, vs_error *err);
 /* --recheck SECONDS (verify, probe): the delay, or -1 after a usage error. */
 int na_parse_recheck(const char *cmd, const char *arg);
-int na_verify_exit(const na_checks *checks);
-void na_verify_report(const char *vm, const na_checks *checks);
 /* "NFS 3" / "NFS 4.1" for a datastore type (ops/mount.c). */
 const char *na_nfs_label(const char *type);
 

@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "campaign_run.h"
+#include "ops/migrate.h"
 #include "ops/mount.h"
 #include "ops/probe.h"
 #include "ops/unmount.h"
@@ -501,10 +502,12 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
 	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
 	                     .campaign = r->id,
-	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home",
-	                     .inv = &r->inv};
+	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
 	double t0 = na_run_clock();
-	int rc = na_migrate(r->cl, &a, false);
+	na_progress bar;
+	na_session s = session_of(r);
+	s.progress = &bar;
+	int rc = na_migrate_shown(&s, &a, false, NULL);
 	r->t_move += na_run_clock() - t0;
 	if (rc == NA_EXIT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160];

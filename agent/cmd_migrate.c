@@ -3,13 +3,11 @@
  * apply the chosen workaround once.  Whatever happens, the last line says
  * where the VM is.  Several VMs (or every VM on a datastore) move one after
  * the other, each verified before the next starts. */
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
-#include "ops/mount.h"
-#include "ops/unmount.h"
+#include "ops/migrate.h"
+#include "ops/verify.h"
 
 static const char usage[] =
 	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS\n"
@@ -44,20 +42,6 @@ typedef struct migrate_cmd {
 } migrate_cmd;
 
 
-typedef struct migration {
-	vs_client *c;
-	const na_migrate_args *a;
-	bool json;
-	na_inventory own, *inv; /* own, or the caller's (a->inv) */
-	vs_vm *vm;
-	vs_datastore *target;
-	char *vm_moref;          /* survives inventory reloads */
-	na_diagnosis diag;
-	const char *workaround;  /* the policy applied, if any */
-	bool already_there;
-	na_checks checks;
-} migration;
-
 static int add_vm(migrate_cmd *a, const char *name)
 {
 	const char **grown = realloc(a->vms, (a->n_vms + 1) * sizeof(*grown));
@@ -84,387 +68,61 @@ static int on_option(int opt, const char *arg, void *ud)
 	}
 }
 
-static void say(const migration *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void say(const migration *m, const char *fmt, ...)
+static void where_is(const na_session *s, const na_migrate_result *r, json_t *out)
 {
-	if (m->json)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	fputc('\n', stdout);
-	fflush(stdout);
-}
-
-/* (Re)reads the inventory and finds the VM and the target in it. */
-static int resolve(migration *m, vs_error *err)
-{
-	int rc;
-	if (m->a->inv && m->vm_moref) {
-		m->inv = m->a->inv;
-		rc = na_inventory_refresh(m->c, m->inv, m->vm_moref, err);
-	} else {
-		na_inventory_free(&m->own);
-		m->inv = &m->own;
-		rc = na_inventory_load(m->c, true, m->inv, err);
-	}
-	if (rc != VS_OK)
-		return rc;
-	m->vm = NULL;
-	for (size_t i = 0; m->vm_moref && i < m->inv->n_vms; i++)
-		if (strcmp(m->inv->vms[i].moref, m->vm_moref) == 0)
-			m->vm = &m->inv->vms[i];
-	if (m->vm_moref && !m->vm)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "VM %s is gone from the inventory", m->a->vm);
-	if (!m->vm && !(m->vm = na_find_vm(m->inv, m->a->vm, err)))
-		return VS_ERR_NOT_FOUND;
-	if (!(m->target = na_find_datastore(m->inv, m->a->datastore, err)))
-		return VS_ERR_NOT_FOUND;
-	if (!m->vm_moref && !(m->vm_moref = strdup(m->vm->moref)))
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (!na_mounted_on(m->target, m->vm->host))
-		return vs_fail(err, VS_ERR_USAGE, "datastore '%s' is not mounted on host '%s', where %s runs",
-		               m->target->name, na_host_name(m->inv, m->vm->host), m->vm->name);
-	return VS_OK;
-}
-
-static int move(migration *m, vs_error *err)
-{
-	vs_vm_layout *layout = NULL;
-	int rc = vs_vm_layout_read(m->c, m->vm->moref, &layout, err);
-	char what[256];
-	snprintf(what, sizeof(what), "Relocating %s to %s", m->vm->name, m->target->name);
-	na_attempt attempt = {0};
-	if (rc == VS_OK)
-		na_attempt_begin(m->c, m->inv, m->vm, m->target, &attempt);
-	na_progress p;
-	na_progress_init(&p, what);
-	/* A Storage vMotion is not cancelled halfway: the stop comes after it. */
-	na_interrupts_note("letting the running Storage vMotion finish");
-	if (rc == VS_OK)
-		rc = vs_vm_relocate(m->c, m->vm->moref, m->target->moref, layout, na_progress_cb, &p, err);
-	na_interrupts_note(NULL);
-	na_progress_done(&p);
-	if (rc == VS_ERR_TASK) {
-		na_diagnosis_free(&m->diag);
-		na_diagnose_move(m->c, m->inv, m->vm, layout->log_directory, m->target, &attempt, err,
-		                 &m->diag);
-		say(m, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
-		if (!m->json)
-			na_diagnosis_print(&m->diag, stdout);
-		na_finding_source src = {"migration", m->a->campaign, m->a->target,
-		                         na_host_by_moref(m->inv, m->vm->host),
-		                         m->target, m->vm->name};
-		vs_error rec = {0};
-		if (src.host && na_record_finding(NULL, m->a->db, &src, m->diag.extent_bug,
-		                                  m->diag.extent_case, m->diag.verdict, m->diag.evidence,
-		                                  m->diag.n_evidence, &rec) != VS_OK)
-			na_warn("the verdict was not recorded: %s", rec.message);
-	}
-	if (rc != VS_OK)
-		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
-	na_attempt_free(&attempt);
-	vs_vm_layout_free(&layout);
-	return rc;
-}
-
-/* ---- workarounds ----------------------------------------------------------- */
-
-/* Whether the mount op left NFS 3 on hosts[i] (it could not undo it). */
-static bool nfs3_left(const na_mount_result *nfs3, size_t i)
-{
-	return i < nfs3->n_hosts && nfs3->hosts[i].outcome == NA_MOUNT_MOUNTED;
-}
-
-/* A remount that failed partway: the mount op took its NFS 3 mounts back
- * already (all or nothing); the hosts the unmount let go get the original
- * mount back.  Never NFS 4.1 while NFS 3 stays on a host (mixing the two
- * corrupts data).  Whatever cannot be put back, each host's mount is named. */
-static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_t n,
-                     const bool *read_only, bool *unmounted, const na_mount_result *nfs3)
-{
-	size_t left = 0, lost = 0, n_servers = 0;
-	for (size_t i = 0; i < n; i++)
-		left += nfs3_left(nfs3, i);
-	say(m, "The remount failed; putting %s back as %s.", t->name, na_nfs_label(t->type));
-	char *list = t->remote_host ? strdup(t->remote_host) : NULL;
-	char **servers = list ? na_split_servers(list, &n_servers) : NULL;
-	vs_nas_spec spec = {.name = t->name, .servers = (const char *const *)servers,
-	                    .path = t->remote_path, .type = t->type, .security = t->security};
-	for (size_t i = 0; servers && !left && i < n; i++) {
-		if (!unmounted[i])
-			continue;
-		char *moref = NULL;
-		vs_error err = {0};
-		spec.read_only = read_only[i];
-		if (vs_nas_mount(m->c, hosts[i], &spec, &moref, &err) == VS_OK) {
-			say(m, "%s: mounted %s again (%s %s:%s)", hosts[i]->name, t->name, na_nfs_label(t->type),
-			    t->remote_host, t->remote_path);
-			unmounted[i] = false;
-		} else {
-			na_report(&err);
-		}
-		free(moref);
-	}
-	for (size_t i = 0; i < n; i++) {
-		if (nfs3_left(nfs3, i))
-			na_warn("%s has %s as NFS 3 now (it had %s)", hosts[i]->name, t->name,
-			        na_nfs_label(t->type));
-		else if (unmounted[i])
-			na_warn("%s has no mount of %s now (it had %s)", hosts[i]->name, t->name,
-			        na_nfs_label(t->type));
-		lost += nfs3_left(nfs3, i) || unmounted[i];
-	}
-	if (lost)
-		na_warn("%zu of %zu hosts are not as they were; the other hosts have %s as %s", lost, n,
-		        t->name, na_nfs_label(t->type));
-	else
-		say(m, "Put %s back as %s on %zu host%s.", t->name, na_nfs_label(t->type), n,
-		    n == 1 ? "" : "s");
-	free(servers);
-	free(list);
-}
-
-/* What put_back needs of the target: the ops read the datastores again
- * after the unmount, and the target's entry goes with them. */
-static int keep_target(const vs_datastore *t, vs_datastore *copy, vs_error *err)
-{
-	*copy = (vs_datastore){0};
-	copy->name = strdup(t->name);
-	copy->type = strdup(t->type);
-	copy->remote_host = t->remote_host ? strdup(t->remote_host) : NULL;
-	copy->remote_path = t->remote_path ? strdup(t->remote_path) : NULL;
-	copy->security = t->security ? strdup(t->security) : NULL;
-	if (copy->name && copy->type && !t->remote_host == !copy->remote_host &&
-	    !t->remote_path == !copy->remote_path && !t->security == !copy->security)
-		return VS_OK;
-	vs_datastore_clear(copy);
-	return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-}
-
-/* Unmounts the NFS 4.1 target from the hosts that mount it, and mounts its
- * export (first server) as NFS 3 on them, each read-only as it was. */
-static int remount_hosts(migration *m, const vs_datastore *was, vs_host **hosts, size_t n,
-                         const bool *read_only, bool *unmounted, vs_error *err)
-{
-	na_session s = {.client = m->c, .inv = m->inv, .output = m->json ? NULL : na_print_line,
-	                .warning = na_print_warning};
-	char *server = strndup(was->remote_host, strcspn(was->remote_host, ","));
-	const char *servers[] = {server, NULL};
-	na_mount_args a = {.hosts = hosts, .read_only = read_only, .n_hosts = n,
-	                   .spec = {.name = was->name, .servers = servers, .path = was->remote_path,
-	                            .type = "NFS"}};
-	na_unmount_result un = {0};
-	na_mount_result nfs3 = {0};
-	int rc = server ? na_op_unmount(&s, was->name, hosts, n, &un, err)
-	                : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	for (size_t i = 0; i < un.n_hosts; i++)
-		unmounted[i] = un.hosts[i].outcome == NA_UNMOUNT_UNMOUNTED;
-	if (rc == VS_OK) {
-		/* The mount op reads the datastores again: the target's entry goes
-		 * (resolve finds it anew). */
-		m->target = NULL;
-		rc = na_op_mount(&s, &a, &nfs3, err);
-	}
-	bool changed = false;
-	for (size_t i = 0; rc != VS_OK && i < n; i++)
-		changed |= unmounted[i];
-	if (changed)
-		put_back(m, was, hosts, n, read_only, unmounted, &nfs3);
-	na_unmount_result_free(&un);
-	na_mount_result_free(&nfs3);
-	free(server);
-	return rc;
-}
-
-static int remount_nfs3(migration *m, vs_error *err)
-{
-	const vs_datastore *t = m->target;
-	/* err still tells of the failed move, diagnosed already: the remount's
-	 * refusals and faults are told as themselves. */
-	*err = (vs_error){0};
-	if (!t->type || strcmp(t->type, "NFS41") != 0)
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is %s already; remounting as NFS 3 changes nothing",
-		               t->name, na_nfs_label(t->type));
-	if (!t->remote_host)
-		return vs_fail(err, VS_ERR_PROTOCOL, "'%s' has no NFS server", t->name);
-	vs_host **hosts = calloc(t->n_mounts + 1, sizeof(vs_host *));
-	bool *read_only = calloc(t->n_mounts + 1, sizeof(bool));
-	bool *unmounted = calloc(t->n_mounts + 1, sizeof(bool));
-	size_t n = 0;
-	for (size_t i = 0; hosts && read_only && i < t->n_mounts; i++) {
-		const char *mode = t->mounts[i].access_mode;
-		read_only[n] = mode && strcmp(mode, "readOnly") == 0;
-		if ((hosts[n] = na_host_by_moref(m->inv, t->mounts[i].host)))
-			n++;
-	}
-	vs_datastore was;
-	int rc = !hosts || !read_only || !unmounted ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                                            : keep_target(t, &was, err);
-	/* A remount that would be refused is one refusal, not a start (the
-	 * unmount op checks again: the world may change in between). */
-	if (rc == VS_OK && na_unmount_check(m->c, m->inv, t, hosts, n, err) != VS_OK) {
-		vs_error_context(err, "remounting %s as NFS 3", t->name);
-		rc = err->status;
-		vs_datastore_clear(&was);
-	} else if (rc == VS_OK) {
-		say(m, "Remounting %s (%.*s:%s) as NFS 3 on %zu host%s.", t->name,
-		    (int)strcspn(t->remote_host, ","), t->remote_host, t->remote_path ? t->remote_path : "?",
-		    n, n == 1 ? "" : "s");
-		rc = remount_hosts(m, &was, hosts, n, read_only, unmounted, err);
-		vs_datastore_clear(&was);
-	}
-	free(unmounted);
-	free(read_only);
-	free(hosts);
-	return rc == VS_OK ? resolve(m, err) : rc;
-}
-
-static int with_snapshot(migration *m, vs_error *err)
-{
-	char *snapshot = NULL;
-	say(m, "Taking a snapshot of %s and retrying.", m->vm->name);
-	int rc = vs_vm_snapshot_create(m->c, m->vm->moref, "nfsagent-svmotion", &snapshot, err);
-	if (rc != VS_OK)
-		return rc;
-	rc = move(m, err);
-	vs_error rm_err = {0};
-	if (vs_vm_snapshot_remove(m->c, snapshot, &rm_err) != VS_OK) {
-		na_report(&rm_err);
-		na_warn("snapshot 'nfsagent-svmotion' of %s remains; remove it by hand", m->vm->name);
-	} else {
-		say(m, "Removed the snapshot 'nfsagent-svmotion' of %s.", m->vm->name);
-	}
-	free(snapshot);
-	return rc;
-}
-
-static int cold(migration *m, vs_error *err)
-{
-	bool was_on = m->vm->power_state && strcmp(m->vm->power_state, "poweredOn") == 0;
-	say(m, "Powering %s off for a cold migration.", m->vm->name);
-	int rc = was_on ? vs_vm_power_off(m->c, m->vm->moref, NULL, NULL, err) : VS_OK;
-	if (rc == VS_OK)
-		rc = move(m, err);
-	vs_error on_err = {0};
-	/* Power it back on even when the move failed: back where it was. */
-	if (was_on && vs_vm_power_on(m->c, m->vm_moref, NULL, NULL, &on_err) != VS_OK) {
-		na_report(&on_err);
-		na_warn("%s is powered off", m->a->vm);
-	}
-	say(m, "Powered %s back on.", m->a->vm);
-	return rc;
-}
-
-static int work_around(migration *m, vs_error *err)
-{
-	const char *p = m->a->policy;
-	m->workaround = p;
-	if (strcmp(p, "nfs3") == 0) {
-		int rc = remount_nfs3(m, err);
-		return rc == VS_OK ? move(m, err) : rc;
-	}
-	if (strcmp(p, "snapshot") == 0)
-		return with_snapshot(m, err);
-	return cold(m, err);
-}
-
-/* ---- the whole procedure ------------------------------------------------------- */
-
-static bool already_there(const migration *m)
-{
-	return m->vm->n_datastores == 1 && strcmp(m->vm->datastores[0], m->target->moref) == 0;
-}
-
-static void where_is(migration *m, json_t *out)
-{
-	vs_vm *now = NULL;
-	vs_error err = {0};
-	if (vs_vm_lookup(m->c, m->vm_moref, &now, &err) != VS_OK) {
-		na_report(&err);
-		return;
-	}
+	const vs_vm *now = r->now;
 	json_t *ds = json_array();
 	char names[512] = "";
 	size_t len = 0;
 	for (size_t i = 0; i < now->n_datastores; i++) {
-		vs_datastore *d = na_datastore_by_moref(m->inv, now->datastores[i]);
+		vs_datastore *d = na_datastore_by_moref(s->inv, now->datastores[i]);
 		const char *name = d ? d->name : now->datastores[i];
 		json_array_append_new(ds, json_string(name));
 		if (len < sizeof(names))
 			len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "", name);
 	}
-	const char *host = na_host_name(m->inv, now->host);
-	say(m, "%s is on datastore %s (host %s), %s.", now->name, names, host, now->power_state);
+	const char *host = na_host_name(s->inv, now->host);
+	na_say(s, "%s is on datastore %s (host %s), %s.", now->name, names, host, now->power_state);
 	json_object_set_new(out, "location", json_pack("{s:o, s:s, s:s}", "datastores", ds, "host", host,
 	                                               "power_state", now->power_state));
-	vs_vm_free(&now);
 }
 
-static int migrate(migration *m, vs_error *err)
+static json_t *record_of(const na_migrate_args *a, const na_migrate_result *r, const vs_error *err)
 {
-	if ((m->already_there = already_there(m))) {
-		say(m, "%s is on %s already.", m->vm->name, m->target->name);
-		return VS_OK;
-	}
-	int rc = move(m, err);
-	if (rc == VS_ERR_TASK && m->diag.extent_bug && strcmp(m->a->policy, "fail") != 0) {
-		say(m, "Working around it (--on-extent-bug %s).", m->a->policy);
-		rc = work_around(m, err);
-	}
-	if (rc == VS_OK) {
-		say(m, "Moved %s to %s%s.", m->vm->name, m->target->name,
-		    m->workaround ? " after the workaround" : "");
-		rc = na_verify_vm(m->c, m->inv, m->vm, NA_RECHECK_DEFAULT_S, &m->checks, err);
-		if (rc == VS_OK && !m->json)
-			na_verify_report(m->vm->name, &m->checks);
-	}
-	return rc;
-}
-
-/* One VM; its JSON record goes to *record. */
-static int migrate_one(vs_client *c, const na_migrate_args *a, bool json, json_t **record)
-{
-	migration m = {.c = c, .a = a, .json = json};
-	vs_error err = {0};
-	int rc = a->vm_moref && !(m.vm_moref = strdup(a->vm_moref))
-	                 ? vs_fail(&err, VS_ERR_NOMEM, "out of memory")
-	                 : resolve(&m, &err);
-	if (rc == VS_OK)
-		rc = migrate(&m, &err);
-	int code = rc == VS_OK ? na_verify_exit(&m.checks)
-	           : m.diag.extent_bug ? NA_EXIT_FINDING : na_exit_code(&err);
-	if (rc != VS_OK && !(rc == VS_ERR_TASK && m.diag.verdict))
-		na_report(&err);
 	json_t *out = json_pack("{s:s, s:s, s:b, s:b, s:s?}", "vm", a->vm, "datastore", a->datastore,
-	                        "moved", rc == VS_OK, "already_there", m.already_there,
-	                        "workaround", m.workaround);
-	if (m.diag.verdict)
-		json_object_set_new(out, "diagnosis", na_diagnosis_json(&m.diag));
-	if (m.checks.n)
-		json_object_set_new(out, "verify", na_checks_json(&m.checks));
-	if (rc != VS_OK)
-		json_object_set_new(out, "error", json_pack("{s:s, s:s}", "fault", err.fault,
-		                                            "message", err.message));
-	if (m.vm_moref)
-		where_is(&m, out);
-	*record = out;
-	na_checks_free(&m.checks);
-	na_diagnosis_free(&m.diag);
-	na_inventory_free(&m.own);
-	free(m.vm_moref);
-	return code;
+	                        "moved", r->moved, "already_there", r->already_there, "workaround",
+	                        r->workaround);
+	if (r->diag.verdict)
+		json_object_set_new(out, "diagnosis", na_diagnosis_json(&r->diag));
+	if (r->checks.n)
+		json_object_set_new(out, "verify", na_checks_json(&r->checks));
+	if (!r->moved)
+		json_object_set_new(out, "error", json_pack("{s:s, s:s}", "fault", err->fault,
+		                                            "message", err->message));
+	return out;
 }
 
-int na_migrate(vs_client *c, const na_migrate_args *a, bool json)
+int na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t **record)
 {
-	json_t *record = NULL;
-	int code = migrate_one(c, a, json, &record);
-	if (json)
-		na_json_print(record);
+	vs_error err = {0};
+	na_migrate_result r;
+	int rc = na_op_migrate(s, a, &r, &err);
+	int code = na_migrate_exit(&r, rc, &err);
+	if (rc == VS_OK && s->output)
+		na_verify_print(r.now ? r.now->name : a->vm, &r.checks);
+	/* A diagnosed failure has said why already. */
+	if (rc != VS_OK && !(rc == VS_ERR_TASK && r.diag.verdict))
+		na_report(&err);
+	json_t *out = record_of(a, &r, &err);
+	if (r.now)
+		where_is(s, &r, out);
+	if (record)
+		*record = out;
+	else if (json)
+		na_json_print(out);
 	else
-		json_decref(record);
+		json_decref(out);
+	na_migrate_result_free(&r);
 	return code;
 }
 
@@ -583,7 +241,7 @@ static void print_json(const migrate_cmd *a, batch *b)
 }
 
 /* Moves b's VMs one after the other; returns the exit code. */
-static int move_all(vs_client *c, migrate_cmd *a, batch *b, bool json)
+static int move_all(na_session *s, migrate_cmd *a, batch *b, bool json)
 {
 	int code = NA_EXIT_OK;
 	/* Ctrl-C lets the running Storage vMotion finish and starts no other. */
@@ -593,10 +251,15 @@ static int move_all(vs_client *c, migrate_cmd *a, batch *b, bool json)
 		const vs_vm *vm = b->vms[b->tried];
 		if (!json)
 			printf("%s[%zu/%zu] %s\n", b->tried ? "\n" : "", b->tried + 1, b->n, vm->name);
-		a->one.vm = vm->name;
-		a->one.vm_moref = vm->moref;
+		/* Copies: the op reads the VM's entry again, and its strings go. */
+		char *name = strdup(vm->name), *moref = strdup(vm->moref);
+		a->one.vm = name;
+		a->one.vm_moref = moref;
 		json_t *record = NULL;
-		int one = b->codes[b->tried] = migrate_one(c, &a->one, json, &record);
+		int one = b->codes[b->tried] = name && moref ? na_migrate_shown(s, &a->one, json, &record)
+		                                             : NA_EXIT_FAIL;
+		free(name);
+		free(moref);
 		json_array_append_new(b->records, record);
 		if (one != NA_EXIT_OK && (code == NA_EXIT_OK || one == NA_EXIT_FINDING))
 			code = one;
@@ -644,6 +307,9 @@ static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 	batch b = {.records = json_array()};
 	int code = NA_EXIT_OK;
 	int rc = na_inventory_load(c, true, &inv, &err);
+	na_progress bar;
+	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
+	                .warning = na_print_warning, .progress = &bar};
 	if (rc == VS_OK)
 		rc = batch_vms(&inv, a, &b.vms, &b.n, &err);
 	if (rc == VS_OK && !(b.codes = calloc(b.n + 1, sizeof(int))))
@@ -655,7 +321,7 @@ static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 	} else if (a->dry_run) {
 		code = print_plan(a, &b, json);
 	} else {
-		code = move_all(c, a, &b, json);
+		code = move_all(&s, a, &b, json);
 		if (json)
 			print_json(a, &b);
 		else
@@ -668,14 +334,28 @@ static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
 	return code;
 }
 
+/* One VM: its own lines, no summary. */
+static int migrate_one(vs_client *c, migrate_cmd *a, bool json)
+{
+	na_inventory inv;
+	vs_error err = {0};
+	if (na_inventory_load(c, true, &inv, &err) != VS_OK)
+		return na_report(&err);
+	na_progress bar;
+	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
+	                .warning = na_print_warning, .progress = &bar};
+	a->one.vm = a->vms[0];
+	int code = na_migrate_shown(&s, &a->one, json, NULL);
+	na_inventory_free(&inv);
+	return code;
+}
+
 static int run(vs_client *c, void *args, bool json)
 {
 	migrate_cmd *a = args;
 	/* A dry run of one VM is the batch's plan: the same checks, nothing moves. */
-	if (a->n_vms == 1 && !a->from && !a->dry_run) {
-		a->one.vm = a->vms[0];
-		return na_migrate(c, &a->one, json);
-	}
+	if (a->n_vms == 1 && !a->from && !a->dry_run)
+		return migrate_one(c, a, json);
 	return migrate_batch(c, a, json);
 }
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "ops/verify.h"
 
 static const char usage[] =
 	"Usage: nfsagent verify --vm VM [--recheck SECONDS] [OPTIONS]\n"
@@ -31,51 +31,7 @@ int na_parse_recheck(const char *cmd, const char *arg)
 	return -1;
 }
 
-/* The host the VM runs on now: a move may have taken it elsewhere. */
-static int current_host(vs_client *c, const vs_vm *vm, char **host, vs_error *err)
-{
-	vs_vm *now = NULL;
-	int rc = vs_vm_lookup(c, vm->moref, &now, err);
-	*host = rc == VS_OK && now->host ? strdup(now->host) : NULL;
-	if (rc == VS_OK && !*host)
-		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
-	vs_vm_free(&now);
-	return rc;
-}
-
-int na_verify_vm(vs_client *c, const na_inventory *inv, const vs_vm *vm, int recheck_s,
-                 na_checks *checks, vs_error *err)
-{
-	vs_vm_layout *layout = NULL;
-	char *host = NULL;
-	int rc = current_host(c, vm, &host, err);
-	if (rc == VS_OK)
-		rc = vs_vm_layout_read(c, vm->moref, &layout, err);
-	for (size_t d = 0; rc == VS_OK && d < layout->n_disks; d++)
-		for (size_t l = 0; rc == VS_OK && l < layout->disks[d].n_chain; l++)
-			rc = na_check_descriptor(c, layout->disks[d].chain[l], layout, checks, err);
-	na_viewpoint at = {inv, host, recheck_s};
-	if (rc == VS_OK)
-		rc = na_checks_measure(c, &at, checks, err);
-	if (rc == VS_OK)
-		rc = na_checks_confirm(c, &at, checks, err);
-	if (rc != VS_OK)
-		vs_error_context(err, "verifying the disks of %s", vm->name);
-	vs_vm_layout_free(&layout);
-	free(host);
-	return rc;
-}
-
-int na_verify_exit(const na_checks *checks)
-{
-	na_tally t = na_checks_tally(checks);
-	return t.short_     ? NA_EXIT_FINDING
-	       : t.problems ? NA_EXIT_FAIL
-	       : t.unknown  ? NA_EXIT_UNCHECKED
-	                    : NA_EXIT_OK;
-}
-
-void na_verify_report(const char *vm, const na_checks *checks)
+void na_verify_print(const char *vm, const na_checks *checks)
 {
 	na_tally t = na_checks_tally(checks);
 	printf("%s: %zu extent%s checked: ", vm, checks->n, checks->n == 1 ? "" : "s");
@@ -113,16 +69,17 @@ static int run(vs_client *c, void *args, bool json)
 	na_checks checks = {0};
 	vs_error err = {0};
 	int rc = na_inventory_load(c, true, &inv, &err);
+	na_session s = {.client = c, .inv = &inv};
 	vs_vm *vm = rc == VS_OK ? na_find_vm(&inv, a->vm, &err) : NULL;
 	if (rc == VS_OK)
-		rc = vm ? na_verify_vm(c, &inv, vm, a->recheck_s, &checks, &err) : VS_ERR_NOT_FOUND;
+		rc = vm ? na_op_verify(&s, vm, a->recheck_s, &checks, &err) : VS_ERR_NOT_FOUND;
 	int code = rc == VS_OK ? na_verify_exit(&checks) : na_report(&err);
 	if (rc == VS_OK && json)
 		na_json_print(json_pack("{s:s, s:b, s:b, s:o}", "vm", vm->name, "mismatch",
 		                        code == NA_EXIT_FINDING, "checked", code != NA_EXIT_UNCHECKED,
 		                        "extents", na_checks_json(&checks)));
 	else if (rc == VS_OK)
-		na_verify_report(vm->name, &checks);
+		na_verify_print(vm->name, &checks);
 	na_checks_free(&checks);
 	na_inventory_free(&inv);
 	return code;

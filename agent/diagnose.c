@@ -345,10 +345,3 @@ json_t *na_diagnosis_json(const na_diagnosis *d)
 	return json_pack("{s:s, s:b, s:o}", "verdict", d->verdict ? d->verdict : "", "extent_bug",
 	                 d->extent_bug, "evidence", ev);
 }
-
-void na_diagnosis_print(const na_diagnosis *d, FILE *out)
-{
-	fprintf(out, "%s\n", d->verdict ? d->verdict : "no verdict");
-	for (size_t i = 0; i < d->n_evidence; i++)
-		fprintf(out, "  %s\n", d->evidence[i]);
-}

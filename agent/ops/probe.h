@@ -5,6 +5,14 @@
 
 #include "ops/session.h"
 
+typedef struct na_probe_args {
+	const char *host, *datastore, *db;
+	long disks;
+	int64_t size;
+	int recheck_s;
+	const char *campaign, *target;  /* recorded with the verdict */
+} na_probe_args;
+
 typedef struct na_probe_result {
 	/* The host that read short (its ESXi build has the bug), else --host;
 	 * and the datastore: pointers into the session's inventory. */

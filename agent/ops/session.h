@@ -23,6 +23,7 @@ typedef struct na_session {
 	na_store *store;      /* may be NULL */
 	na_output_fn output;   /* NULL: silent */
 	na_output_fn warning;  /* what went wrong beside the op's result; NULL: silent */
+	na_progress *progress; /* where a long step shows its percent (stderr); NULL: not shown */
 	void *output_ud;
 } na_session;
 

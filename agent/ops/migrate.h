@@ -1,0 +1,38 @@
+/* The migrate workflow: one VM's home and every disk to a datastore by
+ * Storage vMotion, verified; on the NFS 4.1 extent-size bug, the chosen
+ * workaround once. */
+#ifndef NFSAGENT_OPS_MIGRATE_H
+#define NFSAGENT_OPS_MIGRATE_H
+
+#include "ops/session.h"
+
+typedef struct na_migrate_args {
+	const char *vm, *datastore, *policy, *db;
+	const char *vm_moref;  /* when set, the VM (names may repeat across folders) */
+	bool allow_power_off;
+	const char *campaign, *target;  /* recorded with a failure's verdict */
+} na_migrate_args;
+
+typedef struct na_migrate_result {
+	bool moved, already_there;
+	const char *workaround;  /* the policy applied, if any */
+	na_diagnosis diag;       /* a failed move's (verdict NULL: none) */
+	na_checks checks;        /* every extent after the move */
+	vs_vm *now;              /* the VM read again at the end (NULL: could not be) */
+} na_migrate_result;
+
+/* Moves a->vm to a->datastore (nothing when it is there already), then
+ * verifies it; a failed move is diagnosed and its verdict recorded (in
+ * s->store, else a->db).  Progress lines and warnings go to the session;
+ * out says what happened, whatever rc is. */
+int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *out, vs_error *err);
+/* 0 moved and verified, 3 the extent-size bug (stopped it, or an extent
+ * short after the move), else the exit code of the error. */
+int na_migrate_exit(const na_migrate_result *r, int rc, const vs_error *err);
+void na_migrate_result_free(na_migrate_result *r);
+/* cmd_migrate.c: the op with its lines on stdout, then the verification,
+ * an error and where the VM is; the exit code.  record (may be NULL) gets
+ * the JSON of it all instead, for a caller that prints JSON. */
+int na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t **record);
+
+#endif

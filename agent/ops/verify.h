@@ -1,0 +1,16 @@
+/* The verify workflow: every descriptor of every disk of a VM, each extent
+ * against the size its descriptor declares, as the VM's host reads it. */
+#ifndef NFSAGENT_OPS_VERIFY_H
+#define NFSAGENT_OPS_VERIFY_H
+
+#include "ops/session.h"
+
+/* Checks through the host vm runs on now (a move may have changed it); a
+ * short extent is read again after recheck_s and through the other hosts. */
+int na_op_verify(na_session *s, const vs_vm *vm, int recheck_s, na_checks *checks, vs_error *err);
+/* 0 all hold, 3 one is short, 1 a descriptor could not be read, 8 unchecked. */
+int na_verify_exit(const na_checks *checks);
+/* cmd_verify.c: the verdict line and each extent's check, as text. */
+void na_verify_print(const char *vm, const na_checks *checks);
+
+#endif
