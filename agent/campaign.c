@@ -368,7 +368,10 @@ static int unmount_all(na_run *r, const vs_datastore *d)
 	na_unmount_result_free(&res);
 	if (rc != VS_OK) {
 		vs_error_context(&err, "unmounting %s", d->name);
-		return na_report(&err);
+		/* The campaign's input passed its preflight: a refusal now (a VM
+		 * moved there since) is the world's state, for a resume to finish. */
+		int code = na_report(&err);
+		return code == NA_EXIT_USAGE ? NA_EXIT_FAIL : code;
 	}
 	return na_run_reload(r);
 }

@@ -209,6 +209,54 @@ int vs_vm_lookup(vs_client *c, const char *moref, vs_vm **out, vs_error *err)
 	return rc;
 }
 
+typedef struct vm_list {
+	vs_vm *v;
+	size_t n, cap;
+} vm_list;
+
+static int add_vm(const char *type, const char *moref, const xmlNode *object, void *ud,
+                  vs_error *err)
+{
+	(void)type;
+	vm_list *l = ud;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		vs_vm *grown = realloc(l->v, cap * sizeof(*grown));
+		if (!grown)
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		l->v = grown;
+		l->cap = cap;
+	}
+	l->v[l->n] = (vs_vm){0};
+	if (vs_vm_read(moref, object, &l->v[l->n]) != VS_OK) {
+		vs_vm_clear(&l->v[l->n]);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	l->n++;
+	return VS_OK;
+}
+
+int vs_datastore_vms(vs_client *c, const char *datastore, vs_vm **vms, size_t *n, vs_error *err)
+{
+	vm_list l = {0};
+	int rc = vs_props_related(c, "Datastore", datastore, "vm",
+	                          &(vs_propspec){"VirtualMachine", vs_vm_summary_paths}, add_vm, &l, err);
+	if (rc != VS_OK) {
+		vs_vms_free(l.v, l.n);
+		l = (vm_list){0};
+	}
+	*vms = l.v;
+	*n = l.n;
+	return rc;
+}
+
+void vs_vms_free(vs_vm *vms, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		vs_vm_clear(&vms[i]);
+	free(vms);
+}
+
 static int name_references(const find_state *f, vs_vm *v, vs_error *err)
 {
 	v->host_name = strdup(v->host ? name_of(f, v->host) : "");

@@ -21,12 +21,13 @@ typedef struct migration {
 	char *vm_moref;           /* survives inventory reloads */
 } migration;
 
-/* A fault beside the op's own error (an undo that failed), as a warning. */
+/* A fault beside the op's own error (an undo that failed), as a warning;
+ * what (may be NULL) says what was being done when e does not. */
 static void warn_error(const migration *m, const char *what, const vs_error *e)
 {
 	char line[1600];
 	vs_error_format(e, line, sizeof(line));
-	na_say_warning(m->s, "%s: %s", what, line);
+	na_say_warning(m->s, "%s%s%s", what ? what : "", what ? ": " : "", line);
 }
 
 /* (Re)reads the inventory and finds the VM and the target in it. */
@@ -135,7 +136,7 @@ static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_
 			    t->remote_host, t->remote_path);
 			unmounted[i] = false;
 		} else {
-			warn_error(m, hosts[i]->name, &err);
+			warn_error(m, NULL, &err);  /* it names the host */
 		}
 		free(moref);
 	}

@@ -13,12 +13,11 @@ static bool is_vcls(const vs_vm *vm)
 
 /* "fiotest, db01" of the VMs with files on d, the vCLS agents or the others;
  * NULL if none. */
-static char *vms_on(const na_inventory *inv, const vs_datastore *d, bool vcls)
+static char *vms_on(const vs_vm *vms, size_t n, bool vcls)
 {
 	char *list = NULL;
-	for (size_t i = 0; i < inv->n_vms; i++)
-		if (na_vm_uses(&inv->vms[i], d->moref) && is_vcls(&inv->vms[i]) == vcls &&
-		    !na_list_add(&list, inv->vms[i].name))
+	for (size_t i = 0; i < n; i++)
+		if (is_vcls(&vms[i]) == vcls && !na_list_add(&list, vms[i].name))
 			break;
 	return list;
 }
@@ -65,17 +64,16 @@ static int check_heartbeats(vs_client *c, const na_inventory *inv, const vs_data
 
 /* vCenter places vCLS agent VMs itself and recreates them when they go, so
  * the way out is retreat mode, set per cluster: name the clusters. */
-static int check_vcls(const na_inventory *inv, const vs_datastore *d, vs_error *err)
+static int check_vcls(const na_inventory *inv, const vs_datastore *d, const vs_vm *vms, size_t n,
+                      vs_error *err)
 {
-	char *agents = vms_on(inv, d, true);
+	char *agents = vms_on(vms, n, true);
 	if (!agents)
 		return VS_OK;
 	char *clusters = NULL;
 	for (size_t k = 0; k < inv->n_clusters; k++)
-		for (size_t i = 0; i < inv->n_vms; i++) {
-			const vs_vm *vm = &inv->vms[i];
-			if (is_vcls(vm) && na_vm_uses(vm, d->moref) &&
-			    cluster_of(inv, vm->host) == &inv->clusters[k]) {
+		for (size_t i = 0; i < n; i++) {
+			if (is_vcls(&vms[i]) && cluster_of(inv, vms[i].host) == &inv->clusters[k]) {
 				na_list_add(&clusters, inv->clusters[k].name);
 				break;
 			}
@@ -93,15 +91,22 @@ static int check_vcls(const na_inventory *inv, const vs_datastore *d, vs_error *
 int na_unmount_check(vs_client *c, const na_inventory *inv, const vs_datastore *d,
                      vs_host *const *hosts, size_t n, vs_error *err)
 {
+	/* Which VMs have files there is read now, not from the inventory: DRS,
+	 * vCLS or an admin may have put one there since. */
+	vs_vm *vms = NULL;
+	size_t n_vms = 0;
 	int rc = check_heartbeats(c, inv, d, hosts, n, err);
 	if (rc == VS_OK)
-		rc = check_vcls(inv, d, err);
-	char *users = rc == VS_OK ? vms_on(inv, d, false) : NULL;
+		rc = vs_datastore_vms(c, d->moref, &vms, &n_vms, err);
+	if (rc == VS_OK)
+		rc = check_vcls(inv, d, vms, n_vms, err);
+	char *users = rc == VS_OK ? vms_on(vms, n_vms, false) : NULL;
 	if (users) {
 		rc = vs_fail(err, VS_ERR_USAGE, "refusing to unmount '%s': VMs have files there: %s", d->name,
 		             users);
 		free(users);
 	}
+	vs_vms_free(vms, n_vms);
 	return rc;
 }
 

@@ -192,6 +192,9 @@ int vs_walk_inventory(vs_client *c, const vs_walk *walk, vs_error *err);
 
 /* Reads one VM's summary by moref. */
 int vs_vm_lookup(vs_client *c, const char *moref, vs_vm **out, vs_error *err);
+/* The VMs with files on a datastore now (its vm property, one retrieval). */
+int vs_datastore_vms(vs_client *c, const char *datastore, vs_vm **vms, size_t *n, vs_error *err);
+void vs_vms_free(vs_vm *vms, size_t n);
 /* Finds one VM by name with the names of its host and datastores, in two
  * retrievals (VS_ERR_NOT_FOUND if none or several VMs have that name). */
 int vs_find_vm(vs_client *c, const char *name, vs_vm **out, vs_error *err);

@@ -104,4 +104,32 @@ assert_contains "$OUT" "  t  1 ok"
 run 0 "$NFSAGENT" ls vms --json
 assert_eq "$(jq -r '.[] | select(.name == "fiotest") | "\(.datastores | join(",")) \(.power_state)"' <<< "$OUT")" \
 	"truenas-vmware poweredOn" "fiotest after the resume"
+# 5. Another VM moved onto the campaign's datastore while the campaign ran
+# (an admin, DRS): the cleanup reads who is there now, not what the
+# inventory said at the start, and refuses to unmount (nothing removed);
+# once that VM is gone, the resume unmounts it.
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -task-seconds 2 -slow-tasks RelocateVM_Task
+{
+	tiny_campaign intruder
+	nfs_target t bench-v3 /mnt/tank/vmware64k 3 probe=no
+} > "$c"
+"$NFSAGENT" run "$c" > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+for i in $(seq 1 300); do
+	[ "$(calls RelocateVM_Task)" -ge 1 ] && break
+	sleep 0.1
+done
+# (The simulator's own VMs have no real descriptors: their verify fails.)
+"$NFSAGENT" migrate --vm DC0_H0_VM0 --datastore bench-v3 > /dev/null 2>&1 || true
+assert_eq "$(vm_datastores DC0_H0_VM0)" bench-v3 "DC0_H0_VM0 moved onto the campaign's datastore"
+RC=0
+wait "$pid" || RC=$?
+assert_eq "$RC" 1 "exit status of the run whose datastore another VM uses"
+assert_contains "$(cat "$WORK/err")" "refusing to unmount 'bench-v3': VMs have files there: DC0_H0_VM0"
+assert_eq "$(calls RemoveDatastore)" 0 "datastores removed while DC0_H0_VM0 is there"
+"$NFSAGENT" migrate --vm DC0_H0_VM0 --datastore truenas-vmware > /dev/null 2>&1 || true
+assert_eq "$(vm_datastores DC0_H0_VM0)" truenas-vmware "DC0_H0_VM0 moved away"
+run 0 "$NFSAGENT" run "$c" --resume
+assert_eq "$(bench_datastores)" 0 "campaign datastores after the resume"
 echo "campaign_reconcile: ok"
