@@ -503,6 +503,7 @@ void na_bench_nas_begin(na_bench *b)
 			na_warn("--label %s=%s contradicts the NAS: %s %s (both are recorded)",
 			        b->labels[i].key, b->labels[i].value, why, b->nas_view.dataset.name);
 	}
+	na_bench_recordsize_trap(b);
 }
 
 void na_bench_nas_end(na_bench *b)

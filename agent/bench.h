@@ -70,6 +70,10 @@ void na_bench_outcome_clear(na_bench_outcome *o);
  * setting.  A NAS that cannot be read is one warning naming why, and the
  * benchmark runs without the NAS side: never an error. */
 void na_bench_nas_begin(na_bench *b);
+/* Warns when b's disk was on the dataset before its recordsize last
+ * changed (zpool history), or an earlier result of it measured another
+ * recordsize: the disk may hold records of the old size (bench_trap.c). */
+void na_bench_recordsize_trap(const na_bench *b);
 void na_bench_nas_end(na_bench *b);
 /* Whether label key=value contradicts the measured settings p (recordsize
  * and special_small_blocks as sizes, 16K = 16384; sync, compression, atime,

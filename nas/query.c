@@ -114,6 +114,31 @@ int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
 	return rc;
 }
 
+typedef struct history_query {
+	const char *dataset, *prop;
+	int64_t *last;
+} history_query;
+
+static int parse_history(const char *text, size_t len, void *out, vs_error *err)
+{
+	const history_query *q = out;
+	return nas_parse_history(text, len, q->dataset, q->prop, q->last, err);
+}
+
+int nas_read_history(const nas_target *t, const char *dataset, const char *prop, int64_t *last,
+                     vs_error *err)
+{
+	*last = 0;
+	if (!nas_name_ok(dataset, false))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS dataset name", dataset);
+	char pool[256];
+	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(dataset, "/"), dataset);
+	/* zpool prints local time: UTC makes it one */
+	const char *const cmd[] = {"env", "TZ=UTC", "zpool", "history", "-il", pool, NULL};
+	history_query q = {dataset, prop, last};
+	return query(t, cmd, "zpool history", parse_history, &q, err);
+}
+
 int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err)
 {
 	*v = (nas_view){0};

@@ -136,6 +136,17 @@ extern const char nas_zfs_get_list[];
  * where one is due is VS_ERR_PROTOCOL naming it. */
 int nas_parse_zfs_get(const char *text, size_t len, nas_props *out, vs_error *err);
 
+/* ---- history_parse.c: `zpool history -il POOL` run with TZ=UTC --------- */
+/* *last: the Unix time of the last record that set or inherited prop on
+ * dataset or one of its ancestors (0: none in the history, which is a ring
+ * buffer: the oldest records go).  VS_ERR_PROTOCOL without its "History
+ * for" line. */
+int nas_parse_history(const char *text, size_t len, const char *dataset, const char *prop,
+                      int64_t *last, vs_error *err);
+/* Runs it for dataset's pool (the name checked, nas_name_ok). */
+int nas_read_history(const nas_target *t, const char *dataset, const char *prop, int64_t *last,
+                     vs_error *err);
+
 /* ---- zpool_parse.c: the pool's layout and its I/O --------------------- */
 
 /* Allocation classes in the order zpool prints them. */

@@ -1,6 +1,7 @@
 /* libFuzzer target for the NAS parsers (the nas/ parse files): every input goes
  * through all of them, as zfs list, zfs get, zpool list, zpool iostat (with
- * a fixed layout, and with the input's own when it is one) and kstats.
+ * a fixed layout, and with the input's own when it is one), kstats and
+ * zpool history.
  * Besides "does not crash" it checks what callers rely on: on success the
  * structures are whole (names set, every vdev with a type and a leaf, a
  * dataset found for a path really holds it); on failure nothing is left
@@ -115,6 +116,18 @@ static void counters(const char *text, size_t size)
 	}
 }
 
+/* A time is never before 1970 nor left set on failure. */
+static void history(const char *text, size_t size)
+{
+	int64_t last = -1;
+	vs_error err = {0};
+	int rc = nas_parse_history(text, size, "tank/vmware", "recordsize", &last, &err);
+	if (rc != VS_OK)
+		failed(rc, &err);
+	if (last < 0 || (rc != VS_OK && last != 0))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data;
@@ -127,6 +140,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	layout(text, size);
 	samples(text, size, &fixed);
 	counters(text, size);
+	history(text, size);
 	nas_layout_free(&fixed);
 	return 0;
 }

@@ -102,6 +102,16 @@ assert_not_contains "$OUT" "contradicts the NAS in B" "B's run has no label"
 run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,id=11 --json
 assert_eq "$(jq -c '.label_conflicts' <<< "$OUT")" '["label recordsize=16K contradicts the NAS in A: zfs_recordsize is 128K (2 runs)"]' "in JSON"
 
+# ---- The seeds' trap: the dataset's recordsize changed while the disk
+# stayed (the lab has no zpool history: the results' measured recordsize is
+# the sign); the disk may hold records of the old size ----
+nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 16384'
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
+assert_one_line "$ERR"
+assert_contains "$ERR" "nfsagent: warning: result 1 measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk (20" "the trap ($ERR)"
+assert_contains "$ERR" "and tank/vmware has 16.0 KiB now: the disk may still hold records of the old size, since a recordsize applies to blocks written after it is set; for results of 16.0 KiB records, move the VM to a dataset that had it before the disk arrived"
+nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 131072'
+
 # ---- The NAS side commits with its result: a kill right after the
 # result's transaction finds both recorded ----
 LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=1 "$NFSAGENT" bench --vm fiotest \
