@@ -9,6 +9,7 @@
 
 #include "agent.h"
 #include "compare.h"
+#include "trap.h"
 
 static const char usage[] =
 	"Usage: nfsagent compare --a SELECTOR --b SELECTOR [--db FILE]\n"
@@ -52,6 +53,8 @@ typedef struct comparison {
 	char *time_warning;        /* NULL when the groups' runs interleave */
 	char **conflicts;          /* labels contradicting the NAS, A's then B's */
 	size_t n_conflicts;
+	char **traps;              /* runs on a disk whose dataset's recordsize changed under it */
+	size_t n_traps;
 } comparison;
 
 /* ---- building ---- */
@@ -94,6 +97,21 @@ int na_selector_none(na_store *s, const char *what, const char *selector, vs_err
 	return vs_fail(err, VS_ERR_NOT_FOUND, "%s has no ok results: %s", what, why.message);
 }
 
+/* Moves the n_more sentences of more to the end of *list. */
+static int take(char ***list, size_t *n, char **more, size_t n_more)
+{
+	char **all = realloc(*list, (*n + n_more + 1) * sizeof(char *));
+	if (all) {
+		memcpy(all + *n, more, n_more * sizeof(char *));
+		*list = all;
+		*n += n_more;
+	}
+	for (size_t i = 0; !all && i < n_more; i++)
+		free(more[i]);
+	free(more);
+	return all ? VS_OK : VS_ERR_NOMEM;
+}
+
 static int build(comparison *c, na_store *s, vs_error *err)
 {
 	int rc = na_cmp_load(s, c->args->a, &c->a, err);
@@ -122,24 +140,19 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		rc = VS_ERR_NOMEM;
 	if (rc == VS_OK)
 		c->time_warning = na_cmp_time_warning(&c->a, &c->b, "A", "B");
-	char **in_b = NULL;
-	size_t n_b = 0;
-	if (rc == VS_OK)
-		rc = na_cmp_label_conflicts(&c->a, "A", &c->conflicts, &c->n_conflicts);
-	if (rc == VS_OK)
-		rc = na_cmp_label_conflicts(&c->b, "B", &in_b, &n_b);
-	char **all = rc == VS_OK ? realloc(c->conflicts, (c->n_conflicts + n_b + 1) * sizeof(char *)) : NULL;
-	if (all) {
-		memcpy(all + c->n_conflicts, in_b, n_b * sizeof(char *));
-		c->conflicts = all;
-		c->n_conflicts += n_b;
-		n_b = 0;
-	} else if (rc == VS_OK) {
-		rc = VS_ERR_NOMEM;
+	/* what was measured against what the runs say of themselves */
+	for (int g = 0; rc == VS_OK && g < 2; g++) {
+		char **more = NULL;
+		size_t n_more = 0;
+		const na_cmp_group *group = g ? &c->b : &c->a;
+		rc = na_cmp_label_conflicts(group, g ? "B" : "A", &more, &n_more);
+		if (rc == VS_OK)
+			rc = take(&c->conflicts, &c->n_conflicts, more, n_more);
+		if (rc == VS_OK)
+			rc = na_trap_sentences(s, group, g ? "B" : "A", &more, &n_more, err);
+		if (rc == VS_OK)
+			rc = take(&c->traps, &c->n_traps, more, n_more);
 	}
-	for (size_t i = 0; i < n_b; i++)
-		free(in_b[i]);
-	free(in_b);
 	return rc == VS_ERR_NOMEM ? vs_fail(err, rc, "out of memory") : rc;
 }
 
@@ -156,6 +169,9 @@ static void comparison_free(comparison *c)
 	for (size_t i = 0; i < c->n_conflicts; i++)
 		free(c->conflicts[i]);
 	free(c->conflicts);
+	for (size_t i = 0; i < c->n_traps; i++)
+		free(c->traps[i]);
+	free(c->traps);
 }
 
 /* ---- text and markdown ---- */
@@ -175,6 +191,8 @@ static void print_header(const comparison *c, bool md)
 		printf("%swarning: %s\n", gap, c->time_warning);
 	for (size_t i = 0; i < c->n_conflicts; i++)
 		printf("%swarning: %s\n", gap, c->conflicts[i]);
+	for (size_t i = 0; i < c->n_traps; i++)
+		printf("%swarning: %s\n", gap, c->traps[i]);
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
@@ -551,11 +569,14 @@ static void print_json(const comparison *c)
 	                         "factors_text", c->sentence, "time_warning", c->time_warning,
 	                         "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
 	                         "noise_method", na_noise_method);
-	json_t *layers = json_array(), *conflicts = json_array();
+	json_t *layers = json_array(), *conflicts = json_array(), *traps = json_array();
 	for (size_t i = 0; i < c->cmp.n_layers; i++)
 		json_array_append_new(layers, layer_json(&c->cmp.layers[i]));
 	for (size_t i = 0; i < c->n_conflicts; i++)
 		json_array_append_new(conflicts, json_string(c->conflicts[i]));
+	for (size_t i = 0; i < c->n_traps; i++)
+		json_array_append_new(traps, json_string(c->traps[i]));
+	json_object_set_new(root, "recordsize_changed_under_disk", traps);
 	json_object_set_new(root, "layers", layers);
 	json_object_set_new(root, "label_conflicts", conflicts);
 	na_json_print(root);

@@ -118,4 +118,7 @@ LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=1 "$NFSAGENT" bench --vm fiote
 	--profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}" > /dev/null 2>&1 && echo "not killed" >&2
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.result_id = r.id
 	WHERE r.id = (SELECT max(id) FROM results)")" 1 "the killed run's result has its NAS side"
+# That run is at 128K again, after the 16K one on the same disk: compare says so.
+run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,profile=randwrite-4k-qd1
+assert_contains "$OUT" "warning: 1 run of B measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"
 echo "test_bench_nas: ok"

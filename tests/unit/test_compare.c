@@ -14,6 +14,7 @@
 
 #include "agent.h"
 #include "compare.h"
+#include "trap.h"
 
 static const int by_profile[] = {NA_FIELD_profile};
 
@@ -523,6 +524,54 @@ static void test_nas_layers(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The seeds' trap: runs on a disk whose dataset's recordsize changed under
+ * it (an earlier result of its stay measured another), a move away ending
+ * the stay. */
+static void test_recordsize_trap(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/r.db", dir);
+	na_store *s = NULL;
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	/* 1, 2 at 128K; 3 at 16K (changed under the disk); 4 elsewhere (moved);
+	 * 5 back at 16K (written anew); 6 at 128K (changed again) */
+	const char *ds[] = {"ds1", "ds1", "ds1", "ds2", "ds1", "ds1"};
+	const int64_t rs[] = {131072, 131072, 16384, 16384, 16384, 131072};
+	for (int i = 0; i < 6; i++) {
+		char disk[64];
+		snprintf(disk, sizeof(disk), "disk-1000-0 [%s] fiotest/fiotest.vmdk", ds[i]);
+		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
+		               .vm = "fiotest", .datastore = ds[i], .disk = disk};
+		r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
+		na_nas_run n = {.dataset = "tank/vm", .recordsize = rs[i]};
+		r.nas = &n;
+		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	}
+	na_cmp_group g = {0};
+	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
+	char **text = NULL;
+	size_t n = 0;
+	assert_int_equal(na_trap_sentences(s, &g, "A", &text, &n, &err), VS_OK);
+	assert_int_equal(n, 2);
+	assert_string_equal(text[0], "1 run of A measured recordsize 16K on disk-1000-0 [ds1] "
+	                             "fiotest/fiotest.vmdk after result 1 measured 128K there: the disk "
+	                             "may still hold 128K records, since a recordsize applies to blocks "
+	                             "written after it is set");
+	assert_non_null(strstr(text[1], "1 run of A measured recordsize 128K on disk-1000-0 [ds1] "
+	                                "fiotest/fiotest.vmdk after result 5 measured 16K there"));
+	for (size_t i = 0; i < n; i++)
+		free(text[i]);
+	free(text);
+	na_cmp_group_free(&g);
+	na_store_close(&s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 /* The compare command nfsagent prints is pasted into a shell: a campaign
  * name is one word, whatever it holds. */
 static void test_shell_quote(void **state)
@@ -551,6 +600,7 @@ int main(void)
 		cmocka_unit_test(test_pooled_p99),     cmocka_unit_test(test_mixed_family),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
+		cmocka_unit_test(test_recordsize_trap),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,35 @@
+/* The seeds' trap: a recordsize applies to blocks written after it is set,
+ * so a disk written before a change still holds records of the old size
+ * (the seeds moved the VM to a new dataset for this reason).  What nfsagent
+ * knows of a disk's stay on a datastore comes from its own results: a VM's
+ * results in id order, a stay ending when one ran elsewhere (another disk
+ * or datastore: the disk was moved, so written anew). */
+#ifndef NFSAGENT_TRAP_H
+#define NFSAGENT_TRAP_H
+
+#include "store.h"
+
+typedef struct na_trap {
+	int64_t first_id;            /* the stay's first result before this one; 0: none */
+	char first_started[32];
+	int64_t other_id;            /* the stay's first result that measured another
+	                              * recordsize than this one; 0: none */
+	char other_started[32], other_recordsize[24];
+} na_trap;
+
+/* Called for each result of the walk with what its stay held before it. */
+typedef int (*na_trap_fn)(const na_result *r, const na_trap *t, void *ud, vs_error *err);
+/* Walks vm's results and then, when now is not NULL, now (a run about to
+ * be recorded: its disk, datastore, zfs_recordsize and started_at). */
+int na_trap_walk(na_store *s, const char *vm, const na_result *now, na_trap_fn fn, void *ud,
+                 vs_error *err);
+
+/* The sentences for the runs of g (called name: "A") whose disk had
+ * another recordsize's results earlier in its stay: "2 runs of B measured
+ * recordsize 16K on DISK after result 1 measured 128K there: ...", one per
+ * disk and pair of sizes, into *out (malloc'd, *n of them). */
+struct na_cmp_group;
+int na_trap_sentences(na_store *s, const struct na_cmp_group *g, const char *name, char ***out,
+                      size_t *n, vs_error *err);
+
+#endif
