@@ -376,6 +376,82 @@ static int unmount_all(na_run *r, const vs_datastore *d)
 	return na_run_reload(r);
 }
 
+/* Whether the campaign added host (a name) to t's datastore ("adding:T"). */
+static bool added_host(na_run *r, const na_target *t, const char *host)
+{
+	char step[160], *list = NULL;
+	snprintf(step, sizeof(step), "adding:%s", t->name);
+	na_run_done(r, step, &list);
+	bool added = false;
+	for (char *p = list, *save = NULL, *h; list && !added && (h = strtok_r(p, ",", &save)); p = NULL)
+		added = strcmp(h + strspn(h, " "), host) == 0;
+	free(list);
+	return added;
+}
+
+/* "adding:T": the hosts of t that lack its datastore, which was there
+ * before the campaign (an admin's): journaled before the campaign mounts it
+ * on them, so that cleanup takes exactly those mounts away again. */
+static int mark_adding(na_run *r, const na_target *t)
+{
+	char step[160];
+	snprintf(step, sizeof(step), "adding:%s", t->name);
+	vs_datastore *d = na_run_datastore(r, t->datastore);
+	na_host_choice choice;
+	vs_host **hosts = NULL;
+	size_t n = 0;
+	vs_error err = {0};
+	if (!d || !target_hosts(r, t, &choice, &err) ||
+	    na_select_hosts(&r->inv, &choice, &hosts, &n, &err) != VS_OK)
+		return d ? na_report(&err) : NA_EXIT_OK;
+	/* A stopped run's additions stay listed (they have it now). */
+	char *list = NULL;
+	na_run_done(r, step, &list);
+	bool ok = true, more = false;
+	for (size_t i = 0; ok && i < n; i++)
+		if (!na_mounted_on(d, hosts[i]->moref) && !added_host(r, t, hosts[i]->name)) {
+			ok = na_list_add(&list, hosts[i]->name);
+			more = true;
+		}
+	free(hosts);
+	int rc = !ok ? na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
+	         : more ? na_run_mark(r, step, list)
+	                : NA_EXIT_OK;
+	free(list);
+	return rc;
+}
+
+/* Cleanup of a datastore that was there before: the hosts the campaign
+ * added to it lose it again; the admin's keep it. */
+static int remove_added(na_run *r, const na_target *t)
+{
+	vs_datastore *d = na_run_datastore(r, t->datastore);
+	vs_host **hosts = d ? calloc(d->n_mounts + 1, sizeof(*hosts)) : NULL;
+	size_t n = 0;
+	for (size_t i = 0; hosts && i < d->n_mounts; i++) {
+		vs_host *h = na_host_by_moref(&r->inv, d->mounts[i].host);
+		if (h && added_host(r, t, h->name))
+			hosts[n++] = h;
+	}
+	int rc = NA_EXIT_OK;
+	if (n) {
+		vs_error err = {0};
+		na_session s = session_of(r);
+		na_unmount_result res;
+		rc = na_op_unmount(&s, d->name, hosts, n, &res, &err);
+		na_unmount_result_free(&res);
+		if (rc != VS_OK) {
+			vs_error_context(&err, "unmounting %s from the hosts the campaign added", t->datastore);
+			int code = na_report(&err);
+			rc = code == NA_EXIT_USAGE ? NA_EXIT_FAIL : code;
+		} else {
+			rc = na_run_reload(r);
+		}
+	}
+	free(hosts);
+	return rc;
+}
+
 /* The campaign mounts t: "mounting:T" is journaled before the first host
  * mounts it, so a run killed between a host's mount and the "mount:T" step
  * still knows the datastore is its own.  A mount that fails on one host is
@@ -396,7 +472,7 @@ static int mount_target(na_run *r, na_target *t)
 	if (journaled && (there || !has_work(r, t)))
 		return NA_EXIT_OK;
 	bool ours = !there || (!journaled && na_run_done(r, intent, NULL));
-	int rc = there ? NA_EXIT_OK : na_run_mark(r, intent, "absent");
+	int rc = there ? mark_adding(r, t) : na_run_mark(r, intent, "absent");
 	size_t mounted = 0;
 	if (rc == NA_EXIT_OK)
 		rc = mount_export(r, t, nfs_of(r, t), &mounted);
@@ -410,10 +486,11 @@ static int mount_target(na_run *r, na_target *t)
 		return rc;
 	}
 	/* A datastore that was there before (an admin's, on some hosts) stays the
-	 * admin's even where the campaign added hosts: cleanup never unmounts it. */
+	 * admin's; cleanup unmounts it only from the hosts the campaign added. */
 	if (rc == NA_EXIT_OK && mounted && !ours)
-		na_warn("target %s: %s was mounted before the campaign; the %zu host%s it added keep it "
-		        "mounted after", t->name, t->datastore, mounted, mounted == 1 ? "" : "s");
+		printf("Target %s: %s was mounted before the campaign; cleanup unmounts it again from the "
+		       "%zu host%s the campaign added.\n", t->name, t->datastore, mounted,
+		       mounted == 1 ? "" : "s");
 	return rc == NA_EXIT_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
 }
 
@@ -546,13 +623,73 @@ static bool mounted_by_campaign(na_run *r, const na_target *t)
 	return ours;
 }
 
-/* "put-back:T" holds the type ("NFS41") of the admin's mount of t's export
- * that a learned switch to NFS 3 unmounted. */
-static int put_back_mark(na_run *r, const na_target *t, const char *type)
+/* "put-back:T" holds the admin's mount of t's export that a learned switch
+ * to NFS 3 unmounts, as JSON: its type, servers, security and each host
+ * with its access mode, so that cleanup mounts exactly that again. */
+static int put_back_mark(na_run *r, const na_target *t, const vs_datastore *d)
 {
 	char step[160];
 	snprintf(step, sizeof(step), "put-back:%s", t->name);
-	return na_run_mark(r, step, type);
+	json_t *hosts = json_array();
+	for (size_t i = 0; i < d->n_mounts; i++) {
+		const char *mode = d->mounts[i].access_mode, *host = na_host_name(&r->inv, d->mounts[i].host);
+		if (!added_host(r, t, host))  /* the campaign's addition is not the admin's */
+			json_array_append_new(hosts, json_pack("{s:s, s:b}", "host", host, "read_only",
+			                                       mode && !strcmp(mode, "readOnly")));
+	}
+	json_t *was = json_pack("{s:s, s:s?, s:s?, s:o}", "type", d->type, "servers", d->remote_host,
+	                        "security", d->security, "hosts", hosts);
+	char *detail = was ? json_dumps(was, JSON_COMPACT) : NULL;
+	json_decref(was);
+	int rc = detail ? na_run_mark(r, step, detail)
+	                : na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	free(detail);
+	return rc;
+}
+
+/* Mounts the admin's mount `was` (put_back_mark's JSON) again: the same
+ * hosts, each read-only or not as it was, the same servers and security. */
+static int mount_as_was(na_run *r, na_target *t, const json_t *was)
+{
+	const json_t *hosts = json_object_get(was, "hosts");
+	size_t n = json_array_size(hosts);
+	vs_host **on = calloc(n + 1, sizeof(*on));
+	bool *read_only = calloc(n + 1, sizeof(*read_only));
+	const char *servers = json_string_value(json_object_get(was, "servers"));
+	const char *type = json_string_value(json_object_get(was, "type"));
+	na_mount_args a = {.server_list = strdup(servers ? servers : t->servers),
+	                   .nfs = type && !strcmp(type, "NFS41") ? "4.1" : "3", .read_only = read_only};
+	a.spec.name = t->datastore;
+	a.spec.path = t->path;
+	a.spec.security = json_string_value(json_object_get(was, "security"));
+	vs_error err = {0};
+	int rc = on && read_only && a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
+	for (size_t i = 0; rc < 0 && i < n; i++) {
+		const json_t *h = json_array_get(hosts, i);
+		vs_host *host = na_find_host(&r->inv, json_string_value(json_object_get(h, "host")), &err);
+		if (!host) {  /* gone since: the others get theirs back */
+			na_warn("%s is not put back on a host: %s", t->datastore, err.message);
+			continue;
+		}
+		read_only[a.n_hosts] = json_is_true(json_object_get(h, "read_only"));
+		on[a.n_hosts++] = host;
+	}
+	/* A journal of an earlier version holds only the type: t's hosts. */
+	if (n)
+		a.hosts = on;
+	else
+		target_hosts(r, t, &a.choice, &err);
+	if (rc < 0) {
+		na_session s = session_of(r);
+		na_mount_result res;
+		rc = na_op_mount(&s, &a, &res, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+		na_mount_result_free(&res);
+	}
+	free((void *)a.spec.servers);
+	free(a.server_list);
+	free(on);
+	free(read_only);
+	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
 }
 
 /* Cleanup of a target whose admin mount a learned switch replaced: the
@@ -560,23 +697,32 @@ static int put_back_mark(na_run *r, const na_target *t, const char *type)
  * unless it is back already. */
 static int put_back(na_run *r, na_target *t)
 {
-	char step[160], *type = NULL;
+	char step[160], *detail = NULL;
 	snprintf(step, sizeof(step), "put-back:%s", t->name);
-	if (!na_run_done(r, step, &type) || !type) {
-		free(type);
+	if (!na_run_done(r, step, &detail) || !detail) {
+		free(detail);
 		return NA_EXIT_OK;
+	}
+	json_t *was = json_loads(detail, 0, NULL);
+	if (!was)  /* an earlier version's: the type alone */
+		was = json_pack("{s:s}", "type", detail);
+	free(detail);
+	const char *type = json_string_value(json_object_get(was, "type"));
+	if (!type) {
+		json_decref(was);
+		return na_report(&(vs_error){.status = VS_ERR_PROTOCOL,
+		                             .message = "the journal's put-back step is not readable"});
 	}
 	vs_datastore *d = na_run_datastore(r, t->datastore);
 	/* Decided before the unmount: it reads the inventory again, and d goes. */
 	bool other = d && d->type && strcmp(d->type, type) != 0;
 	int rc = other ? unmount_all(r, d) : NA_EXIT_OK;
-	size_t mounted = 0;
 	if (rc == NA_EXIT_OK && (!d || other)) {
 		printf("Target %s: mounting %s as %s again, as it was before the campaign.\n", t->name,
 		       t->datastore, na_nfs_label(type));
-		rc = mount_export(r, t, strcmp(type, "NFS41") == 0 ? "4.1" : "3", &mounted);
+		rc = mount_as_was(r, t, was);
 	}
-	free(type);
+	json_decref(was);
 	return rc;
 }
 
@@ -594,7 +740,7 @@ static int take_turn(na_run *r, na_target *t)
 		/* The admin's own mount, switched by what the campaign learned:
 		 * cleanup puts it back as it was. */
 		if (!alternating(r, t) && !mounted_by_campaign(r, t))
-			rc = put_back_mark(r, t, d->type);
+			rc = put_back_mark(r, t, d);
 		char *name = strdup(d->name);
 		if (rc == NA_EXIT_OK && na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
@@ -797,7 +943,10 @@ static int clean_up(na_run *r)
 		char unstep[160];
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
 		if (!mounted_by_campaign(r, t)) {
-			rc = put_back(r, t);  /* it was there before the campaign: it stays, as it was */
+			/* It was there before the campaign: it stays, as it was. */
+			rc = put_back(r, t);
+			if (rc == NA_EXIT_OK)
+				rc = remove_added(r, t);
 			continue;
 		}
 		vs_datastore *d = na_run_datastore(r, t->datastore);

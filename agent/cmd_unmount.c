@@ -10,8 +10,9 @@ static const char usage[] =
 	"Usage: nfsagent unmount (--host H | --cluster C | --all-hosts) --name NAME\n"
 	"                        [OPTIONS]\n"
 	"Unmounts datastore NAME from the hosts (with --all-hosts: from every host that\n"
-	"mounts it). Refused while any VM has files there (the VMs are listed), while\n"
-	"vSphere HA heartbeats on it, or while vCLS VMs live there.\n\n" NA_CONNECT_HELP;
+	"mounts it). Refused while a VM of those hosts has files there (the VMs are\n"
+	"listed), while vSphere HA heartbeats on it, or while vCLS VMs live there.\n\n"
+	NA_CONNECT_HELP;
 
 enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION };
 

@@ -88,19 +88,40 @@ static int check_vcls(const na_inventory *inv, const vs_datastore *d, const vs_v
 	return VS_ERR_USAGE;
 }
 
+/* Moves the VMs registered on one of the hosts (or on none) to the front:
+ * vCenter refuses a host's unmount for that host's VMs; another host's VMs
+ * do not stop it.  Returns how many. */
+static size_t on_hosts(vs_vm *vms, size_t n, vs_host *const *hosts, size_t n_hosts)
+{
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		bool ours = !vms[i].host;
+		for (size_t h = 0; !ours && h < n_hosts; h++)
+			ours = strcmp(vms[i].host, hosts[h]->moref) == 0;
+		if (!ours)
+			continue;
+		vs_vm first = vms[kept];
+		vms[kept++] = vms[i];
+		vms[i] = first;
+	}
+	return kept;
+}
+
 int na_unmount_check(vs_client *c, const na_inventory *inv, const vs_datastore *d,
                      vs_host *const *hosts, size_t n, vs_error *err)
 {
 	/* Which VMs have files there is read now, not from the inventory: DRS,
-	 * vCLS or an admin may have put one there since. */
+	 * vCLS or an admin may have put one there since.  Only those of the
+	 * hosts it leaves matter. */
 	vs_vm *vms = NULL;
 	size_t n_vms = 0;
 	int rc = check_heartbeats(c, inv, d, hosts, n, err);
 	if (rc == VS_OK)
 		rc = vs_datastore_vms(c, d->moref, &vms, &n_vms, err);
+	size_t here = on_hosts(vms, n_vms, hosts, n);
 	if (rc == VS_OK)
-		rc = check_vcls(inv, d, vms, n_vms, err);
-	char *users = rc == VS_OK ? vms_on(vms, n_vms, false) : NULL;
+		rc = check_vcls(inv, d, vms, here, err);
+	char *users = rc == VS_OK ? vms_on(vms, here, false) : NULL;
 	if (users) {
 		rc = vs_fail(err, VS_ERR_USAGE, "refusing to unmount '%s': VMs have files there: %s", d->name,
 		             users);

@@ -47,14 +47,18 @@ assert_contains "$ERR" "no unfinished run to resume"
 
 # An export the admin mounted as NFS 4.1 before the campaign: the learned
 # switch to NFS 3 unmounts it, and cleanup puts the admin's mount back as it
-# was (NFS 4.1, on every host).
+# was: NFS 4.1 on the same two hosts, one of them read-only (the campaign's
+# own NFS 3 mount went to every host).
 lab_stop
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always
-run 0 "$NFSAGENT" mount --all-hosts --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+run 0 "$NFSAGENT" mount --host DC0_H0 --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+run 0 "$NFSAGENT" mount --host DC0_C0_H1 --read-only --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
 campaign "$c" admins nfs3
 run 0 "$NFSAGENT" run "$c"
 assert_contains "$OUT" "Target v41: mounting bench-v41 as NFS 4.1 again, as it was before the campaign."
+assert_contains "$OUT" "DC0_H0: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-write)"
+assert_contains "$OUT" "DC0_C0_H1: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-only)"
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3"
 run 0 "$NFSAGENT" ls datastores --json
-assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | length)"' <<< "$OUT")" "NFS41 4" "the admin's bench-v41 after the campaign"
+assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | length)"' <<< "$OUT")" "NFS41 2" "the admin's bench-v41 after the campaign"
 echo "campaign_learn: ok"
