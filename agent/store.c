@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -141,48 +140,8 @@ static const struct {
 	{"zfs_" #col, NA_TYPE_TEXT, offsetof(na_result, zfs_##col), true, true, true},
 const na_field na_fields[NA_N_FIELDS] = {NA_RESULT_FIELDS(FIELD) NA_ZFS_FIELDS(ZFS_FIELD)};
 
-/* The zfs_ fields come from the result's NAS row, joined: what a query
- * reads (a size as zfs writes it: 16K, 1M, 0) and what a condition
- * compares (a size as its bytes, so 16k and 16384 match 16K too). */
-#define RESULTS_AND_NAS " results LEFT JOIN nas_runs ON nas_runs.result_id = results.id"
-#define SIZE_TEXT(c)                                                                       \
-	"CASE WHEN " c " > 0 AND " c " % 1048576 = 0 THEN (" c " / 1048576) || 'M'"            \
-	" WHEN " c " > 0 AND " c " % 1024 = 0 THEN (" c " / 1024) || 'K' ELSE CAST(" c " AS TEXT) END"
-#define SHOWN_SIZE(col) SIZE_TEXT("nas_runs." #col)
-#define SHOWN_WORD(col) "nas_runs." #col
-#define IS_SIZE_SIZE true
-#define IS_SIZE_WORD false
-#define ZFS_SQL(col, kind) {SHOWN_##kind(col), "nas_runs." #col, IS_SIZE_##kind},
-static const struct {
-	const char *shown, *compared;
-	bool size;
-} zfs_sql[] = {NA_ZFS_FIELDS(ZFS_SQL)};
-enum { N_ZFS = sizeof(zfs_sql) / sizeof(zfs_sql[0]) };
 #define STAT(name, type) {#name, NA_TYPE_##type, offsetof(na_dir_stats, name), false, false, false},
 const na_field na_stats[NA_N_STATS] = {NA_DIR_STATS(STAT)};
-
-int na_zfs_field_of(const char *label_key)
-{
-	for (int i = 0; i < N_ZFS; i++)
-		if (strcasecmp(label_key, na_fields[NA_FIELD_FIRST_ZFS + i].name + strlen("zfs_")) == 0)
-			return NA_FIELD_FIRST_ZFS + i;
-	return -1;
-}
-
-/* A size as zfs or a label writes it, in bytes; -1 for no size. */
-static int64_t size_of(const char *v)
-{
-	return strcmp(v, "0") == 0 ? 0 : na_parse_size(v);
-}
-
-bool na_zfs_contradicts(int f, const char *label, const char *measured)
-{
-	if (f < NA_FIELD_FIRST_ZFS || f >= NA_N_FIELDS || !label || !measured)
-		return false;
-	if (zfs_sql[f - NA_FIELD_FIRST_ZFS].size)
-		return size_of(label) != size_of(measured);
-	return strcasecmp(label, measured) != 0;
-}
 
 const char *na_field_text(const na_result *r, int field)
 {
@@ -559,16 +518,16 @@ static const char *condition_column(const char *cond, size_t len)
 	for (size_t i = 0; i < NA_N_FIELDS; i++)
 		if (na_fields[i].query && strlen(na_fields[i].name) == len &&
 		    strncmp(cond, na_fields[i].name, len) == 0)
-			return i >= NA_FIELD_FIRST_ZFS ? zfs_sql[i - NA_FIELD_FIRST_ZFS].compared
+			return i >= NA_FIELD_FIRST_ZFS ? na_zfs_columns[i - NA_FIELD_FIRST_ZFS].compared
 			                               : na_fields[i].name;
 	return NULL;
 }
 
-/* The zfs_ field whose column condition_column gave (its zfs_sql index), or -1. */
+/* The zfs_ field whose column condition_column gave (its na_zfs_columns index), or -1. */
 static int zfs_of(const char *col)
 {
-	for (int i = 0; col && i < N_ZFS; i++)
-		if (col == zfs_sql[i].compared)
+	for (int i = 0; col && i < NA_N_ZFS; i++)
+		if (col == na_zfs_columns[i].compared)
 			return i;
 	return -1;
 }
@@ -684,8 +643,8 @@ int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_er
 		int z = zfs_of(col);
 		char sql[512], values[512];
 		if (z >= 0)
-			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM" RESULTS_AND_NAS " WHERE %s IS NOT "
-			         "NULL ORDER BY nas_runs.%s", zfs_sql[z].shown, col, col + strlen("nas_runs."));
+			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM" NA_RESULTS_AND_NAS " WHERE %s IS NOT "
+			         "NULL ORDER BY nas_runs.%s", na_zfs_columns[z].shown, col, col + strlen("nas_runs."));
 		else if (col)
 			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM results WHERE %s IS NOT NULL "
 			         "ORDER BY 1", col, col);
@@ -713,9 +672,9 @@ static int build_query(na_store *s, const char *const *conds, size_t n, char **s
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "SELECT results.id, ");
 	na_sql_columns(t, false);
-	for (int i = 0; i < N_ZFS; i++)
-		sqlite3_str_appendf(t, ", %s", zfs_sql[i].shown);
-	sqlite3_str_appendall(t, " FROM" RESULTS_AND_NAS " WHERE 1 = 1");
+	for (int i = 0; i < NA_N_ZFS; i++)
+		sqlite3_str_appendf(t, ", %s", na_zfs_columns[i].shown);
+	sqlite3_str_appendall(t, " FROM" NA_RESULTS_AND_NAS " WHERE 1 = 1");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
@@ -746,7 +705,7 @@ static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *con
 		const char *v = condition_value(conds[i], col);
 		int z = zfs_of(col);
 		/* a size by its bytes; a value that is no size matches none */
-		int64_t bytes = z >= 0 && zfs_sql[z].size ? size_of(v) : -1;
+		int64_t bytes = z >= 0 && na_zfs_columns[z].size ? na_zfs_size_of(v) : -1;
 		if (rc == SQLITE_OK && bytes >= 0)
 			rc = sqlite3_bind_int64(st, at++, bytes);
 		else if (rc == SQLITE_OK)
@@ -773,7 +732,7 @@ static void read_columns(sqlite3_stmt *st, na_result *r)
 		else
 			*(int64_t *)field = sqlite3_column_int64(st, at);
 	}
-	for (int i = 0; i < N_ZFS; i++)
+	for (int i = 0; i < NA_N_ZFS; i++)
 		*(const char **)((char *)r + na_fields[NA_FIELD_FIRST_ZFS + i].off) =
 			(const char *)sqlite3_column_text(st, (int)na_n_columns + 1 + i);
 }

@@ -48,6 +48,21 @@ extern const char na_store_nas_no_timeline[];
  * transaction (na_store_add_journaled's). */
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);
 
+/* The zfs_ fields' SQL (store_nas.c), in NA_ZFS_FIELDS' order: what a
+ * query reads (a size as zfs writes it: 16K, 1M, 0) and what a condition
+ * compares (a size as its bytes, so 16k and 16384 match 16K too), from
+ * the NA_RESULTS_AND_NAS join. */
+#define NA_RESULTS_AND_NAS " results LEFT JOIN nas_runs ON nas_runs.result_id = results.id"
+enum { NA_N_ZFS = NA_N_FIELDS - NA_FIELD_FIRST_ZFS };
+typedef struct na_zfs_column {
+	const char *shown, *compared;
+	bool size;
+} na_zfs_column;
+extern const na_zfs_column na_zfs_columns[NA_N_ZFS];
+/* A size as zfs or a label writes it ("0", "16K", "16384"), in bytes; -1
+ * for no size. */
+int64_t na_zfs_size_of(const char *v);
+
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */
 const char *na_protocol_value(const char *v);

@@ -1,9 +1,12 @@
 /* The NAS side of results (store.h): table nas_runs, one row per result
- * that bench measured the NAS for.  Column names come from the X-macros of
- * store.h; every value is a bound parameter. */
+ * that bench measured the NAS for, and the zfs_ fields read from it.
+ * Column names come from the X-macros of store.h; every value is a bound
+ * parameter. */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "agent.h"
 #include "store_internal.h"
 
 /* The figures' columns, as step 6 made them; a later step that adds one
@@ -155,4 +158,37 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 	}
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* ---- the zfs_ fields (store.h): read from the NAS row, joined ---- */
+#define SIZE_TEXT(c)                                                                       \
+	"CASE WHEN " c " > 0 AND " c " % 1048576 = 0 THEN (" c " / 1048576) || 'M'"            \
+	" WHEN " c " > 0 AND " c " % 1024 = 0 THEN (" c " / 1024) || 'K' ELSE CAST(" c " AS TEXT) END"
+#define SHOWN_SIZE(col) SIZE_TEXT("nas_runs." #col)
+#define SHOWN_WORD(col) "nas_runs." #col
+#define IS_SIZE_SIZE true
+#define IS_SIZE_WORD false
+#define ZFS_SQL(col, kind) {SHOWN_##kind(col), "nas_runs." #col, IS_SIZE_##kind},
+const na_zfs_column na_zfs_columns[NA_N_ZFS] = {NA_ZFS_FIELDS(ZFS_SQL)};
+
+int na_zfs_field_of(const char *label_key)
+{
+	for (int i = 0; i < NA_N_ZFS; i++)
+		if (strcasecmp(label_key, na_fields[NA_FIELD_FIRST_ZFS + i].name + strlen("zfs_")) == 0)
+			return NA_FIELD_FIRST_ZFS + i;
+	return -1;
+}
+
+int64_t na_zfs_size_of(const char *v)
+{
+	return strcmp(v, "0") == 0 ? 0 : na_parse_size(v);
+}
+
+bool na_zfs_contradicts(int f, const char *label, const char *measured)
+{
+	if (f < NA_FIELD_FIRST_ZFS || f >= NA_N_FIELDS || !label || !measured)
+		return false;
+	if (na_zfs_columns[f - NA_FIELD_FIRST_ZFS].size)
+		return na_zfs_size_of(label) != na_zfs_size_of(measured);
+	return strcasecmp(label, measured) != 0;
 }
