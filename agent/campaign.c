@@ -866,12 +866,30 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	return code;
 }
 
+/* The guest can benchmark (credentials, fio and its libaio), checked once
+ * before the first move: a VM without fio is said before anything moves,
+ * not after a Storage vMotion for every target. */
+static int check_guest(na_run *r)
+{
+	vs_vm *vm = na_run_vm(r);
+	vs_error err = {0};
+	na_bench b = {.c = r->cl, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
+	              .auth = guest_auth(r), .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
+	              .stop = &na_stop_requested};
+	if (na_bench_begin(&b, &err) != VS_OK)
+		return na_report(&err);
+	na_bench_end(&b);
+	return NA_EXIT_OK;
+}
+
 static int rounds(na_run *r)
 {
 	bool left = false;
 	for (size_t ti = 0; ti < r->c->n_targets; ti++)
 		left |= has_work(r, &r->c->targets[ti]);
 	int rc = left ? sweep_benches(r, true) : NA_EXIT_OK;
+	if (rc == NA_EXIT_OK && left)
+		rc = check_guest(r);
 	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
 		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];

@@ -148,4 +148,16 @@ assert_eq "$(grep -c ': unmounted bench-v3$' <<< "$OUT")" 3 "hosts the cleanup u
 assert_not_contains "$OUT" "DC0_H0: unmounted bench-v3"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq -r '.[] | select(.name == "bench-v3") | .hosts | join(",")' <<< "$OUT")" DC0_H0 "bench-v3's hosts after the campaign"
+# 7. A guest without fio: said before anything moves or mounts (once, not
+# after a Storage vMotion per target).
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -guest-fio missing
+{
+	tiny_campaign nofio
+	nfs_target t bench-v3 /mnt/tank/vmware64k 3 probe=no
+} > "$c"
+run 2 "$NFSAGENT" run "$c"  # as bench: the guest lacks what it needs
+assert_contains "$ERR" "nfsagent: preparing fiotest for benchmarks failed: fiotest has no fio: install it in the guest"
+assert_eq "$(calls RelocateVM_Task)" 0 "Storage vMotions of a campaign whose guest has no fio"
+assert_eq "$(bench_datastores)" 0 "campaign datastores after it"
 echo "campaign_reconcile: ok"
