@@ -485,16 +485,16 @@ static json_t *method_json(const na_effect *e)
 	return json_string(text);
 }
 
-json_t *na_cmp_line_json(const na_cmp_line *l)
+/* A line's figures and verdict, for a metric where lower is better or not:
+ * the spreads, estimate, interval, p, MDE, verdict and method. */
+static json_t *effect_json(const na_cmp_line *l, bool lower_is_better)
 {
 	const na_effect *e = &l->eff;
 	double pct = na_effect_pct(e);
 	bool known = !isnan(pct) && pct != 0;
-	bool better = (pct > 0) != na_metrics[l->metric].lower_is_better;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:{s:f, s:o, s:o}}",
-	                      "direction", na_dir_names[l->dir], "metric", na_metrics[l->metric].key,
-	                      "unit", unit_of(l->metric), "lower_is_better",
-	                      na_metrics[l->metric].lower_is_better, "a", spread_json(&l->sa, l->a),
+	bool better = (pct > 0) != lower_is_better;
+	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:f, s:o, s:o}}",
+	                      "a", spread_json(&l->sa, l->a),
 	                      "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(pct),
 	                      "ratio", num_json(e->ratio),
 	                      "better", known ? json_boolean(better) : json_null(),
@@ -510,6 +510,16 @@ json_t *na_cmp_line_json(const na_cmp_line *l)
 	    "verdict", na_noise_name(e->verdict), "judged", e->judged, "method", method_json(e),
 	    "mann_whitney_p", num_json(e->mw_p), "hodges_lehmann_pct", num_json((e->hl_ratio - 1) * 100),
 	    "depends_on_one_run", e->fragile));
+	return o;
+}
+
+json_t *na_cmp_line_json(const na_cmp_line *l)
+{
+	bool lower = na_metrics[l->metric].lower_is_better;
+	json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "direction", na_dir_names[l->dir],
+	                      "metric", na_metrics[l->metric].key, "unit", unit_of(l->metric),
+	                      "lower_is_better", lower);
+	json_object_update_new(o, effect_json(l, lower));
 	if (l->metric == NA_M_P99)
 		json_object_set_new(o, "pooled_p99_us", json_pack("{s:o, s:o}",
 		    "a", l->pooled_a > 0 ? json_real(l->pooled_a) : json_null(),
@@ -520,18 +530,13 @@ json_t *na_cmp_line_json(const na_cmp_line *l)
 /* A layer's line: the guest's figures' neighbours, judged the same way. */
 static json_t *layer_json(const na_cmp_line *l)
 {
-	const na_effect *e = &l->eff;
 	const na_layer_info *m = &na_layers[l->metric];
-	return json_pack("{s:s, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:{s:f, s:o, s:o}, s:o, s:o, s:o, "
-	                 "s:s}",
-	                 "profile", profile_of(l), "layer", l->metric <= NA_L_ESXI_WRITE ? "esxi" : "pool",
-	                 "metric", m->key, "unit", m->unit[0] == ' ' ? m->unit + 1 : m->unit,
-	                 "lower_is_better", m->lower_is_better, "a", spread_json(&l->sa, l->a),
-	                 "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(na_effect_pct(e)),
-	                 "interval", "level", 1 - e->alpha, "low_pct", num_json((e->lo - 1) * 100),
-	                 "high_pct", num_json((e->hi - 1) * 100), "p", num_json(e->p),
-	                 "p_holm", num_json(e->p_holm), "mde_pct", num_json(e->mde * 100),
-	                 "verdict", na_noise_name(e->verdict));
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:b}", "profile", profile_of(l),
+	                      "layer", l->metric <= NA_L_ESXI_WRITE ? "esxi" : "pool", "metric", m->key,
+	                      "unit", m->unit[0] == ' ' ? m->unit + 1 : m->unit,
+	                      "lower_is_better", m->lower_is_better);
+	json_object_update_new(o, effect_json(l, m->lower_is_better));
+	return o;
 }
 
 /* The values, and how many runs had each. */
