@@ -641,10 +641,10 @@ static void layers(const report *r, size_t p)
 				continue;
 			}
 			const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
-			char text[160];
-			fprintf(r->out, "<td class=\"num\"><b>%.*f%s</b><span class=\"sp\">%.*f–%.*f · n=%zu"
-			        "</span>", s.median < 10 ? 1 : 0, s.median, unit, s.min < 10 ? 1 : 0, s.min,
-			        s.max < 10 ? 1 : 0, s.max, s.n);
+			char text[160], a[32], b[32], c[32];
+			fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
+			        na_report_grouped(s.median, a, sizeof(a)), unit,
+			        na_report_grouped(s.min, b, sizeof(b)), na_report_grouped(s.max, c, sizeof(c)), s.n);
 			if (g != first && !isnan(eff[g][m].ratio)) {
 				fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
 				        na_effect_text(&eff[g][m], na_layers[m].lower_is_better, text, sizeof(text)));

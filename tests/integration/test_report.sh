@@ -204,8 +204,8 @@ assert_contains "$OUT" "12 runs (1 failed) in 2 groups, 2 profiles, 2 findings"
 page=$(cat "$html")
 assert_eq "$(grep -c '<table class="cmp layers">' <<< "$page")" 1 "one layers table: the write profile's"
 # amplification = (pool data + log) / guest: NFS runs at 17,000, 17,700 and 12,100 IOPS of 4K
-assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>14x</b><span class="sp">13–19 · n=3</span></td>'
-assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1700</b>'
+assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>13.9x</b><span class="sp">13.4–19.2 · n=3</span></td>'
+assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1,700</b>'
 assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="data"' "$html" | wc -l)" 6 "a data line per run"
 assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="log" data-max="70"' "$html" | wc -l)" 6 "a log line per run"
 assert_eq "$(grep -c '<figcaption>Pool writes over each run (zpool iostat)</figcaption>' "$html")" 1 "the timeline beside the write profile's charts"
