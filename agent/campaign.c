@@ -258,7 +258,12 @@ static int find_vm(na_run *r)
 	return rc;
 }
 
-enum { GUEST_BOOT_S = 300 };
+/* The session the campaign's ops share: its client, inventory and store. */
+static na_session session_of(na_run *r)
+{
+	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
+	                    .output = na_print_line, .warning = na_print_warning};
+}
 
 static int preflight(na_run *r)
 {
@@ -280,27 +285,13 @@ static int preflight(na_run *r)
 		powered = true;
 	}
 	free(power);
-	/* VMware Tools come up a while after a power-on: up to GUEST_BOOT_S. */
-	int waited = 0;
-	while (vs_guest_check(r->cl, vm->moref, &err) != VS_OK) {
-		if (!powered || waited >= GUEST_BOOT_S || na_stop_requested)
-			return na_report(&err);
-		if (waited == 0)
-			printf("Waiting for VMware Tools in %s (up to %d s).\n", r->c->vm, GUEST_BOOT_S);
-		fflush(stdout);
-		sleep(2);
-		waited += 2;
-	}
+	na_session s = session_of(r);
+	if (powered ? na_wait_for_tools(&s, vm->moref, r->c->vm, &err) != VS_OK
+	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
+		return na_report(&err);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
 		rc = check_target(r, &r->c->targets[i], vm);
 	return rc;
-}
-
-/* The session the campaign's ops share: its client, inventory and store. */
-static na_session session_of(na_run *r)
-{
-	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
-	                    .output = na_print_line, .warning = na_print_warning};
 }
 
 /* ---- steps ---------------------------------------------------------------------- */

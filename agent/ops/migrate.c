@@ -285,6 +285,10 @@ static int cold(migration *m, vs_error *err)
 		na_say_warning(m->s, "%s is powered off", m->a->vm);
 	} else if (was_on) {
 		na_say(m->s, "Powered %s back on.", m->a->vm);
+		/* What comes next (verify, a benchmark) needs its guest up. */
+		vs_error tools = {0};
+		if (na_wait_for_tools(m->s, m->vm_moref, m->a->vm, &tools) != VS_OK)
+			warn_error(m, "VMware Tools did not come up", &tools);
 	}
 	m->s->stale = true;
 	return rc;

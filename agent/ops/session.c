@@ -1,6 +1,7 @@
 /* The session the ops share (session.h). */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "ops/session.h"
 
@@ -51,4 +52,18 @@ void na_print_warning(void *ud, const char *line)
 {
 	(void)ud;
 	na_warn("%s", line);
+}
+
+int na_wait_for_tools(const na_session *s, const char *vm, const char *name, vs_error *err)
+{
+	int rc;
+	for (int waited = 0; (rc = vs_guest_check(s->client, vm, err)) != VS_OK; waited += 2) {
+		if (waited >= NA_TOOLS_BOOT_S || na_stop_requested)
+			break;
+		if (waited == 0)
+			na_say(s, "Waiting for VMware Tools in %s (up to %d s).", name, NA_TOOLS_BOOT_S);
+		*err = (vs_error){0};
+		sleep(2);
+	}
+	return rc;
 }

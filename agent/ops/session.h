@@ -31,6 +31,11 @@ typedef struct na_session {
 void na_say(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a warning, without its "warning: ". */
 void na_say_warning(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* After a power-on, VMware Tools take a while (a real guest: tens of
+ * seconds): waits up to NA_TOOLS_BOOT_S for the VM's guest operations,
+ * saying so once; err is the last check's when they never came (or Ctrl-C). */
+enum { NA_TOOLS_BOOT_S = 300 };
+int na_wait_for_tools(const na_session *s, const char *vm, const char *name, vs_error *err);
 /* Reads the datastores again when an op changed them since. */
 int na_session_fresh(na_session *s, vs_error *err);
 /* The sink commands hand an op to show its lines on stdout (escaped: a

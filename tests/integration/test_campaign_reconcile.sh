@@ -76,11 +76,12 @@ assert_eq "$(vm_datastores db01)" LocalDS_0,truenas-vmware "db01's datastores"
 assert_eq "$(( $(calls RelocateVM_Task) - before ))" 3 "Storage vMotions of db01"
 
 # 4. Killed (SIGKILL) during a cold move, right after the VM was powered off:
-# the resume powers it on first (it ran at the start), finishes, and the VM
-# ends home and running.
+# the resume powers it on first (it ran at the start), waits for VMware
+# Tools to come up (3 s after the power-on), finishes, and the VM ends home
+# and running.
 lab_stop
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always -task-seconds 2 \
-	-slow-tasks RelocateVM_Task
+	-slow-tasks RelocateVM_Task -tools-boot-seconds 3
 {
 	tiny_campaign cold allow_power_off=yes
 	nfs_target t bench-v41 /mnt/tank/vmware64k 4.1 probe=no on_extent_bug=cold
@@ -99,6 +100,7 @@ assert_eq "$RC" 137 "exit status of the run killed during the cold move"
 sleep 2.5  # the cold move finishes without nfsagent: the VM is off on the target
 run 0 "$NFSAGENT" run "$c" --resume
 assert_contains "$OUT" "Powering fiotest on: it ran when the campaign started."
+assert_contains "$OUT" "Waiting for VMware Tools in fiotest (up to 300 s)."
 assert_contains "$OUT" "  fiotest: files on truenas-vmware, host DC0_H0, poweredOn: as it started"
 assert_contains "$OUT" "  t  1 ok"
 run 0 "$NFSAGENT" ls vms --json

@@ -72,7 +72,9 @@ assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fio
 lab_stop
 
 # Policy snapshot: the snapshot is taken, the move succeeds, the snapshot goes.
-lab_start -nfs41-bug always
+# (VMware Tools take 2 s to come up after a power-on: the cold move below
+# waits for them.)
+lab_start -nfs41-bug always -tools-boot-seconds 2
 mount41
 run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug snapshot
 assert_contains "$OUT" "Moved fiotest to truenas-vmware16k after the workaround."
@@ -85,6 +87,9 @@ assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fio
 run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware16k --on-extent-bug cold --allow-power-off
 assert_contains "$OUT" "Moved db01 to truenas-vmware16k after the workaround."
 assert_contains "$OUT" "db01 is on datastore truenas-vmware16k (host DC0_H0), poweredOn."
+assert_contains "$OUT" "Waiting for VMware Tools in db01 (up to 300 s)."
+run 0 "$NFSAGENT" ls vms --json
+assert_eq "$(jq -r '.[] | select(.name == "db01") | .tools' <<< "$OUT")" guestToolsRunning "db01's Tools after the cold move"
 assert_eq "$(calls PowerOffVM_Task)" 1 "power-offs"
 assert_eq "$(calls PowerOnVM_Task)" 1 "power-ons"
 lab_stop

@@ -86,6 +86,7 @@ func features() []feature {
 		esx,                   // hostendpoint.go, tickets.go: the ESXi hosts' endpoints, AcquireGenericServiceTicket, -guest-transfer-star, -host-thumbprint
 		&guestOps{hosts: esx}, // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
+		&toolsBoot{},          // toolsboot.go: -tools-boot-seconds
 	}
 }
 
