@@ -282,8 +282,9 @@ static void noise_cell(char *buf, size_t size, const double *v, size_t n)
 	if (g.n < NA_NOISE_MIN_RUNS)
 		snprintf(buf, size, "%s", na_noise_name(NA_NOISE_TOO_FEW));
 	else
-		snprintf(buf, size, "±%.1f%%, sees ±%.0f%%", na_group_spread_pct(&g),
-		         na_mde(g.sd, g.n, g.n, NA_ALPHA, 0) * 100);
+		snprintf(buf, size, "±%.1f%%, sees +%.0f%%/-%.0f%%", na_group_spread_pct(&g),
+		         na_mde(g.sd, g.n, g.n, NA_ALPHA, 0) * 100,
+		         na_mde_drop(g.sd, g.n, g.n, NA_ALPHA, 0) * 100);
 }
 
 static void print_summary(const bench_args *a, const na_profile *const *profiles, tally *t)
@@ -311,7 +312,7 @@ static void print_summary(const bench_args *a, const na_profile *const *profiles
 	if (rows) {
 		printf("\nMedian (min-max) over the repetitions that succeeded:\n");
 		na_table_print(table, stdout);
-		printf("RUN-TO-RUN: the IOPS runs' typical spread, and the change nfsagent compare "
+		printf("RUN-TO-RUN: the IOPS runs' typical spread, and the rise/drop nfsagent compare "
 		       "could see\nagainst as many runs of something else (80%% of the time).\n");
 	}
 	na_table_free(&table);

@@ -138,4 +138,12 @@ guest_fio no-libaio "nfsagent: fiotest's fio has no libaio engine (fio --enghelp
 # psync needs no libaio
 run 0 "$NFSAGENT" bench --vm fiotest --repeat 1 --size 4M --runtime 1 --db "$fio_db" --profile seqwrite-4m-dd
 assert_eq "$(sqlite3 "$fio_db" "SELECT count(*) FROM results WHERE status = 'ok'")" 1 "the psync run without libaio"
+# Three runs: the summary's RUN-TO-RUN names the spread and the rise and
+# the drop compare could see (a rise needs more than a drop of the same size).
+lab_stop
+lab_start
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 3 --size 4M --runtime 1 --db "$WORK/three.db"
+row=$(grep '^randread-4k-qd1  *read  *3 ' <<< "$OUT")
+[[ $row =~ ±[0-9.]+%,\ sees\ \+([0-9]+)%/-([0-9]+)% ]] || fail "RUN-TO-RUN of 3 runs: $row"
+assert_ge "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "the rise seen against the drop seen"
 echo "bench: ok"
