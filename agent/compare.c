@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "compare.h"
-#include "nfsagent/nas.h"
 
 const na_metric_info na_metrics[NA_M_COUNT] = {
 	{"iops", "IOPS", false, true},
@@ -15,17 +14,6 @@ const na_metric_info na_metrics[NA_M_COUNT] = {
 };
 
 const char *const na_dir_names[2] = {"read", "write"};
-
-const na_layer_info na_layers[NA_L_COUNT] = {
-	{"esxi_read_mbps", "ESXi datastore read", " MB/s", false},
-	{"esxi_write_mbps", "ESXi datastore write", " MB/s", false},
-	{"pool_read_mbps", "pool data read", " MB/s", true},
-	{"pool_write_mbps", "pool data write", " MB/s", true},
-	{"pool_special_write_mbps", "pool special write", " MB/s", true},
-	{"pool_log_write_mbps", "pool log write", " MB/s", true},
-	{"amplification", "write amplification", "x", true},
-	{"arc_hits_pct", "ARC demand hits", "%", false},
-};
 
 /* ---- selectors ---- */
 
@@ -117,68 +105,6 @@ static void row_bins(na_cmp_row *w, const char *fio_json)
 	vs_error ignored = {0};
 	if (fio_json && na_fio_parse(fio_json, strlen(fio_json), &w->fio, &ignored) != VS_OK)
 		na_fio_result_clear(&w->fio);
-}
-
-/* ESXi's datastore read and write rates over the run (KBps samples, as
- * bench stored them), in MB/s; -1 when none came back. */
-static void layers_esxi(double *layer, const char *counters_json)
-{
-	static const char *const counter[2] = {"datastore.read.average", "datastore.write.average"};
-	json_t *samples = counters_json ? json_loads(counters_json, 0, NULL) : NULL;
-	for (int d = 0; d < 2; d++) {
-		double sum = 0;
-		size_t n = 0, i;
-		json_t *v;
-		json_array_foreach(samples, i, v) {
-			const char *name = json_string_value(json_object_get(v, "counter"));
-			json_t *value = json_object_get(v, "value");
-			if (name && strcmp(name, counter[d]) == 0 && json_is_integer(value)) {
-				sum += (double)json_integer_value(value);
-				n++;
-			}
-		}
-		layer[d ? NA_L_ESXI_WRITE : NA_L_ESXI_READ] = n ? sum / (double)n * 1024 / 1e6 : -1;
-	}
-	json_decref(samples);
-}
-
-/* The pool's layers from result r's NAS side n. */
-static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
-{
-	/* the stored totals are over fio's window: its longest direction */
-	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	double secs = (double)ms / 1000;
-	if (n->pool_known && secs > 0) {
-		layer[NA_L_POOL_READ] =
-			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
-		layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;
-		layer[NA_L_SPECIAL_WRITE] = (double)n->special_write_bytes / secs / 1e6;
-		layer[NA_L_LOG_WRITE] = (double)n->log_write_bytes / secs / 1e6;
-	}
-	/* the window bench's NAS line reads it from, so the formula is one */
-	nas_window win = {.counters = n->counters_known, .incomplete = n->incomplete,
-	                  .dataset_written = (uint64_t)n->dataset_written};
-	win.total[NAS_CLASS_DATA].write_bytes = (uint64_t)n->data_write_bytes;
-	win.total[NAS_CLASS_SPECIAL].write_bytes = (uint64_t)n->special_write_bytes;
-	win.total[NAS_CLASS_DEDUP].write_bytes = (uint64_t)n->dedup_write_bytes;
-	win.total[NAS_CLASS_LOG].write_bytes = (uint64_t)n->log_write_bytes;
-	const na_dir_stats *wr = &r->write;
-	nas_amplification a;
-	nas_amplification_of(&win, wr->present ? (uint64_t)(wr->bw_bytes * (double)wr->runtime_ms / 1000)
-	                                       : 0, &a);
-	if (a.known && n->pool_known)
-		layer[NA_L_AMPLIFICATION] = a.total;
-	if (n->counters_known && n->arc_hit_ratio >= 0)
-		layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;
-}
-
-void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_COUNT])
-{
-	for (int i = 0; i < NA_L_COUNT; i++)
-		layer[i] = -1;
-	layers_esxi(layer, r->host_counters_json);
-	if (n)
-		layers_pool(layer, r, n);
 }
 
 static bool row_fill(na_cmp_row *w, const na_result *r)
@@ -767,17 +693,6 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 		         na_number_text(l->pooled_a * scale, pa, sizeof(pa)),
 		         na_number_text(l->pooled_b * scale, pb, sizeof(pb)), unit);
 	}
-}
-
-void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
-{
-	const na_layer_info *m = &na_layers[l->metric];
-	snprintf(c->metric, sizeof(c->metric), "%s", m->label);
-	na_spread_text(&l->sa, 1, m->unit, c->a, sizeof(c->a));
-	na_spread_text(&l->sb, 1, m->unit, c->b, sizeof(c->b));
-	na_effect_text(&l->eff, m->lower_is_better, c->change, sizeof(c->change));
-	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
-	c->pooled[0] = '\0';
 }
 
 /* ---- labels against what was measured ---- */

@@ -42,7 +42,8 @@ typedef struct na_layer_info {
 	bool lower_is_better;
 } na_layer_info;
 extern const na_layer_info na_layers[NA_L_COUNT];
-/* A result's layers (n: its NAS side, NULL for none); -1 where not measured. */
+/* A result's layers (n: its NAS side, NULL for none); -1 where not measured
+ * (compare_layers.c, as na_layers and na_cmp_layer_cells_of). */
 void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_COUNT]);
 
 /* One ok result, reduced to what a comparison needs. */
