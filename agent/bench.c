@@ -360,6 +360,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 }
 
 static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
+static void nas_fio_window(na_bench_outcome *out);
 
 long na_bench_timeout(const char *job_text)
 {
@@ -405,6 +406,8 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc.exit_code);
 	if (!out->ok)
 		out->error = failure_text(&parse_err, stderr_text);
+	if (out->ok && out->nas)
+		nas_fio_window(out);
 	char *counters = host_counters(b, started);
 	rc = record(b, p, job_text, repetition, started_at, json, counters, out, err);
 	free(counters);
@@ -535,6 +538,22 @@ static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_o
 	return s;
 }
 
+/* The pool's totals over fio's measured window: it ended when fio wrote its
+ * result and lasted the longest direction's runtime (which leaves out the
+ * file's layout and ramp_time, both inside the sampler's span). */
+static void nas_fio_window(na_bench_outcome *out)
+{
+	const na_fio_result *f = &out->fio;
+	int64_t ms = f->read.runtime_ms;
+	if (f->write.runtime_ms > ms)
+		ms = f->write.runtime_ms;
+	if (f->mixed_dir.runtime_ms > ms)
+		ms = f->mixed_dir.runtime_ms;
+	double to = (double)f->timestamp_ms / 1000;
+	if (f->timestamp_ms > 0 && ms > 0)
+		nas_window_select(&out->nas_window, to - (double)ms / 1000, to);
+}
+
 double na_bench_share_under(const na_fio_dir *d, double floor_us)
 {
 	int64_t total = 0, under = 0;
@@ -573,13 +592,16 @@ static void data_word(const nas_layout *l, char *buf, size_t size)
 		snprintf(buf, size, "%s vdevs", type ? type : "data");
 }
 
-void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
-                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
+static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                          const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
 {
-	double secs = (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
+	double secs = w->fio_window ? (w->seconds > 0 ? w->span : 0)
+	                            : (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
 	if (w->incomplete || secs <= 0) {
 		snprintf(buf, size, "figures incomplete: %s",
-		         w->incomplete ? w->why : "no whole zpool iostat interval in the run");
+		         w->incomplete       ? w->why
+		         : w->fio_window ? "no zpool iostat interval in fio's window"
+		                         : "no whole zpool iostat interval in the run");
 		return;
 	}
 	const nas_io *t = w->total;
@@ -620,4 +642,58 @@ void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_di
 		snprintf(buf + n, size - (size_t)n, " [cache-served: %s fits in the ARC's %s]",
 		         na_size((int64_t)working_set, ws, sizeof(ws)),
 		         na_size((int64_t)w->arc_size, arc, sizeof(arc)));
+}
+
+void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
+{
+	nas_line_body(w, l, read, write, working_set, buf, size);
+	size_t n = strlen(buf);
+	/* Totals taken up from part of fio's window: said, with how much. */
+	if (!w->incomplete && w->fio_window && w->seconds > 0 && w->seconds < 0.95 * w->span &&
+	    n < size)
+		snprintf(buf + n, size - n, " [pool measured %.1f s of fio's %.1f s]", w->seconds,
+		         w->span);
+}
+
+static na_fio_dir fio_dir_of(const na_dir_stats *d)
+{
+	return (na_fio_dir){.present = d->present, .bw_bytes = d->bw_bytes, .runtime_ms = d->runtime_ms};
+}
+
+void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t working_set,
+                           char *buf, size_t size)
+{
+	/* The stored totals are over fio's window: its longest direction. */
+	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
+	nas_window w = {.fio_window = true, .seconds = (double)ms / 1000, .span = (double)ms / 1000,
+	                .counters = n->counters_known, .incomplete = n->incomplete,
+	                .dataset_written = (uint64_t)n->dataset_written,
+	                .arc_hit_ratio = n->counters_known ? n->arc_hit_ratio : -1,
+	                .arc_size = (uint64_t)n->arc_size};
+	snprintf(w.why, sizeof(w.why), "%s", n->why ? n->why : "");
+	if (!n->pool_known)
+		w.seconds = 0;
+	nas_io *t = w.total;
+#define CLASS_OF(c, k) t[k].read_bytes = (uint64_t)n->c##_read_bytes, \
+	                   t[k].write_bytes = (uint64_t)n->c##_write_bytes
+	CLASS_OF(data, NAS_CLASS_DATA);
+	CLASS_OF(special, NAS_CLASS_SPECIAL);
+	CLASS_OF(dedup, NAS_CLASS_DEDUP);
+	CLASS_OF(log, NAS_CLASS_LOG);
+#undef CLASS_OF
+	/* The layout as the row words it ("2 mirror + log"): the data vdevs'
+	 * type, and which classes exist. */
+	char type[16] = "";
+	const char *words = n->pool_layout ? n->pool_layout : "";
+	sscanf(words, "%*s %15s", type);
+	nas_vdev v[3] = {{.type = "", .cls = NAS_CLASS_DATA}};
+	snprintf(v[0].type, sizeof(v[0].type), "%s", type);
+	nas_layout l = {.v = v, .n = 1};
+	if (strstr(words, " + special"))
+		v[l.n++].cls = NAS_CLASS_SPECIAL;
+	if (strstr(words, " + log"))
+		v[l.n++].cls = NAS_CLASS_LOG;
+	na_fio_dir rd = fio_dir_of(&r->read), wr = fio_dir_of(&r->write);
+	na_bench_nas_line(&w, &l, &rd, &wr, working_set, buf, size);
 }

@@ -88,6 +88,10 @@ bool na_bench_label_conflict(const nas_props *p, const char *key, const char *va
  * demand hit ratio of NA_ARC_SERVED or more is flagged cache-served. */
 void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
                        const na_fio_dir *write, uint64_t working_set, char *buf, size_t size);
+/* The same line for a stored result and its NAS row (whose totals are
+ * over fio's window: the result's longest direction's runtime). */
+void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t working_set,
+                           char *buf, size_t size);
 #define NA_ARC_SERVED 0.9
 /* The share of a direction's completions faster than floor_us, from fio's
  * json+ latency bins; -1 without bins. */

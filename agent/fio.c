@@ -385,6 +385,7 @@ static int parse_root(const json_t *root, na_fio_result *out, vs_error *err)
 	if (version && !(out->fio_version = strdup(version)))
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	out->n_jobs = json_array_size(jobs);
+	out->timestamp_ms = i64(root, "timestamp_ms");
 	for (size_t i = 0; i < out->n_jobs; i++) {
 		int rc = parse_job(json_array_get(jobs, i), i, out, seen, err);
 		if (rc != VS_OK)

@@ -30,6 +30,7 @@ typedef struct na_fio_result {
 	size_t n_jobs;                 /* job entries in the output */
 	bool mixed;                    /* unified_rw_reporting: only `mixed` */
 	na_fio_dir read, write, mixed_dir;
+	int64_t timestamp_ms;          /* when fio wrote it (ms since the epoch): its jobs' end; 0 if absent */
 	int error;                     /* first non-zero job "error", 0 if none */
 	char *error_job;               /* its jobname */
 } na_fio_result;

@@ -4,6 +4,7 @@
  * run: what it could not read marks the window incomplete, with why. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "nfsagent/nas.h"
 
@@ -16,36 +17,105 @@ struct nas_sampler {
 	nas_counters before;
 	nas_job *iostat;
 	vs_error iostat_err;  /* why iostat could not start; status VS_OK if it did */
+	double started;       /* Unix s: when zpool iostat began, as estimated */
 };
+
+static double unix_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The ends of the intervals: zpool's -y interval k ends k intervals after it
+ * began, which is known to the sub-second from here, and lies within its
+ * whole-second stamp. */
+static void interval_ends(nas_samples *t, double started, int interval_s)
+{
+	for (size_t k = 0; k < t->n; k++) {
+		double end = started + (double)(k + 1) * interval_s, at = (double)t->v[k].at;
+		if (t->v[k].at <= 0)
+			continue;
+		t->v[k].end = end < at ? at : end >= at + 1 ? at + 0.999 : end;
+	}
+}
+
+/* Totals of the timeline, interval i counted for share[i] of its length
+ * (all of it when share is NULL). */
+static void totals(const nas_samples *s, int interval_s, const double *share,
+                   nas_io total[NAS_CLASS_N], nas_io *pool)
+{
+	double sum[NAS_CLASS_N][4] = {{0}}, rwait[NAS_CLASS_N] = {0}, wwait[NAS_CLASS_N] = {0};
+	double psum[4] = {0};
+	double secs = interval_s > 0 ? interval_s : 1;
+	for (size_t i = 0; i < s->n; i++) {
+		double k = secs * (share ? share[i] : 1);
+		for (int c = 0; c < NAS_CLASS_N; c++) {
+			const nas_io *io = &s->v[i].cls[c];
+			sum[c][0] += (double)io->read_ops * k;
+			sum[c][1] += (double)io->write_ops * k;
+			sum[c][2] += (double)io->read_bytes * k;
+			sum[c][3] += (double)io->write_bytes * k;
+			rwait[c] += (double)io->read_wait_ns * (double)io->read_ops * k;
+			wwait[c] += (double)io->write_wait_ns * (double)io->write_ops * k;
+		}
+		const nas_io *p = &s->v[i].pool;
+		psum[0] += (double)p->read_ops * k;
+		psum[1] += (double)p->write_ops * k;
+		psum[2] += (double)p->read_bytes * k;
+		psum[3] += (double)p->write_bytes * k;
+	}
+	/* Rounded to the nearest: exact for whole intervals (integers below 2^53). */
+#define IO_OF(a) (nas_io){(uint64_t)((a)[0] + 0.5), (uint64_t)((a)[1] + 0.5), \
+	                      (uint64_t)((a)[2] + 0.5), (uint64_t)((a)[3] + 0.5), 0, 0}
+	for (int c = 0; c < NAS_CLASS_N; c++) {
+		total[c] = IO_OF(sum[c]);
+		total[c].read_wait_ns = sum[c][0] > 0 ? (uint64_t)(rwait[c] / sum[c][0]) : 0;
+		total[c].write_wait_ns = sum[c][1] > 0 ? (uint64_t)(wwait[c] / sum[c][1]) : 0;
+	}
+	*pool = IO_OF(psum);
+#undef IO_OF
+}
 
 void nas_samples_total(const nas_samples *s, int interval_s, nas_io total[NAS_CLASS_N],
                        nas_io *pool)
 {
-	double rwait[NAS_CLASS_N] = {0}, wwait[NAS_CLASS_N] = {0};
-	memset(total, 0, NAS_CLASS_N * sizeof(*total));
-	*pool = (nas_io){0};
-	uint64_t secs = interval_s > 0 ? (uint64_t)interval_s : 1;
-	for (size_t i = 0; i < s->n; i++) {
-		for (int c = 0; c < NAS_CLASS_N; c++) {
-			const nas_io *io = &s->v[i].cls[c];
-			total[c].read_ops += io->read_ops * secs;
-			total[c].write_ops += io->write_ops * secs;
-			total[c].read_bytes += io->read_bytes * secs;
-			total[c].write_bytes += io->write_bytes * secs;
-			rwait[c] += (double)io->read_wait_ns * (double)(io->read_ops * secs);
-			wwait[c] += (double)io->write_wait_ns * (double)(io->write_ops * secs);
-		}
-		const nas_io *p = &s->v[i].pool;
-		pool->read_ops += p->read_ops * secs;
-		pool->write_ops += p->write_ops * secs;
-		pool->read_bytes += p->read_bytes * secs;
-		pool->write_bytes += p->write_bytes * secs;
+	totals(s, interval_s, NULL, total, pool);
+}
+
+bool nas_window_select(nas_window *w, double from, double to)
+{
+	const nas_samples *s = &w->timeline;
+	double len = w->interval_s > 0 ? w->interval_s : 1;
+	if (s->n == 0 || to <= from)
+		return false;
+	double *share = malloc(s->n * sizeof(*share));
+	if (!share)
+		return false;
+	double seconds = 0;
+	size_t edges = 0;
+	bool stamped = true;
+	for (size_t i = 0; i < s->n && stamped; i++) {
+		stamped = s->v[i].at > 0;
+		double end = s->v[i].end > 0 ? s->v[i].end : (double)s->v[i].at + 0.5, start = end - len;
+		double inside = (end < to ? end : to) - (start > from ? start : from);
+		share[i] = inside <= 0 ? 0 : inside >= len ? 1 : inside / len;
+		seconds += share[i] * len;
+		edges += share[i] > 0 && share[i] < 1;
 	}
-	for (int c = 0; c < NAS_CLASS_N; c++) {
-		total[c].read_wait_ns = total[c].read_ops ? (uint64_t)(rwait[c] / (double)total[c].read_ops) : 0;
-		total[c].write_wait_ns =
-			total[c].write_ops ? (uint64_t)(wwait[c] / (double)total[c].write_ops) : 0;
+	/* The seconds of the window no interval covers (the one in flight when
+	 * the run ended is not waited for) are taken at the covered ones' rate. */
+	for (size_t i = 0; stamped && seconds > 0 && seconds < to - from && i < s->n; i++)
+		share[i] *= (to - from) / seconds;
+	if (stamped) {
+		totals(s, w->interval_s, share, w->total, &w->pool_total);
+		w->fio_window = true;
+		w->seconds = seconds;
+		w->span = to - from;
+		w->edges = edges;
 	}
+	free(share);
+	return stamped;
 }
 
 /* b - a of a counter that only grows; false when it went back (the pool
@@ -96,7 +166,11 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .interval_s = interval_s};
 	snprintf(s->pool, sizeof(s->pool), "%s", layout->pool);
+	/* A command's round trip: how long iostat will take to begin there. */
+	double asked = unix_now();
 	int rc = nas_read_counters(t, s->pool, objsetid, &s->before, err);
+	double now = unix_now();
+	s->started = now + (now - asked);
 	if (rc != VS_OK) {
 		free(s);
 		return rc;
@@ -106,7 +180,9 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	char interval[16], count[16];
 	snprintf(interval, sizeof(interval), "%d", interval_s);
 	snprintf(count, sizeof(count), "%d", window_s / interval_s + 2);
-	const char *const cmd[] = {"zpool", "iostat", "-Hpvy", "-l", s->pool, interval, count, NULL};
+	/* -T u stamps each interval: nas_window_select keeps fio's own window. */
+	const char *const cmd[] = {"zpool", "iostat", "-T", "u", "-Hpvy", "-l", s->pool, interval,
+	                           count, NULL};
 	if (nas_job_start(t, cmd, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
 	*out = s;
@@ -133,8 +209,10 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK ||
 	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
 		incomplete(w, &err);
+	interval_ends(&w->timeline, s->started, s->interval_s);
 	nas_output_free(&o);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);
+	w->seconds = (double)w->timeline.n * s->interval_s;
 	nas_counters after;
 	if (nas_read_counters(s->t, s->pool, s->objsetid, &after, &err) != VS_OK ||
 	    nas_counters_delta(&s->before, &after, w, &err) != VS_OK)

@@ -1,5 +1,5 @@
 /* The pool's layout from `zpool list -Hpv POOL` and its I/O from `zpool
- * iostat -Hpvy -l POOL INTERVAL COUNT`, as OpenZFS 2.2's zpool_main.c
+ * iostat [-T u] -Hpvy -l POOL INTERVAL COUNT`, as OpenZFS 2.2's zpool_main.c
  * prints them with -H (cmd/zpool/zpool_main.c: print_list_stats,
  * print_vdev_stats):
  *  - zpool list: the pool's line, then one line a vdev that begins with a
@@ -233,17 +233,23 @@ int nas_parse_iostat(const char *text, size_t len, const nas_layout *layout, nas
 	nas_lines lines = nas_lines_of(text, whole);
 	nas_span line, name;
 	interval in = {0};
+	int64_t at = 0;  /* the -T u line waiting for its interval */
 	while (rc == VS_OK && nas_next_line(&lines, &line)) {
 		nas_io io;
+		uint64_t stamp;
 		if (line.n == 0)
 			continue;
-		if (!io_fields(line, &name, &io)) {
+		if (nas_span_u64(line, &stamp) && stamp <= INT64_MAX) {
+			at = (int64_t)stamp;
+		} else if (!io_fields(line, &name, &io)) {
 			rc = vs_fail(err, VS_ERR_PROTOCOL, "line %zu of zpool iostat is not a vdev's figures",
 			             lines.number);
 		} else if (nas_span_is(name, layout->pool)) {
 			rc = close_interval(&in, expected, false, out, err);
 			in = (interval){.open = true};
 			in.s.pool = io;
+			in.s.at = at;
+			at = 0;
 		} else if (!in.open) {
 			rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool iostat printed a vdev before its pool");
 		} else {

@@ -189,6 +189,8 @@ typedef struct nas_io {
 } nas_io;
 
 typedef struct nas_sample {
+	int64_t at;                /* -T u: the Unix second zpool printed it (its end); 0 without */
+	double end;                /* the sampler's estimate of its end (Unix s); 0 unknown */
 	nas_io pool;               /* the pool's own line */
 	nas_io cls[NAS_CLASS_N];   /* sums of the top-level vdevs of each class */
 } nas_sample;
@@ -198,11 +200,12 @@ typedef struct nas_samples {
 	size_t n;
 } nas_samples;
 
-/* `zpool iostat -Hpvy -l POOL INTERVAL COUNT`, using the layout to tell
+/* `zpool iostat [-T u] -Hpvy -l POOL INTERVAL COUNT`, using the layout to tell
  * classes apart (-H prints no section names) and to count top-level vdevs
  * only: their figures already hold mirror copies and parity, the leaves'
  * lines that follow are never added.  A last interval cut short (the
- * sampler stopped) is left out. */
+ * sampler stopped) is left out.  With -T u, the Unix time line before an
+ * interval is its `at`. */
 int nas_parse_iostat(const char *text, size_t len, const nas_layout *layout, nas_samples *out,
                      vs_error *err);
 void nas_samples_free(nas_samples *s);
@@ -276,6 +279,14 @@ typedef struct nas_window {
 	nas_samples timeline;       /* per interval, per second, as zpool printed them */
 	nas_io total[NAS_CLASS_N];  /* ops and bytes over the window (rate x interval); waits: mean */
 	nas_io pool_total;          /* the pool's own line (data, special, dedup and log) */
+	/* The totals' span: the whole timeline (seconds = intervals x interval_s)
+	 * until nas_window_select cut it to fio's measured window. */
+	bool fio_window;            /* the totals are fio's window's */
+	double seconds;             /* of the window zpool's intervals measured */
+	double span;                /* fio's window (s), when fio_window: the totals are scaled
+	                               up to it when seconds fall short (the interval in flight
+	                               when the run ended is not waited for) */
+	size_t edges;               /* intervals across the window's edges, counted in part */
 	bool counters;              /* the kstats were read before and after */
 	uint64_t dataset_writes, dataset_written, dataset_reads, dataset_read;  /* the objset's */
 	uint64_t arc_hits, arc_misses;  /* demand data */
@@ -306,12 +317,23 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
  * the counters again, fills w; never fails: what could not be read marks
  * w incomplete.  Frees the sampler. */
 void nas_sampler_stop(nas_sampler **s, nas_window *w);
+/* Cuts w's totals to fio's measured window [from, to] (Unix seconds, ramp
+ * and file layout excluded): an interval ending at `end` (else at + 0.5:
+ * zpool stamps whole seconds, the true end lies in [at, at + 1)) covers
+ * (end - interval_s, end]; one inside counts whole, one across an edge for
+ * its share inside (its rate x the seconds inside), one outside not; the
+ * totals are then scaled by span / seconds when the intervals measured
+ * only part of the window.  A timeline without stamps keeps its
+ * whole-span totals (false).  The NAS's
+ * clock and the guest's are taken to agree (NTP). */
+bool nas_window_select(nas_window *w, double from, double to);
 void nas_window_free(nas_window *w);
 
 /* Write amplification over a window, for guest_written bytes fio wrote:
  * (pool data + log writes) / guest, split into dataset / guest (NFS and
  * ESXi), pool data / dataset (records, copies, parity) and log / guest
- * (the ZIL).  known is false without guest bytes or a whole window. */
+ * (the ZIL).  known is false without guest bytes or a whole window.  The
+ * kstats' deltas (D) span the sampler's whole span, layout and ramp too. */
 typedef struct nas_amplification {
 	bool known;
 	double total, guest_to_dataset, dataset_to_data, log_share;

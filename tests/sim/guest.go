@@ -81,6 +81,7 @@ type guestOps struct {
 	fio            guestFio
 	perf           perfStats
 	hosts          *hostEndpoint // where transfer URLs point (hostendpoint.go)
+	nas            *nasModel     // whose counters a guest's fio moves (nasio.go)
 
 	l        *lab
 	managers map[string]types.ManagedObjectReference // "file", "process", "auth"
@@ -970,6 +971,7 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 		g.mu.Unlock()
 		close(p.done)
 	}()
+	g.nas.watch(cmdLine, dss, p.done)
 	return p.pid, nil
 }
 

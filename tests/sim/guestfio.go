@@ -3,15 +3,21 @@ package main
 // -guest-fio: what fio the guests have. A fresh test VM often has none, or
 // a distribution's old one, or one without the libaio engine; nfsagent must
 // say so before it benchmarks. The guest's programs are this machine's, so
-// for every mode but "present" the lab puts a fio of its own first in the
-// guest programs' PATH, one that answers as that guest's fio would.
+// the lab puts a fio of its own first in the guest programs' PATH, one that
+// answers as that guest's fio would, and runs a job through
+// `labsim -guest-fio-run FIO ARGS`: this machine's fio, with interim reports
+// for the NAS model (nasio.go) kept out of the --output file.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 )
 
 type guestFio struct {
@@ -19,17 +25,18 @@ type guestFio struct {
 	bin  string // the directory put first in PATH, "" for present
 }
 
+// In the scripts, %s is this machine's fio, %r the same run through labsim.
 var guestFioScripts = map[string]string{
-	"present": "",
+	"present": "exec %r \"$@\"\n",
 	// dash's answer for a command it cannot find
 	"missing": "echo \"sh: 1: fio: not found\" >&2\nexit 127\n",
 	// Debian 9's fio: no clat_ns in its JSON
-	"old": "if [ \"$1\" = --version ]; then echo fio-2.16; exit 0; fi\nexec %s \"$@\"\n",
+	"old": "if [ \"$1\" = --version ]; then echo fio-2.16; exit 0; fi\nexec %r \"$@\"\n",
 	// a fio built without libaio: not in --enghelp, and a libaio job fails
 	"no-libaio": "if [ \"$1\" = --enghelp ]; then %s --enghelp | grep -v '^[[:space:]]*libaio$'; exit 0; fi\n" +
 		"for a; do if [ -f \"$a\" ] && grep -qs 'ioengine=libaio' \"$a\"; then\n" +
 		"echo 'fio: engine libaio not loadable' >&2; exit 1; fi; done\n" +
-		"exec %s \"$@\"\n",
+		"exec %r \"$@\"\n",
 }
 
 func (f *guestFio) Set(v string) error {
@@ -44,21 +51,90 @@ func (f *guestFio) String() string { return f.mode }
 
 // setup writes the mode's fio into DIR/guest-fio.
 func (f *guestFio) setup(dir string) error {
-	script := guestFioScripts[f.mode]
-	if script == "" {
-		return nil
-	}
 	fioPath, err := exec.LookPath("fio")
 	if err != nil && f.mode != "missing" {
 		return fmt.Errorf("-guest-fio %s wraps this machine's fio: %v", f.mode, err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
 	}
 	f.bin = filepath.Join(dir, "guest-fio")
 	if err := os.MkdirAll(f.bin, 0o755); err != nil {
 		return err
 	}
 	q := shellQuote(fioPath)
-	body := "#!/bin/sh\n" + strings.ReplaceAll(script, "%s", q)
+	body := strings.ReplaceAll(guestFioScripts[f.mode], "%r", shellQuote(self)+" -guest-fio-run "+q)
+	body = "#!/bin/sh\n" + strings.ReplaceAll(body, "%s", q)
 	return os.WriteFile(filepath.Join(f.bin, "fio"), []byte(body), 0o755)
+}
+
+// guestFioRun is `labsim -guest-fio-run FIO ARGS`: FIO ARGS as they are
+// without --output=FILE; with it, fio writes a report every fioReportEvery
+// to FILE.progress, and FILE gets what fio would have written there without
+// --status-interval: the text before its first report (fio's complaints),
+// then the last report (the result). SIGTERM and SIGINT reach fio itself (a
+// guest's program is one process group); this waits for its result.
+func guestFioRun(fio string, args []string) int {
+	output := ""
+	for i, a := range args {
+		if strings.HasPrefix(a, "--output=") {
+			output = strings.TrimPrefix(a, "--output=")
+			args[i] = a + progressSuffix
+		}
+	}
+	if output == "" {
+		err := syscall.Exec(fio, append([]string{fio}, args...), os.Environ())
+		fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
+		return 127
+	}
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	cmd := exec.Command(fio, append([]string{"--status-interval=" + fioReportEvery}, args...)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	code := 0
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		code = 128 + int(ws.Signal())
+	} else if cmd.ProcessState != nil {
+		code = cmd.ProcessState.ExitCode()
+	} else if err != nil {
+		fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
+		return 127
+	}
+	if data, err := os.ReadFile(output + progressSuffix); err == nil {
+		if err := os.WriteFile(output, lastReport(data), 0o644); err != nil {
+			fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
+		}
+	}
+	return code
+}
+
+// lastReport: the text before the first '{', then the last complete JSON
+// object; the text unchanged when it holds none.
+func lastReport(data []byte) []byte {
+	first := bytes.IndexByte(data, '{')
+	if first < 0 {
+		return data
+	}
+	var last []byte
+	for at := first; at >= 0 && at < len(data); {
+		dec := json.NewDecoder(bytes.NewReader(data[at:]))
+		var raw json.RawMessage
+		if dec.Decode(&raw) != nil {
+			break
+		}
+		last = raw
+		at += int(dec.InputOffset())
+		if next := bytes.IndexByte(data[at:], '{'); next >= 0 {
+			at += next
+		} else {
+			break
+		}
+	}
+	if last == nil {
+		return data
+	}
+	return append(append(append([]byte{}, data[:first]...), last...), '\n')
 }
 
 // path puts the mode's fio first in the environment's PATH, or in the

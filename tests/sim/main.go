@@ -60,6 +60,8 @@ func features() []feature {
 	esx := &hostEndpoint{files: files}
 	strict := &strictSessions{files: files}
 	nfs := &nfsServer{}
+	nas := &nasModel{nfs: nfs}
+	guest := &guestOps{hosts: esx, nas: nas}
 	return []feature{
 		&inventory{},          // inventory.go: -hosts, -vms
 		&methodLog{},          // methodlog.go: -methods-log (sees every call, even 503s)
@@ -72,7 +74,7 @@ func features() []feature {
 		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
 		&esxiVersion{},        // esxi.go: -esxi
 		nfs,                   // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
-		&nasModel{nfs: nfs},   // nas.go, nasshell.go: the ZFS NAS behind the exports, -nas-*
+		nas,                   // nas.go, nasshell.go: the ZFS NAS behind the exports, -nas-*
 		&mountFailures{},      // mountfail.go: -fail-mount (one host's CreateNasDatastore fails)
 		&haHeartbeat{},        // ha.go: -ha-heartbeat, RetrieveDasAdvancedRuntimeInfo
 		bug,                   // nfsbug.go: -nfs41-bug
@@ -84,7 +86,7 @@ func features() []feature {
 		&snapshots{},          // snapshots.go: delta disks for snapshots
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
 		esx,                   // hostendpoint.go, tickets.go: the ESXi hosts' endpoints, AcquireGenericServiceTicket, -guest-transfer-star, -host-thumbprint
-		&guestOps{hosts: esx}, // guest.go, perf.go: guest operations over a guest root, datastore QueryPerf
+		guest,                 // guest.go, perf.go, nasio.go: guest operations over a guest root, datastore QueryPerf, the NAS's counters moved by fio
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 		&toolsBoot{},          // toolsboot.go: -tools-boot-seconds
 	}
@@ -112,6 +114,10 @@ func main() {
 	// sshd's forced command for the lab NAS (nasshell.go): one command, no lab.
 	if len(os.Args) == 3 && os.Args[1] == "-nas-shell" {
 		os.Exit(nasShell(os.Args[2], os.Getenv("SSH_ORIGINAL_COMMAND"), os.Stdout, os.Stderr))
+	}
+	// The guests' fio (guestfio.go): this machine's, its reports kept apart.
+	if len(os.Args) >= 3 && os.Args[1] == "-guest-fio-run" {
+		os.Exit(guestFioRun(os.Args[2], os.Args[3:]))
 	}
 
 	fs := flag.CommandLine

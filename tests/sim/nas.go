@@ -8,8 +8,8 @@ package main
 // as the forced command of an authorized key: nasshell.go) read it and
 // answer in OpenZFS 2.2's formats.
 //
-// The counters are static for now: the guest's fio I/O does not move them
-// yet (nasState is written atomically so that a later hook can).
+// The guest's fio moves the counters while it runs (nasio.go); nas.json
+// is replaced whole at each change, so a reader never sees half of one.
 
 import (
 	"encoding/json"
@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -88,6 +89,7 @@ type nasModel struct {
 	missing  string
 	sync     string
 	filename string
+	mu       sync.Mutex // one change of nas.json at a time (nasio.go)
 }
 
 func (n *nasModel) flags(fs *flag.FlagSet) {

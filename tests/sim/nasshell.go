@@ -58,7 +58,9 @@ func nasShell(stateFile string, line string, out, errOut io.Writer) int {
 		}
 		zpoolList(st, out)
 	case w[0] == "zpool" && len(w) == 7 && strings.HasPrefix(args, "iostat -Hpvy -l "):
-		return zpoolIostat(stateFile, w[4], w[5], w[6], out, errOut)
+		return zpoolIostat(stateFile, false, w[4], w[5], w[6], out, errOut)
+	case w[0] == "zpool" && len(w) == 9 && strings.HasPrefix(args, "iostat -T u -Hpvy -l "):
+		return zpoolIostat(stateFile, true, w[6], w[7], w[8], out, errOut)
 	case w[0] == "cat":
 		return catKstats(st, w[1:], out, errOut)
 	case w[0] == "uname" || w[0] == "zfs" || w[0] == "zpool":
@@ -228,7 +230,9 @@ func iostatInterval(old, cur *nasState, secs float64, out io.Writer) {
 	}
 }
 
-func zpoolIostat(stateFile, pool, interval, count string, out, errOut io.Writer) int {
+// stamped (-T u): each interval is preceded by the Unix time (seconds) at
+// which zpool printed it, its end, as print_timestamp() prints it.
+func zpoolIostat(stateFile string, stamped bool, pool, interval, count string, out, errOut io.Writer) int {
 	secs, err1 := strconv.Atoi(interval)
 	n, err2 := strconv.Atoi(count)
 	if err1 != nil || err2 != nil || secs < 1 || n < 1 {
@@ -244,6 +248,9 @@ func zpoolIostat(stateFile, pool, interval, count string, out, errOut io.Writer)
 		time.Sleep(time.Duration(secs) * time.Second)
 		var cur *nasState
 		if cur, err = loadNAS(stateFile); err == nil {
+			if stamped {
+				fmt.Fprintf(out, "%d\n", time.Now().Unix())
+			}
 			iostatInterval(old, cur, float64(secs), out)
 			old = cur
 		}

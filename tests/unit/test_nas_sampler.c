@@ -200,7 +200,7 @@ static void test_sampler_that_dies(void **state)
 	nas_window w;
 	nas_sampler_stop(&s, &w);
 	assert_true(w.incomplete);
-	assert_non_null(strstr(w.why, "running 'zpool iostat -Hpvy -l tank 2 5' on "));
+	assert_non_null(strstr(w.why, "running 'zpool iostat -T u -Hpvy -l tank 2 5' on "));
 	assert_non_null(strstr(w.why, "zpool exited 1: cannot open tank: no such pool"));
 	assert_int_equal(w.timeline.n, 0);
 	assert_true(w.counters);  /* what could be read is kept */
@@ -217,6 +217,64 @@ static void test_sampler_that_dies(void **state)
 	nas_layout_free(&l);
 }
 
+/* fio's window cut out of a stamped timeline (-T u): intervals of 2 s
+ * stamped ...02, ...04, ...06 cover (0.5, 2.5], (2.5, 4.5], (4.5, 6.5] past
+ * ...00; a window from 1.5 to 5.5 takes half the first, the second whole,
+ * half the third. */
+static void test_window_selection(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	size_t len;
+	char *text = golden("zfs/zpool_iostat_stamped.txt", &len);
+	nas_window w = {.interval_s = 2};
+	vs_error err = {0};
+	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
+	free(text);
+	assert_int_equal(w.timeline.n, 3);
+	assert_int_equal(w.timeline.v[0].at, 1764600002);
+	assert_int_equal(w.timeline.v[2].at, 1764600006);
+	const double t0 = 1764600000;
+	assert_true(nas_window_select(&w, t0 + 1.5, t0 + 5.5));
+	assert_true(w.fio_window);
+	assert_int_equal(w.edges, 2);
+	assert_true(w.seconds == 4);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes,
+	                 3512729600ULL + 2 * 3514729600ULL + 3516729600ULL);
+	assert_int_equal(w.total[NAS_CLASS_LOG].write_ops, 4 * 16600);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_wait_ns, 1830000);
+	assert_true(w.span == 4);
+	/* A window longer than the timeline: every interval whole, no edge, and
+	 * the 6 s measured scaled up to fio's 7. */
+	assert_true(nas_window_select(&w, t0, t0 + 7));
+	assert_int_equal(w.edges, 0);
+	assert_true(w.seconds == 6);
+	assert_true(w.span == 7);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 21088377600ULL / 6 * 7);
+	/* A window between the intervals' ends, and one after them all. */
+	assert_true(nas_window_select(&w, t0 + 3, t0 + 4));
+	assert_int_equal(w.edges, 1);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 3514729600ULL);
+	assert_true(nas_window_select(&w, t0 + 10, t0 + 20));
+	assert_true(w.seconds == 0);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 0);
+	nas_window_free(&w);
+
+	/* Without stamps the totals stay the whole timeline's. */
+	text = golden("zfs/zpool_iostat_mirrors.txt", &len);
+	w = (nas_window){.interval_s = 2};
+	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
+	free(text);
+	assert_int_equal(w.timeline.v[0].at, 0);
+	nas_samples_total(&w.timeline, 2, w.total, &w.pool_total);
+	assert_false(nas_window_select(&w, t0 + 1.5, t0 + 5.5));
+	assert_false(w.fio_window);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 21088377600ULL);
+	nas_window_free(&w);
+	nas_layout_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -225,6 +283,7 @@ int main(void)
 		cmocka_unit_test(test_amplification_and_cache),
 		cmocka_unit_test(test_sampler_around_a_run),
 		cmocka_unit_test(test_sampler_that_dies),
+		cmocka_unit_test(test_window_selection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
