@@ -6,41 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
-
 #include "agent.h"
 #include "compare.h"
-#include "report.h"
+#include "report_internal.h"
 
-enum { MAX_BY = 16, MAX_DISTINCT = 6 };
+enum { MAX_DISTINCT = 6 };
 /* The statistics shown, by the store's table (p50 to p99.9 in a row). */
 enum { M_IOPS = NA_STAT_iops, M_BW = NA_STAT_bw_bytes, M_LAT = NA_STAT_lat_mean_us,
        M_P50 = NA_STAT_p50_us, M_P99 = NA_STAT_p99_us };
-
-typedef struct row {
-	int64_t id;
-	char *f[NA_N_FIELDS];  /* the store's listed text fields; --group-by may name any */
-	na_label *labels;  /* owned copies */
-	size_t n_labels;
-	bool ok;
-	na_dir_stats dir[2];
-	size_t group, profile;
-	double layer[NA_L_COUNT];  /* ESXi's and the pool's (compare's), -1 not measured */
-	na_timeline timeline;      /* n 0 without a NAS side */
-} row;
-
-typedef struct report {
-	row *rows;
-	size_t n, cap;
-	const char *by[MAX_BY];  /* static names, the options' or the rows' label keys */
-	size_t n_by;
-	char **groups, **profiles;
-	size_t n_groups, n_profiles;
-	size_t n_findings;
-	const na_report_opts *o;
-	FILE *out;
-	na_store *store;
-} report;
 
 static const char *const dir_names[] = {"read", "write"};
 
@@ -62,7 +35,7 @@ static char *fmt(const char *f, ...)
 	return s;
 }
 
-static void esc(const report *r, const char *s)
+static void esc(const na_report_page *r, const char *s)
 {
 	na_html_escape(r->out, s);
 }
@@ -91,7 +64,7 @@ static void free_list(char **list, size_t n)
 
 /* ---- reading and grouping ---- */
 
-static void free_rows(report *r)
+static void free_rows(na_report_page *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		for (int f = 0; f < NA_N_FIELDS; f++)
@@ -109,10 +82,10 @@ static void free_rows(report *r)
 	free_list(r->profiles, r->n_profiles);
 }
 
-static bool copy_row(row *w, const na_result *res)
+static bool copy_row(na_report_row *w, const na_result *res)
 {
 	bool ok = true;
-	*w = (row){.id = res->id, .ok = strcmp(res->status, "ok") == 0, .dir = {res->read, res->write}};
+	*w = (na_report_row){.id = res->id, .ok = strcmp(res->status, "ok") == 0, .dir = {res->read, res->write}};
 	for (int f = 0; f < NA_N_FIELDS; f++) {
 		const char *v = na_field_kept(f) ? na_field_text(res, f) : NULL;
 		ok &= !v || (w->f[f] = strdup(v));
@@ -126,68 +99,26 @@ static bool copy_row(row *w, const na_result *res)
 	return ok;
 }
 
-/* The stored timeline's series as MB/s into t; false without memory (a
- * timeline that does not parse is none). */
-static bool parse_timeline(const char *json, na_timeline *t)
-{
-	json_t *o = json_loads(json, 0, NULL), *dw = json_object_get(o, "data_write"),
-	       *lw = json_object_get(o, "log_write");
-	size_t n = json_array_size(dw);
-	t->interval_s = (int)json_integer_value(json_object_get(o, "interval_s"));
-	bool ok = true;
-	if (n && t->interval_s > 0 && json_array_size(lw) == n) {
-		t->data_w = calloc(n, sizeof(double));
-		t->log_w = calloc(n, sizeof(double));
-		ok = t->data_w && t->log_w;
-		for (size_t i = 0; ok && i < n; i++) {
-			t->data_w[i] = (double)json_integer_value(json_array_get(dw, i)) / 1e6;
-			t->log_w[i] = (double)json_integer_value(json_array_get(lw, i)) / 1e6;
-		}
-		t->n = ok ? n : 0;
-	}
-	json_decref(o);
-	return ok;
-}
-
-typedef struct nas_side {
-	row *w;
-	const na_result *res;
-	bool ok;
-} nas_side;
-
-static int nas_of(const na_nas_run *n, void *ud, vs_error *err)
-{
-	(void)err;
-	nas_side *side = ud;
-	na_cmp_layers(side->res, n, side->w->layer);
-	side->w->timeline.id = side->res->id;
-	side->ok = !n->timeline || parse_timeline(n->timeline, &side->w->timeline);
-	return VS_OK;
-}
-
 static int collect(const na_result *res, void *ud, vs_error *err)
 {
-	report *r = ud;
+	na_report_page *r = ud;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
-		row *grown = realloc(r->rows, cap * sizeof(row));
+		na_report_row *grown = realloc(r->rows, cap * sizeof(na_report_row));
 		if (!grown)
 			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		r->rows = grown;
 		r->cap = cap;
 	}
-	row *w = &r->rows[r->n];
+	na_report_row *w = &r->rows[r->n];
 	bool ok = copy_row(w, res);
 	r->n++;  /* even half-copied, so that free_rows frees it */
-	nas_side side = {w, res, true};
-	bool found;
-	na_cmp_layers(res, NULL, w->layer);
-	int rc = ok ? na_store_nas_of(r->store, res->id, nas_of, &side, &found, err) : VS_OK;
-	return !ok || !side.ok ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : rc;
+	int rc = ok ? na_report_nas_side(r->store, w, res, err) : VS_OK;
+	return ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
 /* A provenance field ("protocol" is datastore_type, as in queries) or a label. */
-static const char *value_of(const row *w, const char *field)
+static const char *value_of(const na_report_row *w, const char *field)
 {
 	if (strcmp(field, "protocol") == 0)
 		field = "datastore_type";
@@ -210,7 +141,7 @@ static bool is_label(const char *field)
 	return true;
 }
 
-static bool varies(const report *r, const char *field)
+static bool varies(const na_report_page *r, const char *field)
 {
 	const char *first = r->n ? value_of(&r->rows[0], field) : NULL;
 	for (size_t i = 1; i < r->n; i++) {
@@ -221,18 +152,18 @@ static bool varies(const report *r, const char *field)
 	return false;
 }
 
-static void add_by(report *r, const char *field)
+static void add_by(na_report_page *r, const char *field)
 {
 	for (size_t i = 0; i < r->n_by; i++)
 		if (strcmp(r->by[i], field) == 0)
 			return;
-	if (r->n_by < MAX_BY)
+	if (r->n_by < NA_REPORT_MAX_BY)
 		r->by[r->n_by++] = field;
 }
 
 /* By default what tells the results apart: the protocol and the labels that
  * vary; failing those the datastore, so that a group is one place. */
-static void choose_grouping(report *r)
+static void choose_grouping(na_report_page *r)
 {
 	for (size_t i = 0; i < r->o->n_group_by; i++)
 		add_by(r, r->o->group_by[i]);
@@ -242,7 +173,7 @@ static void choose_grouping(report *r)
 		add_by(r, "datastore_type");
 	if (varies(r, "zfs_recordsize"))  /* measured: says more than a label */
 		add_by(r, "zfs_recordsize");
-	char **seen = NULL;  /* each key is looked at once: varies() reads every row */
+	char **seen = NULL;  /* each key is looked at once: varies() reads every na_report_row */
 	size_t n_seen = 0;
 	for (size_t i = 0; i < r->n; i++)
 		for (size_t l = 0; l < r->rows[i].n_labels; l++) {
@@ -257,7 +188,7 @@ static void choose_grouping(report *r)
 }
 
 /* "NFS41, recordsize=16K": labels with their key, since "16K" alone says little. */
-static char *group_name(const report *r, const row *w)
+static char *group_name(const na_report_page *r, const na_report_row *w)
 {
 	char *name = strdup("");
 	for (size_t b = 0; name && b < r->n_by; b++) {
@@ -270,11 +201,11 @@ static char *group_name(const report *r, const row *w)
 	return name;
 }
 
-static int assign_groups(report *r, vs_error *err)
+static int assign_groups(na_report_page *r, vs_error *err)
 {
 	choose_grouping(r);
 	for (size_t i = 0; i < r->n; i++) {
-		row *w = &r->rows[i];
+		na_report_row *w = &r->rows[i];
 		char *name = group_name(r, w);
 		w->group = name ? intern(&r->groups, &r->n_groups, name) : SIZE_MAX;
 		const char *profile = w->f[NA_FIELD_profile] ? w->f[NA_FIELD_profile] : "(job file)";
@@ -298,12 +229,12 @@ static double metric(const na_dir_stats *d, int m)
 
 /* The values of one metric over the runs of a profile in a group that
  * succeeded (malloc'd, *n of them; NULL without memory). */
-static double *values(const report *r, size_t p, size_t g, int dir, int m, size_t *n)
+static double *values(const na_report_page *r, size_t p, size_t g, int dir, int m, size_t *n)
 {
 	double *v = malloc((r->n + 1) * sizeof(double));
 	*n = 0;
 	for (size_t i = 0; v && i < r->n; i++) {
-		const row *w = &r->rows[i];
+		const na_report_row *w = &r->rows[i];
 		if (w->ok && w->profile == p && w->group == g && w->dir[dir].present)
 			v[(*n)++] = metric(&w->dir[dir], m);
 	}
@@ -311,7 +242,7 @@ static double *values(const report *r, size_t p, size_t g, int dir, int m, size_
 }
 
 /* The spread of one metric over the runs of a profile in a group that succeeded. */
-static na_spread spread(const report *r, size_t p, size_t g, int dir, int m)
+static na_spread spread(const na_report_page *r, size_t p, size_t g, int dir, int m)
 {
 	size_t n;
 	double *v = values(r, p, g, dir, m, &n);
@@ -320,7 +251,7 @@ static na_spread spread(const report *r, size_t p, size_t g, int dir, int m)
 	return s;
 }
 
-static size_t runs(const report *r, size_t p, size_t g, bool ok)
+static size_t runs(const na_report_page *r, size_t p, size_t g, bool ok)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->n; i++)
@@ -328,7 +259,7 @@ static size_t runs(const report *r, size_t p, size_t g, bool ok)
 	return n;
 }
 
-static bool has_dir(const report *r, size_t p, int dir)
+static bool has_dir(const na_report_page *r, size_t p, int dir)
 {
 	for (size_t i = 0; i < r->n; i++)
 		if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].dir[dir].present)
@@ -356,7 +287,7 @@ typedef struct prov_line {
 	const char *sep;
 } prov_line;
 
-static char *prov_text(const row *w, const prov_line *p)
+static char *prov_text(const na_report_row *w, const prov_line *p)
 {
 	if (p->a < 0) {
 		char *s = strdup("");
@@ -376,7 +307,7 @@ static char *prov_text(const row *w, const prov_line *p)
 }
 
 /* Writes items, escaped, with sep between them (at most max of them). */
-static void join(const report *r, const char *const *items, size_t n, const char *sep, size_t max)
+static void join(const na_report_page *r, const char *const *items, size_t n, const char *sep, size_t max)
 {
 	for (size_t i = 0; i < n && i < max; i++) {
 		fputs(i ? sep : "", r->out);
@@ -389,7 +320,7 @@ static void join(const report *r, const char *const *items, size_t n, const char
 }
 
 /* Writes the distinct texts of a line over the rows of group g (SIZE_MAX: all). */
-static void distinct(const report *r, size_t g, const prov_line *line)
+static void distinct(const na_report_page *r, size_t g, const prov_line *line)
 {
 	char **seen = NULL;
 	size_t n = 0;
@@ -405,7 +336,7 @@ static void distinct(const report *r, size_t g, const prov_line *line)
 }
 
 /* Whether group g has runs of profile p (SIZE_MAX: of any profile). */
-static bool in_profile(const report *r, size_t p, size_t g)
+bool na_report_in_profile(const na_report_page *r, size_t p, size_t g)
 {
 	for (size_t i = 0; p != SIZE_MAX && i < r->n; i++)
 		if (r->rows[i].profile == p && r->rows[i].group == g)
@@ -414,19 +345,19 @@ static bool in_profile(const report *r, size_t p, size_t g)
 }
 
 /* The group a profile's ratios compare with: its first. */
-static size_t first_group(const report *r, size_t p)
+size_t na_report_first_group(const na_report_page *r, size_t p)
 {
 	size_t g = 0;
-	while (g < r->n_groups && !in_profile(r, p, g))
+	while (g < r->n_groups && !na_report_in_profile(r, p, g))
 		g++;
 	return g;
 }
 
-static void group_header(const report *r, size_t p, const char *first)
+void na_report_group_header(const na_report_page *r, size_t p, const char *first)
 {
 	fprintf(r->out, "<thead><tr><th>%s</th>", first);
 	for (size_t g = 0; g < r->n_groups; g++) {
-		if (!in_profile(r, p, g))
+		if (!na_report_in_profile(r, p, g))
 			continue;
 		fprintf(r->out, "<th><span class=\"sw\" style=\"background:%s\"></span>", na_report_color(g));
 		esc(r, r->groups[g]);
@@ -435,7 +366,7 @@ static void group_header(const report *r, size_t p, const char *first)
 	fputs("</tr></thead>\n<tbody>\n", r->out);
 }
 
-static void title(const report *r, const char *generated)
+static void title(const na_report_page *r, const char *generated)
 {
 	static const prov_line vcenter = {"vCenter", NA_FIELD_vcenter, -1, NULL};
 	fputs("<header>\n<h1>NFS datastore benchmarks</h1>\n<p class=\"meta\">Generated ", r->out);
@@ -456,7 +387,7 @@ static void title(const report *r, const char *generated)
 	fputs("</p>\n</header>\n", r->out);
 }
 
-static void provenance(const report *r)
+static void provenance(const na_report_page *r)
 {
 	static const prov_line lines[] = {
 		{"vCenter", NA_FIELD_vcenter, -1, NULL}, {"vCenter version", NA_FIELD_vcenter_version, NA_FIELD_vcenter_build, " build "},
@@ -468,7 +399,7 @@ static void provenance(const report *r)
 	};
 	fputs("<section id=\"groups\">\n<h2>Groups and where their results came from</h2>\n"
 	      "<table>\n", r->out);
-	group_header(r, SIZE_MAX, "");
+	na_report_group_header(r, SIZE_MAX, "");
 	for (size_t f = 0; f < sizeof(lines) / sizeof(*lines); f++) {
 		fprintf(r->out, "<tr><th>%s</th>", lines[f].name);
 		for (size_t g = 0; g < r->n_groups; g++) {
@@ -502,9 +433,9 @@ enum { N_CMP = sizeof(cmp_metrics) / sizeof(*cmp_metrics) };
 
 /* The effects of group g against the profile's first group: [dir][metric],
  * with Holm's correction across this pair's verdict lines, as compare does. */
-static void effects(const report *r, size_t p, size_t g, na_effect eff[2][N_CMP])
+static void effects(const na_report_page *r, size_t p, size_t g, na_effect eff[2][N_CMP])
 {
-	size_t first = first_group(r, p), n = 0;
+	size_t first = na_report_first_group(r, p), n = 0;
 	na_effect *lines[2 * N_CMP];
 	for (int d = 0; d < 2; d++)
 		for (size_t i = 0; i < N_CMP; i++) {
@@ -524,10 +455,21 @@ static void effects(const report *r, size_t p, size_t g, na_effect eff[2][N_CMP]
 	na_verdicts(lines, n);
 }
 
-static void cell(const report *r, size_t p, size_t g, int dir, size_t i, const na_effect *e)
+void na_report_change(const na_report_page *r, const na_effect *e, bool lower_is_better)
+{
+	char text[160];
+	if (isnan(e->ratio))
+		return;
+	fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
+	        na_effect_text(e, lower_is_better, text, sizeof(text)));
+	esc(r, na_verdict_text(e, text, sizeof(text)));
+	fputs("</span>", r->out);
+}
+
+static void cell(const na_report_page *r, size_t p, size_t g, int dir, size_t i, const na_effect *e)
 {
 	const struct cmp_metric *cm = &cmp_metrics[i];
-	char a[48], b[48], c[48], text[160];
+	char a[48], b[48], c[48];
 	na_spread s = spread(r, p, g, dir, cm->m);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
@@ -536,29 +478,24 @@ static void cell(const report *r, size_t p, size_t g, int dir, size_t i, const n
 	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
 	        show(cm->m, s.median, a, sizeof(a)), show(cm->m, s.min, b, sizeof(b)),
 	        show(cm->m, s.max, c, sizeof(c)), s.n);
-	/* the engine's change against the first group, and its verdict */
-	if (g != first_group(r, p) && !isnan(e->ratio)) {
-		fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
-		        na_effect_text(e, cm->lower_is_better, text, sizeof(text)));
-		esc(r, na_verdict_text(e, text, sizeof(text)));
-		fputs("</span>", r->out);
-	}
+	if (g != na_report_first_group(r, p))
+		na_report_change(r, e, cm->lower_is_better);
 	fputs("</td>", r->out);
 }
 
-static void comparison(const report *r, size_t p)
+static void comparison(const na_report_page *r, size_t p)
 {
 	na_effect (*eff)[2][N_CMP] = calloc(r->n_groups + 1, sizeof(*eff));
 	for (size_t g = 0; eff && g < r->n_groups; g++)
-		if (in_profile(r, p, g))
+		if (na_report_in_profile(r, p, g))
 			effects(r, p, g, eff[g]);
 	fputs("<table class=\"cmp\">\n", r->out);
-	group_header(r, p, "Median (min–max · runs)");
+	na_report_group_header(r, p, "Median (min–max · runs)");
 	for (int d = 0; eff && d < 2; d++)
 		for (size_t i = 0; has_dir(r, p, d) && i < N_CMP; i++) {
 			fprintf(r->out, "<tr><th>%s %s</th>", dir_names[d], cmp_metrics[i].name);
 			for (size_t g = 0; g < r->n_groups; g++)
-				if (in_profile(r, p, g))
+				if (na_report_in_profile(r, p, g))
 					cell(r, p, g, d, i, &eff[g][d][i]);
 			fputs("</tr>\n", r->out);
 		}
@@ -576,95 +513,17 @@ static void comparison(const report *r, size_t p)
 		fputs("</td>", r->out);
 	}
 	fputs("</tr>\n</tbody>\n</table>\n", r->out);
-	if (first_group(r, p) + 1 < r->n_groups)
+	if (na_report_first_group(r, p) + 1 < r->n_groups)
 		fputs("<p class=\"cap\">Changes compare each group with the first group, judged as "
 		      "nfsagent compare judges them (see how changes are judged, above).</p>\n", r->out);
 }
 
-/* The layer's values of group g's ok runs of profile p (malloc'd; *n). */
-static double *layer_values(const report *r, size_t p, size_t g, int layer, size_t *n)
-{
-	double *v = malloc((r->n + 1) * sizeof(double));
-	*n = 0;
-	for (size_t i = 0; v && i < r->n; i++) {
-		const row *w = &r->rows[i];
-		if (w->ok && w->profile == p && w->group == g && w->layer[layer] >= 0)
-			v[(*n)++] = w->layer[layer];
-	}
-	return v;
-}
-
-/* Under the fio numbers: what ESXi and the pool saw of the same runs, the
- * write amplification among them, judged against the first group as
- * compare judges its layers (Holm within each group's layers). */
-static void layers(const report *r, size_t p)
-{
-	size_t first = first_group(r, p);
-	bool shown[NA_L_COUNT] = {false}, any = false;
-	for (int m = 0; m < NA_L_COUNT; m++)
-		for (size_t i = 0; i < r->n; i++)
-			if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].layer[m] > 0)
-				shown[m] = any = true;
-	if (!any)
-		return;
-	na_effect (*eff)[NA_L_COUNT] = calloc(r->n_groups + 1, sizeof(*eff));
-	for (size_t g = 0; eff && g < r->n_groups; g++) {
-		na_effect *family[NA_L_COUNT];
-		size_t n = 0;
-		for (int m = 0; g != first && in_profile(r, p, g) && m < NA_L_COUNT; m++) {
-			size_t na, nb;
-			double *a = layer_values(r, p, first, m, &na), *b = layer_values(r, p, g, m, &nb);
-			eff[g][m] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, true);
-			if (shown[m] && na && nb)
-				family[n++] = &eff[g][m];
-			free(a);
-			free(b);
-		}
-		na_verdicts(family, n);
-	}
-	fputs("<table class=\"cmp layers\">\n", r->out);
-	group_header(r, p, "ESXi and the pool (median, min–max · runs)");
-	for (int m = 0; eff && m < NA_L_COUNT; m++) {
-		if (!shown[m])
-			continue;
-		fprintf(r->out, "<tr data-layer=\"%s\"><th>%s%s</th>", na_layers[m].key, na_layers[m].label,
-		        na_layers[m].unit[0] == ' ' ? na_layers[m].unit : "");
-		for (size_t g = 0; g < r->n_groups; g++) {
-			if (!in_profile(r, p, g))
-				continue;
-			size_t n;
-			double *v = layer_values(r, p, g, m, &n);
-			na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
-			free(v);
-			if (!s.n) {
-				fputs("<td class=\"num\">–</td>", r->out);
-				continue;
-			}
-			const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
-			char text[160], a[32], b[32], c[32];
-			fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-			        na_report_grouped(s.median, a, sizeof(a)), unit,
-			        na_report_grouped(s.min, b, sizeof(b)), na_report_grouped(s.max, c, sizeof(c)), s.n);
-			if (g != first && !isnan(eff[g][m].ratio)) {
-				fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
-				        na_effect_text(&eff[g][m], na_layers[m].lower_is_better, text, sizeof(text)));
-				esc(r, na_verdict_text(&eff[g][m], text, sizeof(text)));
-				fputs("</span>", r->out);
-			}
-			fputs("</td>", r->out);
-		}
-		fputs("</tr>\n", r->out);
-	}
-	free(eff);
-	fputs("</tbody>\n</table>\n", r->out);
-}
-
-static void few_runs_note(const report *r, size_t p)
+static void few_runs_note(const na_report_page *r, size_t p)
 {
 	bool any = false;
 	for (size_t g = 0; g < r->n_groups; g++) {
 		size_t ok = runs(r, p, g, true);
-		if (ok >= NA_NOISE_MIN_RUNS || !in_profile(r, p, g))
+		if (ok >= NA_NOISE_MIN_RUNS || !na_report_in_profile(r, p, g))
 			continue;
 		fputs(any ? "; " : "<p class=\"note\"><span class=\"few\">Too few runs to tell:</span> ", r->out);
 		esc(r, r->groups[g]);
@@ -677,7 +536,7 @@ static void few_runs_note(const report *r, size_t p)
 }
 
 /* The profile's groups as the charts' series, keeping each group's colour. */
-static void charts(const report *r, size_t p)
+static void charts(const na_report_page *r, size_t p)
 {
 	const char *dirs[2];
 	size_t n_dirs = 0, n = 0, g;
@@ -690,7 +549,7 @@ static void charts(const report *r, size_t p)
 	na_spread *pct = calloc(2 * r->n_groups * NA_PCTS + 1, sizeof(na_spread));
 	bool ok = names && colors && iops && pct;
 	for (g = 0; ok && g < r->n_groups; g++)
-		if (in_profile(r, p, g))
+		if (na_report_in_profile(r, p, g))
 			names[n] = r->groups[g], colors[n++] = g;
 	for (size_t d = 0; ok && d < n_dirs; d++)
 		for (size_t i = 0; i < n; i++) {
@@ -703,7 +562,7 @@ static void charts(const report *r, size_t p)
 	na_timeline *runs = calloc(r->n + 1, sizeof(na_timeline));
 	size_t n_runs = 0;
 	for (size_t i = 0; ok && runs && i < r->n; i++) {
-		const row *w = &r->rows[i];
+		const na_report_row *w = &r->rows[i];
 		for (size_t k = 0; w->ok && w->profile == p && w->timeline.n && k < n; k++)
 			if (colors[k] == w->group) {
 				runs[n_runs] = w->timeline;
@@ -734,7 +593,7 @@ static void charts(const report *r, size_t p)
 	free(pct);
 }
 
-static void profile_section(const report *r, size_t p)
+static void profile_section(const na_report_page *r, size_t p)
 {
 	fprintf(r->out, "<section class=\"profile\" id=\"profile-%zu\" data-profile=\"", p + 1);
 	esc(r, r->profiles[p]);
@@ -743,7 +602,7 @@ static void profile_section(const report *r, size_t p)
 	fputs("</h2>\n", r->out);
 	few_runs_note(r, p);
 	comparison(r, p);
-	layers(r, p);
+	na_report_layers(r, p);
 	charts(r, p);
 	fputs("</section>\n", r->out);
 }
@@ -753,14 +612,14 @@ static void profile_section(const report *r, size_t p)
 static int finding(const na_finding *f, void *ud, vs_error *err)
 {
 	(void)err;
-	report *r = ud;
+	na_report_page *r = ud;
 	r->n_findings++;
 	na_report_finding(r->out, f);
 	return VS_OK;
 }
 
 /* Findings know only provenance fields: the conditions on those apply. */
-static int findings(report *r, na_store *s, vs_error *err)
+static int findings(na_report_page *r, na_store *s, vs_error *err)
 {
 	static const char *const known[] = {"campaign", "target", "host", "esxi_version", "esxi_build",
 	                                    "datastore", "datastore_type", "protocol", "servers",
@@ -783,11 +642,11 @@ static int findings(report *r, na_store *s, vs_error *err)
 	return rc;
 }
 
-static void failures(const report *r)
+static void failures(const na_report_page *r)
 {
 	bool any = false;
 	for (size_t i = 0; i < r->n; i++) {
-		const row *w = &r->rows[i];
+		const na_report_row *w = &r->rows[i];
 		if (w->ok)
 			continue;
 		if (!any)
@@ -812,7 +671,7 @@ static void failures(const report *r)
 int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_counts *counts,
                    vs_error *err)
 {
-	report r = {.o = o, .out = out, .store = s};
+	na_report_page r = {.o = o, .out = out, .store = s};
 	int rc = na_store_query(s, o->where, o->n_where, collect, &r, err);
 	if (rc == VS_OK)
 		rc = assign_groups(&r, err);

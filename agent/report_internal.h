@@ -1,0 +1,61 @@
+/* What the report's files share (report.c: reading, grouping and the page;
+ * report_layers.c: what ESXi's counters and the NAS add under the fio
+ * numbers): the rows read, the report being written, and the helpers its
+ * tables use.  Only the report's files include this; the rest of nfsagent
+ * sees report.h. */
+#ifndef NFSAGENT_REPORT_INTERNAL_H
+#define NFSAGENT_REPORT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "compare.h"
+#include "report.h"
+
+enum { NA_REPORT_MAX_BY = 16 };
+
+/* One selected result, copied. */
+typedef struct na_report_row {
+	int64_t id;
+	char *f[NA_N_FIELDS];  /* the store's listed text fields; --group-by may name any */
+	na_label *labels;  /* owned copies */
+	size_t n_labels;
+	bool ok;
+	na_dir_stats dir[2];
+	size_t group, profile;
+	double layer[NA_L_COUNT];  /* ESXi's and the pool's (compare's), -1 not measured */
+	na_timeline timeline;      /* n 0 without a NAS side */
+} na_report_row;
+
+typedef struct na_report_page {
+	na_report_row *rows;
+	size_t n, cap;
+	const char *by[NA_REPORT_MAX_BY];  /* static names, the options' or the rows' label keys */
+	size_t n_by;
+	char **groups, **profiles;
+	size_t n_groups, n_profiles;
+	size_t n_findings;
+	const na_report_opts *o;
+	FILE *out;
+	na_store *store;
+} na_report_page;
+
+/* Whether group g has runs of profile p (SIZE_MAX: of any profile). */
+bool na_report_in_profile(const na_report_page *r, size_t p, size_t g);
+/* The group a profile's ratios compare with: its first. */
+size_t na_report_first_group(const na_report_page *r, size_t p);
+/* A table's head: first's cell, then each group of profile p with its colour. */
+void na_report_group_header(const na_report_page *r, size_t p, const char *first);
+/* A cell's change against the first group (e) and its verdict, as the
+ * engine judged it; nothing when e has no ratio. */
+void na_report_change(const na_report_page *r, const na_effect *e, bool lower_is_better);
+
+/* report_layers.c */
+/* Row w's layers (na_cmp_layers) from result res and, when the store has
+ * one, its NAS side, whose pool timeline w keeps; VS_ERR_NOMEM. */
+int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_error *err);
+/* Profile p's table of layers under its fio numbers (none when no run of p
+ * measured any). */
+void na_report_layers(const na_report_page *r, size_t p);
+
+#endif

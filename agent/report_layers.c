@@ -1,0 +1,140 @@
+/* The report's layers (see report_internal.h): what ESXi's datastore
+ * counters and the NAS's pool saw of each run, read with its result, and
+ * their table under a profile's fio numbers. */
+#include <stdlib.h>
+
+#include <jansson.h>
+
+#include "report_internal.h"
+
+/* The stored timeline's series as MB/s into t; false without memory (a
+ * timeline that does not parse is none). */
+static bool parse_timeline(const char *json, na_timeline *t)
+{
+	json_t *o = json_loads(json, 0, NULL), *dw = json_object_get(o, "data_write"),
+	       *lw = json_object_get(o, "log_write");
+	size_t n = json_array_size(dw);
+	t->interval_s = (int)json_integer_value(json_object_get(o, "interval_s"));
+	bool ok = true;
+	if (n && t->interval_s > 0 && json_array_size(lw) == n) {
+		t->data_w = calloc(n, sizeof(double));
+		t->log_w = calloc(n, sizeof(double));
+		ok = t->data_w && t->log_w;
+		for (size_t i = 0; ok && i < n; i++) {
+			t->data_w[i] = (double)json_integer_value(json_array_get(dw, i)) / 1e6;
+			t->log_w[i] = (double)json_integer_value(json_array_get(lw, i)) / 1e6;
+		}
+		t->n = ok ? n : 0;
+	}
+	json_decref(o);
+	return ok;
+}
+
+typedef struct nas_side {
+	na_report_row *w;
+	const na_result *res;
+	bool ok;
+} nas_side;
+
+static int nas_of(const na_nas_run *n, void *ud, vs_error *err)
+{
+	(void)err;
+	nas_side *side = ud;
+	na_cmp_layers(side->res, n, side->w->layer);
+	side->w->timeline.id = side->res->id;
+	side->ok = !n->timeline || parse_timeline(n->timeline, &side->w->timeline);
+	return VS_OK;
+}
+
+int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_error *err)
+{
+	nas_side side = {w, res, true};
+	bool found;
+	na_cmp_layers(res, NULL, w->layer);
+	int rc = na_store_nas_of(s, res->id, nas_of, &side, &found, err);
+	return side.ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+/* The layer's values of group g's ok runs of profile p (malloc'd; *n). */
+static double *layer_values(const na_report_page *r, size_t p, size_t g, int layer, size_t *n)
+{
+	double *v = malloc((r->n + 1) * sizeof(double));
+	*n = 0;
+	for (size_t i = 0; v && i < r->n; i++) {
+		const na_report_row *w = &r->rows[i];
+		if (w->ok && w->profile == p && w->group == g && w->layer[layer] >= 0)
+			v[(*n)++] = w->layer[layer];
+	}
+	return v;
+}
+
+/* Group g's cell of layer m: its spread and its change against the first
+ * group (e, judged with g's other layers). */
+static void layer_cell(const na_report_page *r, size_t p, size_t g, int m, const na_effect *e)
+{
+	size_t n;
+	double *v = layer_values(r, p, g, m, &n);
+	na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
+	free(v);
+	if (!s.n) {
+		fputs("<td class=\"num\">–</td>", r->out);
+		return;
+	}
+	const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
+	char a[32], b[32], c[32];
+	fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
+	        na_report_grouped(s.median, a, sizeof(a)), unit, na_report_grouped(s.min, b, sizeof(b)),
+	        na_report_grouped(s.max, c, sizeof(c)), s.n);
+	if (g != na_report_first_group(r, p))
+		na_report_change(r, e, na_layers[m].lower_is_better);
+	fputs("</td>", r->out);
+}
+
+/* Group g's layers against the first group's, Holm within the layers shown. */
+static void layer_effects(const na_report_page *r, size_t p, size_t g, const bool *shown,
+                          na_effect *eff)
+{
+	size_t first = na_report_first_group(r, p), n = 0;
+	na_effect *family[NA_L_COUNT];
+	for (int m = 0; g != first && na_report_in_profile(r, p, g) && m < NA_L_COUNT; m++) {
+		size_t na, nb;
+		double *a = layer_values(r, p, first, m, &na), *b = layer_values(r, p, g, m, &nb);
+		eff[m] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, true);
+		if (shown[m] && na && nb)
+			family[n++] = &eff[m];
+		free(a);
+		free(b);
+	}
+	na_verdicts(family, n);
+}
+
+/* Under the fio numbers: what ESXi and the pool saw of the same runs, the
+ * write amplification among them, judged against the first group as
+ * compare judges its layers (Holm within each group's layers). */
+void na_report_layers(const na_report_page *r, size_t p)
+{
+	bool shown[NA_L_COUNT] = {false}, any = false;
+	for (int m = 0; m < NA_L_COUNT; m++)
+		for (size_t i = 0; i < r->n; i++)
+			if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].layer[m] > 0)
+				shown[m] = any = true;
+	if (!any)
+		return;
+	na_effect (*eff)[NA_L_COUNT] = calloc(r->n_groups + 1, sizeof(*eff));
+	for (size_t g = 0; eff && g < r->n_groups; g++)
+		layer_effects(r, p, g, shown, eff[g]);
+	fputs("<table class=\"cmp layers\">\n", r->out);
+	na_report_group_header(r, p, "ESXi and the pool (median, min–max · runs)");
+	for (int m = 0; eff && m < NA_L_COUNT; m++) {
+		if (!shown[m])
+			continue;
+		fprintf(r->out, "<tr data-layer=\"%s\"><th>%s%s</th>", na_layers[m].key, na_layers[m].label,
+		        na_layers[m].unit[0] == ' ' ? na_layers[m].unit : "");
+		for (size_t g = 0; g < r->n_groups; g++)
+			if (na_report_in_profile(r, p, g))
+				layer_cell(r, p, g, m, &eff[g][m]);
+		fputs("</tr>\n", r->out);
+	}
+	free(eff);
+	fputs("</tbody>\n</table>\n", r->out);
+}
