@@ -847,12 +847,24 @@ static int bench_round(na_run *r, na_target *t, long rep)
 		rc = err.status;
 	if (rc == VS_OK)
 		rc = na_bench_begin(&b, &err);
+	/* The target's NAS, sampled as bench --nas samples it (the parser
+	 * checked the key: a refusal here is out of memory, and no NAS side). */
+	nas_target nas = {0};
+	vs_error nas_err = {0};
+	if (rc == VS_OK && t->nas && nas_target_host(&nas, t->nas, &nas_err) == VS_OK)
+		b.nas = &nas;
+	else if (rc == VS_OK && t->nas_command &&
+	         nas_target_command(&nas, t->nas_command, &nas_err) == VS_OK)
+		b.nas = &nas;
+	na_bench_nas_begin(&b);
 	r->t_bench += na_run_clock() - t0;
 	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
 	for (size_t p = 0; code == NA_EXIT_OK && p < r->c->n_profiles && !na_stop_requested; p++)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
 	if (rc == VS_OK)
 		na_bench_end(&b);
+	na_bench_nas_end(&b);
+	nas_target_free(&nas);
 	free(b.disk);
 	return code;
 }

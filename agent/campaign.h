@@ -28,6 +28,9 @@ typedef struct na_target {
 	char *on_extent_bug; /* fail, nfs3, snapshot or cold; default fail */
 	bool probe;          /* probe the datastore before moving the VM there (default yes) */
 	na_labels labels;
+	/* The NAS behind it, as bench --nas / --nas-command: one of them or
+	 * neither; the [campaign]'s when the target gives neither. */
+	char *nas, *nas_command;
 } na_target;
 
 typedef struct na_campaign {
@@ -41,6 +44,7 @@ typedef struct na_campaign {
 	bool cleanup, allow_power_off;
 	na_labels labels;    /* empty: the parser folds the [campaign]'s labels into
 	                      * each target's (a target's own value wins) */
+	char *nas, *nas_command;  /* [campaign]'s, folded into each target's by the parser */
 	char *url, *username, *thumbprint, *cacert;  /* [connection]; never a password */
 	bool insecure;
 	na_target targets[NA_MAX_TARGETS];

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "campaign.h"
+#include "nfsagent/nas.h"
 #include "profiles.h"
 
 enum { MAX_FILE = 1 << 20 };
@@ -245,6 +246,24 @@ static bool set_dir(parse *p, const char *value)
 	return set_str(&p->c->dir, value);
 }
 
+/* nas = [USER@]HOST or nas_command = CMD, as bench's --nas and
+ * --nas-command take them (checked the same way); one per section. */
+static bool set_nas(parse *p, const char *name, char **field, const char *other,
+                    const char *value)
+{
+	nas_target t = {0};
+	vs_error err = {0};
+	bool host = !strcmp(name, "nas");
+	if (other) {
+		fail_at(p, "give one of nas and nas_command");
+		return true;
+	}
+	if ((host ? nas_target_host(&t, value, &err) : nas_target_command(&t, value, &err)) != VS_OK)
+		fail_at(p, "%s: %s", name, err.message);
+	nas_target_free(&t);
+	return p->error[0] || set_str(field, value);
+}
+
 static bool campaign_key(parse *p, const char *name, const char *value)
 {
 	na_campaign *c = p->c;
@@ -267,6 +286,8 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "probe_disks")) return set_long(p, name, &c->probe_disks, value, 1, NA_MAX_PROBE_DISKS);
 	if (!strcmp(name, "probe_size")) return set_size(p, name, &c->probe_size, value);
 	if (!strcmp(name, "labels")) return set_labels(p, &p->campaign_labels, value);
+	if (!strcmp(name, "nas")) return set_nas(p, name, &c->nas, c->nas_command, value);
+	if (!strcmp(name, "nas_command")) return set_nas(p, name, &c->nas_command, c->nas, value);
 	fail_at(p, "unknown key '%s' in [campaign]", name);
 	return false;
 }
@@ -295,6 +316,8 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "on_extent_bug")) return one_of(value, policies) && set_str(&t->on_extent_bug, value);
 	if (!strcmp(name, "probe")) return set_bool(&t->probe, value);
 	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);
+	if (!strcmp(name, "nas")) return set_nas(p, name, &t->nas, t->nas_command, value);
+	if (!strcmp(name, "nas_command")) return set_nas(p, name, &t->nas_command, t->nas, value);
 	fail_at(p, "unknown key '%s' in [target %s]", name, t->name);
 	return false;
 }
@@ -508,6 +531,19 @@ static void fold_labels(parse *p)
 	}
 }
 
+/* A target that names no NAS of its own samples the campaign's. */
+static void fold_nas(parse *p)
+{
+	na_campaign *c = p->c;
+	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++) {
+		na_target *t = &c->targets[i];
+		if (t->nas || t->nas_command || (!c->nas && !c->nas_command))
+			continue;
+		if (!set_str(c->nas ? &t->nas : &t->nas_command, c->nas ? c->nas : c->nas_command))
+			fail_at(p, "out of memory");
+	}
+}
+
 static void set_defaults(na_campaign *c)
 {
 	*c = (na_campaign){.repeat = 3, .runtime = 60, .ramp = 0, .probe_disks = 4, .cleanup = true};
@@ -539,6 +575,8 @@ int na_campaign_parse(const char *file, const char *text, na_campaign *c, vs_err
 		check_campaign(&p);
 	if (!p.error[0])
 		fold_labels(&p);
+	if (!p.error[0])
+		fold_nas(&p);
 	for (size_t i = 0; i < p.n_seen; i++) {
 		free(p.seen[i].section);
 		free(p.seen[i].name);
@@ -572,14 +610,16 @@ void na_labels_free(na_labels *l)
 void na_campaign_free(na_campaign *c)
 {
 	char *strings[] = {c->file, c->name, c->vm, c->guest_user, c->guest_password_file, c->size,
-	                   c->dir, c->probe_size, c->url, c->username, c->thumbprint, c->cacert};
+	                   c->dir, c->probe_size, c->url, c->username, c->thumbprint, c->cacert,
+	                   c->nas, c->nas_command};
 	for (size_t i = 0; i < sizeof(strings) / sizeof(*strings); i++)
 		free(strings[i]);
 	for (size_t i = 0; i < c->n_profiles; i++)
 		free(c->profiles[i]);
 	for (size_t i = 0; i < c->n_targets; i++) {
 		na_target *t = &c->targets[i];
-		char *ts[] = {t->name, t->datastore, t->servers, t->path, t->nfs, t->hosts, t->on_extent_bug};
+		char *ts[] = {t->name, t->datastore, t->servers, t->path, t->nfs, t->hosts, t->on_extent_bug,
+		              t->nas, t->nas_command};
 		for (size_t k = 0; k < sizeof(ts) / sizeof(*ts); k++)
 			free(ts[k]);
 		na_labels_free(&t->labels);

@@ -1,11 +1,13 @@
 /* What a campaign run produced, per target, read back from the results
- * database: how many results, and over which protocol they really ran.  A
+ * database: how many results, and over which protocol they really ran, and
+ * for each result with a NAS side what the pool did (bench's NAS line).  A
  * target that fell back to NFS 3 because of the extent-size bug holds NFS 3
  * results under an NFS 4.1 name; saying so keeps the comparison honest. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "bench.h"
 #include "campaign.h"
 
 enum { MAX_TYPES = 4 };
@@ -19,12 +21,40 @@ typedef struct target_tally {
 	bool bug_on_move;                /* a Storage vMotion there hit the extent-size bug */
 	int *fallback_reps;              /* repetitions NFS 4.1 asked, NFS 3 ran; ascending */
 	size_t n_fallback_reps;
+	char **nas_lines;                /* "randwrite-4k-qd1 #1 (result 7): pool wrote ..." */
+	size_t n_nas_lines;
 } target_tally;
 
 typedef struct summary {
 	const na_campaign *c;
+	na_store *store;
 	target_tally t[NA_MAX_TARGETS];
 } summary;
+
+/* One result's NAS side as a line of its target's. */
+typedef struct nas_note {
+	target_tally *t;
+	const na_result *r;
+	uint64_t working_set;
+} nas_note;
+
+static int note_nas(const na_nas_run *n, void *ud, vs_error *err)
+{
+	nas_note *note = ud;
+	char line[768], *text = NULL;
+	na_bench_nas_row_line(note->r, n, note->working_set, line, sizeof(line));
+	size_t len = strlen(line) + strlen(note->r->profile ? note->r->profile : "") + 64;
+	char **grown = realloc(note->t->nas_lines, (note->t->n_nas_lines + 1) * sizeof(char *));
+	if (grown)
+		note->t->nas_lines = grown;
+	if (grown && (text = malloc(len)))
+		snprintf(text, len, "%s #%d (result %lld): %s", note->r->profile ? note->r->profile : "",
+		         note->r->repetition, (long long)note->r->id, line);
+	if (!text)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	note->t->nas_lines[note->t->n_nas_lines++] = text;
+	return VS_OK;
+}
 
 /* The target mounts its export as NFS 4.1 (not an existing datastore). */
 static bool asks_nfs41(const na_target *t)
@@ -59,7 +89,6 @@ static void note_fallback(target_tally *t, int repetition)
 
 static int tally(const na_result *r, void *ud, vs_error *err)
 {
-	(void)err;
 	summary *s = ud;
 	for (size_t i = 0; r->target && i < s->c->n_targets; i++) {
 		if (strcmp(s->c->targets[i].name, r->target) != 0)
@@ -72,6 +101,11 @@ static int tally(const na_result *r, void *ud, vs_error *err)
 		if (ok && asks_nfs41(&s->c->targets[i]) && r->datastore_type &&
 		    strcmp(r->datastore_type, "NFS") == 0)
 			note_fallback(t, r->repetition);
+		int64_t size = s->c->size ? na_parse_size(s->c->size) : 0;
+		nas_note note = {t, r, size > 0 ? (uint64_t)size : 0};
+		bool found;
+		if (ok && na_store_nas_of(s->store, r->id, note_nas, &note, &found, err) != VS_OK)
+			return err->status;
 	}
 	return VS_OK;
 }
@@ -131,6 +165,8 @@ static void print_target(const na_target *target, const target_tally *t, int wid
 		       "what ran as asked");
 	}
 	printf("\n");
+	for (size_t i = 0; i < t->n_nas_lines; i++)
+		printf("    %s\n", t->nas_lines[i]);
 }
 
 static void print_all(const summary *s, const char *run_id)
@@ -163,7 +199,7 @@ static void print_all(const summary *s, const char *run_id)
 
 void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id)
 {
-	summary s = {.c = c};
+	summary s = {.c = c, .store = store};
 	char cond[200];  /* run ids are shorter than 160 */
 	snprintf(cond, sizeof(cond), "campaign=%s", run_id);
 	const char *conds[] = {cond};
@@ -177,6 +213,9 @@ void na_campaign_print_summary(na_store *store, const na_campaign *c, const char
 		na_report(&err);
 	for (size_t i = 0; i < c->n_targets; i++) {
 		free(s.t[i].fallback_reps);
+		for (size_t k = 0; k < s.t[i].n_nas_lines; k++)
+			free(s.t[i].nas_lines[k]);
+		free(s.t[i].nas_lines);
 		for (size_t k = 0; k < MAX_TYPES; k++)
 			free(s.t[i].types[k].type);
 	}

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# A 16K-vs-64K campaign behind the lab's NAS (issue 12): two targets on
+# datasets of 16K and 64K recordsize, 4K random writes, the NAS sampled as
+# the campaign's `nas_command`.  The lab's NAS model (tests/sim/README.md,
+# "What the guest's fio does to the pool") gives, for sync 4K random writes
+# on two-way mirrors with a SLOG:
+#   amplification = (records x recordsize x 2 + guest bytes on the SLOG) / guest
+#                 = 2 x recordsize / 4K + 1:  9x at 16K, 33x at 64K
+# and with an ARC of half the file, read-modify-write reads of half the
+# records: pool reads / pool data writes = 0.5 x recordsize / (2 x recordsize)
+# = 0.25.  Asserted within 20%: the pool's totals are cut to fio's measured
+# window (4 s here) from 1 s zpool intervals whose ends are known to about
+# 0.1 s, and the lab's pool trails fio's I/O by its report period (250 ms,
+# read every 100 ms); ramp_time's I/O before the window makes up for most of
+# that lag at the start, not at the end: about 0.3 s of 4 s, 8%, at worst.
+# The recordsize each result ran on is the one measured: no label is given.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../sim/nas_sshd.sh"
+export NFSAGENT_GUEST_PASSWORD=secret
+lab_start -export 10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware16k,10.0.0.5:/mnt/tank/vmware64k -nas-slog \
+	-nas-arc 2097152
+nas_start
+db="$WORK/results.db"
+c="$WORK/nas.ini"
+cat > "$c" <<INI
+[campaign]
+name = rs
+vm = fiotest
+guest_user = root
+profiles = randwrite-4k-qd1
+repeat = 1
+size = 4M
+runtime = 4
+ramp = 1
+probe_disks = 1
+probe_size = 16M
+nas_command = ssh -F $NAS_SSH_CONFIG nas
+
+[target r16k]
+datastore = bench-16k
+server = 10.0.0.5
+path = /mnt/tank/vmware16k
+nfs = 3
+
+[target r64k]
+datastore = bench-64k
+server = 10.0.0.5
+path = /mnt/tank/vmware64k
+nfs = 3
+INI
+run 0 "$NFSAGENT" run "$c" --db "$db"
+assert_not_contains "$ERR" "NAS"
+
+# The summary: one NAS line per result, the mirrors and the SLOG apart.
+for t in r16k r64k; do
+	assert_eq "$(grep -A1 "^  $t  " <<< "$OUT" | tail -1 | grep -cE \
+		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x; pool read [0-9.]+ [kMG]?B/s \(read-modify-write\)$')" \
+		1 "the summary's NAS line of $t ($OUT)"
+done
+
+# Stored per result: the measured recordsize, and the pool's figures over
+# fio's window against the guest's bytes.
+stored() {  # stored TARGET SQL-EXPRESSION
+	sqlite3 "$db" "SELECT $2 FROM results JOIN nas_runs ON nas_runs.result_id = results.id
+		WHERE results.target = '$1' AND results.status = 'ok'"
+}
+near() {  # near WHAT GOT MODEL: GOT within 20% of MODEL
+	awk -v g="$2" -v m="$3" 'BEGIN { exit !(g >= 0.8 * m && g <= 1.2 * m) }' ||
+		fail "$1: $2, the model's $3 (20% either way)"
+}
+amp='(data_write_bytes + log_write_bytes) / (write_bw_bytes * write_runtime_ms / 1000.0)'
+for t in r16k:16384:9 r64k:65536:33; do
+	IFS=: read -r name rs model <<< "$t"
+	assert_eq "$(stored "$name" "recordsize || ' ' || incomplete || ' ' || (why IS NULL)")" "$rs 0 1" \
+		"$name: the measured recordsize, complete"
+	near "$name amplification" "$(stored "$name" "$amp")" "$model"
+	near "$name log share" "$(stored "$name" "log_write_bytes / (write_bw_bytes * write_runtime_ms / 1000.0)")" 1
+	near "$name read-modify-write" "$(stored "$name" "data_read_bytes * 1.0 / data_write_bytes")" 0.25
+	assert_eq "$(stored "$name" "zil_slog_bytes > 0 AND zil_normal_bytes = 0 AND dataset_written > 0")" 1 \
+		"$name: the ZIL went to the SLOG"
+done
+a16=$(stored r16k "$amp")
+a64=$(stored r64k "$amp")
+awk -v a="$a16" -v b="$a64" 'BEGIN { exit !(b > 3 * a) }' || fail "64K ($a64x) not above 16K ($a16x) by the model's 33/9"
+echo "amplification: 16K ${a16}x, 64K ${a64}x (model 9x, 33x)"
+
+# No label was given: the recordsize is the measured one, selectable.
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq -c '[.[] | [.target, .labels, .nas.recordsize]]' <<< "$OUT")" \
+	'[["r16k",{},16384],["r64k",{},65536]]' "recordsize recorded without any label"
+run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=64K --json
+assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the measured recordsize"
+
+# The key is checked like --nas: a host is one word, not an option; one of
+# nas and nas_command.
+bad="$WORK/bad.ini"
+sed 's/^nas_command = .*/nas = -oProxyCommand=x/' "$c" > "$bad"
+run 2 "$NFSAGENT" run "$bad"
+assert_contains "$ERR" "$bad:12: nas: "
+sed '/^nas_command = /a nas = root@truenas.example' "$c" > "$bad"
+run 2 "$NFSAGENT" run "$bad"
+assert_eq "$ERR" "nfsagent: $bad:13: give one of nas and nas_command" "both keys"
+echo "test_campaign_nas: ok"
