@@ -401,16 +401,34 @@ static void test_thresholds(void **state)
 	assert_non_null(strstr(err.message, "percentage"));
 }
 
-/* Through a real database: failed runs and other groups stay out. */
-static void test_load(void **state)
+/* A store in a new directory (dir: a mkdtemp template, filled in). */
+static na_store *temp_store(char *dir)
 {
-	(void)state;
-	char dir[] = "/tmp/nfsagent-compare-XXXXXX", path[64];
+	char path[64];
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/r.db", dir);
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	return s;
+}
+
+/* Closes s and removes its directory. */
+static void temp_store_remove(na_store *s, const char *dir)
+{
+	na_store_close(&s);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/* Through a real database: failed runs and other groups stay out. */
+static void test_load(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
+	na_store *s = temp_store(dir);
+	vs_error err = {0};
 	na_label label = {"recordsize", "64K"};
 	const char *status[] = {"ok", "failed", "ok"};
 	for (size_t i = 0; i < 3; i++) {
@@ -431,10 +449,7 @@ static void test_load(void **state)
 	assert_int_equal(na_cmp_load(s, "recordsize=", &g, &err), VS_OK);
 	assert_int_equal(g.n, 0);
 	assert_int_equal(na_cmp_load(s, "=x", &g, &err), VS_ERR_USAGE);
-	na_store_close(&s);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	temp_store_remove(s, dir);
 }
 
 /* The layers under the fio rows (ESXi's counters, the pool from the NAS
@@ -443,12 +458,9 @@ static void test_load(void **state)
 static void test_nas_layers(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/nfsagent-compare-XXXXXX", path[64];
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/r.db", dir);
-	na_store *s = NULL;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
+	na_store *s = temp_store(dir);
 	vs_error err = {0};
-	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
 	na_label label = {"recordsize", "16K"};
 	for (int i = 0; i < 10; i++) {
 		bool big = i >= 5;  /* 64K records: the pool writes about twice as much */
@@ -518,10 +530,7 @@ static void test_nas_layers(void **state)
 	na_cmp_free(&c);
 	na_cmp_group_free(&a);
 	na_cmp_group_free(&b);
-	na_store_close(&s);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	temp_store_remove(s, dir);
 }
 
 /* The seeds' trap: runs on a disk whose dataset's recordsize changed under
@@ -530,12 +539,9 @@ static void test_nas_layers(void **state)
 static void test_recordsize_trap(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/nfsagent-compare-XXXXXX", path[64];
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/r.db", dir);
-	na_store *s = NULL;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
+	na_store *s = temp_store(dir);
 	vs_error err = {0};
-	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
 	/* 1, 2 at 128K; 3 at 16K (changed under the disk); 4 elsewhere (moved);
 	 * 5 back at 16K (written anew); 6 at 128K (changed again) */
 	const char *ds[] = {"ds1", "ds1", "ds1", "ds2", "ds1", "ds1"};
@@ -566,10 +572,7 @@ static void test_recordsize_trap(void **state)
 		free(text[i]);
 	free(text);
 	na_cmp_group_free(&g);
-	na_store_close(&s);
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	assert_int_equal(system(cmd), 0);
+	temp_store_remove(s, dir);
 }
 
 /* The compare command nfsagent prints is pasted into a shell: a campaign
