@@ -8,7 +8,7 @@
 #include "report.h"
 #include "stats.h"
 
-enum { W = 560, L = 70, R = 14, T = 18, PH = 250, PW = W - L - R };
+enum { W = 560, L = 70, R = 14, T = 18, PH = 250, PW = W - L - R, LEGEND_Y = T + PH + 44 };
 static const char *const pct_names[NA_PCTS] = {"p50", "p95", "p99", "p99.9"};
 static const char *const dir_styles[2] = {"read", "write"};
 
@@ -192,16 +192,6 @@ static void attr(FILE *out, const char *name, const char *value)
 	fputc('"', out);
 }
 
-static void open_svg(FILE *out, const char *kind, const na_chart *c, int height, const char *what)
-{
-	fprintf(out, "<svg class=\"chart %s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
-	        " role=\"img\"", kind, W, height, W, height);
-	attr(out, "data-profile", c->profile);
-	fprintf(out, "><title>%s for ", what);
-	na_html_escape(out, c->profile);
-	fputs("</title>\n", out);
-}
-
 /* A horizontal grid line with its label at the left. */
 static void grid(FILE *out, double y, const char *label, bool strong)
 {
@@ -260,6 +250,32 @@ static int legend(FILE *out, const na_chart *c, int y, const char *const *styles
 	return rows;
 }
 
+/* A chart's svg, tall enough for its legend (styles as legend() takes them). */
+static void open_svg(FILE *out, const char *kind, const na_chart *c, const char *const *styles,
+                     const char *what)
+{
+	int height = LEGEND_Y + 18 * legend(NULL, c, 0, styles) - 4;
+	fprintf(out, "<svg class=\"chart %s\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\""
+	        " role=\"img\"", kind, W, height, W, height);
+	attr(out, "data-profile", c->profile);
+	fprintf(out, "><title>%s for ", what);
+	na_html_escape(out, c->profile);
+	fputs("</title>\n", out);
+}
+
+/* A value axis from 0 to the first multiple of nice_step(max) at or past
+ * max * headroom, its grid drawn; returns that top. */
+static double linear_grid(FILE *out, double max, double headroom)
+{
+	double step = nice_step(max > 0 ? max : 1), top = step;
+	while (top < max * headroom)
+		top += step;
+	char label[32];
+	for (double v = 0; v <= top * 1.0001; v += step)
+		grid(out, T + PH - PH * v / top, na_report_compact(v, label, sizeof(label)), v == 0);
+	return top;
+}
+
 /* ---- median IOPS: clusters per direction, one bar per group ---- */
 
 static double iops_top(const na_chart *c)
@@ -304,15 +320,9 @@ static void bar(FILE *out, const na_chart *c, size_t d, size_t g, double x, doub
 
 void na_svg_iops(FILE *out, const na_chart *c)
 {
-	double max = iops_top(c), step = nice_step(max), top = step;
-	while (top < max * 1.08)  /* room for the value above the highest whisker */
-		top += step;
-	int legend_y = T + PH + 44;
-	int height = legend_y + 18 * legend(NULL, c, 0, NULL) - 4;
-	open_svg(out, "iops", c, height, "Median IOPS");
-	char label[32];
-	for (double v = 0; v <= top * 1.0001; v += step)
-		grid(out, T + PH - PH * v / top, na_report_compact(v, label, sizeof(label)), v == 0);
+	open_svg(out, "iops", c, NULL, "Median IOPS");
+	/* room for the value above the highest whisker */
+	double top = linear_grid(out, iops_top(c), 1.08);
 	double cw = (double)PW / (double)c->n_dirs;
 	double bw = cw * 0.75 / (double)c->n_groups, gap = bw * 0.12;
 	bw = bw > 64 ? 64 : bw;
@@ -330,7 +340,7 @@ void na_svg_iops(FILE *out, const na_chart *c)
 		xlabel(out, cx, c->dirs[d]);
 	}
 	axes(out, "IOPS (median of runs)");
-	legend(out, c, legend_y, NULL);
+	legend(out, c, LEGEND_Y, NULL);
 	fputs("</svg>\n", out);
 }
 
@@ -407,10 +417,8 @@ void na_svg_latency(FILE *out, const na_chart *c)
 {
 	int lo = 0, hi = 1;
 	bool any = pct_range(c, &lo, &hi);
-	int legend_y = T + PH + 44;
 	const char *const *styles = c->n_dirs > 1 ? dir_styles : NULL;
-	int height = legend_y + 18 * legend(NULL, c, 0, styles) - 4;
-	open_svg(out, "latency", c, height, "Latency percentiles");
+	open_svg(out, "latency", c, styles, "Latency percentiles");
 	if (any)
 		log_grid(out, lo, hi);
 	else
@@ -423,7 +431,7 @@ void na_svg_latency(FILE *out, const na_chart *c)
 	for (int p = 0; p < NA_PCTS; p++)
 		xlabel(out, L + PW * (p + 0.5) / NA_PCTS, pct_names[p]);
 	axes(out, "completion latency (log scale)");
-	legend(out, c, legend_y, styles);
+	legend(out, c, LEGEND_Y, styles);
 	fputs("</svg>\n", out);
 }
 
@@ -460,16 +468,10 @@ void na_svg_timeline(FILE *out, const na_chart *c)
 		}
 		span = (double)t->n * t->interval_s > span ? (double)t->n * t->interval_s : span;
 	}
-	double step = nice_step(max > 0 ? max : 1), top = step;
-	while (top < max)
-		top += step;
 	static const char *const styles[2] = {"data vdevs", "log"};
-	int legend_y = T + PH + 44;
-	int height = legend_y + 18 * legend(NULL, c, 0, styles) - 4;
-	open_svg(out, "timeline", c, height, "Pool writes over the run");
+	open_svg(out, "timeline", c, styles, "Pool writes over the run");
+	double top = linear_grid(out, max, 1);
 	char label[32];
-	for (double v = 0; v <= top * 1.0001; v += step)
-		grid(out, T + PH - PH * v / top, na_report_compact(v, label, sizeof(label)), v == 0);
 	for (size_t r = 0; span > 0 && r < c->n_runs; r++)
 		for (int log = 0; log < 2; log++)
 			timeline_line(out, c, &c->runs[r], log, top, span);
@@ -479,6 +481,6 @@ void na_svg_timeline(FILE *out, const na_chart *c)
 		xlabel(out, L + PW * s / span, label);
 	}
 	axes(out, "pool writes, MB/s");
-	legend(out, c, legend_y, styles);
+	legend(out, c, LEGEND_Y, styles);
 	fputs("</svg>\n", out);
 }
