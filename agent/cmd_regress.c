@@ -129,14 +129,6 @@ bool na_threshold_clear(const na_threshold *t, const na_effect *e)
 
 /* ---- the candidate ---- */
 
-static bool holds(const na_cmp_group *g, int64_t id)
-{
-	for (size_t i = 0; i < g->n; i++)
-		if (g->rows[i].id == id)
-			return true;
-	return false;
-}
-
 typedef struct newest {
 	const na_cmp_group *base;
 	const char *build;      /* NULL: the newest run's build is not recorded */
@@ -146,7 +138,7 @@ static bool on_newest_build(const na_cmp_row *r, void *ud)
 {
 	const newest *n = ud;
 	const char *b = r->field[NA_FIELD_esxi_build];
-	return !holds(n->base, r->id) && (b ? n->build && strcmp(b, n->build) == 0 : !n->build);
+	return !na_cmp_group_has(n->base, r->id) && (b ? n->build && strcmp(b, n->build) == 0 : !n->build);
 }
 
 /* The default candidate: every ok run, not in the baseline, on the ESXi
@@ -157,7 +149,7 @@ static int newest_results(regress_state *r, na_store *s, vs_error *err)
 	int rc = na_cmp_load(s, "status=ok", &r->cand, err);
 	const na_cmp_row *last = NULL;
 	for (size_t i = 0; rc == VS_OK && i < r->cand.n; i++)
-		if (!holds(&r->base, r->cand.rows[i].id))
+		if (!na_cmp_group_has(&r->base, r->cand.rows[i].id))
 			last = &r->cand.rows[i];
 	if (rc == VS_OK && !last)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "nothing to compare: every ok result is in the baseline");

@@ -227,6 +227,14 @@ bool na_cmp_same_key(const na_cmp_row *x, const na_cmp_row *y, const int *key, s
 	return true;
 }
 
+bool na_cmp_group_has(const na_cmp_group *g, int64_t id)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rows[i].id == id)
+			return true;
+	return false;
+}
+
 bool na_cmp_has_key(const na_cmp_group *g, const na_cmp_row *r, const int *key, size_t n_key)
 {
 	for (size_t i = 0; i < g->n; i++)

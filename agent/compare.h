@@ -88,6 +88,8 @@ void na_cmp_group_free(na_cmp_group *g);
 const char *na_cmp_label(const na_cmp_row *r, const char *key);
 /* Whether x and y agree on every key field (NULL equals NULL). */
 bool na_cmp_same_key(const na_cmp_row *x, const na_cmp_row *y, const int *key, size_t n_key);
+/* Whether g holds result id. */
+bool na_cmp_group_has(const na_cmp_group *g, int64_t id);
 /* Whether some row of g agrees with r on the key fields. */
 bool na_cmp_has_key(const na_cmp_group *g, const na_cmp_row *r, const int *key, size_t n_key);
 

@@ -91,18 +91,10 @@ typedef struct group_check {
 	size_t n;
 } group_check;
 
-static bool in_group(const na_cmp_group *g, int64_t id)
-{
-	for (size_t i = 0; i < g->n; i++)
-		if (g->rows[i].id == id)
-			return true;
-	return false;
-}
-
 static int check_row(const na_result *r, const na_trap *t, void *ud, vs_error *err)
 {
 	group_check *c = ud;
-	if (!t->other_id || !in_group(c->g, r->id))
+	if (!t->other_id || !na_cmp_group_has(c->g, r->id))
 		return VS_OK;
 	char key[1024];
 	snprintf(key, sizeof(key), "%s\t%s\t%lld\t%s", r->disk, t->other_recordsize,
