@@ -72,3 +72,6 @@ for n in 200 2000 10000; do
 	printf '%-8s %10s %10s\n' "$n" "$(col ga 2)" "$(col gp 2)"
 	lab_stop
 done
+
+# The NAS sampler's cost to a benchmark (its own lab, with the NAS's sshd).
+tests/bench/nas_cost.sh "$build"
