@@ -387,7 +387,8 @@ static void title(const na_report_page *r, const char *generated)
 	fputs("</p>\n</header>\n", r->out);
 }
 
-static void provenance(const na_report_page *r)
+/* The groups' provenance, and under it their recordsize trap warnings. */
+static int provenance(const na_report_page *r, vs_error *err)
 {
 	static const prov_line lines[] = {
 		{"vCenter", NA_FIELD_vcenter, -1, NULL}, {"vCenter version", NA_FIELD_vcenter_version, NA_FIELD_vcenter_build, " build "},
@@ -416,7 +417,10 @@ static void provenance(const na_report_page *r)
 			ok += runs(r, p, g, true), failed += runs(r, p, g, false);
 		fprintf(r->out, "<td>%zu ok, %zu failed</td>", ok, failed);
 	}
-	fputs("</tr>\n</tbody>\n</table>\n</section>\n", r->out);
+	fputs("</tr>\n</tbody>\n</table>\n", r->out);
+	int rc = na_report_traps(r, err);
+	fputs("</section>\n", r->out);
+	return rc;
 }
 
 /* The comparison table's metrics: IOPS and p99 carry verdicts, MB/s and
@@ -681,10 +685,11 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 		if (!r.n)
 			fputs("<p class=\"note\">No results match this selection.</p>\n", out);
 		else
-			provenance(&r);
+			rc = provenance(&r, err);
 		for (size_t p = 0; p < r.n_profiles; p++)
 			profile_section(&r, p);
-		rc = findings(&r, s, err);
+		if (rc == VS_OK)
+			rc = findings(&r, s, err);
 		failures(&r);
 		fputs("</body>\n</html>\n", out);
 	}

@@ -1,6 +1,6 @@
 /* What the report's files share (report.c: reading, grouping and the page;
  * report_layers.c: what ESXi's counters and the NAS add under the fio
- * numbers): the rows read, the report being written, and the helpers its
+ * numbers, and the recordsize trap): the rows read, the report being written, and the helpers its
  * tables use.  Only the report's files include this; the rest of nfsagent
  * sees report.h. */
 #ifndef NFSAGENT_REPORT_INTERNAL_H
@@ -57,5 +57,9 @@ int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_e
 /* Profile p's table of layers under its fio numbers (none when no run of p
  * measured any). */
 void na_report_layers(const na_report_page *r, size_t p);
+/* A warning line per group and disk whose runs measured another recordsize
+ * than an earlier result of the disk's stay (na_trap_sentences: the disk may
+ * still hold the old size's records); a store error as its status. */
+int na_report_traps(const na_report_page *r, vs_error *err);
 
 #endif

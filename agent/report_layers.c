@@ -1,11 +1,13 @@
 /* The report's layers (see report_internal.h): what ESXi's datastore
- * counters and the NAS's pool saw of each run, read with its result, and
- * their table under a profile's fio numbers. */
+ * counters and the NAS's pool saw of each run, read with its result, their
+ * table under a profile's fio numbers, and the groups' recordsize trap. */
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
 #include "report_internal.h"
+#include "trap.h"
 
 /* The stored timeline's series as MB/s into t; false without memory (a
  * timeline that does not parse is none). */
@@ -137,4 +139,49 @@ void na_report_layers(const na_report_page *r, size_t p)
 	}
 	free(eff);
 	fputs("</tbody>\n</table>\n", r->out);
+}
+
+/* ---- the recordsize trap, as compare warns of it ---- */
+
+/* Group g's ok runs as compare's group, with what the trap reads of them:
+ * the result and its VM; false without memory (out is freed either way). */
+static bool trap_group(const na_report_page *r, size_t g, na_cmp_group *out)
+{
+	*out = (na_cmp_group){.rows = calloc(r->n + 1, sizeof(na_cmp_row))};
+	for (size_t i = 0; out->rows && i < r->n; i++) {
+		const na_report_row *w = &r->rows[i];
+		if (!w->ok || w->group != g)
+			continue;
+		na_cmp_row *c = &out->rows[out->n++];
+		c->id = w->id;
+		if (w->f[NA_FIELD_vm] && !(c->field[NA_FIELD_vm] = strdup(w->f[NA_FIELD_vm])))
+			return false;
+	}
+	return out->rows != NULL;
+}
+
+int na_report_traps(const na_report_page *r, vs_error *err)
+{
+	int rc = VS_OK;
+	for (size_t g = 0; rc == VS_OK && g < r->n_groups; g++) {
+		na_cmp_group group;
+		char **text = NULL;
+		size_t n = 0;
+		rc = trap_group(r, g, &group)
+			? na_trap_sentences(r->store, &group, "the group", &text, &n, err)
+			: vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		for (size_t i = 0; i < n; i++) {
+			fputs("<p class=\"note trap\" data-group=\"", r->out);
+			na_html_escape(r->out, r->groups[g]);
+			fputs("\"><span class=\"few\">Recordsize trap in ", r->out);
+			na_html_escape(r->out, r->groups[g]);
+			fputs(":</span> ", r->out);
+			na_html_escape(r->out, text[i]);
+			fputs(".</p>\n", r->out);
+			free(text[i]);
+		}
+		free(text);
+		na_cmp_group_free(&group);
+	}
+	return rc;
 }

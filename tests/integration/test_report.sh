@@ -214,4 +214,25 @@ python3 - "$html" <<-'PY' || fail "the timeline's SVG is not well-formed"
 	for svg in re.findall(r'<svg class="chart timeline".*?</svg>', open(sys.argv[1]).read(), re.S):
 	    ET.fromstring(svg)
 	PY
+assert_eq "$(grep -c 'Recordsize trap' "$html")" 0 "no recordsize trap: each run's stay on its datastore was one run"
+
+# ---- the recordsize trap, as compare warns of it: the NFS runs alone
+# stay on one disk; the first measured 128K, the 5 after it 16K, so the
+# 16K group's disk may still hold 128K records.  A warning line for the
+# 16K group, none for the 128K one. ----
+trapdb="$WORK/trap.db"
+cp "$db" "$trapdb"
+{
+	echo "DELETE FROM result_labels WHERE result_id IN (SELECT id FROM results WHERE datastore_type = 'NFS41');"
+	echo "DELETE FROM results WHERE datastore_type = 'NFS41';"
+	for id in 1 3 5 7 9 11; do
+		echo "INSERT INTO nas_runs (result_id, dataset, pool_layout, recordsize, incomplete)
+		  VALUES ($id, 'tank/vmware16k', '11 mirror + log', $([ "$id" = 1 ] && echo 131072 || echo 16384), 0);"
+	done
+} > "$sqlfile"
+sqlite3 "$trapdb" < "$sqlfile"
+run 0 "$NFSAGENT" report --html "$html" --db "$trapdb"
+assert_contains "$OUT" "6 runs (0 failed) in 2 groups, 2 profiles"
+assert_eq "$(grep -c 'Recordsize trap' "$html")" 1 "one recordsize trap line: the 16K group's"
+assert_contains "$(cat "$html")" '<p class="note trap" data-group="16K"><span class="few">Recordsize trap in 16K:</span> 5 runs of the group measured recordsize 16K on [truenas-vmware16k] fiotest/fiotest.vmdk after result 1 measured 128K there: the disk may still hold 128K records, since a recordsize applies to blocks written after it is set.</p>'
 echo "PASS"
