@@ -274,6 +274,8 @@ static int with_snapshot(migration *m, vs_error *err)
 static int cold(migration *m, vs_error *err)
 {
 	bool was_on = m->vm->power_state && strcmp(m->vm->power_state, "poweredOn") == 0;
+	vs_error no_tools = {0};  /* a guest without Tools running is not waited for afterwards */
+	bool had_tools = was_on && vs_guest_check(m->c, m->vm->moref, &no_tools) == VS_OK;
 	na_say(m->s, "Powering %s off for a cold migration.", m->vm->name);
 	int rc = was_on ? vs_vm_power_off(m->c, m->vm->moref, NULL, NULL, err) : VS_OK;
 	if (rc == VS_OK)
@@ -285,9 +287,9 @@ static int cold(migration *m, vs_error *err)
 		na_say_warning(m->s, "%s is powered off", m->a->vm);
 	} else if (was_on) {
 		na_say(m->s, "Powered %s back on.", m->a->vm);
-		/* What comes next (verify, a benchmark) needs its guest up. */
+		/* What comes next (a benchmark) needs the guest up as it was. */
 		vs_error tools = {0};
-		if (na_wait_for_tools(m->s, m->vm_moref, m->a->vm, &tools) != VS_OK)
+		if (had_tools && na_wait_for_tools(m->s, m->vm_moref, m->a->vm, &tools) != VS_OK)
 			warn_error(m, "VMware Tools did not come up", &tools);
 	}
 	m->s->stale = true;
