@@ -146,4 +146,18 @@ run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 3 --size
 row=$(grep '^randread-4k-qd1  *read  *3 ' <<< "$OUT")
 [[ $row =~ ±[0-9.]+%,\ sees\ \+([0-9]+)%/-([0-9]+)% ]] || fail "RUN-TO-RUN of 3 runs: $row"
 assert_ge "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "the rise seen against the drop seen"
+# A vCenter that keeps no datastore samples (-perf-empty): the run is
+# recorded, one warning says why its host counters are missing, and they
+# are stored as NULL (not measured), never as an empty list.
+lab_stop
+lab_start -perf-empty
+empty_db="$WORK/empty.db"
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 1 --db "$empty_db"
+assert_eq "$(grep -c 'no host counters' <<< "$ERR")" 1 "host counter warnings"
+assert_contains "$ERR" "nfsagent: warning: no host counters for this run: DC0_H0 gave no samples of datastore truenas-vmware in the run's window (vCenter's statistics level or interval may not keep them)"
+assert_ge "$(calls QueryPerf)" 1 "QueryPerf calls"
+run 0 "$NFSAGENT" results --db "$empty_db" --json
+assert_eq "$(jq -r '[.[] | .status] | join(",")' <<< "$OUT")" ok "the run without host counters"
+assert_eq "$(jq -c '.[0].host_counters' <<< "$OUT")" null "its host counters"
+assert_eq "$(sqlite3 "$empty_db" 'SELECT count(*) FROM results WHERE host_counters_json IS NULL')" 1 "rows with NULL host counters"
 echo "bench: ok"

@@ -25,6 +25,10 @@ package main
 // the same sample order, zeros written out. format "csv" gives
 // PerfEntityMetricCSV.
 //
+// With -perf-empty the datastore series are left out (an entity left
+// with none is left out too): a vCenter whose statistics level or
+// interval keeps no datastore samples.
+//
 // The PerformanceManager is wrapped (same moref) to give QueryPerfCounter
 // and QueryPerfCounterByLevel real answers, and QueryAvailablePerfMetric
 // one instance per datastore of a host (0.24.2 lists only the first).
@@ -76,9 +80,13 @@ type perfStats struct {
 	ref   types.ManagedObjectReference
 	kinds map[int32]dsCounter // counter key -> kind
 	order []int32             // the keys, in dsCounter order
+	empty bool                // -perf-empty: no datastore samples
 }
 
-func (p *perfStats) flags(*flag.FlagSet) {}
+func (p *perfStats) flags(fs *flag.FlagSet) {
+	fs.BoolVar(&p.empty, "perf-empty", false,
+		"QueryPerf gives no samples of a host's datastore counters (a vCenter that keeps none)")
+}
 
 func (p *perfStats) setup(l *lab, g *guestOps) error {
 	p.l, p.g = l, g
@@ -307,6 +315,9 @@ func (p *perfStats) writeEntity(b *strings.Builder, qs *types.PerfQuerySpec) {
 			others = append(others, id)
 			continue
 		}
+		if p.empty {
+			continue
+		}
 		for _, ds := range p.instances(dss, id.Instance) {
 			s := perfSeries{id: types.PerfMetricId{CounterId: id.CounterId, Instance: ds.Value}, values: make([]int64, len(times))}
 			if id.Instance != "*" {
@@ -320,6 +331,9 @@ func (p *perfStats) writeEntity(b *strings.Builder, qs *types.PerfQuerySpec) {
 	}
 	if len(others) > 0 && len(times) > 0 {
 		series = append(series, p.canned(qs.Entity, others, len(times), interval)...)
+	}
+	if p.empty && len(series) == 0 {
+		return // vCenter leaves out an entity it has no data for
 	}
 
 	csv := qs.Format == string(types.PerfFormatCsv)
