@@ -104,8 +104,11 @@ bool nas_window_select(nas_window *w, double from, double to)
 		edges += share[i] > 0 && share[i] < 1;
 	}
 	/* The seconds of the window no interval covers (the one in flight when
-	 * the run ended is not waited for) are taken at the covered ones' rate. */
-	for (size_t i = 0; stamped && seconds > 0 && seconds < to - from && i < s->n; i++)
+	 * the run ended is not waited for) are taken at the covered ones' rate,
+	 * when they measured a quarter of it at least (else the totals stay
+	 * what was measured: the NAS line says how little). */
+	bool scale = seconds >= (to - from) / 4 && seconds < to - from;
+	for (size_t i = 0; stamped && scale && i < s->n; i++)
 		share[i] *= (to - from) / seconds;
 	if (stamped) {
 		totals(s, w->interval_s, share, w->total, &w->pool_total);

@@ -323,7 +323,7 @@ void nas_sampler_stop(nas_sampler **s, nas_window *w);
  * (end - interval_s, end]; one inside counts whole, one across an edge for
  * its share inside (its rate x the seconds inside), one outside not; the
  * totals are then scaled by span / seconds when the intervals measured
- * only part of the window.  A timeline without stamps keeps its
+ * a quarter of the window or more, but not all of it.  A timeline without stamps keeps its
  * whole-span totals (false).  The NAS's
  * clock and the guest's are taken to agree (NTP). */
 bool nas_window_select(nas_window *w, double from, double to);

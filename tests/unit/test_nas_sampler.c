@@ -256,6 +256,10 @@ static void test_window_selection(void **state)
 	assert_true(nas_window_select(&w, t0 + 3, t0 + 4));
 	assert_int_equal(w.edges, 1);
 	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 3514729600ULL);
+	/* Less than a quarter measured: not scaled, only what was measured. */
+	assert_true(nas_window_select(&w, t0 + 6, t0 + 11));
+	assert_true(w.seconds == 0.5 && w.span == 5);
+	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 3516729600ULL / 2);
 	assert_true(nas_window_select(&w, t0 + 10, t0 + 20));
 	assert_true(w.seconds == 0);
 	assert_int_equal(w.total[NAS_CLASS_DATA].write_bytes, 0);
