@@ -10,12 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
 #include "campaign_run.h"
+#include "ops/bench.h"
 #include "ops/migrate.h"
-#include "ops/mount.h"
 #include "ops/probe.h"
-#include "ops/unmount.h"
 
 double na_run_clock(void)
 {
@@ -115,25 +113,7 @@ int na_run_reload(na_run *r)
 	return NA_EXIT_OK;
 }
 
-/* The target's hosts: "all", "cluster:NAME", or host names. */
-static bool target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err)
-{
-	const char *h = t->hosts ? t->hosts : "all";
-	*choice = (na_host_choice){0};
-	if (!strcmp(h, "all"))
-		choice->all = true;
-	else if (!strncmp(h, "cluster:", 8))
-		choice->cluster = h + 8;
-	else
-		choice->host = h;
-	vs_host **hosts = NULL;
-	size_t n = 0;
-	int rc = na_select_hosts(&r->inv, choice, &hosts, &n, err);
-	free(hosts);
-	return rc == VS_OK;
-}
-
-static bool alternating(const na_run *r, const na_target *t)
+bool na_run_alternating(const na_run *r, const na_target *t)
 {
 	for (size_t i = 0; i < r->c->n_targets; i++)
 		if (na_target_alternates(&r->c->targets[i], t))
@@ -157,7 +137,7 @@ static size_t index_of(const na_run *r, const na_target *t)
 /* The NFS version the target mounts: its own, or NFS 3 once the bug showed
  * there under on_extent_bug = nfs3 (mounting NFS 4.1 again would only hit
  * it again). */
-static const char *nfs_of(const na_run *r, const na_target *t)
+const char *na_run_nfs_of(const na_run *r, const na_target *t)
 {
 	return r->nfs3[index_of(r, t)] ? "3" : t->nfs;
 }
@@ -169,14 +149,14 @@ static const char *policy_of(const na_target *t)
 
 static const char *ds_type(const na_run *r, const na_target *t)
 {
-	return !strcmp(nfs_of(r, t), "3") ? "NFS" : "NFS41";
+	return !strcmp(na_run_nfs_of(r, t), "3") ? "NFS" : "NFS41";
 }
 
 static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 {
 	vs_error err = {0};
 	na_host_choice choice;
-	if (!target_hosts(r, t, &choice, &err))
+	if (!na_run_target_hosts(r, t, &choice, &err))
 		return na_report(&err);
 	vs_datastore *d = NULL;
 	for (size_t i = 0; i < r->inv.n_datastores; i++)
@@ -185,7 +165,7 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 	if (!d && !t->servers)
 		return fail_line("target %s: no datastore is named '%s' and the target names no export to mount",
 		                 t->name, t->datastore);
-	if (d && t->servers && alternating(r, t) && !r->o->resume)
+	if (d && t->servers && na_run_alternating(r, t) && !r->o->resume)
 		return fail_line("target %s alternates NFS versions on %s:%s: datastore '%s' must not be "
 		                 "mounted before the campaign", t->name, t->servers, t->path, t->datastore);
 	if (d && t->servers) {
@@ -196,7 +176,7 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 	/* The export mounted already under the other NFS version: the run would
 	 * measure that one, or fail to mount.  (A resumed run may have switched
 	 * it to NFS 3 itself; alternating targets unmount it in turn.) */
-	for (size_t i = 0; t->servers && !alternating(r, t) && !r->o->resume && i < r->inv.n_datastores; i++) {
+	for (size_t i = 0; t->servers && !na_run_alternating(r, t) && !r->o->resume && i < r->inv.n_datastores; i++) {
 		const vs_datastore *e = &r->inv.datastores[i];
 		const char *servers[] = {t->servers, NULL};
 		if (na_same_export(e, servers, t->path) && e->type && strcmp(e->type, ds_type(r, t)) != 0)
@@ -259,7 +239,7 @@ static int find_vm(na_run *r)
 }
 
 /* The session the campaign's ops share: its client, inventory and store. */
-static na_session session_of(na_run *r)
+na_session na_run_session(na_run *r)
 {
 	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
 	                    .output = na_print_line, .warning = na_print_warning};
@@ -268,7 +248,9 @@ static na_session session_of(na_run *r)
 static int preflight(na_run *r)
 {
 	vs_error err = {0};
-	int rc = NA_EXIT_OK;
+	int rc = r->o->resume ? na_run_wait_for_move(r) : NA_EXIT_OK;
+	if (rc != NA_EXIT_OK)
+		return rc;
 	vs_vm *vm = na_run_vm(r);
 	/* A run that stopped during a cold move left the VM off: a resume
 	 * powers it on again if it ran at the start (na_run_go_home's rule). */
@@ -285,7 +267,7 @@ static int preflight(na_run *r)
 		powered = true;
 	}
 	free(power);
-	na_session s = session_of(r);
+	na_session s = na_run_session(r);
 	if (powered ? na_wait_for_tools(&s, vm->moref, r->c->vm, &err) != VS_OK
 	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
 		return na_report(&err);
@@ -295,29 +277,6 @@ static int preflight(na_run *r)
 }
 
 /* ---- steps ---------------------------------------------------------------------- */
-
-/* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts, all or nothing
- * (the mount op undoes its own mounts when a host fails). */
-static int mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted)
-{
-	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs};
-	a.spec.name = t->datastore;
-	a.spec.path = t->path;
-	target_hosts(r, t, &a.choice, &(vs_error){0});
-	*mounted = 0;
-	int rc = a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
-	if (rc < 0) {
-		na_session s = session_of(r);
-		na_mount_result res;
-		vs_error err = {0};
-		rc = na_op_mount(&s, &a, &res, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-		*mounted = res.mounted;
-		na_mount_result_free(&res);
-	}
-	free((void *)a.spec.servers);
-	free(a.server_list);
-	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
-}
 
 static void result_step(char *step, size_t size, const na_target *t, long rep, const char *profile)
 {
@@ -337,7 +296,7 @@ static size_t round_left(na_run *r, const na_target *t, long rep)
 }
 
 /* Whether t has a probe or a result left to make. */
-static bool has_work(na_run *r, const na_target *t)
+bool na_run_has_work(na_run *r, const na_target *t)
 {
 	char step[160];
 	snprintf(step, sizeof(step), "probe:%s", t->name);
@@ -347,142 +306,6 @@ static bool has_work(na_run *r, const na_target *t)
 	for (long rep = 1; !left && rep <= r->c->repeat; rep++)
 		left = round_left(r, t, rep) > 0;
 	return left;
-}
-
-/* Unmounts a datastore from every host that mounts it. */
-static int unmount_all(na_run *r, const vs_datastore *d)
-{
-	vs_error err = {0};
-	na_session s = session_of(r);
-	na_unmount_result res;
-	int rc = na_op_unmount(&s, d->name, NULL, 0, &res, &err);
-	na_unmount_result_free(&res);
-	if (rc != VS_OK) {
-		vs_error_context(&err, "unmounting %s", d->name);
-		/* The campaign's input passed its preflight: a refusal now (a VM
-		 * moved there since) is the world's state, for a resume to finish. */
-		int code = na_report(&err);
-		return code == NA_EXIT_USAGE ? NA_EXIT_FAIL : code;
-	}
-	return na_run_reload(r);
-}
-
-/* Whether the campaign added host (a name) to t's datastore ("adding:T"). */
-static bool added_host(na_run *r, const na_target *t, const char *host)
-{
-	char step[160], *list = NULL;
-	snprintf(step, sizeof(step), "adding:%s", t->name);
-	na_run_done(r, step, &list);
-	bool added = false;
-	for (char *p = list, *save = NULL, *h; list && !added && (h = strtok_r(p, ",", &save)); p = NULL)
-		added = strcmp(h + strspn(h, " "), host) == 0;
-	free(list);
-	return added;
-}
-
-/* "adding:T": the hosts of t that lack its datastore, which was there
- * before the campaign (an admin's): journaled before the campaign mounts it
- * on them, so that cleanup takes exactly those mounts away again. */
-static int mark_adding(na_run *r, const na_target *t)
-{
-	char step[160];
-	snprintf(step, sizeof(step), "adding:%s", t->name);
-	vs_datastore *d = na_run_datastore(r, t->datastore);
-	na_host_choice choice;
-	vs_host **hosts = NULL;
-	size_t n = 0;
-	vs_error err = {0};
-	if (!d || !target_hosts(r, t, &choice, &err) ||
-	    na_select_hosts(&r->inv, &choice, &hosts, &n, &err) != VS_OK)
-		return d ? na_report(&err) : NA_EXIT_OK;
-	/* A stopped run's additions stay listed (they have it now). */
-	char *list = NULL;
-	na_run_done(r, step, &list);
-	bool ok = true, more = false;
-	for (size_t i = 0; ok && i < n; i++)
-		if (!na_mounted_on(d, hosts[i]->moref) && !added_host(r, t, hosts[i]->name)) {
-			ok = na_list_add(&list, hosts[i]->name);
-			more = true;
-		}
-	free(hosts);
-	int rc = !ok ? na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
-	         : more ? na_run_mark(r, step, list)
-	                : NA_EXIT_OK;
-	free(list);
-	return rc;
-}
-
-/* Cleanup of a datastore that was there before: the hosts the campaign
- * added to it lose it again; the admin's keep it. */
-static int remove_added(na_run *r, const na_target *t)
-{
-	vs_datastore *d = na_run_datastore(r, t->datastore);
-	vs_host **hosts = d ? calloc(d->n_mounts + 1, sizeof(*hosts)) : NULL;
-	size_t n = 0;
-	for (size_t i = 0; hosts && i < d->n_mounts; i++) {
-		vs_host *h = na_host_by_moref(&r->inv, d->mounts[i].host);
-		if (h && added_host(r, t, h->name))
-			hosts[n++] = h;
-	}
-	int rc = NA_EXIT_OK;
-	if (n) {
-		vs_error err = {0};
-		na_session s = session_of(r);
-		na_unmount_result res;
-		rc = na_op_unmount(&s, d->name, hosts, n, &res, &err);
-		na_unmount_result_free(&res);
-		if (rc != VS_OK) {
-			vs_error_context(&err, "unmounting %s from the hosts the campaign added", t->datastore);
-			int code = na_report(&err);
-			rc = code == NA_EXIT_USAGE ? NA_EXIT_FAIL : code;
-		} else {
-			rc = na_run_reload(r);
-		}
-	}
-	free(hosts);
-	return rc;
-}
-
-/* The campaign mounts t: "mounting:T" is journaled before the first host
- * mounts it, so a run killed between a host's mount and the "mount:T" step
- * still knows the datastore is its own.  A mount that fails on one host is
- * undone on the others (all or nothing). */
-static int mount_target(na_run *r, na_target *t)
-{
-	char step[160], intent[160], *detail = NULL;
-	snprintf(step, sizeof(step), "mount:%s", t->name);
-	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
-	if (!t->servers || alternating(r, t))
-		return NA_EXIT_OK;
-	/* Journaled, and there: done.  Journaled but gone (a failed run's
-	 * cleanup unmounted it): mounted again, the campaign's to unmount, if
-	 * the target has work left. */
-	bool journaled = na_run_done(r, step, &detail);
-	free(detail);
-	bool there = na_run_datastore(r, t->datastore) != NULL;
-	if (journaled && (there || !has_work(r, t)))
-		return NA_EXIT_OK;
-	bool ours = !there || (!journaled && na_run_done(r, intent, NULL));
-	int rc = there ? mark_adding(r, t) : na_run_mark(r, intent, "absent");
-	size_t mounted = 0;
-	if (rc == NA_EXIT_OK)
-		rc = mount_export(r, t, nfs_of(r, t), &mounted);
-	if (rc != NA_EXIT_OK && ours && na_run_reload(r) == NA_EXIT_OK) {
-		vs_datastore *d = na_run_datastore(r, t->datastore);
-		if (d) {
-			printf("Target %s: unmounting %s from the hosts that did mount it.\n", t->name,
-			       t->datastore);
-			unmount_all(r, d);
-		}
-		return rc;
-	}
-	/* A datastore that was there before (an admin's, on some hosts) stays the
-	 * admin's; cleanup unmounts it only from the hosts the campaign added. */
-	if (rc == NA_EXIT_OK && mounted && !ours)
-		printf("Target %s: %s was mounted before the campaign; cleanup unmounts it again from the "
-		       "%zu host%s the campaign added.\n", t->name, t->datastore, mounted,
-		       mounted == 1 ? "" : "s");
-	return rc == NA_EXIT_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
 }
 
 /* The extent-size bug showed on t (its probe, or a move that fell back):
@@ -545,7 +368,7 @@ static int probe_target(na_run *r, na_target *t)
 	                   .size = na_parse_size(r->c->probe_size), .recheck_s = NA_RECHECK_DEFAULT_S,
 	                   .campaign = r->id, .target = t->name};
 	double t0 = na_run_clock();
-	na_session s = session_of(r);
+	na_session s = na_run_session(r);
 	na_probe_result res = {0};
 	vs_error err = {0};
 	rc = na_op_probe(&s, &a, &res, &err);
@@ -576,7 +399,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
 	double t0 = na_run_clock();
 	na_progress bar;
-	na_session s = session_of(r);
+	na_session s = na_run_session(r);
 	s.progress = &bar;
 	int rc = na_migrate_shown(&s, &a, false, NULL);
 	r->t_move += na_run_clock() - t0;
@@ -598,125 +421,6 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	return rc != NA_EXIT_OK ? rc : reloaded;
 }
 
-/* Whether the campaign mounted t's datastore (else it was there before). */
-static bool mounted_by_campaign(na_run *r, const na_target *t)
-{
-	char step[160], intent[160], *detail = NULL;
-	snprintf(step, sizeof(step), "mount:%s", t->name);
-	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
-	if (!t->servers)
-		return false;
-	if (alternating(r, t))
-		return true;
-	bool journaled = na_run_done(r, step, &detail);
-	bool ours = journaled ? detail && !strcmp(detail, "mounted") : na_run_done(r, intent, NULL);
-	free(detail);
-	return ours;
-}
-
-/* "put-back:T" holds the admin's mount of t's export that a learned switch
- * to NFS 3 unmounts, as JSON: its type, servers, security and each host
- * with its access mode, so that cleanup mounts exactly that again. */
-static int put_back_mark(na_run *r, const na_target *t, const vs_datastore *d)
-{
-	char step[160];
-	snprintf(step, sizeof(step), "put-back:%s", t->name);
-	json_t *hosts = json_array();
-	for (size_t i = 0; i < d->n_mounts; i++) {
-		const char *mode = d->mounts[i].access_mode, *host = na_host_name(&r->inv, d->mounts[i].host);
-		if (!added_host(r, t, host))  /* the campaign's addition is not the admin's */
-			json_array_append_new(hosts, json_pack("{s:s, s:b}", "host", host, "read_only",
-			                                       mode && !strcmp(mode, "readOnly")));
-	}
-	json_t *was = json_pack("{s:s, s:s?, s:s?, s:o}", "type", d->type, "servers", d->remote_host,
-	                        "security", d->security, "hosts", hosts);
-	char *detail = was ? json_dumps(was, JSON_COMPACT) : NULL;
-	json_decref(was);
-	int rc = detail ? na_run_mark(r, step, detail)
-	                : na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
-	free(detail);
-	return rc;
-}
-
-/* Mounts the admin's mount `was` (put_back_mark's JSON) again: the same
- * hosts, each read-only or not as it was, the same servers and security. */
-static int mount_as_was(na_run *r, na_target *t, const json_t *was)
-{
-	const json_t *hosts = json_object_get(was, "hosts");
-	size_t n = json_array_size(hosts);
-	vs_host **on = calloc(n + 1, sizeof(*on));
-	bool *read_only = calloc(n + 1, sizeof(*read_only));
-	const char *servers = json_string_value(json_object_get(was, "servers"));
-	const char *type = json_string_value(json_object_get(was, "type"));
-	na_mount_args a = {.server_list = strdup(servers ? servers : t->servers),
-	                   .nfs = type && !strcmp(type, "NFS41") ? "4.1" : "3", .read_only = read_only};
-	a.spec.name = t->datastore;
-	a.spec.path = t->path;
-	a.spec.security = json_string_value(json_object_get(was, "security"));
-	vs_error err = {0};
-	int rc = on && read_only && a.server_list ? na_mount_check(&a) : NA_EXIT_FAIL;
-	for (size_t i = 0; rc < 0 && i < n; i++) {
-		const json_t *h = json_array_get(hosts, i);
-		vs_host *host = na_find_host(&r->inv, json_string_value(json_object_get(h, "host")), &err);
-		if (!host) {  /* gone since: the others get theirs back */
-			na_warn("%s is not put back on a host: %s", t->datastore, err.message);
-			continue;
-		}
-		read_only[a.n_hosts] = json_is_true(json_object_get(h, "read_only"));
-		on[a.n_hosts++] = host;
-	}
-	/* A journal of an earlier version holds only the type: t's hosts. */
-	if (n)
-		a.hosts = on;
-	else
-		target_hosts(r, t, &a.choice, &err);
-	if (rc < 0) {
-		na_session s = session_of(r);
-		na_mount_result res;
-		rc = na_op_mount(&s, &a, &res, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-		na_mount_result_free(&res);
-	}
-	free((void *)a.spec.servers);
-	free(a.server_list);
-	free(on);
-	free(read_only);
-	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
-}
-
-/* Cleanup of a target whose admin mount a learned switch replaced: the
- * campaign's NFS 3 mount goes and the admin's NFS 4.1 one comes back,
- * unless it is back already. */
-static int put_back(na_run *r, na_target *t)
-{
-	char step[160], *detail = NULL;
-	snprintf(step, sizeof(step), "put-back:%s", t->name);
-	if (!na_run_done(r, step, &detail) || !detail) {
-		free(detail);
-		return NA_EXIT_OK;
-	}
-	json_t *was = json_loads(detail, 0, NULL);
-	if (!was)  /* an earlier version's: the type alone */
-		was = json_pack("{s:s}", "type", detail);
-	free(detail);
-	const char *type = json_string_value(json_object_get(was, "type"));
-	if (!type) {
-		json_decref(was);
-		return na_report(&(vs_error){.status = VS_ERR_PROTOCOL,
-		                             .message = "the journal's put-back step is not readable"});
-	}
-	vs_datastore *d = na_run_datastore(r, t->datastore);
-	/* Decided before the unmount: it reads the inventory again, and d goes. */
-	bool other = d && d->type && strcmp(d->type, type) != 0;
-	int rc = other ? unmount_all(r, d) : NA_EXIT_OK;
-	if (rc == NA_EXIT_OK && (!d || other)) {
-		printf("Target %s: mounting %s as %s again, as it was before the campaign.\n", t->name,
-		       t->datastore, na_nfs_label(type));
-		rc = mount_as_was(r, t, was);
-	}
-	json_decref(was);
-	return rc;
-}
-
 /* An alternating target's turn: park the VM at home if it sits on the
  * export under the other NFS version, unmount that, mount this one. */
 static int take_turn(na_run *r, na_target *t)
@@ -730,21 +434,21 @@ static int take_turn(na_run *r, na_target *t)
 		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
 		/* The admin's own mount, switched by what the campaign learned:
 		 * cleanup puts it back as it was. */
-		if (!alternating(r, t) && !mounted_by_campaign(r, t))
-			rc = put_back_mark(r, t, d);
+		if (!na_run_alternating(r, t) && !na_run_mounted_by_campaign(r, t))
+			rc = na_run_put_back_mark(r, t, d);
 		char *name = strdup(d->name);
 		if (rc == NA_EXIT_OK && na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
 		vs_datastore *again = rc == NA_EXIT_OK && name ? na_run_datastore(r, name) : NULL;
 		if (again)
-			rc = unmount_all(r, again);
+			rc = na_run_unmount_all(r, again);
 		free(name);
 		i = (size_t)-1;  /* the inventory was reloaded: look again */
 	}
 	vs_datastore *d = rc == NA_EXIT_OK ? na_run_datastore(r, t->datastore) : NULL;
 	size_t mounted = 0;
 	if (rc == NA_EXIT_OK && !d)
-		rc = mount_export(r, t, nfs_of(r, t), &mounted);
+		rc = na_run_mount_export(r, t, na_run_nfs_of(r, t), &mounted);
 	bool asked = !r->nfs3[index_of(r, t)];
 	if (rc == NA_EXIT_OK)
 		rc = probe_target(r, t);
@@ -823,6 +527,16 @@ static int sweep_benches(na_run *r, bool self)
 	return rc;
 }
 
+/* A benchmark in the campaign's VM, with its guest login and job settings. */
+static na_bench bench_in_guest(na_run *r, na_session *s)
+{
+	vs_vm *vm = na_run_vm(r);
+	return (na_bench){.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
+	                  .auth = guest_auth(r),
+	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
+	                  .stop = &na_stop_requested};
+}
+
 /* One target's profiles in one repetition (rounds calls it only when one
  * is left to make): the guest is prepared once for them. */
 static int bench_round(na_run *r, na_target *t, long rep)
@@ -836,11 +550,13 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	vs_vm *vm = na_run_vm(r);
 	vs_error err = {0};
 	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
-	na_bench b = {.c = r->cl, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host), .ds = ds,
-	              .auth = guest_auth(r),
-	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
-	              .labels = labels, .n_labels = n, .campaign = r->id, .target = t->name,
-	              .store = r->store, .stop = &na_stop_requested};
+	na_session s = na_run_session(r);
+	na_bench b = bench_in_guest(r, &s);
+	b.ds = ds;
+	b.labels = labels;
+	b.n_labels = n;
+	b.campaign = r->id;
+	b.target = t->name;
 	double t0 = na_run_clock();
 	int rc = ds ? VS_OK : VS_ERR_NOT_FOUND;  /* err says which; no host: na_bench_begin says so */
 	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
@@ -874,11 +590,9 @@ static int bench_round(na_run *r, na_target *t, long rep)
  * not after a Storage vMotion for every target. */
 static int check_guest(na_run *r)
 {
-	vs_vm *vm = na_run_vm(r);
 	vs_error err = {0};
-	na_bench b = {.c = r->cl, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
-	              .auth = guest_auth(r), .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
-	              .stop = &na_stop_requested};
+	na_session s = na_run_session(r);
+	na_bench b = bench_in_guest(r, &s);
 	if (na_bench_begin(&b, &err) != VS_OK)
 		return na_report(&err);
 	na_bench_end(&b);
@@ -889,7 +603,7 @@ static int rounds(na_run *r)
 {
 	bool left = false;
 	for (size_t ti = 0; ti < r->c->n_targets; ti++)
-		left |= has_work(r, &r->c->targets[ti]);
+		left |= na_run_has_work(r, &r->c->targets[ti]);
 	int rc = left ? sweep_benches(r, true) : NA_EXIT_OK;
 	if (rc == NA_EXIT_OK && left)
 		rc = check_guest(r);
@@ -902,7 +616,7 @@ static int rounds(na_run *r)
 			       r->nfs3[ti] ? " (as NFS 3: the extent-size bug showed on NFS 4.1)" : "");
 			/* A learned NFS 3 target takes its turn like an alternating
 			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
-			if (alternating(r, t) || r->nfs3[ti])
+			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
 			if (rc == NA_EXIT_OK)
 				rc = na_run_move(r, ti, t->datastore, policy_of(t));
@@ -952,9 +666,11 @@ static int clean_up(na_run *r)
 	if (!r->c->cleanup && !r->o->abort)
 		return NA_EXIT_OK;
 	printf("Cleaning up:\n");
-	int rc = sweep_benches(r, false);
+	/* Home first: a kill during a cold move left the VM off, and the sweep
+	 * needs its guest (go_home powers it on if it ran at the start). */
+	int rc = na_run_go_home(r);
 	if (rc == NA_EXIT_OK)
-		rc = na_run_go_home(r);
+		rc = sweep_benches(r, false);
 	if (rc == NA_EXIT_OK)
 		rc = na_run_mark(r, "home", r->home);
 	if (rc == NA_EXIT_OK)
@@ -963,15 +679,15 @@ static int clean_up(na_run *r)
 		na_target *t = &r->c->targets[i];
 		char unstep[160];
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
-		if (!mounted_by_campaign(r, t)) {
+		if (!na_run_mounted_by_campaign(r, t)) {
 			/* It was there before the campaign: it stays, as it was. */
-			rc = put_back(r, t);
+			rc = na_run_put_back(r, t);
 			if (rc == NA_EXIT_OK)
-				rc = remove_added(r, t);
+				rc = na_run_remove_added(r, t);
 			continue;
 		}
 		vs_datastore *d = na_run_datastore(r, t->datastore);
-		rc = d ? unmount_all(r, d) : NA_EXIT_OK;
+		rc = d ? na_run_unmount_all(r, d) : NA_EXIT_OK;
 		if (rc == NA_EXIT_OK)
 			rc = na_run_mark(r, unstep, "unmounted");
 	}
@@ -1053,7 +769,7 @@ static int abort_run(na_run *r)
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
 		const na_target *t = &r->c->targets[i];
 		bool there = na_run_datastore(r, t->datastore) != NULL;
-		if (named_before(r, i) || !mounted_by_campaign(r, t))
+		if (named_before(r, i) || !na_run_mounted_by_campaign(r, t))
 			continue;
 		printf("  %s: %s\n", t->datastore,
 		       there ? "still mounted" : "not mounted (the campaign mounted it)");
@@ -1079,7 +795,7 @@ static int execute(na_run *r)
 	int rc = na_run_remember_start(r);
 	recall(r);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
-		rc = mount_target(r, &r->c->targets[i]);
+		rc = na_run_mount_target(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = probe_target(r, &r->c->targets[i]);
 	if (rc == NA_EXIT_OK)

@@ -114,7 +114,12 @@ static int restore_power(na_run *r)
 	if (power && !strcmp(power, "poweredOn") && vm->power_state && strcmp(vm->power_state, power)) {
 		printf("Powering %s on: it ran at the start.\n", r->c->vm);
 		fflush(stdout);
-		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? na_run_reload(r) : na_report(&err);
+		na_session s = na_run_session(r);
+		/* the guest is needed next (the sweep of killed benchmarks' folders) */
+		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK &&
+		             na_wait_for_tools(&s, r->vm_moref, r->c->vm, &err) == VS_OK
+		         ? na_run_reload(r)
+		         : na_report(&err);
 	}
 	const char *now = rc == NA_EXIT_OK ? na_host_name(&r->inv, na_run_vm(r)->host) : NULL;
 	if (host && now && strcmp(host, now) != 0)
@@ -124,9 +129,7 @@ static int restore_power(na_run *r)
 	return rc;
 }
 
-/* A relocation a killed run started may still be running: where the VM is
- * is known only once it ends (it would move the VM after a look). */
-static int wait_for_move(na_run *r)
+int na_run_wait_for_move(na_run *r)
 {
 	bool waited = false;
 	vs_error err = {0};
@@ -161,7 +164,7 @@ int na_run_go_home(na_run *r)
 		                           .message = "the campaign's VM is not in the inventory: nothing to "
 		                                      "move home"});
 	if (rc == NA_EXIT_OK)
-		rc = wait_for_move(r);
+		rc = na_run_wait_for_move(r);
 	if (rc == NA_EXIT_OK)
 		rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
 	if (rc == NA_EXIT_OK && !(to = disk_homes(r, l, &off, &astray)))

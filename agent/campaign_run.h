@@ -1,11 +1,12 @@
-/* One run of a campaign, shared by campaign.c (its steps) and
- * campaign_home.c (where the VM started, and back there).  Private to the
- * campaign's files. */
+/* One run of a campaign, shared by campaign.c (its steps),
+ * campaign_home.c (where the VM started, and back there) and
+ * campaign_mounts.c (its datastores).  Private to the campaign's files. */
 #ifndef NFSAGENT_CAMPAIGN_RUN_H
 #define NFSAGENT_CAMPAIGN_RUN_H
 
 #include "campaign.h"
 #include "campaign_leftovers.h"
+#include "ops/session.h"
 
 typedef struct na_run {
 	na_campaign *c;
@@ -42,8 +43,38 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy);
 int na_run_remember_start(na_run *r);
 /* The VM, each of its disks, and its power state back as they started. */
 int na_run_go_home(na_run *r);
+/* A relocation a killed run started may still be running: where the VM is
+ * is known only once it ends (it would move the VM after a look), and a
+ * power-on is refused meanwhile.  Waits for it, saying so. */
+int na_run_wait_for_move(na_run *r);
 /* Prints where the VM and each disk are now (read again), against where
  * they started; NA_EXIT_FAIL when any is not back. */
 int na_run_check_home(na_run *r);
+
+/* campaign.c, for campaign_mounts.c */
+/* The session the campaign's ops share: its client, inventory and store. */
+na_session na_run_session(na_run *r);
+/* Whether t takes turns with another target on its export (NFS 3 / 4.1). */
+bool na_run_alternating(const na_run *r, const na_target *t);
+/* Whether t still has a probe or a result to make. */
+bool na_run_has_work(na_run *r, const na_target *t);
+/* "3" or "4.1": what t mounts as now (a learned switch makes it "3"). */
+const char *na_run_nfs_of(const na_run *r, const na_target *t);
+
+/* campaign_mounts.c: the campaign's datastores */
+/* The target's hosts ("all", "cluster:NAME" or a host) as a choice. */
+bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err);
+int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted);
+/* Unmounts d from every host that mounts it (a refusal is exit 1). */
+int na_run_unmount_all(na_run *r, const vs_datastore *d);
+/* Mounts t's datastore where missing, journaled ("mounting:T", "adding:T", "mount:T"). */
+int na_run_mount_target(na_run *r, na_target *t);
+/* Whether the campaign mounted t's datastore (else it was there before). */
+bool na_run_mounted_by_campaign(na_run *r, const na_target *t);
+/* Journals the admin's mount d of t's export before a learned switch unmounts it. */
+int na_run_put_back_mark(na_run *r, const na_target *t, const vs_datastore *d);
+/* At cleanup: the admin's mount as it was, and without the hosts the campaign added. */
+int na_run_put_back(na_run *r, na_target *t);
+int na_run_remove_added(na_run *r, const na_target *t);
 
 #endif

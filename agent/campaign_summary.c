@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "ops/bench.h"
 #include "campaign.h"
 
 enum { MAX_TYPES = 4 };

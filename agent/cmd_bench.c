@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench.h"
+#include "ops/bench.h"
 #include "campaign.h"
 #include "stats.h"
 
@@ -183,7 +183,7 @@ static char *guest_password(const bench_args *a)
 
 /* ---- where the benchmark runs ------------------------------------------------------- */
 
-static int resolve(vs_client *c, const bench_args *a, na_inventory *inv, na_bench *b, vs_error *err)
+static int resolve(const bench_args *a, na_inventory *inv, na_bench *b, vs_error *err)
 {
 	vs_vm *vm = na_find_vm(inv, a->vm, err);
 	if (!vm)
@@ -194,13 +194,12 @@ static int resolve(vs_client *c, const bench_args *a, na_inventory *inv, na_benc
 	vs_datastore *ds = na_find_datastore(inv, a->datastore ? a->datastore : home, err);
 	free(home);
 	free(path);
-	b->c = c;
 	b->vm = vm;
 	b->ds = ds;
 	b->host = na_host_by_moref(inv, vm->host);
 	if (!ds)
 		return VS_ERR_NOT_FOUND;
-	b->disk = na_bench_disk(c, vm, ds, err);
+	b->disk = na_bench_disk(b->s->client, vm, ds, err);
 	return b->disk ? VS_OK : err->status;
 }
 
@@ -349,7 +348,9 @@ static int run(vs_client *c, void *args, bool json)
 	bench_args *a = args;
 	na_inventory inv = {0};
 	vs_error err = {0};
-	na_bench b = {.labels = a->labels.v, .n_labels = a->labels.n, .stop = &na_stop_requested, .job = a->job};
+	na_session s = {.client = c, .inv = &inv, .warning = na_print_warning};
+	na_bench b = {.s = &s, .labels = a->labels.v, .n_labels = a->labels.n, .stop = &na_stop_requested,
+	              .job = a->job};
 	char *password = guest_password(a);
 	const char *user = a->guest_user ? a->guest_user : getenv("NFSAGENT_GUEST_USER");
 	if (!password || !user) {
@@ -370,11 +371,11 @@ static int run(vs_client *c, void *args, bool json)
 	}
 	for (size_t i = 0; !a->job_path && i < n; i++)
 		profiles[i] = a->profiles[i];
-	int rc = na_store_open(a->db, &b.store, &err);
+	int rc = na_store_open(a->db, &s.store, &err);
 	if (rc == VS_OK)
 		rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
-		rc = resolve(c, a, &inv, &b, &err);
+		rc = resolve(a, &inv, &b, &err);
 	na_interrupts saved;
 	na_interrupts_catch(&saved);
 	size_t failed = 0;
@@ -400,7 +401,7 @@ static int run(vs_client *c, void *args, bool json)
 	for (size_t i = 0; i < n; i++)
 		free(jobs[i]);
 	na_inventory_free(&inv);
-	na_store_close(&b.store);
+	na_store_close(&s.store);
 	free(b.disk);
 	free(password);
 	return code;

@@ -165,11 +165,15 @@ static int newest_results(regress_state *r, na_store *s, vs_error *err)
 /* ---- checks ---- */
 
 /* The rule: a regression is a change whose whole 95% interval lies past
- * the limit; an estimate past it with an interval reaching back inside is
- * "over the limit, within noise". */
+ * the limit, or a candidate run at 0; an estimate past it with an interval
+ * reaching back inside is "over the limit, within noise". */
 static const char *judge(const na_cmp_line *l, const na_threshold *t, bool *regression)
 {
-	*regression = false;
+	/* A candidate run that did nothing (a stall, left out of the test on
+	 * logs) is a failure in itself, whatever the others did. */
+	*regression = l->eff.stalled_b > 0;
+	if (*regression)
+		return "REGRESSION: a candidate run measured 0";
 	if (l->eff.verdict == NA_NOISE_TOO_FEW)
 		return na_noise_name(l->eff.verdict);
 	if (!na_threshold_exceeded(t, na_effect_pct(&l->eff)))

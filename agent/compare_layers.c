@@ -49,7 +49,7 @@ static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 	/* the stored totals are over fio's window: its longest direction */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
 	double secs = (double)ms / 1000;
-	if (n->pool_known && secs > 0) {
+	if (n->pool_known && !n->incomplete && secs > 0) {
 		layer[NA_L_POOL_READ] =
 			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
 		layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;

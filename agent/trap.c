@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "bench.h"
+#include "ops/bench.h"
 #include "compare.h"
 #include "trap.h"
 
@@ -181,17 +181,19 @@ static int check_now(const na_result *r, const na_trap *t, void *ud, vs_error *e
 	const char *dataset = b->nas_view.dataset.name;
 	/* ISO-8601 UTC times of one format compare as text */
 	if (t->other_id)
-		na_warn("result %lld measured recordsize %s on %s (%s) and %s has %s now: the disk may "
-		        "still hold records of the old size, since a recordsize applies to blocks written "
-		        "after it is set; for results of %s records, move the VM to a dataset that had it "
-		        "before the disk arrived", (long long)t->other_id, t->other_recordsize, b->disk,
-		        t->other_started, dataset, now, now);
+		na_say_warning(b->s, "result %lld measured recordsize %s on %s (%s) and %s has %s now: "
+		               "the disk may still hold records of the old size, since a recordsize "
+		               "applies to blocks written after it is set; for results of %s records, "
+		               "move the VM to a dataset that had it before the disk arrived",
+		               (long long)t->other_id, t->other_recordsize, b->disk, t->other_started,
+		               dataset, now, now);
 	else if (t->first_id && c->set_at[0] && strcmp(t->first_started, c->set_at) < 0)
-		na_warn("the recordsize of %s was last changed at %s (zpool history), after result %lld "
-		        "ran on %s there (%s): the disk may still hold records of the old size, since a "
-		        "recordsize applies to blocks written after it is set; for results of %s records, "
-		        "move the VM to a dataset that had it before the disk arrived",
-		        dataset, c->set_at, (long long)t->first_id, b->disk, t->first_started, now);
+		na_say_warning(b->s, "the recordsize of %s was last changed at %s (zpool history), after "
+		               "result %lld ran on %s there (%s): the disk may still hold records of the "
+		               "old size, since a recordsize applies to blocks written after it is set; "
+		               "for results of %s records, move the VM to a dataset that had it before "
+		               "the disk arrived",
+		               dataset, c->set_at, (long long)t->first_id, b->disk, t->first_started, now);
 	return VS_OK;
 }
 
@@ -214,5 +216,5 @@ void na_bench_recordsize_trap(const na_bench *b)
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	na_result now = {.disk = b->disk, .datastore = b->ds->name, .started_at = started,
 	                 .zfs_recordsize = measured};
-	na_trap_walk(b->store, b->vm->name, &now, check_now, &c, &err);
+	na_trap_walk(b->s->store, b->vm->name, &now, check_now, &c, &err);
 }

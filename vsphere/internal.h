@@ -268,7 +268,8 @@ int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_obj
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
                  vs_object_fn fn, void *ud, vs_error *err);
 /* Retrieves properties (spec) of the objects that one object's property
- * `through` lists, e.g. a VM's recentTask, in one call. */
+ * `through` lists, e.g. a VM's recentTask, in one call (through NULL: of
+ * the object itself). */
 int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err);
 /* One property of one object as text (malloc'd; NULL when unset). */

@@ -244,10 +244,8 @@ int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_obj
 	return rc;
 }
 
-/* One retrieval from a single object: its own properties, or (through)
- * those of the objects its property `through` lists. */
-static int props_from(vs_client *c, const char *type, const char *moref, const char *through,
-                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
+int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
+                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
 {
 	walk_state w = {fn, ud, {0}};
 	vs_buf params = {0};
@@ -274,13 +272,7 @@ static int props_from(vs_client *c, const char *type, const char *moref, const c
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
                  vs_object_fn fn, void *ud, vs_error *err)
 {
-	return props_from(c, type, moref, NULL, &(vs_propspec){type, paths}, fn, ud, err);
-}
-
-int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
-                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
-{
-	return props_from(c, type, moref, through, spec, fn, ud, err);
+	return vs_props_related(c, type, moref, NULL, &(vs_propspec){type, paths}, fn, ud, err);
 }
 
 typedef struct one_text {

@@ -90,9 +90,9 @@ static int move(migration *m, vs_error *err)
 		                         na_host_by_moref(m->inv, m->vm->host),
 		                         m->target, m->vm->name};
 		vs_error rec = {0};
-		if (src.host && na_record_finding(m->s->store, m->a->db, &src, m->out->diag.extent_bug,
-		                                  m->out->diag.extent_case, m->out->diag.verdict, m->out->diag.evidence,
-		                                  m->out->diag.n_evidence, &rec) != VS_OK)
+		const na_diagnosis *d = &m->out->diag;
+		if (src.host && na_record_finding(m->s->store, m->a->db, &src, d->extent_bug, d->extent_case,
+		                                  d->verdict, d->evidence, d->n_evidence, &rec) != VS_OK)
 			warn_error(m, "the verdict was not recorded", &rec);
 	}
 	if (rc != VS_OK)
@@ -133,7 +133,7 @@ static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_
 		spec.read_only = read_only[i];
 		if (vs_nas_mount(m->c, hosts[i], &spec, &moref, &err) == VS_OK) {
 			na_say(m->s, "%s: mounted %s again (%s %s:%s)", hosts[i]->name, t->name, na_nfs_label(t->type),
-			    t->remote_host, t->remote_path);
+			       t->remote_host, t->remote_path);
 			unmounted[i] = false;
 		} else {
 			warn_error(m, NULL, &err);  /* it names the host */
@@ -143,18 +143,18 @@ static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_
 	for (size_t i = 0; i < n; i++) {
 		if (nfs3_left(nfs3, i))
 			na_say_warning(m->s, "%s has %s as NFS 3 now (it had %s)", hosts[i]->name, t->name,
-			        na_nfs_label(t->type));
+			               na_nfs_label(t->type));
 		else if (unmounted[i])
 			na_say_warning(m->s, "%s has no mount of %s now (it had %s)", hosts[i]->name, t->name,
-			        na_nfs_label(t->type));
+			               na_nfs_label(t->type));
 		lost += nfs3_left(nfs3, i) || unmounted[i];
 	}
 	if (lost)
-		na_say_warning(m->s, "%zu of %zu hosts are not as they were; the other hosts have %s as %s", lost, n,
-		        t->name, na_nfs_label(t->type));
+		na_say_warning(m->s, "%zu of %zu hosts are not as they were; the other hosts have %s as %s",
+		               lost, n, t->name, na_nfs_label(t->type));
 	else
 		na_say(m->s, "Put %s back as %s on %zu host%s.", t->name, na_nfs_label(t->type), n,
-		    n == 1 ? "" : "s");
+		       n == 1 ? "" : "s");
 	free(servers);
 	free(list);
 }
@@ -241,8 +241,8 @@ static int remount_nfs3(migration *m, vs_error *err)
 		vs_datastore_clear(&was);
 	} else if (rc == VS_OK) {
 		na_say(m->s, "Remounting %s (%.*s:%s) as NFS 3 on %zu host%s.", t->name,
-		    (int)strcspn(t->remote_host, ","), t->remote_host, t->remote_path ? t->remote_path : "?",
-		    n, n == 1 ? "" : "s");
+		       (int)strcspn(t->remote_host, ","), t->remote_host, t->remote_path ? t->remote_path : "?",
+		       n, n == 1 ? "" : "s");
 		rc = remount_hosts(m, &was, hosts, n, read_only, unmounted, err);
 		vs_datastore_clear(&was);
 	}
@@ -263,7 +263,8 @@ static int with_snapshot(migration *m, vs_error *err)
 	vs_error rm_err = {0};
 	if (vs_vm_snapshot_remove(m->c, snapshot, &rm_err) != VS_OK) {
 		warn_error(m, "removing the snapshot", &rm_err);
-		na_say_warning(m->s, "snapshot 'nfsagent-svmotion' of %s remains; remove it by hand", m->vm->name);
+		na_say_warning(m->s, "snapshot 'nfsagent-svmotion' of %s remains; remove it by hand",
+		               m->vm->name);
 	} else {
 		na_say(m->s, "Removed the snapshot 'nfsagent-svmotion' of %s.", m->vm->name);
 	}
@@ -329,7 +330,7 @@ static int migrate(migration *m, vs_error *err)
 	}
 	if (rc == VS_OK) {
 		na_say(m->s, "Moved %s to %s%s.", m->vm->name, m->target->name,
-		    m->out->workaround ? " after the workaround" : "");
+		       m->out->workaround ? " after the workaround" : "");
 		rc = na_op_verify(m->s, m->vm, NA_RECHECK_DEFAULT_S, &m->out->checks, err);
 	}
 	return rc;

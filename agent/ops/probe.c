@@ -246,8 +246,7 @@ int na_op_probe(na_session *s, const na_probe_args *a, na_probe_result *out, vs_
 	rc = r.folder ? create_and_check(s, a, &r, &out->checks, err)
 	              : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && na_stop_requested)
-		rc = vs_fail(err, VS_ERR_TASK, "interrupted after %zu canary disks; they are removed",
-		             r.n_disks);
+		rc = vs_fail(err, VS_ERR_TASK, "interrupted after %zu canary disks", r.n_disks);
 	if (rc == VS_OK)
 		judge(s, a, &r, out);
 	clean_up(s, &r);

@@ -61,4 +61,33 @@ assert_contains "$OUT" "DC0_C0_H1: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | length)"' <<< "$OUT")" "NFS41 2" "the admin's bench-v41 after the campaign"
+# Killed right after it journaled the admin's mount, before the switch to
+# NFS 3; the world then as the switch leaves it part-way (the admin's mount
+# gone from DC0_H0 only) or wholly (gone from both hosts). The resume takes
+# the record it made first, not the mounts left, and gives the admin's mount
+# back exactly (both hosts, DC0_C0_H1 read-only).
+: "${KILL_AFTER_COMMIT:?KILL_AFTER_COMMIT must name the kill_after_commit shim}"
+for cut in DC0_H0 all; do
+	lab_stop
+	lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always
+	run 0 "$NFSAGENT" mount --host DC0_H0 --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+	run 0 "$NFSAGENT" mount --host DC0_C0_H1 --read-only --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+	campaign "$c" "cut-$cut" nfs3
+	rc=0
+	KILL_AFTER_STEP_NAMED=put-back: LD_PRELOAD="$KILL_AFTER_COMMIT" \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+		"$NFSAGENT" run "$c" > "$WORK/out" 2>&1 || rc=$?
+	assert_eq "$rc" 137 "exit status of the run killed after journaling the admin's mount"
+	if [ "$cut" = all ]; then
+		run 0 "$NFSAGENT" unmount --all-hosts --name bench-v41
+	else
+		run 0 "$NFSAGENT" unmount --host "$cut" --name bench-v41
+	fi
+	run 0 "$NFSAGENT" run "$c" --resume
+	assert_contains "$OUT" "DC0_H0: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-write)"
+	assert_contains "$OUT" "DC0_C0_H1: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-only)"
+	run 0 "$NFSAGENT" ls datastores --json
+	assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | sort | join(","))"' <<< "$OUT")" \
+		"NFS41 DC0_C0_H1,DC0_H0" "the admin's bench-v41 after a kill, cut on $cut, and the resume"
+done
 echo "campaign_learn: ok"

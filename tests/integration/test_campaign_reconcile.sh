@@ -161,5 +161,6 @@ lab_start -export 10.0.0.5:/mnt/tank/vmware64k -guest-fio missing
 run 2 "$NFSAGENT" run "$c"  # as bench: the guest lacks what it needs
 assert_contains "$ERR" "nfsagent: preparing fiotest for benchmarks failed: fiotest has no fio: install it in the guest"
 assert_eq "$(calls RelocateVM_Task)" 0 "Storage vMotions of a campaign whose guest has no fio"
+assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' | wc -l)" 0 "nfsagent folders left in the guest by the fio check"
 assert_eq "$(bench_datastores)" 0 "campaign datastores after it"
 echo "campaign_reconcile: ok"

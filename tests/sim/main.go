@@ -87,8 +87,8 @@ func features() []feature {
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
 		esx,                   // hostendpoint.go, tickets.go: the ESXi hosts' endpoints, AcquireGenericServiceTicket, -guest-transfer-star, -host-thumbprint
 		guest,                 // guest.go, perf.go, nasio.go: guest operations over a guest root, datastore QueryPerf, the NAS's counters moved by fio
+		&toolsBoot{},          // toolsboot.go: -tools-boot-seconds (before slowTasks, which answers power calls itself)
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
-		&toolsBoot{},          // toolsboot.go: -tools-boot-seconds
 	}
 }
 

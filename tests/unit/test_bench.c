@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "bench.h"
+#include "ops/bench.h"
 
 /* A VM whose host is not in the inventory (the campaign found none for it)
  * is a clear error before any call: without a host nothing could be

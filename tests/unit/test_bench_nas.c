@@ -13,7 +13,7 @@
 
 #include "golden.h"
 
-#include "bench.h"
+#include "ops/bench.h"
 
 static void load(const char *name, nas_layout *l, nas_samples *s)
 {

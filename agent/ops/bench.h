@@ -1,18 +1,20 @@
 /* One benchmark in one guest: upload the job, run fio, wait, fetch, parse,
  * record with full provenance. */
-#ifndef NFSAGENT_BENCH_H
-#define NFSAGENT_BENCH_H
+#ifndef NFSAGENT_OPS_BENCH_H
+#define NFSAGENT_OPS_BENCH_H
 
 #include <signal.h>
 
-#include "agent.h"
 #include "nfsagent/nas.h"
 #include "fio.h"
+#include "ops/session.h"
 #include "profiles.h"
-#include "store.h"
 
 typedef struct na_bench {
-	vs_client *c;
+	/* The client, the store results go to, and where warnings go (a run
+	 * without host counters, fio's files left in the guest, the NAS side
+	 * lost): the bench op prints nothing itself. */
+	na_session *s;
 	const vs_vm *vm;
 	const vs_host *host;
 	const vs_datastore *ds;
@@ -22,7 +24,6 @@ typedef struct na_bench {
 	const na_label *labels;
 	size_t n_labels;
 	const char *campaign, *target;
-	na_store *store;
 	const char *step;           /* the campaign's journal step, recorded with the result */
 	volatile sig_atomic_t *stop;
 	int counter_ids[6];

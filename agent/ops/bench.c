@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench.h"
+#include "ops/bench.h"
 
 /* fio is given its job's own time (na_job_seconds: an hour for a job
  * without a runtime) and GRACE_S for laying out its files and writing its
@@ -53,13 +53,15 @@ int na_bench_begin(na_bench *b, vs_error *err)
 	else if (!b->host)  /* the host's counters and every result's provenance name it */
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host that vCenter lists", b->vm->name);
 	else
-		rc = vs_guest_check(b->c, b->vm->moref, err);
-	if (rc == VS_OK)
-		rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->staging, err);
+		rc = vs_guest_check(b->s->client, b->vm->moref, err);
+	bool made = rc == VS_OK &&
+	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
 	if (rc == VS_OK)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
-		rc = vs_perf_counter_ids(b->c, counter_names, 6, b->counter_ids, err);
+		rc = vs_perf_counter_ids(b->s->client, counter_names, 6, b->counter_ids, err);
+	if (rc != VS_OK && made)  /* the caller ends only a bench that began */
+		na_bench_end(b);
 	if (rc != VS_OK && !err->context[0])
 		vs_error_context(err, "preparing %s for benchmarks", b->vm->name);
 	return rc;
@@ -68,7 +70,7 @@ int na_bench_begin(na_bench *b, vs_error *err)
 void na_bench_end(na_bench *b)
 {
 	vs_error ignored = {0};
-	vs_guest_delete(b->c, b->vm->moref, &b->auth, b->staging, true, &ignored);
+	vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->staging, true, &ignored);
 }
 
 char *na_bench_job(const na_bench *b, const na_profile *p)
@@ -127,9 +129,10 @@ static char *host_counters(na_bench *b, time_t started)
 	size_t n = 0;
 	vs_error err = {0};
 	json_t *out = json_array();
-	bool asked = vs_perf_query(b->c, b->host->moref, b->counter_ids, 6, samples, &v, &n, &err) == VS_OK;
+	bool asked = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &v, &n,
+	                           &err) == VS_OK;
 	if (!asked)
-		na_warn("no host counters for this run: %s", err.message);
+		na_say_warning(b->s, "no host counters for this run: %s", err.message);
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < 6 && b->counter_ids[k] != v[i].counter)
@@ -141,9 +144,9 @@ static char *host_counters(na_bench *b, time_t started)
 	vs_perf_samples_free(&v, n);
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
 	if (asked && !json_array_size(out))
-		na_warn("no host counters for this run: %s gave no samples of datastore %s in the run's "
-		        "window (vCenter's statistics level or interval may not keep them)",
-		        b->host->name, b->ds->name);
+		na_say_warning(b->s, "no host counters for this run: %s gave no samples of datastore %s in "
+		               "the run's window (vCenter's statistics level or interval may not keep them)",
+		               b->host->name, b->ds->name);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	return s;
@@ -174,15 +177,16 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 	         "> stdout.txt 2> stderr.txt'",
 	         b->staging, b->staging, b->staging);
 	int64_t pid = -1;
-	int rc = job ? vs_guest_upload(b->c, b->vm->moref, &b->auth, job, job_text, strlen(job_text), err)
+	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
+	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
-		rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
 	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, timeout_s, b->stop, na_wait_tick,
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, timeout_s, b->stop, na_wait_tick,
 		                   &shown, proc, err);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
@@ -190,7 +194,8 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 	vs_guest_process gone;
 	vs_error ignored = {0};
 	if (rc == VS_ERR_TASK && pid >= 0)
-		vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, GONE_S, NULL, NULL, NULL, &gone, &ignored);
+		vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, GONE_S, NULL, NULL, NULL, &gone,
+		              &ignored);
 	free(job);
 	return rc;
 }
@@ -199,9 +204,9 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 static void remove_data(na_bench *b)
 {
 	vs_error err = {0};
-	if (vs_guest_delete(b->c, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
+	if (vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
 	    strcmp(err.fault, "FileNotFound") != 0)
-		na_warn("fio's files may remain in %s in the guest: %s", b->data, err.message);
+		na_say_warning(b->s, "fio's files may remain in %s in the guest: %s", b->data, err.message);
 }
 
 /* A file fio did not write leaves *data NULL: fio's failure, recorded as
@@ -211,7 +216,7 @@ static int fetch(na_bench *b, const char *name, size_t max, char **data, size_t 
 {
 	char *path = staged(b, name);
 	vs_error e = {0};
-	int rc = path ? vs_guest_download(b->c, b->vm->moref, &b->auth, path, max, data, len, &e)
+	int rc = path ? vs_guest_download(b->s->client, b->vm->moref, &b->auth, path, max, data, len, &e)
 	              : vs_fail(&e, VS_ERR_NOMEM, "out of memory");
 	free(path);
 	if (rc != VS_OK && strcmp(e.fault, "FileNotFound") == 0)
@@ -233,9 +238,11 @@ static int check_fio(na_bench *b, vs_error *err)
 	vs_guest_process proc;
 	char *report = NULL;
 	size_t len = 0;
-	int rc = vs_guest_start(b->c, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid,
+	                        err);
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->c, b->vm->moref, &b->auth, pid, CHECK_S, b->stop, NULL, NULL, &proc, err);
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, b->stop, NULL, NULL,
+		                   &proc, err);
 	if (rc == VS_OK)
 		rc = fetch(b, "fio-check.txt", MAX_STDERR, &report, &len, err);
 	if (rc == VS_OK)
@@ -327,12 +334,12 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 {
 	char finished_at[32];
 	iso_now(finished_at, sizeof(finished_at));
-	const vs_about *about = vs_client_about(b->c);
+	const vs_about *about = vs_client_about(b->s->client);
 	na_result r = {
 		.started_at = started_at, .finished_at = finished_at,
 		.status = out->ok ? "ok" : "failed", .error = out->error,
 		.campaign = b->campaign, .target = b->target, .repetition = repetition,
-		.vcenter = vs_client_host(b->c), .vcenter_version = about->version,
+		.vcenter = vs_client_host(b->s->client), .vcenter_version = about->version,
 		.vcenter_build = about->build,
 		.host = b->host->name, .esxi_version = b->host->version, .esxi_build = b->host->build,
 		.datastore = b->ds->name, .datastore_type = b->ds->type, .servers = b->ds->remote_host,
@@ -352,7 +359,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		nas_row(b, out, &nas, layout, sizeof(layout));
 		r.nas = &nas;
 	}
-	int rc = na_store_add_journaled(b->store, &r, b->step, err);
+	int rc = na_store_add_journaled(b->s->store, &r, b->step, err);
 	out->row = r.id;
 	if (out->nas)
 		free((char *)nas.timeline);
@@ -380,7 +387,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	snprintf(what, sizeof(what), "%s #%d: fio in %s", p->name, repetition, b->vm->name);
 	if (!b->fio_libaio && na_job_uses_libaio(job_text))
 		return na_fio_no_libaio(b->vm->name, err);
-	int rc = vs_guest_mkdir(b->c, b->vm->moref, &b->auth, b->data, err);
+	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	/* The NAS's window is fio's: started right before it, stopped right after. */
 	nas_sampler *sampler = rc == VS_OK ? sampling_start(b, job_text, out) : NULL;
 	if (rc == VS_OK)
@@ -495,7 +502,7 @@ void na_bench_nas_begin(na_bench *b)
 	if (rc != VS_OK) {
 		char why[600];
 		vs_error_format(&err, why, sizeof(why));
-		na_warn("the results are recorded without the NAS side: %s", why);
+		na_say_warning(b->s, "the results are recorded without the NAS side: %s", why);
 		return;
 	}
 	b->nas_ready = true;
@@ -503,8 +510,8 @@ void na_bench_nas_begin(na_bench *b)
 		char why[160];
 		if (na_bench_label_conflict(&b->nas_view.props, b->labels[i].key, b->labels[i].value, why,
 		                            sizeof(why)))
-			na_warn("--label %s=%s contradicts the NAS: %s %s (both are recorded)",
-			        b->labels[i].key, b->labels[i].value, why, b->nas_view.dataset.name);
+			na_say_warning(b->s, "--label %s=%s contradicts the NAS: %s %s (both are recorded)",
+			               b->labels[i].key, b->labels[i].value, why, b->nas_view.dataset.name);
 	}
 	na_bench_recordsize_trap(b);
 }
@@ -526,13 +533,16 @@ static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_o
 	vs_error err = {0};
 	out->nas = true;
 	out->nas_window = (nas_window){.arc_hit_ratio = -1};
-	/* iostat ends by itself a minute after the job should have. */
+	/* iostat lasts as long as fio may (its file's layout included: a seed's
+	 * 8 GiB file takes minutes to lay out before fio's window opens), ending
+	 * by itself a minute after fio's timeout; the stop ends it sooner. */
 	if (nas_sampler_start(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid,
-	                      nas_interval(job_s), (int)job_s + 60, &s, &err) != VS_OK) {
+	                      nas_interval(job_s), (int)na_bench_timeout(job_text) + 60, &s, &err) !=
+	    VS_OK) {
 		out->nas_window.incomplete = true;
 		vs_error_format(&err, out->nas_window.why, sizeof(out->nas_window.why));
 		if (!b->nas_lost_said)
-			na_warn("the NAS could not be sampled: %s", out->nas_window.why);
+			na_say_warning(b->s, "the NAS could not be sampled: %s", out->nas_window.why);
 		b->nas_lost_said = true;
 	}
 	return s;
@@ -549,9 +559,21 @@ static void nas_fio_window(na_bench_outcome *out)
 		ms = f->write.runtime_ms;
 	if (f->mixed_dir.runtime_ms > ms)
 		ms = f->mixed_dir.runtime_ms;
-	double to = (double)f->timestamp_ms / 1000;
-	if (f->timestamp_ms > 0 && ms > 0)
-		nas_window_select(&out->nas_window, to - (double)ms / 1000, to);
+	double to = (double)f->timestamp_ms / 1000, span = (double)ms / 1000;
+	nas_window *w = &out->nas_window;
+	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
+	/* Too little of fio's window measured, or the window not placed: the
+	 * totals are not fio's, and the stored row must not pass for them. */
+	if (w->incomplete || (placed && w->seconds >= span / 4))
+		return;
+	w->incomplete = true;
+	if (placed && w->seconds > 0)
+		snprintf(w->why, sizeof(w->why), "zpool iostat measured %.1f s of fio's %.1f s window",
+		         w->seconds, span);
+	else
+		snprintf(w->why, sizeof(w->why), "%s",
+		         placed || w->timeline.n ? "no zpool iostat interval in fio's window"
+		                                 : "no zpool iostat interval in the run");
 }
 
 double na_bench_share_under(const na_fio_dir *d, double floor_us)
