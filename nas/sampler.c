@@ -93,7 +93,6 @@ bool nas_window_select(nas_window *w, double from, double to)
 	if (!share)
 		return false;
 	double seconds = 0;
-	size_t edges = 0;
 	bool stamped = true;
 	for (size_t i = 0; i < s->n && stamped; i++) {
 		stamped = s->v[i].at > 0;
@@ -101,7 +100,6 @@ bool nas_window_select(nas_window *w, double from, double to)
 		double inside = (end < to ? end : to) - (start > from ? start : from);
 		share[i] = inside <= 0 ? 0 : inside >= len ? 1 : inside / len;
 		seconds += share[i] * len;
-		edges += share[i] > 0 && share[i] < 1;
 	}
 	/* The seconds of the window no interval covers (the one in flight when
 	 * the run ended is not waited for) are taken at the covered ones' rate,
@@ -115,7 +113,6 @@ bool nas_window_select(nas_window *w, double from, double to)
 		w->fio_window = true;
 		w->seconds = seconds;
 		w->span = to - from;
-		w->edges = edges;
 	}
 	free(share);
 	return stamped;

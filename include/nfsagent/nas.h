@@ -286,7 +286,6 @@ typedef struct nas_window {
 	double span;                /* fio's window (s), when fio_window: the totals are scaled
 	                               up to it when seconds fall short (the interval in flight
 	                               when the run ended is not waited for) */
-	size_t edges;               /* intervals across the window's edges, counted in part */
 	bool counters;              /* the kstats were read before and after */
 	uint64_t dataset_writes, dataset_written, dataset_reads, dataset_read;  /* the objset's */
 	uint64_t arc_hits, arc_misses;  /* demand data */

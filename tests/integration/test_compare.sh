@@ -263,6 +263,12 @@ add_run few a NFS 300 ds-few "$rw" 5000
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-few,esxi_build=100 --candidate datastore=ds-few,esxi_build=300
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "too few runs to tell"
 
+# A candidate run at 0 (a stall) is a regression, whatever the others did.
+for v in 10000 10400 9600; do add_run stall a NFS 100 ds-stall "$rw" "$v"; done
+for v in 10100 0 9900; do add_run stall a NFS 300 ds-stall "$rw" "$v"; done
+run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-stall,esxi_build=100 --candidate datastore=ds-stall,esxi_build=300
+assert_contains "$(grep 'write IOPS' <<< "$OUT")" "REGRESSION: a candidate run measured 0"
+
 # Nothing to compare, bad limits.
 run 2 "$NFSAGENT" regress --db "$db" --baseline esxi_build=999
 assert_eq "$ERR" "nfsagent: nothing to compare: the baseline (esxi_build=999) has no ok results: no result has esxi_build=999 (recorded: 1, 100, 200, 300)"

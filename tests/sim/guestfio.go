@@ -88,6 +88,10 @@ func guestFioRun(fio string, args []string) int {
 		fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
 		return 127
 	}
+	// fio opens --output (truncating it) before its jobs run.
+	if f, err := os.Create(output); err == nil {
+		f.Close()
+	}
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(fio, append([]string{"--status-interval=" + fioReportEvery}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
@@ -102,11 +106,27 @@ func guestFioRun(fio string, args []string) int {
 		return 127
 	}
 	if data, err := os.ReadFile(output + progressSuffix); err == nil {
-		if err := os.WriteFile(output, lastReport(data), 0o644); err != nil {
+		if err := writeOver(output, lastReport(data)); err != nil {
 			fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
 		}
 	}
 	return code
+}
+
+// writeOver writes data at the start of path without truncating it, as fio
+// writes its report through the --output stream it opened (and truncated)
+// at the start: a job whose own file has that name leaves it as large as
+// the job made it.
+func writeOver(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // lastReport: the text before the first '{', then the last complete JSON
