@@ -249,8 +249,12 @@ static int move_all(na_session *s, migrate_cmd *a, batch *b, bool json)
 	na_interrupts_catch(&saved);
 	for (; b->tried < b->n && !b->stopped; b->tried++) {
 		const vs_vm *vm = b->vms[b->tried];
-		if (!json)
-			printf("%s[%zu/%zu] %s\n", b->tried ? "\n" : "", b->tried + 1, b->n, vm->name);
+		if (!json) {
+			char *shown = na_escaped(vm->name);  /* a name cannot drive the terminal */
+			printf("%s[%zu/%zu] %s\n", b->tried ? "\n" : "", b->tried + 1, b->n,
+			       shown ? shown : vm->name);
+			free(shown);
+		}
 		/* Copies: the op reads the VM's entry again, and its strings go. */
 		char *name = strdup(vm->name), *moref = strdup(vm->moref);
 		a->one.vm = name;

@@ -46,7 +46,7 @@ static int on_option(int opt, const char *arg, void *ud)
 /* The verdict, then each canary's check. */
 void na_probe_print(const na_probe_result *r)
 {
-	printf("%s\n", r->verdict);
+	na_print_line(NULL, r->verdict);  /* it names hosts and the datastore: escaped */
 	na_checks_print(&r->checks, stdout);
 }
 

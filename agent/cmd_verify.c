@@ -34,7 +34,9 @@ int na_parse_recheck(const char *cmd, const char *arg)
 void na_verify_print(const char *vm, const na_checks *checks)
 {
 	na_tally t = na_checks_tally(checks);
-	printf("%s: %zu extent%s checked: ", vm, checks->n, checks->n == 1 ? "" : "s");
+	char *shown = na_escaped(vm);  /* a name cannot drive the terminal */
+	printf("%s: %zu extent%s checked: ", shown ? shown : vm, checks->n, checks->n == 1 ? "" : "s");
+	free(shown);
 	if (t.short_)
 		printf("%zu SMALLER than their descriptors say\n", t.short_);
 	else if (t.problems)

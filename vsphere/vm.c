@@ -13,6 +13,9 @@ int vs_vm_read(const char *moref, const xmlNode *object, vs_vm *v)
 {
 	v->moref = strdup(moref);
 	v->name = vs_read_name(object);
+	/* A VM whose name this session may not read goes by its moref. */
+	if (!v->name && !vs_prop(object, "name") && v->moref)
+		v->name = strdup(moref);
 	v->power_state = vs_prop_text(object, "runtime.powerState");
 	v->host = vs_prop_text(object, "runtime.host");
 	v->tools_status = vs_prop_text(object, "guest.toolsRunningStatus");
