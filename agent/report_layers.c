@@ -92,9 +92,18 @@ static void layer_cell(const na_report_page *r, size_t p, size_t g, int m, const
 	fputs("</td>", r->out);
 }
 
-/* Group g's layers against the first group's, Holm within the layers shown. */
-static void layer_effects(const na_report_page *r, size_t p, size_t g, const bool *shown,
-                          na_effect *eff)
+/* Whether one of the n values is above 0: a layer the pair's runs moved. */
+static bool moved(const double *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		if (v[i] > 0)
+			return true;
+	return false;
+}
+
+/* Group g's layers against the first group's, Holm within the layers the
+ * pair measured and moved: the family compare builds for the same pair. */
+static void layer_effects(const na_report_page *r, size_t p, size_t g, na_effect *eff)
 {
 	size_t first = na_report_first_group(r, p), n = 0;
 	na_effect *family[NA_L_COUNT];
@@ -102,7 +111,7 @@ static void layer_effects(const na_report_page *r, size_t p, size_t g, const boo
 		size_t na, nb;
 		double *a = layer_values(r, p, first, m, &na), *b = layer_values(r, p, g, m, &nb);
 		eff[m] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, true);
-		if (shown[m] && na && nb)
+		if (a && b && na && nb && (moved(a, na) || moved(b, nb)))
 			family[n++] = &eff[m];
 		free(a);
 		free(b);
@@ -124,7 +133,7 @@ void na_report_layers(const na_report_page *r, size_t p)
 		return;
 	na_effect (*eff)[NA_L_COUNT] = calloc(r->n_groups + 1, sizeof(*eff));
 	for (size_t g = 0; eff && g < r->n_groups; g++)
-		layer_effects(r, p, g, shown, eff[g]);
+		layer_effects(r, p, g, eff[g]);
 	fputs("<table class=\"cmp layers\">\n", r->out);
 	na_report_group_header(r, p, "ESXi and the pool (median, min–max · runs)");
 	for (int m = 0; eff && m < NA_L_COUNT; m++) {
