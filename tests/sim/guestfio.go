@@ -96,15 +96,15 @@ func guestFioRun(fio string, args []string) int {
 	cmd := exec.Command(fio, append([]string{"--status-interval=" + fioReportEvery}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Run()
-	code := 0
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		code = 128 + int(ws.Signal())
-	} else if cmd.ProcessState != nil {
-		code = cmd.ProcessState.ExitCode()
-	} else if err != nil {
+	if cmd.ProcessState == nil {
 		fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
 		return 127
 	}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		// A fio killed outright writes no report (its output stays empty).
+		return 128 + int(ws.Signal())
+	}
+	code := cmd.ProcessState.ExitCode()
 	if data, err := os.ReadFile(output + progressSuffix); err == nil {
 		if err := writeOver(output, lastReport(data)); err != nil {
 			fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
