@@ -953,8 +953,14 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 		g.procs[vm.Value] = make(map[int64]*guestProc)
 	}
 	g.procs[vm.Value][p.pid] = p
+	// The NAS's counters take fio's last report before the process shows as
+	// ended: a client that reads them after the end sees the whole run.
+	flush := g.nas.watch(cmdLine, dss, p.done)
 	go func() {
 		err := cmd.Wait()
+		if flush != nil {
+			flush()
+		}
 		code := int32(0)
 		if cmd.ProcessState != nil {
 			if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
@@ -971,7 +977,6 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 		g.mu.Unlock()
 		close(p.done)
 	}()
-	g.nas.watch(cmdLine, dss, p.done)
 	return p.pid, nil
 }
 

@@ -19,6 +19,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
@@ -103,6 +104,7 @@ type fioReportIO struct {
 
 // nasFeed is one guest fio moving the counters of one dataset.
 type nasFeed struct {
+	mu       sync.Mutex
 	n        *nasModel
 	dataset  string
 	job      fioJob
@@ -113,9 +115,11 @@ type nasFeed struct {
 
 // watch starts a feed for a program whose (rewritten) command line runs a
 // fio job file with --output, on a VM with a datastore behind a dataset.
-func (n *nasModel) watch(cmdLine string, dss []types.ManagedObjectReference, done <-chan struct{}) {
+// It returns what takes the program's last reports (nil without a feed):
+// the caller runs it once the program exited, before it shows as ended.
+func (n *nasModel) watch(cmdLine string, dss []types.ManagedObjectReference, done <-chan struct{}) func() {
 	if n == nil || n.filename == "" {
-		return
+		return nil
 	}
 	var jobFile, output string
 	for _, w := range strings.Fields(cmdLine) {
@@ -128,15 +132,16 @@ func (n *nasModel) watch(cmdLine string, dss []types.ManagedObjectReference, don
 		}
 	}
 	if jobFile == "" || output == "" {
-		return
+		return nil
 	}
 	job, ok := parseFioJob(jobFile)
 	dataset := n.datasetOf(dss)
 	if !ok || dataset == "" {
-		return
+		return nil
 	}
 	f := &nasFeed{n: n, dataset: dataset, job: job, progress: output + progressSuffix}
 	go f.run(done)
+	return f.read
 }
 
 // datasetOf: the dataset whose mountpoint is the export of the VM's first
@@ -166,15 +171,14 @@ func (n *nasModel) datasetOf(dss []types.ManagedObjectReference) string {
 	return ""
 }
 
-// run reads the reports until the program ended, and once more then: the
-// wrapper wrote its last before it exited.
+// run reads the reports until the program ended (the last ones are taken
+// by the flush watch returned, before the end shows).
 func (f *nasFeed) run(done <-chan struct{}) {
 	t := time.NewTicker(nasTick)
 	defer t.Stop()
 	for {
 		select {
 		case <-done:
-			f.read()
 			return
 		case <-t.C:
 			f.read()
@@ -182,8 +186,11 @@ func (f *nasFeed) run(done <-chan struct{}) {
 	}
 }
 
-// read takes the complete reports after f.off.
+// read takes the complete reports after f.off (the ticker's and the flush's
+// reads one at a time).
 func (f *nasFeed) read() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	fh, err := os.Open(f.progress)
 	if err != nil {
 		return
