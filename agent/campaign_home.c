@@ -114,12 +114,14 @@ static int restore_power(na_run *r)
 	if (power && !strcmp(power, "poweredOn") && vm->power_state && strcmp(vm->power_state, power)) {
 		printf("Powering %s on: it ran at the start.\n", r->c->vm);
 		fflush(stdout);
+		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? na_run_reload(r)
+		                                                                   : na_report(&err);
+		/* The sweep of killed benchmarks' folders needs the guest; Tools that
+		 * do not come up leave those folders counted, not the cleanup stopped. */
 		na_session s = na_run_session(r);
-		/* the guest is needed next (the sweep of killed benchmarks' folders) */
-		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK &&
-		             na_wait_for_tools(&s, r->vm_moref, r->c->vm, &err) == VS_OK
-		         ? na_run_reload(r)
-		         : na_report(&err);
+		vs_error tools = {0};
+		if (rc == NA_EXIT_OK && na_wait_for_tools(&s, r->vm_moref, r->c->vm, &tools) != VS_OK)
+			na_warn("%s", tools.message);
 	}
 	const char *now = rc == NA_EXIT_OK ? na_host_name(&r->inv, na_run_vm(r)->host) : NULL;
 	if (host && now && strcmp(host, now) != 0)

@@ -162,8 +162,8 @@ int na_run_mount_target(na_run *r, na_target *t)
 	if (!t->servers || na_run_alternating(r, t))
 		return NA_EXIT_OK;
 	/* Journaled, and there: done.  Journaled but gone (a failed run's
-	 * cleanup unmounted it): mounted again, the campaign's to unmount, if
-	 * the target has work left. */
+	 * cleanup unmounted it): mounted again if the target has work left, the
+	 * campaign's to unmount unless it was the admin's (below). */
 	bool journaled = na_run_done(r, step, &detail);
 	free(detail);
 	bool there = na_run_datastore(r, t->datastore) != NULL;
@@ -243,8 +243,6 @@ int na_run_put_back_mark(na_run *r, const na_target *t, const vs_datastore *d)
 	return rc;
 }
 
-/* Mounts the admin's mount `was` (put_back_mark's JSON) again: the same
- * hosts, each read-only or not as it was, the same servers and security. */
 /* Every host of the admin's mount is gone from vCenter: nothing to put it
  * back on, a failure (the end state is not as it started). */
 static int fail_none(const na_target *t)
@@ -253,6 +251,8 @@ static int fail_none(const na_target *t)
 	return NA_EXIT_FAIL;
 }
 
+/* Mounts the admin's mount `was` (put_back_mark's JSON) again: the same
+ * hosts, each read-only or not as it was, the same servers and security. */
 static int mount_as_was(na_run *r, na_target *t, const json_t *was)
 {
 	const json_t *hosts = json_object_get(was, "hosts");

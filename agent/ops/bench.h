@@ -13,7 +13,8 @@
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
 	 * without host counters, fio's files left in the guest, the NAS side
-	 * lost): the bench op prints nothing itself. */
+	 * lost); the only other output is fio's waiting line on stderr
+	 * (na_wait_tick), which a JSON caller does not see on stdout. */
 	na_session *s;
 	const vs_vm *vm;
 	const vs_host *host;
