@@ -137,8 +137,10 @@ before=$(sqlite3 "$db" "SELECT max(id) FROM results")
 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}" \
 	> "$WORK/lost.out" 2> "$WORK/lost.err" &
 bench_pid=$!
+# This bench's own fio (its folder names its pid): the fio of the bench
+# killed above may still run in the guest.
 for i in $(seq 1 200); do
-	pgrep -f -- '-guest-fio-run .*job.fio' > /dev/null && break
+	pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null && break
 	sleep 0.05
 done
 kill "${OTHER_PIDS[-1]}"
