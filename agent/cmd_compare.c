@@ -102,7 +102,8 @@ static int take(char ***list, size_t *n, char **more, size_t n_more)
 {
 	char **all = realloc(*list, (*n + n_more + 1) * sizeof(char *));
 	if (all) {
-		memcpy(all + *n, more, n_more * sizeof(char *));
+		if (n_more)  /* more is NULL when there is none */
+			memcpy(all + *n, more, n_more * sizeof(char *));
 		*list = all;
 		*n += n_more;
 	}
