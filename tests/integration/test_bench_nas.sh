@@ -132,7 +132,8 @@ nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 131072
 
 # ---- The NAS side commits with its result: a kill right after the
 # result's transaction finds both recorded ----
-LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=1 "$NFSAGENT" bench --vm fiotest \
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=1 "$NFSAGENT" bench --vm fiotest \
 	--profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}" > /dev/null 2>&1 && echo "not killed" >&2
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.result_id = r.id
 	WHERE r.id = (SELECT max(id) FROM results)")" 1 "the killed run's result has its NAS side"
