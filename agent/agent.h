@@ -22,6 +22,23 @@ enum {
 	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
 	NA_EXIT_UNCHECKED = 8, /* a check could not read what it needs: neither clean nor a finding */
 };
+/* What a command's checks found; main.c turns it into the exit code. */
+typedef enum na_verdict {
+	NA_VERDICT_CLEAN,     /* nothing found (exit 0) */
+	NA_VERDICT_FINDING,   /* the problem a check looks for (exit 3, also beside an error) */
+	NA_VERDICT_UNCHECKED, /* a check could not read what it needs (exit 8) */
+	NA_VERDICT_PROBLEM,   /* a check met problems its output lists (exit 1) */
+} na_verdict;
+/* How a command ended.  A command returns VS_OK or err's status; main.c
+ * prints err's one line (its reasons under it, then "Try 'nfsagent CMD
+ * --help'." when usage is set) and picks the exit code. */
+typedef struct na_outcome {
+	na_verdict verdict;
+	vs_error err;
+	bool usage;  /* err is the command line's */
+} na_outcome;
+/* The exit code of a verdict alone. */
+int na_verdict_exit(na_verdict v);
 /* Seconds before a short extent is read again (a transient race heals). */
 enum { NA_RECHECK_DEFAULT_S = 5 };
 

@@ -374,7 +374,7 @@ static int probe_target(na_run *r, na_target *t)
 	rc = na_op_probe(&s, &a, &res, &err);
 	if (rc == VS_OK)
 		na_probe_print(&res);
-	rc = rc == VS_OK ? na_probe_exit(&res) : na_report(&err);
+	rc = rc == VS_OK ? na_verdict_exit(na_probe_verdict(&res)) : na_report(&err);
 	na_probe_result_free(&res);
 	r->t_probe += na_run_clock() - t0;
 	/* The bug showing is a finding (recorded by the probe), not a failure. */

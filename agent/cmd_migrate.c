@@ -107,7 +107,8 @@ int na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t 
 	vs_error err = {0};
 	na_migrate_result r;
 	int rc = na_op_migrate(s, a, &r, &err);
-	int code = na_migrate_exit(&r, rc, &err);
+	na_verdict v = na_migrate_verdict(&r, rc);
+	int code = rc == VS_OK || v == NA_VERDICT_FINDING ? na_verdict_exit(v) : na_exit_code(&err);
 	if (rc == VS_OK && s->output)
 		na_verify_print(r.now ? r.now->name : a->vm, &r.checks);
 	/* A diagnosed failure has said why already. */

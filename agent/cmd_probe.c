@@ -76,7 +76,7 @@ static int run(vs_client *c, void *args, bool json)
 		print_json(&r);
 	else if (rc == VS_OK)
 		na_probe_print(&r);
-	int code = rc == VS_OK ? na_probe_exit(&r) : na_report(&err);
+	int code = rc == VS_OK ? na_verdict_exit(na_probe_verdict(&r)) : na_report(&err);
 	na_probe_result_free(&r);
 	na_inventory_free(&inv);
 	return code;

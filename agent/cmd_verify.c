@@ -75,7 +75,7 @@ static int run(vs_client *c, void *args, bool json)
 	vs_vm *vm = rc == VS_OK ? na_find_vm(&inv, a->vm, &err) : NULL;
 	if (rc == VS_OK)
 		rc = vm ? na_op_verify(&s, vm, a->recheck_s, &checks, &err) : VS_ERR_NOT_FOUND;
-	int code = rc == VS_OK ? na_verify_exit(&checks) : na_report(&err);
+	int code = rc == VS_OK ? na_verdict_exit(na_verify_verdict(&checks)) : na_report(&err);
 	if (rc == VS_OK && json)
 		na_json_print(json_pack("{s:s, s:b, s:b, s:o}", "vm", vm->name, "mismatch",
 		                        code == NA_EXIT_FINDING, "checked", code != NA_EXIT_UNCHECKED,

@@ -111,6 +111,16 @@ int na_report(const vs_error *err)
 	return na_exit_code(err);
 }
 
+int na_verdict_exit(na_verdict v)
+{
+	switch (v) {
+	case NA_VERDICT_FINDING: return NA_EXIT_FINDING;
+	case NA_VERDICT_UNCHECKED: return NA_EXIT_UNCHECKED;
+	case NA_VERDICT_PROBLEM: return NA_EXIT_FAIL;
+	default: return NA_EXIT_OK;
+	}
+}
+
 int na_exit_code(const vs_error *err)
 {
 	switch (err->status) {

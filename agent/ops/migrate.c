@@ -355,11 +355,11 @@ int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *ou
 	return rc;
 }
 
-int na_migrate_exit(const na_migrate_result *r, int rc, const vs_error *err)
+na_verdict na_migrate_verdict(const na_migrate_result *r, int rc)
 {
-	return rc == VS_OK          ? na_verify_exit(&r->checks)
-	       : r->diag.extent_bug ? NA_EXIT_FINDING
-	                            : na_exit_code(err);
+	return rc == VS_OK          ? na_verify_verdict(&r->checks)
+	       : r->diag.extent_bug ? NA_VERDICT_FINDING
+	                            : NA_VERDICT_CLEAN;
 }
 
 void na_migrate_result_free(na_migrate_result *r)

@@ -26,9 +26,9 @@ typedef struct na_migrate_result {
  * s->store, else a->db).  Progress lines and warnings go to the session;
  * out says what happened, whatever rc is. */
 int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *out, vs_error *err);
-/* 0 moved and verified, 3 the extent-size bug (stopped it, or an extent
- * short after the move), else the exit code of the error. */
-int na_migrate_exit(const na_migrate_result *r, int rc, const vs_error *err);
+/* Clean when moved and verified; a finding when the extent-size bug
+ * stopped it (whatever rc is) or an extent is short after the move. */
+na_verdict na_migrate_verdict(const na_migrate_result *r, int rc);
 void na_migrate_result_free(na_migrate_result *r);
 /* cmd_migrate.c: the op with its lines on stdout, then the verification,
  * an error and where the VM is; the exit code.  record (may be NULL) gets

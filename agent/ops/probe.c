@@ -254,12 +254,12 @@ int na_op_probe(na_session *s, const na_probe_args *a, na_probe_result *out, vs_
 	return rc;
 }
 
-int na_probe_exit(const na_probe_result *r)
+na_verdict na_probe_verdict(const na_probe_result *r)
 {
-	return r->tally.short_ + r->tally.transient ? NA_EXIT_FINDING
-	       : r->tally.problems                  ? NA_EXIT_FAIL
-	       : r->tally.unknown                   ? NA_EXIT_UNCHECKED
-	                                            : NA_EXIT_OK;
+	return r->tally.short_ + r->tally.transient ? NA_VERDICT_FINDING
+	       : r->tally.problems                  ? NA_VERDICT_PROBLEM
+	       : r->tally.unknown                   ? NA_VERDICT_UNCHECKED
+	                                            : NA_VERDICT_CLEAN;
 }
 
 void na_probe_result_free(na_probe_result *r)

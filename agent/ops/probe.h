@@ -30,8 +30,9 @@ typedef struct na_probe_result {
  * records the verdict (in s->store, else a->db) and removes them again on
  * every path, Ctrl-C included (err then says how far it got). */
 int na_op_probe(na_session *s, const na_probe_args *a, na_probe_result *out, vs_error *err);
-/* 0 clean, 3 the mismatch showed, 1 a check failed, 8 nothing could be read. */
-int na_probe_exit(const na_probe_result *r);
+/* A finding when the mismatch showed, a problem when a check failed,
+ * unchecked when nothing could be read. */
+na_verdict na_probe_verdict(const na_probe_result *r);
 void na_probe_result_free(na_probe_result *r);
 /* cmd_probe.c: the verdict and each canary's check, as text (run shows it too). */
 void na_probe_print(const na_probe_result *r);

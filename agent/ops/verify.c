@@ -39,11 +39,11 @@ int na_op_verify(na_session *s, const vs_vm *vm, int recheck_s, na_checks *check
 	return rc;
 }
 
-int na_verify_exit(const na_checks *checks)
+na_verdict na_verify_verdict(const na_checks *checks)
 {
 	na_tally t = na_checks_tally(checks);
-	return t.short_     ? NA_EXIT_FINDING
-	       : t.problems ? NA_EXIT_FAIL
-	       : t.unknown  ? NA_EXIT_UNCHECKED
-	                    : NA_EXIT_OK;
+	return t.short_     ? NA_VERDICT_FINDING
+	       : t.problems ? NA_VERDICT_PROBLEM
+	       : t.unknown  ? NA_VERDICT_UNCHECKED
+	                    : NA_VERDICT_CLEAN;
 }

@@ -8,8 +8,9 @@
 /* Checks through the host vm runs on now (a move may have changed it); a
  * short extent is read again after recheck_s and through the other hosts. */
 int na_op_verify(na_session *s, const vs_vm *vm, int recheck_s, na_checks *checks, vs_error *err);
-/* 0 all hold, 3 one is short, 1 a descriptor could not be read, 8 unchecked. */
-int na_verify_exit(const na_checks *checks);
+/* Clean when all hold, a finding when one is short, a problem when a
+ * descriptor could not be read, unchecked when nothing could be. */
+na_verdict na_verify_verdict(const na_checks *checks);
 /* cmd_verify.c: the verdict line and each extent's check, as text. */
 void na_verify_print(const char *vm, const na_checks *checks);
 
