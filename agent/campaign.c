@@ -393,6 +393,16 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
 		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
 			return NA_EXIT_OK;
+	/* migrate's nfs3 policy remounts an admin's NFS 4.1 datastore as NFS 3
+	 * on its hosts when the move meets the bug: journaled first, so that
+	 * cleanup puts the admin's mount back as it was. */
+	vs_datastore *target = na_run_datastore(r, ds);
+	if (ti < NA_MAX_TARGETS && !strcmp(policy, "nfs3") && target && target->type &&
+	    !strcmp(target->type, "NFS41") && !na_run_mounted_by_campaign(r, &r->c->targets[ti])) {
+		int marked = na_run_put_back_mark(r, &r->c->targets[ti], target);
+		if (marked != NA_EXIT_OK)
+			return marked;
+	}
 	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
 	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
 	                     .campaign = r->id,

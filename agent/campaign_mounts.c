@@ -215,9 +215,10 @@ bool na_run_mounted_by_campaign(na_run *r, const na_target *t)
 	return ours;
 }
 
-/* "put-back:T" holds the admin's mount of t's export that a learned switch
- * to NFS 3 unmounts, as JSON: its type, servers, security and each host
- * with its access mode, so that cleanup mounts exactly that again. */
+/* "put-back:T" holds the admin's mount of t's export that a switch to NFS 3
+ * replaces (a learned one, or migrate's nfs3 policy on a move), as JSON:
+ * its type, servers, path, security and each host with its access mode, so
+ * that cleanup mounts exactly that again. */
 int na_run_put_back_mark(na_run *r, const na_target *t, const vs_datastore *d)
 {
 	char step[160];
@@ -233,8 +234,9 @@ int na_run_put_back_mark(na_run *r, const na_target *t, const vs_datastore *d)
 			json_array_append_new(hosts, json_pack("{s:s, s:b}", "host", host, "read_only",
 			                                       mode && !strcmp(mode, "readOnly")));
 	}
-	json_t *was = json_pack("{s:s, s:s?, s:s?, s:o}", "type", d->type, "servers", d->remote_host,
-	                        "security", d->security, "hosts", hosts);
+	json_t *was = json_pack("{s:s, s:s?, s:s?, s:s?, s:o}", "type", d->type, "servers",
+	                        d->remote_host, "path", d->remote_path, "security", d->security,
+	                        "hosts", hosts);
 	char *detail = was ? json_dumps(was, JSON_COMPACT) : NULL;
 	json_decref(was);
 	int rc = detail ? na_run_mark(r, step, detail)
@@ -261,10 +263,11 @@ static int mount_as_was(na_run *r, na_target *t, const json_t *was)
 	bool *read_only = calloc(n + 1, sizeof(*read_only));
 	const char *servers = json_string_value(json_object_get(was, "servers"));
 	const char *type = json_string_value(json_object_get(was, "type"));
-	na_mount_args a = {.server_list = strdup(servers ? servers : t->servers),
+	const char *path = json_string_value(json_object_get(was, "path"));
+	na_mount_args a = {.server_list = servers || t->servers ? strdup(servers ? servers : t->servers) : NULL,
 	                   .nfs = type && !strcmp(type, "NFS41") ? "4.1" : "3", .read_only = read_only};
 	a.spec.name = t->datastore;
-	a.spec.path = t->path;
+	a.spec.path = path ? path : t->path;  /* a target may name the datastore alone */
 	a.spec.security = json_string_value(json_object_get(was, "security"));
 	vs_error err = {0};
 	for (size_t i = 0; on && read_only && i < n; i++) {

@@ -90,4 +90,29 @@ for cut in DC0_H0 all; do
 	assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | sort | join(","))"' <<< "$OUT")" \
 		"NFS41 DC0_C0_H1,DC0_H0" "the admin's bench-v41 after a kill, cut on $cut, and the resume"
 done
+# Without a probe the move itself meets the bug, and migrate's nfs3 policy
+# remounts the admin's datastore as NFS 3 on its own hosts: that mount is
+# journaled before the move, so cleanup puts the admin's NFS 4.1 back exactly
+# (both hosts, DC0_C0_H1 read-only), for a target that names the export and
+# for one that names only the datastore.
+for form in export name; do
+	lab_stop
+	lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always
+	run 0 "$NFSAGENT" mount --host DC0_H0 --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+	run 0 "$NFSAGENT" mount --host DC0_C0_H1 --read-only --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+	{
+		tiny_campaign "moved-$form" repeat=1
+		if [ "$form" = export ]; then
+			nfs_target v41 bench-v41 /mnt/tank/vmware64k 4.1 on_extent_bug=nfs3 probe=no
+		else
+			printf '\n[target v41]\ndatastore = bench-v41\non_extent_bug = nfs3\nprobe = no\n'
+		fi
+	} > "$c"
+	run 0 "$NFSAGENT" run "$c"
+	assert_contains "$OUT" "Target v41: mounting bench-v41 as NFS 4.1 again, as it was before the campaign." "$form"
+	assert_contains "$OUT" "DC0_C0_H1: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-only)" "$form"
+	run 0 "$NFSAGENT" ls datastores --json
+	assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | sort | join(","))"' <<< "$OUT")" \
+		"NFS41 DC0_C0_H1,DC0_H0" "the admin's bench-v41 after a move that remounted it as NFS 3 ($form)"
+done
 echo "campaign_learn: ok"
