@@ -31,20 +31,36 @@ static void iso_now(char *buf, size_t size, bool compact)
 	strftime(buf, size, compact ? "%Y%m%dT%H%M%S" : "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* One error line; returns code (NA_EXIT_USAGE for what the campaign file or
- * the command line asks, NA_EXIT_FAIL for the state things are in). */
-static int fail_code(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail_code(int code, const char *fmt, ...)
+/* ---- errors ------------------------------------------------------------------ */
+
+void na_run_warn(const vs_error *err)
 {
-	char line[1024];
+	char line[1600];
+	vs_error_format(err, line, sizeof(line));
+	na_warn("%s", line);
+}
+
+int na_run_fail(na_run *r, const vs_error *err)
+{
+	vs_status status = err->status != VS_OK ? err->status : VS_ERR_TASK;
+	if (r->err.status == VS_OK) {
+		r->err = *err;
+		r->err.status = status;
+	} else {
+		na_run_warn(err);  /* a cleanup after the failure failed too: the first error stays */
+	}
+	return status;
+}
+
+int na_run_failf(na_run *r, vs_status status, const char *fmt, ...)
+{
+	vs_error err = {.status = status};
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(line, sizeof(line), fmt, ap);
+	vsnprintf(err.message, sizeof(err.message), fmt, ap);
 	va_end(ap);
-	na_error("%s", line);
-	return code;
+	return na_run_fail(r, &err);
 }
-#define fail_line(...) fail_code(NA_EXIT_USAGE, __VA_ARGS__)
 
 /* ---- journal ---------------------------------------------------------------- */
 
@@ -59,7 +75,7 @@ bool na_run_done(na_run *r, const char *step, char **detail)
 	if (na_store_step_is_done(r->store, r->id, step, &yes, detail, &err) == VS_OK)
 		return yes;
 	if (!r->journal_failed)
-		r->journal_failed = na_report(&err);
+		r->journal_failed = na_run_fail(r, &err);
 	na_stop_requested = 1;
 	return true;
 }
@@ -71,8 +87,8 @@ int na_run_mark(na_run *r, const char *step, const char *detail)
 	if (r->journal_failed)
 		return r->journal_failed;
 	iso_now(at, sizeof(at), false);
-	return na_store_step_done(r->store, r->id, step, detail, at, &err) == VS_OK ? NA_EXIT_OK
-	                                                                           : na_report(&err);
+	return na_store_step_done(r->store, r->id, step, detail, at, &err) == VS_OK ? VS_OK
+	                                                                           : na_run_fail(r, &err);
 }
 
 static void set_state(na_run *r, const char *state)
@@ -81,7 +97,7 @@ static void set_state(na_run *r, const char *state)
 	vs_error err = {0};
 	iso_now(at, sizeof(at), false);
 	if (na_store_run_state(r->store, r->id, state, at, &err) != VS_OK)
-		na_report(&err);
+		na_run_warn(&err);  /* the results and steps are kept: only the state's label is not */
 }
 
 /* ---- preflight ------------------------------------------------------------------ */
@@ -107,10 +123,10 @@ int na_run_reload(na_run *r)
 		rc = na_inventory_load(r->cl, true, &r->inv, &err);
 	}
 	if (rc != VS_OK)
-		return na_report(&err);
+		return na_run_fail(r, &err);
 	if (r->vm_moref && !na_run_vm(r))
-		return fail_code(NA_EXIT_FAIL, "the VM %s disappeared", r->c->vm);
-	return NA_EXIT_OK;
+		return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->c->vm);
+	return VS_OK;
 }
 
 bool na_run_alternating(const na_run *r, const na_target *t)
@@ -157,21 +173,21 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 	vs_error err = {0};
 	na_host_choice choice;
 	if (!na_run_target_hosts(r, t, &choice, &err))
-		return na_report(&err);
+		return na_run_fail(r, &err);
 	vs_datastore *d = NULL;
 	for (size_t i = 0; i < r->inv.n_datastores; i++)
 		if (!strcmp(r->inv.datastores[i].name, t->datastore))
 			d = &r->inv.datastores[i];
 	if (!d && !t->servers)
-		return fail_line("target %s: no datastore is named '%s' and the target names no export to mount",
+		return na_run_failf(r, VS_ERR_USAGE, "target %s: no datastore is named '%s' and the target names no export to mount",
 		                 t->name, t->datastore);
 	if (d && t->servers && na_run_alternating(r, t) && !r->o->resume)
-		return fail_line("target %s alternates NFS versions on %s:%s: datastore '%s' must not be "
+		return na_run_failf(r, VS_ERR_USAGE, "target %s alternates NFS versions on %s:%s: datastore '%s' must not be "
 		                 "mounted before the campaign", t->name, t->servers, t->path, t->datastore);
 	if (d && t->servers) {
 		const char *servers[] = {t->servers, NULL};
 		if (!na_same_export(d, servers, t->path))
-			return fail_line("target %s: datastore '%s' exists for another export", t->name, t->datastore);
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: datastore '%s' exists for another export", t->name, t->datastore);
 	}
 	/* The export mounted already under the other NFS version: the run would
 	 * measure that one, or fail to mount.  (A resumed run may have switched
@@ -180,14 +196,14 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 		const vs_datastore *e = &r->inv.datastores[i];
 		const char *servers[] = {t->servers, NULL};
 		if (na_same_export(e, servers, t->path) && e->type && strcmp(e->type, ds_type(r, t)) != 0)
-			return fail_line("target %s: %s:%s is mounted as %s already (datastore '%s'); the target asks "
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s:%s is mounted as %s already (datastore '%s'); the target asks "
 			                 "for NFS %s: unmount it first, or set nfs = %s",
 			                 t->name, t->servers, t->path, na_nfs_label(e->type), e->name, t->nfs,
 			                 strcmp(e->type, "NFS41") == 0 ? "4.1" : "3");
 	}
 	if (choice.host && strcmp(na_host_name(&r->inv, vm->host), choice.host) != 0)
-		return fail_line("target %s: %s runs on another host", t->name, vm->name);
-	return NA_EXIT_OK;
+		return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on another host", t->name, vm->name);
+	return VS_OK;
 }
 
 static void print_plan(na_run *r, const vs_vm *vm)
@@ -225,15 +241,15 @@ static int find_vm(na_run *r)
 	vs_error err = {0};
 	int rc = na_run_reload(r);
 	vs_vm *vm = NULL;
-	if (rc == NA_EXIT_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
-		return na_report(&err);
-	if (rc != NA_EXIT_OK)
+	if (rc == VS_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
+		return na_run_fail(r, &err);
+	if (rc != VS_OK)
 		return rc;
 	r->vm_moref = strdup(vm->moref);
 	char *path = NULL;
 	rc = vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) == VS_OK
-	             ? NA_EXIT_OK
-	             : na_report(&err);
+	             ? VS_OK
+	             : na_run_fail(r, &err);
 	free(path);
 	return rc;
 }
@@ -248,8 +264,8 @@ na_session na_run_session(na_run *r)
 static int preflight(na_run *r)
 {
 	vs_error err = {0};
-	int rc = r->o->resume ? na_run_wait_for_move(r) : NA_EXIT_OK;
-	if (rc != NA_EXIT_OK)
+	int rc = r->o->resume ? na_run_wait_for_move(r) : VS_OK;
+	if (rc != VS_OK)
 		return rc;
 	vs_vm *vm = na_run_vm(r);
 	/* A run that stopped during a cold move left the VM off: a resume
@@ -262,7 +278,7 @@ static int preflight(na_run *r)
 		fflush(stdout);
 		if (vs_vm_power_on(r->cl, vm->moref, NULL, NULL, &err) != VS_OK) {
 			free(power);
-			return na_report(&err);
+			return na_run_fail(r, &err);
 		}
 		powered = true;
 	}
@@ -270,8 +286,8 @@ static int preflight(na_run *r)
 	na_session s = na_run_session(r);
 	if (powered ? na_wait_for_tools(&s, vm->moref, r->c->vm, &err) != VS_OK
 	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
-		return na_report(&err);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
+		return na_run_fail(r, &err);
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
 		rc = check_target(r, &r->c->targets[i], vm);
 	return rc;
 }
@@ -315,7 +331,7 @@ static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 {
 	size_t ti = index_of(r, t);
 	if (!t->servers || strcmp(t->nfs, "4.1") != 0 || strcmp(policy_of(t), "nfs3") != 0 || r->nfs3[ti])
-		return NA_EXIT_OK;
+		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);
 	printf("Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = nfs3, so its rounds "
@@ -335,11 +351,11 @@ static int remove_probe_folders(na_run *r, const na_target *t)
 	vs_error err = {0};
 	size_t removed = 0;
 	vs_datastore *d = na_run_datastore(r, t->datastore);
-	int rc = NA_EXIT_OK;
+	int rc = VS_OK;
 	long n = 0;
 	if (na_run_done(r, step, &pid) && pid && d && na_parse_long(pid, 1, LONG_MAX, &n) &&
 	    na_probe_folders_remove(r->cl, d, n, &removed, &err) != VS_OK)
-		rc = na_report(&err);
+		rc = na_run_fail(r, &err);
 	free(pid);
 	return rc;
 }
@@ -350,7 +366,7 @@ static int sweep_probe(na_run *r, const na_target *t)
 	snprintf(step, sizeof(step), "probe-pid:%s", t->name);
 	snprintf(now, sizeof(now), "%ld", (long)getpid());
 	int rc = remove_probe_folders(r, t);
-	return rc == NA_EXIT_OK ? na_run_mark(r, step, now) : rc;
+	return rc == VS_OK ? na_run_mark(r, step, now) : rc;
 }
 
 static int probe_target(na_run *r, na_target *t)
@@ -358,9 +374,9 @@ static int probe_target(na_run *r, na_target *t)
 	char step[160];
 	snprintf(step, sizeof(step), "probe:%s", t->name);
 	if (!t->probe || na_run_done(r, step, NULL) || !na_run_datastore(r, t->datastore))
-		return NA_EXIT_OK;
+		return VS_OK;
 	int rc = sweep_probe(r, t);
-	if (rc != NA_EXIT_OK)
+	if (rc != VS_OK)
 		return rc;
 	vs_vm *vm = na_run_vm(r);
 	na_probe_args a = {.host = na_host_name(&r->inv, vm->host), .datastore = t->datastore,
@@ -374,15 +390,29 @@ static int probe_target(na_run *r, na_target *t)
 	rc = na_op_probe(&s, &a, &res, &err);
 	if (rc == VS_OK)
 		na_probe_print(&res);
-	rc = rc == VS_OK ? na_verdict_exit(na_probe_verdict(&res)) : na_report(&err);
+	na_verdict v = rc == VS_OK ? na_probe_verdict(&res) : NA_VERDICT_CLEAN;
 	na_probe_result_free(&res);
 	r->t_probe += na_run_clock() - t0;
+	if (rc != VS_OK)
+		return na_run_fail(r, &err);
+	/* A probe that could not tell is no ground to move the VM there. */
+	if (v == NA_VERDICT_PROBLEM || v == NA_VERDICT_UNCHECKED)
+		return na_run_failf(r, VS_ERR_TASK, "target %s: the probe could not %s (above)", t->name,
+		                    v == NA_VERDICT_PROBLEM ? "check every canary disk"
+		                                            : "read the canary disks' extents");
 	/* The bug showing is a finding (recorded by the probe), not a failure. */
-	if (rc == NA_EXIT_FINDING)
-		rc = learn_nfs3(r, t, "in its probe") == NA_EXIT_OK ? NA_EXIT_FINDING : NA_EXIT_FAIL;
-	if (rc == NA_EXIT_OK || rc == NA_EXIT_FINDING)
-		rc = na_run_mark(r, step, rc == NA_EXIT_OK ? "clean" : "extent-size mismatch");
-	return rc;
+	if (v == NA_VERDICT_FINDING)
+		rc = learn_nfs3(r, t, "in its probe");
+	return rc == VS_OK ? na_run_mark(r, step, v == NA_VERDICT_CLEAN ? "clean" : "extent-size mismatch")
+	                   : rc;
+}
+
+/* TEMP until the command layer's branch is merged. */
+static int migrate_shown(na_session *s, const na_migrate_args *a, na_verdict *v, vs_error *err)
+{
+	int code = na_migrate_shown(s, a, false, NULL);
+	*v = code == NA_EXIT_FINDING ? NA_VERDICT_FINDING : code == NA_EXIT_UNCHECKED ? NA_VERDICT_UNCHECKED : NA_VERDICT_CLEAN;
+	return code == 0 || code == NA_EXIT_FINDING || code == NA_EXIT_UNCHECKED ? (code == NA_EXIT_FINDING ? VS_ERR_TASK : VS_OK) : vs_fail(err, VS_ERR_TASK, "%s", "");
 }
 
 /* Moves the VM to ds; the extent-size bug marks the target broken. */
@@ -392,7 +422,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	for (size_t i = 0; i < r->inv.n_datastores; i++)
 		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
 		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
-			return NA_EXIT_OK;
+			return VS_OK;
 	/* migrate's nfs3 policy remounts an admin's NFS 4.1 datastore as NFS 3
 	 * on its hosts when the move meets the bug: journaled first, so that
 	 * cleanup puts the admin's mount back as it was. */
@@ -400,7 +430,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	if (ti < NA_MAX_TARGETS && !strcmp(policy, "nfs3") && target && target->type &&
 	    !strcmp(target->type, "NFS41") && !na_run_mounted_by_campaign(r, &r->c->targets[ti])) {
 		int marked = na_run_put_back_mark(r, &r->c->targets[ti], target);
-		if (marked != NA_EXIT_OK)
+		if (marked != VS_OK)
 			return marked;
 	}
 	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
@@ -411,24 +441,31 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_progress bar;
 	na_session s = na_run_session(r);
 	s.progress = &bar;
-	int rc = na_migrate_shown(&s, &a, false, NULL);
+	na_verdict v = NA_VERDICT_CLEAN;
+	vs_error err = {0};
+	int rc = migrate_shown(&s, &a, &v, &err);
 	r->t_move += na_run_clock() - t0;
-	if (rc == NA_EXIT_FINDING && ti < NA_MAX_TARGETS) {
+	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160];
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
 		r->broken[ti] = true;
-		na_error("target %s: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped",
-		         r->c->targets[ti].name);
+		na_warn("target %s: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped",
+		        r->c->targets[ti].name);
 		rc = na_run_mark(r, step, "extent-size mismatch");
+	} else if (rc != VS_OK) {
+		rc = na_run_fail(r, &err);
+	} else if (v != NA_VERDICT_CLEAN) {
+		rc = na_run_failf(r, VS_ERR_TASK, "the disks of %s on %s did not verify (above)", r->c->vm,
+		                  ds);
 	}
 	int reloaded = na_run_reload(r);
-	if (rc == NA_EXIT_OK && reloaded == NA_EXIT_OK && ti < NA_MAX_TARGETS) {
+	if (rc == VS_OK && reloaded == VS_OK && ti < NA_MAX_TARGETS) {
 		/* migrate's nfs3 policy remounted the target: the bug showed. */
 		vs_datastore *d = na_run_datastore(r, ds);
 		if (d && d->type && !strcmp(d->type, "NFS") && !strcmp(policy, "nfs3"))
 			rc = learn_nfs3(r, &r->c->targets[ti], "on the move");
 	}
-	return rc != NA_EXIT_OK ? rc : reloaded;
+	return rc != VS_OK ? rc : reloaded;
 }
 
 /* An alternating target's turn: park the VM at home if it sits on the
@@ -436,8 +473,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 static int take_turn(na_run *r, na_target *t)
 {
 	const char *servers[] = {t->servers, NULL};
-	int rc = NA_EXIT_OK;
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->inv.n_datastores; i++) {
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < r->inv.n_datastores; i++) {
 		vs_datastore *d = &r->inv.datastores[i];
 		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, ds_type(r, t)))
 			continue;
@@ -447,23 +484,23 @@ static int take_turn(na_run *r, na_target *t)
 		if (!na_run_alternating(r, t) && !na_run_mounted_by_campaign(r, t))
 			rc = na_run_put_back_mark(r, t, d);
 		char *name = strdup(d->name);
-		if (rc == NA_EXIT_OK && na_vm_uses(na_run_vm(r), d->moref))
+		if (rc == VS_OK && na_vm_uses(na_run_vm(r), d->moref))
 			rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
-		vs_datastore *again = rc == NA_EXIT_OK && name ? na_run_datastore(r, name) : NULL;
+		vs_datastore *again = rc == VS_OK && name ? na_run_datastore(r, name) : NULL;
 		if (again)
 			rc = na_run_unmount_all(r, again);
 		free(name);
 		i = (size_t)-1;  /* the inventory was reloaded: look again */
 	}
-	vs_datastore *d = rc == NA_EXIT_OK ? na_run_datastore(r, t->datastore) : NULL;
+	vs_datastore *d = rc == VS_OK ? na_run_datastore(r, t->datastore) : NULL;
 	size_t mounted = 0;
-	if (rc == NA_EXIT_OK && !d)
+	if (rc == VS_OK && !d)
 		rc = na_run_mount_export(r, t, na_run_nfs_of(r, t), &mounted);
 	bool asked = !r->nfs3[index_of(r, t)];
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = probe_target(r, t);
 	/* The probe found the bug just now: NFS 3 takes this turn already. */
-	return rc == NA_EXIT_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
+	return rc == VS_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
 }
 
 
@@ -473,7 +510,7 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	result_step(step, sizeof(step), t, rep, profile);
 	if (na_run_done(r, step, &detail)) {
 		free(detail);
-		return NA_EXIT_OK;
+		return VS_OK;
 	}
 	const na_profile *p = na_profile_find(profile);
 	char *job = na_bench_job(b, p);
@@ -486,7 +523,8 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	int rc = job ? na_bench_run(b, p, job, (int)rep, &o, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
 	b->step = NULL;
 	r->t_bench += na_run_clock() - t0;
-	int code = rc == VS_OK ? NA_EXIT_OK : na_stop_requested ? NA_EXIT_FAIL : na_report(&err);
+	/* Stopped by Ctrl-C: the stop is what is said (execute), not fio's end. */
+	int code = rc == VS_OK ? VS_OK : na_stop_requested ? rc : na_run_fail(r, &err);
 	if (rc == VS_OK) {
 		printf("  %s #%ld on %s: %s (result %lld)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED",
 		       (long long)o.row);
@@ -532,7 +570,7 @@ static int sweep_benches(na_run *r, bool self)
 		ok &= na_list_add(&left, me);
 	free(pids);
 	int rc = ok ? na_run_mark(r, "bench-pids", left ? left : "")
-	            : na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	            : na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	free(left);
 	return rc;
 }
@@ -584,8 +622,8 @@ static int bench_round(na_run *r, na_target *t, long rep)
 		b.nas = &nas;
 	na_bench_nas_begin(&b);
 	r->t_bench += na_run_clock() - t0;
-	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
-	for (size_t p = 0; code == NA_EXIT_OK && p < r->c->n_profiles && !na_stop_requested; p++)
+	int code = rc == VS_OK ? VS_OK : na_run_fail(r, &err);
+	for (size_t p = 0; code == VS_OK && p < r->c->n_profiles && !na_stop_requested; p++)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
 	if (rc == VS_OK)
 		na_bench_end(&b);
@@ -604,9 +642,9 @@ static int check_guest(na_run *r)
 	na_session s = na_run_session(r);
 	na_bench b = bench_in_guest(r, &s);
 	if (na_bench_begin(&b, &err) != VS_OK)
-		return na_report(&err);
+		return na_run_fail(r, &err);
 	na_bench_end(&b);
-	return NA_EXIT_OK;
+	return VS_OK;
 }
 
 static int rounds(na_run *r)
@@ -614,11 +652,11 @@ static int rounds(na_run *r)
 	bool left = false;
 	for (size_t ti = 0; ti < r->c->n_targets; ti++)
 		left |= na_run_has_work(r, &r->c->targets[ti]);
-	int rc = left ? sweep_benches(r, true) : NA_EXIT_OK;
-	if (rc == NA_EXIT_OK && left)
+	int rc = left ? sweep_benches(r, true) : VS_OK;
+	if (rc == VS_OK && left)
 		rc = check_guest(r);
-	for (long rep = 1; rc == NA_EXIT_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
-		for (size_t ti = 0; rc == NA_EXIT_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
+	for (long rep = 1; rc == VS_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
+		for (size_t ti = 0; rc == VS_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
 			if (r->broken[ti] || !round_left(r, t, rep))
 				continue;  /* a resumed run does not move the VM for nothing */
@@ -628,11 +666,9 @@ static int rounds(na_run *r)
 			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
 			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
-			if (rc == NA_EXIT_OK)
+			if (rc == VS_OK)
 				rc = na_run_move(r, ti, t->datastore, policy_of(t));
-			if (rc == NA_EXIT_FINDING)
-				rc = NA_EXIT_OK;  /* recorded; the campaign goes on with the other targets */
-			if (rc == NA_EXIT_OK && !r->broken[ti] && !na_stop_requested)
+			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
 				rc = bench_round(r, t, rep);
 		}
 	return rc;
@@ -668,53 +704,65 @@ static void find_leftovers(na_run *r)
 	free(ds);
 	free(folder);
 	if (rc != VS_OK)
-		na_report(&err);
+		na_run_warn(&err);
 }
 
 static int clean_up(na_run *r)
 {
 	if (!r->c->cleanup && !r->o->abort)
-		return NA_EXIT_OK;
+		return VS_OK;
 	printf("Cleaning up:\n");
 	/* Home first: a kill during a cold move left the VM off, and the sweep
 	 * needs its guest (go_home powers it on if it ran at the start). */
 	int rc = na_run_go_home(r);
-	if (rc == NA_EXIT_OK)
-		rc = sweep_benches(r, false);
-	if (rc == NA_EXIT_OK)
+	/* Swept also when the VM could not go home: what can be removed goes
+	 * (a folder that cannot keeps its pid for the next cleanup). */
+	int swept = sweep_benches(r, false);
+	if (rc == VS_OK)
+		rc = swept;
+	if (rc == VS_OK)
 		rc = na_run_mark(r, "home", r->home);
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		find_leftovers(r);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++) {
 		na_target *t = &r->c->targets[i];
 		char unstep[160];
 		snprintf(unstep, sizeof(unstep), "unmount:%s", t->name);
 		if (!na_run_mounted_by_campaign(r, t)) {
 			/* It was there before the campaign: it stays, as it was. */
 			rc = na_run_put_back(r, t);
-			if (rc == NA_EXIT_OK)
+			if (rc == VS_OK)
 				rc = na_run_remove_added(r, t);
 			continue;
 		}
 		vs_datastore *d = na_run_datastore(r, t->datastore);
-		rc = d ? na_run_unmount_all(r, d) : NA_EXIT_OK;
-		if (rc == NA_EXIT_OK)
+		rc = d ? na_run_unmount_all(r, d) : VS_OK;
+		if (rc == VS_OK)
 			rc = na_run_mark(r, unstep, "unmounted");
 	}
 	/* Where everything is now, read again: the promise is checked, not assumed. */
-	return rc == NA_EXIT_OK ? na_run_check_home(r) : rc;
+	return rc == VS_OK ? na_run_check_home(r) : rc;
 }
 
 static void print_time(const na_run *r)
 {
 	double total = na_run_clock() - r->t_start;
-	double other = total - r->t_move - r->t_bench - r->t_probe;
+	double other = total - r->t_move - r->t_bench - r->t_probe - r->t_mount;
 	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s, probes %.1f s, "
-	       "nfsagent and everything else %.1f s (%.1f%%)\n",
-	       total, r->t_move, r->t_bench, r->t_probe, other, total > 0 ? 100 * other / total : 0);
+	       "mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
+	       total, r->t_move, r->t_bench, r->t_probe, r->t_mount, other,
+	       total > 0 ? 100 * other / total : 0);
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
+
+/* A run a live process holds is the state things are in, not bad input. */
+static int held(na_run *r, vs_error *err)
+{
+	if (err->status == VS_ERR_USAGE)
+		err->status = VS_ERR_TASK;
+	return na_run_fail(r, err);
+}
 
 static int claim(na_run *r)
 {
@@ -723,24 +771,24 @@ static int claim(na_run *r)
 	iso_now(at, sizeof(at), false);
 	char *prev = NULL;
 	if (na_store_run_unfinished(r->store, r->c->name, &prev, &err) != VS_OK)
-		return na_report(&err);
+		return na_run_fail(r, &err);
 	bool resume = r->o->resume || r->o->abort;
-	int rc = NA_EXIT_OK;
+	int rc = VS_OK;
 	if (prev && !resume && na_store_run_claim(r->store, prev, r->c->name, r->c->file, at, true,
-	                                                 &err) != VS_OK)
-		rc = na_report(&err);  /* it is running right now */
+	                                          &err) != VS_OK)
+		rc = held(r, &err);  /* it is running right now */
 	else if (prev && !resume)
-		rc = fail_code(NA_EXIT_FAIL,
-		               "campaign %s has an unfinished run (%s): continue it with --resume or undo "
-		               "it with --abort", r->c->name, prev);
+		rc = na_run_failf(r, VS_ERR_TASK,
+		                  "campaign %s has an unfinished run (%s): continue it with --resume or "
+		                  "undo it with --abort", r->c->name, prev);
 	else if (!prev && resume)
-		rc = fail_code(NA_EXIT_FAIL, "campaign %s has no unfinished run to %s", r->c->name,
-		               r->o->abort ? "abort" : "resume");
-	if (rc == NA_EXIT_OK && prev)
+		rc = na_run_failf(r, VS_ERR_TASK, "campaign %s has no unfinished run to %s", r->c->name,
+		                  r->o->abort ? "abort" : "resume");
+	if (rc == VS_OK && prev)
 		snprintf(r->id, sizeof(r->id), "%s", prev);
-	if (rc == NA_EXIT_OK && na_store_run_claim(r->store, r->id, r->c->name, r->c->file, at,
-	                                           resume, &err) != VS_OK)
-		rc = na_report(&err);
+	if (rc == VS_OK &&
+	    na_store_run_claim(r->store, r->id, r->c->name, r->c->file, at, resume, &err) != VS_OK)
+		rc = held(r, &err);
 	free(prev);
 	return rc;
 }
@@ -758,12 +806,12 @@ static void recall(na_run *r)
 }
 
 /* A target the bug stopped is the campaign's finding: exit 3, as migrate. */
-static int verdict(const na_run *r, int rc)
+static na_verdict verdict(const na_run *r)
 {
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
+	for (size_t i = 0; i < r->c->n_targets; i++)
 		if (r->broken[i])
-			rc = NA_EXIT_FINDING;
-	return rc;
+			return NA_VERDICT_FINDING;
+	return NA_VERDICT_CLEAN;
 }
 
 /* run --abort: no more work; the probes' folders, the VM and each disk,
@@ -772,11 +820,11 @@ static int abort_run(na_run *r)
 {
 	printf("Aborting run %s: nothing more runs; everything goes back.\n", r->id);
 	int rc = na_run_remember_start(r);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++)
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
 		rc = remove_probe_folders(r, &r->c->targets[i]);
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = clean_up(r);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets; i++) {
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++) {
 		const na_target *t = &r->c->targets[i];
 		bool there = na_run_datastore(r, t->datastore) != NULL;
 		if (named_before(r, i) || !na_run_mounted_by_campaign(r, t))
@@ -784,14 +832,15 @@ static int abort_run(na_run *r)
 		printf("  %s: %s\n", t->datastore,
 		       there ? "still mounted" : "not mounted (the campaign mounted it)");
 		if (there)
-			rc = fail_code(NA_EXIT_FAIL, "%s, which the campaign mounted, is still mounted",
-			               t->datastore);
+			rc = na_run_failf(r, VS_ERR_TASK, "%s, which the campaign mounted, is still mounted",
+			                  t->datastore);
 	}
-	if (rc == NA_EXIT_OK && r->guest_leftovers)
-		rc = fail_code(NA_EXIT_FAIL, "not everything is back: what %zu killed benchmark%s left in %s "
-		               "remains (set the guest password and abort again)", r->guest_leftovers,
-		               r->guest_leftovers == 1 ? "" : "s", r->c->vm);
-	if (rc == NA_EXIT_OK) {
+	if (rc == VS_OK && r->guest_leftovers)
+		rc = na_run_failf(r, VS_ERR_TASK,
+		                  "not everything is back: what %zu killed benchmark%s left in %s remains "
+		                  "(set the guest password and abort again)",
+		                  r->guest_leftovers, r->guest_leftovers == 1 ? "" : "s", r->c->vm);
+	if (rc == VS_OK) {
 		set_state(r, "aborted");
 		printf("Run %s aborted: everything is back where it started.\n", r->id);
 	}
@@ -804,71 +853,96 @@ static int execute(na_run *r)
 		return abort_run(r);
 	int rc = na_run_remember_start(r);
 	recall(r);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = na_run_mount_target(r, &r->c->targets[i]);
-	for (size_t i = 0; rc == NA_EXIT_OK && i < r->c->n_targets && !na_stop_requested; i++)
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = probe_target(r, &r->c->targets[i]);
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = rounds(r);
 	if (na_stop_requested) {
 		set_state(r, "stopped");
-		na_error("stopped: every finished step is kept; continue with nfsagent run %s --resume",
-		         r->c->file);
-		return NA_EXIT_FAIL;
+		return na_run_failf(r, VS_ERR_TASK, "stopped: every finished step is kept; continue with "
+		                    "nfsagent run %s --resume", r->c->file);
 	}
 	int cleaned = clean_up(r);
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = cleaned;
-	set_state(r, rc == NA_EXIT_OK ? "done" : "stopped");
-	return verdict(r, rc);
+	set_state(r, rc == VS_OK ? "done" : "stopped");
+	return rc;
 }
 
-static char *guest_password(const na_campaign *c)
+/* TEMP until the command layer's branch is merged: its signatures. */
+static char *read_secret(const char *path, vs_error *err)
 {
-	if (c->guest_password_file)
-		return na_read_secret(c->guest_password_file);
-	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
-	return env ? strdup(env) : NULL;
+	char *s = na_read_secret(path);
+	if (!s)
+		vs_fail(err, VS_ERR_USAGE, "%s", "");
+	return s;
+}
+static int conn_open(na_conn *conn, vs_client **cl, vs_error *err)
+{
+	return na_conn_open(conn, cl) == 0 ? VS_OK : vs_fail(err, VS_ERR_CONNECT, "%s", "");
 }
 
-int na_campaign_run(na_campaign *c, const na_run_options *o)
+/* The guest password: a file's, else the environment's (NULL: none). */
+static int guest_password(const na_campaign *c, char **password, vs_error *err)
+{
+	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
+	*password = c->guest_password_file ? read_secret(c->guest_password_file, err)
+	            : env                  ? strdup(env)
+	                                   : NULL;
+	return *password || !c->guest_password_file ? VS_OK : err->status;
+}
+
+int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict_out, vs_error *err)
 {
 	na_run r = {.c = c, .o = o, .t_start = na_run_clock()};
 	char stamp[32];
 	iso_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
+	*verdict_out = NA_VERDICT_CLEAN;
 	/* An abort runs nothing in the guest; a password lets it remove what
 	 * killed benchmarks left there. */
-	if (!(r.password = guest_password(c)) && !o->abort)
-		return fail_line("no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
-	vs_error err = {0};
-	int rc = na_store_open(o->db, &r.store, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-	if (rc == NA_EXIT_OK && (o->resume || o->abort)) {
+	if (guest_password(c, &r.password, err) != VS_OK)
+		return err->status;
+	if (!r.password && !o->abort)
+		return vs_fail(err, VS_ERR_USAGE,
+		               "no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
+	vs_error e = {0};
+	int rc = na_store_open(o->db, &r.store, &e) == VS_OK ? VS_OK : na_run_fail(&r, &e);
+	if (rc == VS_OK && (o->resume || o->abort)) {
 		char *prev = NULL;
-		if (na_store_run_unfinished(r.store, c->name, &prev, &err) != VS_OK)
-			rc = na_report(&err);
+		if (na_store_run_unfinished(r.store, c->name, &prev, &e) != VS_OK)
+			rc = na_run_fail(&r, &e);
 		if (prev)
 			snprintf(r.id, sizeof(r.id), "%s", prev);
 		free(prev);
 	}
-	if (rc == NA_EXIT_OK)
-		rc = na_conn_open(o->conn, &r.cl);
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK && conn_open(o->conn, &r.cl, &e) != VS_OK)
+		rc = na_run_fail(&r, &e);
+	if (rc == VS_OK)
 		rc = find_vm(&r);
-	if (rc == NA_EXIT_OK && !o->abort)
+	/* A resume's preflight changes things (it waits for a relocation and
+	 * powers the VM on): the run is this process's first, so that two
+	 * resumes never both act.  A fresh run's preflight only reads. */
+	if (rc == VS_OK && o->resume)
+		rc = claim(&r);
+	if (rc == VS_OK && !o->abort)
 		rc = preflight(&r);
-	if (rc == NA_EXIT_OK && !o->abort)
+	if (rc == VS_OK && !o->abort)
 		print_plan(&r, na_run_vm(&r));
-	if (rc == NA_EXIT_OK && !o->dry_run && (rc = claim(&r)) == NA_EXIT_OK) {
+	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = claim(&r)) == VS_OK)) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
 		rc = execute(&r);
 		na_interrupts_release(&saved);
-		if (!o->abort)
-			na_campaign_print_summary(r.store, c, r.id);
+		if (!o->abort && na_campaign_print_summary(r.store, c, r.id, &e) != VS_OK && rc == VS_OK)
+			rc = na_run_fail(&r, &e);
 		na_leftovers_print(&r.leftovers);
 		if (!o->abort)
 			print_time(&r);
+		/* A failure is what a run that failed says, also beside a broken target. */
+		*verdict_out = rc == VS_OK ? verdict(&r) : NA_VERDICT_CLEAN;
 	}
 	vs_disconnect(&r.cl);
 	na_inventory_free(&r.inv);
@@ -877,5 +951,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 	free(r.home);
 	free(r.password);
 	na_leftovers_free(&r.leftovers);
+	if (rc != VS_OK)
+		*err = r.err.status != VS_OK ? r.err : (vs_error){.status = rc, .message = "the campaign failed"};
 	return rc;
 }

@@ -78,11 +78,14 @@ typedef struct na_run_options {
 	na_conn *conn;       /* connection flags from the command line */
 } na_run_options;
 
-/* Runs (or with dry_run only plans) a campaign; returns an exit code. */
-int na_campaign_run(na_campaign *c, const na_run_options *o);
+/* Runs (or with dry_run only plans) a campaign: VS_OK, with *verdict a
+ * finding when the extent-size bug stopped a target, or the run's first
+ * error in err (what failed after it was said as a warning). */
+int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict, vs_error *err);
 
 /* Per target: results ok/failed, the protocol they really ran over, and
  * whether the extent-size bug stopped a move there (from the findings). */
-void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id);
+int na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id,
+                              vs_error *err);
 
 #endif

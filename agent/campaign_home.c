@@ -37,25 +37,25 @@ int na_run_remember_start(na_run *r)
 		}
 		free(r->home);
 		r->home = home;
-		return NA_EXIT_OK;
+		return VS_OK;
 	}
 	vs_vm *vm = na_run_vm(r);
 	vs_vm_layout *l = NULL;
 	vs_error err = {0};
 	if (vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
-		return na_report(&err);
+		return na_run_fail(r, &err);
 	int rc = na_run_mark(r, "start-host", na_host_name(&r->inv, vm->host));
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = na_run_mark(r, "start-power", vm->power_state ? vm->power_state : "unknown");
-	for (size_t i = 0; rc == NA_EXIT_OK && i < l->n_disks; i++) {
+	for (size_t i = 0; rc == VS_OK && i < l->n_disks; i++) {
 		char step[64], *ds = ds_of(l->disks[i].file);
 		disk_step(step, sizeof(step), &l->disks[i]);
 		rc = ds ? na_run_mark(r, step, ds)
-		        : na_report(&(vs_error){.status = VS_ERR_PROTOCOL, .message = "a disk's path names no datastore"});
+		        : na_run_fail(r, &(vs_error){.status = VS_ERR_PROTOCOL, .message = "a disk's path names no datastore"});
 		free(ds);
 	}
 	vs_vm_layout_free(&l);
-	return rc == NA_EXIT_OK ? na_run_mark(r, "start", r->home) : rc;
+	return rc == VS_OK ? na_run_mark(r, "start", r->home) : rc;
 }
 
 /* Per disk of l, the datastore (moref) it belongs on: where it started, or
@@ -107,7 +107,7 @@ static int restore_power(na_run *r)
 {
 	char *power = NULL, *host = NULL;
 	vs_error err = {0};
-	int rc = NA_EXIT_OK;
+	int rc = VS_OK;
 	na_run_done(r, "start-power", &power);
 	na_run_done(r, "start-host", &host);
 	vs_vm *vm = na_run_vm(r);
@@ -115,15 +115,15 @@ static int restore_power(na_run *r)
 		printf("Powering %s on: it ran at the start.\n", r->c->vm);
 		fflush(stdout);
 		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? na_run_reload(r)
-		                                                                   : na_report(&err);
+		                                                                   : na_run_fail(r, &err);
 		/* The sweep of killed benchmarks' folders needs the guest; Tools that
 		 * do not come up leave those folders counted, not the cleanup stopped. */
 		na_session s = na_run_session(r);
 		vs_error tools = {0};
-		if (rc == NA_EXIT_OK && na_wait_for_tools(&s, r->vm_moref, r->c->vm, &tools) != VS_OK)
+		if (rc == VS_OK && na_wait_for_tools(&s, r->vm_moref, r->c->vm, &tools) != VS_OK)
 			na_warn("%s", tools.message);
 	}
-	const char *now = rc == NA_EXIT_OK ? na_host_name(&r->inv, na_run_vm(r)->host) : NULL;
+	const char *now = rc == VS_OK ? na_host_name(&r->inv, na_run_vm(r)->host) : NULL;
 	if (host && now && strcmp(host, now) != 0)
 		na_warn("%s runs on host %s now; it started on %s", r->c->vm, now, host);
 	free(power);
@@ -136,9 +136,9 @@ int na_run_wait_for_move(na_run *r)
 	bool waited = false;
 	vs_error err = {0};
 	if (vs_vm_wait_relocation(r->cl, r->vm_moref, &waited, &err) != VS_OK)
-		return na_report(&err);
+		return na_run_fail(r, &err);
 	if (!waited)
-		return NA_EXIT_OK;
+		return VS_OK;
 	printf("A relocation of %s was still running: waited for it to end.\n", r->c->vm);
 	fflush(stdout);
 	return na_run_reload(r);
@@ -160,47 +160,47 @@ int na_run_go_home(na_run *r)
 	 * anything would be a guess. */
 	if (r->journal_failed)
 		return r->journal_failed;
-	int rc = na_run_vm(r) ? NA_EXIT_OK : na_run_reload(r);
-	if (rc == NA_EXIT_OK && !na_run_vm(r))
-		rc = na_report(&(vs_error){.status = VS_ERR_NOT_FOUND,
+	int rc = na_run_vm(r) ? VS_OK : na_run_reload(r);
+	if (rc == VS_OK && !na_run_vm(r))
+		rc = na_run_fail(r, &(vs_error){.status = VS_ERR_NOT_FOUND,
 		                           .message = "the campaign's VM is not in the inventory: nothing to "
 		                                      "move home"});
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = na_run_wait_for_move(r);
-	if (rc == NA_EXIT_OK)
-		rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
-	if (rc == NA_EXIT_OK && !(to = disk_homes(r, l, &off, &astray)))
-		rc = na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
-	if (rc == NA_EXIT_OK && !home_in_place(r, l, to, off)) {
+	if (rc == VS_OK)
+		rc = vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) == VS_OK ? VS_OK : na_run_fail(r, &err);
+	if (rc == VS_OK && !(to = disk_homes(r, l, &off, &astray)))
+		rc = na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	if (rc == VS_OK && !home_in_place(r, l, to, off)) {
 		rc = na_run_move(r, NA_MAX_TARGETS, r->home, "fail");
 		free(to);
 		free(off);
 		to = NULL;
 		off = NULL;
 		vs_vm_layout_free(&l);
-		if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
-			rc = na_report(&err);
-		if (rc == NA_EXIT_OK && !(to = disk_homes(r, l, &off, &astray)))
-			rc = na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+		if (rc == VS_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+			rc = na_run_fail(r, &err);
+		if (rc == VS_OK && !(to = disk_homes(r, l, &off, &astray)))
+			rc = na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	}
 	vs_datastore *home = na_run_datastore(r, r->home);
-	if (rc == NA_EXIT_OK && astray && home) {
+	if (rc == VS_OK && astray && home) {
 		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, astray == 1 ? "" : "s",
 		       r->c->vm, astray == 1 ? "its" : "their", astray == 1 ? "" : "s");
 		fflush(stdout);
 		double t0 = na_run_clock();
 		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {
 			vs_error_context(&err, "moving the disks of %s back", r->c->vm);
-			rc = na_report(&err);
+			rc = na_run_fail(r, &err);
 		}
 		r->t_move += na_run_clock() - t0;
 		int reloaded = na_run_reload(r);
-		rc = rc == NA_EXIT_OK ? reloaded : rc;
+		rc = rc == VS_OK ? reloaded : rc;
 	}
 	free(to);
 	free(off);
 	vs_vm_layout_free(&l);
-	return rc == NA_EXIT_OK ? restore_power(r) : rc;
+	return rc == VS_OK ? restore_power(r) : rc;
 }
 
 /* Prints where the VM and each disk are now, read again from vCenter, and
@@ -210,13 +210,13 @@ int na_run_check_home(na_run *r)
 	vs_error err = {0};
 	vs_vm_layout *l = NULL;
 	int rc = na_run_reload(r);
-	vs_vm *vm = rc == NA_EXIT_OK ? na_run_vm(r) : NULL;
-	if (rc == NA_EXIT_OK && !vm)
-		return na_report(&(vs_error){.status = VS_ERR_NOT_FOUND,
+	vs_vm *vm = rc == VS_OK ? na_run_vm(r) : NULL;
+	if (rc == VS_OK && !vm)
+		return na_run_fail(r, &(vs_error){.status = VS_ERR_NOT_FOUND,
 		                             .message = "the campaign's VM is not in the inventory"});
-	if (rc == NA_EXIT_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
-		rc = na_report(&err);
-	if (rc != NA_EXIT_OK)
+	if (rc == VS_OK && vs_vm_layout_read(r->cl, r->vm_moref, &l, &err) != VS_OK)
+		rc = na_run_fail(r, &err);
+	if (rc != VS_OK)
 		return rc;
 	char *power = NULL, *host = NULL, *vmx = ds_of(vm->vmx_path);
 	na_run_done(r, "start-power", &power);
@@ -249,7 +249,7 @@ int na_run_check_home(na_run *r)
 	free(host);
 	free(vmx);
 	vs_vm_layout_free(&l);
-	return astray ? na_report(&(vs_error){.status = VS_ERR_TASK,
+	return astray ? na_run_fail(r, &(vs_error){.status = VS_ERR_TASK,
 	                                     .message = "the VM is not back where it started"})
-	              : NA_EXIT_OK;
+	              : VS_OK;
 }

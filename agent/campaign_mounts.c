@@ -36,23 +36,33 @@ static const char *replaced_step(char *step, const na_target *t)
 	return step;
 }
 
+/* TEMP until the command layer's branch is merged. */
+static int mount_check(na_mount_args *a, vs_error *err)
+{
+	return na_mount_check(a) < 0 ? VS_OK : vs_fail(err, VS_ERR_USAGE, "%s", "");
+}
+
 /* The mount op on a's hosts, all or nothing (it undoes its own mounts when
  * a host fails); a's server list (malloc'd) is freed. */
 static int mount_checked(na_run *r, na_mount_args *a, size_t *mounted)
 {
 	*mounted = 0;
-	int rc = a->server_list ? na_mount_check(a) : NA_EXIT_FAIL;
-	if (rc < 0) {
+	vs_error err = {0};
+	int rc = a->server_list ? mount_check(a, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK) {
 		na_session s = na_run_session(r);
 		na_mount_result res;
-		vs_error err = {0};
-		rc = na_op_mount(&s, a, &res, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
+		double t0 = na_run_clock();
+		rc = na_op_mount(&s, a, &res, &err);
+		r->t_mount += na_run_clock() - t0;
 		*mounted = res.mounted;
 		na_mount_result_free(&res);
 	}
+	if (rc != VS_OK)
+		rc = na_run_fail(r, &err);
 	free((void *)a->spec.servers);
 	free(a->server_list);
-	return rc == NA_EXIT_OK ? na_run_reload(r) : rc;
+	return rc == VS_OK ? na_run_reload(r) : rc;
 }
 
 /* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts. */
@@ -71,14 +81,17 @@ static int unmount_from(na_run *r, const vs_datastore *d, vs_host *const *hosts,
 	vs_error err = {0};
 	na_session s = na_run_session(r);
 	na_unmount_result res;
+	double t0 = na_run_clock();
 	int rc = na_op_unmount(&s, d->name, hosts, n, &res, &err);
+	r->t_mount += na_run_clock() - t0;
 	na_unmount_result_free(&res);
 	if (rc != VS_OK) {
 		vs_error_context(&err, "unmounting %s", d->name);
 		/* The campaign's input passed its preflight: a refusal now (a VM
 		 * moved there since) is the world's state, for a resume to finish. */
-		int code = na_report(&err);
-		return code == NA_EXIT_USAGE ? NA_EXIT_FAIL : code;
+		if (err.status == VS_ERR_USAGE)
+			err.status = VS_ERR_TASK;
+		return na_run_fail(r, &err);
 	}
 	return na_run_reload(r);
 }
@@ -115,7 +128,7 @@ static int mark_adding(na_run *r, const na_target *t)
 	vs_error err = {0};
 	if (!d || !na_run_target_hosts(r, t, &choice, &err) ||
 	    na_select_hosts(&r->inv, &choice, &hosts, &n, &err) != VS_OK)
-		return d ? na_report(&err) : NA_EXIT_OK;
+		return d ? na_run_fail(r, &err) : VS_OK;
 	/* A stopped run's additions stay listed (they have it now). */
 	char *list = NULL;
 	na_run_done(r, step, &list);
@@ -126,9 +139,9 @@ static int mark_adding(na_run *r, const na_target *t)
 			more = true;
 		}
 	free(hosts);
-	int rc = !ok ? na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
+	int rc = !ok ? na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
 	         : more ? na_run_mark(r, step, list)
-	                : NA_EXIT_OK;
+	                : VS_OK;
 	free(list);
 	return rc;
 }
@@ -145,7 +158,7 @@ int na_run_remove_added(na_run *r, const na_target *t)
 		if (h && added_host(r, t, h->name))
 			hosts[n++] = h;
 	}
-	int rc = n ? unmount_from(r, d, hosts, n) : NA_EXIT_OK;
+	int rc = n ? unmount_from(r, d, hosts, n) : VS_OK;
 	free(hosts);
 	return rc;
 }
@@ -160,7 +173,7 @@ int na_run_mount_target(na_run *r, na_target *t)
 	snprintf(step, sizeof(step), "mount:%s", t->name);
 	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
 	if (!t->servers || na_run_alternating(r, t))
-		return NA_EXIT_OK;
+		return VS_OK;
 	/* Journaled, and there: done.  Journaled but gone (a failed run's
 	 * cleanup unmounted it): mounted again if the target has work left, the
 	 * campaign's to unmount unless it was the admin's (below). */
@@ -168,7 +181,7 @@ int na_run_mount_target(na_run *r, na_target *t)
 	free(detail);
 	bool there = na_run_datastore(r, t->datastore) != NULL;
 	if (journaled && (there || !na_run_has_work(r, t)))
-		return NA_EXIT_OK;
+		return VS_OK;
 	/* An admin's mount a learned switch replaced ("put-back:T") stays the
 	 * admin's, also when a kill left it unmounted. */
 	char put_back[160];
@@ -176,9 +189,9 @@ int na_run_mount_target(na_run *r, na_target *t)
 	bool ours = !replaced && (!there || (!journaled && na_run_done(r, intent, NULL)));
 	int rc = there ? mark_adding(r, t) : na_run_mark(r, intent, "absent");
 	size_t mounted = 0;
-	if (rc == NA_EXIT_OK)
+	if (rc == VS_OK)
 		rc = na_run_mount_export(r, t, na_run_nfs_of(r, t), &mounted);
-	if (rc != NA_EXIT_OK && ours && na_run_reload(r) == NA_EXIT_OK) {
+	if (rc != VS_OK && ours && na_run_reload(r) == VS_OK) {
 		vs_datastore *d = na_run_datastore(r, t->datastore);
 		if (d) {
 			printf("Target %s: unmounting %s from the hosts that did mount it.\n", t->name,
@@ -189,11 +202,11 @@ int na_run_mount_target(na_run *r, na_target *t)
 	}
 	/* A datastore that was there before (an admin's, on some hosts) stays the
 	 * admin's; cleanup unmounts it only from the hosts the campaign added. */
-	if (rc == NA_EXIT_OK && mounted && !ours)
+	if (rc == VS_OK && mounted && !ours)
 		printf("Target %s: %s was mounted before the campaign; cleanup unmounts it again from the "
 		       "%zu host%s the campaign added.\n", t->name, t->datastore, mounted,
 		       mounted == 1 ? "" : "s");
-	return rc == NA_EXIT_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
+	return rc == VS_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
 }
 
 /* Whether the campaign mounted t's datastore (else it was there before). */
@@ -240,18 +253,11 @@ int na_run_put_back_mark(na_run *r, const na_target *t, const vs_datastore *d)
 	char *detail = was ? json_dumps(was, JSON_COMPACT) : NULL;
 	json_decref(was);
 	int rc = detail ? na_run_mark(r, step, detail)
-	                : na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	                : na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	free(detail);
 	return rc;
 }
 
-/* Every host of the admin's mount is gone from vCenter: nothing to put it
- * back on, a failure (the end state is not as it started). */
-static int fail_none(const na_target *t)
-{
-	na_error("%s: no host of the admin's mount is left to put it back on", t->datastore);
-	return NA_EXIT_FAIL;
-}
 
 /* Mounts the admin's mount `was` (put_back_mark's JSON) again: the same
  * hosts, each read-only or not as it was, the same servers and security. */
@@ -286,8 +292,11 @@ static int mount_as_was(na_run *r, na_target *t, const json_t *was)
 	else
 		na_run_target_hosts(r, t, &a.choice, &err);
 	size_t mounted = 0;
-	int rc = !on || !read_only ? na_report(&(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
-	         : n && !a.n_hosts ? fail_none(t)
+	int rc = !on || !read_only ? na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
+	         /* every host of the admin's mount is gone from vCenter: the end
+	          * state is not as it started */
+	         : n && !a.n_hosts ? na_run_failf(r, VS_ERR_TASK, "%s: no host of the admin's mount is left "
+	                                          "to put it back on", t->datastore)
 	                           : mount_checked(r, &a, &mounted);
 	if (!on || !read_only || (n && !a.n_hosts))
 		free(a.server_list);
@@ -318,7 +327,7 @@ int na_run_put_back(na_run *r, na_target *t)
 	char step[160], *detail = NULL;
 	if (!na_run_done(r, replaced_step(step, t), &detail) || !detail) {
 		free(detail);
-		return NA_EXIT_OK;
+		return VS_OK;
 	}
 	json_t *was = json_loads(detail, 0, NULL);
 	if (!was)  /* an earlier version's: the type alone */
@@ -327,15 +336,15 @@ int na_run_put_back(na_run *r, na_target *t)
 	const char *type = json_string_value(json_object_get(was, "type"));
 	if (!type) {
 		json_decref(was);
-		return na_report(&(vs_error){.status = VS_ERR_PROTOCOL,
+		return na_run_fail(r, &(vs_error){.status = VS_ERR_PROTOCOL,
 		                             .message = "the journal's put-back step is not readable"});
 	}
 	vs_datastore *d = na_run_datastore(r, t->datastore);
 	/* Decided before the unmount: it reads the inventory again, and d goes. */
 	bool other = d && d->type && strcmp(d->type, type) != 0;
 	bool back = d && !other && on_every_host(r, d, json_object_get(was, "hosts"));
-	int rc = other ? na_run_unmount_all(r, d) : NA_EXIT_OK;
-	if (rc == NA_EXIT_OK && !back) {
+	int rc = other ? na_run_unmount_all(r, d) : VS_OK;
+	if (rc == VS_OK && !back) {
 		printf("Target %s: mounting %s as %s again, as it was before the campaign.\n", t->name,
 		       t->datastore, na_nfs_label(type));
 		rc = mount_as_was(r, t, was);

@@ -17,26 +17,36 @@ typedef struct na_run {
 	char id[160];            /* the run's name in the journal and on every result */
 	char *vm_moref, *home;   /* the VM, and the datastore it started on */
 	char *password;
-	double t_move, t_bench, t_probe, t_start;
+	double t_move, t_bench, t_probe, t_mount, t_start;  /* t_mount: mounts and unmounts */
 	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
 	bool nfs3[NA_MAX_TARGETS];    /* the bug showed there and its policy is nfs3: NFS 3 from now on */
-	int journal_failed;      /* the exit code of a journal that could not be read, or 0 */
+	int journal_failed;      /* the status of a journal that could not be read, or VS_OK */
+	vs_error err;            /* the run's first error: the one main.c prints */
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 } na_run;
+
+/* The campaign's functions return a vs_status; the first error is kept in
+ * r->err for main.c to print (an error after it, in a cleanup after the
+ * failure, is said as a warning).  Returns err's status (never VS_OK). */
+int na_run_fail(na_run *r, const vs_error *err);
+int na_run_failf(na_run *r, vs_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* An error the run goes on after: one warning line. */
+void na_run_warn(const vs_error *err);
 
 double na_run_clock(void);  /* monotonic seconds */
 /* Whether step is journaled (and what was noted, malloc'd); a journal that
  * cannot be read stops the run at its next safe point and reads as done. */
 bool na_run_done(na_run *r, const char *step, char **detail);
-/* Journals step; an exit code. */
+/* Journals step. */
 int na_run_mark(na_run *r, const char *step, const char *detail);
 vs_vm *na_run_vm(const na_run *r);
 vs_datastore *na_run_datastore(const na_run *r, const char *name);
-/* Reloads the inventory; an exit code. */
+/* Reloads the inventory. */
 int na_run_reload(na_run *r);
 /* Moves the VM to ds (target ti, or NA_MAX_TARGETS for home) through
- * migrate; an exit code, 3 when the extent-size bug stopped the move. */
+ * migrate.  The extent-size bug stopping a move to a target marks it
+ * broken (r->broken) and is no error: the campaign goes on without it. */
 int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy);
 
 /* Journals where the VM started on the first run; reads it back on a resume. */
@@ -48,7 +58,7 @@ int na_run_go_home(na_run *r);
  * power-on is refused meanwhile.  Waits for it, saying so. */
 int na_run_wait_for_move(na_run *r);
 /* Prints where the VM and each disk are now (read again), against where
- * they started; NA_EXIT_FAIL when any is not back. */
+ * they started; a failure when any is not back. */
 int na_run_check_home(na_run *r);
 
 /* campaign.c, for campaign_mounts.c */
@@ -65,7 +75,7 @@ const char *na_run_nfs_of(const na_run *r, const na_target *t);
 /* The target's hosts ("all", "cluster:NAME" or a host) as a choice. */
 bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err);
 int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted);
-/* Unmounts d from every host that mounts it (a refusal is exit 1). */
+/* Unmounts d from every host that mounts it (a refusal is a failure, not bad input). */
 int na_run_unmount_all(na_run *r, const vs_datastore *d);
 /* Mounts t's datastore where missing, journaled ("mounting:T", "adding:T", "mount:T"). */
 int na_run_mount_target(na_run *r, na_target *t);

@@ -197,20 +197,18 @@ static void print_all(const summary *s, const char *run_id)
 	free(group[1]);
 }
 
-void na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id)
+int na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id,
+                              vs_error *err)
 {
 	summary s = {.c = c, .store = store};
 	char cond[200];  /* run ids are shorter than 160 */
 	snprintf(cond, sizeof(cond), "campaign=%s", run_id);
 	const char *conds[] = {cond};
-	vs_error err = {0};
-	int rc = na_store_query(store, conds, 1, tally, &s, &err);
+	int rc = na_store_query(store, conds, 1, tally, &s, err);
 	if (rc == VS_OK)
-		rc = na_store_findings(store, conds, 1, note_finding, &s, &err);
+		rc = na_store_findings(store, conds, 1, note_finding, &s, err);
 	if (rc == VS_OK)
 		print_all(&s, run_id);
-	else
-		na_report(&err);
 	for (size_t i = 0; i < c->n_targets; i++) {
 		free(s.t[i].fallback_reps);
 		for (size_t k = 0; k < s.t[i].n_nas_lines; k++)
@@ -219,4 +217,5 @@ void na_campaign_print_summary(na_store *store, const na_campaign *c, const char
 		for (size_t k = 0; k < MAX_TYPES; k++)
 			free(s.t[i].types[k].type);
 	}
+	return rc;
 }

@@ -77,7 +77,11 @@ int cmd_run(int argc, char **argv)
 		connection_defaults(&conn, &c);
 		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
 		                    .conn = &conn};
-		rc = na_campaign_run(&c, &o);
+		na_verdict v;
+		vs_error e = {0};
+		rc = na_campaign_run(&c, &o, &v, &e) == VS_OK  ? na_verdict_exit(v)
+		     : e.message[0] || e.fault[0] ? na_report(&e)
+		                                  : na_exit_code(&e);
 	}
 	na_campaign_free(&c);
 	na_conn_close(&conn, NULL);

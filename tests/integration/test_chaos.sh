@@ -188,12 +188,31 @@ for n in $(seq 1 "$MOVES"); do
 	check "slow$n"
 	assert_eq "$(( $(calls RelocateVM_Task) - before ))" "$MOVES" "Storage vMotions of slow$n (killed during move $n)"
 done
-# An abort right after a kill during the first move (8 s: the abort gets
-# there first) waits for it, then brings everything back.
+# A resume claims the run before its preflight waits for such a move (8 s):
+# a second resume meanwhile is refused at once, a state (exit 1), having
+# waited for nothing; the first finishes the campaign.
 lab_stop
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k -task-seconds 8 -slow-tasks RelocateVM_Task
+kill_during_move slow-twice 1
+"$NFSAGENT" run "$c" --resume > "$WORK/first.out" 2> "$WORK/first.err" &
+first=$!
+for _ in $(seq 1 300); do
+	[ "$(q "SELECT pid FROM campaign_runs WHERE name = 'slow-twice' AND state = 'running'")" = "$first" ] && break
+	sleep 0.1
+done
+run 1 "$NFSAGENT" run "$c" --resume
+assert_contains "$ERR" "campaign 'slow-twice' is running already (pid $first)"
+assert_not_contains "$OUT" "A relocation of db01 was still running" "the second resume's output"
+rc=0
+wait "$first" || rc=$?
+assert_eq "$rc" 0 "exit status of the first resume: $(cat "$WORK/first.err")"
+cp "$WORK/first.out" "$WORK/out"
+assert_contains "$(cat "$WORK/out")" "A relocation of db01 was still running: waited for it to end."
+check slow-twice
+# An abort right after a kill during the first move (8 s: the abort gets
+# there first) waits for it, then brings everything back.
 kill_during_move slow-abort 1
 run 0 "$NFSAGENT" run "$c" --abort
 assert_contains "$OUT" "A relocation of db01 was still running: waited for it to end."
 check slow-abort aborted 0
-echo "chaos: ok ($KILL_POINTS journal steps killed after, 3 random kills, a failed run, an abort, 5 storms; $LATE changes done but answered 503; killed during each of $MOVES slow Storage vMotions, then resumed, and once aborted)"
+echo "chaos: ok ($KILL_POINTS journal steps killed after, 3 random kills, a failed run, an abort, 5 storms; $LATE changes done but answered 503; killed during each of $MOVES slow Storage vMotions, then resumed, once by two resumes at a time, and once aborted)"
