@@ -262,8 +262,11 @@ int vs_props_related(vs_client *c, const char *type, const char *moref, const ch
 	}
 	vs_buf_add(&params, "</objectSet></specSet>");
 	add_options(&params, c);
-	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                       : retrieve_pages(c, params.data, VS_CALL_SAFE, &w, err);
+	/* A paging token is the session's: a renewal mid-paging starts over
+	 * (the objects delivered already are not delivered twice). */
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : VS_ERR_SESSION_RENEWED;
+	for (int restarts = 0; rc == VS_ERR_SESSION_RENEWED && restarts <= MAX_RESTARTS; restarts++)
+		rc = retrieve_pages(c, params.data, VS_CALL_SAFE, &w, err);
 	vs_buf_free(&params);
 	free(w.seen.slots);
 	return rc;

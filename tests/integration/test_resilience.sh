@@ -46,4 +46,28 @@ lab_start -hosts 50 -vms 2000 -fail-503 0.2 -fail-503-after 2 -seed 7
 run 0 "$NFSAGENT" ls vms --json --page-size 100
 check_all_vms
 assert_ge "$(awk '$3 == 503' "$LAB_LOG" | wc -l)" 1 "503 replies sent"
+lab_stop
+
+# A paging token is the session's too: a session that ends in the middle of
+# reading a VM's recent tasks (the check for a running relocation before a
+# move, one task per page) is renewed and the read starts over. The moves
+# are the same each time, so the first lab tells which call that is.
+moves() {  # moves LAB_FLAGS...: two moves, then a third one read page by page
+	lab_start -nfs41-bug off -export 10.0.0.5:/mnt/tank/vmware16k "$@"
+	run 0 "$NFSAGENT" mount --all-hosts --name truenas-vmware16k --server 10.0.0.5 \
+		--path /mnt/tank/vmware16k --nfs 4.1
+	run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
+	run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware
+	run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --page-size 1
+}
+moves
+# The last ContinueRetrievePropertiesEx before the third RelocateVM_Task.
+at=$(awk '$2 == "ContinueRetrievePropertiesEx" { last = NR }
+	$2 == "RelocateVM_Task" && ++moves == 3 { print last; exit }' "$LAB_LOG")
+logins=$(calls Login)
+lab_stop
+moves -expire-after "$at"
+assert_contains "$(cat "$WORK/lab.err")" "call $at (ContinueRetrievePropertiesEx): expired"
+assert_eq "$(calls Login)" "$((logins + 1))" "logins (one re-login during the paging)"
+assert_eq "$(calls RelocateVM_Task)" 3 "Storage vMotions"
 echo "resilience: ok"
