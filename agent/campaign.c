@@ -401,7 +401,12 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_progress bar;
 	na_session s = na_run_session(r);
 	s.progress = &bar;
-	int rc = na_migrate_shown(&s, &a, false, NULL);
+	na_verdict v;
+	vs_error merr = {0};
+	vs_status moved = na_migrate_shown(&s, &a, false, NULL, &v, &merr);
+	if (moved != VS_OK && (merr.message[0] || merr.fault[0]))
+		na_report(&merr);
+	int rc = moved == VS_OK || v == NA_VERDICT_FINDING ? na_verdict_exit(v) : na_exit_code(&merr);
 	r->t_move += na_run_clock() - t0;
 	if (rc == NA_EXIT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160];
@@ -815,8 +820,12 @@ static int execute(na_run *r)
 
 static char *guest_password(const na_campaign *c)
 {
+	vs_error err = {0};
+	char *secret = c->guest_password_file ? na_read_secret(c->guest_password_file, &err) : NULL;
+	if (c->guest_password_file && !secret)
+		na_report(&err);
 	if (c->guest_password_file)
-		return na_read_secret(c->guest_password_file);
+		return secret;
 	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
 	return env ? strdup(env) : NULL;
 }
@@ -842,7 +851,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o)
 		free(prev);
 	}
 	if (rc == NA_EXIT_OK)
-		rc = na_conn_open(o->conn, &r.cl);
+		rc = na_conn_open(o->conn, &r.cl, &err) == VS_OK ? NA_EXIT_OK : na_report(&err);
 	if (rc == NA_EXIT_OK)
 		rc = find_vm(&r);
 	if (rc == NA_EXIT_OK && !o->abort)

@@ -41,7 +41,8 @@ static const char *replaced_step(char *step, const na_target *t)
 static int mount_checked(na_run *r, na_mount_args *a, size_t *mounted)
 {
 	*mounted = 0;
-	int rc = a->server_list ? na_mount_check(a) : NA_EXIT_FAIL;
+	vs_error why = {0};
+	int rc = !a->server_list ? NA_EXIT_FAIL : na_mount_check(a, &why) == VS_OK ? -1 : na_report(&why);
 	if (rc < 0) {
 		na_session s = na_run_session(r);
 		na_mount_result res;

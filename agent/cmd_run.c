@@ -22,8 +22,9 @@ typedef struct run_args {
 	const char *db;
 } run_args;
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
+	(void)out;
 	run_args *a = ud;
 	switch (opt) {
 	case OPT_DRY_RUN: a->dry_run = true; return 1;
@@ -50,7 +51,27 @@ static void connection_defaults(na_conn *conn, const na_campaign *c)
 	conn->insecure = conn->insecure || c->insecure;
 }
 
-int cmd_run(int argc, char **argv)
+/* Temporary, until na_campaign_run returns a vs_status: the exit code it
+ * returns (its errors said already) as the silent outcome main.c maps back
+ * to that code. */
+static vs_status campaign_end(int code, na_outcome *out)
+{
+	static const vs_status status[] = {
+		[NA_EXIT_USAGE] = VS_ERR_USAGE,     [NA_EXIT_CONNECT] = VS_ERR_CONNECT,
+		[NA_EXIT_TLS] = VS_ERR_TLS,         [NA_EXIT_AUTH] = VS_ERR_AUTH,
+		[NA_EXIT_PROTOCOL] = VS_ERR_PROTOCOL,
+	};
+	if (code == NA_EXIT_FINDING || code == NA_EXIT_UNCHECKED) {
+		out->verdict = code == NA_EXIT_FINDING ? NA_VERDICT_FINDING : NA_VERDICT_UNCHECKED;
+		return VS_OK;
+	}
+	if (code == NA_EXIT_OK)
+		return VS_OK;
+	out->err.status = code > 0 && code < NA_EXIT_UNCHECKED && status[code] ? status[code] : VS_ERR_TASK;
+	return out->err.status;
+}
+
+vs_status cmd_run(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -60,24 +81,23 @@ int cmd_run(int argc, char **argv)
 		{"db", required_argument, NULL, OPT_DB},
 		{0},
 	};
-	na_conn conn = {.cmd = "run"};
+	na_conn conn = {0};
 	run_args a = {0};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
-	if (rc < 0 && optind != argc - 1)
-		rc = na_usage_error("run", optind < argc ? "give one campaign file" : "which campaign file?");
-	if (rc < 0 && a.dry_run + a.resume + a.abort > 1)
-		rc = na_usage_error("run", "--dry-run, --resume and --abort exclude each other");
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
+	vs_status rc = go < 0 ? out->err.status : VS_OK;
+	if (go > 0 && optind != argc - 1)
+		rc = na_usage_error(out, optind < argc ? "give one campaign file" : "which campaign file?");
+	if (go > 0 && rc == VS_OK && a.dry_run + a.resume + a.abort > 1)
+		rc = na_usage_error(out, "--dry-run, --resume and --abort exclude each other");
 	na_campaign c = {0};
 	vs_error err = {0};
-	if (rc < 0 && na_campaign_load(argv[optind], &c, &err) != VS_OK) {
-		na_error("%s", err.message);
-		rc = NA_EXIT_USAGE;
-	}
-	if (rc < 0) {
+	if (go > 0 && rc == VS_OK && na_campaign_load(argv[optind], &c, &err) != VS_OK)
+		rc = vs_fail(&out->err, VS_ERR_USAGE, "%s", err.message);
+	if (go > 0 && rc == VS_OK) {
 		connection_defaults(&conn, &c);
 		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
 		                    .conn = &conn};
-		rc = na_campaign_run(&c, &o);
+		rc = campaign_end(na_campaign_run(&c, &o), out);
 	}
 	na_campaign_free(&c);
 	na_conn_close(&conn, NULL);

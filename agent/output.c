@@ -68,14 +68,15 @@ void na_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-int na_usage_error(const char *cmd, const char *fmt, ...)
+vs_status na_usage_error(na_outcome *out, const char *fmt, ...)
 {
+	out->err = (vs_error){.status = VS_ERR_USAGE};
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage("", fmt, ap);
+	vsnprintf(out->err.message, sizeof(out->err.message), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
-	return NA_EXIT_USAGE;
+	out->usage = true;
+	return VS_ERR_USAGE;
 }
 
 bool na_parse_long(const char *s, long min, long max, long *out)
@@ -93,7 +94,7 @@ bool na_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
-int na_report(const vs_error *err)
+void na_print_error(const vs_error *err)
 {
 	char line[1600];
 	vs_error_format(err, line, sizeof(line));
@@ -108,6 +109,11 @@ int na_report(const vs_error *err)
 		free(detail);
 		d += n + (d[n] == '\n');
 	}
+}
+
+int na_report(const vs_error *err)
+{
+	na_print_error(err);
 	return na_exit_code(err);
 }
 
