@@ -820,12 +820,13 @@ static int execute(na_run *r)
 
 static char *guest_password(const na_campaign *c)
 {
-	vs_error err = {0};
-	char *secret = c->guest_password_file ? na_read_secret(c->guest_password_file, &err) : NULL;
-	if (c->guest_password_file && !secret)
-		na_report(&err);
-	if (c->guest_password_file)
+	if (c->guest_password_file) {
+		vs_error err = {0};
+		char *secret = na_read_secret(c->guest_password_file, &err);
+		if (!secret)
+			na_report(&err);
 		return secret;
+	}
 	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
 	return env ? strdup(env) : NULL;
 }
