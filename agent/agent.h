@@ -10,18 +10,6 @@
 
 #include "nfsagent/vsphere.h"
 
-/* Exit codes; README documents them. */
-enum {
-	NA_EXIT_OK = 0,
-	NA_EXIT_FAIL = 1,      /* the operation failed (vSphere fault, task error) */
-	NA_EXIT_USAGE = 2,     /* bad command line or input, or a name matched nothing */
-	NA_EXIT_FINDING = 3,   /* a check found the problem it looks for */
-	NA_EXIT_CONNECT = 4,   /* server unreachable, or timed out */
-	NA_EXIT_TLS = 5,       /* server certificate refused */
-	NA_EXIT_AUTH = 6,      /* login refused */
-	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
-	NA_EXIT_UNCHECKED = 8, /* a check could not read what it needs: neither clean nor a finding */
-};
 /* What a command's checks found; main.c turns it into the exit code. */
 typedef enum na_verdict {
 	NA_VERDICT_CLEAN,     /* nothing found (exit 0) */
@@ -37,8 +25,6 @@ typedef struct na_outcome {
 	vs_error err;
 	bool usage;  /* err is the command line's */
 } na_outcome;
-/* The exit code of a verdict alone. */
-int na_verdict_exit(na_verdict v);
 /* Seconds before a short extent is read again (a transient race heals). */
 enum { NA_RECHECK_DEFAULT_S = 5 };
 
@@ -54,11 +40,13 @@ long na_bad_text_at(const char *text);
  * hostile name cannot drive the terminal (malloc'd).  Messages and tables
  * escape what they print. */
 char *na_escaped(const char *s);
-/* Prints the error's one line and returns the exit code for its status. */
-int na_report(const vs_error *err);
-int na_exit_code(const vs_error *err);
-/* Prints a usage error pointing at CMD --help and returns NA_EXIT_USAGE. */
-int na_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints the error's one line, its reasons indented under it: main.c's
+ * rendering of how a command ended, and a command's of an error it goes on
+ * after (one VM of a batch). */
+void na_print_error(const vs_error *err);
+/* A bad command line: fills out->err (VS_ERR_USAGE, the message) and sets
+ * out->usage, so that main.c points at CMD --help; prints nothing. */
+vs_status na_usage_error(na_outcome *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A whole decimal number in [min, max] (no blanks, no '+', nothing after
  * it, nothing that overflows a long) into *out; false otherwise. */
 bool na_parse_long(const char *s, long min, long max, long *out);
@@ -111,7 +99,6 @@ enum {
 	"  --json                machine-readable output\n"
 
 typedef struct na_conn {
-	const char *cmd;
 	char *url, *username, *password, *thumbprint, *cacert;
 	const char *password_file, *trace_path;
 	bool insecure, json;
@@ -120,26 +107,31 @@ typedef struct na_conn {
 	FILE *trace;
 } na_conn;
 
-/* Handles a connection option; returns 1 if it was one, 0 if not, or an exit code + 100 on error. */
-int na_conn_option(na_conn *conn, int opt, const char *arg);
+/* Handles a connection option; returns 1 if it was one, 0 if not, -1 on a
+ * bad value (out filled). */
+int na_conn_option(na_conn *conn, int opt, const char *arg, na_outcome *out);
 /* Parses a command's options: connection ones into conn, the rest to
- * `other` (may be NULL).  Returns -1 to go on, else the exit code to return
- * (0 after --help).  Positional arguments are left at argv[optind...]. */
+ * `other` (may be NULL; 1/0/-1 as na_conn_option).  Returns 1 to go on, 0
+ * after printing --help (nothing more to do), -1 on an error (out filled).
+ * Positional arguments are left at argv[optind...]. */
 int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
-                     const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud);
+                     const char *usage,
+                     int (*other)(int opt, const char *arg, void *ud, na_outcome *out), void *ud,
+                     na_outcome *out);
 /* A subcommand: its options, checks and work.  na_command parses, checks,
  * connects, runs and disconnects, so each cmd_*.c holds only its own logic. */
 typedef struct na_command_spec {
 	const char *name;
 	const char *usage;
 	const struct option *longopts;
-	/* 1 if opt was its own, 0 if unknown, -(exit code) on a bad value; may be NULL */
-	int (*option)(int opt, const char *arg, void *args);
-	/* checks the options and the positional arguments: -1 to go on, else an exit code */
-	int (*check)(void *args, int argc, char **argv);
-	int (*run)(vs_client *c, void *args, bool json);
+	/* 1 if opt was its own, 0 if unknown, -1 on a bad value (out filled); may be NULL */
+	int (*option)(int opt, const char *arg, void *args, na_outcome *out);
+	/* checks the options and the positional arguments: VS_OK to go on */
+	vs_status (*check)(void *args, int argc, char **argv, na_outcome *out);
+	vs_status (*run)(vs_client *c, void *args, bool json, na_outcome *out);
 } na_command_spec;
-int na_command(const na_command_spec *spec, void *args, int argc, char **argv);
+vs_status na_command(const na_command_spec *spec, void *args, int argc, char **argv,
+                     na_outcome *out);
 
 #define NA_HOST_CHOICE_LONGOPTS                                  \
 	{"host", required_argument, NULL, NA_OPT_HOST},                \
@@ -147,10 +139,10 @@ int na_command(const na_command_spec *spec, void *args, int argc, char **argv);
 	{"all-hosts", no_argument, NULL, NA_OPT_ALL_HOSTS}
 
 /* The first line of a password file (warns when others may read it), or NULL
- * after saying why. */
-char *na_read_secret(const char *path);
+ * with err saying why. */
+char *na_read_secret(const char *path, vs_error *err);
 /* Fills the rest from the environment, asks for the password, connects. */
-int na_conn_open(na_conn *conn, vs_client **client);
+vs_status na_conn_open(na_conn *conn, vs_client **client, vs_error *err);
 void na_conn_close(na_conn *conn, vs_client **client);
 
 /* ---- output.c ---- */
@@ -222,8 +214,8 @@ typedef struct na_host_choice {
 } na_host_choice;
 /* Takes --host/--cluster/--all-hosts: 1 if opt was one of them. */
 int na_host_choice_option(na_host_choice *choice, int opt, const char *arg);
-/* Exactly one of them must be given: -1 if so, else a usage error. */
-int na_host_choice_check(const char *cmd, const na_host_choice *choice);
+/* Exactly one of them must be given: VS_OK if so, else a usage error. */
+vs_status na_host_choice_check(const na_host_choice *choice, na_outcome *out);
 /* The chosen hosts (pointers into inv; free the array). */
 int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_host ***out,
                     size_t *n, vs_error *err);
@@ -342,27 +334,28 @@ void na_diagnosis_verdict(const na_inventory *inv, const char *host_moref, const
 void na_diagnosis_free(na_diagnosis *d);
 json_t *na_diagnosis_json(const na_diagnosis *d);
 
-/* ---- commands ---- */
-int cmd_about(int argc, char **argv);
-int cmd_ls(int argc, char **argv);
-int cmd_mount(int argc, char **argv);
-int cmd_unmount(int argc, char **argv);
-int cmd_verify(int argc, char **argv);
-int cmd_probe(int argc, char **argv);
-int cmd_migrate(int argc, char **argv);
-int cmd_profiles(int argc, char **argv);
-int cmd_bench(int argc, char **argv);
-int cmd_results(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_run(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_regress(int argc, char **argv);
-int cmd_nas(int argc, char **argv);
+/* ---- commands: each returns VS_OK (out->verdict says what its checks
+ * found) or a failure with out->err filled, for main.c to print ---- */
+vs_status cmd_about(int argc, char **argv, na_outcome *out);
+vs_status cmd_ls(int argc, char **argv, na_outcome *out);
+vs_status cmd_mount(int argc, char **argv, na_outcome *out);
+vs_status cmd_unmount(int argc, char **argv, na_outcome *out);
+vs_status cmd_verify(int argc, char **argv, na_outcome *out);
+vs_status cmd_probe(int argc, char **argv, na_outcome *out);
+vs_status cmd_migrate(int argc, char **argv, na_outcome *out);
+vs_status cmd_profiles(int argc, char **argv, na_outcome *out);
+vs_status cmd_bench(int argc, char **argv, na_outcome *out);
+vs_status cmd_results(int argc, char **argv, na_outcome *out);
+vs_status cmd_report(int argc, char **argv, na_outcome *out);
+vs_status cmd_run(int argc, char **argv, na_outcome *out);
+vs_status cmd_compare(int argc, char **argv, na_outcome *out);
+vs_status cmd_regress(int argc, char **argv, na_outcome *out);
+vs_status cmd_nas(int argc, char **argv, na_outcome *out);
 /* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
  * anything fio would misread or refuse (profiles.c). */
 int64_t na_parse_size(const char *s);
-/* --recheck SECONDS (verify, probe): the delay, or -1 after a usage error. */
-int na_parse_recheck(const char *cmd, const char *arg);
+/* --recheck SECONDS (verify, probe): the delay, or -1 with a usage error in out. */
+int na_parse_recheck(const char *arg, na_outcome *out);
 /* "NFS 3" / "NFS 4.1" for a datastore type (ops/mount.c). */
 const char *na_nfs_label(const char *type);
 

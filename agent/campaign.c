@@ -407,14 +407,6 @@ static int probe_target(na_run *r, na_target *t)
 	                   : rc;
 }
 
-/* TEMP until the command layer's branch is merged. */
-static int migrate_shown(na_session *s, const na_migrate_args *a, na_verdict *v, vs_error *err)
-{
-	int code = na_migrate_shown(s, a, false, NULL);
-	*v = code == NA_EXIT_FINDING ? NA_VERDICT_FINDING : code == NA_EXIT_UNCHECKED ? NA_VERDICT_UNCHECKED : NA_VERDICT_CLEAN;
-	return code == 0 || code == NA_EXIT_FINDING || code == NA_EXIT_UNCHECKED ? (code == NA_EXIT_FINDING ? VS_ERR_TASK : VS_OK) : vs_fail(err, VS_ERR_TASK, "%s", "");
-}
-
 /* Moves the VM to ds; the extent-size bug marks the target broken. */
 int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 {
@@ -443,7 +435,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	s.progress = &bar;
 	na_verdict v = NA_VERDICT_CLEAN;
 	vs_error err = {0};
-	int rc = migrate_shown(&s, &a, &v, &err);
+	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &err);
 	r->t_move += na_run_clock() - t0;
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160];
@@ -871,24 +863,11 @@ static int execute(na_run *r)
 	return rc;
 }
 
-/* TEMP until the command layer's branch is merged: its signatures. */
-static char *read_secret(const char *path, vs_error *err)
-{
-	char *s = na_read_secret(path);
-	if (!s)
-		vs_fail(err, VS_ERR_USAGE, "%s", "");
-	return s;
-}
-static int conn_open(na_conn *conn, vs_client **cl, vs_error *err)
-{
-	return na_conn_open(conn, cl) == 0 ? VS_OK : vs_fail(err, VS_ERR_CONNECT, "%s", "");
-}
-
 /* The guest password: a file's, else the environment's (NULL: none). */
 static int guest_password(const na_campaign *c, char **password, vs_error *err)
 {
 	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
-	*password = c->guest_password_file ? read_secret(c->guest_password_file, err)
+	*password = c->guest_password_file ? na_read_secret(c->guest_password_file, err)
 	            : env                  ? strdup(env)
 	                                   : NULL;
 	return *password || !c->guest_password_file ? VS_OK : err->status;
@@ -918,7 +897,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 			snprintf(r.id, sizeof(r.id), "%s", prev);
 		free(prev);
 	}
-	if (rc == VS_OK && conn_open(o->conn, &r.cl, &e) != VS_OK)
+	if (rc == VS_OK && na_conn_open(o->conn, &r.cl, &e) != VS_OK)
 		rc = na_run_fail(&r, &e);
 	if (rc == VS_OK)
 		rc = find_vm(&r);

@@ -204,7 +204,7 @@ int na_run_go_home(na_run *r)
 }
 
 /* Prints where the VM and each disk are now, read again from vCenter, and
- * whether that is where they started; NA_EXIT_FAIL when something is not. */
+ * whether that is where they started; a failure when something is not. */
 int na_run_check_home(na_run *r)
 {
 	vs_error err = {0};

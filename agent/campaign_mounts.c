@@ -36,19 +36,14 @@ static const char *replaced_step(char *step, const na_target *t)
 	return step;
 }
 
-/* TEMP until the command layer's branch is merged. */
-static int mount_check(na_mount_args *a, vs_error *err)
-{
-	return na_mount_check(a) < 0 ? VS_OK : vs_fail(err, VS_ERR_USAGE, "%s", "");
-}
-
 /* The mount op on a's hosts, all or nothing (it undoes its own mounts when
  * a host fails); a's server list (malloc'd) is freed. */
 static int mount_checked(na_run *r, na_mount_args *a, size_t *mounted)
 {
 	*mounted = 0;
 	vs_error err = {0};
-	int rc = a->server_list ? mount_check(a, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	int rc = a->server_list ? na_mount_check(a, &err)
+	                        : vs_fail(&err, VS_ERR_TASK, "no NFS server is known to mount %s from", a->spec.name);
 	if (rc == VS_OK) {
 		na_session s = na_run_session(r);
 		na_mount_result res;

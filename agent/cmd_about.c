@@ -14,9 +14,10 @@ static json_t *jstr(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-static int print_about(vs_client *c, void *args, bool json)
+static vs_status print_about(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	(void)args;
+	(void)out;
 	const vs_about *a = vs_client_about(c);
 	if (json) {
 		na_json_print(json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:s}",
@@ -26,7 +27,7 @@ static int print_about(vs_client *c, void *args, bool json)
 		                        "instance_uuid", jstr(a->instance_uuid),
 		                        "soap_version", jstr(vs_client_api_version(c)),
 		                        "thumbprint", vs_client_thumbprint(c)));
-		return NA_EXIT_OK;
+		return VS_OK;
 	}
 	printf("Name:          %s\n", a->name ? a->name : "-");
 	printf("Full name:     %s\n", a->full_name ? a->full_name : "-");
@@ -37,12 +38,12 @@ static int print_about(vs_client *c, void *args, bool json)
 	if (a->instance_uuid)
 		printf("Instance UUID: %s\n", a->instance_uuid);
 	printf("Thumbprint:    %s\n", vs_client_thumbprint(c));
-	return NA_EXIT_OK;
+	return VS_OK;
 }
 
-int cmd_about(int argc, char **argv)
+vs_status cmd_about(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
 	static const na_command_spec spec = {"about", usage, longopts, NULL, NULL, print_about};
-	return na_command(&spec, NULL, argc, argv);
+	return na_command(&spec, NULL, argc, argv, out);
 }

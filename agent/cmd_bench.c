@@ -50,38 +50,43 @@ typedef struct bench_args {
 	char job_profile[96];    /* the profile its results are recorded as */
 } bench_args;
 
-static int add_label(bench_args *a, const char *arg)
+static int add_label(bench_args *a, const char *arg, na_outcome *out)
 {
 	char why[256];
-	if (!na_labels_add(&a->labels, arg, why, sizeof(why)))
-		return -na_usage_error("bench", "--label: %s", why);
-	return 1;
+	if (na_labels_add(&a->labels, arg, why, sizeof(why)))
+		return 1;
+	na_usage_error(out, "--label: %s", why);
+	return -1;
 }
 
-static int set_dir(bench_args *a, const char *arg)
+static int set_dir(bench_args *a, const char *arg, na_outcome *out)
 {
 	char why[128];
-	if (na_job_dir_problem(arg, why, sizeof(why)))
-		return -na_usage_error("bench", "--dir %s", why);
+	if (na_job_dir_problem(arg, why, sizeof(why))) {
+		na_usage_error(out, "--dir %s", why);
+		return -1;
+	}
 	a->job.dir = arg;
 	return 1;
 }
 
-static int number(const char *arg, const char *flag, long *out, long min, long max)
+static int number(const char *arg, const char *flag, long *v, long min, long max, na_outcome *out)
 {
-	if (!na_parse_long(arg, min, max, out))
-		return -na_usage_error("bench", "%s wants a whole number from %ld to %ld, not '%s'", flag,
-		                       min, max, arg);
-	return 1;
+	if (na_parse_long(arg, min, max, v))
+		return 1;
+	na_usage_error(out, "%s wants a whole number from %ld to %ld, not '%s'", flag, min, max, arg);
+	return -1;
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	bench_args *a = ud;
 	switch (opt) {
 	case OPT_VM:
-		if (a->vm)
-			return -na_usage_error("bench", "one --vm at a time: bench runs on one VM");
+		if (a->vm) {
+			na_usage_error(out, "one --vm at a time: bench runs on one VM");
+			return -1;
+		}
 		a->vm = arg;
 		return 1;
 	case OPT_JOB: a->job_path = arg; return 1;
@@ -91,21 +96,27 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_NAS: a->nas = arg; return 1;
 	case OPT_NAS_COMMAND: a->nas_command = arg; return 1;
-	case OPT_DIR: return set_dir(a, arg);
-	case OPT_LABEL: return add_label(a, arg);
-	case OPT_REPEAT: return number(arg, "--repeat", &a->repeat, 1, NA_MAX_REPEAT);
-	case OPT_RUNTIME: return number(arg, "--runtime", &a->job.runtime_s, 1, NA_MAX_RUNTIME_S);
-	case OPT_RAMP: return number(arg, "--ramp", &a->job.ramp_s, 0, NA_MAX_RUNTIME_S);
+	case OPT_DIR: return set_dir(a, arg, out);
+	case OPT_LABEL: return add_label(a, arg, out);
+	case OPT_REPEAT: return number(arg, "--repeat", &a->repeat, 1, NA_MAX_REPEAT, out);
+	case OPT_RUNTIME: return number(arg, "--runtime", &a->job.runtime_s, 1, NA_MAX_RUNTIME_S, out);
+	case OPT_RAMP: return number(arg, "--ramp", &a->job.ramp_s, 0, NA_MAX_RUNTIME_S, out);
 	case OPT_SIZE:
-		if (na_parse_size(arg) <= 0)
-			return -na_usage_error("bench", "--size wants a size like 8G, not '%s'", arg);
+		if (na_parse_size(arg) <= 0) {
+			na_usage_error(out, "--size wants a size like 8G, not '%s'", arg);
+			return -1;
+		}
 		a->job.size = arg;
 		return 1;
 	case OPT_PROFILE:
-		if (a->n_profiles == MAX_PROFILES)
-			return -na_usage_error("bench", "too many --profile");
-		if (!(a->profiles[a->n_profiles++] = na_profile_find(arg)))
-			return -na_usage_error("bench", "no profile is named '%s' (see nfsagent profiles)", arg);
+		if (a->n_profiles == MAX_PROFILES) {
+			na_usage_error(out, "too many --profile");
+			return -1;
+		}
+		if (!(a->profiles[a->n_profiles++] = na_profile_find(arg))) {
+			na_usage_error(out, "no profile is named '%s' (see nfsagent profiles)", arg);
+			return -1;
+		}
 		return 1;
 	default: return 0;
 	}
@@ -134,50 +145,47 @@ static void job_profile_name(const char *path, const char *text, char *out, size
 	         (unsigned long long)(h >> 16));
 }
 
-static int read_job(bench_args *a)
+static vs_status read_job(bench_args *a, vs_error *err)
 {
-	vs_error err = {0};
-	if (na_read_text_file(a->job_path, "job file", MAX_JOB_FILE, &a->job_text, &err) != VS_OK) {
-		na_error("%s", err.message);
-		return NA_EXIT_USAGE;
-	}
-	if (!a->job_text[strspn(a->job_text, " \t\r\n")]) {
-		na_error("job file %s is empty", a->job_path);
-		return NA_EXIT_USAGE;
-	}
+	vs_error why = {0};
+	if (na_read_text_file(a->job_path, "job file", MAX_JOB_FILE, &a->job_text, &why) != VS_OK)
+		return vs_fail(err, VS_ERR_USAGE, "%s", why.message);
+	if (!a->job_text[strspn(a->job_text, " \t\r\n")])
+		return vs_fail(err, VS_ERR_USAGE, "job file %s is empty", a->job_path);
 	job_profile_name(a->job_path, a->job_text, a->job_profile, sizeof(a->job_profile));
-	return -1;
+	return VS_OK;
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	bench_args *a = args;
 	if (argc > 0)
-		return na_usage_error("bench", "unexpected argument '%s'", argv[0]);
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
 	if (!a->vm)
-		return na_usage_error("bench", "--vm is required");
+		return na_usage_error(out, "--vm is required");
 	if (!a->n_profiles == !a->job_path)
-		return na_usage_error("bench", "give --profile (one or more) or --job, not both");
+		return na_usage_error(out, "give --profile (one or more) or --job, not both");
 	if (a->nas && a->nas_command)
-		return na_usage_error("bench", "give one of --nas and --nas-command");
+		return na_usage_error(out, "give one of --nas and --nas-command");
 	vs_error err = {0};
 	if ((a->nas && nas_target_host(&a->target, a->nas, &err) != VS_OK) ||
 	    (a->nas_command && nas_target_command(&a->target, a->nas_command, &err) != VS_OK))
-		return na_usage_error("bench", "%s: %s", a->nas ? "--nas" : "--nas-command", err.message);
+		return na_usage_error(out, "%s: %s", a->nas ? "--nas" : "--nas-command", err.message);
 	/* A sampler's reads are short: one stuck NAS never holds a run long. */
 	a->target.timeout_s = NAS_BENCH_TIMEOUT_S;
-	return a->job_path ? read_job(a) : -1;
+	return a->job_path ? read_job(a, &out->err) : VS_OK;
 }
 
 /* ---- guest credentials, never from argv ---------------------------------------- */
 
-static char *guest_password(const bench_args *a)
+static char *guest_password(const bench_args *a, vs_error *err)
 {
 	if (a->guest_pw_file)
-		return na_read_secret(a->guest_pw_file);
+		return na_read_secret(a->guest_pw_file, err);
 	const char *env = getenv("NFSAGENT_GUEST_PASSWORD");
 	if (!env)
-		na_error("no guest password: set NFSAGENT_GUEST_PASSWORD or use --guest-password-file");
+		vs_fail(err, VS_ERR_USAGE,
+		        "no guest password: set NFSAGENT_GUEST_PASSWORD or use --guest-password-file");
 	return env ? strdup(env) : NULL;
 }
 
@@ -342,7 +350,7 @@ static int bench_all(na_bench *b, const bench_args *a, const na_profile *const *
 	return rc;
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	(void)json;
 	bench_args *a = args;
@@ -351,13 +359,16 @@ static int run(vs_client *c, void *args, bool json)
 	na_session s = {.client = c, .inv = &inv, .warning = na_print_warning};
 	na_bench b = {.s = &s, .labels = a->labels.v, .n_labels = a->labels.n, .stop = &na_stop_requested,
 	              .job = a->job};
-	char *password = guest_password(a);
+	char *password = guest_password(a, &out->err);
 	const char *user = a->guest_user ? a->guest_user : getenv("NFSAGENT_GUEST_USER");
 	if (!password || !user) {
-		if (!user)
-			na_error("no guest user: give --guest-user or set NFSAGENT_GUEST_USER");
 		free(password);
-		return NA_EXIT_USAGE;
+		/* both missing: both are said, the user last */
+		if (!user && !password)
+			na_print_error(&out->err);
+		return user ? VS_ERR_USAGE
+		            : vs_fail(&out->err, VS_ERR_USAGE,
+		                      "no guest user: give --guest-user or set NFSAGENT_GUEST_USER");
 	}
 	b.auth = (vs_guest_auth){user, password};
 	na_profile custom = {a->job_profile, "your job file", "", "", 0, 0, -1, "", false, 0};
@@ -392,22 +403,32 @@ static int run(vs_client *c, void *args, bool json)
 		na_bench_nas_end(&b);
 	}
 	na_interrupts_release(&saved);
-	int code = rc == VS_OK ? (failed || na_stop_requested ? NA_EXIT_FAIL : NA_EXIT_OK)
-	           : rc == VS_ERR_USAGE && !err.message[0] ? NA_EXIT_USAGE : na_report(&err);
+	/* The last of these lines is how the command ends; those before it are
+	 * said here.  An error with no message has been said (VS_ERR_USAGE). */
+	vs_error *end = &out->err;
 	if (rc == VS_OK && failed)
-		na_error("%zu repetition%s failed (recorded as failed)", failed, failed == 1 ? "" : "s");
-	if (na_stop_requested)
-		na_error("interrupted: fio was stopped in the guest; earlier results are kept");
+		rc = vs_fail(end, VS_ERR_TASK, "%zu repetition%s failed (recorded as failed)", failed,
+		             failed == 1 ? "" : "s");
+	else if (rc != VS_OK)
+		*end = err;
+	if (na_stop_requested) {
+		if (end->message[0] || end->fault[0])
+			na_print_error(end);
+		vs_status was = rc;
+		*end = (vs_error){0};
+		rc = vs_fail(end, was != VS_OK ? was : VS_ERR_TASK,
+		             "interrupted: fio was stopped in the guest; earlier results are kept");
+	}
 	for (size_t i = 0; i < n; i++)
 		free(jobs[i]);
 	na_inventory_free(&inv);
 	na_store_close(&s.store);
 	free(b.disk);
 	free(password);
-	return code;
+	return rc;
 }
 
-int cmd_bench(int argc, char **argv)
+vs_status cmd_bench(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -430,7 +451,7 @@ int cmd_bench(int argc, char **argv)
 	};
 	static const na_command_spec spec = {"bench", usage, longopts, on_option, check, run};
 	bench_args a = {.repeat = 3, .job = {"8G", 60, 0, "/var/tmp"}};
-	int rc = na_command(&spec, &a, argc, argv);
+	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	na_labels_free(&a.labels);
 	nas_target_free(&a.target);
 	free(a.job_text);

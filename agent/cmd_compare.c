@@ -590,23 +590,13 @@ static void print_json(const comparison *c)
 
 /* ---- the command ---- */
 
-/* Our own refusals are whole sentences; the store's errors say what failed. */
-static int report(const vs_error *err)
-{
-	if (err->context[0])
-		return na_report(err);
-	na_error("%s", err->message);
-	return na_exit_code(err);
-}
-
-static int compare(const compare_args *a)
+static vs_status compare(const compare_args *a, na_outcome *out)
 {
 	na_store *store = NULL;
-	vs_error err = {0};
 	comparison c = {.args = a};
-	int rc = na_store_open_readonly(a->db, &store, &err);
+	vs_status rc = na_store_open_readonly(a->db, &store, &out->err);
 	if (rc == VS_OK)
-		rc = build(&c, store, &err);
+		rc = build(&c, store, &out->err);
 	if (rc == VS_OK && a->json)
 		print_json(&c);
 	else if (rc == VS_OK && a->csv)
@@ -617,10 +607,10 @@ static int compare(const compare_args *a)
 		print_text(&c);
 	comparison_free(&c);
 	na_store_close(&store);
-	return rc == VS_OK ? NA_EXIT_OK : report(&err);
+	return rc;
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	compare_args *a = ud;
 	switch (opt) {
@@ -634,16 +624,17 @@ static int on_option(int opt, const char *arg, void *ud)
 		double *v = opt == OPT_MIN_CHANGE ? &a->min_change : &a->runs_needed;
 		bool ok = na_percent_parse(arg, v) && *v < 1000 && (opt == OPT_MIN_CHANGE || *v > 0);
 		*v /= 100;
-		if (!ok)
-			return -na_usage_error("compare", "--%s wants a percentage like 10%%, not '%s'",
-			                       opt == OPT_MIN_CHANGE ? "min-change" : "runs-needed", arg);
-		return 1;
+		if (ok)
+			return 1;
+		na_usage_error(out, "--%s wants a percentage like 10%%, not '%s'",
+		               opt == OPT_MIN_CHANGE ? "min-change" : "runs-needed", arg);
+		return -1;
 	}
 	default: return 0;
 	}
 }
 
-int cmd_compare(int argc, char **argv)
+vs_status cmd_compare(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		{"a", required_argument, NULL, OPT_A},       {"b", required_argument, NULL, OPT_B},
@@ -653,16 +644,18 @@ int cmd_compare(int argc, char **argv)
 		{"runs-needed", required_argument, NULL, OPT_RUNS_NEEDED},
 		{"help", no_argument, NULL, NA_OPT_HELP},    {0},
 	};
-	na_conn conn = {.cmd = "compare"};
+	na_conn conn = {0};
 	compare_args a = {0};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
 	a.json = conn.json;
 	na_conn_close(&conn, NULL);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("compare", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && (!a.a || !a.b))
-		rc = na_usage_error("compare", "give both groups: --a SELECTOR --b SELECTOR");
-	if (rc < 0 && a.json + a.csv + a.markdown > 1)
-		rc = na_usage_error("compare", "choose one of --json, --csv and --markdown");
-	return rc < 0 ? compare(&a) : rc;
+	if (go <= 0)
+		return go < 0 ? out->err.status : VS_OK;
+	if (optind < argc)
+		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	if (!a.a || !a.b)
+		return na_usage_error(out, "give both groups: --a SELECTOR --b SELECTOR");
+	if (a.json + a.csv + a.markdown > 1)
+		return na_usage_error(out, "choose one of --json, --csv and --markdown");
+	return compare(&a, out);
 }

@@ -273,7 +273,7 @@ static void print_table(const listing *l)
 	na_table_free(&t);
 }
 
-static int list(vs_client *c, void *args, bool json)
+static vs_status list(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	const char *what = *(const char **)args;
 	listing l = {.host_names = {.ncols = 2}, .ds_names = {.ncols = 2}};
@@ -289,8 +289,7 @@ static int list(vs_client *c, void *args, bool json)
 		walk.vm = on_vm;
 	}
 	l.out.ncols = l.ncols;
-	vs_error err = {0};
-	int rc = vs_walk_inventory(c, &walk, &err);
+	vs_status rc = vs_walk_inventory(c, &walk, &out->err);
 	if (rc == VS_OK) {
 		rows_sort(&l.out);
 		rows_sort(&l.host_names);
@@ -303,26 +302,26 @@ static int list(vs_client *c, void *args, bool json)
 	rows_free(&l.out);
 	rows_free(&l.host_names);
 	rows_free(&l.ds_names);
-	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	return rc;
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	if (argc < 1)
-		return na_usage_error("ls", "what to list? hosts, datastores or vms");
+		return na_usage_error(out, "what to list? hosts, datastores or vms");
 	if (strcmp(argv[0], "hosts") != 0 && strcmp(argv[0], "datastores") != 0 &&
 	    strcmp(argv[0], "vms") != 0)
-		return na_usage_error("ls", "cannot list '%s': choose hosts, datastores or vms", argv[0]);
+		return na_usage_error(out, "cannot list '%s': choose hosts, datastores or vms", argv[0]);
 	if (argc > 1)
-		return na_usage_error("ls", "unexpected argument '%s'", argv[1]);
+		return na_usage_error(out, "unexpected argument '%s'", argv[1]);
 	*(const char **)args = argv[0];
-	return -1;
+	return VS_OK;
 }
 
-int cmd_ls(int argc, char **argv)
+vs_status cmd_ls(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
 	static const na_command_spec spec = {"ls", usage, longopts, NULL, check, list};
 	const char *what = NULL;
-	return na_command(&spec, &what, argc, argv);
+	return na_command(&spec, &what, argc, argv, out);
 }

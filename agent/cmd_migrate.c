@@ -42,21 +42,23 @@ typedef struct migrate_cmd {
 } migrate_cmd;
 
 
-static int add_vm(migrate_cmd *a, const char *name)
+static int add_vm(migrate_cmd *a, const char *name, na_outcome *out)
 {
 	const char **grown = realloc(a->vms, (a->n_vms + 1) * sizeof(*grown));
-	if (!grown)
-		return -NA_EXIT_FAIL;
+	if (!grown) {
+		vs_fail(&out->err, VS_ERR_NOMEM, "out of memory");
+		return -1;
+	}
 	a->vms = grown;
 	a->vms[a->n_vms++] = name;
 	return 1;
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	migrate_cmd *a = ud;
 	switch (opt) {
-	case OPT_VM: return add_vm(a, arg);
+	case OPT_VM: return add_vm(a, arg, out);
 	case OPT_DATASTORE: a->one.datastore = arg; return 1;
 	case OPT_POLICY: a->one.policy = arg; return 1;
 	case OPT_ALLOW_OFF: a->one.allow_power_off = true; return 1;
@@ -102,19 +104,15 @@ static json_t *record_of(const na_migrate_args *a, const na_migrate_result *r, c
 	return out;
 }
 
-int na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t **record)
+vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t **record,
+                           na_verdict *verdict, vs_error *err)
 {
-	vs_error err = {0};
 	na_migrate_result r;
-	int rc = na_op_migrate(s, a, &r, &err);
-	na_verdict v = na_migrate_verdict(&r, rc);
-	int code = rc == VS_OK || v == NA_VERDICT_FINDING ? na_verdict_exit(v) : na_exit_code(&err);
+	vs_status rc = na_op_migrate(s, a, &r, err);
+	*verdict = na_migrate_verdict(&r, rc);
 	if (rc == VS_OK && s->output)
 		na_verify_print(r.now ? r.now->name : a->vm, &r.checks);
-	/* A diagnosed failure has said why already. */
-	if (rc != VS_OK && !(rc == VS_ERR_TASK && r.diag.verdict))
-		na_report(&err);
-	json_t *out = record_of(a, &r, &err);
+	json_t *out = record_of(a, &r, err);
 	if (r.now)
 		where_is(s, &r, out);
 	if (record)
@@ -123,8 +121,11 @@ int na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t 
 		na_json_print(out);
 	else
 		json_decref(out);
+	/* A diagnosed failure has said why already: nobody says it again. */
+	if (rc == VS_ERR_TASK && r.diag.verdict)
+		err->message[0] = err->fault[0] = '\0';
 	na_migrate_result_free(&r);
-	return code;
+	return rc;
 }
 
 /* ---- several VMs ------------------------------------------------------------ */
@@ -183,18 +184,29 @@ static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm 
 	return VS_OK;
 }
 
+/* How one VM's move ended: its op's status and verdict. */
+typedef struct vm_end {
+	vs_status rc;
+	na_verdict verdict;
+} vm_end;
+
+static bool clean(vm_end e)
+{
+	return e.rc == VS_OK && e.verdict == NA_VERDICT_CLEAN;
+}
+
 /* What became of one VM, for the summary. */
-static const char *outcome(int code, const json_t *record, char *buf, size_t size)
+static const char *outcome(vm_end e, const json_t *record, char *buf, size_t size)
 {
 	bool moved = json_is_true(json_object_get(record, "moved"));
 	const char *fault = json_string_value(json_object_get(json_object_get(record, "error"), "fault"));
-	if (code == NA_EXIT_OK)
+	if (clean(e))
 		return json_is_true(json_object_get(record, "already_there")) ? "there already"
 		                                                              : "moved, verified";
-	if (code == NA_EXIT_FINDING)
+	if (e.verdict == NA_VERDICT_FINDING)
 		return moved ? "moved, but an extent is smaller than its descriptor"
 		             : "not moved: NFS 4.1 extent-size mismatch";
-	if (moved && code == NA_EXIT_UNCHECKED)
+	if (moved && e.rc == VS_OK && e.verdict == NA_VERDICT_UNCHECKED)
 		return "moved, could not verify (an extent's length could not be read)";
 	if (moved)
 		return "moved, not verified";
@@ -206,7 +218,7 @@ static const char *outcome(int code, const json_t *record, char *buf, size_t siz
 typedef struct batch {
 	const vs_vm **vms;   /* into the inventory read before the first move */
 	size_t n, tried;
-	int *codes;          /* exit code of each VM tried */
+	vm_end *ends;        /* of each VM tried */
 	json_t *records;     /* the record of each VM tried */
 	const char *stopped; /* why the rest were not tried, or NULL */
 } batch;
@@ -219,7 +231,7 @@ static void print_summary(const migrate_cmd *a, const batch *b)
 	for (size_t i = 0; t && i < b->n; i++) {
 		char buf[160];
 		json_t *record = i < b->tried ? json_array_get(b->records, i) : NULL;
-		const char *what = record ? outcome(b->codes[i], record, buf, sizeof(buf)) : "not tried";
+		const char *what = record ? outcome(b->ends[i], record, buf, sizeof(buf)) : "not tried";
 		there += json_is_true(json_object_get(record, "moved"));
 		const char *row[] = {b->vms[i]->name, what};
 		na_table_add(t, row);
@@ -241,10 +253,13 @@ static void print_json(const migrate_cmd *a, batch *b)
 	                        b->records, "not_tried", not_tried, "stopped", b->stopped));
 }
 
-/* Moves b's VMs one after the other; returns the exit code. */
-static int move_all(na_session *s, migrate_cmd *a, batch *b, bool json)
+/* Moves b's VMs one after the other, each VM's error said as it comes.
+ * The batch ends as its first VM that did not end clean, or as a finding
+ * when the extent-size bug showed: out says so, without a line of its own
+ * for what was said (unless Ctrl-C left VMs not tried). */
+static vs_status move_all(na_session *s, migrate_cmd *a, batch *b, bool json, na_outcome *out)
 {
-	int code = NA_EXIT_OK;
+	vm_end end = {VS_OK, NA_VERDICT_CLEAN};
 	/* Ctrl-C lets the running Storage vMotion finish and starts no other. */
 	na_interrupts saved;
 	na_interrupts_catch(&saved);
@@ -261,33 +276,40 @@ static int move_all(na_session *s, migrate_cmd *a, batch *b, bool json)
 		a->one.vm = name;
 		a->one.vm_moref = moref;
 		json_t *record = NULL;
-		int one = b->codes[b->tried] = name && moref ? na_migrate_shown(s, &a->one, json, &record)
-		                                             : NA_EXIT_FAIL;
+		vs_error err = {0};
+		vm_end one = {VS_ERR_NOMEM, NA_VERDICT_CLEAN};
+		if (name && moref)
+			one.rc = na_migrate_shown(s, &a->one, json, &record, &one.verdict, &err);
+		if (one.rc != VS_OK && (err.message[0] || err.fault[0]))
+			na_print_error(&err);
+		b->ends[b->tried] = one;
 		free(name);
 		free(moref);
 		json_array_append_new(b->records, record);
-		if (one != NA_EXIT_OK && (code == NA_EXIT_OK || one == NA_EXIT_FINDING))
-			code = one;
+		bool finding = one.verdict == NA_VERDICT_FINDING;
+		if (!clean(one) && (clean(end) || finding))
+			end = one;
 		bool more = b->tried + 1 < b->n;
-		if (more && one == NA_EXIT_FINDING)
+		if (more && finding)
 			b->stopped = "the extent-size mismatch showed; more moves there would repeat it";
 		/* A move that worked but could not be verified is no failure to stop at. */
-		else if (more && one != NA_EXIT_OK && one != NA_EXIT_UNCHECKED && !a->keep_going)
+		else if (more && !clean(one) && !(one.rc == VS_OK && one.verdict == NA_VERDICT_UNCHECKED) &&
+		         !a->keep_going)
 			b->stopped = "a move failed (--keep-going carries on after a failure)";
 		else if (more && na_stop_requested)
 			b->stopped = "interrupted";
 	}
 	na_interrupts_release(&saved);
-	if (na_stop_requested && b->tried < b->n) {
-		na_error("interrupted: %zu of %zu VMs not tried", b->n - b->tried, b->n);
-		if (code == NA_EXIT_OK)
-			code = NA_EXIT_FAIL;
-	}
-	return code;
+	out->verdict = end.verdict;
+	out->err = (vs_error){.status = end.rc};
+	if (na_stop_requested && b->tried < b->n)
+		vs_fail(&out->err, end.rc != VS_OK ? end.rc : VS_ERR_TASK,
+		        "interrupted: %zu of %zu VMs not tried", b->n - b->tried, b->n);
+	return out->err.status;
 }
 
 /* What would move, after every check; nothing changes. */
-static int print_plan(const migrate_cmd *a, const batch *b, bool json)
+static void print_plan(const migrate_cmd *a, const batch *b, bool json)
 {
 	json_t *vms = json_array();
 	if (!json)
@@ -302,88 +324,84 @@ static int print_plan(const migrate_cmd *a, const batch *b, bool json)
 		na_json_print(json_pack("{s:s, s:o}", "datastore", a->one.datastore, "would_move", vms));
 	else
 		json_decref(vms);
-	return NA_EXIT_OK;
 }
 
-static int migrate_batch(vs_client *c, migrate_cmd *a, bool json)
+static vs_status migrate_batch(vs_client *c, migrate_cmd *a, bool json, na_outcome *out)
 {
 	na_inventory inv = {0};
-	vs_error err = {0};
+	vs_error *err = &out->err;
 	batch b = {.records = json_array()};
-	int code = NA_EXIT_OK;
-	int rc = na_inventory_load(c, true, &inv, &err);
+	vs_status rc = na_inventory_load(c, true, &inv, err);
 	na_progress bar;
 	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
 	                .warning = na_print_warning, .progress = &bar};
 	if (rc == VS_OK)
-		rc = batch_vms(&inv, a, &b.vms, &b.n, &err);
-	if (rc == VS_OK && !(b.codes = calloc(b.n + 1, sizeof(int))))
-		rc = vs_fail(&err, VS_ERR_NOMEM, "out of memory");
-	if (rc != VS_OK) {
-		code = na_report(&err);
-	} else if (b.n == 0 && !json) {
+		rc = batch_vms(&inv, a, &b.vms, &b.n, err);
+	if (rc == VS_OK && !(b.ends = calloc(b.n + 1, sizeof(vm_end))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && b.n == 0 && !json) {
 		printf("No VM has files on datastore %s.\n", a->from);
-	} else if (a->dry_run) {
-		code = print_plan(a, &b, json);
-	} else {
-		code = move_all(&s, a, &b, json);
+	} else if (rc == VS_OK && a->dry_run) {
+		print_plan(a, &b, json);
+	} else if (rc == VS_OK) {
+		rc = move_all(&s, a, &b, json, out);
 		if (json)
 			print_json(a, &b);
 		else
 			print_summary(a, &b);
 	}
 	json_decref(b.records);
-	free(b.codes);
+	free(b.ends);
 	free(b.vms);
 	na_inventory_free(&inv);
-	return code;
+	return rc;
 }
 
 /* One VM: its own lines, no summary. */
-static int migrate_one(vs_client *c, migrate_cmd *a, bool json)
+static vs_status migrate_one(vs_client *c, migrate_cmd *a, bool json, na_outcome *out)
 {
 	na_inventory inv;
-	vs_error err = {0};
-	if (na_inventory_load(c, true, &inv, &err) != VS_OK)
-		return na_report(&err);
+	vs_status rc = na_inventory_load(c, true, &inv, &out->err);
+	if (rc != VS_OK)
+		return rc;
 	na_progress bar;
 	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
 	                .warning = na_print_warning, .progress = &bar};
 	a->one.vm = a->vms[0];
-	int code = na_migrate_shown(&s, &a->one, json, NULL);
+	rc = na_migrate_shown(&s, &a->one, json, NULL, &out->verdict, &out->err);
 	na_inventory_free(&inv);
-	return code;
+	return rc;
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	migrate_cmd *a = args;
 	/* A dry run of one VM is the batch's plan: the same checks, nothing moves. */
 	if (a->n_vms == 1 && !a->from && !a->dry_run)
-		return migrate_one(c, a, json);
-	return migrate_batch(c, a, json);
+		return migrate_one(c, a, json, out);
+	return migrate_batch(c, a, json, out);
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	const migrate_cmd *cmd = args;
 	const na_migrate_args *a = &cmd->one;
 	const char *p = a->policy;
 	if (argc > 0)
-		return na_usage_error("migrate", "unexpected argument '%s'", argv[0]);
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
 	if ((!cmd->n_vms && !cmd->from) || !a->datastore)
-		return na_usage_error("migrate", "--vm (or --from-datastore) and --datastore are required");
+		return na_usage_error(out, "--vm (or --from-datastore) and --datastore are required");
 	if (cmd->n_vms && cmd->from)
-		return na_usage_error("migrate", "give --vm or --from-datastore, not both");
+		return na_usage_error(out, "give --vm or --from-datastore, not both");
 	if (strcmp(p, "fail") != 0 && strcmp(p, "nfs3") != 0 && strcmp(p, "snapshot") != 0 &&
 	    strcmp(p, "cold") != 0)
-		return na_usage_error("migrate", "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'", p);
+		return na_usage_error(out, "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'", p);
 	if (strcmp(p, "cold") == 0 && !a->allow_power_off)
-		return na_usage_error("migrate", "--on-extent-bug cold powers the VM off: add --allow-power-off");
-	return -1;
+		return na_usage_error(out, "--on-extent-bug cold powers the VM off: add --allow-power-off");
+	return VS_OK;
 }
 
-int cmd_migrate(int argc, char **argv)
+vs_status cmd_migrate(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -399,7 +417,7 @@ int cmd_migrate(int argc, char **argv)
 	};
 	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};
 	migrate_cmd a = {.one = {.policy = "fail"}};
-	int rc = na_command(&spec, &a, argc, argv);
+	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	free(a.vms);
 	return rc;
 }

@@ -20,8 +20,9 @@ enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION, OPT_SERVER, OPT_PATH, OPT_NFS, OP
        OPT_SECURITY };
 
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
+	(void)out;
 	na_mount_args *a = ud;
 	switch (opt) {
 	case OPT_NAME: a->spec.name = arg; return 1;
@@ -44,41 +45,44 @@ char **na_split_servers(char *list, size_t *n)
 	return v;
 }
 
-static int check_args(void *args, int argc, char **argv)
+static vs_status check_args(void *args, int argc, char **argv, na_outcome *out)
 {
 	na_mount_args *a = args;
 	if (argc > 0)
-		return na_usage_error("mount", "unexpected argument '%s'", argv[0]);
-	if (na_host_choice_check("mount", &a->choice) >= 0)
-		return NA_EXIT_USAGE;
-	return na_mount_check(a);
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
+	vs_status rc = na_host_choice_check(&a->choice, out);
+	if (rc == VS_OK)
+		rc = na_mount_check(a, &out->err);
+	/* every refusal of na_mount_check is about the command line */
+	out->usage = rc != VS_OK;
+	return rc;
 }
 
-int na_mount_check(na_mount_args *a)
+vs_status na_mount_check(na_mount_args *a, vs_error *err)
 {
 	if (!a->spec.name || !a->server_list || !a->spec.path || !a->nfs)
-		return na_usage_error("mount", "--name, --server, --path and --nfs are required");
+		return vs_fail(err, VS_ERR_USAGE, "--name, --server, --path and --nfs are required");
 	if (strcmp(a->nfs, "3") == 0)
 		a->spec.type = "NFS";
 	else if (strcmp(a->nfs, "4.1") == 0 || strcmp(a->nfs, "41") == 0)
 		a->spec.type = "NFS41";
 	else
-		return na_usage_error("mount", "--nfs is 3 or 4.1, not '%s'", a->nfs);
+		return vs_fail(err, VS_ERR_USAGE, "--nfs is 3 or 4.1, not '%s'", a->nfs);
 	if (a->spec.path[0] != '/')
-		return na_usage_error("mount", "--path must be absolute, like /mnt/tank/vmware");
+		return vs_fail(err, VS_ERR_USAGE, "--path must be absolute, like /mnt/tank/vmware");
 	size_t n = 0;
 	char **servers = na_split_servers(a->server_list, &n);
 	a->spec.servers = (const char *const *)servers;
 	if (n == 0)
-		return na_usage_error("mount", "--server names no server");
+		return vs_fail(err, VS_ERR_USAGE, "--server names no server");
 	if (n > 1 && strcmp(a->spec.type, "NFS") == 0)
-		return na_usage_error("mount", "NFS 3 takes one server; several are for NFS 4.1 multipathing");
+		return vs_fail(err, VS_ERR_USAGE, "NFS 3 takes one server; several are for NFS 4.1 multipathing");
 	if (a->spec.security && strcmp(a->spec.type, "NFS41") != 0)
-		return na_usage_error("mount", "--security is for NFS 4.1");
+		return vs_fail(err, VS_ERR_USAGE, "--security is for NFS 4.1");
 	if (a->spec.security && strcmp(a->spec.security, "AUTH_SYS") != 0 &&
 	    strcmp(a->spec.security, "SEC_KRB5") != 0 && strcmp(a->spec.security, "SEC_KRB5I") != 0)
-		return na_usage_error("mount", "--security is AUTH_SYS, SEC_KRB5 or SEC_KRB5I");
-	return -1;
+		return vs_fail(err, VS_ERR_USAGE, "--security is AUTH_SYS, SEC_KRB5 or SEC_KRB5I");
+	return VS_OK;
 }
 
 static json_t *host_result(const na_mount_host *h)
@@ -104,25 +108,25 @@ static void print_json(const na_mount_args *a, const na_mount_result *r)
 	                        hosts));
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	const na_mount_args *a = args;
 	na_inventory inv;
-	vs_error err = {0};
-	if (na_inventory_load(c, false, &inv, &err) != VS_OK)
-		return na_report(&err);
+	vs_status rc = na_inventory_load(c, false, &inv, &out->err);
+	if (rc != VS_OK)
+		return rc;
 	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
 	                .warning = na_print_warning};
 	na_mount_result r;
-	int rc = na_op_mount(&s, a, &r, &err);
+	rc = na_op_mount(&s, a, &r, &out->err);
 	if (json && r.hosts)
 		print_json(a, &r);
 	na_mount_result_free(&r);
 	na_inventory_free(&inv);
-	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	return rc;
 }
 
-int cmd_mount(int argc, char **argv)
+vs_status cmd_mount(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -137,7 +141,7 @@ int cmd_mount(int argc, char **argv)
 	};
 	static const na_command_spec spec = {"mount", usage, longopts, on_option, check_args, run};
 	na_mount_args a = {0};
-	int rc = na_command(&spec, &a, argc, argv);
+	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	free((void *)a.spec.servers);
 	free(a.server_list);
 	return rc;

@@ -34,8 +34,9 @@ typedef struct nas_args {
 	nas_target target;
 } nas_args;
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
+	(void)out;
 	nas_args *a = ud;
 	if (opt == OPT_NAS)
 		a->nas = arg;
@@ -48,20 +49,20 @@ static int on_option(int opt, const char *arg, void *ud)
 	return 1;
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	nas_args *a = args;
 	if (argc > 0)
-		return na_usage_error("nas", "unexpected argument '%s'", argv[0]);
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
 	if (!a->datastore)
-		return na_usage_error("nas", "--datastore is required");
+		return na_usage_error(out, "--datastore is required");
 	if (!a->nas == !a->nas_command)
-		return na_usage_error("nas", "give exactly one of --nas and --nas-command");
+		return na_usage_error(out, "give exactly one of --nas and --nas-command");
 	vs_error err = {0};
 	int rc = a->nas ? nas_target_host(&a->target, a->nas, &err)
 	                : nas_target_command(&a->target, a->nas_command, &err);
-	return rc == VS_OK ? -1 : na_usage_error("nas", "%s: %s", a->nas ? "--nas" : "--nas-command",
-	                                         err.message);
+	return rc == VS_OK ? VS_OK : na_usage_error(out, "%s: %s", a->nas ? "--nas" : "--nas-command",
+	                                            err.message);
 }
 
 /* Data, special, log and cache always (no SLOG is worth seeing when sync
@@ -145,32 +146,31 @@ static void print_text(const vs_datastore *d, const nas_view *v)
 			print_class(&v->layout, shown[i]);
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	const nas_args *a = args;
 	na_inventory inv;
-	vs_error err = {0};
+	vs_error *err = &out->err;
 	nas_view v = {0};
-	int rc = na_inventory_load(c, false, &inv, &err);
-	vs_datastore *d = rc == VS_OK ? na_find_datastore(&inv, a->datastore, &err) : NULL;
+	vs_status rc = na_inventory_load(c, false, &inv, err);
+	vs_datastore *d = rc == VS_OK ? na_find_datastore(&inv, a->datastore, err) : NULL;
 	if (rc == VS_OK && !d)
 		rc = VS_ERR_NOT_FOUND;
 	else if (rc == VS_OK && (!d->remote_path || !d->remote_host))
-		rc = vs_fail(&err, VS_ERR_USAGE, "datastore %s is %s, not NFS: no NAS behind it", d->name,
+		rc = vs_fail(err, VS_ERR_USAGE, "datastore %s is %s, not NFS: no NAS behind it", d->name,
 		             d->type ? d->type : "of no known type");
 	if (rc == VS_OK)
-		rc = nas_read_view(&a->target, d->remote_path, &v, &err);
-	int code = rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+		rc = nas_read_view(&a->target, d->remote_path, &v, err);
 	if (rc == VS_OK && json)
 		print_json(d, &v);
 	else if (rc == VS_OK)
 		print_text(d, &v);
 	nas_view_free(&v);
 	na_inventory_free(&inv);
-	return code;
+	return rc;
 }
 
-int cmd_nas(int argc, char **argv)
+vs_status cmd_nas(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -181,7 +181,7 @@ int cmd_nas(int argc, char **argv)
 	};
 	static const na_command_spec spec = {"nas", usage, longopts, on_option, check, run};
 	nas_args a = {0};
-	int rc = na_command(&spec, &a, argc, argv);
+	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	nas_target_free(&a.target);
 	return rc;
 }

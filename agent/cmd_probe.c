@@ -20,7 +20,7 @@ static const char usage[] =
 enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB, OPT_RECHECK };
 enum { MIB = 1024 * 1024 };
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	na_probe_args *a = ud;
 	switch (opt) {
@@ -28,17 +28,18 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DATASTORE: a->datastore = arg; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_DISKS:
-		if (!na_parse_long(arg, 1, NA_MAX_PROBE_DISKS, &a->disks))
-			return -na_usage_error("probe", "--disks is a number from 1 to %d, not '%s'",
-			                       NA_MAX_PROBE_DISKS, arg);
-		return 1;
+		if (na_parse_long(arg, 1, NA_MAX_PROBE_DISKS, &a->disks))
+			return 1;
+		na_usage_error(out, "--disks is a number from 1 to %d, not '%s'", NA_MAX_PROBE_DISKS, arg);
+		return -1;
 	case OPT_RECHECK:
-		a->recheck_s = na_parse_recheck("probe", arg);
-		return a->recheck_s < 0 ? -NA_EXIT_USAGE : 1;
+		a->recheck_s = na_parse_recheck(arg, out);
+		return a->recheck_s < 0 ? -1 : 1;
 	case OPT_SIZE:
-		if ((a->size = na_parse_size(arg)) < MIB)
-			return -na_usage_error("probe", "--size wants a size of 1M or more, like 1G, not '%s'", arg);
-		return 1;
+		if ((a->size = na_parse_size(arg)) >= MIB)
+			return 1;
+		na_usage_error(out, "--size wants a size of 1M or more, like 1G, not '%s'", arg);
+		return -1;
 	default: return 0;
 	}
 }
@@ -63,34 +64,34 @@ static void print_json(const na_probe_result *r)
 	                        na_checks_json(&r->checks)));
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	na_inventory inv;
-	vs_error err = {0};
 	na_probe_result r = {0};
-	int rc = na_inventory_load(c, false, &inv, &err);
+	vs_status rc = na_inventory_load(c, false, &inv, &out->err);
 	na_session s = {.client = c, .inv = &inv, .output = na_print_line, .warning = na_print_warning};
 	if (rc == VS_OK)
-		rc = na_op_probe(&s, args, &r, &err);
+		rc = na_op_probe(&s, args, &r, &out->err);
 	if (rc == VS_OK && json)
 		print_json(&r);
 	else if (rc == VS_OK)
 		na_probe_print(&r);
-	int code = rc == VS_OK ? na_verdict_exit(na_probe_verdict(&r)) : na_report(&err);
+	if (rc == VS_OK)
+		out->verdict = na_probe_verdict(&r);
 	na_probe_result_free(&r);
 	na_inventory_free(&inv);
-	return code;
+	return rc;
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	const na_probe_args *a = args;
 	if (argc > 0)
-		return na_usage_error("probe", "unexpected argument '%s'", argv[0]);
-	return a->host && a->datastore ? -1 : na_usage_error("probe", "--host and --datastore are required");
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
+	return a->host && a->datastore ? VS_OK : na_usage_error(out, "--host and --datastore are required");
 }
 
-int cmd_probe(int argc, char **argv)
+vs_status cmd_probe(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -104,5 +105,5 @@ int cmd_probe(int argc, char **argv)
 	};
 	static const na_command_spec spec = {"probe", usage, longopts, on_option, check, run};
 	na_probe_args a = {.disks = 8, .size = 1024LL * MIB, .recheck_s = NA_RECHECK_DEFAULT_S};
-	return na_command(&spec, &a, argc, argv);
+	return na_command(&spec, &a, argc, argv, out);
 }

@@ -13,19 +13,19 @@ static const char usage[] =
 	"space it takes on the datastore at bench's default --size 8G; below it, where\n"
 	"it comes from and what it writes.\n";
 
-int cmd_profiles(int argc, char **argv)
+vs_status cmd_profiles(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, NA_OPT_JSON}, {"help", no_argument, NULL, NA_OPT_HELP}, {0},
 	};
-	na_conn conn = {.cmd = "profiles"};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, NULL, NULL);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("profiles", "unexpected argument '%s'", argv[optind]);
+	na_conn conn = {0};
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, NULL, NULL, out);
 	bool json = conn.json;
 	na_conn_close(&conn, NULL);
-	if (rc >= 0)
-		return rc;
+	if (go > 0 && optind < argc)
+		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	if (go <= 0)
+		return go < 0 ? out->err.status : VS_OK;
 	json_t *all = json_array();
 	for (size_t i = 0; i < na_n_profiles; i++) {
 		const na_profile *p = &na_profiles[i];
@@ -47,5 +47,5 @@ int cmd_profiles(int argc, char **argv)
 		na_json_print(all);
 	else
 		json_decref(all);
-	return NA_EXIT_OK;
+	return VS_OK;
 }

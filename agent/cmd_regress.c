@@ -515,42 +515,31 @@ static int write_junit(const regress_state *r, const char *path, vs_error *err)
 
 /* ---- the command ---- */
 
-/* Our own refusals are whole sentences; the store's errors say what failed. */
-static int report(const vs_error *err)
-{
-	if (err->context[0])
-		return na_report(err);
-	na_error("%s", err->message);
-	return na_exit_code(err);
-}
-
-static int regress(regress_args *a)
+static vs_status regress(regress_args *a, na_outcome *out)
 {
 	na_store *store = NULL;
-	vs_error err = {0};
+	vs_error *err = &out->err;
 	regress_state r = {.args = a};
-	int rc = na_store_open_readonly(a->db, &store, &err);
+	vs_status rc = na_store_open_readonly(a->db, &store, err);
 	if (rc == VS_OK)
-		rc = build(&r, store, &err);
+		rc = build(&r, store, err);
 	if (rc == VS_OK && a->junit)
-		rc = write_junit(&r, a->junit, &err);
+		rc = write_junit(&r, a->junit, err);
 	if (rc == VS_OK && a->json)
 		print_json(&r);
 	else if (rc == VS_OK)
 		print_text(&r);
 	/* 1 means a regression and nothing else, so that CI can tell it from a
-	 * broken check: every error is 2. */
-	int code = r.n_regressions ? NA_EXIT_FAIL : NA_EXIT_OK;
-	if (rc != VS_OK) {
-		report(&err);
-		code = NA_EXIT_USAGE;
-	}
+	 * broken check: every error is 2 (VS_ERR_USAGE). */
+	out->verdict = r.n_regressions ? NA_VERDICT_PROBLEM : NA_VERDICT_CLEAN;
+	if (rc != VS_OK)
+		rc = err->status = VS_ERR_USAGE;
 	regression_free(&r);
 	na_store_close(&store);
-	return code;
+	return rc;
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	regress_args *a = ud;
 	vs_error err = {0};
@@ -562,10 +551,14 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_DROP:
 	case OPT_RISE:
 		/* two places stay free for the defaults */
-		if (a->n_limits + 2 == MAX_LIMITS)
-			return -na_usage_error("regress", "at most %d limits", MAX_LIMITS - 2);
-		if (na_threshold_parse(arg, opt == OPT_RISE, &a->limits[a->n_limits], &err) != VS_OK)
-			return -na_usage_error("regress", "%s", err.message);
+		if (a->n_limits + 2 == MAX_LIMITS) {
+			na_usage_error(out, "at most %d limits", MAX_LIMITS - 2);
+			return -1;
+		}
+		if (na_threshold_parse(arg, opt == OPT_RISE, &a->limits[a->n_limits], &err) != VS_OK) {
+			na_usage_error(out, "%s", err.message);
+			return -1;
+		}
 		a->n_limits++;
 		*(opt == OPT_RISE ? &a->rises : &a->drops) = true;
 		return 1;
@@ -582,7 +575,7 @@ static void default_limits(regress_args *a)
 		a->limits[a->n_limits++] = (na_threshold){NA_M_P99, 20, true};
 }
 
-int cmd_regress(int argc, char **argv)
+vs_status cmd_regress(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		{"baseline", required_argument, NULL, OPT_BASELINE},
@@ -592,16 +585,17 @@ int cmd_regress(int argc, char **argv)
 		{"json", no_argument, NULL, NA_OPT_JSON},        {"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};
-	na_conn conn = {.cmd = "regress"};
+	na_conn conn = {0};
 	regress_args a = {0};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
 	a.json = conn.json;
 	na_conn_close(&conn, NULL);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("regress", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && !a.baseline)
-		rc = na_usage_error("regress", "give the baseline: --baseline SELECTOR");
-	if (rc < 0)
-		default_limits(&a);
-	return rc < 0 ? regress(&a) : rc;
+	if (go <= 0)
+		return go < 0 ? out->err.status : VS_OK;
+	if (optind < argc)
+		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	if (!a.baseline)
+		return na_usage_error(out, "give the baseline: --baseline SELECTOR");
+	default_limits(&a);
+	return regress(&a, out);
 }

@@ -67,7 +67,7 @@ static int finish_file(const char *path, char *tmp, FILE *out, int rc, vs_error 
 	return rc;
 }
 
-static int write_report(const report_args *a)
+static vs_status write_report(const report_args *a, na_outcome *out)
 {
 	char now[32];
 	time_t t = time(NULL);
@@ -76,54 +76,60 @@ static int write_report(const report_args *a)
 	na_report_opts o = {a->where, a->n_where, a->group_by, a->n_group_by, now};
 	na_report_counts counts = {0};
 	na_store *store = NULL;
-	vs_error err = {0};
+	vs_error *err = &out->err;
 	char *tmp = NULL;
-	FILE *out = NULL;
-	int rc = na_store_open_readonly(a->db, &store, &err);
+	FILE *html = NULL;
+	vs_status rc = na_store_open_readonly(a->db, &store, err);
 	if (rc == VS_OK)
-		rc = open_temp(a->html, &tmp, &out, &err);
+		rc = open_temp(a->html, &tmp, &html, err);
 	if (rc == VS_OK)
-		rc = na_report_html(store, &o, out, &counts, &err);
+		rc = na_report_html(store, &o, html, &counts, err);
 	if (tmp)
-		rc = finish_file(a->html, tmp, out, rc, &err);
+		rc = finish_file(a->html, tmp, html, rc, err);
 	vs_error why = {0};
 	if (rc == VS_OK && !counts.results)
 		na_store_explain_none(store, a->where, a->n_where, &why);
 	na_store_close(&store);
 	if (rc != VS_OK)
-		return na_report(&err);
+		return rc;
 	if (!counts.results)
 		na_warn("%s; %s holds only the findings", why.message, a->html);
 	printf("%s: %zu runs (%zu failed) in %zu groups, %zu profiles, %zu findings\n", a->html,
 	       counts.results, counts.failed, counts.groups, counts.profiles, counts.findings);
-	return NA_EXIT_OK;
+	return VS_OK;
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	report_args *a = ud;
 	switch (opt) {
 	case OPT_HTML:
-		if (!arg[0])
-			return -na_usage_error("report", "--html wants a file name");
+		if (!arg[0]) {
+			na_usage_error(out, "--html wants a file name");
+			return -1;
+		}
 		a->html = arg;
 		return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_WHERE:
-		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE)
-			return -na_usage_error("report", "--where wants KEY=VALUE, not '%s'", arg);
+		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE) {
+			na_usage_error(out, "--where wants KEY=VALUE, not '%s'", arg);
+			return -1;
+		}
 		a->where[a->n_where++] = arg;
 		return 1;
 	case OPT_GROUP_BY:
-		if (!arg[0] || strchr(arg, '=') || a->n_group_by == MAX_GROUP_BY)
-			return -na_usage_error("report", "--group-by wants a field or label key, not '%s'", arg);
+		if (!arg[0] || strchr(arg, '=') || a->n_group_by == MAX_GROUP_BY) {
+			na_usage_error(out, "--group-by wants a field or label key, not '%s'", arg);
+			return -1;
+		}
 		a->group_by[a->n_group_by++] = arg;
 		return 1;
 	default: return 0;
 	}
 }
 
-int cmd_report(int argc, char **argv)
+vs_status cmd_report(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		{"html", required_argument, NULL, OPT_HTML},
@@ -133,13 +139,15 @@ int cmd_report(int argc, char **argv)
 		{"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};
-	na_conn conn = {.cmd = "report"};
+	na_conn conn = {0};
 	report_args a = {0};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
 	na_conn_close(&conn, NULL);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("report", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && !a.html)
-		rc = na_usage_error("report", "give --html FILE");
-	return rc < 0 ? write_report(&a) : rc;
+	if (go <= 0)
+		return go < 0 ? out->err.status : VS_OK;
+	if (optind < argc)
+		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	if (!a.html)
+		return na_usage_error(out, "give --html FILE");
+	return write_report(&a, out);
 }

@@ -197,26 +197,26 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 	return VS_OK;
 }
 
-static int list(const results_args *a)
+static vs_status list(const results_args *a, na_outcome *out)
 {
 	static const char *const headers[] = {"ID", "STARTED", "PROFILE", "REP", "HOST", "ESXI BUILD",
 	                                      "DATASTORE", "TYPE", "VM", "STATUS", "READ IOPS",
 	                                      "WRITE IOPS"};
 	na_store *store = NULL;
-	vs_error err = {0};
-	int rc = na_store_open_readonly(a->db, &store, &err);
+	vs_error *err = &out->err;
+	vs_status rc = na_store_open_readonly(a->db, &store, err);
 	listing l = {a, store, NULL, 0};
 	if (rc == VS_OK && !a->json && !a->csv)
 		l.table = na_table_new(12, headers);
 	if (rc == VS_OK)
-		rc = na_store_query(store, a->where, a->n_where, on_row, &l, &err);
+		rc = na_store_query(store, a->where, a->n_where, on_row, &l, err);
 	/* Nothing selected is an error (a name that matched nothing, exit 2);
 	 * an empty database is not, but says so. */
 	bool none = rc == VS_OK && !l.n;
 	if (none)
-		rc = na_store_explain_none(store, a->where, a->n_where, &err);
+		rc = na_store_explain_none(store, a->where, a->n_where, err);
 	if (none && !a->n_where) {
-		na_warn("%s", err.message);
+		na_warn("%s", err->message);
 		rc = VS_OK;
 		if (a->json)
 			fputs("[", stdout);
@@ -229,10 +229,10 @@ static int list(const results_args *a)
 		na_table_print(l.table, stdout);
 	na_table_free(&l.table);
 	na_store_close(&store);
-	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	return rc;
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	results_args *a = ud;
 	switch (opt) {
@@ -240,15 +240,17 @@ static int on_option(int opt, const char *arg, void *ud)
 	case OPT_FULL: a->full = true; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_WHERE:
-		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE)
-			return -na_usage_error("results", "--where wants KEY=VALUE, not '%s'", arg);
+		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE) {
+			na_usage_error(out, "--where wants KEY=VALUE, not '%s'", arg);
+			return -1;
+		}
 		a->where[a->n_where++] = arg;
 		return 1;
 	default: return 0;
 	}
 }
 
-int cmd_results(int argc, char **argv)
+vs_status cmd_results(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		{"where", required_argument, NULL, OPT_WHERE}, {"csv", no_argument, NULL, OPT_CSV},
@@ -256,14 +258,16 @@ int cmd_results(int argc, char **argv)
 		{"json", no_argument, NULL, NA_OPT_JSON},      {"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};
-	na_conn conn = {.cmd = "results"};
+	na_conn conn = {0};
 	results_args a = {0};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
 	a.json = conn.json;
 	na_conn_close(&conn, NULL);
-	if (rc < 0 && optind < argc)
-		rc = na_usage_error("results", "unexpected argument '%s'", argv[optind]);
-	if (rc < 0 && a.json && a.csv)
-		rc = na_usage_error("results", "choose --json or --csv");
-	return rc < 0 ? list(&a) : rc;
+	if (go <= 0)
+		return go < 0 ? out->err.status : VS_OK;
+	if (optind < argc)
+		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	if (a.json && a.csv)
+		return na_usage_error(out, "choose --json or --csv");
+	return list(&a, out);
 }

@@ -22,8 +22,9 @@ typedef struct run_args {
 	const char *db;
 } run_args;
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
+	(void)out;
 	run_args *a = ud;
 	switch (opt) {
 	case OPT_DRY_RUN: a->dry_run = true; return 1;
@@ -50,7 +51,7 @@ static void connection_defaults(na_conn *conn, const na_campaign *c)
 	conn->insecure = conn->insecure || c->insecure;
 }
 
-int cmd_run(int argc, char **argv)
+vs_status cmd_run(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -60,28 +61,23 @@ int cmd_run(int argc, char **argv)
 		{"db", required_argument, NULL, OPT_DB},
 		{0},
 	};
-	na_conn conn = {.cmd = "run"};
+	na_conn conn = {0};
 	run_args a = {0};
-	int rc = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a);
-	if (rc < 0 && optind != argc - 1)
-		rc = na_usage_error("run", optind < argc ? "give one campaign file" : "which campaign file?");
-	if (rc < 0 && a.dry_run + a.resume + a.abort > 1)
-		rc = na_usage_error("run", "--dry-run, --resume and --abort exclude each other");
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
+	vs_status rc = go < 0 ? out->err.status : VS_OK;
+	if (go > 0 && optind != argc - 1)
+		rc = na_usage_error(out, optind < argc ? "give one campaign file" : "which campaign file?");
+	if (go > 0 && rc == VS_OK && a.dry_run + a.resume + a.abort > 1)
+		rc = na_usage_error(out, "--dry-run, --resume and --abort exclude each other");
 	na_campaign c = {0};
 	vs_error err = {0};
-	if (rc < 0 && na_campaign_load(argv[optind], &c, &err) != VS_OK) {
-		na_error("%s", err.message);
-		rc = NA_EXIT_USAGE;
-	}
-	if (rc < 0) {
+	if (go > 0 && rc == VS_OK && na_campaign_load(argv[optind], &c, &err) != VS_OK)
+		rc = vs_fail(&out->err, VS_ERR_USAGE, "%s", err.message);
+	if (go > 0 && rc == VS_OK) {
 		connection_defaults(&conn, &c);
 		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
 		                    .conn = &conn};
-		na_verdict v;
-		vs_error e = {0};
-		rc = na_campaign_run(&c, &o, &v, &e) == VS_OK  ? na_verdict_exit(v)
-		     : e.message[0] || e.fault[0] ? na_report(&e)
-		                                  : na_exit_code(&e);
+		rc = na_campaign_run(&c, &o, &out->verdict, &out->err);
 	}
 	na_campaign_free(&c);
 	na_conn_close(&conn, NULL);

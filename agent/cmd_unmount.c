@@ -21,8 +21,9 @@ typedef struct unmount_args {
 	const char *name;
 } unmount_args;
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
+	(void)out;
 	unmount_args *a = ud;
 	if (opt != OPT_NAME)
 		return na_host_choice_option(&a->choice, opt, arg);
@@ -30,21 +31,21 @@ static int on_option(int opt, const char *arg, void *ud)
 	return 1;
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	(void)json;
 	const unmount_args *a = args;
 	na_inventory inv;
-	vs_error err = {0};
+	vs_error *err = &out->err;
 	vs_host **hosts = NULL;
 	size_t n = 0;
 	na_unmount_result r = {0};
-	int rc = na_inventory_load(c, true, &inv, &err);
+	vs_status rc = na_inventory_load(c, true, &inv, err);
 	na_session s = {.client = c, .inv = &inv, .output = na_print_line, .warning = na_print_warning};
 	if (rc == VS_OK)
-		rc = na_select_hosts(&inv, &a->choice, &hosts, &n, &err);
+		rc = na_select_hosts(&inv, &a->choice, &hosts, &n, err);
 	if (rc == VS_OK)
-		rc = na_op_unmount(&s, a->name, hosts, n, &r, &err);
+		rc = na_op_unmount(&s, a->name, hosts, n, &r, err);
 	if (rc == VS_OK && r.unknown) {
 		/* As mount says of what is mounted; a typo gets its hint. */
 		printf("%s is not mounted on any host\n", a->name);
@@ -54,25 +55,25 @@ static int run(vs_client *c, void *args, bool json)
 	na_unmount_result_free(&r);
 	free(hosts);
 	na_inventory_free(&inv);
-	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	return rc;
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	const unmount_args *a = args;
 	if (argc > 0)
-		return na_usage_error("unmount", "unexpected argument '%s'", argv[0]);
-	if (na_host_choice_check("unmount", &a->choice) >= 0)
-		return NA_EXIT_USAGE;
-	return a->name ? -1 : na_usage_error("unmount", "--name is required");
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
+	if (na_host_choice_check(&a->choice, out) != VS_OK)
+		return VS_ERR_USAGE;
+	return a->name ? VS_OK : na_usage_error(out, "--name is required");
 }
 
-int cmd_unmount(int argc, char **argv)
+vs_status cmd_unmount(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS, NA_HOST_CHOICE_LONGOPTS, {"name", required_argument, NULL, OPT_NAME}, {0},
 	};
 	static const na_command_spec spec = {"unmount", usage, longopts, on_option, check, run};
 	unmount_args a = {0};
-	return na_command(&spec, &a, argc, argv);
+	return na_command(&spec, &a, argc, argv, out);
 }

@@ -22,12 +22,12 @@ typedef struct verify_args {
 	int recheck_s;
 } verify_args;
 
-int na_parse_recheck(const char *cmd, const char *arg)
+int na_parse_recheck(const char *arg, na_outcome *out)
 {
 	long v;
 	if (na_parse_long(arg, 0, 600, &v))
 		return (int)v;
-	na_usage_error(cmd, "--recheck is a number of seconds from 0 to 600, not '%s'", arg);
+	na_usage_error(out, "--recheck is a number of seconds from 0 to 600, not '%s'", arg);
 	return -1;
 }
 
@@ -51,7 +51,7 @@ void na_verify_print(const char *vm, const na_checks *checks)
 	na_checks_print(checks, stdout);
 }
 
-static int on_option(int opt, const char *arg, void *ud)
+static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	verify_args *a = ud;
 	if (opt == OPT_VM) {
@@ -60,41 +60,42 @@ static int on_option(int opt, const char *arg, void *ud)
 	}
 	if (opt != OPT_RECHECK)
 		return 0;
-	a->recheck_s = na_parse_recheck("verify", arg);
-	return a->recheck_s < 0 ? -NA_EXIT_USAGE : 1;
+	a->recheck_s = na_parse_recheck(arg, out);
+	return a->recheck_s < 0 ? -1 : 1;
 }
 
-static int run(vs_client *c, void *args, bool json)
+static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	const verify_args *a = args;
 	na_inventory inv;
 	na_checks checks = {0};
-	vs_error err = {0};
-	int rc = na_inventory_load(c, true, &inv, &err);
+	vs_status rc = na_inventory_load(c, true, &inv, &out->err);
 	na_session s = {.client = c, .inv = &inv};
-	vs_vm *vm = rc == VS_OK ? na_find_vm(&inv, a->vm, &err) : NULL;
+	vs_vm *vm = rc == VS_OK ? na_find_vm(&inv, a->vm, &out->err) : NULL;
 	if (rc == VS_OK)
-		rc = vm ? na_op_verify(&s, vm, a->recheck_s, &checks, &err) : VS_ERR_NOT_FOUND;
-	int code = rc == VS_OK ? na_verdict_exit(na_verify_verdict(&checks)) : na_report(&err);
+		rc = vm ? na_op_verify(&s, vm, a->recheck_s, &checks, &out->err) : VS_ERR_NOT_FOUND;
+	if (rc == VS_OK)
+		out->verdict = na_verify_verdict(&checks);
 	if (rc == VS_OK && json)
 		na_json_print(json_pack("{s:s, s:b, s:b, s:o}", "vm", vm->name, "mismatch",
-		                        code == NA_EXIT_FINDING, "checked", code != NA_EXIT_UNCHECKED,
+		                        out->verdict == NA_VERDICT_FINDING, "checked",
+		                        out->verdict != NA_VERDICT_UNCHECKED,
 		                        "extents", na_checks_json(&checks)));
 	else if (rc == VS_OK)
 		na_verify_print(vm->name, &checks);
 	na_checks_free(&checks);
 	na_inventory_free(&inv);
-	return code;
+	return rc;
 }
 
-static int check(void *args, int argc, char **argv)
+static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	if (argc > 0)
-		return na_usage_error("verify", "unexpected argument '%s'", argv[0]);
-	return ((const verify_args *)args)->vm ? -1 : na_usage_error("verify", "--vm is required");
+		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
+	return ((const verify_args *)args)->vm ? VS_OK : na_usage_error(out, "--vm is required");
 }
 
-int cmd_verify(int argc, char **argv)
+vs_status cmd_verify(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
@@ -104,5 +105,5 @@ int cmd_verify(int argc, char **argv)
 	};
 	static const na_command_spec spec = {"verify", usage, longopts, on_option, check, run};
 	verify_args a = {.recheck_s = NA_RECHECK_DEFAULT_S};
-	return na_command(&spec, &a, argc, argv);
+	return na_command(&spec, &a, argc, argv, out);
 }

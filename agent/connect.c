@@ -21,16 +21,16 @@ static void set(char **field, const char *value)
 }
 
 /* A whole number in [min, max]: an int field would wrap a larger one. */
-static int parse_bounded(const char *cmd, const char *flag, const char *what, const char *arg,
-                         long min, long max, long *out)
+static int parse_bounded(const char *flag, const char *what, const char *arg, long min, long max,
+                         long *v, na_outcome *out)
 {
-	if (!na_parse_long(arg, min, max, out))
-		return -na_usage_error(cmd, "%s wants %s from %ld to %ld, not '%s'", flag, what, min, max,
-		                       arg);
-	return 1;
+	if (na_parse_long(arg, min, max, v))
+		return 1;
+	na_usage_error(out, "%s wants %s from %ld to %ld, not '%s'", flag, what, min, max, arg);
+	return -1;
 }
 
-int na_conn_option(na_conn *conn, int opt, const char *arg)
+int na_conn_option(na_conn *conn, int opt, const char *arg, na_outcome *out)
 {
 	long v = 0;
 	int rc;
@@ -45,11 +45,11 @@ int na_conn_option(na_conn *conn, int opt, const char *arg)
 	case NA_OPT_JSON: conn->json = true; return 1;
 	case NA_OPT_TIMEOUT:
 		/* a day: more is a typo, and seconds * 1000 must fit a long */
-		rc = parse_bounded(conn->cmd, "--timeout", "seconds", arg, 1, VS_MAX_CALL_TIMEOUT_S, &v);
+		rc = parse_bounded("--timeout", "seconds", arg, 1, VS_MAX_CALL_TIMEOUT_S, &v, out);
 		conn->timeout_s = v;
 		return rc;
 	case NA_OPT_PAGE_SIZE:
-		rc = parse_bounded(conn->cmd, "--page-size", "a number of objects", arg, 1, MAX_PAGE_SIZE, &v);
+		rc = parse_bounded("--page-size", "a number of objects", arg, 1, MAX_PAGE_SIZE, &v, out);
 		conn->page_size = (int)v;
 		return rc;
 	default:
@@ -61,7 +61,7 @@ int na_conn_option(na_conn *conn, int opt, const char *arg)
  * (and "--guest-password" of --guest-password-file), and would then report
  * the secret as a file it cannot read.  True after refusing such a flag,
  * without repeating its value. */
-static bool password_flag(const char *cmd, const char *token, const struct option *o)
+static bool password_flag(const char *token, const struct option *o, na_outcome *out)
 {
 	static const char suffix[] = "password-file";
 	size_t name = strlen(o->name), typed = strcspn(token + 2, "=");
@@ -72,7 +72,7 @@ static bool password_flag(const char *cmd, const char *token, const struct optio
 	int n = snprintf(env, sizeof(env), "NFSAGENT_%.*s", (int)(name - strlen("-file")), o->name);
 	for (int i = 0; i < n && i < (int)sizeof(env); i++)
 		env[i] = env[i] == '-' ? '_' : (char)toupper((unsigned char)env[i]);
-	na_usage_error(cmd, "there is no --%.*s flag (a command line is visible to other users): "
+	na_usage_error(out, "there is no --%.*s flag (a command line is visible to other users): "
 	               "use --%s FILE or set %s", (int)(name - strlen("-file")), o->name, o->name, env);
 	return true;
 }
@@ -80,7 +80,7 @@ static bool password_flag(const char *cmd, const char *token, const struct optio
 /* A flag naming something in vSphere (or a user) takes no control
  * character: vCenter would answer with an XML syntax error, a terminal
  * would run it.  Said before anything is sent. */
-static bool bad_name(const char *cmd, const struct option *o, const char *arg)
+static bool bad_name(const struct option *o, const char *arg, na_outcome *out)
 {
 	static const char *const names[] = {"vm", "datastore", "from-datastore", "host", "name",
 	                                    "server", "path", "guest-user", "username", NULL};
@@ -89,13 +89,15 @@ static bool bad_name(const char *cmd, const struct option *o, const char *arg)
 		i++;
 	long bad = names[i] && arg ? na_bad_text_at(arg) : -1;
 	if (bad >= 0)
-		na_usage_error(cmd, "--%s has a control character or is not UTF-8 (byte 0x%02x): names "
+		na_usage_error(out, "--%s has a control character or is not UTF-8 (byte 0x%02x): names "
 		               "have none", o->name, (unsigned char)arg[bad]);
 	return bad >= 0;
 }
 
 int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *longopts,
-                     const char *usage, int (*other)(int opt, const char *arg, void *ud), void *ud)
+                     const char *usage,
+                     int (*other)(int opt, const char *arg, void *ud, na_outcome *out), void *ud,
+                     na_outcome *out)
 {
 	int opt, longindex = -1;
 	optind = 1;
@@ -104,43 +106,47 @@ int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *
 		/* "--flag VALUE" leaves optind past the value, "--flag=VALUE" not */
 		const char *token = optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
 		bool matched = opt != '?' && opt != ':' && longindex >= 0;
-		if (matched && password_flag(conn->cmd, token, &longopts[longindex]))
-			return NA_EXIT_USAGE;
-		if (matched && bad_name(conn->cmd, &longopts[longindex], optarg))
-			return NA_EXIT_USAGE;
+		if (matched && (password_flag(token, &longopts[longindex], out) ||
+		                bad_name(&longopts[longindex], optarg, out)))
+			return -1;
 		longindex = -1;
 		if (opt == NA_OPT_HELP) {
 			fputs(usage, stdout);
-			return NA_EXIT_OK;
+			return 0;
 		}
-		if (opt == '?')
-			return na_usage_error(conn->cmd, "unknown option '%s'", argv[optind - 1]);
-		if (opt == ':')
-			return na_usage_error(conn->cmd, "option '%s' needs a value", argv[optind - 1]);
-		int rc = na_conn_option(conn, opt, optarg);
+		if (opt == '?' || opt == ':') {
+			na_usage_error(out, opt == '?' ? "unknown option '%s'" : "option '%s' needs a value",
+			               argv[optind - 1]);
+			return -1;
+		}
+		int rc = na_conn_option(conn, opt, optarg, out);
 		if (rc == 0)
-			rc = other ? other(opt, optarg, ud) : 0;
+			rc = other ? other(opt, optarg, ud, out) : 0;
 		if (rc < 0)
-			return -rc;
-		if (rc == 0)
-			return na_usage_error(conn->cmd, "unexpected option '%s'", argv[optind - 1]);
+			return -1;
+		if (rc == 0) {
+			na_usage_error(out, "unexpected option '%s'", argv[optind - 1]);
+			return -1;
+		}
 	}
-	return -1;
+	return 1;
 }
 
-int na_command(const na_command_spec *spec, void *args, int argc, char **argv)
+vs_status na_command(const na_command_spec *spec, void *args, int argc, char **argv,
+                     na_outcome *out)
 {
-	na_conn conn = {.cmd = spec->name};
+	na_conn conn = {0};
 	vs_client *c = NULL;
-	int rc = na_parse_options(&conn, argc, argv, spec->longopts, spec->usage, spec->option, args);
-	if (rc < 0 && spec->check)
-		rc = spec->check(args, argc - optind, argv + optind);
-	else if (rc < 0 && optind < argc)
-		rc = na_usage_error(spec->name, "unexpected argument '%s'", argv[optind]);
-	if (rc < 0)
-		rc = na_conn_open(&conn, &c);
-	if (rc == NA_EXIT_OK && c)
-		rc = spec->run(c, args, conn.json);
+	int go = na_parse_options(&conn, argc, argv, spec->longopts, spec->usage, spec->option, args, out);
+	vs_status rc = go < 0 ? out->err.status : VS_OK;
+	if (go > 0 && spec->check)
+		rc = spec->check(args, argc - optind, argv + optind, out);
+	else if (go > 0 && optind < argc)
+		rc = na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	if (go > 0 && rc == VS_OK)
+		rc = na_conn_open(&conn, &c, &out->err);
+	if (go > 0 && rc == VS_OK)
+		rc = spec->run(c, args, conn.json, out);
 	na_conn_close(&conn, &c);
 	return rc;
 }
@@ -165,21 +171,20 @@ static bool env_true(const char *v)
  * so the path cannot be told before the '@' is found.  An '@' is the end of
  * credentials only when the user before it (up to a ':') has no '/': one
  * in a path or query (/sdk?x=a@b) is not. */
-static int split_userinfo(na_conn *conn, bool from_argv)
+static int split_userinfo(na_conn *conn, bool from_argv, vs_error *err)
 {
 	char *scheme_end = strstr(conn->url, "://");
 	char *host = scheme_end ? scheme_end + 3 : conn->url;
 	char *at = strrchr(host, '@');
 	size_t user_len = at ? strcspn(host, ":@") : 0;
 	if (!at || memchr(host, '/', user_len))
-		return 0;
+		return VS_OK;
 	*at = '\0';
 	char *colon = strchr(host, ':');
 	if (colon) {
-		if (from_argv) {
-			na_error("do not put the password in --url: use NFSAGENT_PASSWORD or --password-file");
-			return -1;
-		}
+		if (from_argv)
+			return vs_fail(err, VS_ERR_USAGE,
+			               "do not put the password in --url: use NFSAGENT_PASSWORD or --password-file");
 		*colon = '\0';
 		if (!conn->password)
 			conn->password = strdup(colon + 1);
@@ -187,14 +192,14 @@ static int split_userinfo(na_conn *conn, bool from_argv)
 	if (!conn->username)
 		conn->username = strdup(host);
 	memmove(host, at + 1, strlen(at + 1) + 1);
-	return 0;
+	return VS_OK;
 }
 
-char *na_read_secret(const char *path)
+char *na_read_secret(const char *path, vs_error *err)
 {
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		na_error("cannot read password file %s: %s", path, strerror(errno));
+		vs_fail(err, VS_ERR_USAGE, "cannot read password file %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	struct stat st;
@@ -206,7 +211,7 @@ char *na_read_secret(const char *path)
 	fclose(f);
 	if (n < 0) {
 		free(line);
-		na_error("password file %s is empty", path);
+		vs_fail(err, VS_ERR_USAGE, "password file %s is empty", path);
 		return NULL;
 	}
 	line[strcspn(line, "\r\n")] = '\0';
@@ -241,38 +246,32 @@ static char *prompt_password(const char *user, const char *url)
 	return p;
 }
 
-static int fill_from_env(na_conn *conn)
+static vs_status fill_from_env(na_conn *conn, vs_error *err)
 {
 	bool url_from_argv = conn->url != NULL;
 	if (!conn->url)
 		set(&conn->url, env2("NFSAGENT_URL", "GOVC_URL"));
-	if (!conn->url) {
-		na_error("no server: give --url or set NFSAGENT_URL");
-		return NA_EXIT_USAGE;
-	}
+	if (!conn->url)
+		return vs_fail(err, VS_ERR_USAGE, "no server: give --url or set NFSAGENT_URL");
 	if (!conn->username)
 		set(&conn->username, env2("NFSAGENT_USERNAME", "GOVC_USERNAME"));
-	if (conn->password_file && !(conn->password = na_read_secret(conn->password_file)))
-		return NA_EXIT_USAGE;
+	if (conn->password_file && !(conn->password = na_read_secret(conn->password_file, err)))
+		return VS_ERR_USAGE;
 	if (!conn->password)
 		set(&conn->password, env2("NFSAGENT_PASSWORD", "GOVC_PASSWORD"));
-	if (split_userinfo(conn, url_from_argv) < 0)
-		return NA_EXIT_USAGE;
+	if (split_userinfo(conn, url_from_argv, err) != VS_OK)
+		return VS_ERR_USAGE;
 	if (!conn->thumbprint)
 		set(&conn->thumbprint, env2("NFSAGENT_THUMBPRINT", NULL));
 	if (!conn->cacert)
 		set(&conn->cacert, env2("NFSAGENT_CACERT", "GOVC_TLS_CA_CERTS"));
 	if (!conn->insecure)
 		conn->insecure = env_true(env2("NFSAGENT_INSECURE", "GOVC_INSECURE"));
-	if (!conn->username) {
-		na_error("no user name: give --username or set NFSAGENT_USERNAME");
-		return NA_EXIT_USAGE;
-	}
-	if (!conn->password && !(conn->password = prompt_password(conn->username, conn->url))) {
-		na_error("no password: set NFSAGENT_PASSWORD or use --password-file");
-		return NA_EXIT_USAGE;
-	}
-	return NA_EXIT_OK;
+	if (!conn->username)
+		return vs_fail(err, VS_ERR_USAGE, "no user name: give --username or set NFSAGENT_USERNAME");
+	if (!conn->password && !(conn->password = prompt_password(conn->username, conn->url)))
+		return vs_fail(err, VS_ERR_USAGE, "no password: set NFSAGENT_PASSWORD or use --password-file");
+	return VS_OK;
 }
 
 /* The trace holds the inventory and guest file contents: it is made 0600
@@ -280,38 +279,36 @@ static int fill_from_env(na_conn *conn)
  * symbolic link is refused rather than followed, so that nobody can point
  * the trace at another file of the user's.  It is truncated only once it is
  * known to be a regular file. */
-static int open_trace(na_conn *conn)
+static vs_status open_trace(na_conn *conn, vs_error *err)
 {
 	if (!conn->trace_path)
-		return NA_EXIT_OK;
+		return VS_OK;
 	int fd = open(conn->trace_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == ELOOP) {
-		na_error("trace file %s is a symbolic link: give the file's own path", conn->trace_path);
-		return NA_EXIT_USAGE;
-	}
+	if (fd < 0 && errno == ELOOP)
+		return vs_fail(err, VS_ERR_USAGE, "trace file %s is a symbolic link: give the file's own path",
+		               conn->trace_path);
 	struct stat st;
 	bool ok = fd >= 0 && fstat(fd, &st) == 0;
 	if (ok && !S_ISREG(st.st_mode)) {
-		na_error("trace file %s is not a regular file", conn->trace_path);
 		close(fd);
-		return NA_EXIT_USAGE;
+		return vs_fail(err, VS_ERR_USAGE, "trace file %s is not a regular file", conn->trace_path);
 	}
 	if (!ok || fchmod(fd, 0600) != 0 || ftruncate(fd, 0) != 0 || !(conn->trace = fdopen(fd, "w"))) {
-		na_error("cannot write trace file %s: %s", conn->trace_path, strerror(errno));
+		vs_fail(err, VS_ERR_USAGE, "cannot write trace file %s: %s", conn->trace_path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return NA_EXIT_USAGE;
+		return VS_ERR_USAGE;
 	}
-	return NA_EXIT_OK;
+	return VS_OK;
 }
 
-int na_conn_open(na_conn *conn, vs_client **client)
+vs_status na_conn_open(na_conn *conn, vs_client **client, vs_error *err)
 {
 	*client = NULL;
-	int rc = fill_from_env(conn);
-	if (rc == NA_EXIT_OK)
-		rc = open_trace(conn);
-	if (rc != NA_EXIT_OK)
+	vs_status rc = fill_from_env(conn, err);
+	if (rc == VS_OK)
+		rc = open_trace(conn, err);
+	if (rc != VS_OK)
 		return rc;
 	if (conn->insecure && !conn->thumbprint)
 		na_warn("certificate verification is off (--insecure): the server is not authenticated");
@@ -326,10 +323,9 @@ int na_conn_open(na_conn *conn, vs_client **client)
 		.page_size = conn->page_size,
 		.trace = conn->trace,
 	};
-	vs_error err = {0};
-	rc = vs_connect(&opts, client, &err);
+	rc = vs_connect(&opts, client, err);
 	memset(conn->password, 0, strlen(conn->password));
-	return rc == VS_OK ? NA_EXIT_OK : na_report(&err);
+	return rc;
 }
 
 void na_conn_close(na_conn *conn, vs_client **client)

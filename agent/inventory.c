@@ -267,11 +267,11 @@ int na_host_choice_option(na_host_choice *choice, int opt, const char *arg)
 	}
 }
 
-int na_host_choice_check(const char *cmd, const na_host_choice *choice)
+vs_status na_host_choice_check(const na_host_choice *choice, na_outcome *out)
 {
 	if (!!choice->host + !!choice->cluster + choice->all != 1)
-		return na_usage_error(cmd, "say where: one of --host, --cluster or --all-hosts");
-	return -1;
+		return na_usage_error(out, "say where: one of --host, --cluster or --all-hosts");
+	return VS_OK;
 }
 
 int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_host ***out,

@@ -1,6 +1,6 @@
-/* nfsagent: subcommands dispatched from one table; errors become one line
- * on stderr (a fault's reasons indented under it) and a documented exit
- * code. */
+/* nfsagent: subcommands dispatched from one table.  A command ends with an
+ * na_outcome; here alone its error becomes one line on stderr (a fault's
+ * reasons indented under it) and the outcome a documented exit code. */
 #include <curl/curl.h>
 #include <libxml/parser.h>
 #include <stdlib.h>
@@ -10,11 +10,11 @@
 
 typedef struct command {
 	const char *name;
-	int (*run)(int argc, char **argv);
+	vs_status (*run)(int argc, char **argv, na_outcome *out);
 	const char *summary;
 } command;
 
-static int cmd_help(int argc, char **argv);
+static vs_status cmd_help(int argc, char **argv, na_outcome *out);
 
 static const command commands[] = {
 	{"about", cmd_about, "show the server's product, version, build, certificate thumbprint"},
@@ -51,17 +51,75 @@ static const command *find_command(const char *name)
 	return NULL;
 }
 
-static int cmd_help(int argc, char **argv)
+static vs_status cmd_help(int argc, char **argv, na_outcome *out)
 {
 	if (argc < 2) {
 		print_commands(stdout);
-		return NA_EXIT_OK;
+		return VS_OK;
 	}
 	const command *c = find_command(argv[1]);
 	if (!c || c->run == cmd_help)
-		return na_usage_error(NULL, "unknown command '%s'", argv[1]);
+		return na_usage_error(out, "unknown command '%s'", argv[1]);
 	char *help_argv[] = {argv[1], "--help", NULL};
-	return c->run(2, help_argv);
+	return c->run(2, help_argv, out);
+}
+
+/* Exit codes live here alone; README documents them. */
+enum {
+	NA_EXIT_OK = 0,
+	NA_EXIT_FAIL = 1,      /* the operation failed (vSphere fault, task error) */
+	NA_EXIT_USAGE = 2,     /* bad command line or input, or a name matched nothing */
+	NA_EXIT_FINDING = 3,   /* a check found the problem it looks for */
+	NA_EXIT_CONNECT = 4,   /* server unreachable, or timed out */
+	NA_EXIT_TLS = 5,       /* server certificate refused */
+	NA_EXIT_AUTH = 6,      /* login refused */
+	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
+	NA_EXIT_UNCHECKED = 8, /* a check could not read what it needs: neither clean nor a finding */
+};
+static int verdict_exit(na_verdict v)
+{
+	switch (v) {
+	case NA_VERDICT_FINDING: return NA_EXIT_FINDING;
+	case NA_VERDICT_UNCHECKED: return NA_EXIT_UNCHECKED;
+	case NA_VERDICT_PROBLEM: return NA_EXIT_FAIL;
+	default: return NA_EXIT_OK;
+	}
+}
+
+static int exit_code(const vs_error *err)
+{
+	switch (err->status) {
+	case VS_OK: return NA_EXIT_OK;
+	case VS_ERR_USAGE:
+	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
+	case VS_ERR_CONNECT: return NA_EXIT_CONNECT;
+	case VS_ERR_TLS: return NA_EXIT_TLS;
+	case VS_ERR_AUTH: return NA_EXIT_AUTH;
+	case VS_ERR_PROTOCOL: return NA_EXIT_PROTOCOL;
+	default: return NA_EXIT_FAIL;
+	}
+}
+
+/* cmd NULL: nfsagent's own usage. */
+static void try_help(const char *cmd)
+{
+	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
+}
+
+/* Prints how c ended and picks its exit code.  An error with neither
+ * message nor fault has been said by the command's own lines (a diagnosed
+ * failed move): its status still picks the code. */
+static int finish(const command *c, vs_status rc, const na_outcome *out)
+{
+	if (rc != VS_OK && (out->err.message[0] || out->err.fault[0]))
+		na_print_error(&out->err);
+	/* help's own errors are about nfsagent's commands */
+	if (rc != VS_OK && out->usage)
+		try_help(c->run == cmd_help ? NULL : c->name);
+	/* a move stopped by the extent-size bug is a finding, also beside its error */
+	if (out->verdict == NA_VERDICT_FINDING)
+		return NA_EXIT_FINDING;
+	return rc != VS_OK ? exit_code(&out->err) : verdict_exit(out->verdict);
 }
 
 int main(int argc, char **argv)
@@ -73,19 +131,26 @@ int main(int argc, char **argv)
 		print_commands(stderr);
 		return NA_EXIT_USAGE;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)
-		return cmd_help(1, argv);
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_commands(stdout);
+		return NA_EXIT_OK;
+	}
 	if (strcmp(argv[1], "--version") == 0) {
 		printf("nfsagent %s\n", NFSAGENT_VERSION);
 		return NA_EXIT_OK;
 	}
 	const command *c = find_command(argv[1]);
-	if (!c)
-		return na_usage_error(NULL, "unknown command '%s'", argv[1]);
+	if (!c) {
+		na_error("unknown command '%s'", argv[1]);
+		try_help(NULL);
+		return NA_EXIT_USAGE;
+	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	xmlInitParser();
-	int rc = c->run(argc - 1, argv + 1);
+	na_outcome out = {NA_VERDICT_CLEAN};
+	vs_status rc = c->run(argc - 1, argv + 1, &out);
+	int code = finish(c, rc, &out);
 	xmlCleanupParser();
 	curl_global_cleanup();
-	return rc;
+	return code;
 }

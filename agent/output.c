@@ -68,14 +68,15 @@ void na_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
-int na_usage_error(const char *cmd, const char *fmt, ...)
+vs_status na_usage_error(na_outcome *out, const char *fmt, ...)
 {
+	out->err = (vs_error){.status = VS_ERR_USAGE};
 	va_list ap;
 	va_start(ap, fmt);
-	vmessage("", fmt, ap);
+	vsnprintf(out->err.message, sizeof(out->err.message), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "Try 'nfsagent %s%s--help'.\n", cmd ? cmd : "", cmd ? " " : "");
-	return NA_EXIT_USAGE;
+	out->usage = true;
+	return VS_ERR_USAGE;
 }
 
 bool na_parse_long(const char *s, long min, long max, long *out)
@@ -93,7 +94,7 @@ bool na_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
-int na_report(const vs_error *err)
+void na_print_error(const vs_error *err)
 {
 	char line[1600];
 	vs_error_format(err, line, sizeof(line));
@@ -107,31 +108,6 @@ int na_report(const vs_error *err)
 		free(shown);
 		free(detail);
 		d += n + (d[n] == '\n');
-	}
-	return na_exit_code(err);
-}
-
-int na_verdict_exit(na_verdict v)
-{
-	switch (v) {
-	case NA_VERDICT_FINDING: return NA_EXIT_FINDING;
-	case NA_VERDICT_UNCHECKED: return NA_EXIT_UNCHECKED;
-	case NA_VERDICT_PROBLEM: return NA_EXIT_FAIL;
-	default: return NA_EXIT_OK;
-	}
-}
-
-int na_exit_code(const vs_error *err)
-{
-	switch (err->status) {
-	case VS_OK: return NA_EXIT_OK;
-	case VS_ERR_USAGE:
-	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
-	case VS_ERR_CONNECT: return NA_EXIT_CONNECT;
-	case VS_ERR_TLS: return NA_EXIT_TLS;
-	case VS_ERR_AUTH: return NA_EXIT_AUTH;
-	case VS_ERR_PROTOCOL: return NA_EXIT_PROTOCOL;
-	default: return NA_EXIT_FAIL;
 	}
 }
 

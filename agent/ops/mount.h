@@ -18,8 +18,8 @@ typedef struct na_mount_args {
 } na_mount_args;
 
 /* cmd_mount.c: the command line's shape of a mount (NFS version, servers,
- * path): -1 when it is right, else a usage error's exit code. */
-int na_mount_check(na_mount_args *a);
+ * path): VS_OK when it is right, else VS_ERR_USAGE with err saying why. */
+vs_status na_mount_check(na_mount_args *a, vs_error *err);
 /* Splits "a,b" in place into a NULL-terminated array (free the array only). */
 char **na_split_servers(char *list, size_t *n);
 

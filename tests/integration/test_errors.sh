@@ -6,6 +6,11 @@
 run 2 "$NFSAGENT"
 run 2 "$NFSAGENT" frobnicate
 assert_contains "$ERR" "unknown command 'frobnicate'"
+# help's usage error, printed by main.c as a command's end: its line once,
+# then the Try line of nfsagent's own help.
+run 2 "$NFSAGENT" help frobnicate
+assert_eq "$ERR" "nfsagent: unknown command 'frobnicate'
+Try 'nfsagent --help'."
 run 2 "$NFSAGENT" ls vms --no-such-flag
 assert_contains "$ERR" "unknown option '--no-such-flag'"
 run 2 "$NFSAGENT" ls vms --timeout

@@ -41,6 +41,8 @@ lab_start -nfs41-bug always
 mount41
 run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
 assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510)"
+# The diagnosis has said why: no error line repeats the task's fault.
+assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -vc 'warning: ')" 0 "error lines of a diagnosed failure"
 assert_contains "$OUT" "Failed to load one or more destination disks"
 assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
 assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
@@ -134,6 +136,9 @@ assert_eq "$(jq -r '.not_tried | length' <<< "$OUT")" 0 "VMs not tried with --ke
 assert_eq "$(jq -r '[.vms[] | .error.fault] | join(",")' <<< "$OUT")" \
 	DatastoreNotWritableOnHost,DatastoreNotWritableOnHost "faults with --keep-going"
 assert_eq "$(calls RelocateVM_Task)" 3 "relocations with --keep-going"
+# Each diagnosis has said why its move failed; the batch's end (exit 1)
+# adds no line of its own.
+assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -vc 'warning: ')" 0 "error lines of two failed moves"
 lab_stop
 
 # Ctrl-C: the running Storage vMotion finishes and is verified; no other starts.

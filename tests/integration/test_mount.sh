@@ -83,6 +83,8 @@ assert_eq "$(jq -r '.hosts[0].details' <<< "$OUT")" "reason: NFS mount 10.0.0.5:
 
 # Bad arguments never reach vCenter.
 run 2 "$NFSAGENT" mount --host DC0_H0 --name x --server 10.0.0.5 --path /mnt/x --nfs 4
+assert_eq "$ERR" "nfsagent: --nfs is 3 or 4.1, not '4'
+Try 'nfsagent mount --help'." "a refusal of mount's check, told once"
 run 2 "$NFSAGENT" mount --host DC0_H0 --name x --server a,b --path /mnt/x --nfs 3
 assert_contains "$ERR" "NFS 3 takes one server"
 run 2 "$NFSAGENT" mount --all-hosts --host DC0_H0 --name x --server a --path /mnt/x --nfs 3
