@@ -1,5 +1,6 @@
 /* Guest operations through VMware Tools: files in and out, programs
  * started, watched and stopped.  No network path to the guest is needed. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -372,12 +373,21 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
+/* The seconds to the next poll, elapsed seconds into a wait for a program
+ * expected to take expected_s: the end is polled for where it is due, and
+ * an overrun (fio laying out its file) ever less often, half the overrun. */
+static double next_poll(double elapsed, long expected_s)
+{
+	double left = (double)expected_s - elapsed;
+	return fmin(10, left > 0 ? fmax(0.25, left) : fmax(0.5, -left / 2));
+}
+
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, volatile sig_atomic_t *stop, vs_tick_fn tick, void *ud,
-                  vs_guest_process *out, vs_error *err)
+                  long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
+                  void *ud, vs_guest_process *out, vs_error *err)
 {
 	time_t started = time(NULL), deadline = started + timeout_s;
-	double delay = 1.0;
+	double delay = 0.25, elapsed = 0;
 	*out = (vs_guest_process){false, -1};
 	for (;;) {
 		int rc = process_status(c, vm, auth, pid, out, err);
@@ -394,10 +404,11 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 		 * the caller's progress ticks each second, between the polls. */
 		for (double slept = 0; slept < delay && !(stop && *stop); slept += 0.25) {
 			sleep_s(0.25);
-			if (tick && (int)(slept * 4) % 4 == 3)
+			elapsed += 0.25;
+			if (tick && (int)(elapsed * 4) % 4 == 0)
 				tick((long)(time(NULL) - started), ud);
 		}
-		delay = delay * 1.5 > 10 ? 10 : delay * 1.5;
+		delay = next_poll(elapsed, expected_s);
 	}
 }
 
@@ -446,7 +457,7 @@ int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth,
 		vs_guest_process gone;
 		rc = vs_guest_terminate(c, vm, auth, live.pids[i], err);
 		if (rc == VS_OK)
-			rc = vs_guest_wait(c, vm, auth, live.pids[i], timeout_s, NULL, NULL, NULL, &gone, err);
+			rc = vs_guest_wait(c, vm, auth, live.pids[i], timeout_s, 0, NULL, NULL, NULL, &gone, err);
 		if (rc == VS_ERR_NOT_FOUND)  /* gone from the list: ended */
 			rc = VS_OK;
 	}

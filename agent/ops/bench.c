@@ -184,17 +184,19 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
+	/* A job without a runtime counts 0 here: the wait knows only the least. */
+	long expected_s = na_job_seconds(job_text, 0);
 	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, timeout_s, b->stop, na_wait_tick,
-		                   &shown, proc, err);
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, timeout_s, expected_s, b->stop,
+		                   na_wait_tick, &shown, proc, err);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
 	/* Stopped (Ctrl-C, timeout): its files go only once fio has let go of them. */
 	vs_guest_process gone;
 	vs_error ignored = {0};
 	if (rc == VS_ERR_TASK && pid >= 0)
-		vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, GONE_S, NULL, NULL, NULL, &gone,
+		vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, GONE_S, 0, NULL, NULL, NULL, &gone,
 		              &ignored);
 	free(job);
 	return rc;
@@ -241,7 +243,7 @@ static int check_fio(na_bench *b, vs_error *err)
 	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid,
 	                        err);
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, b->stop, NULL, NULL,
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL, NULL,
 		                   &proc, err);
 	if (rc == VS_OK)
 		rc = fetch(b, "fio-check.txt", MAX_STDERR, &report, &len, err);

@@ -347,16 +347,18 @@ typedef struct vs_guest_process {
 	int exit_code;       /* -1 when the guest did not report one */
 } vs_guest_process;
 
-/* Waits for pid to end, polling ListProcessesInGuest 1 s apart at first and
- * backing off to 10 s (exit codes are kept only ~5 minutes after the end).
- * Gives up after timeout_s or when *stop becomes non-zero, terminating the
- * process; then returns VS_ERR_TASK ("timed out" / "interrupted"). */
+/* Waits for pid to end, polling ListProcessesInGuest: after 0.25 s (a short
+ * program has ended), then, for a program expected to take expected_s (0:
+ * unknown), until then, and after it ever less often, at most 10 s apart
+ * (exit codes are kept only ~5 minutes after the end).  Gives up after
+ * timeout_s or when *stop becomes non-zero, terminating the process; then
+ * returns VS_ERR_TASK ("timed out" / "interrupted"). */
 /* Called about once a second while a wait goes on, with the seconds since
  * it began: the caller's progress. */
 typedef void (*vs_tick_fn)(long elapsed_s, void *ud);
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, volatile sig_atomic_t *stop, vs_tick_fn tick, void *ud,
-                  vs_guest_process *out, vs_error *err);
+                  long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
+                  void *ud, vs_guest_process *out, vs_error *err);
 int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
                        vs_error *err);
 /* DeleteFileInGuest, or DeleteDirectoryInGuest (recursive) when directory. */
