@@ -76,6 +76,7 @@ static void free_rows(na_report_page *r)
 		free(r->rows[i].labels);
 		free(r->rows[i].timeline.data_w);
 		free(r->rows[i].timeline.log_w);
+		free(r->rows[i].timeline.at);
 	}
 	free(r->rows);
 	free_list(r->groups, r->n_groups);

@@ -9,6 +9,23 @@
 #include "report_internal.h"
 #include "trap.h"
 
+/* The intervals' ends as t->at: the stored NAS stamps ("end", schema 8)
+ * when each interval has one and they grow, else evenly spaced. */
+static void timeline_ends(json_t *ends, na_timeline *t, size_t n)
+{
+	bool stamped = json_array_size(ends) == n;
+	double prev = 0;
+	for (size_t i = 0; stamped && i < n; i++) {
+		double e = json_number_value(json_array_get(ends, i));
+		stamped = e > prev;
+		prev = e;
+	}
+	double first = stamped ? json_number_value(json_array_get(ends, 0)) - t->interval_s : 0;
+	for (size_t i = 0; i < n; i++)
+		t->at[i] = stamped ? json_number_value(json_array_get(ends, i)) - first
+		                   : (double)(i + 1) * t->interval_s;
+}
+
 /* The stored timeline's series as MB/s into t; false without memory (a
  * timeline that does not parse is none). */
 static bool parse_timeline(const char *json, na_timeline *t)
@@ -21,11 +38,14 @@ static bool parse_timeline(const char *json, na_timeline *t)
 	if (n && t->interval_s > 0 && json_array_size(lw) == n) {
 		t->data_w = calloc(n, sizeof(double));
 		t->log_w = calloc(n, sizeof(double));
-		ok = t->data_w && t->log_w;
+		t->at = calloc(n, sizeof(double));
+		ok = t->data_w && t->log_w && t->at;
 		for (size_t i = 0; ok && i < n; i++) {
 			t->data_w[i] = (double)json_integer_value(json_array_get(dw, i)) / 1e6;
 			t->log_w[i] = (double)json_integer_value(json_array_get(lw, i)) / 1e6;
 		}
+		if (ok)
+			timeline_ends(json_object_get(o, "end"), t, n);
 		t->n = ok ? n : 0;
 	}
 	json_decref(o);

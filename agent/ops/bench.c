@@ -268,13 +268,25 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
+/* The bytes fio wrote over its window (0 without writes). */
+static uint64_t guest_written(const na_fio_dir *write)
+{
+	return write && write->present ? (uint64_t)(write->bw_bytes * (double)write->runtime_ms / 1000)
+	                               : 0;
+}
+
 /* The window's timeline as store.h's JSON (malloc'd; NULL without one). */
 static char *nas_timeline(const nas_window *w)
 {
 	if (!w->timeline.n)
 		return NULL;
 	json_t *series[4] = {json_array(), json_array(), json_array(), json_array()};
+	json_t *ends = json_array();
 	for (size_t i = 0; i < w->timeline.n; i++) {
+		const nas_sample *x = &w->timeline.v[i];
+		/* the sampler's estimate, else the middle of zpool's whole second */
+		double end = x->end > 0 ? x->end : x->at > 0 ? (double)x->at + 0.5 : 0;
+		json_array_append_new(ends, end > 0 ? json_real(end) : json_null());
 		const nas_io *c = w->timeline.v[i].cls;
 		const uint64_t v[4] = {
 			c[NAS_CLASS_DATA].write_bytes + c[NAS_CLASS_DEDUP].write_bytes,
@@ -284,9 +296,9 @@ static char *nas_timeline(const nas_window *w)
 		for (int k = 0; k < 4; k++)
 			json_array_append_new(series[k], json_integer((json_int_t)v[k]));
 	}
-	json_t *o = json_pack("{s:i, s:o, s:o, s:o, s:o}", "interval_s", w->interval_s,
+	json_t *o = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "interval_s", w->interval_s,
 	                      "data_write", series[0], "data_read", series[1],
-	                      "special_write", series[2], "log_write", series[3]);
+	                      "special_write", series[2], "log_write", series[3], "end", ends);
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	return text;
@@ -303,6 +315,9 @@ static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *
 	const nas_window *w = &out->nas_window;
 	const nas_io *t = w->total;
 	nas_layout_summary(&v->layout, layout, size);
+	nas_amplification a;
+	nas_amplification_of(w, guest_written(&out->fio.write), &a);
+	bool measured = w->fio_window && !w->incomplete;
 	*n = (na_nas_run){
 		.dataset = v->dataset.name, .pool_layout = layout,
 		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
@@ -325,6 +340,11 @@ static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *
 		.zil_commits = (int64_t)w->zil_commits, .zil_slog_bytes = (int64_t)w->zil_slog_bytes,
 		.zil_normal_bytes = (int64_t)w->zil_normal_bytes, .arc_hit_ratio = w->arc_hit_ratio,
 		.incomplete = w->incomplete, .timeline = nas_timeline(w),
+		.measured_s = measured ? w->seconds : -1, .window_s = measured ? w->span : -1,
+		.amplification = a.known ? a.total : -1,
+		.amp_guest_to_dataset = a.known ? a.guest_to_dataset : -1,
+		.amp_dataset_to_data = a.known ? a.dataset_to_data : -1,
+		.amp_log_share = a.known ? a.log_share : -1,
 	};
 }
 
@@ -601,6 +621,13 @@ static const char *rate(double bps, char *buf, size_t size)
 	return buf;
 }
 
+/* A ratio as the NAS line says it: "9.0x", "33x" (buf: 16 bytes). */
+static const char *times(double x, char *buf)
+{
+	snprintf(buf, 16, "%.*fx", x < 10 ? 1 : 0, x);
+	return buf;
+}
+
 /* "mirrors", "disks", "raidz2 vdevs": what the data vdevs are. */
 static void data_word(const nas_layout *l, char *buf, size_t size)
 {
@@ -642,11 +669,14 @@ static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio
 			n += snprintf(buf + n, size - (size_t)n, " + %s (log)",
 			              rate((double)t[NAS_CLASS_LOG].write_bytes / secs, lg, sizeof(lg)));
 		nas_amplification a_of;
-		nas_amplification_of(w, (uint64_t)(write->bw_bytes * (double)write->runtime_ms / 1000),
-		                     &a_of);
+		nas_amplification_of(w, guest_written(write), &a_of);
+		char x[4][16];
 		if (n >= 0 && (size_t)n < size && a_of.known)
-			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest: %.*fx",
-			              rate(write->bw_bytes, g, sizeof(g)), a_of.total < 10 ? 1 : 0, a_of.total);
+			n += snprintf(buf + n, size - (size_t)n,
+			              " for %s from the guest: %s (dataset %s, data vdevs %s, log %s)",
+			              rate(write->bw_bytes, g, sizeof(g)), times(a_of.total, x[0]),
+			              times(a_of.guest_to_dataset, x[1]), times(a_of.dataset_to_data, x[2]),
+			              times(a_of.log_share, x[3]));
 		else if (n >= 0 && (size_t)n < size)
 			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest",
 			              rate(write->bw_bytes, g, sizeof(g)));
@@ -686,9 +716,13 @@ static na_fio_dir fio_dir_of(const na_dir_stats *d)
 void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t working_set,
                            char *buf, size_t size)
 {
-	/* The stored totals are over fio's window: its longest direction. */
+	/* The stored totals are over fio's window: the seconds the pool
+	 * measured of it as stored (schema 8), else its longest direction's
+	 * runtime, taken as wholly measured. */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	nas_window w = {.fio_window = true, .seconds = (double)ms / 1000, .span = (double)ms / 1000,
+	bool stored = n->measured_s >= 0 && n->window_s > 0;
+	nas_window w = {.fio_window = true, .seconds = stored ? n->measured_s : (double)ms / 1000,
+	                .span = stored ? n->window_s : (double)ms / 1000,
 	                .counters = n->counters_known, .incomplete = n->incomplete,
 	                .dataset_written = (uint64_t)n->dataset_written,
 	                .arc_hit_ratio = n->counters_known ? n->arc_hit_ratio : -1,
