@@ -21,7 +21,8 @@ struct nas_sampler {
 	nas_job *iostat, *counters;
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
-	double started;       /* Unix s: when zpool iostat began, as estimated */
+	double started;       /* Unix s: when zpool iostat began, as estimated (our clock) */
+	double offset, err;   /* the NAS's clock - ours, and within what, from the first read */
 };
 
 static double unix_now(void)
@@ -32,8 +33,8 @@ static double unix_now(void)
 }
 
 /* The ends of the intervals: zpool's -y interval k ends k intervals after it
- * began, which is known to the sub-second from here, and lies within its
- * whole-second stamp. */
+ * began, which is known to the sub-second from here (started: in the NAS's
+ * clock), and lies within its whole-second stamp. */
 static void interval_ends(nas_samples *t, double started, int interval_s)
 {
 	for (size_t k = 0; k < t->n; k++) {
@@ -247,6 +248,9 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	int rc = nas_read_counters(t, s->pool, objsetid, &s->before, err);
 	double now = unix_now();
 	s->started = now + (now - asked);
+	/* The NAS stamped its reading within [asked, now] of our clock. */
+	s->offset = s->before.at - (asked + now) / 2;
+	s->err = (now - asked) / 2;
 	if (rc != VS_OK) {
 		free(s);
 		return rc;
@@ -279,7 +283,8 @@ static void incomplete(nas_window *w, const vs_error *err)
 void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 {
 	nas_sampler *s = *sp;
-	*w = (nas_window){.interval_s = s->interval_s, .arc_hit_ratio = -1};
+	*w = (nas_window){.interval_s = s->interval_s, .arc_hit_ratio = -1, .clock_offset = s->offset,
+	                  .clock_err = s->err};
 	vs_error err = {0};
 	nas_output o = {0};
 	if (!s->iostat)
@@ -288,7 +293,7 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK ||
 	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
 		incomplete(w, &err);
-	interval_ends(&w->timeline, s->started, s->interval_s);
+	interval_ends(&w->timeline, s->started + s->offset, s->interval_s);
 	nas_output_free(&o);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);
 	w->seconds = (double)w->timeline.n * s->interval_s;
@@ -300,7 +305,14 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 		incomplete(w, &err);
 	nas_output_free(&o);
 	nas_reading after;
-	if (nas_read_counters(s->t, s->pool, s->objsetid, &after, &err) != VS_OK ||
+	double asked = unix_now();
+	int rc = nas_read_counters(s->t, s->pool, s->objsetid, &after, &err);
+	double now = unix_now();
+	if (rc == VS_OK && (now - asked) / 2 < w->clock_err) {
+		w->clock_offset = after.at - (asked + now) / 2;
+		w->clock_err = (now - asked) / 2;
+	}
+	if (rc != VS_OK ||
 	    nas_counters_delta(&s->before.c, &after.c, w, &err) != VS_OK)
 		incomplete(w, &err);
 	else if (keep_readings(w, &s->before, &between, &after, &err) != VS_OK)

@@ -165,23 +165,36 @@ static char *staged(const na_bench *b, const char *name)
 
 /* Runs the job and waits for fio, showing how long it has run (what names
  * the run) against the job's own time. */
+static double unix_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Runs fio; started: this machine's time before and after the call that
+ * started it (the guest's `date` into clock.txt ran between). */
 static int run_fio(na_bench *b, const char *job_text, const char *what, long timeout_s,
-                   vs_guest_process *proc, vs_error *err)
+                   vs_guest_process *proc, double started[2], vs_error *err)
 {
 	char *job = staged(b, "job.fio");
 	char args[512];
 	/* Absolute paths: fio's own command line (after exec) names nfsagent's
-	 * folder, by which vs_guest_start knows it after an unknown outcome. */
+	 * folder, by which vs_guest_start knows it after an unknown outcome.
+	 * The guest's clock first: fio's window is stamped by it, the NAS's
+	 * intervals by the NAS's. */
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && exec fio --output-format=json+ --output=%s/out.json %s/job.fio "
-	         "> stdout.txt 2> stderr.txt'",
+	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
+	         "--output=%s/out.json %s/job.fio > stdout.txt 2> stderr.txt; }'",
 	         b->staging, b->staging, b->staging);
 	int64_t pid = -1;
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	started[0] = unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+	started[1] = unix_now();
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
 	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
@@ -387,6 +400,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 }
 
 static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
+static int guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out, vs_error *err);
 static void nas_fio_window(na_bench_outcome *out);
 
 long na_bench_timeout(const char *job_text)
@@ -397,7 +411,7 @@ long na_bench_timeout(const char *job_text)
 int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                  na_bench_outcome *out, vs_error *err)
 {
-	*out = (na_bench_outcome){0};
+	*out = (na_bench_outcome){.guest_clock_err = -1};
 	char started_at[32];
 	iso_now(started_at, sizeof(started_at));
 	time_t started = time(NULL);
@@ -410,8 +424,9 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	/* The NAS's window is fio's: started right before it, stopped right after. */
 	nas_sampler *sampler = rc == VS_OK ? sampling_start(b, job_text, out) : NULL;
+	double asked[2] = {0};
 	if (rc == VS_OK)
-		rc = run_fio(b, job_text, what, timeout, &proc, err);
+		rc = run_fio(b, job_text, what, timeout, &proc, asked, err);
 	if (sampler)
 		nas_sampler_stop(&sampler, &out->nas_window);
 	remove_data(b);
@@ -422,6 +437,8 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	rc = fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
 	if (rc == VS_OK)
 		rc = fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len, err);
+	if (rc == VS_OK && out->nas)
+		rc = guest_clock(b, asked, out, err);
 	if (rc != VS_OK) {
 		free(json);
 		free(stderr_text);
@@ -471,6 +488,24 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 }
 
 /* ---- the NAS side --------------------------------------------------------------- */
+
+/* The guest's clock against ours: clock.txt, written by its shell between
+ * asked[0] and asked[1] (none: not read, the offset stays unknown). */
+static int guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out, vs_error *err)
+{
+	char *text = NULL, *end = NULL;
+	size_t len = 0;
+	out->guest_clock_err = -1;
+	int rc = fetch(b, "clock.txt", 64, &text, &len, err);
+	double at = text ? strtod(text, &end) : 0;
+	/* a date without %N ("1764600000.%N") is no sub-second reading */
+	if (rc == VS_OK && text && end != text && at > 0 && (*end == '\n' || *end == '\0')) {
+		out->guest_clock_offset = at - (asked[0] + asked[1]) / 2;
+		out->guest_clock_err = (asked[1] - asked[0]) / 2;
+	}
+	free(text);
+	return rc;
+}
 
 /* The interval of `zpool iostat` beside a job of job_s seconds: fine for a
  * short run, a few seconds for a long one (the NAS's own cost). */
@@ -570,7 +605,10 @@ static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_o
 
 /* The pool's totals over fio's measured window: it ended when fio wrote its
  * result and lasted the longest direction's runtime (which leaves out the
- * file's layout and ramp_time, both inside the sampler's span). */
+ * file's layout and ramp_time, both inside the sampler's span).  fio's
+ * stamp is the guest's clock, the intervals' the NAS's: the window moves by
+ * their difference, both measured against ours; known to less than an
+ * interval, or the NAS's figures are not this window's (incomplete). */
 static void nas_fio_window(na_bench_outcome *out)
 {
 	const na_fio_result *f = &out->fio;
@@ -579,8 +617,18 @@ static void nas_fio_window(na_bench_outcome *out)
 		ms = f->write.runtime_ms;
 	if (f->mixed_dir.runtime_ms > ms)
 		ms = f->mixed_dir.runtime_ms;
-	double to = (double)f->timestamp_ms / 1000, span = (double)ms / 1000;
 	nas_window *w = &out->nas_window;
+	bool clocked = out->guest_clock_err >= 0 && w->clock_err >= 0;
+	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
+	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
+	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
+	if (!w->incomplete && err > w->interval_s) {
+		w->incomplete = true;
+		snprintf(w->why, sizeof(w->why),
+		         "the NAS's clock and the guest's differ by %.1f s, known to %.1f s only: more "
+		         "than a %d s interval", shift, err, w->interval_s);
+		return;
+	}
 	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
 	/* Too little of fio's window measured, or the window not placed: the
 	 * totals are not fio's, and the stored row must not pass for them. */

@@ -322,6 +322,10 @@ typedef struct nas_window {
 	double arc_hit_ratio;           /* hits / (hits + misses); -1 without demand reads */
 	uint64_t arc_size, arc_c_max;   /* after the run */
 	uint64_t zil_commits, zil_slog_bytes, zil_normal_bytes;
+	/* The NAS's clock minus this machine's (s), from the counters' reads
+	 * bracketed by our clock (the closer of the two): right to within
+	 * clock_err, half the round trip; clock_err < 0: not measured. */
+	double clock_offset, clock_err;
 	bool incomplete;            /* something was not read: the figures are partial, never wrong */
 	char why[512];              /* the first reason, when incomplete */
 } nas_window;
@@ -337,7 +341,7 @@ int nas_counters_delta(const nas_counters *before, const nas_counters *after, na
 
 typedef struct nas_sampler nas_sampler;
 /* Right before a run: reads the counters (an error here: run without the
- * NAS) and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
+ * NAS), with the NAS's clock against ours, and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
  * counters' readings (nas_counters_job) for a window of window_s (COUNT
  * covers it and two intervals more, so both end by themselves).  t and
  * layout must outlive the sampler. */
@@ -356,7 +360,8 @@ void nas_sampler_stop(nas_sampler **s, nas_window *w);
  * a quarter of the window or more, but not all of it.  The counters' deltas
  * are taken between the edges, each interpolated between the readings
  * around it.  A timeline without stamps keeps its whole-span totals and
- * deltas (false).  The NAS's clock and the guest's are taken to agree (NTP). */
+ * deltas (false).  from and to are in the NAS's clock (a caller with
+ * another clock's corrects them by the clocks' difference, clock_offset). */
 bool nas_window_select(nas_window *w, double from, double to);
 void nas_window_free(nas_window *w);
 

@@ -32,7 +32,7 @@ assert_eq "$(grep -cE "$wrote|^  NAS: figures incomplete: no zpool iostat interv
 	"NAS lines of the write runs ($out)"
 [ "$(grep -cE "$wrote" <<< "$out")" -ge 1 ] || fail "no write run's pool figures ($out)"
 assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest, ARC demand hits 100% \[cache-served: 4\.0 MiB fits in the ARC.s 7\.2 GiB\]( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$' <<< "$out")" 2 \
-	"NAS lines of the read runs: all from the ARC"
+	"NAS lines of the read runs: all from the ARC ($out)"
 assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1:' <<< "$out" | tail -1 | cut -c1-7)" "  NAS: " "the line follows its run"
 # The lab's fio reads a local file: every read is under the NFS floor.
 assert_eq "$(grep -c '^randread-4k-qd1 #[12]:  read .*\[cache-served: 100% under 50 us\]' <<< "$out")" 2 \

@@ -19,11 +19,16 @@
 # read every 100 ms); ramp_time's I/O before the window makes up for most of
 # that lag at the start, not at the end: about 0.3 s of 4 s, 8%, at worst.
 # The recordsize each result ran on is the one measured: no label is given.
+# The NAS's clock is 7.2 s ahead of the guest's (-nas-clock-skew): fio's
+# window, in the guest's clock, is moved to the NAS's by the difference
+# measured against nfsagent's (uncorrected, the 4 s window would fall
+# wholly outside the run's pool intervals); a NAS slow to answer leaves the
+# difference known to more than an interval: figures incomplete, said.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
 export NFSAGENT_GUEST_PASSWORD=secret
 lab_start -export 10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware16k,10.0.0.5:/mnt/tank/vmware64k -nas-slog \
-	-nas-arc 2097152
+	-nas-arc 2097152 -nas-clock-skew 7.2
 nas_start
 db="$WORK/results.db"
 c="$WORK/nas.ini"
@@ -108,6 +113,17 @@ assert_eq "$(jq -c '[.[] | [.target, .labels, .nas.recordsize]]' <<< "$OUT")" \
 	'[["r16k",{},16384],["r64k",{},65536]]' "recordsize recorded without any label"
 run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=64K --json
 assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the measured recordsize"
+
+# A NAS that answers 2.5 s late: its clock is known to about 1.3 s only,
+# more than the 1 s interval: the run is kept, its NAS figures incomplete.
+nas_model '.answer_delay_ms = 2500'
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 1 --size 4M --runtime 2 --db "$db" \
+	--guest-user root --nas-command "ssh -F $NAS_SSH_CONFIG nas"
+assert_eq "$(grep -cE "^  NAS: figures incomplete: the NAS's clock and the guest's differ by [0-9.]+ s, known to (1\.[3-9]|[2-9]\.[0-9]) s only: more than a 1 s interval\$" <<< "$OUT")" 1 \
+	"the clocks' difference not known well enough ($OUT)"
+assert_eq "$(sqlite3 "$db" "SELECT incomplete, why LIKE '%clock%', amplification IS NULL FROM nas_runs ORDER BY result_id DESC LIMIT 1")" \
+	"1|1|1" "stored incomplete, with why, no split"
+nas_model '.answer_delay_ms = 0'
 
 # The key is checked like --nas: a host is one word, not an option; one of
 # nas and nas_command.

@@ -24,6 +24,7 @@ func nasShell(stateFile string, line string, out, errOut io.Writer) int {
 		fmt.Fprintf(errOut, "labsim nas: %v\n", err)
 		return 1
 	}
+	time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
 	w := strings.Fields(line)
 	if len(w) == 0 {
 		fmt.Fprintln(errOut, "this NAS runs commands only")
@@ -251,7 +252,7 @@ func zpoolIostat(stateFile string, stamped bool, pool, interval, count string, o
 		var cur *nasState
 		if cur, err = loadNAS(stateFile); err == nil {
 			if stamped {
-				fmt.Fprintf(out, "%d\n", time.Now().Unix())
+				fmt.Fprintf(out, "%d\n", cur.now().Unix())
 			}
 			iostatInterval(old, cur, float64(secs), out)
 			old = cur
@@ -323,7 +324,7 @@ func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
 	}
 	status := catKstats(st, files, out, errOut)
 	if status == 0 && date {
-		now := time.Now()
+		now := st.now()
 		fmt.Fprintf(out, "%d.%09d\n", now.Unix(), now.Nanosecond())
 	}
 	return status

@@ -182,6 +182,10 @@ static void test_sampler_around_a_run(void **state)
 	assert_int_equal(w.dataset_written, 0);  /* the same golden before and after */
 	assert_int_equal(w.arc_c_max, 67444088832);
 	assert_int_equal(w.readings.n, 4);  /* before, the loop's two, after: in time order */
+	/* The stand-in's `date` is this machine's: the clocks agree, to about
+	 * half a round trip. */
+	assert_true(w.clock_err >= 0 && w.clock_err < 0.5);
+	assert_true(w.clock_offset > -w.clock_err - 0.01 && w.clock_offset < w.clock_err + 0.01);
 	for (size_t i = 1; i < w.readings.n; i++)
 		assert_true(w.readings.v[i].at > w.readings.v[i - 1].at);
 	nas_window_free(&w);
