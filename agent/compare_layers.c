@@ -83,9 +83,10 @@ static void layers_esxi(double *layer, const char *counters_json)
 /* The pool's layers from result r's NAS side n. */
 static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 {
-	/* the stored totals are over fio's window: its longest direction */
+	/* the stored totals are over fio's window: as stored (schema 8), else
+	 * its longest direction's runtime (na_bench_nas_row_line's rates) */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	double secs = (double)ms / 1000;
+	double secs = n->window_s > 0 ? n->window_s : (double)ms / 1000;
 	if (n->pool_known && !n->incomplete && secs > 0) {
 		layer[NA_L_POOL_READ] =
 			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;

@@ -499,6 +499,16 @@ static void test_nas_layers(void **state)
 	            < 1e-9);
 	assert_true(b.rows[0].layer[NA_L_ARC_HITS] < 0);
 	assert_true(a.rows[0].layer[NA_L_POOL_READ] == 0);  /* measured, not unknown */
+	/* The rates are over fio's window as stored (schema 8), not the runtime. */
+	na_result one = {.write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 60000}};
+	na_nas_run row = {.pool_known = true, .data_write_bytes = (int64_t)(3.5e9 * 60),
+	                  .window_s = 30, .arc_hit_ratio = -1};
+	double layer[NA_L_COUNT];
+	na_cmp_layers(&one, &row, layer);
+	assert_true(fabs(layer[NA_L_POOL_WRITE] - 7000) < 1e-6);
+	row.window_s = -1;  /* a row from before it */
+	na_cmp_layers(&one, &row, layer);
+	assert_true(fabs(layer[NA_L_POOL_WRITE] - 3500) < 1e-6);
 
 	size_t n = 0;
 	char *text = sentence_of(&a, &b, &n);
