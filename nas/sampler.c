@@ -25,7 +25,7 @@ struct nas_sampler {
 	double offset, err;   /* the NAS's clock - ours, and within what, from the first read */
 };
 
-static double unix_now(void)
+double nas_unix_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -244,9 +244,9 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .interval_s = interval_s};
 	snprintf(s->pool, sizeof(s->pool), "%s", layout->pool);
 	/* A command's round trip: how long iostat will take to begin there. */
-	double asked = unix_now();
+	double asked = nas_unix_now();
 	int rc = nas_read_counters(t, s->pool, objsetid, &s->before, err);
-	double now = unix_now();
+	double now = nas_unix_now();
 	s->started = now + (now - asked);
 	/* The NAS stamped its reading within [asked, now] of our clock. */
 	s->offset = s->before.at - (asked + now) / 2;
@@ -305,9 +305,9 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 		incomplete(w, &err);
 	nas_output_free(&o);
 	nas_reading after;
-	double asked = unix_now();
+	double asked = nas_unix_now();
 	int rc = nas_read_counters(s->t, s->pool, s->objsetid, &after, &err);
-	double now = unix_now();
+	double now = nas_unix_now();
 	if (rc == VS_OK && (now - asked) / 2 < w->clock_err) {
 		w->clock_offset = after.at - (asked + now) / 2;
 		w->clock_err = (now - asked) / 2;

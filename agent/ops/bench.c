@@ -165,13 +165,6 @@ static char *staged(const na_bench *b, const char *name)
 
 /* Runs the job and waits for fio, showing how long it has run (what names
  * the run) against the job's own time. */
-static double unix_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* Runs fio; started: this machine's time before and after the call that
  * started it (the guest's `date` into clock.txt ran between). */
 static int run_fio(na_bench *b, const char *job_text, const char *what, long timeout_s,
@@ -191,10 +184,10 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	started[0] = unix_now();
+	started[0] = nas_unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
-	started[1] = unix_now();
+	started[1] = nas_unix_now();
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
 	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");

@@ -339,6 +339,10 @@ void nas_samples_total(const nas_samples *s, int interval_s, nas_io total[NAS_CL
 int nas_counters_delta(const nas_counters *before, const nas_counters *after, nas_window *w,
                        vs_error *err);
 
+/* This machine's clock (Unix s, sub-second): the one the NAS's and the
+ * guest's are measured against. */
+double nas_unix_now(void);
+
 typedef struct nas_sampler nas_sampler;
 /* Right before a run: reads the counters (an error here: run without the
  * NAS), with the NAS's clock against ours, and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
