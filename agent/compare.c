@@ -400,7 +400,7 @@ static int layer_lines(const na_cmp_group *a, const na_cmp_group *b, const na_cm
 		l.sb = na_spread_of(vb, collect_layer(b, k, key, n_key, m, vb, &nonzero));
 		if (!l.sa.n || !l.sb.n || !nonzero)
 			continue;
-		l.eff = na_effect_of(va, l.sa.n, vb, l.sb.n, band, true);
+		l.eff = na_cmp_layer_effect(m, va, l.sa.n, vb, l.sb.n, band);
 		na_cmp_line *grown = realloc(out->layers, (out->n_layers + 1) * sizeof(*grown));
 		if (!grown)
 			return VS_ERR_NOMEM;

@@ -30,21 +30,31 @@ extern const na_metric_info na_metrics[NA_M_COUNT];
 extern const char *const na_dir_names[2];  /* "read", "write" */
 
 /* The layers under the guest's fio rows: what ESXi's datastore counters
- * and the NAS's pool saw of the same run (bench --nas).  Pool figures are
- * lower-is-better (less disk work for the guest's), amplification is pool
- * bytes written / guest bytes written (nas_amplification_of). */
+ * and the NAS's pool saw of the same run (bench --nas).  Amplification is
+ * pool bytes written / guest bytes written (nas_amplification_of): lower
+ * is better, the one layer judged.  A rate (MB/s) or the ARC's hit share
+ * by itself is neither better nor worse (more pool MB/s may be more guest
+ * MB/s, or more waste): shown with its change, without a verdict.  A value
+ * of 0 is measured (a write-only run's pool reads), not a stall: a line
+ * with one has no ratio of logs, so no test (na_cmp_layer_effect). */
 enum { NA_L_ESXI_READ, NA_L_ESXI_WRITE, NA_L_POOL_READ, NA_L_POOL_WRITE, NA_L_SPECIAL_WRITE,
        NA_L_LOG_WRITE, NA_L_AMPLIFICATION, NA_L_ARC_HITS, NA_L_COUNT };
 typedef struct na_layer_info {
 	const char *key;     /* JSON: "esxi_write_mbps", "pool_write_mbps", "amplification" */
 	const char *label;   /* "ESXi datastore write", "pool data write", "write amplification" */
 	const char *unit;    /* " MB/s", "x", "%" */
-	bool lower_is_better;
+	bool lower_is_better;  /* when judged */
+	bool judged;           /* a direction, so a verdict */
 } na_layer_info;
 extern const na_layer_info na_layers[NA_L_COUNT];
 /* A result's layers (n: its NAS side, NULL for none); -1 where not measured
  * (compare_layers.c, as na_layers and na_cmp_layer_cells_of). */
 void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_COUNT]);
+/* B against A for layer m: na_effect_of, judged when the layer is; with a
+ * value of 0 on either side, no test: the change is the medians' ratio,
+ * never a run "at 0 left out". */
+na_effect na_cmp_layer_effect(int m, const double *a, size_t na, const double *b, size_t nb,
+                              double band);
 
 /* One ok result, reduced to what a comparison needs. */
 typedef struct na_cmp_row {
@@ -158,6 +168,9 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c);
 
 /* A layer's line in the same cells: "pool data write", "3,500 MB/s (...)". */
 void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c);
+/* The verdict of a layer's line in a few words (for JSON): the engine's,
+ * or "no verdict" (no better side), or "not tested: a run measured 0". */
+const char *na_cmp_layer_verdict(const na_cmp_line *l);
 
 /* Labels of g that contradict the settings measured with its runs
  * (recordsize=16K on runs whose zfs_recordsize is 64K): one sentence per

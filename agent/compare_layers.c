@@ -1,6 +1,7 @@
 /* A result's layers under its fio rows (see compare.h): ESXi's datastore
  * counters and the NAS's pool over the same run, and how a layer's line
  * prints; compare.c judges them as it judges the fio lines. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,15 +11,51 @@
 #include "nfsagent/nas.h"
 
 const na_layer_info na_layers[NA_L_COUNT] = {
-	{"esxi_read_mbps", "ESXi datastore read", " MB/s", false},
-	{"esxi_write_mbps", "ESXi datastore write", " MB/s", false},
-	{"pool_read_mbps", "pool data read", " MB/s", true},
-	{"pool_write_mbps", "pool data write", " MB/s", true},
-	{"pool_special_write_mbps", "pool special write", " MB/s", true},
-	{"pool_log_write_mbps", "pool log write", " MB/s", true},
-	{"amplification", "write amplification", "x", true},
-	{"arc_hits_pct", "ARC demand hits", "%", false},
+	{"esxi_read_mbps", "ESXi datastore read", " MB/s", false, false},
+	{"esxi_write_mbps", "ESXi datastore write", " MB/s", false, false},
+	{"pool_read_mbps", "pool data read", " MB/s", false, false},
+	{"pool_write_mbps", "pool data write", " MB/s", false, false},
+	{"pool_special_write_mbps", "pool special write", " MB/s", false, false},
+	{"pool_log_write_mbps", "pool log write", " MB/s", false, false},
+	{"amplification", "write amplification", "x", true, true},
+	{"arc_hits_pct", "ARC demand hits", "%", false, false},
 };
+
+static bool has_zero(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i] == 0)
+			return true;
+	return false;
+}
+
+na_effect na_cmp_layer_effect(int m, const double *a, size_t na, const double *b, size_t nb,
+                              double band)
+{
+	if (!has_zero(a, na) && !has_zero(b, nb))
+		return na_effect_of(a, na, b, nb, band, na_layers[m].judged);
+	/* The engine's effect without its logs: no runs left out, no test. */
+	na_effect e = na_effect_of(a, 0, b, 0, band, false);
+	na_spread sa = na_spread_of(a, na), sb = na_spread_of(b, nb);
+	e.na = sa.n;
+	e.nb = sb.n;
+	e.ratio = sa.median > 0 ? sb.median / sa.median : NAN;
+	e.verdict = NA_NOISE_SHOWN;
+	return e;
+}
+
+/* A line with a 0 on either side: not tested (na_cmp_layer_effect). */
+static bool zero_line(const na_cmp_line *l)
+{
+	return has_zero(l->a, l->sa.n) || has_zero(l->b, l->sb.n);
+}
+
+const char *na_cmp_layer_verdict(const na_cmp_line *l)
+{
+	return l->eff.judged ? na_noise_name(l->eff.verdict)
+	       : zero_line(l) ? "not tested: a run measured 0"
+	                      : "no verdict";
+}
 
 /* ESXi's datastore read and write rates over the run (KBps samples, as
  * bench stored them), in MB/s; -1 when none came back. */
@@ -46,9 +83,10 @@ static void layers_esxi(double *layer, const char *counters_json)
 /* The pool's layers from result r's NAS side n. */
 static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 {
-	/* the stored totals are over fio's window: its longest direction */
+	/* the stored totals are over fio's window: as stored (schema 8), else
+	 * its longest direction's runtime (na_bench_nas_row_line's rates) */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	double secs = (double)ms / 1000;
+	double secs = n->window_s > 0 ? n->window_s : (double)ms / 1000;
 	if (n->pool_known && !n->incomplete && secs > 0) {
 		layer[NA_L_POOL_READ] =
 			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
@@ -88,7 +126,19 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	snprintf(c->metric, sizeof(c->metric), "%s", m->label);
 	na_spread_text(&l->sa, 1, m->unit, c->a, sizeof(c->a));
 	na_spread_text(&l->sb, 1, m->unit, c->b, sizeof(c->b));
-	na_effect_text(&l->eff, m->lower_is_better, c->change, sizeof(c->change));
-	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
+	double pct = na_effect_pct(&l->eff);
+	if (l->eff.judged)
+		na_effect_text(&l->eff, m->lower_is_better, c->change, sizeof(c->change));
+	else if (m->judged)  /* judged but not tested: the medians' change, its direction said */
+		na_change_text(pct, m->lower_is_better, c->change, sizeof(c->change));
+	else if (isnan(pct))
+		snprintf(c->change, sizeof(c->change), "n/a");
+	else  /* no better side: the change alone */
+		snprintf(c->change, sizeof(c->change), "%+.1f%%", pct);
+	if (l->eff.judged)
+		na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
+	else
+		snprintf(c->verdict, sizeof(c->verdict), "%s%s", na_cmp_layer_verdict(l),
+		         zero_line(l) ? ", which has no ratio of logs" : ": neither side is better by itself");
 	c->pooled[0] = '\0';
 }

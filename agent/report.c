@@ -76,6 +76,7 @@ static void free_rows(na_report_page *r)
 		free(r->rows[i].labels);
 		free(r->rows[i].timeline.data_w);
 		free(r->rows[i].timeline.log_w);
+		free(r->rows[i].timeline.at);
 	}
 	free(r->rows);
 	free_list(r->groups, r->n_groups);
@@ -459,15 +460,19 @@ static void effects(const na_report_page *r, size_t p, size_t g, na_effect eff[2
 	na_verdicts(lines, n);
 }
 
-void na_report_change(const na_report_page *r, const na_effect *e, bool lower_is_better)
+void na_report_ratio(const na_report_page *r, const char *change, const char *verdict)
 {
-	char text[160];
-	if (isnan(e->ratio))
-		return;
-	fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">",
-	        na_effect_text(e, lower_is_better, text, sizeof(text)));
-	esc(r, na_verdict_text(e, text, sizeof(text)));
+	fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">", change);
+	esc(r, verdict);
 	fputs("</span>", r->out);
+}
+
+static void change_of(const na_report_page *r, const na_effect *e, bool lower_is_better)
+{
+	char change[160], verdict[160];
+	if (!isnan(e->ratio))
+		na_report_ratio(r, na_effect_text(e, lower_is_better, change, sizeof(change)),
+		                na_verdict_text(e, verdict, sizeof(verdict)));
 }
 
 static void cell(const na_report_page *r, size_t p, size_t g, int dir, size_t i, const na_effect *e)
@@ -483,7 +488,7 @@ static void cell(const na_report_page *r, size_t p, size_t g, int dir, size_t i,
 	        show(cm->m, s.median, a, sizeof(a)), show(cm->m, s.min, b, sizeof(b)),
 	        show(cm->m, s.max, c, sizeof(c)), s.n);
 	if (g != na_report_first_group(r, p))
-		na_report_change(r, e, cm->lower_is_better);
+		change_of(r, e, cm->lower_is_better);
 	fputs("</td>", r->out);
 }
 

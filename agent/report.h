@@ -40,6 +40,9 @@ typedef struct na_timeline {
 	size_t group;            /* its index among the chart's groups */
 	int interval_s;
 	double *data_w, *log_w;  /* data vdevs' and log vdevs' writes per interval */
+	/* each interval's end, s after the first one began: from the NAS's
+	 * stamps when stored, else (i + 1) x interval_s */
+	double *at;
 	size_t n;
 } na_timeline;
 

@@ -46,9 +46,8 @@ bool na_report_in_profile(const na_report_page *r, size_t p, size_t g);
 size_t na_report_first_group(const na_report_page *r, size_t p);
 /* A table's head: first's cell, then each group of profile p with its colour. */
 void na_report_group_header(const na_report_page *r, size_t p, const char *first);
-/* A cell's change against the first group (e) and its verdict, as the
- * engine judged it; nothing when e has no ratio. */
-void na_report_change(const na_report_page *r, const na_effect *e, bool lower_is_better);
+/* A cell's change against the first group and its verdict, in words. */
+void na_report_ratio(const na_report_page *r, const char *change, const char *verdict);
 
 /* report_layers.c */
 /* Row w's layers (na_cmp_layers) from result res and, when the store has

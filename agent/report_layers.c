@@ -1,6 +1,7 @@
 /* The report's layers (see report_internal.h): what ESXi's datastore
  * counters and the NAS's pool saw of each run, read with its result, their
  * table under a profile's fio numbers, and the groups' recordsize trap. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,6 +9,23 @@
 
 #include "report_internal.h"
 #include "trap.h"
+
+/* The intervals' ends as t->at: the stored NAS stamps ("end", schema 8)
+ * when each interval has one and they grow, else evenly spaced. */
+static void timeline_ends(json_t *ends, na_timeline *t, size_t n)
+{
+	bool stamped = json_array_size(ends) == n;
+	double prev = 0;
+	for (size_t i = 0; stamped && i < n; i++) {
+		double e = json_number_value(json_array_get(ends, i));
+		stamped = e > prev;
+		prev = e;
+	}
+	double first = stamped ? json_number_value(json_array_get(ends, 0)) - t->interval_s : 0;
+	for (size_t i = 0; i < n; i++)
+		t->at[i] = stamped ? json_number_value(json_array_get(ends, i)) - first
+		                   : (double)(i + 1) * t->interval_s;
+}
 
 /* The stored timeline's series as MB/s into t; false without memory (a
  * timeline that does not parse is none). */
@@ -21,11 +39,14 @@ static bool parse_timeline(const char *json, na_timeline *t)
 	if (n && t->interval_s > 0 && json_array_size(lw) == n) {
 		t->data_w = calloc(n, sizeof(double));
 		t->log_w = calloc(n, sizeof(double));
-		ok = t->data_w && t->log_w;
+		t->at = calloc(n, sizeof(double));
+		ok = t->data_w && t->log_w && t->at;
 		for (size_t i = 0; ok && i < n; i++) {
 			t->data_w[i] = (double)json_integer_value(json_array_get(dw, i)) / 1e6;
 			t->log_w[i] = (double)json_integer_value(json_array_get(lw, i)) / 1e6;
 		}
+		if (ok)
+			timeline_ends(json_object_get(o, "end"), t, n);
 		t->n = ok ? n : 0;
 	}
 	json_decref(o);
@@ -71,25 +92,32 @@ static double *layer_values(const na_report_page *r, size_t p, size_t g, int lay
 }
 
 /* Group g's cell of layer m: its spread and its change against the first
- * group (e, judged with g's other layers). */
+ * group (e, judged with g's other layers), in compare's words. */
 static void layer_cell(const na_report_page *r, size_t p, size_t g, int m, const na_effect *e)
 {
-	size_t n;
-	double *v = layer_values(r, p, g, m, &n);
-	na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
-	free(v);
-	if (!s.n) {
+	size_t n, n_first;
+	na_cmp_line l = {.metric = m, .eff = *e};
+	l.b = layer_values(r, p, g, m, &n);
+	l.a = layer_values(r, p, na_report_first_group(r, p), m, &n_first);
+	l.sb = l.b ? na_spread_of(l.b, n) : (na_spread){0};
+	l.sa = l.a ? na_spread_of(l.a, n_first) : (na_spread){0};
+	if (!l.sb.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
-		return;
+	} else {
+		const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
+		char a[32], b[32], c[32];
+		fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
+		        na_report_grouped(l.sb.median, a, sizeof(a)), unit,
+		        na_report_grouped(l.sb.min, b, sizeof(b)), na_report_grouped(l.sb.max, c, sizeof(c)),
+		        l.sb.n);
+		na_cmp_cells cells;
+		na_cmp_layer_cells_of(&l, &cells);
+		if (g != na_report_first_group(r, p) && !isnan(e->ratio))
+			na_report_ratio(r, cells.change, cells.verdict);
+		fputs("</td>", r->out);
 	}
-	const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
-	char a[32], b[32], c[32];
-	fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-	        na_report_grouped(s.median, a, sizeof(a)), unit, na_report_grouped(s.min, b, sizeof(b)),
-	        na_report_grouped(s.max, c, sizeof(c)), s.n);
-	if (g != na_report_first_group(r, p))
-		na_report_change(r, e, na_layers[m].lower_is_better);
-	fputs("</td>", r->out);
+	free(l.a);
+	free(l.b);
 }
 
 /* Whether one of the n values is above 0: a layer the pair's runs moved. */
@@ -110,7 +138,7 @@ static void layer_effects(const na_report_page *r, size_t p, size_t g, na_effect
 	for (int m = 0; g != first && na_report_in_profile(r, p, g) && m < NA_L_COUNT; m++) {
 		size_t na, nb;
 		double *a = layer_values(r, p, first, m, &na), *b = layer_values(r, p, g, m, &nb);
-		eff[m] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, true);
+		eff[m] = na_cmp_layer_effect(m, a, a ? na : 0, b, b ? nb : 0, 0);
 		if (a && b && na && nb && (moved(a, na) || moved(b, nb)))
 			family[n++] = &eff[m];
 		free(a);

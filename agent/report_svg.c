@@ -452,7 +452,7 @@ static void timeline_line(FILE *out, const na_chart *c, const na_timeline *t, bo
 	fprintf(out, " fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\"%s points=\"",
 	        na_report_color(c->colors[t->group]), log ? " stroke-dasharray=\"6 4\"" : "");
 	for (size_t i = 0; i < t->n; i++)
-		fprintf(out, "%.1f,%.1f ", L + PW * ((double)(i + 1) * t->interval_s) / span,
+		fprintf(out, "%.1f,%.1f ", L + PW * t->at[i] / span,
 		        T + PH - PH * v[i] / top);
 	fputs("\"/>\n", out);
 }
@@ -466,7 +466,7 @@ void na_svg_timeline(FILE *out, const na_chart *c)
 			max = t->data_w[i] > max ? t->data_w[i] : max;
 			max = t->log_w[i] > max ? t->log_w[i] : max;
 		}
-		span = (double)t->n * t->interval_s > span ? (double)t->n * t->interval_s : span;
+		span = t->n && t->at[t->n - 1] > span ? t->at[t->n - 1] : span;
 	}
 	static const char *const styles[2] = {"data vdevs", "log"};
 	open_svg(out, "timeline", c, styles, "Pool writes over the run");

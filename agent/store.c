@@ -102,6 +102,8 @@ static const char *const migrations[] = {
 	na_store_nas_schema,
 	/* 7: its zpool iostat timeline */
 	na_store_nas_timeline,
+	/* 8: the seconds of fio's window the pool measured, the amplification's split */
+	na_store_nas_window,
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -128,9 +130,11 @@ static const struct {
 	{3, 5, "CREATE TEMP VIEW findings AS SELECT id, at, kind, campaign, target, host,"
 	       " esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm,"
 	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
-	/* before 6 no result had a NAS side, before 7 no timeline */
+	/* before 6 no result had a NAS side, before 7 no timeline, before 8
+	 * no window's seconds nor split */
 	{1, 6, na_store_nas_none},
 	{6, 7, na_store_nas_no_timeline},
+	{7, 8, na_store_nas_no_window},
 };
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */

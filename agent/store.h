@@ -233,6 +233,15 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
 	X(dataset_writes) X(dataset_written) X(dataset_reads) X(dataset_read)                       \
 	X(arc_demand_hits) X(arc_demand_misses) X(arc_size) X(zil_commits) X(zil_slog_bytes)        \
 	X(zil_normal_bytes)
+/* Real numbers (schema 8; NULL when not known, or before it): the seconds
+ * of fio's window zpool iostat's intervals measured and the window's own
+ * (the totals are scaled up to it, nas_window_select), and the write
+ * amplification with its split (nas_amplification_of: pool data and log
+ * writes per guest byte = dataset per guest byte x pool data per dataset
+ * byte + log per guest byte), all over fio's window. */
+#define NA_NAS_REALS(X) \
+	X(measured_s) X(window_s) X(amplification) X(amp_guest_to_dataset) X(amp_dataset_to_data) \
+	X(amp_log_share)
 /* Texts: the dataset, the pool's layout in words ("2 mirror + log"), the
  * settings that are words, and why the figures are incomplete. */
 #define NA_NAS_TEXTS(X) \
@@ -240,6 +249,7 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
 
 #define NA_NAS_INT(name) int64_t name;
 #define NA_NAS_TEXT(name) const char *name;
+#define NA_NAS_REAL(name) double name;
 struct na_nas_run {
 	int64_t result_id;
 	NA_NAS_TEXTS(NA_NAS_TEXT)
@@ -252,11 +262,15 @@ struct na_nas_run {
 	bool incomplete;             /* something was not read: why says what */
 	/* zpool iostat's intervals as JSON, NULL without them (or before schema
 	 * 7): {"interval_s": 2, "data_write": [...], "data_read": [...],
-	 * "special_write": [...], "log_write": [...]}, bytes per second. */
+	 * "special_write": [...], "log_write": [...], "end": [...]}, bytes per
+	 * second; "end" (from schema 8): each interval's end, Unix seconds of
+	 * the NAS's clock. */
 	const char *timeline;
+	NA_NAS_REALS(NA_NAS_REAL)    /* each < 0 (NULL) when not known */
 };
 #undef NA_NAS_INT
 #undef NA_NAS_TEXT
+#undef NA_NAS_REAL
 /* A result's NAS side is recorded with it (na_result.nas): both or
  * neither.  One needs its dataset, and why when incomplete (VS_ERR_USAGE,
  * and then the result is not recorded either). */

@@ -44,6 +44,8 @@ extern const char na_store_nas_schema[];
 extern const char na_store_nas_timeline[];
 extern const char na_store_nas_none[];
 extern const char na_store_nas_no_timeline[];
+extern const char na_store_nas_window[];
+extern const char na_store_nas_no_window[];
 /* Inserts the NAS side of result result_id inside the caller's
  * transaction (na_store_add_journaled's). */
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);

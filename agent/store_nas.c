@@ -36,26 +36,38 @@ const char na_store_nas_schema[] =
 	" CHECK (incomplete = 0 OR why IS NOT NULL));";
 /* Schema step 7: the window's zpool iostat timeline (JSON, see store.h). */
 const char na_store_nas_timeline[] = "ALTER TABLE nas_runs ADD COLUMN timeline TEXT;";
+/* Schema step 8: the NA_NAS_REALS. */
+#define ADD_REAL(name) "ALTER TABLE nas_runs ADD COLUMN " #name " REAL;"
+const char na_store_nas_window[] = NA_NAS_REALS(ADD_REAL);
+#undef ADD_REAL
+#define REAL_COLUMN(name) ", " #name " REAL"
+#define NULL_REAL(name) ", NULL AS " #name
 /* What a reader of a file from before step 6 sees: no NAS side. */
 const char na_store_nas_none[] =
 	"CREATE TEMP TABLE nas_runs (result_id INTEGER PRIMARY KEY, dataset TEXT, pool_layout TEXT,"
 	" sync TEXT, compression TEXT, atime TEXT, logbias TEXT, primarycache TEXT, why TEXT,"
-	FIGURES " incomplete INTEGER, timeline TEXT)";
-/* ... and of a file of step 6: NAS rows without their timeline. */
-const char na_store_nas_no_timeline[] =
-	"CREATE TEMP VIEW nas_runs AS SELECT *, NULL AS timeline FROM main.nas_runs";
+	FIGURES " incomplete INTEGER, timeline TEXT" NA_NAS_REALS(REAL_COLUMN) ")";
+/* ... of a file of step 6: NAS rows without their timeline (nor step 8's) ... */
+const char na_store_nas_no_timeline[] = "CREATE TEMP VIEW nas_runs AS SELECT *, NULL AS timeline"
+                                        NA_NAS_REALS(NULL_REAL) " FROM main.nas_runs";
+/* ... and of step 7: without step 8's reals. */
+const char na_store_nas_no_window[] =
+	"CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_REALS(NULL_REAL) " FROM main.nas_runs";
+#undef REAL_COLUMN
+#undef NULL_REAL
 
 /* The columns in the order of the statements below: texts, settings, pool,
- * counters, then arc_hit_ratio, incomplete and timeline. */
+ * counters, then arc_hit_ratio, incomplete, timeline and the reals. */
 #define NAME(name) ", " #name
 #define COLUMNS                                                                          \
 	"result_id" NA_NAS_TEXTS(NAME) NA_NAS_SETTINGS(NAME) NA_NAS_POOL(NAME) NA_NAS_COUNTERS(NAME) \
-	", arc_hit_ratio, incomplete, timeline"
+	", arc_hit_ratio, incomplete, timeline" NA_NAS_REALS(NAME)
 #define ONE(name) +1
 enum {
 	N_TEXTS = 0 NA_NAS_TEXTS(ONE), N_SETTINGS = 0 NA_NAS_SETTINGS(ONE),
 	N_POOL = 0 NA_NAS_POOL(ONE), N_COUNTERS = 0 NA_NAS_COUNTERS(ONE),
-	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3,
+	N_REALS = 0 NA_NAS_REALS(ONE),
+	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3 + N_REALS,
 };
 
 /* Binds ints[0..n) from column *col on, or NULL for each when !known. */
@@ -104,6 +116,11 @@ int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error 
 			b = n->pool_known && n->timeline
 			        ? sqlite3_bind_text(st, ++col, n->timeline, -1, SQLITE_STATIC)
 			        : sqlite3_bind_null(st, ++col);
+#define REAL_VALUE(name) n->name,
+		const double reals[] = {NA_NAS_REALS(REAL_VALUE)};
+		for (size_t i = 0; b == SQLITE_OK && i < N_REALS; i++)
+			b = reals[i] >= 0 ? sqlite3_bind_double(st, ++col, reals[i])
+			                  : sqlite3_bind_null(st, ++col);
 		if (b == SQLITE_OK)
 			b = sqlite3_step(st);
 		if (b != SQLITE_DONE)
@@ -151,6 +168,12 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 		                                                             : sqlite3_column_double(st, col);
 		n.incomplete = sqlite3_column_int(st, ++col) != 0;
 		n.timeline = (const char *)sqlite3_column_text(st, ++col);
+#define REAL_OUT(name) &n.name,
+		double *const reals[] = {NA_NAS_REALS(REAL_OUT)};
+		for (size_t i = 0; i < N_REALS; i++, col++)
+			*reals[i] = sqlite3_column_type(st, col + 1) == SQLITE_NULL
+			                    ? -1
+			                    : sqlite3_column_double(st, col + 1);
 		*found = true;
 		rc = fn(&n, ud, err);
 	} else if (rc == VS_OK && step != SQLITE_DONE) {

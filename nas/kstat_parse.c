@@ -5,6 +5,7 @@
  * uint64, 7 a string, which may hold blanks).  Several files given to one
  * `cat` follow each other, each with its header lines. */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -130,4 +131,60 @@ int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *
 	else
 		*out = (nas_counters){0};
 	return rc;
+}
+
+/* `date +%s.%N`: seconds, a dot, nanoseconds. */
+static bool stamp_line(nas_span line, double *at)
+{
+	size_t dot = 0;
+	while (dot < line.n && line.s[dot] != '.')
+		dot++;
+	uint64_t secs, nanos;
+	if (dot == 0 || dot + 1 >= line.n || line.n - dot - 1 > 9 ||
+	    !nas_span_u64((nas_span){line.s, dot}, &secs) ||
+	    !nas_span_u64((nas_span){line.s + dot + 1, line.n - dot - 1}, &nanos))
+		return false;
+	double frac = (double)nanos;
+	for (size_t k = line.n - dot - 1; k > 0; k--)
+		frac /= 10;
+	*at = (double)secs + frac;
+	return true;
+}
+
+int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_error *err)
+{
+	*out = (nas_readings){0};
+	int rc = nas_text_check(text, len, "the kstats' readings", err);
+	nas_lines lines = nas_lines_of(text, len);
+	nas_span line;
+	const char *from = text;  /* where the reading in progress begins */
+	while (rc == VS_OK && nas_next_line(&lines, &line)) {
+		double at;
+		/* A stamp cut short by the stop has no newline yet: not one. */
+		if (lines.p[-1] != '\n' || !stamp_line(line, &at))
+			continue;
+		nas_reading r = {.at = at};
+		rc = nas_parse_kstats(from, (size_t)(line.s - from), &r.c, err);
+		if (rc == VS_OK && (!r.c.objset.found || !r.c.arc.found || !r.c.zil.found))
+			rc = vs_fail(err, VS_ERR_PROTOCOL, "a reading lacks arcstats, zil or the objset's");
+		nas_reading *v = rc == VS_OK ? realloc(out->v, (out->n + 1) * sizeof(*v)) : NULL;
+		if (rc == VS_OK && !v)
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		if (rc == VS_OK) {
+			out->v = v;
+			out->v[out->n++] = r;
+		}
+		from = lines.p;
+		if (rc != VS_OK)
+			vs_error_context(err, "reading %zu (before line %zu)", out->n + 1, lines.number);
+	}
+	if (rc != VS_OK)
+		nas_readings_free(out);
+	return rc;
+}
+
+void nas_readings_free(nas_readings *r)
+{
+	free(r->v);
+	*r = (nas_readings){0};
 }

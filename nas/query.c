@@ -38,11 +38,6 @@ static int parse_layout(const char *text, size_t len, void *out, vs_error *err)
 	return nas_parse_zpool_list(text, len, out, err);
 }
 
-static int parse_counters(const char *text, size_t len, void *out, vs_error *err)
-{
-	return nas_parse_kstats(text, len, out, err);
-}
-
 void nas_dataset_clear(nas_dataset *d)
 {
 	free(d->name);
@@ -98,20 +93,52 @@ int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_e
 	return rc;
 }
 
-int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
-                      nas_counters *out, vs_error *err)
+/* The kstat files of the pool's objset into objset (its path). */
+static int kstat_files(const char *pool, uint64_t objsetid, char *objset, size_t size,
+                       vs_error *err)
 {
 	if (!nas_name_ok(pool, true))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
-	char objset[300];
-	snprintf(objset, sizeof(objset), "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64, pool, objsetid);
-	const char *const cmd[] = {"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil",
-	                           objset, NULL};
-	int rc = query(t, cmd, "the kstats", parse_counters, out, err);
-	if (rc == VS_OK && (!out->arc.found || !out->zil.found || !out->objset.found))
-		rc = vs_fail(err, VS_ERR_PROTOCOL, "the kstats of %s lack arcstats, zil or the objset's",
-		             t->display);
+	snprintf(objset, size, "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64, pool, objsetid);
+	return VS_OK;
+}
+
+#define KSTAT_READ(objset)                                                                   \
+	"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil", objset, "&&", "date", \
+		"+%s.%N"
+
+static int parse_reading(const char *text, size_t len, void *out, vs_error *err)
+{
+	nas_readings r;
+	int rc = nas_parse_kstat_series(text, len, &r, err);
+	if (rc == VS_OK && r.n != 1)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "%zu readings where one was due", r.n);
+	if (rc == VS_OK)
+		*(nas_reading *)out = r.v[0];
+	nas_readings_free(&r);
 	return rc;
+}
+
+int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
+                      nas_reading *out, vs_error *err)
+{
+	char objset[300];
+	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
+	const char *const cmd[] = {KSTAT_READ(objset), NULL};
+	return rc == VS_OK ? query(t, cmd, "the kstats", parse_reading, out, err) : rc;
+}
+
+int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
+                     int count, nas_job **job, vs_error *err)
+{
+	char objset[300], interval[16], last[16];
+	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
+	snprintf(interval, sizeof(interval), "%d", interval_s);
+	snprintf(last, sizeof(last), "%d)", count);
+	/* The shell's own words: ssh joins them into one line for the NAS's shell. */
+	const char *const cmd[] = {"for", "i", "in", "$(seq", "1", last, ";", "do", KSTAT_READ(objset),
+	                           "&&", "sleep", interval, "||", "exit", ";", "done", NULL};
+	return rc == VS_OK ? nas_job_start(t, cmd, job, err) : rc;
 }
 
 typedef struct history_query {

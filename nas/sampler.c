@@ -1,7 +1,10 @@
 /* What the NAS did during one benchmark run: the kstat counters read before
- * and after the window (their deltas), and `zpool iostat` running beside it
- * (a timeline and the window's totals per class).  A sampler never fails a
- * run: what it could not read marks the window incomplete, with why. */
+ * and after the window and every interval between (stamped by the NAS's
+ * clock, so that their deltas can be cut to fio's window as zpool iostat's
+ * intervals are), and `zpool iostat` running beside it (a timeline and the
+ * window's totals per class).  A sampler never fails a run: what it could
+ * not read marks the window incomplete, with why. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,13 +17,15 @@ struct nas_sampler {
 	char pool[256];
 	uint64_t objsetid;
 	int interval_s;
-	nas_counters before;
-	nas_job *iostat;
-	vs_error iostat_err;  /* why iostat could not start; status VS_OK if it did */
-	double started;       /* Unix s: when zpool iostat began, as estimated */
+	nas_reading before;
+	nas_job *iostat, *counters;
+	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
+	vs_error counters_err;  /* the same of the counters' readings */
+	double started;       /* Unix s: when zpool iostat began, as estimated (our clock) */
+	double offset, err;   /* the NAS's clock - ours, and within what, from the first read */
 };
 
-static double unix_now(void)
+double nas_unix_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -28,8 +33,8 @@ static double unix_now(void)
 }
 
 /* The ends of the intervals: zpool's -y interval k ends k intervals after it
- * began, which is known to the sub-second from here, and lies within its
- * whole-second stamp. */
+ * began, which is known to the sub-second from here (started: in the NAS's
+ * clock), and lies within its whole-second stamp. */
 static void interval_ends(nas_samples *t, double started, int interval_s)
 {
 	for (size_t k = 0; k < t->n; k++) {
@@ -83,6 +88,77 @@ void nas_samples_total(const nas_samples *s, int interval_s, nas_io total[NAS_CL
 	totals(s, interval_s, NULL, total, pool);
 }
 
+/* The counters that grow, which a reading between two is interpolated for. */
+static const size_t grows[] = {
+	offsetof(nas_counters, objset.writes),        offsetof(nas_counters, objset.nwritten),
+	offsetof(nas_counters, objset.reads),         offsetof(nas_counters, objset.nread),
+	offsetof(nas_counters, arc.demand_data_hits), offsetof(nas_counters, arc.demand_data_misses),
+	offsetof(nas_counters, zil.commit_count),     offsetof(nas_counters, zil.slog_bytes),
+	offsetof(nas_counters, zil.normal_bytes),
+};
+
+/* The counters at NAS time t, from the two readings around it (linear
+ * within an interval); false when the readings do not hold t within an
+ * interval's slack, or the two around it are further apart than two
+ * intervals (a reading missed there: a straight line would guess). */
+static bool counters_at(const nas_readings *r, double t, double slack, nas_counters *c)
+{
+	if (r->n < 2 || t < r->v[0].at - slack || t > r->v[r->n - 1].at + slack)
+		return false;
+	size_t k = 1;
+	while (k + 1 < r->n && r->v[k].at < t)
+		k++;
+	const nas_reading *a = &r->v[k - 1], *b = &r->v[k];
+	if (b->at - a->at > 2 * slack + 1 && t > a->at && t < b->at)
+		return false;
+	double f = b->at > a->at ? (t - a->at) / (b->at - a->at) : 1;
+	f = f < 0 ? 0 : f > 1 ? 1 : f;
+	*c = b->c;
+	for (size_t i = 0; i < sizeof(grows) / sizeof(grows[0]); i++) {
+		uint64_t va, vb;
+		memcpy(&va, (const char *)&a->c + grows[i], sizeof(va));
+		memcpy(&vb, (const char *)&b->c + grows[i], sizeof(vb));
+		/* In doubles: a counter that went back is caught by the delta. */
+		double v = (double)va + ((double)vb - (double)va) * f;
+		uint64_t u = v <= 0 ? 0 : (uint64_t)(v + 0.5);
+		memcpy((char *)c + grows[i], &u, sizeof(u));
+	}
+	return true;
+}
+
+/* The readings before, between and after, in the NAS's time order, kept in
+ * w for nas_window_select. */
+static int keep_readings(nas_window *w, const nas_reading *before, const nas_readings *between,
+                         const nas_reading *after, vs_error *err)
+{
+	nas_reading *v = malloc((between->n + 2) * sizeof(*v));
+	if (!v)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	size_t n = 0;
+	v[n++] = *before;
+	for (size_t i = 0; i < between->n; i++)
+		if (between->v[i].at > v[n - 1].at)
+			v[n++] = between->v[i];
+	if (after->at > v[n - 1].at)
+		v[n++] = *after;
+	w->readings = (nas_readings){v, n};
+	return VS_OK;
+}
+
+/* The counters' deltas over [from, to]; without readings that hold it,
+ * none (their whole-span deltas would mix windows). */
+static void counters_select(nas_window *w, double from, double to)
+{
+	double slack = w->interval_s > 0 ? w->interval_s : 1;
+	nas_counters a, b;
+	vs_error err;
+	if (!w->counters)
+		return;
+	w->counters = counters_at(&w->readings, from, slack, &a) &&
+	              counters_at(&w->readings, to, slack, &b) &&
+	              nas_counters_delta(&a, &b, w, &err) == VS_OK;
+}
+
 bool nas_window_select(nas_window *w, double from, double to)
 {
 	const nas_samples *s = &w->timeline;
@@ -113,6 +189,7 @@ bool nas_window_select(nas_window *w, double from, double to)
 		w->fio_window = true;
 		w->seconds = seconds;
 		w->span = to - from;
+		counters_select(w, from, to);
 	}
 	free(share);
 	return stamped;
@@ -167,10 +244,13 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .interval_s = interval_s};
 	snprintf(s->pool, sizeof(s->pool), "%s", layout->pool);
 	/* A command's round trip: how long iostat will take to begin there. */
-	double asked = unix_now();
+	double asked = nas_unix_now();
 	int rc = nas_read_counters(t, s->pool, objsetid, &s->before, err);
-	double now = unix_now();
+	double now = nas_unix_now();
 	s->started = now + (now - asked);
+	/* The NAS stamped its reading within [asked, now] of our clock. */
+	s->offset = s->before.at - (asked + now) / 2;
+	s->err = (now - asked) / 2;
 	if (rc != VS_OK) {
 		free(s);
 		return rc;
@@ -185,6 +265,9 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	                           count, NULL};
 	if (nas_job_start(t, cmd, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
+	if (nas_counters_job(t, s->pool, objsetid, interval_s, window_s / interval_s + 2, &s->counters,
+	                     &s->counters_err) != VS_OK)
+		s->counters = NULL;
 	*out = s;
 	return VS_OK;
 }
@@ -200,7 +283,8 @@ static void incomplete(nas_window *w, const vs_error *err)
 void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 {
 	nas_sampler *s = *sp;
-	*w = (nas_window){.interval_s = s->interval_s, .arc_hit_ratio = -1};
+	*w = (nas_window){.interval_s = s->interval_s, .arc_hit_ratio = -1, .clock_offset = s->offset,
+	                  .clock_err = s->err};
 	vs_error err = {0};
 	nas_output o = {0};
 	if (!s->iostat)
@@ -209,14 +293,31 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK ||
 	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
 		incomplete(w, &err);
-	interval_ends(&w->timeline, s->started, s->interval_s);
+	interval_ends(&w->timeline, s->started + s->offset, s->interval_s);
 	nas_output_free(&o);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);
 	w->seconds = (double)w->timeline.n * s->interval_s;
-	nas_counters after;
-	if (nas_read_counters(s->t, s->pool, s->objsetid, &after, &err) != VS_OK ||
-	    nas_counters_delta(&s->before, &after, w, &err) != VS_OK)
+	nas_readings between = {0};
+	if (!s->counters)
+		incomplete(w, &s->counters_err);
+	else if (nas_job_finish(&s->counters, 0, &o, &err) != VS_OK ||
+	         nas_parse_kstat_series(o.out, o.len, &between, &err) != VS_OK)
 		incomplete(w, &err);
+	nas_output_free(&o);
+	nas_reading after;
+	double asked = nas_unix_now();
+	int rc = nas_read_counters(s->t, s->pool, s->objsetid, &after, &err);
+	double now = nas_unix_now();
+	if (rc == VS_OK && (now - asked) / 2 < w->clock_err) {
+		w->clock_offset = after.at - (asked + now) / 2;
+		w->clock_err = (now - asked) / 2;
+	}
+	if (rc != VS_OK ||
+	    nas_counters_delta(&s->before.c, &after.c, w, &err) != VS_OK)
+		incomplete(w, &err);
+	else if (keep_readings(w, &s->before, &between, &after, &err) != VS_OK)
+		incomplete(w, &err);
+	nas_readings_free(&between);
 	free(s);
 	*sp = NULL;
 }
@@ -224,6 +325,7 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 void nas_window_free(nas_window *w)
 {
 	nas_samples_free(&w->timeline);
+	nas_readings_free(&w->readings);
 }
 
 void nas_amplification_of(const nas_window *w, uint64_t guest_written, nas_amplification *a)

@@ -165,23 +165,29 @@ static char *staged(const na_bench *b, const char *name)
 
 /* Runs the job and waits for fio, showing how long it has run (what names
  * the run) against the job's own time. */
+/* Runs fio; started: this machine's time before and after the call that
+ * started it (the guest's `date` into clock.txt ran between). */
 static int run_fio(na_bench *b, const char *job_text, const char *what, long timeout_s,
-                   vs_guest_process *proc, vs_error *err)
+                   vs_guest_process *proc, double started[2], vs_error *err)
 {
 	char *job = staged(b, "job.fio");
 	char args[512];
 	/* Absolute paths: fio's own command line (after exec) names nfsagent's
-	 * folder, by which vs_guest_start knows it after an unknown outcome. */
+	 * folder, by which vs_guest_start knows it after an unknown outcome.
+	 * The guest's clock first: fio's window is stamped by it, the NAS's
+	 * intervals by the NAS's. */
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && exec fio --output-format=json+ --output=%s/out.json %s/job.fio "
-	         "> stdout.txt 2> stderr.txt'",
+	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
+	         "--output=%s/out.json %s/job.fio > stdout.txt 2> stderr.txt; }'",
 	         b->staging, b->staging, b->staging);
 	int64_t pid = -1;
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	started[0] = nas_unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+	started[1] = nas_unix_now();
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
 	/* A job without a runtime counts 0 here: the wait knows only the least. */
@@ -270,13 +276,25 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
+/* The bytes fio wrote over its window (0 without writes). */
+static uint64_t guest_written(const na_fio_dir *write)
+{
+	return write && write->present ? (uint64_t)(write->bw_bytes * (double)write->runtime_ms / 1000)
+	                               : 0;
+}
+
 /* The window's timeline as store.h's JSON (malloc'd; NULL without one). */
 static char *nas_timeline(const nas_window *w)
 {
 	if (!w->timeline.n)
 		return NULL;
 	json_t *series[4] = {json_array(), json_array(), json_array(), json_array()};
+	json_t *ends = json_array();
 	for (size_t i = 0; i < w->timeline.n; i++) {
+		const nas_sample *x = &w->timeline.v[i];
+		/* the sampler's estimate, else the middle of zpool's whole second */
+		double end = x->end > 0 ? x->end : x->at > 0 ? (double)x->at + 0.5 : 0;
+		json_array_append_new(ends, end > 0 ? json_real(end) : json_null());
 		const nas_io *c = w->timeline.v[i].cls;
 		const uint64_t v[4] = {
 			c[NAS_CLASS_DATA].write_bytes + c[NAS_CLASS_DEDUP].write_bytes,
@@ -286,9 +304,9 @@ static char *nas_timeline(const nas_window *w)
 		for (int k = 0; k < 4; k++)
 			json_array_append_new(series[k], json_integer((json_int_t)v[k]));
 	}
-	json_t *o = json_pack("{s:i, s:o, s:o, s:o, s:o}", "interval_s", w->interval_s,
+	json_t *o = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "interval_s", w->interval_s,
 	                      "data_write", series[0], "data_read", series[1],
-	                      "special_write", series[2], "log_write", series[3]);
+	                      "special_write", series[2], "log_write", series[3], "end", ends);
 	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(o);
 	return text;
@@ -305,6 +323,9 @@ static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *
 	const nas_window *w = &out->nas_window;
 	const nas_io *t = w->total;
 	nas_layout_summary(&v->layout, layout, size);
+	nas_amplification a;
+	nas_amplification_of(w, guest_written(&out->fio.write), &a);
+	bool measured = w->fio_window && !w->incomplete;
 	*n = (na_nas_run){
 		.dataset = v->dataset.name, .pool_layout = layout,
 		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
@@ -327,6 +348,11 @@ static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *
 		.zil_commits = (int64_t)w->zil_commits, .zil_slog_bytes = (int64_t)w->zil_slog_bytes,
 		.zil_normal_bytes = (int64_t)w->zil_normal_bytes, .arc_hit_ratio = w->arc_hit_ratio,
 		.incomplete = w->incomplete, .timeline = nas_timeline(w),
+		.measured_s = measured ? w->seconds : -1, .window_s = measured ? w->span : -1,
+		.amplification = a.known ? a.total : -1,
+		.amp_guest_to_dataset = a.known ? a.guest_to_dataset : -1,
+		.amp_dataset_to_data = a.known ? a.dataset_to_data : -1,
+		.amp_log_share = a.known ? a.log_share : -1,
 	};
 }
 
@@ -369,6 +395,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 }
 
 static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
+static int guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out, vs_error *err);
 static void nas_fio_window(na_bench_outcome *out);
 
 long na_bench_timeout(const char *job_text)
@@ -379,7 +406,7 @@ long na_bench_timeout(const char *job_text)
 int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                  na_bench_outcome *out, vs_error *err)
 {
-	*out = (na_bench_outcome){0};
+	*out = (na_bench_outcome){.guest_clock_err = -1};
 	char started_at[32];
 	iso_now(started_at, sizeof(started_at));
 	time_t started = time(NULL);
@@ -392,8 +419,9 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	/* The NAS's window is fio's: started right before it, stopped right after. */
 	nas_sampler *sampler = rc == VS_OK ? sampling_start(b, job_text, out) : NULL;
+	double asked[2] = {0};
 	if (rc == VS_OK)
-		rc = run_fio(b, job_text, what, timeout, &proc, err);
+		rc = run_fio(b, job_text, what, timeout, &proc, asked, err);
 	if (sampler)
 		nas_sampler_stop(&sampler, &out->nas_window);
 	remove_data(b);
@@ -404,6 +432,8 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	rc = fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
 	if (rc == VS_OK)
 		rc = fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len, err);
+	if (rc == VS_OK && out->nas)
+		rc = guest_clock(b, asked, out, err);
 	if (rc != VS_OK) {
 		free(json);
 		free(stderr_text);
@@ -453,6 +483,24 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 }
 
 /* ---- the NAS side --------------------------------------------------------------- */
+
+/* The guest's clock against ours: clock.txt, written by its shell between
+ * asked[0] and asked[1] (none: not read, the offset stays unknown). */
+static int guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out, vs_error *err)
+{
+	char *text = NULL, *end = NULL;
+	size_t len = 0;
+	out->guest_clock_err = -1;
+	int rc = fetch(b, "clock.txt", 64, &text, &len, err);
+	double at = text ? strtod(text, &end) : 0;
+	/* a date without %N ("1764600000.%N") is no sub-second reading */
+	if (rc == VS_OK && text && end != text && at > 0 && (*end == '\n' || *end == '\0')) {
+		out->guest_clock_offset = at - (asked[0] + asked[1]) / 2;
+		out->guest_clock_err = (asked[1] - asked[0]) / 2;
+	}
+	free(text);
+	return rc;
+}
 
 /* The interval of `zpool iostat` beside a job of job_s seconds: fine for a
  * short run, a few seconds for a long one (the NAS's own cost). */
@@ -552,7 +600,10 @@ static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_o
 
 /* The pool's totals over fio's measured window: it ended when fio wrote its
  * result and lasted the longest direction's runtime (which leaves out the
- * file's layout and ramp_time, both inside the sampler's span). */
+ * file's layout and ramp_time, both inside the sampler's span).  fio's
+ * stamp is the guest's clock, the intervals' the NAS's: the window moves by
+ * their difference, both measured against ours; known to less than an
+ * interval, or the NAS's figures are not this window's (incomplete). */
 static void nas_fio_window(na_bench_outcome *out)
 {
 	const na_fio_result *f = &out->fio;
@@ -561,8 +612,18 @@ static void nas_fio_window(na_bench_outcome *out)
 		ms = f->write.runtime_ms;
 	if (f->mixed_dir.runtime_ms > ms)
 		ms = f->mixed_dir.runtime_ms;
-	double to = (double)f->timestamp_ms / 1000, span = (double)ms / 1000;
 	nas_window *w = &out->nas_window;
+	bool clocked = out->guest_clock_err >= 0 && w->clock_err >= 0;
+	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
+	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
+	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
+	if (!w->incomplete && err > w->interval_s) {
+		w->incomplete = true;
+		snprintf(w->why, sizeof(w->why),
+		         "the NAS's clock and the guest's differ by %.1f s, known to %.1f s only: more "
+		         "than a %d s interval", shift, err, w->interval_s);
+		return;
+	}
 	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
 	/* Too little of fio's window measured, or the window not placed: the
 	 * totals are not fio's, and the stored row must not pass for them. */
@@ -600,6 +661,13 @@ static const char *rate(double bps, char *buf, size_t size)
 		snprintf(buf, size, "%.0f kB/s", bps / 1e3);
 	else
 		snprintf(buf, size, "%.0f B/s", bps);
+	return buf;
+}
+
+/* A ratio as the NAS line says it: "9.0x", "33x" (buf: 16 bytes). */
+static const char *times(double x, char *buf)
+{
+	snprintf(buf, 16, "%.*fx", x < 10 ? 1 : 0, x);
 	return buf;
 }
 
@@ -644,11 +712,14 @@ static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio
 			n += snprintf(buf + n, size - (size_t)n, " + %s (log)",
 			              rate((double)t[NAS_CLASS_LOG].write_bytes / secs, lg, sizeof(lg)));
 		nas_amplification a_of;
-		nas_amplification_of(w, (uint64_t)(write->bw_bytes * (double)write->runtime_ms / 1000),
-		                     &a_of);
+		nas_amplification_of(w, guest_written(write), &a_of);
+		char x[4][16];
 		if (n >= 0 && (size_t)n < size && a_of.known)
-			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest: %.*fx",
-			              rate(write->bw_bytes, g, sizeof(g)), a_of.total < 10 ? 1 : 0, a_of.total);
+			n += snprintf(buf + n, size - (size_t)n,
+			              " for %s from the guest: %s (dataset %s, data vdevs %s, log %s)",
+			              rate(write->bw_bytes, g, sizeof(g)), times(a_of.total, x[0]),
+			              times(a_of.guest_to_dataset, x[1]), times(a_of.dataset_to_data, x[2]),
+			              times(a_of.log_share, x[3]));
 		else if (n >= 0 && (size_t)n < size)
 			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest",
 			              rate(write->bw_bytes, g, sizeof(g)));
@@ -688,9 +759,13 @@ static na_fio_dir fio_dir_of(const na_dir_stats *d)
 void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t working_set,
                            char *buf, size_t size)
 {
-	/* The stored totals are over fio's window: its longest direction. */
+	/* The stored totals are over fio's window: the seconds the pool
+	 * measured of it as stored (schema 8), else its longest direction's
+	 * runtime, taken as wholly measured. */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	nas_window w = {.fio_window = true, .seconds = (double)ms / 1000, .span = (double)ms / 1000,
+	bool stored = n->measured_s >= 0 && n->window_s > 0;
+	nas_window w = {.fio_window = true, .seconds = stored ? n->measured_s : (double)ms / 1000,
+	                .span = stored ? n->window_s : (double)ms / 1000,
 	                .counters = n->counters_known, .incomplete = n->incomplete,
 	                .dataset_written = (uint64_t)n->dataset_written,
 	                .arc_hit_ratio = n->counters_known ? n->arc_hit_ratio : -1,

@@ -48,6 +48,10 @@ typedef struct na_bench_outcome {
 	char *error;
 	bool nas;                   /* the NAS was sampled (or tried): nas_window is this run's */
 	nas_window nas_window;
+	/* The guest's clock minus this machine's (s), from the `date` its shell
+	 * ran right before fio, within the StartProgramInGuest call: right to
+	 * within guest_clock_err, half the call; < 0 not read. */
+	double guest_clock_offset, guest_clock_err;
 } na_bench_outcome;
 
 /* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */

@@ -240,6 +240,24 @@ typedef struct nas_counters {
  * of kstat's format is VS_ERR_PROTOCOL; a kind not present stays !found. */
 int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *err);
 
+/* The counters at one moment of the NAS's clock. */
+typedef struct nas_reading {
+	double at;  /* Unix s on the NAS: `date +%s.%N` right after the cat */
+	nas_counters c;
+} nas_reading;
+
+typedef struct nas_readings {
+	nas_reading *v;
+	size_t n;
+} nas_readings;
+
+/* `cat FILES && date +%s.%N`, once or repeated: kstats, then the stamp
+ * line ("1764600000.123456789") that closes the reading.  A last reading
+ * without its stamp (the job was stopped inside it) is left out, never
+ * taken with counters cut short.  Each reading needs all three kstats. */
+int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_error *err);
+void nas_readings_free(nas_readings *r);
+
 /* ---- query.c: the fixed commands, run and parsed -------------------- */
 
 /* `zfs list -Hp -o name,mountpoint`: the dataset behind an export path
@@ -252,9 +270,16 @@ int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_
 /* `zpool list -Hpv POOL`. */
 int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err);
 /* `cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil
- * /proc/spl/kstat/zfs/POOL/objset-0xID` in one call. */
+ * /proc/spl/kstat/zfs/POOL/objset-0xID && date +%s.%N` in one call: the
+ * counters with the NAS's time. */
 int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
-                      nas_counters *out, vs_error *err);
+                      nas_reading *out, vs_error *err);
+/* The same read every interval_s, count times, in the background
+ * (`for i in $(seq 1 COUNT) ; do cat ... && date +%s.%N && sleep INTERVAL
+ * || exit ; done`: fixed words, the checked pool name and numbers we
+ * format): the readings that put the kstat deltas on fio's window. */
+int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
+                     int count, nas_job **job, vs_error *err);
 
 /* What the NAS says about the dataset behind one export: the dataset, its
  * settings and its pool's layout. */
@@ -286,12 +311,21 @@ typedef struct nas_window {
 	double span;                /* fio's window (s), when fio_window: the totals are scaled
 	                               up to it when seconds fall short (the interval in flight
 	                               when the run ended is not waited for) */
-	bool counters;              /* the kstats were read before and after */
+	/* The kstats' deltas, over the same span as the totals: the sampler's
+	 * (before to after) until nas_window_select put them on fio's window
+	 * from the readings around its edges (or dropped them, counters false,
+	 * when no readings held an edge). */
+	bool counters;
+	nas_readings readings;      /* before, every interval, after: the NAS's time order */
 	uint64_t dataset_writes, dataset_written, dataset_reads, dataset_read;  /* the objset's */
 	uint64_t arc_hits, arc_misses;  /* demand data */
 	double arc_hit_ratio;           /* hits / (hits + misses); -1 without demand reads */
 	uint64_t arc_size, arc_c_max;   /* after the run */
 	uint64_t zil_commits, zil_slog_bytes, zil_normal_bytes;
+	/* The NAS's clock minus this machine's (s), from the counters' reads
+	 * bracketed by our clock (the closer of the two): right to within
+	 * clock_err, half the round trip; clock_err < 0: not measured. */
+	double clock_offset, clock_err;
 	bool incomplete;            /* something was not read: the figures are partial, never wrong */
 	char why[512];              /* the first reason, when incomplete */
 } nas_window;
@@ -305,16 +339,21 @@ void nas_samples_total(const nas_samples *s, int interval_s, nas_io total[NAS_CL
 int nas_counters_delta(const nas_counters *before, const nas_counters *after, nas_window *w,
                        vs_error *err);
 
+/* This machine's clock (Unix s, sub-second): the one the NAS's and the
+ * guest's are measured against. */
+double nas_unix_now(void);
+
 typedef struct nas_sampler nas_sampler;
 /* Right before a run: reads the counters (an error here: run without the
- * NAS) and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` for a window
- * of window_s (COUNT covers it and two intervals more, so it ends by
- * itself).  t and layout must outlive the sampler. */
+ * NAS), with the NAS's clock against ours, and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
+ * counters' readings (nas_counters_job) for a window of window_s (COUNT
+ * covers it and two intervals more, so both end by themselves).  t and
+ * layout must outlive the sampler. */
 int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
                       int interval_s, int window_s, nas_sampler **s, vs_error *err);
-/* Right after it: stops iostat (the interval in flight is dropped), reads
- * the counters again, fills w; never fails: what could not be read marks
- * w incomplete.  Frees the sampler. */
+/* Right after it: stops iostat (the interval in flight is dropped) and the
+ * readings, reads the counters again, fills w; never fails: what could not
+ * be read marks w incomplete.  Frees the sampler. */
 void nas_sampler_stop(nas_sampler **s, nas_window *w);
 /* Cuts w's totals to fio's measured window [from, to] (Unix seconds, ramp
  * and file layout excluded): an interval ending at `end` (else at + 0.5:
@@ -322,17 +361,21 @@ void nas_sampler_stop(nas_sampler **s, nas_window *w);
  * (end - interval_s, end]; one inside counts whole, one across an edge for
  * its share inside (its rate x the seconds inside), one outside not; the
  * totals are then scaled by span / seconds when the intervals measured
- * a quarter of the window or more, but not all of it.  A timeline without stamps keeps its
- * whole-span totals (false).  The NAS's
- * clock and the guest's are taken to agree (NTP). */
+ * a quarter of the window or more, but not all of it.  The counters' deltas
+ * are taken between the edges, each interpolated between the readings
+ * around it.  A timeline without stamps keeps its whole-span totals and
+ * deltas (false).  from and to are in the NAS's clock (a caller with
+ * another clock's corrects them by the clocks' difference, clock_offset). */
 bool nas_window_select(nas_window *w, double from, double to);
 void nas_window_free(nas_window *w);
 
 /* Write amplification over a window, for guest_written bytes fio wrote:
  * (pool data + log writes) / guest, split into dataset / guest (NFS and
  * ESXi), pool data / dataset (records, copies, parity) and log / guest
- * (the ZIL).  known is false without guest bytes or a whole window.  The
- * kstats' deltas (D) span the sampler's whole span, layout and ramp too. */
+ * (the ZIL): total = guest_to_dataset x dataset_to_data + log_share.  known
+ * is false without guest bytes, counters or a whole window; the pool's
+ * totals and the counters' deltas are over one span (fio's window once
+ * nas_window_select placed them). */
 typedef struct nas_amplification {
 	bool known;
 	double total, guest_to_dataset, dataset_to_data, log_share;

@@ -114,6 +114,15 @@ static void counters(const char *text, size_t size)
 		if (c.arc.found || c.zil.found || c.objset.found)
 			abort();
 	}
+	/* Readings: none kept on failure; each one whole. */
+	nas_readings r;
+	rc = nas_parse_kstat_series(text, size, &r, &err);
+	if (rc != VS_OK && (r.n || r.v))
+		abort();
+	for (size_t i = 0; i < r.n; i++)
+		if (!r.v[i].c.arc.found || !r.v[i].c.zil.found || !r.v[i].c.objset.found)
+			abort();
+	nas_readings_free(&r);
 }
 
 /* A time is never before 1970 nor left set on failure. */

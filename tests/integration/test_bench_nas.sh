@@ -27,12 +27,12 @@ assert_not_contains "$out" "exit "
 # figures are fio's window's (2 s: zpool's 1 s intervals measure part of it,
 # said; on a loaded machine zpool's first interval may even end after fio:
 # said too).
-wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$'
+wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\)( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$'
 assert_eq "$(grep -cE "$wrote|^  NAS: figures incomplete: no zpool iostat interval in fio's window\$" <<< "$out")" 2 \
 	"NAS lines of the write runs ($out)"
 [ "$(grep -cE "$wrote" <<< "$out")" -ge 1 ] || fail "no write run's pool figures ($out)"
 assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest, ARC demand hits 100% \[cache-served: 4\.0 MiB fits in the ARC.s 7\.2 GiB\]( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$' <<< "$out")" 2 \
-	"NAS lines of the read runs: all from the ARC"
+	"NAS lines of the read runs: all from the ARC ($out)"
 assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1:' <<< "$out" | tail -1 | cut -c1-7)" "  NAS: " "the line follows its run"
 # The lab's fio reads a local file: every read is under the NFS floor.
 assert_eq "$(grep -c '^randread-4k-qd1 #[12]:  read .*\[cache-served: 100% under 50 us\]' <<< "$out")" 2 \
@@ -49,11 +49,11 @@ assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset, recordsize
 2 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 1 1 1.0
 3 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 1 1 1.0
 4 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 1 1 1.0" "nas_runs rows"
-# The dataset's counters are read before and after each run; the lab's feed
-# trails fio (its reports every 100 ms), so under load a 2 s run's last bytes
-# can be counted in the next run's window: the write runs moved the dataset
-# and the ZIL, whichever run's window took it (test_campaign_nas checks the
-# model's figures on longer runs).
+# The dataset's counters are read every interval and cut to fio's window;
+# the lab's feed trails fio (its reports every 100 ms), so under load a 2 s
+# run's last bytes can fall past its window: the write runs moved the
+# dataset and the ZIL (test_campaign_nas checks the model's figures on
+# longer runs).
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM nas_runs WHERE result_id <= 4 AND dataset_written > 0")" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM nas_runs WHERE result_id <= 4 AND zil_slog_bytes > 0")" \
 	"runs with dataset writes, and with ZIL bytes on the SLOG"

@@ -6,6 +6,11 @@
 # on two-way mirrors with a SLOG:
 #   amplification = (records x recordsize x 2 + guest bytes on the SLOG) / guest
 #                 = 2 x recordsize / 4K + 1:  9x at 16K, 33x at 64K
+# split as guest -> dataset (objset nwritten / guest: 1), dataset -> data
+# vdevs (pool data / nwritten: 2 x recordsize / 4K, 8x and 32x) and the log
+# (SLOG bytes / guest: 1), every figure over fio's window: the kstats are
+# read every interval and cut to it as zpool's intervals are (read over the
+# sampler's span, the dataset's bytes would hold ramp_time's 1 s too: 1.25x).
 # and with an ARC of half the file, read-modify-write reads of half the
 # records: pool reads / pool data writes = 0.5 x recordsize / (2 x recordsize)
 # = 0.25.  Asserted within 20%: the pool's totals are cut to fio's measured
@@ -14,11 +19,16 @@
 # read every 100 ms); ramp_time's I/O before the window makes up for most of
 # that lag at the start, not at the end: about 0.3 s of 4 s, 8%, at worst.
 # The recordsize each result ran on is the one measured: no label is given.
+# The NAS's clock is 7.2 s ahead of the guest's (-nas-clock-skew): fio's
+# window, in the guest's clock, is moved to the NAS's by the difference
+# measured against nfsagent's (uncorrected, the 4 s window would fall
+# wholly outside the run's pool intervals); a NAS slow to answer leaves the
+# difference known to more than an interval: figures incomplete, said.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
 export NFSAGENT_GUEST_PASSWORD=secret
 lab_start -export 10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware16k,10.0.0.5:/mnt/tank/vmware64k -nas-slog \
-	-nas-arc 2097152
+	-nas-arc 2097152 -nas-clock-skew 7.2
 nas_start
 db="$WORK/results.db"
 c="$WORK/nas.ini"
@@ -54,7 +64,7 @@ assert_not_contains "$ERR" "NAS"
 # The summary: one NAS line per result, the mirrors and the SLOG apart.
 for t in r16k r64k; do
 	assert_eq "$(grep -A1 "^  $t  " <<< "$OUT" | tail -1 | grep -cE \
-		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x; pool read [0-9.]+ [kMG]?B/s \(read-modify-write\)$')" \
+		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); pool read [0-9.]+ [kMG]?B/s \(read-modify-write\)( \[pool measured [0-9.]+ s of fio.s 4\.0 s\])?$')" \
 		1 "the summary's NAS line of $t ($OUT)"
 done
 
@@ -78,6 +88,19 @@ for t in r16k:16384:9 r64k:65536:33; do
 	near "$name read-modify-write" "$(stored "$name" "data_read_bytes * 1.0 / data_write_bytes")" 0.25
 	assert_eq "$(stored "$name" "zil_slog_bytes > 0 AND zil_normal_bytes = 0 AND dataset_written > 0")" 1 \
 		"$name: the ZIL went to the SLOG"
+	# The split, stored: each part against the model, and the stored total
+	# the one the stored figures give.
+	near "$name guest -> dataset" "$(stored "$name" amp_guest_to_dataset)" 1
+	near "$name dataset -> data vdevs" "$(stored "$name" amp_dataset_to_data)" $(( (model - 1) ))
+	near "$name log share" "$(stored "$name" amp_log_share)" 1
+	near "$name dataset bytes / guest" "$(stored "$name" "dataset_written / (write_bw_bytes * write_runtime_ms / 1000.0)")" 1
+	assert_eq "$(stored "$name" "abs(amplification - $amp) < 1e-6 * amplification AND
+		abs(amplification - (amp_guest_to_dataset * amp_dataset_to_data + amp_log_share)) < 1e-6 * amplification")" 1 \
+		"$name: the stored split adds up to the stored figures' amplification"
+	echo "$name: $(stored "$name" "printf('%.2fx = dataset %.3fx, data vdevs %.2fx, log %.3fx (pool measured %.1f s of %.1f s)',
+		amplification, amp_guest_to_dataset, amp_dataset_to_data, amp_log_share, measured_s, window_s)")"
+	assert_eq "$(stored "$name" "abs(window_s - 4) < 0.05 AND measured_s > 0 AND measured_s <= window_s")" 1 \
+		"$name: the seconds fio's window lasted and the pool measured, stored"
 done
 a16=$(stored r16k "$amp")
 a64=$(stored r64k "$amp")
@@ -90,6 +113,17 @@ assert_eq "$(jq -c '[.[] | [.target, .labels, .nas.recordsize]]' <<< "$OUT")" \
 	'[["r16k",{},16384],["r64k",{},65536]]' "recordsize recorded without any label"
 run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=64K --json
 assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the measured recordsize"
+
+# A NAS that answers 2.5 s late: its clock is known to about 1.3 s only,
+# more than the 1 s interval: the run is kept, its NAS figures incomplete.
+nas_model '.answer_delay_ms = 2500'
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 1 --size 4M --runtime 2 --db "$db" \
+	--guest-user root --nas-command "ssh -F $NAS_SSH_CONFIG nas"
+assert_eq "$(grep -cE "^  NAS: figures incomplete: the NAS's clock and the guest's differ by [0-9.]+ s, known to (1\.[3-9]|[2-9]\.[0-9]) s only: more than a 1 s interval\$" <<< "$OUT")" 1 \
+	"the clocks' difference not known well enough ($OUT)"
+assert_eq "$(sqlite3 "$db" "SELECT incomplete, why LIKE '%clock%', amplification IS NULL FROM nas_runs ORDER BY result_id DESC LIMIT 1")" \
+	"1|1|1" "stored incomplete, with why, no split"
+nas_model '.answer_delay_ms = 0'
 
 # The key is checked like --nas: a host is one word, not an option; one of
 # nas and nas_command.

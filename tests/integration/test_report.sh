@@ -198,6 +198,10 @@ for id in 1 2 5 6 9 10; do
 	  timeline = '{\"interval_s\":2,\"data_write\":[$pool,$pool,$((pool / 2))],\"data_read\":[0,0,0],\"special_write\":[0,0,0],\"log_write\":[70000000,70000000,35000000]}'
 	  WHERE result_id = $id;"
 done >> "$sqlfile"
+# Result 1's intervals ended 2, 4.5 and 9 s after the first began (the NAS's
+# stamps, schema 8): its points are placed there, not 2 s apart.
+echo "UPDATE nas_runs SET timeline = json_set(timeline, '$.end', json('[1764600002.0,1764600004.5,1764600009.0]'))
+  WHERE result_id = 1;" >> "$sqlfile"
 sqlite3 "$nasdb" < "$sqlfile"
 run 0 "$NFSAGENT" report --html "$html" --db "$nasdb"
 assert_contains "$OUT" "12 runs (1 failed) in 2 groups, 2 profiles, 2 findings"
@@ -209,6 +213,19 @@ assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB
 assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="data"' "$html" | wc -l)" 6 "a data line per run"
 assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="log" data-max="70"' "$html" | wc -l)" 6 "a log line per run"
 assert_eq "$(grep -c '<figcaption>Pool writes over each run (zpool iostat)</figcaption>' "$html")" 1 "the timeline beside the write profile's charts"
+python3 - "$html" <<-'PY' || fail "result 1's points not at its stamps"
+	import re, sys
+	pts = re.search(r'data-result="1" data-class="data"[^>]* points="([^"]*)"', open(sys.argv[1]).read()).group(1)
+	x = [float(p.split(",")[0]) for p in pts.split()]
+	# 2, 4.5, 9 s: the gaps 2.5 and 4.5 s (evenly spaced points would give 1)
+	assert abs((x[1] - x[0]) / (x[2] - x[1]) - 2.5 / 4.5) < 0.01, x
+	PY
+# A rate of the pool has no better side: its change shown without a
+# verdict; the amplification has one (more pool bytes per guest byte: worse).
+assert_contains "$page" '<span class="ratio">no verdict: neither side is better by itself</span>'
+assert_eq "$(grep -o '<tr data-layer="pool_write_mbps">.*</tr>' <<< "$page" | grep -c '% better\|% worse')" 0 "no better or worse on a pool rate"
+# (less pool work per guest byte in the second group: better)
+assert_eq "$(grep -o '<tr data-layer="amplification">.*</tr>' <<< "$page" | grep -c '% better (')" 1 "the amplification's direction"
 python3 - "$html" <<-'PY' || fail "the timeline's SVG is not well-formed"
 	import re, sys, xml.etree.ElementTree as ET
 	for svg in re.findall(r'<svg class="chart timeline".*?</svg>', open(sys.argv[1]).read(), re.S):

@@ -77,6 +77,16 @@ type nasState struct {
 	ARC      nasARC       `json:"arc"`
 	ZIL      nasZIL       `json:"zil"`
 	Born     int64        `json:"born_ns"` // kstat crtime base
+	// The NAS's clock ahead of this machine's by so many seconds (its
+	// `date` and zpool iostat's -T u stamps), and how long each command
+	// waits before it answers (a slow NAS: set with jq in a test).
+	ClockSkew float64 `json:"clock_skew_s"`
+	DelayMs   int     `json:"answer_delay_ms"`
+}
+
+// now: the NAS's clock.
+func (st *nasState) now() time.Time {
+	return time.Now().Add(time.Duration(st.ClockSkew * float64(time.Second)))
 }
 
 type nasModel struct {
@@ -88,6 +98,7 @@ type nasModel struct {
 	uname    string
 	missing  string
 	sync     string
+	skew     float64
 	filename string
 	mu       sync.Mutex // one change of nas.json at a time (nasio.go)
 }
@@ -100,6 +111,7 @@ func (n *nasModel) flags(fs *flag.FlagSet) {
 	fs.StringVar(&n.uname, "nas-uname", "Linux", "what the NAS's `uname -s` prints")
 	fs.StringVar(&n.missing, "nas-missing", "", "comma list of programs the NAS lacks (zpool, zfs)")
 	fs.StringVar(&n.sync, "nas-sync", "standard", "the datasets' sync property")
+	fs.Float64Var(&n.skew, "nas-clock-skew", 0, "seconds the NAS's clock is ahead of this machine's (negative: behind)")
 }
 
 // Disks of 4 TB as a pool reports them: the mirror's usable size and the
@@ -115,7 +127,7 @@ func (n *nasModel) setup(l *lab) error {
 	if n.mirrors < 1 || n.mirrors > 13 {
 		return fmt.Errorf("-nas-mirrors %d: want 1 to 13 (two disks each, sda..sdz)", n.mirrors)
 	}
-	st := &nasState{Uname: n.uname, Pool: nasPool, Born: time.Now().UnixNano()}
+	st := &nasState{Uname: n.uname, Pool: nasPool, Born: time.Now().UnixNano(), ClockSkew: n.skew}
 	if n.missing != "" {
 		st.Missing = strings.Split(n.missing, ",")
 	}

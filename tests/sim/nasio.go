@@ -140,6 +140,10 @@ func (n *nasModel) watch(cmdLine string, dss []types.ManagedObjectReference, don
 		return nil
 	}
 	f := &nasFeed{n: n, dataset: dataset, job: job, progress: output + progressSuffix}
+	// An earlier run in the same folder left its reports: they are not this
+	// run's (read, they would count that run's I/O again, now, and leave
+	// this run's unread until its file outgrew theirs).
+	_ = os.Remove(f.progress)
 	go f.run(done)
 	return f.read
 }
@@ -196,6 +200,9 @@ func (f *nasFeed) read() {
 		return
 	}
 	defer fh.Close()
+	if fi, err := fh.Stat(); err == nil && fi.Size() < f.off {
+		f.off, f.last = 0, nil // fio truncated it when it began: all of it is new
+	}
 	if _, err := fh.Seek(f.off, 0); err != nil {
 		return
 	}

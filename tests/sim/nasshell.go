@@ -24,6 +24,7 @@ func nasShell(stateFile string, line string, out, errOut io.Writer) int {
 		fmt.Fprintf(errOut, "labsim nas: %v\n", err)
 		return 1
 	}
+	time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
 	w := strings.Fields(line)
 	if len(w) == 0 {
 		fmt.Fprintln(errOut, "this NAS runs commands only")
@@ -62,7 +63,9 @@ func nasShell(stateFile string, line string, out, errOut io.Writer) int {
 	case w[0] == "zpool" && len(w) == 9 && strings.HasPrefix(args, "iostat -T u -Hpvy -l "):
 		return zpoolIostat(stateFile, true, w[6], w[7], w[8], out, errOut)
 	case w[0] == "cat":
-		return catKstats(st, w[1:], out, errOut)
+		return kstatRead(st, w, out, errOut)
+	case w[0] == "for":
+		return kstatLoop(stateFile, w, out, errOut)
 	case w[0] == "uname" || w[0] == "zfs" || w[0] == "zpool":
 		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", line)
 		return 2
@@ -249,7 +252,7 @@ func zpoolIostat(stateFile string, stamped bool, pool, interval, count string, o
 		var cur *nasState
 		if cur, err = loadNAS(stateFile); err == nil {
 			if stamped {
-				fmt.Fprintf(out, "%d\n", time.Now().Unix())
+				fmt.Fprintf(out, "%d\n", cur.now().Unix())
 			}
 			iostatInterval(old, cur, float64(secs), out)
 			old = cur
@@ -310,6 +313,53 @@ func catKstats(st *nasState, files []string, out, errOut io.Writer) int {
 		}
 	}
 	return status
+}
+
+// kstatRead: `cat FILES [&& date +%s.%N]`, the counters and the NAS's time
+// after them (nas_read_counters).
+func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
+	files, date := w[1:], false
+	if n := len(w); n >= 4 && w[n-3] == "&&" && w[n-2] == "date" && w[n-1] == "+%s.%N" {
+		files, date = w[1:n-3], true
+	}
+	status := catKstats(st, files, out, errOut)
+	if status == 0 && date {
+		now := st.now()
+		fmt.Fprintf(out, "%d.%09d\n", now.Unix(), now.Nanosecond())
+	}
+	return status
+}
+
+// kstatLoop: `for i in $(seq 1 N) ; do READ && sleep S || exit ; done`, the
+// counters' readings beside a run (nas_counters_job), READ as kstatRead's,
+// from the model as it is at each reading.
+func kstatLoop(stateFile string, w []string, out, errOut io.Writer) int {
+	n := len(w)
+	var count, secs int
+	var err1, err2 error
+	ok := n >= 16 && strings.Join(w[:5], " ") == "for i in $(seq 1" && strings.HasSuffix(w[5], ")") &&
+		strings.Join(w[6:8], " ") == "; do" && strings.Join(w[n-7:n-5], " ") == "&& sleep" &&
+		strings.Join(w[n-4:], " ") == "|| exit ; done"
+	if ok {
+		count, err1 = strconv.Atoi(strings.TrimSuffix(w[5], ")"))
+		secs, err2 = strconv.Atoi(w[n-5])
+	}
+	if !ok || err1 != nil || err2 != nil {
+		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", strings.Join(w, " "))
+		return 2
+	}
+	for i := 0; i < count; i++ {
+		st, err := loadNAS(stateFile)
+		if err != nil {
+			fmt.Fprintf(errOut, "labsim nas: %v\n", err)
+			return 1
+		}
+		if status := kstatRead(st, w[8:n-7], out, errOut); status != 0 {
+			return status
+		}
+		time.Sleep(time.Duration(secs) * time.Second)
+	}
+	return 0
 }
 
 func (st *nasState) kstatFile(f string) (string, bool) {

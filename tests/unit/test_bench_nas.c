@@ -43,9 +43,13 @@ static void write_run_line(void **state)
 	na_fio_dir read = {0};
 	char line[512];
 	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
-	/* (21088377600 + 412876800 + 6527385600) / 828000000 = 33.8 */
+	/* (21088377600 + 412876800 + 6527385600) / 828000000 = 33.8, split:
+	 * 900 MB to the dataset for 828 MB (1.1x), (21088377600 + 412876800) /
+	 * 900 MB to the data and special vdevs (24x), 6527385600 / 828 MB to
+	 * the log (7.9x): 1.087 x 23.9 + 7.9 = 33.8. */
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
-	                          "for 138 MB/s from the guest: 34x; pool read 23 MB/s (read-modify-write)");
+	                          "for 138 MB/s from the guest: 34x (dataset 1.1x, data vdevs 24x, "
+	                          "log 7.9x); pool read 23 MB/s (read-modify-write)");
 	/* Without the counters the ratio is not guessed. */
 	w.counters = false;
 	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
@@ -58,6 +62,29 @@ static void write_run_line(void **state)
 	assert_string_equal(line, "figures incomplete: zpool exited 1");
 	nas_window_free(&w);
 	nas_layout_free(&l);
+}
+
+/* A stored row: its rates over the seconds the pool measured, as stored
+ * (schema 8), not over fio's runtime taken as wholly measured. */
+static void stored_row_line(void **state)
+{
+	(void)state;
+	na_result r = {.write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 6000}};
+	na_nas_run n = {.dataset = "tank/vmware64k", .pool_layout = "2 mirror + log",
+	                .pool_known = true, .data_write_bytes = 21000000000,
+	                .log_write_bytes = 828000000, .counters_known = true,
+	                .dataset_written = 828000000, .arc_hit_ratio = -1, .measured_s = 3,
+	                .window_s = 6, .amplification = -1};
+	char line[512];
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
+	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x) "
+	                          "[pool measured 3.0 s of fio's 6.0 s]");
+	/* A row from before schema 8: the runtime, taken as measured whole. */
+	n.measured_s = n.window_s = -1;
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
+	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x)");
 }
 
 static void read_run_line(void **state)
@@ -146,6 +173,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(write_run_line),
 		cmocka_unit_test(read_run_line),
+		cmocka_unit_test(stored_row_line),
 		cmocka_unit_test(labels_against_settings),
 		cmocka_unit_test(latency_floor),
 		cmocka_unit_test(layout_in_words),

@@ -479,6 +479,8 @@ static void test_nas_layers(void **state)
 		                .sync = "standard", .recordsize = big ? 65536 : 16384,
 		                .pool_known = true, .interval_s = 2, .intervals = 30,
 		                .data_write_bytes = (int64_t)((big ? 3.5e9 : 1.7e9) * 60 * jitter),
+		                /* read-modify-write on 64K only: 16K's pool reads are a measured 0 */
+		                .data_read_bytes = big ? (int64_t)(23e6 * 60 * jitter) : 0,
 		                .log_write_bytes = (int64_t)(guest * 60),
 		                .counters_known = true, .dataset_written = (int64_t)(guest * 60),
 		                .arc_hit_ratio = -1};
@@ -496,6 +498,17 @@ static void test_nas_layers(void **state)
 	assert_true(fabs(b.rows[0].layer[NA_L_AMPLIFICATION] - (3.5e9 * 60 + 138e6 * 60) / (138e6 * 60))
 	            < 1e-9);
 	assert_true(b.rows[0].layer[NA_L_ARC_HITS] < 0);
+	assert_true(a.rows[0].layer[NA_L_POOL_READ] == 0);  /* measured, not unknown */
+	/* The rates are over fio's window as stored (schema 8), not the runtime. */
+	na_result one = {.write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 60000}};
+	na_nas_run row = {.pool_known = true, .data_write_bytes = (int64_t)(3.5e9 * 60),
+	                  .window_s = 30, .arc_hit_ratio = -1};
+	double layer[NA_L_COUNT];
+	na_cmp_layers(&one, &row, layer);
+	assert_true(fabs(layer[NA_L_POOL_WRITE] - 7000) < 1e-6);
+	row.window_s = -1;  /* a row from before it */
+	na_cmp_layers(&one, &row, layer);
+	assert_true(fabs(layer[NA_L_POOL_WRITE] - 3500) < 1e-6);
 
 	size_t n = 0;
 	char *text = sentence_of(&a, &b, &n);
@@ -514,19 +527,38 @@ static void test_nas_layers(void **state)
 
 	na_cmp c;
 	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
-	/* ESXi write (4 runs against 5), pool data write, pool log write,
-	 * amplification: no read, special or ARC figures to compare */
-	assert_int_equal(c.n_layers, 4);
-	const int want[] = {NA_L_ESXI_WRITE, NA_L_POOL_WRITE, NA_L_LOG_WRITE, NA_L_AMPLIFICATION};
-	for (size_t i = 0; i < 4; i++) {
+	/* ESXi write (4 runs against 5), pool data read (0 on A), pool data
+	 * write, pool log write, amplification: no special or ARC figures.
+	 * Only the amplification has a better side: the one verdict, alone in
+	 * its family; the rates are shown with their change. */
+	assert_int_equal(c.n_layers, 5);
+	const int want[] = {NA_L_ESXI_WRITE, NA_L_POOL_READ, NA_L_POOL_WRITE, NA_L_LOG_WRITE,
+	                    NA_L_AMPLIFICATION};
+	for (size_t i = 0; i < 5; i++) {
 		assert_int_equal(c.layers[i].metric, want[i]);
-		assert_int_equal(c.layers[i].eff.verdict, NA_NOISE_BEYOND);
+		assert_int_equal(c.layers[i].eff.judged, i == 4);
+		assert_int_equal(c.layers[i].eff.verdict, i == 4 ? NA_NOISE_BEYOND : NA_NOISE_SHOWN);
+		assert_int_equal(c.layers[i].eff.stalled_a + c.layers[i].eff.stalled_b, 0);
 	}
+	assert_int_equal(c.layers[4].eff.family, 1);
 	assert_int_equal(c.layers[0].sa.n, 4);
 	na_cmp_cells cells;
-	na_cmp_layer_cells_of(&c.layers[1], &cells);
+	na_cmp_layer_cells_of(&c.layers[2], &cells);
 	assert_string_equal(cells.metric, "pool data write");
-	assert_non_null(strstr(cells.change, "worse"));  /* the pool did more for less */
+	assert_string_equal(cells.change, "+105.9%");  /* about 3,500 MB/s against 1,700: no better side */
+	assert_string_equal(cells.verdict, "no verdict: neither side is better by itself");
+	assert_string_equal(na_cmp_layer_verdict(&c.layers[2]), "no verdict");
+	/* A measured 0 is no stall: all 5 of A's runs counted, no test. */
+	na_cmp_layer_cells_of(&c.layers[1], &cells);
+	assert_int_equal(c.layers[1].sa.n, 5);
+	assert_string_equal(cells.a, "0.00 MB/s (0.00-0.00, n=5)");
+	assert_string_equal(cells.change, "n/a");
+	assert_string_equal(cells.verdict, "not tested: a run measured 0, which has no ratio of logs");
+	assert_null(strstr(cells.verdict, "left out"));
+	/* More pool bytes per guest byte: worse. */
+	na_cmp_layer_cells_of(&c.layers[4], &cells);
+	assert_non_null(strstr(cells.change, "worse"));
+	assert_string_equal(cells.verdict, "beyond noise");
 	na_cmp_free(&c);
 	na_cmp_group_free(&a);
 	na_cmp_group_free(&b);

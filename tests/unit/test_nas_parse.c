@@ -371,6 +371,54 @@ static void test_kstats_concatenated(void **state)
 	free(os);
 }
 
+/* `cat arcstats zil objset-0x36 && date +%s.%N` every interval, as
+ * nas_counters_job prints it: each reading closed by the NAS's time; the
+ * last one, stopped inside its cat or its stamp, left out. */
+static void test_kstat_series(void **state)
+{
+	(void)state;
+	size_t a, z, o;
+	char *arc = load("arcstats", &a), *zil = load("zil", &z), *os = load("objset-0x36", &o);
+	size_t size = 3 * (a + z + o) + 128, len = 0;
+	char *all = malloc(size);
+	assert_non_null(all);
+	for (int k = 0; k < 3; k++) {
+		memcpy(all + len, arc, a);
+		memcpy(all + len + a, zil, z);
+		memcpy(all + len + a + z, os, o);
+		len += a + z + o;
+		len += (size_t)snprintf(all + len, size - len, k == 0 ? "1764600000.250000000\n"
+		                                              : k == 1 ? "1764600002.5\n"
+		                                                       : "1764600004.75");
+	}
+	nas_readings r;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_kstat_series(all, len, &r, &err), VS_OK);
+	assert_int_equal(r.n, 2);  /* the third's stamp has no newline yet */
+	assert_true(r.v[0].at == 1764600000.25);
+	assert_true(r.v[1].at == 1764600002.5);
+	assert_int_equal(r.v[1].c.objset.nwritten, 3159869964288);
+	assert_int_equal(r.v[1].c.zil.slog_bytes, 301989888000);
+	nas_readings_free(&r);
+	/* Cut inside the second reading's objset: only the first. */
+	assert_int_equal(nas_parse_kstat_series(all, a + z + o + 21 + a + z + 40, &r, &err), VS_OK);
+	assert_int_equal(r.n, 1);
+	nas_readings_free(&r);
+	/* A reading without the objset's kstat is refused, not taken as zeros. */
+	memcpy(all, arc, a);
+	memcpy(all + a, zil, z);
+	len = a + z + (size_t)snprintf(all + a + z, size - a - z, "1764600000.25\n");
+	assert_int_equal(nas_parse_kstat_series(all, len, &r, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "a reading lacks arcstats, zil or the objset's");
+	assert_int_equal(r.n, 0);
+	assert_int_equal(nas_parse_kstat_series("", 0, &r, &err), VS_OK);
+	assert_int_equal(r.n, 0);
+	free(all);
+	free(arc);
+	free(zil);
+	free(os);
+}
+
 static void test_kstats_damage(void **state)
 {
 	(void)state;
@@ -410,6 +458,7 @@ int main(void)
 		cmocka_unit_test(test_kstats_each_file),
 		cmocka_unit_test(test_kstats_concatenated),
 		cmocka_unit_test(test_kstats_damage),
+		cmocka_unit_test(test_kstat_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

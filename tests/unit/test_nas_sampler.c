@@ -136,18 +136,19 @@ static void test_amplification_and_cache(void **state)
 }
 
 /* A stand-in for ssh: `cat` answers with the golden kstats, `zpool` with
- * IOSTAT_SCRIPT (shell words). */
+ * IOSTAT_SCRIPT (shell words), the readings' loop (`for`) with two
+ * readings of the goldens. */
 static void fake_nas(nas_target *t, const char *iostat_script, const char *cat_script)
 {
 	char line[2048];
 	snprintf(line, sizeof(line),
-	         "sh -c 'd=%s/zfs; case $2 in cat) %s;; zpool) %s;; esac' sh", TEST_DATA_DIR, cat_script,
-	         iostat_script);
+	         "sh -c 'd=%s/zfs; case $2 in cat) %s;; zpool) %s;; for) %s; sleep 0.1; %s; exec sleep 30;;"
+	         " esac' sh", TEST_DATA_DIR, cat_script, iostat_script, cat_script, cat_script);
 	vs_error err = {0};
 	assert_int_equal(nas_target_command(t, line, &err), VS_OK);
 }
 
-static const char cat_goldens[] = "cat $d/arcstats $d/zil $d/objset-0x36";
+static const char cat_goldens[] = "cat $d/arcstats $d/zil $d/objset-0x36 && date +%s.%N";
 
 static double seconds(void)
 {
@@ -180,6 +181,13 @@ static void test_sampler_around_a_run(void **state)
 	assert_true(w.counters);
 	assert_int_equal(w.dataset_written, 0);  /* the same golden before and after */
 	assert_int_equal(w.arc_c_max, 67444088832);
+	assert_int_equal(w.readings.n, 4);  /* before, the loop's two, after: in time order */
+	/* The stand-in's `date` is this machine's: the clocks agree, to about
+	 * half a round trip. */
+	assert_true(w.clock_err >= 0 && w.clock_err < 0.5);
+	assert_true(w.clock_offset > -w.clock_err - 0.01 && w.clock_offset < w.clock_err + 0.01);
+	for (size_t i = 1; i < w.readings.n; i++)
+		assert_true(w.readings.v[i].at > w.readings.v[i - 1].at);
 	nas_window_free(&w);
 	nas_target_free(&t);
 	nas_layout_free(&l);
@@ -204,6 +212,7 @@ static void test_sampler_that_dies(void **state)
 	assert_non_null(strstr(w.why, "zpool exited 1: cannot open tank: no such pool"));
 	assert_int_equal(w.timeline.n, 0);
 	assert_true(w.counters);  /* what could be read is kept */
+	assert_int_equal(w.readings.n, 4);
 	nas_window_free(&w);
 	nas_target_free(&t);
 
@@ -276,6 +285,69 @@ static void test_window_selection(void **state)
 	nas_layout_free(&l);
 }
 
+/* The counters' deltas follow fio's window as the pool's totals do:
+ * readings every 2 s, interpolated at the window's edges. */
+static void test_window_counters(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	size_t len;
+	char *text = golden("zfs/zpool_iostat_stamped.txt", &len);
+	nas_window w = {.interval_s = 2};
+	vs_error err = {0};
+	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
+	free(text);
+	const double t0 = 1764600000;
+	/* The file's layout first (1e6 bytes by t0 + 0.5), then fio: 1000
+	 * bytes a second from t0 + 0.5 on. */
+	static const double at[] = {0.1, 0.5, 2.5, 4.5, 6.5};
+	static const uint64_t written[] = {0, 1000000, 1002000, 1004000, 1006000};
+	nas_reading r[5];
+	for (int i = 0; i < 5; i++) {
+		r[i] = (nas_reading){.at = t0 + at[i], .c = counters(0)};
+		r[i].c.objset.nwritten = written[i];
+		r[i].c.zil.slog_bytes = written[i] / 2;
+	}
+	w.readings = (nas_readings){malloc(sizeof(r)), 5};
+	assert_non_null(w.readings.v);
+	memcpy(w.readings.v, r, sizeof(r));
+	assert_int_equal(nas_counters_delta(&r[0].c, &r[4].c, &w, &err), VS_OK);
+	assert_int_equal(w.dataset_written, 1006000);  /* the sampler's span: layout too */
+	assert_true(nas_window_select(&w, t0 + 1.5, t0 + 5.5));
+	assert_true(w.counters);
+	assert_int_equal(w.dataset_written, 4000);  /* fio's 4 s only */
+	assert_int_equal(w.zil_slog_bytes, 2000);
+	nas_amplification a;
+	nas_amplification_of(&w, 4000, &a);
+	assert_true(a.known);
+	assert_true(a.guest_to_dataset == 1);
+	/* the split adds up: total = guest_to_dataset x dataset_to_data + log */
+	double sum = a.guest_to_dataset * a.dataset_to_data + a.log_share;
+	assert_true(sum > a.total * 0.999999 && sum < a.total * 1.000001);
+	/* A window past the last reading by more than an interval: no deltas
+	 * rather than the whole span's. */
+	assert_true(nas_window_select(&w, t0 + 4, t0 + 9));
+	assert_false(w.counters);
+	nas_amplification_of(&w, 4000, &a);
+	assert_false(a.known);
+	nas_window_free(&w);
+
+	/* Readings 6 s apart around an edge (the loop's missed): none either. */
+	w = (nas_window){.interval_s = 2, .counters = true};
+	text = golden("zfs/zpool_iostat_stamped.txt", &len);
+	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
+	free(text);
+	w.readings = (nas_readings){malloc(2 * sizeof(r[0])), 2};
+	assert_non_null(w.readings.v);
+	w.readings.v[0] = r[0];
+	w.readings.v[1] = r[4];
+	assert_true(nas_window_select(&w, t0 + 1.5, t0 + 5.5));
+	assert_false(w.counters);
+	nas_window_free(&w);
+	nas_layout_free(&l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_sampler_around_a_run),
 		cmocka_unit_test(test_sampler_that_dies),
 		cmocka_unit_test(test_window_selection),
+		cmocka_unit_test(test_window_counters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,6 +76,8 @@ static na_nas_run sample(void)
 		.arc_demand_hits = 0, .arc_demand_misses = 0, .arc_size = 200000000000,
 		.zil_slog_bytes = 53000000000, .zil_commits = 2022000, .arc_hit_ratio = -1,
 		.timeline = "{\"interval_s\":2,\"data_write\":[3500000000,3400000000]}",
+		.measured_s = 58, .window_s = 60, .amplification = 31.8, .amp_guest_to_dataset = 1,
+		.amp_dataset_to_data = 25.3, .amp_log_share = 6.5,
 	};
 }
 
@@ -104,7 +106,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_schema_version(), 7);
+	assert_int_equal(na_store_schema_version(), 8);
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
@@ -112,6 +114,8 @@ static void recorded_and_read_back(void **state)
 	lost.pool_known = lost.counters_known = false;
 	lost.incomplete = true;
 	lost.why = "zpool exited 1: pool I/O is currently suspended";
+	lost.measured_s = lost.window_s = lost.amplification = -1;
+	lost.amp_guest_to_dataset = lost.amp_dataset_to_data = lost.amp_log_share = -1;
 	int64_t other = add_result(s, &lost);
 
 	seen got = {0};
@@ -133,6 +137,9 @@ static void recorded_and_read_back(void **state)
 	assert_true(got.n.arc_hit_ratio < 0);
 	assert_false(got.n.incomplete);
 	assert_string_equal(got.timeline, "{\"interval_s\":2,\"data_write\":[3500000000,3400000000]}");
+	assert_true(got.n.measured_s == 58 && got.n.window_s == 60);
+	assert_true(got.n.amplification == 31.8 && got.n.amp_guest_to_dataset == 1);
+	assert_true(got.n.amp_dataset_to_data == 25.3 && got.n.amp_log_share == 6.5);
 
 	got = (seen){0};
 	assert_int_equal(na_store_nas_of(s, other, keep, &got, &found, &err), VS_OK);
@@ -143,6 +150,8 @@ static void recorded_and_read_back(void **state)
 	assert_false(got.n.pool_known);
 	assert_false(got.n.counters_known);
 	assert_string_equal(got.timeline, "(null)");  /* no window, no timeline */
+	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
+	assert_true(got.n.amp_dataset_to_data < 0 && got.n.amp_log_share < 0);
 
 	/* A result without one; the refusals, which refuse the result too: a
 	 * result and its NAS side are one transaction. */
@@ -168,7 +177,8 @@ static void recorded_and_read_back(void **state)
 	sqlite3_stmt *st = NULL;
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT data_write_bytes IS NULL, dataset_written IS NULL,"
-	                                        " arc_hit_ratio IS NULL, recordsize FROM nas_runs"
+	                                        " arc_hit_ratio IS NULL, recordsize,"
+	                                        " measured_s IS NULL AND amp_log_share IS NULL FROM nas_runs"
 	                                        " WHERE result_id = ?", -1, &st, NULL), SQLITE_OK);
 	sqlite3_bind_int64(st, 1, other);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -176,6 +186,7 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_column_int(st, 1), 1);
 	assert_int_equal(sqlite3_column_int(st, 2), 1);
 	assert_int_equal(sqlite3_column_int(st, 3), 65536);
+	assert_int_equal(sqlite3_column_int(st, 4), 1);
 	sqlite3_finalize(st);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM results),"
 	                                        " (SELECT count(*) FROM nas_runs)", -1, &st, NULL),
@@ -187,14 +198,14 @@ static void recorded_and_read_back(void **state)
 	sqlite3_close(db);
 }
 
-/* A file of schema 6: its NAS rows read without a timeline, the file left
- * at 6; the next recording command adds the column. */
-static void schema_6_files(void **state)
+/* A file of schema 6 (or 7): its NAS rows read without a timeline (or
+ * without step 8's seconds and split), the file left as it is; the next
+ * recording command adds the columns. */
+static void older_nas_rows(int version)
 {
-	(void)state;
 	na_store *s = NULL;
 	vs_error err = {0};
-	assert_int_equal(na_store_open_version(path, 6, &s, &err), VS_OK);
+	assert_int_equal(na_store_open_version(path, version, &s, &err), VS_OK);
 	/* the row as schema 6 wrote it: every column but the timeline */
 	int64_t id = add_result(s, NULL);
 	na_store_close(&s);
@@ -212,12 +223,13 @@ static void schema_6_files(void **state)
 	assert_true(found);
 	assert_string_equal(got.dataset, "tank/vm");
 	assert_string_equal(got.timeline, "(null)");
+	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
 	na_store_close(&s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *st = NULL;
 	assert_int_equal(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(st, 0), 6);
+	assert_int_equal(sqlite3_column_int(st, 0), version);
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
@@ -226,7 +238,20 @@ static void schema_6_files(void **state)
 	got = (seen){0};
 	assert_int_equal(na_store_nas_of(s, id, keep, &got, &found, &err), VS_OK);
 	assert_string_equal(got.timeline, n.timeline);
+	assert_true(got.n.amp_dataset_to_data == 25.3);
 	na_store_close(&s);
+}
+
+static void schema_6_files(void **state)
+{
+	(void)state;
+	older_nas_rows(6);
+}
+
+static void schema_7_files(void **state)
+{
+	(void)state;
+	older_nas_rows(7);
 }
 
 /* A file of schema 5: a reader sees no NAS side and leaves it at 5; the
@@ -342,6 +367,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(older_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(settings_are_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_6_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_7_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
