@@ -537,6 +537,12 @@ static json_t *layer_json(const na_cmp_line *l)
 	                      "unit", m->unit[0] == ' ' ? m->unit + 1 : m->unit,
 	                      "lower_is_better", m->lower_is_better);
 	json_object_update_new(o, effect_json(l, m->lower_is_better));
+	/* Only a layer with a better side has a verdict (and a "better"). */
+	json_object_set_new(o, "verdict", json_string(na_cmp_layer_verdict(l)));
+	if (!m->judged) {
+		json_object_set_new(o, "better", json_null());
+		json_object_set_new(o, "lower_is_better", json_null());
+	}
 	return o;
 }
 

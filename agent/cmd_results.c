@@ -152,6 +152,8 @@ static int nas_json(const na_nas_run *n, void *ud, vs_error *err)
 	NA_NAS_COUNTERS(COUNTER_JSON)
 	json_object_set_new(o, "arc_hit_ratio",
 	                    n->arc_hit_ratio >= 0 ? json_real(n->arc_hit_ratio) : json_null());
+#define REAL_JSON(name) json_object_set_new(o, #name, n->name >= 0 ? json_real(n->name) : json_null());
+	NA_NAS_REALS(REAL_JSON)
 	json_object_set_new(o, "incomplete", json_boolean(n->incomplete));
 	json_t *timeline = n->timeline ? json_loads(n->timeline, 0, NULL) : NULL;
 	json_object_set_new(o, "timeline", timeline ? timeline : json_null());

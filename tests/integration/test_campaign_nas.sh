@@ -111,6 +111,15 @@ echo "amplification: 16K ${a16}x, 64K ${a64}x (model 9x, 33x)"
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq -c '[.[] | [.target, .labels, .nas.recordsize]]' <<< "$OUT")" \
 	'[["r16k",{},16384],["r64k",{},65536]]' "recordsize recorded without any label"
+# ... and the split and the window's seconds, as stored.
+assert_eq "$(jq -r '[.[] | .nas | .amplification as $a | ($a - (.amp_guest_to_dataset * .amp_dataset_to_data + .amp_log_share) | fabs) < 1e-6 * $a and .window_s > 3.9 and .measured_s > 0] | all' <<< "$OUT")" \
+	true "results --json carries the split and the seconds ($(jq -c '[.[] | .nas | [.amplification, .amp_guest_to_dataset, .amp_dataset_to_data, .amp_log_share, .window_s, .measured_s]]' <<< "$OUT"))"
+# compare's JSON: the amplification is judged (64K's is worse), a pool rate not.
+run 0 "$NFSAGENT" compare --db "$db" --a target=r16k --b target=r64k --json
+assert_eq "$(jq -c '[.layers[] | select(.metric == "amplification") | .better]' <<< "$OUT")" '[false]' \
+	"64K's amplification against 16K's: worse"
+assert_eq "$(jq -r '[.layers[] | select(.metric == "pool_write_mbps") | (.better == null and (.verdict | startswith("no verdict")))] | all' <<< "$OUT")" \
+	true "a pool rate has no better side in compare --json ($(jq -c '[.layers[] | [.metric, .verdict, .better]]' <<< "$OUT"))"
 run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=64K --json
 assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the measured recordsize"
 
