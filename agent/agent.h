@@ -44,6 +44,8 @@ char *na_escaped(const char *s);
  * rendering of how a command ended, and a command's of an error it goes on
  * after (one VM of a batch). */
 void na_print_error(const vs_error *err);
+/* The same as a warning: an error something goes on after. */
+void na_print_warning_error(const vs_error *err);
 /* A bad command line: fills out->err (VS_ERR_USAGE, the message) and sets
  * out->usage, so that main.c points at CMD --help; prints nothing. */
 vs_status na_usage_error(na_outcome *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -121,7 +123,6 @@ int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *
 /* A subcommand: its options, checks and work.  na_command parses, checks,
  * connects, runs and disconnects, so each cmd_*.c holds only its own logic. */
 typedef struct na_command_spec {
-	const char *name;
 	const char *usage;
 	const struct option *longopts;
 	/* 1 if opt was its own, 0 if unknown, -1 on a bad value (out filled); may be NULL */

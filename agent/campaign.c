@@ -4,101 +4,14 @@
  * Every finished step is journaled in the results database, so a stopped
  * run continues with --resume without repeating or losing a result. */
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "campaign_run.h"
 #include "ops/bench.h"
 #include "ops/migrate.h"
 #include "ops/probe.h"
-
-double na_run_clock(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* ISO-8601 UTC; compact for run names ("20261130T101500"). */
-static void iso_now(char *buf, size_t size, bool compact)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(buf, size, compact ? "%Y%m%dT%H%M%S" : "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
-/* ---- errors ------------------------------------------------------------------ */
-
-void na_run_warn(const vs_error *err)
-{
-	char line[1600];
-	vs_error_format(err, line, sizeof(line));
-	na_warn("%s", line);
-}
-
-int na_run_fail(na_run *r, const vs_error *err)
-{
-	vs_status status = err->status != VS_OK ? err->status : VS_ERR_TASK;
-	if (r->err.status == VS_OK) {
-		r->err = *err;
-		r->err.status = status;
-	} else {
-		na_run_warn(err);  /* a cleanup after the failure failed too: the first error stays */
-	}
-	return status;
-}
-
-int na_run_failf(na_run *r, vs_status status, const char *fmt, ...)
-{
-	vs_error err = {.status = status};
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err.message, sizeof(err.message), fmt, ap);
-	va_end(ap);
-	return na_run_fail(r, &err);
-}
-
-/* ---- journal ---------------------------------------------------------------- */
-
-/* Whether step is journaled.  A journal that cannot be read (locked by
- * another nfsagent, say) is no answer: the error is reported once, the run
- * stops at its next safe point as after Ctrl-C (resumable), the step counts
- * as done so that nothing is done on a guess, and nothing more is journaled. */
-bool na_run_done(na_run *r, const char *step, char **detail)
-{
-	bool yes = false;
-	vs_error err = {0};
-	if (na_store_step_is_done(r->store, r->id, step, &yes, detail, &err) == VS_OK)
-		return yes;
-	if (!r->journal_failed)
-		r->journal_failed = na_run_fail(r, &err);
-	na_stop_requested = 1;
-	return true;
-}
-
-int na_run_mark(na_run *r, const char *step, const char *detail)
-{
-	char at[32];
-	vs_error err = {0};
-	if (r->journal_failed)
-		return r->journal_failed;
-	iso_now(at, sizeof(at), false);
-	return na_store_step_done(r->store, r->id, step, detail, at, &err) == VS_OK ? VS_OK
-	                                                                           : na_run_fail(r, &err);
-}
-
-static void set_state(na_run *r, const char *state)
-{
-	char at[32];
-	vs_error err = {0};
-	iso_now(at, sizeof(at), false);
-	if (na_store_run_state(r->store, r->id, state, at, &err) != VS_OK)
-		na_run_warn(&err);  /* the results and steps are kept: only the state's label is not */
-}
 
 /* ---- preflight ------------------------------------------------------------------ */
 
@@ -437,13 +350,19 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	vs_error err = {0};
 	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &err);
 	r->t_move += na_run_clock() - t0;
+	bool said = !err.message[0] && !err.fault[0];  /* the diagnosis said why already */
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160];
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
+		/* A workaround that failed: why it did (a refused unmount, say). */
+		if (rc != VS_OK && !said)
+			na_print_warning_error(&err);
 		r->broken[ti] = true;
 		na_warn("target %s: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped",
 		        r->c->targets[ti].name);
 		rc = na_run_mark(r, step, "extent-size mismatch");
+	} else if (rc != VS_OK && said) {
+		rc = na_run_failf(r, rc, "the move of %s to %s failed (diagnosed above)", r->c->vm, ds);
 	} else if (rc != VS_OK) {
 		rc = na_run_fail(r, &err);
 	} else if (v != NA_VERDICT_CLEAN) {
@@ -551,10 +470,13 @@ static int sweep_benches(na_run *r, bool self)
 		vs_error err = {0};
 		if (!na_parse_long(p, 1, LONG_MAX, &pid) || !strcmp(p, me))
 			continue;  /* not a pid (nfsagent wrote it: never), or this process */
-		if (r->password && na_bench_sweep(r->cl, na_run_vm(r), &auth, r->c->dir, pid, &err) == VS_OK)
+		vs_vm *vm = na_run_vm(r);  /* NULL: gone from the inventory (a cleanup goes on) */
+		if (r->password && vm && na_bench_sweep(r->cl, vm, &auth, r->c->dir, pid, &err) == VS_OK)
 			continue;
 		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
-		        r->password ? err.message : "no guest password to remove it with");
+		        !r->password ? "no guest password to remove it with"
+		        : !vm        ? "the VM is not in the inventory"
+		                     : err.message);
 		r->guest_leftovers++;
 		ok &= na_list_add(&left, p);
 	}
@@ -696,7 +618,7 @@ static void find_leftovers(na_run *r)
 	free(ds);
 	free(folder);
 	if (rc != VS_OK)
-		na_run_warn(&err);
+		na_print_warning_error(&err);
 }
 
 static int clean_up(na_run *r)
@@ -748,43 +670,6 @@ static void print_time(const na_run *r)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-/* A run a live process holds is the state things are in, not bad input. */
-static int held(na_run *r, vs_error *err)
-{
-	if (err->status == VS_ERR_USAGE)
-		err->status = VS_ERR_TASK;
-	return na_run_fail(r, err);
-}
-
-static int claim(na_run *r)
-{
-	vs_error err = {0};
-	char at[32];
-	iso_now(at, sizeof(at), false);
-	char *prev = NULL;
-	if (na_store_run_unfinished(r->store, r->c->name, &prev, &err) != VS_OK)
-		return na_run_fail(r, &err);
-	bool resume = r->o->resume || r->o->abort;
-	int rc = VS_OK;
-	if (prev && !resume && na_store_run_claim(r->store, prev, r->c->name, r->c->file, at, true,
-	                                          &err) != VS_OK)
-		rc = held(r, &err);  /* it is running right now */
-	else if (prev && !resume)
-		rc = na_run_failf(r, VS_ERR_TASK,
-		                  "campaign %s has an unfinished run (%s): continue it with --resume or "
-		                  "undo it with --abort", r->c->name, prev);
-	else if (!prev && resume)
-		rc = na_run_failf(r, VS_ERR_TASK, "campaign %s has no unfinished run to %s", r->c->name,
-		                  r->o->abort ? "abort" : "resume");
-	if (rc == VS_OK && prev)
-		snprintf(r->id, sizeof(r->id), "%s", prev);
-	if (rc == VS_OK &&
-	    na_store_run_claim(r->store, r->id, r->c->name, r->c->file, at, resume, &err) != VS_OK)
-		rc = held(r, &err);
-	free(prev);
-	return rc;
-}
-
 /* What an earlier run of this campaign learned about its targets. */
 static void recall(na_run *r)
 {
@@ -832,8 +717,12 @@ static int abort_run(na_run *r)
 		                  "not everything is back: what %zu killed benchmark%s left in %s remains "
 		                  "(set the guest password and abort again)",
 		                  r->guest_leftovers, r->guest_leftovers == 1 ? "" : "s", r->c->vm);
+	/* An error recorded on the way (a journal read in the cleanup) is no
+	 * "everything is back". */
+	if (rc == VS_OK)
+		rc = r->err.status;
 	if (rc == VS_OK) {
-		set_state(r, "aborted");
+		na_run_set_state(r, "aborted");
 		printf("Run %s aborted: everything is back where it started.\n", r->id);
 	}
 	return rc;
@@ -852,14 +741,24 @@ static int execute(na_run *r)
 	if (rc == VS_OK)
 		rc = rounds(r);
 	if (na_stop_requested) {
-		set_state(r, "stopped");
+		na_run_set_state(r, "stopped");
+		/* The stop, with how to go on, is the last line; what it cut short
+		 * ("interrupted: ...") is said before it.  A journal that could not
+		 * be read caused the stop: it stays the error. */
+		if (r->err.status != VS_OK && !r->journal_failed) {
+			na_print_warning_error(&r->err);
+			r->err = (vs_error){0};
+		}
 		return na_run_failf(r, VS_ERR_TASK, "stopped: every finished step is kept; continue with "
 		                    "nfsagent run %s --resume", r->c->file);
 	}
 	int cleaned = clean_up(r);
 	if (rc == VS_OK)
 		rc = cleaned;
-	set_state(r, rc == VS_OK ? "done" : "stopped");
+	/* An error recorded on the way (a journal read in the cleanup) is no success. */
+	if (rc == VS_OK)
+		rc = r->err.status;
+	na_run_set_state(r, rc == VS_OK ? "done" : "stopped");
 	return rc;
 }
 
@@ -877,13 +776,17 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 {
 	na_run r = {.c = c, .o = o, .t_start = na_run_clock()};
 	char stamp[32];
-	iso_now(stamp, sizeof(stamp), true);
+	na_run_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
 	*verdict_out = NA_VERDICT_CLEAN;
 	/* An abort runs nothing in the guest; a password lets it remove what
-	 * killed benchmarks left there. */
-	if (guest_password(c, &r.password, err) != VS_OK)
+	 * killed benchmarks left there, and one that cannot be read does not
+	 * stop it. */
+	if (guest_password(c, &r.password, err) != VS_OK && !o->abort)
 		return err->status;
+	if (!r.password && c->guest_password_file && o->abort)
+		na_print_warning_error(err);
+	*err = (vs_error){0};
 	if (!r.password && !o->abort)
 		return vs_fail(err, VS_ERR_USAGE,
 		               "no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
@@ -904,19 +807,23 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	/* A resume's preflight changes things (it waits for a relocation and
 	 * powers the VM on): the run is this process's first, so that two
 	 * resumes never both act.  A fresh run's preflight only reads. */
-	if (rc == VS_OK && o->resume)
-		rc = claim(&r);
+	bool claimed = rc == VS_OK && o->resume && (rc = na_run_claim(&r)) == VS_OK;
 	if (rc == VS_OK && !o->abort)
 		rc = preflight(&r);
+	if (rc != VS_OK && claimed)
+		na_run_set_state(&r, "stopped");  /* not left "running" under this process's pid */
 	if (rc == VS_OK && !o->abort)
 		print_plan(&r, na_run_vm(&r));
-	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = claim(&r)) == VS_OK)) {
+	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = na_run_claim(&r)) == VS_OK)) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
 		rc = execute(&r);
 		na_interrupts_release(&saved);
-		if (!o->abort && na_campaign_print_summary(r.store, c, r.id, &e) != VS_OK && rc == VS_OK)
-			rc = na_run_fail(&r, &e);
+		/* A summary that cannot be read is said; it fails a run that had not. */
+		if (!o->abort && na_campaign_print_summary(r.store, c, r.id, &e) != VS_OK) {
+			int said = na_run_fail(&r, &e);
+			rc = rc == VS_OK ? said : rc;
+		}
 		na_leftovers_print(&r.leftovers);
 		if (!o->abort)
 			print_time(&r);

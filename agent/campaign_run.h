@@ -31,10 +31,17 @@ typedef struct na_run {
  * failure, is said as a warning).  Returns err's status (never VS_OK). */
 int na_run_fail(na_run *r, const vs_error *err);
 int na_run_failf(na_run *r, vs_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* An error the run goes on after: one warning line. */
-void na_run_warn(const vs_error *err);
 
 double na_run_clock(void);  /* monotonic seconds */
+/* Now, ISO-8601 UTC; compact for run names ("20261130T101500"). */
+void na_run_now(char *buf, size_t size, bool compact);
+/* The run's state in the store ("running", "stopped", "done", "aborted");
+ * a failure to say it is a warning (its steps and results are kept). */
+void na_run_set_state(na_run *r, const char *state);
+/* Claims the run for this process: a fresh run (refused while one is
+ * unfinished), or the unfinished one with resume or abort (refused while
+ * a live process holds it: a state, not bad input). */
+int na_run_claim(na_run *r);
 /* Whether step is journaled (and what was noted, malloc'd); a journal that
  * cannot be read stops the run at its next safe point and reads as done. */
 bool na_run_done(na_run *r, const char *step, char **detail);

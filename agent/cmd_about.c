@@ -44,6 +44,6 @@ static vs_status print_about(vs_client *c, void *args, bool json, na_outcome *ou
 vs_status cmd_about(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
-	static const na_command_spec spec = {"about", usage, longopts, NULL, NULL, print_about};
+	static const na_command_spec spec = {usage, longopts, NULL, NULL, print_about};
 	return na_command(&spec, NULL, argc, argv, out);
 }

@@ -449,7 +449,7 @@ vs_status cmd_bench(int argc, char **argv, na_outcome *out)
 		{"nas-command", required_argument, NULL, OPT_NAS_COMMAND},
 		{0},
 	};
-	static const na_command_spec spec = {"bench", usage, longopts, on_option, check, run};
+	static const na_command_spec spec = {usage, longopts, on_option, check, run};
 	bench_args a = {.repeat = 3, .job = {"8G", 60, 0, "/var/tmp"}};
 	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	na_labels_free(&a.labels);

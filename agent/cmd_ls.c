@@ -321,7 +321,7 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 vs_status cmd_ls(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {NA_CONNECT_LONGOPTS, {0}};
-	static const na_command_spec spec = {"ls", usage, longopts, NULL, check, list};
+	static const na_command_spec spec = {usage, longopts, NULL, check, list};
 	const char *what = NULL;
 	return na_command(&spec, &what, argc, argv, out);
 }

@@ -415,7 +415,7 @@ vs_status cmd_migrate(int argc, char **argv, na_outcome *out)
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
 		{0},
 	};
-	static const na_command_spec spec = {"migrate", usage, longopts, on_option, check, run};
+	static const na_command_spec spec = {usage, longopts, on_option, check, run};
 	migrate_cmd a = {.one = {.policy = "fail"}};
 	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	free(a.vms);

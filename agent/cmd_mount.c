@@ -139,7 +139,7 @@ vs_status cmd_mount(int argc, char **argv, na_outcome *out)
 		{"security", required_argument, NULL, OPT_SECURITY},
 		{0},
 	};
-	static const na_command_spec spec = {"mount", usage, longopts, on_option, check_args, run};
+	static const na_command_spec spec = {usage, longopts, on_option, check_args, run};
 	na_mount_args a = {0};
 	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	free((void *)a.spec.servers);

@@ -179,7 +179,7 @@ vs_status cmd_nas(int argc, char **argv, na_outcome *out)
 		{"datastore", required_argument, NULL, OPT_DATASTORE},
 		{0},
 	};
-	static const na_command_spec spec = {"nas", usage, longopts, on_option, check, run};
+	static const na_command_spec spec = {usage, longopts, on_option, check, run};
 	nas_args a = {0};
 	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	nas_target_free(&a.target);

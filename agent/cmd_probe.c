@@ -103,7 +103,7 @@ vs_status cmd_probe(int argc, char **argv, na_outcome *out)
 		{"recheck", required_argument, NULL, OPT_RECHECK},
 		{0},
 	};
-	static const na_command_spec spec = {"probe", usage, longopts, on_option, check, run};
+	static const na_command_spec spec = {usage, longopts, on_option, check, run};
 	na_probe_args a = {.disks = 8, .size = 1024LL * MIB, .recheck_s = NA_RECHECK_DEFAULT_S};
 	return na_command(&spec, &a, argc, argv, out);
 }

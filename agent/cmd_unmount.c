@@ -73,7 +73,7 @@ vs_status cmd_unmount(int argc, char **argv, na_outcome *out)
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS, NA_HOST_CHOICE_LONGOPTS, {"name", required_argument, NULL, OPT_NAME}, {0},
 	};
-	static const na_command_spec spec = {"unmount", usage, longopts, on_option, check, run};
+	static const na_command_spec spec = {usage, longopts, on_option, check, run};
 	unmount_args a = {0};
 	return na_command(&spec, &a, argc, argv, out);
 }

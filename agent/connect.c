@@ -138,7 +138,7 @@ vs_status na_command(const na_command_spec *spec, void *args, int argc, char **a
 	na_conn conn = {0};
 	vs_client *c = NULL;
 	int go = na_parse_options(&conn, argc, argv, spec->longopts, spec->usage, spec->option, args, out);
-	vs_status rc = go < 0 ? out->err.status : VS_OK;
+	vs_status rc = go >= 0 ? VS_OK : out->err.status != VS_OK ? out->err.status : VS_ERR_USAGE;
 	if (go > 0 && spec->check)
 		rc = spec->check(args, argc - optind, argv + optind, out);
 	else if (go > 0 && optind < argc)

@@ -86,9 +86,9 @@ static int verdict_exit(na_verdict v)
 	}
 }
 
-static int exit_code(const vs_error *err)
+static int exit_code(vs_status status)
 {
-	switch (err->status) {
+	switch (status) {
 	case VS_OK: return NA_EXIT_OK;
 	case VS_ERR_USAGE:
 	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
@@ -119,7 +119,9 @@ static int finish(const command *c, vs_status rc, const na_outcome *out)
 	/* a move stopped by the extent-size bug is a finding, also beside its error */
 	if (out->verdict == NA_VERDICT_FINDING)
 		return NA_EXIT_FINDING;
-	return rc != VS_OK ? exit_code(&out->err) : verdict_exit(out->verdict);
+	/* a failure whose error says no status is still a failure */
+	return rc != VS_OK ? exit_code(out->err.status != VS_OK ? out->err.status : rc)
+	                   : verdict_exit(out->verdict);
 }
 
 int main(int argc, char **argv)

@@ -7,8 +7,7 @@
 
 #include "agent.h"
 
-/* ---- messages: one line on stderr (a fault's details indented below it),
- * and the exit code for an error ---- */
+/* ---- messages: one line on stderr (a fault's details indented below it) ---- */
 
 /* A C0 control, DEL, or a byte of a C1 control's UTF-8 (U+0080-U+009F,
  * 0xc2 0x80-0x9f: U+009B is CSI to a terminal). */
@@ -94,11 +93,14 @@ bool na_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
-void na_print_error(const vs_error *err)
+static void print_error(bool warning, const vs_error *err)
 {
 	char line[1600];
 	vs_error_format(err, line, sizeof(line));
-	na_error("%s", line);
+	if (warning)
+		na_warn("%s", line);
+	else
+		na_error("%s", line);
 	/* The headline stays one line; why follows, one indented line each
 	 * (vs_error_detail keeps a detail to one line). */
 	for (const char *d = err->details; *d;) {
@@ -109,6 +111,16 @@ void na_print_error(const vs_error *err)
 		free(detail);
 		d += n + (d[n] == '\n');
 	}
+}
+
+void na_print_error(const vs_error *err)
+{
+	print_error(false, err);
+}
+
+void na_print_warning_error(const vs_error *err)
+{
+	print_error(true, err);
 }
 
 /* ---- tables ---- */

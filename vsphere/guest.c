@@ -373,28 +373,34 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-/* The seconds to the next poll, elapsed seconds into a wait for a program
- * expected to take expected_s: the end is polled for where it is due, and
- * an overrun (fio laying out its file) ever less often, half the overrun. */
-static double next_poll(double elapsed, long expected_s)
+double vs_guest_next_poll(double elapsed, long expected_s)
 {
 	double left = (double)expected_s - elapsed;
-	return fmin(10, left > 0 ? fmax(0.25, left) : fmax(0.5, -left / 2));
+	if (left > 0)  /* toward the end, a failing start seen early: at most twice the time gone */
+		return fmin(10, fmin(fmax(0.25, left), fmax(1, 2 * elapsed)));
+	return fmin(10, fmax(0.5, -left / 2));
+}
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
                   long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
                   void *ud, vs_guest_process *out, vs_error *err)
 {
-	time_t started = time(NULL), deadline = started + timeout_s;
-	double delay = 0.25, elapsed = 0;
+	/* Time gone is the clock's, the calls' own time (and their retries) too. */
+	double started = monotonic_s(), next = 0.25;
 	*out = (vs_guest_process){false, -1};
 	for (;;) {
 		int rc = process_status(c, vm, auth, pid, out, err);
 		if (rc != VS_OK || out->ended)
 			return rc;
 		bool stopped = stop && *stop;
-		if (stopped || time(NULL) >= deadline) {
+		if (stopped || monotonic_s() - started >= (double)timeout_s) {
 			vs_error ignored = {0};
 			vs_guest_terminate(c, vm, auth, pid, &ignored);
 			return vs_fail(err, VS_ERR_TASK, "%s: process %lld in the guest was stopped",
@@ -402,13 +408,15 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 		}
 		/* Wake in small steps so that Ctrl-C is honoured within a second;
 		 * the caller's progress ticks each second, between the polls. */
-		for (double slept = 0; slept < delay && !(stop && *stop); slept += 0.25) {
-			sleep_s(0.25);
-			elapsed += 0.25;
-			if (tick && (int)(elapsed * 4) % 4 == 0)
-				tick((long)(time(NULL) - started), ud);
+		long ticked = (long)(monotonic_s() - started);
+		double gone;
+		while ((gone = monotonic_s() - started) < next && !(stop && *stop)) {
+			sleep_s(fmin(0.25, next - gone));
+			long now = (long)(monotonic_s() - started);
+			if (tick && now > ticked)
+				tick(ticked = now, ud);
 		}
-		delay = next_poll(elapsed, expected_s);
+		next = gone + vs_guest_next_poll(gone, expected_s);
 	}
 }
 

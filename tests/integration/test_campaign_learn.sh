@@ -115,4 +115,18 @@ for form in export name; do
 	assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | sort | join(","))"' <<< "$OUT")" \
 		"NFS41 DC0_C0_H1,DC0_H0" "the admin's bench-v41 after a move that remounted it as NFS 3 ($form)"
 done
+# The nfs3 workaround refused (vSphere HA heartbeats on the admin's
+# datastore, so it cannot be unmounted): the target is stopped by the bug
+# (exit 3) and why the workaround failed is said.
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -nfs41-bug always -ha-heartbeat bench-v41
+run 0 "$NFSAGENT" mount --all-hosts --name bench-v41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1
+{
+	tiny_campaign refused repeat=1
+	printf '\n[target v41]\ndatastore = bench-v41\non_extent_bug = nfs3\nprobe = no\n'
+} > "$c"
+run 3 "$NFSAGENT" run "$c"
+assert_contains "$ERR" "nfsagent: warning: remounting bench-v41 as NFS 3 failed: "
+assert_contains "$ERR" "vSphere HA"
+assert_contains "$ERR" "target v41: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped"
 echo "campaign_learn: ok"
