@@ -226,6 +226,18 @@ static void test_sampler_that_dies(void **state)
 	nas_layout_free(&l);
 }
 
+/* The golden mirrors' layout, and its stamped timeline of 2 s intervals in w. */
+static void stamped_window(nas_layout *l, nas_window *w)
+{
+	load_layout(l);
+	size_t len;
+	char *text = golden("zfs/zpool_iostat_stamped.txt", &len);
+	*w = (nas_window){.interval_s = 2};
+	vs_error err = {0};
+	assert_int_equal(nas_parse_iostat(text, len, l, &w->timeline, &err), VS_OK);
+	free(text);
+}
+
 /* fio's window cut out of a stamped timeline (-T u): intervals of 2 s
  * stamped ...02, ...04, ...06 cover (0.5, 2.5], (2.5, 4.5], (4.5, 6.5] past
  * ...00; a window from 1.5 to 5.5 takes half the first, the second whole,
@@ -234,13 +246,11 @@ static void test_window_selection(void **state)
 {
 	(void)state;
 	nas_layout l;
-	load_layout(&l);
+	nas_window w;
+	stamped_window(&l, &w);
 	size_t len;
-	char *text = golden("zfs/zpool_iostat_stamped.txt", &len);
-	nas_window w = {.interval_s = 2};
+	char *text;
 	vs_error err = {0};
-	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
-	free(text);
 	assert_int_equal(w.timeline.n, 3);
 	assert_int_equal(w.timeline.v[0].at, 1764600002);
 	assert_int_equal(w.timeline.v[2].at, 1764600006);
@@ -291,13 +301,11 @@ static void test_window_counters(void **state)
 {
 	(void)state;
 	nas_layout l;
-	load_layout(&l);
+	nas_window w;
+	stamped_window(&l, &w);
 	size_t len;
-	char *text = golden("zfs/zpool_iostat_stamped.txt", &len);
-	nas_window w = {.interval_s = 2};
+	char *text;
 	vs_error err = {0};
-	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
-	free(text);
 	const double t0 = 1764600000;
 	/* The file's layout first (1e6 bytes by t0 + 0.5), then fio: 1000
 	 * bytes a second from t0 + 0.5 on. */
