@@ -401,7 +401,12 @@ static void csv_spread(const na_spread *s)
 }
 
 static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
-                     const char *unit, bool lower_is_better);
+                     const char *unit, const char *lower_is_better, const char *verdict);
+
+static const char *bool_text(bool b)
+{
+	return b ? "true" : "false";
+}
 
 static void print_csv(const comparison *c)
 {
@@ -417,20 +422,22 @@ static void print_csv(const comparison *c)
 	for (size_t i = 0; i < c->cmp.n; i++) {
 		const na_cmp_line *l = &c->cmp.lines[i];
 		csv_line(l, na_dir_names[l->dir], na_metrics[l->metric].key, unit_of(l->metric),
-		         na_metrics[l->metric].lower_is_better);
+		         bool_text(na_metrics[l->metric].lower_is_better), na_noise_name(l->eff.verdict));
 	}
 	/* the layers' lines: direction "esxi" or "pool" */
 	for (size_t i = 0; i < c->cmp.n_layers; i++) {
 		const na_cmp_line *l = &c->cmp.layers[i];
 		const na_layer_info *m = &na_layers[l->metric];
+		/* a layer without a better side has no direction and no verdict */
 		csv_line(l, l->metric <= NA_L_ESXI_WRITE ? "esxi" : "pool", m->key,
-		         m->unit[0] == ' ' ? m->unit + 1 : m->unit, m->lower_is_better);
+		         m->unit[0] == ' ' ? m->unit + 1 : m->unit,
+		         m->judged ? bool_text(m->lower_is_better) : "", na_cmp_layer_verdict(l));
 	}
 }
 
 /* One line's row: its direction (or layer), metric, unit and figures. */
 static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
-                     const char *unit, bool lower_is_better)
+                     const char *unit, const char *lower_is_better, const char *verdict)
 {
 	const na_effect *e = &l->eff;
 	const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100,
@@ -442,7 +449,7 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
 	csv_field(direction, false);
 	csv_field(metric, false);
 	csv_field(unit, false);
-	csv_field(lower_is_better ? "true" : "false", false);
+	csv_field(lower_is_better, false);
 	csv_spread(&l->sa);
 	csv_spread(&l->sb);
 	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
@@ -451,7 +458,7 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
 			snprintf(num, sizeof(num), k < 3 || k == 6 || k == 7 ? "%.2f" : "%.6g", v[k]);
 		csv_field(num, false);
 	}
-	csv_field(na_noise_name(e->verdict), true);
+	csv_field(verdict, true);
 }
 
 static json_t *spread_json(const na_spread *s, const double *v)
@@ -542,6 +549,7 @@ static json_t *layer_json(const na_cmp_line *l)
 	if (!m->judged) {
 		json_object_set_new(o, "better", json_null());
 		json_object_set_new(o, "lower_is_better", json_null());
+		json_object_set_new(o, "method", json_string(na_cmp_layer_verdict(l)));
 	}
 	return o;
 }

@@ -107,7 +107,8 @@ static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 	                                       : 0, &a);
 	if (a.known && n->pool_known)
 		layer[NA_L_AMPLIFICATION] = a.total;
-	if (n->counters_known && n->arc_hit_ratio >= 0)
+	/* a row incomplete may hold counters of the whole sampling, not fio's window */
+	if (n->counters_known && !n->incomplete && n->arc_hit_ratio >= 0)
 		layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;
 }
 

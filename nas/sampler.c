@@ -11,16 +11,18 @@
 
 #include "nfsagent/nas.h"
 
+enum { MAX_READINGS = 200 };
+
 struct nas_sampler {
 	const nas_target *t;
 	const nas_layout *layout;
 	char pool[256];
 	uint64_t objsetid;
 	int interval_s;
+	int reading_s;  /* the counters' readings' interval: iostat's, or longer for a long window */
 	nas_reading before;
 	nas_job *iostat, *counters;
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
-	vs_error counters_err;  /* the same of the counters' readings */
 	double started;       /* Unix s: when zpool iostat began, as estimated (our clock) */
 	double offset, err;   /* the NAS's clock - ours, and within what, from the first read */
 };
@@ -149,7 +151,7 @@ static int keep_readings(nas_window *w, const nas_reading *before, const nas_rea
  * none (their whole-span deltas would mix windows). */
 static void counters_select(nas_window *w, double from, double to)
 {
-	double slack = w->interval_s > 0 ? w->interval_s : 1;
+	double slack = w->reading_s > w->interval_s ? w->reading_s : w->interval_s > 0 ? w->interval_s : 1;
 	nas_counters a, b;
 	vs_error err;
 	if (!w->counters)
@@ -157,6 +159,11 @@ static void counters_select(nas_window *w, double from, double to)
 	w->counters = counters_at(&w->readings, from, slack, &a) &&
 	              counters_at(&w->readings, to, slack, &b) &&
 	              nas_counters_delta(&a, &b, w, &err) == VS_OK;
+	if (!w->counters) {  /* nothing of the whole span's deltas stays to be shown or stored */
+		w->dataset_writes = w->dataset_written = w->dataset_reads = w->dataset_read = 0;
+		w->arc_hits = w->arc_misses = w->zil_commits = w->zil_slog_bytes = w->zil_normal_bytes = 0;
+		w->arc_hit_ratio = -1;
+	}
 }
 
 bool nas_window_select(nas_window *w, double from, double to)
@@ -265,8 +272,13 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	                           count, NULL};
 	if (nas_job_start(t, cmd, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
-	if (nas_counters_job(t, s->pool, objsetid, interval_s, window_s / interval_s + 2, &s->counters,
-	                     &s->counters_err) != VS_OK)
+	/* At most about 200 readings (one is some 9 KB: arcstats), spaced out
+	 * over a long window; the window's edges are interpolated between. */
+	s->reading_s = window_s / interval_s > MAX_READINGS ? (window_s + MAX_READINGS - 1) / MAX_READINGS
+	                                                         : interval_s;
+	vs_error ignored = {0};  /* without readings the cut drops the counters (stop) */
+	if (nas_counters_job(t, s->pool, objsetid, s->reading_s, window_s / s->reading_s + 2,
+	                     &s->counters, &ignored) != VS_OK)
 		s->counters = NULL;
 	*out = s;
 	return VS_OK;
@@ -283,8 +295,8 @@ static void incomplete(nas_window *w, const vs_error *err)
 void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 {
 	nas_sampler *s = *sp;
-	*w = (nas_window){.interval_s = s->interval_s, .arc_hit_ratio = -1, .clock_offset = s->offset,
-	                  .clock_err = s->err};
+	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
+	                  .clock_offset = s->offset, .clock_err = s->err};
 	vs_error err = {0};
 	nas_output o = {0};
 	if (!s->iostat)
@@ -297,12 +309,13 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	nas_output_free(&o);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);
 	w->seconds = (double)w->timeline.n * s->interval_s;
+	/* Readings that could not be had leave the pool's totals standing: the
+	 * window's cut then finds no reading near its edges and drops the
+	 * counters alone. */
 	nas_readings between = {0};
-	if (!s->counters)
-		incomplete(w, &s->counters_err);
-	else if (nas_job_finish(&s->counters, 0, &o, &err) != VS_OK ||
-	         nas_parse_kstat_series(o.out, o.len, &between, &err) != VS_OK)
-		incomplete(w, &err);
+	if (s->counters && (nas_job_finish(&s->counters, 0, &o, &err) != VS_OK ||
+	                    nas_parse_kstat_series(o.out, o.len, &between, &err) != VS_OK))
+		nas_readings_free(&between);
 	nas_output_free(&o);
 	nas_reading after;
 	double asked = nas_unix_now();
@@ -335,12 +348,13 @@ void nas_amplification_of(const nas_window *w, uint64_t guest_written, nas_ampli
 	                       w->total[NAS_CLASS_SPECIAL].write_bytes +
 	                       w->total[NAS_CLASS_DEDUP].write_bytes);
 	double log = (double)w->total[NAS_CLASS_LOG].write_bytes, g = (double)guest_written;
-	if (guest_written == 0 || w->incomplete || !w->counters)
+	/* no dataset bytes: no split to make (a 0 would pass for a measured one) */
+	if (guest_written == 0 || w->incomplete || !w->counters || !w->dataset_written)
 		return;
 	a->known = true;
 	a->total = (data + log) / g;
 	a->guest_to_dataset = (double)w->dataset_written / g;
-	a->dataset_to_data = w->dataset_written ? data / (double)w->dataset_written : 0;
+	a->dataset_to_data = data / (double)w->dataset_written;
 	a->log_share = log / g;
 }
 

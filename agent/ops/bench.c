@@ -395,7 +395,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 }
 
 static nas_sampler *sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
-static int guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out, vs_error *err);
+static void guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out);
 static void nas_fio_window(na_bench_outcome *out);
 
 long na_bench_timeout(const char *job_text)
@@ -433,7 +433,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	if (rc == VS_OK)
 		rc = fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len, err);
 	if (rc == VS_OK && out->nas)
-		rc = guest_clock(b, asked, out, err);
+		guest_clock(b, asked, out);
 	if (rc != VS_OK) {
 		free(json);
 		free(stderr_text);
@@ -484,22 +484,42 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 
 /* ---- the NAS side --------------------------------------------------------------- */
 
-/* The guest's clock against ours: clock.txt, written by its shell between
- * asked[0] and asked[1] (none: not read, the offset stays unknown). */
-static int guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out, vs_error *err)
+/* Whether text is "SECONDS.FRACTION" and a newline at most, as date +%s.%N
+ * prints it (not "inf", hex or an exponent; a date without %N prints
+ * "1764600000.%N", no sub-second reading). */
+static bool clock_reading(const char *text, double *at)
 {
-	char *text = NULL, *end = NULL;
+	size_t whole = strspn(text, "0123456789");
+	size_t part = whole && text[whole] == '.' ? strspn(text + whole + 1, "0123456789") : 0;
+	const char *end = text + whole + 1 + part;
+	if (!part || (*end && strcmp(end, "\n") != 0))
+		return false;
+	*at = strtod(text, NULL);
+	return *at > 0;
+}
+
+/* The guest's clock against ours: clock.txt, written by its shell between
+ * asked[0] and asked[1].  Not read, the offset stays unknown; a file that
+ * could not be fetched leaves the NAS side incomplete (with why), never the
+ * result unrecorded. */
+static void guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out)
+{
+	char *text = NULL;
 	size_t len = 0;
+	double at = 0;
+	vs_error err = {0};
 	out->guest_clock_err = -1;
-	int rc = fetch(b, "clock.txt", 64, &text, &len, err);
-	double at = text ? strtod(text, &end) : 0;
-	/* a date without %N ("1764600000.%N") is no sub-second reading */
-	if (rc == VS_OK && text && end != text && at > 0 && (*end == '\n' || *end == '\0')) {
+	if (fetch(b, "clock.txt", 64, &text, &len, &err) != VS_OK) {
+		nas_window *w = &out->nas_window;
+		if (!w->incomplete) {
+			w->incomplete = true;
+			snprintf(w->why, sizeof(w->why), "the guest's clock could not be read: %.400s", err.message);
+		}
+	} else if (text && clock_reading(text, &at)) {
 		out->guest_clock_offset = at - (asked[0] + asked[1]) / 2;
 		out->guest_clock_err = (asked[1] - asked[0]) / 2;
 	}
 	free(text);
-	return rc;
 }
 
 /* The interval of `zpool iostat` beside a job of job_s seconds: fine for a
@@ -617,11 +637,14 @@ static void nas_fio_window(na_bench_outcome *out)
 	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
 	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
 	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
-	if (!w->incomplete && err > w->interval_s) {
+	/* An edge misplaced by an interval, or by 5% of a long window, is a
+	 * small part of the figures; more is not this window's. */
+	if (!w->incomplete && err > w->interval_s && err > 0.05 * span) {
 		w->incomplete = true;
 		snprintf(w->why, sizeof(w->why),
 		         "the NAS's clock and the guest's differ by %.1f s, known to %.1f s only: more "
-		         "than a %d s interval", shift, err, w->interval_s);
+		         "than a %d s interval and 5%% of fio's %.0f s window", shift, err, w->interval_s,
+		         span);
 		return;
 	}
 	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
@@ -747,8 +770,11 @@ void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_di
 	/* Totals taken up from part of fio's window: said, with how much. */
 	if (!w->incomplete && w->fio_window && w->seconds > 0 && w->seconds < 0.95 * w->span &&
 	    n < size)
-		snprintf(buf + n, size - n, " [pool measured %.1f s of fio's %.1f s]", w->seconds,
-		         w->span);
+		n += (size_t)snprintf(buf + n, size - n, " [pool measured %.1f s of fio's %.1f s]",
+		                      w->seconds, w->span);
+	/* The counters dropped by the window's cut: no ARC share, no split. */
+	if (!w->incomplete && w->fio_window && !w->counters && n < size)
+		snprintf(buf + n, size - n, " [the kstats were not read around fio's window]");
 }
 
 static na_fio_dir fio_dir_of(const na_dir_stats *d)

@@ -301,6 +301,7 @@ void nas_layout_summary(const nas_layout *l, char *buf, size_t size);
 /* One run's window as the NAS saw it. */
 typedef struct nas_window {
 	int interval_s;
+	int reading_s;              /* the counters' readings' interval (>= interval_s) */
 	nas_samples timeline;       /* per interval, per second, as zpool printed them */
 	nas_io total[NAS_CLASS_N];  /* ops and bytes over the window (rate x interval); waits: mean */
 	nas_io pool_total;          /* the pool's own line (data, special, dedup and log) */
@@ -373,7 +374,7 @@ void nas_window_free(nas_window *w);
  * (pool data + log writes) / guest, split into dataset / guest (NFS and
  * ESXi), pool data / dataset (records, copies, parity) and log / guest
  * (the ZIL): total = guest_to_dataset x dataset_to_data + log_share.  known
- * is false without guest bytes, counters or a whole window; the pool's
+ * is false without guest bytes, dataset bytes, counters or a whole window; the pool's
  * totals and the counters' deltas are over one span (fio's window once
  * nas_window_select placed them). */
 typedef struct nas_amplification {

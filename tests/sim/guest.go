@@ -931,7 +931,13 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	// The NAS's counters take fio's last report before the process shows as
+	// ended: a client that reads them after the end sees the whole run. The
+	// feed forgets an earlier run's reports before this one can write any.
+	done := make(chan struct{})
+	flush := g.nas.watch(cmdLine, dss, done)
 	if err := cmd.Start(); err != nil {
+		close(done)
 		return 0, &guestFault{err.Error(), &types.GuestPermissionDenied{}}
 	}
 	guestCmd := `"` + spec.ProgramPath + `"`
@@ -946,16 +952,13 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 		host:       host,
 		datastores: dss,
 		start:      time.Now(),
-		done:       make(chan struct{}),
+		done:       done,
 	}
 	g.pruneLocked()
 	if g.procs[vm.Value] == nil {
 		g.procs[vm.Value] = make(map[int64]*guestProc)
 	}
 	g.procs[vm.Value][p.pid] = p
-	// The NAS's counters take fio's last report before the process shows as
-	// ended: a client that reads them after the end sees the whole run.
-	flush := g.nas.watch(cmdLine, dss, p.done)
 	go func() {
 		err := cmd.Wait()
 		if flush != nil {

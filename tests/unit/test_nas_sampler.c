@@ -337,6 +337,10 @@ static void test_window_counters(void **state)
 	 * rather than the whole span's. */
 	assert_true(nas_window_select(&w, t0 + 4, t0 + 9));
 	assert_false(w.counters);
+	/* ... nor the whole span's left to be shown or stored */
+	assert_int_equal(w.dataset_written, 0);
+	assert_int_equal(w.zil_slog_bytes, 0);
+	assert_true(w.arc_hit_ratio == -1);
 	nas_amplification_of(&w, 4000, &a);
 	assert_false(a.known);
 	nas_window_free(&w);
