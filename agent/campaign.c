@@ -474,9 +474,10 @@ static int sweep_benches(na_run *r, bool self)
 		if (r->password && vm && na_bench_sweep(r->cl, vm, &auth, r->c->dir, pid, &err) == VS_OK)
 			continue;
 		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
-		        !r->password ? "no guest password to remove it with"
-		        : !vm        ? "the VM is not in the inventory"
-		                     : err.message);
+		        !r->password && r->c->guest_password_file ? "the guest password file could not be read"
+		        : !r->password                            ? "no guest password to remove it with"
+		        : !vm                                     ? "the VM is not in the inventory"
+		                                                  : err.message);
 		r->guest_leftovers++;
 		ok &= na_list_add(&left, p);
 	}
@@ -745,12 +746,13 @@ static int execute(na_run *r)
 		/* The stop, with how to go on, is the last line; what it cut short
 		 * ("interrupted: ...") is said before it.  A journal that could not
 		 * be read caused the stop: it stays the error. */
-		if (r->err.status != VS_OK && !r->journal_failed) {
+		vs_status was = r->err.status;  /* its exit code stays the run's */
+		if (was != VS_OK && !r->journal_failed) {
 			na_print_warning_error(&r->err);
 			r->err = (vs_error){0};
 		}
-		return na_run_failf(r, VS_ERR_TASK, "stopped: every finished step is kept; continue with "
-		                    "nfsagent run %s --resume", r->c->file);
+		return na_run_failf(r, was != VS_OK ? was : VS_ERR_TASK, "stopped: every finished step is "
+		                    "kept; continue with nfsagent run %s --resume", r->c->file);
 	}
 	int cleaned = clean_up(r);
 	if (rc == VS_OK)

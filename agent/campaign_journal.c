@@ -3,6 +3,7 @@
  * bookkeeping every step of campaign*.c goes through. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -25,7 +26,6 @@ void na_run_now(char *buf, size_t size, bool compact)
 }
 
 /* ---- errors ------------------------------------------------------------------ */
-
 
 int na_run_fail(na_run *r, const vs_error *err)
 {

@@ -11,7 +11,8 @@
 
 #include "nfsagent/nas.h"
 
-enum { MAX_READINGS = 200 };
+/* 4 MiB of output (the target's limit) at some 9 KB a reading, with margin. */
+enum { MAX_READINGS = 400 };
 
 struct nas_sampler {
 	const nas_target *t;
@@ -23,6 +24,7 @@ struct nas_sampler {
 	nas_reading before;
 	nas_job *iostat, *counters;
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
+	vs_error counters_err;  /* the same of the counters' readings */
 	double started;       /* Unix s: when zpool iostat began, as estimated (our clock) */
 	double offset, err;   /* the NAS's clock - ours, and within what, from the first read */
 };
@@ -159,6 +161,8 @@ static void counters_select(nas_window *w, double from, double to)
 	w->counters = counters_at(&w->readings, from, slack, &a) &&
 	              counters_at(&w->readings, to, slack, &b) &&
 	              nas_counters_delta(&a, &b, w, &err) == VS_OK;
+	if (!w->counters && !w->counters_why[0])
+		snprintf(w->counters_why, sizeof(w->counters_why), "no reading near its edges");
 	if (!w->counters) {  /* nothing of the whole span's deltas stays to be shown or stored */
 		w->dataset_writes = w->dataset_written = w->dataset_reads = w->dataset_read = 0;
 		w->arc_hits = w->arc_misses = w->zil_commits = w->zil_slog_bytes = w->zil_normal_bytes = 0;
@@ -272,13 +276,13 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	                           count, NULL};
 	if (nas_job_start(t, cmd, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
-	/* At most about 200 readings (one is some 9 KB: arcstats), spaced out
-	 * over a long window; the window's edges are interpolated between. */
+	/* At most MAX_READINGS readings (one is some 9 KB: arcstats), spaced
+	 * out over a long window only; the window's edges are interpolated
+	 * between them. */
 	s->reading_s = window_s / interval_s > MAX_READINGS ? (window_s + MAX_READINGS - 1) / MAX_READINGS
 	                                                         : interval_s;
-	vs_error ignored = {0};  /* without readings the cut drops the counters (stop) */
 	if (nas_counters_job(t, s->pool, objsetid, s->reading_s, window_s / s->reading_s + 2,
-	                     &s->counters, &ignored) != VS_OK)
+	                     &s->counters, &s->counters_err) != VS_OK)
 		s->counters = NULL;
 	*out = s;
 	return VS_OK;
@@ -313,9 +317,13 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	 * window's cut then finds no reading near its edges and drops the
 	 * counters alone. */
 	nas_readings between = {0};
-	if (s->counters && (nas_job_finish(&s->counters, 0, &o, &err) != VS_OK ||
-	                    nas_parse_kstat_series(o.out, o.len, &between, &err) != VS_OK))
+	if (!s->counters) {
+		vs_error_format(&s->counters_err, w->counters_why, sizeof(w->counters_why));
+	} else if (nas_job_finish(&s->counters, 0, &o, &err) != VS_OK ||
+	           nas_parse_kstat_series(o.out, o.len, &between, &err) != VS_OK) {
+		vs_error_format(&err, w->counters_why, sizeof(w->counters_why));
 		nas_readings_free(&between);
+	}
 	nas_output_free(&o);
 	nas_reading after;
 	double asked = nas_unix_now();

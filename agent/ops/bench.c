@@ -341,7 +341,8 @@ static void nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *
 		CLASS_IO(dedup, NAS_CLASS_DEDUP) CLASS_IO(log, NAS_CLASS_LOG)
 		CLASS_IO(cache, NAS_CLASS_CACHE)
 #undef CLASS_IO
-		.counters_known = w->counters, .dataset_writes = (int64_t)w->dataset_writes,
+		/* an incomplete row's counters may be the whole sampling's */
+		.counters_known = w->counters && !w->incomplete, .dataset_writes = (int64_t)w->dataset_writes,
 		.dataset_written = (int64_t)w->dataset_written, .dataset_reads = (int64_t)w->dataset_reads,
 		.dataset_read = (int64_t)w->dataset_read, .arc_demand_hits = (int64_t)w->arc_hits,
 		.arc_demand_misses = (int64_t)w->arc_misses, .arc_size = (int64_t)w->arc_size,
@@ -637,14 +638,13 @@ static void nas_fio_window(na_bench_outcome *out)
 	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
 	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
 	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
-	/* An edge misplaced by an interval, or by 5% of a long window, is a
-	 * small part of the figures; more is not this window's. */
-	if (!w->incomplete && err > w->interval_s && err > 0.05 * span) {
+	/* An edge misplaced by more than an interval can take in the file's
+	 * layout or the ramp, at full speed: not this window's figures. */
+	if (!w->incomplete && err > w->interval_s) {
 		w->incomplete = true;
 		snprintf(w->why, sizeof(w->why),
 		         "the NAS's clock and the guest's differ by %.1f s, known to %.1f s only: more "
-		         "than a %d s interval and 5%% of fio's %.0f s window", shift, err, w->interval_s,
-		         span);
+		         "than a %d s interval", shift, err, w->interval_s);
 		return;
 	}
 	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
@@ -774,7 +774,8 @@ void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_di
 		                      w->seconds, w->span);
 	/* The counters dropped by the window's cut: no ARC share, no split. */
 	if (!w->incomplete && w->fio_window && !w->counters && n < size)
-		snprintf(buf + n, size - n, " [the kstats were not read around fio's window]");
+		snprintf(buf + n, size - n, " [no kstats around fio's window: %s]",
+		         w->counters_why[0] ? w->counters_why : "not read");
 }
 
 static na_fio_dir fio_dir_of(const na_dir_stats *d)

@@ -327,6 +327,7 @@ typedef struct nas_window {
 	 * bracketed by our clock (the closer of the two): right to within
 	 * clock_err, half the round trip; clock_err < 0: not measured. */
 	double clock_offset, clock_err;
+	char counters_why[256];     /* why the counters are not fio's window's, when they are dropped */
 	bool incomplete;            /* something was not read: the figures are partial, never wrong */
 	char why[512];              /* the first reason, when incomplete */
 } nas_window;

@@ -93,8 +93,8 @@ assert_eq "$ERR" "" "no warning for a sampler that failed"
 nas_model '.failing = []'
 assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, recordsize, incomplete, data_write_bytes IS NULL,
 	dataset_written IS NULL FROM nas_runs WHERE result_id > 4 ORDER BY result_id")" \
-"11 131072 1 1 0
-12 131072 1 1 0" "incomplete rows: iostat's figures NULL, the kstats' kept"
+"11 131072 1 1 1
+12 131072 1 1 1" "incomplete rows: iostat's figures NULL, and the kstats' (their deltas span the whole sampling, not fio's window)"
 assert_contains "$(sqlite3 "$db" "SELECT why FROM nas_runs WHERE result_id = 12")" "pool I/O is currently suspended"
 
 run 0 "$NFSAGENT" results --db "$db" --json

@@ -74,9 +74,9 @@ stored() {  # stored TARGET SQL-EXPRESSION
 	sqlite3 "$db" "SELECT $2 FROM results JOIN nas_runs ON nas_runs.result_id = results.id
 		WHERE results.target = '$1' AND results.status = 'ok'"
 }
-near() {  # near WHAT GOT MODEL: GOT within 20% of MODEL
-	awk -v g="$2" -v m="$3" 'BEGIN { exit !(g >= 0.8 * m && g <= 1.2 * m) }' ||
-		fail "$1: $2, the model's $3 (20% either way)"
+near() {  # near WHAT GOT MODEL [PCT]: GOT within PCT% (20) of MODEL
+	awk -v g="$2" -v m="$3" -v p="${4:-20}" 'BEGIN { exit !(g >= (1 - p / 100) * m && g <= (1 + p / 100) * m) }' ||
+		fail "$1: $2, the model's $3 (${4:-20}% either way)"
 }
 amp='(data_write_bytes + log_write_bytes) / (write_bw_bytes * write_runtime_ms / 1000.0)'
 for t in r16k:16384:9 r64k:65536:33; do
@@ -88,12 +88,14 @@ for t in r16k:16384:9 r64k:65536:33; do
 	near "$name read-modify-write" "$(stored "$name" "data_read_bytes * 1.0 / data_write_bytes")" 0.25
 	assert_eq "$(stored "$name" "zil_slog_bytes > 0 AND zil_normal_bytes = 0 AND dataset_written > 0")" 1 \
 		"$name: the ZIL went to the SLOG"
-	# The split, stored: each part against the model, and the stored total
+	# The split, stored: each part against the model (30%: the kstats' edges
+	# are interpolated, iostat's intervals cut by their share, so under load
+	# the lab's feed moves a part more than the total), and the stored total
 	# the one the stored figures give.
-	near "$name guest -> dataset" "$(stored "$name" amp_guest_to_dataset)" 1
-	near "$name dataset -> data vdevs" "$(stored "$name" amp_dataset_to_data)" $(( (model - 1) ))
-	near "$name log share" "$(stored "$name" amp_log_share)" 1
-	near "$name dataset bytes / guest" "$(stored "$name" "dataset_written / (write_bw_bytes * write_runtime_ms / 1000.0)")" 1
+	near "$name guest -> dataset" "$(stored "$name" amp_guest_to_dataset)" 1 30
+	near "$name dataset -> data vdevs" "$(stored "$name" amp_dataset_to_data)" $(( (model - 1) )) 30
+	near "$name log share" "$(stored "$name" amp_log_share)" 1 30
+	near "$name dataset bytes / guest" "$(stored "$name" "dataset_written / (write_bw_bytes * write_runtime_ms / 1000.0)")" 1 30
 	assert_eq "$(stored "$name" "abs(amplification - $amp) < 1e-6 * amplification AND
 		abs(amplification - (amp_guest_to_dataset * amp_dataset_to_data + amp_log_share)) < 1e-6 * amplification")" 1 \
 		"$name: the stored split adds up to the stored figures' amplification"
@@ -128,7 +130,7 @@ assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the
 nas_model '.answer_delay_ms = 2500'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 1 --size 4M --runtime 2 --db "$db" \
 	--guest-user root --nas-command "ssh -F $NAS_SSH_CONFIG nas"
-assert_eq "$(grep -cE "^  NAS: figures incomplete: the NAS's clock and the guest's differ by [0-9.]+ s, known to (1\.[3-9]|[2-9]\.[0-9]) s only: more than a 1 s interval and 5% of fio's 2 s window\$" <<< "$OUT")" 1 \
+assert_eq "$(grep -cE "^  NAS: figures incomplete: the NAS's clock and the guest's differ by [0-9.]+ s, known to (1\.[3-9]|[2-9]\.[0-9]) s only: more than a 1 s interval\$" <<< "$OUT")" 1 \
 	"the clocks' difference not known well enough ($OUT)"
 assert_eq "$(sqlite3 "$db" "SELECT incomplete, why LIKE '%clock%', amplification IS NULL FROM nas_runs ORDER BY result_id DESC LIMIT 1")" \
 	"1|1|1" "stored incomplete, with why, no split"
