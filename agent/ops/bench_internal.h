@@ -1,0 +1,31 @@
+/* Shared by ops/bench.c (one repetition in the guest) and ops/bench_nas.c
+ * (its NAS side); private to the two. */
+#ifndef NFSAGENT_OPS_BENCH_INTERNAL_H
+#define NFSAGENT_OPS_BENCH_INTERNAL_H
+
+#include "ops/bench.h"
+
+/* The seconds a job without a runtime is taken to run (na_job_seconds). */
+enum { UNBOUNDED_S = 3600 };
+
+/* bench.c: a file of the run's staging folder in the guest, at most max bytes. */
+int na_bench_fetch(na_bench *b, const char *name, size_t max, char **data, size_t *len, vs_error *err);
+
+/* bench_nas.c */
+/* The bytes fio wrote (0 without a write direction). */
+uint64_t na_bench_guest_written(const na_fio_dir *write);
+/* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
+ * says why). */
+nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
+/* The guest's clock against ours, from clock.txt written between asked[0]
+ * and asked[1]; one that cannot be read leaves the NAS side incomplete. */
+void na_bench_guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out);
+/* Cuts the NAS's figures to fio's measured window, moved by the clocks'
+ * difference. */
+void na_bench_fio_window(na_bench_outcome *out);
+/* The NAS row recorded in the result's transaction (layout: a buffer for
+ * the pool's layout in words; the timeline is malloc'd). */
+void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *n, char *layout,
+                      size_t size);
+
+#endif

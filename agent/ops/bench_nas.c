@@ -1,0 +1,431 @@
+/* The NAS side of a benchmark repetition: the NAS sampled around fio
+ * (zpool iostat and the kstats), fio's window cut out of it by both clocks,
+ * the row recorded with the result, and the lines that show it. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ops/bench_internal.h"
+
+/* ---- the row ------------------------------------------------------------------ */
+
+uint64_t na_bench_guest_written(const na_fio_dir *write)
+{
+	return write && write->present ? (uint64_t)(write->bw_bytes * (double)write->runtime_ms / 1000)
+	                               : 0;
+}
+
+/* The window's timeline as store.h's JSON (malloc'd; NULL without one). */
+static char *nas_timeline(const nas_window *w)
+{
+	if (!w->timeline.n)
+		return NULL;
+	json_t *series[4] = {json_array(), json_array(), json_array(), json_array()};
+	json_t *ends = json_array();
+	for (size_t i = 0; i < w->timeline.n; i++) {
+		const nas_sample *x = &w->timeline.v[i];
+		/* the sampler's estimate, else the middle of zpool's whole second */
+		double end = x->end > 0 ? x->end : x->at > 0 ? (double)x->at + 0.5 : 0;
+		json_array_append_new(ends, end > 0 ? json_real(end) : json_null());
+		const nas_io *c = w->timeline.v[i].cls;
+		const uint64_t v[4] = {
+			c[NAS_CLASS_DATA].write_bytes + c[NAS_CLASS_DEDUP].write_bytes,
+			c[NAS_CLASS_DATA].read_bytes + c[NAS_CLASS_DEDUP].read_bytes +
+				c[NAS_CLASS_SPECIAL].read_bytes,
+			c[NAS_CLASS_SPECIAL].write_bytes, c[NAS_CLASS_LOG].write_bytes};
+		for (int k = 0; k < 4; k++)
+			json_array_append_new(series[k], json_integer((json_int_t)v[k]));
+	}
+	json_t *o = json_pack("{s:i, s:o, s:o, s:o, s:o, s:o}", "interval_s", w->interval_s,
+	                      "data_write", series[0], "data_read", series[1],
+	                      "special_write", series[2], "log_write", series[3], "end", ends);
+	char *text = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(o);
+	return text;
+}
+
+/* The NAS side of the result being recorded: the settings as measured, the
+ * window's figures (layout: its pool layout's buffer; the timeline is
+ * malloc'd).  It is recorded in the result's transaction, so a kill never
+ * leaves one without the other. */
+void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *n, char *layout,
+                      size_t size)
+{
+	const nas_view *v = &b->nas_view;
+	const nas_window *w = &out->nas_window;
+	const nas_io *t = w->total;
+	nas_layout_summary(&v->layout, layout, size);
+	nas_amplification a;
+	nas_amplification_of(w, na_bench_guest_written(&out->fio.write), &a);
+	bool measured = w->fio_window && !w->incomplete;
+	*n = (na_nas_run){
+		.dataset = v->dataset.name, .pool_layout = layout,
+		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
+		.logbias = v->props.logbias, .primarycache = v->props.primarycache,
+		.why = w->incomplete ? w->why : NULL,
+		.recordsize = v->props.recordsize, .special_small_blocks = v->props.special_small_blocks,
+		.pool_known = w->timeline.n > 0, .interval_s = w->interval_s,
+		.intervals = (int64_t)w->timeline.n,
+#define CLASS_IO(c, k)                                                                      \
+	.c##_read_ops = (int64_t)t[k].read_ops, .c##_write_ops = (int64_t)t[k].write_ops,      \
+	.c##_read_bytes = (int64_t)t[k].read_bytes, .c##_write_bytes = (int64_t)t[k].write_bytes,
+		CLASS_IO(data, NAS_CLASS_DATA) CLASS_IO(special, NAS_CLASS_SPECIAL)
+		CLASS_IO(dedup, NAS_CLASS_DEDUP) CLASS_IO(log, NAS_CLASS_LOG)
+		CLASS_IO(cache, NAS_CLASS_CACHE)
+#undef CLASS_IO
+		/* an incomplete row's counters may be the whole sampling's */
+		.counters_known = w->counters && !w->incomplete, .dataset_writes = (int64_t)w->dataset_writes,
+		.dataset_written = (int64_t)w->dataset_written, .dataset_reads = (int64_t)w->dataset_reads,
+		.dataset_read = (int64_t)w->dataset_read, .arc_demand_hits = (int64_t)w->arc_hits,
+		.arc_demand_misses = (int64_t)w->arc_misses, .arc_size = (int64_t)w->arc_size,
+		.zil_commits = (int64_t)w->zil_commits, .zil_slog_bytes = (int64_t)w->zil_slog_bytes,
+		.zil_normal_bytes = (int64_t)w->zil_normal_bytes, .arc_hit_ratio = w->arc_hit_ratio,
+		.incomplete = w->incomplete, .timeline = nas_timeline(w),
+		.measured_s = measured ? w->seconds : -1, .window_s = measured ? w->span : -1,
+		.amplification = a.known ? a.total : -1,
+		.amp_guest_to_dataset = a.known ? a.guest_to_dataset : -1,
+		.amp_dataset_to_data = a.known ? a.dataset_to_data : -1,
+		.amp_log_share = a.known ? a.log_share : -1,
+	};
+}
+
+/* ---- the NAS side --------------------------------------------------------------- */
+
+/* Whether text is "SECONDS.FRACTION" and a newline at most, as date +%s.%N
+ * prints it (not "inf", hex or an exponent; a date without %N prints
+ * "1764600000.%N", no sub-second reading). */
+static bool clock_reading(const char *text, double *at)
+{
+	size_t whole = strspn(text, "0123456789");
+	size_t part = whole && text[whole] == '.' ? strspn(text + whole + 1, "0123456789") : 0;
+	const char *end = text + whole + 1 + part;
+	if (!part || (*end && strcmp(end, "\n") != 0))
+		return false;
+	*at = strtod(text, NULL);
+	return *at > 0;
+}
+
+/* The guest's clock against ours: clock.txt, written by its shell between
+ * asked[0] and asked[1].  Not read, the offset stays unknown; a file that
+ * could not be fetched leaves the NAS side incomplete (with why), never the
+ * result unrecorded. */
+void na_bench_guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	double at = 0;
+	vs_error err = {0};
+	out->guest_clock_err = -1;
+	if (na_bench_fetch(b, "clock.txt", 64, &text, &len, &err) != VS_OK) {
+		nas_window *w = &out->nas_window;
+		if (!w->incomplete) {
+			w->incomplete = true;
+			snprintf(w->why, sizeof(w->why), "the guest's clock could not be read: %.400s", err.message);
+		}
+	} else if (text && clock_reading(text, &at)) {
+		out->guest_clock_offset = at - (asked[0] + asked[1]) / 2;
+		out->guest_clock_err = (asked[1] - asked[0]) / 2;
+	}
+	free(text);
+}
+
+/* The interval of `zpool iostat` beside a job of job_s seconds: fine for a
+ * short run, a few seconds for a long one (the NAS's own cost). */
+static int nas_interval(long job_s)
+{
+	return job_s <= 30 ? 1 : job_s <= 300 ? 2 : 5;
+}
+
+bool na_bench_label_conflict(const nas_props *p, const char *key, const char *value, char *why,
+                             size_t size)
+{
+	static const struct {
+		const char *name;
+		size_t off;  /* of the word in nas_props */
+	} words[] = {
+		{"sync", offsetof(nas_props, sync)},       {"compression", offsetof(nas_props, compression)},
+		{"atime", offsetof(nas_props, atime)},     {"logbias", offsetof(nas_props, logbias)},
+		{"primarycache", offsetof(nas_props, primarycache)},
+	};
+	int64_t measured = -1;
+	if (strcasecmp(key, "recordsize") == 0)
+		measured = p->recordsize;
+	else if (strcasecmp(key, "special_small_blocks") == 0)
+		measured = p->special_small_blocks;
+	if (measured >= 0) {
+		int64_t labelled = strcmp(value, "0") == 0 ? 0 : na_parse_size(value);
+		char shown[32];
+		snprintf(why, size, "%s is %lld (%s) on the dataset", key, (long long)measured,
+		         na_size(measured, shown, sizeof(shown)));
+		return labelled != measured;
+	}
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasecmp(key, words[i].name) == 0) {
+			const char *m = (const char *)p + words[i].off;
+			snprintf(why, size, "%s is %s on the dataset", key, m);
+			return strcasecmp(value, m) != 0;
+		}
+	return false;
+}
+
+void na_bench_nas_begin(na_bench *b)
+{
+	if (!b->nas)
+		return;
+	vs_error err = {0};
+	int rc = b->ds->remote_path
+	             ? nas_read_view(b->nas, b->ds->remote_path, &b->nas_view, &err)
+	             : vs_fail(&err, VS_ERR_USAGE, "datastore %s is not NFS", b->ds->name);
+	if (rc != VS_OK) {
+		char why[600];
+		vs_error_format(&err, why, sizeof(why));
+		na_say_warning(b->s, "the results are recorded without the NAS side: %s", why);
+		return;
+	}
+	b->nas_ready = true;
+	for (size_t i = 0; i < b->n_labels; i++) {
+		char why[160];
+		if (na_bench_label_conflict(&b->nas_view.props, b->labels[i].key, b->labels[i].value, why,
+		                            sizeof(why)))
+			na_say_warning(b->s, "--label %s=%s contradicts the NAS: %s %s (both are recorded)",
+			               b->labels[i].key, b->labels[i].value, why, b->nas_view.dataset.name);
+	}
+	na_bench_recordsize_trap(b);
+}
+
+void na_bench_nas_end(na_bench *b)
+{
+	nas_view_free(&b->nas_view);
+	b->nas_ready = false;
+}
+
+/* Starts sampling for a job (NULL when there is no NAS side); a NAS lost
+ * since na_bench_nas_begin makes this run's window incomplete, with why. */
+nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
+{
+	if (!b->nas_ready)
+		return NULL;
+	long job_s = na_job_seconds(job_text, UNBOUNDED_S);
+	nas_sampler *s = NULL;
+	vs_error err = {0};
+	out->nas = true;
+	out->nas_window = (nas_window){.arc_hit_ratio = -1};
+	/* iostat lasts as long as fio may (its file's layout included: a seed's
+	 * 8 GiB file takes minutes to lay out before fio's window opens), ending
+	 * by itself a minute after fio's timeout; the stop ends it sooner. */
+	if (nas_sampler_start(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid,
+	                      nas_interval(job_s), (int)na_bench_timeout(job_text) + 60, &s, &err) !=
+	    VS_OK) {
+		out->nas_window.incomplete = true;
+		vs_error_format(&err, out->nas_window.why, sizeof(out->nas_window.why));
+		if (!b->nas_lost_said)
+			na_say_warning(b->s, "the NAS could not be sampled: %s", out->nas_window.why);
+		b->nas_lost_said = true;
+	}
+	return s;
+}
+
+/* The pool's totals over fio's measured window: it ended when fio wrote its
+ * result and lasted the longest direction's runtime (which leaves out the
+ * file's layout and ramp_time, both inside the sampler's span).  fio's
+ * stamp is the guest's clock, the intervals' the NAS's: the window moves by
+ * their difference, both measured against ours; known to less than an
+ * interval, or the NAS's figures are not this window's (incomplete). */
+void na_bench_fio_window(na_bench_outcome *out)
+{
+	const na_fio_result *f = &out->fio;
+	int64_t ms = f->read.runtime_ms;
+	if (f->write.runtime_ms > ms)
+		ms = f->write.runtime_ms;
+	if (f->mixed_dir.runtime_ms > ms)
+		ms = f->mixed_dir.runtime_ms;
+	nas_window *w = &out->nas_window;
+	bool clocked = out->guest_clock_err >= 0 && w->clock_err >= 0;
+	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
+	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
+	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
+	/* An edge misplaced by more than an interval can take in the file's
+	 * layout or the ramp, at full speed: not this window's figures. */
+	if (!w->incomplete && err > w->interval_s) {
+		w->incomplete = true;
+		snprintf(w->why, sizeof(w->why),
+		         "the NAS's clock and the guest's differ by %.1f s, known to %.1f s only: more "
+		         "than a %d s interval", shift, err, w->interval_s);
+		return;
+	}
+	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
+	/* Too little of fio's window measured, or the window not placed: the
+	 * totals are not fio's, and the stored row must not pass for them. */
+	if (w->incomplete || (placed && w->seconds >= span / 4))
+		return;
+	w->incomplete = true;
+	if (placed && w->seconds > 0)
+		snprintf(w->why, sizeof(w->why), "zpool iostat measured %.1f s of fio's %.1f s window",
+		         w->seconds, span);
+	else
+		snprintf(w->why, sizeof(w->why), "%s",
+		         placed || w->timeline.n ? "no zpool iostat interval in fio's window"
+		                                 : "no zpool iostat interval in the run");
+}
+
+double na_bench_share_under(const na_fio_dir *d, double floor_us)
+{
+	int64_t total = 0, under = 0;
+	for (size_t i = 0; i < d->n_bins; i++) {
+		total += d->bin_count[i];
+		if ((double)d->bin_ns[i] < floor_us * 1000)
+			under += d->bin_count[i];
+	}
+	return total ? (double)under / (double)total : -1;
+}
+
+/* Decimal rates, as disks and networks are sold: "3.5 GB/s", "138 MB/s". */
+static const char *rate(double bps, char *buf, size_t size)
+{
+	if (bps >= 1e9)
+		snprintf(buf, size, "%.1f GB/s", bps / 1e9);
+	else if (bps >= 1e6)
+		snprintf(buf, size, "%.0f MB/s", bps / 1e6);
+	else if (bps >= 1e3)
+		snprintf(buf, size, "%.0f kB/s", bps / 1e3);
+	else
+		snprintf(buf, size, "%.0f B/s", bps);
+	return buf;
+}
+
+/* A ratio as the NAS line says it: "9.0x", "33x" (buf: 16 bytes). */
+static const char *times(double x, char *buf)
+{
+	snprintf(buf, 16, "%.*fx", x < 10 ? 1 : 0, x);
+	return buf;
+}
+
+/* "mirrors", "disks", "raidz2 vdevs": what the data vdevs are. */
+static void data_word(const nas_layout *l, char *buf, size_t size)
+{
+	const char *type = NULL;
+	for (size_t i = 0; i < l->n && !type; i++)
+		if (l->v[i].cls == NAS_CLASS_DATA)
+			type = l->v[i].type;
+	if (type && (!strcmp(type, "mirror") || !strcmp(type, "disk")))
+		snprintf(buf, size, "%ss", type);
+	else
+		snprintf(buf, size, "%s vdevs", type ? type : "data");
+}
+
+static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                          const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
+{
+	double secs = w->fio_window ? (w->seconds > 0 ? w->span : 0)
+	                            : (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
+	if (w->incomplete || secs <= 0) {
+		snprintf(buf, size, "figures incomplete: %s",
+		         w->incomplete       ? w->why
+		         : w->fio_window ? "no zpool iostat interval in fio's window"
+		                         : "no whole zpool iostat interval in the run");
+		return;
+	}
+	const nas_io *t = w->total;
+	double data_w = (double)(t[NAS_CLASS_DATA].write_bytes + t[NAS_CLASS_DEDUP].write_bytes);
+	double data_r = (double)(t[NAS_CLASS_DATA].read_bytes + t[NAS_CLASS_DEDUP].read_bytes +
+	                         t[NAS_CLASS_SPECIAL].read_bytes);
+	char word[32], a[24], s[24], lg[24], g[24], r[24];
+	data_word(l, word, sizeof(word));
+	int n;
+	if (write && write->present) {
+		n = snprintf(buf, size, "pool wrote %s (%s)", rate(data_w / secs, a, sizeof(a)), word);
+		if (nas_layout_count(l, NAS_CLASS_SPECIAL) && n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " + %s (special)",
+			              rate((double)t[NAS_CLASS_SPECIAL].write_bytes / secs, s, sizeof(s)));
+		if (nas_layout_count(l, NAS_CLASS_LOG) && n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " + %s (log)",
+			              rate((double)t[NAS_CLASS_LOG].write_bytes / secs, lg, sizeof(lg)));
+		nas_amplification a_of;
+		nas_amplification_of(w, na_bench_guest_written(write), &a_of);
+		char x[4][16];
+		if (n >= 0 && (size_t)n < size && a_of.known)
+			n += snprintf(buf + n, size - (size_t)n,
+			              " for %s from the guest: %s (dataset %s, data vdevs %s, log %s)",
+			              rate(write->bw_bytes, g, sizeof(g)), times(a_of.total, x[0]),
+			              times(a_of.guest_to_dataset, x[1]), times(a_of.dataset_to_data, x[2]),
+			              times(a_of.log_share, x[3]));
+		else if (n >= 0 && (size_t)n < size)
+			n += snprintf(buf + n, size - (size_t)n, " for %s from the guest",
+			              rate(write->bw_bytes, g, sizeof(g)));
+		if ((!read || !read->present) && data_r > 0 && n >= 0 && (size_t)n < size)
+			snprintf(buf + n, size - (size_t)n, "; pool read %s (read-modify-write)",
+			         rate(data_r / secs, r, sizeof(r)));
+		return;
+	}
+	n = snprintf(buf, size, "pool read %s (%s) for %s from the guest", rate(data_r / secs, a, sizeof(a)),
+	             word, rate(read && read->present ? read->bw_bytes : 0, g, sizeof(g)));
+	if (w->arc_hit_ratio >= 0 && n >= 0 && (size_t)n < size)
+		n += snprintf(buf + n, size - (size_t)n, ", ARC demand hits %.0f%%", w->arc_hit_ratio * 100);
+	char ws[32], arc[32];
+	if (nas_cache_served(w, working_set, NA_ARC_SERVED) && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, " [cache-served: %s fits in the ARC's %s]",
+		         na_size((int64_t)working_set, ws, sizeof(ws)),
+		         na_size((int64_t)w->arc_size, arc, sizeof(arc)));
+}
+
+void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
+{
+	nas_line_body(w, l, read, write, working_set, buf, size);
+	size_t n = strlen(buf);
+	/* Totals taken up from part of fio's window: said, with how much. */
+	if (!w->incomplete && w->fio_window && w->seconds > 0 && w->seconds < 0.95 * w->span &&
+	    n < size)
+		n += (size_t)snprintf(buf + n, size - n, " [pool measured %.1f s of fio's %.1f s]",
+		                      w->seconds, w->span);
+	/* The counters dropped by the window's cut: no ARC share, no split. */
+	if (!w->incomplete && w->fio_window && !w->counters && n < size)
+		snprintf(buf + n, size - n, " [no kstats around fio's window: %s]",
+		         w->counters_why[0] ? w->counters_why : "not read");
+}
+
+static na_fio_dir fio_dir_of(const na_dir_stats *d)
+{
+	return (na_fio_dir){.present = d->present, .bw_bytes = d->bw_bytes, .runtime_ms = d->runtime_ms};
+}
+
+void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t working_set,
+                           char *buf, size_t size)
+{
+	/* The stored totals are over fio's window: the seconds the pool
+	 * measured of it as stored (schema 8), else its longest direction's
+	 * runtime, taken as wholly measured. */
+	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
+	bool stored = n->measured_s >= 0 && n->window_s > 0;
+	nas_window w = {.fio_window = true, .seconds = stored ? n->measured_s : (double)ms / 1000,
+	                .span = stored ? n->window_s : (double)ms / 1000,
+	                .counters = n->counters_known, .incomplete = n->incomplete,
+	                .dataset_written = (uint64_t)n->dataset_written,
+	                .arc_hit_ratio = n->counters_known ? n->arc_hit_ratio : -1,
+	                .arc_size = (uint64_t)n->arc_size};
+	snprintf(w.why, sizeof(w.why), "%s", n->why ? n->why : "");
+	if (!n->pool_known)
+		w.seconds = 0;
+	nas_io *t = w.total;
+#define CLASS_OF(c, k) t[k].read_bytes = (uint64_t)n->c##_read_bytes, \
+	                   t[k].write_bytes = (uint64_t)n->c##_write_bytes
+	CLASS_OF(data, NAS_CLASS_DATA);
+	CLASS_OF(special, NAS_CLASS_SPECIAL);
+	CLASS_OF(dedup, NAS_CLASS_DEDUP);
+	CLASS_OF(log, NAS_CLASS_LOG);
+#undef CLASS_OF
+	/* The layout as the row words it ("2 mirror + log"): the data vdevs'
+	 * type, and which classes exist. */
+	char type[16] = "";
+	const char *words = n->pool_layout ? n->pool_layout : "";
+	sscanf(words, "%*s %15s", type);
+	nas_vdev v[3] = {{.type = "", .cls = NAS_CLASS_DATA}};
+	snprintf(v[0].type, sizeof(v[0].type), "%s", type);
+	nas_layout l = {.v = v, .n = 1};
+	if (strstr(words, " + special"))
+		v[l.n++].cls = NAS_CLASS_SPECIAL;
+	if (strstr(words, " + log"))
+		v[l.n++].cls = NAS_CLASS_LOG;
+	na_fio_dir rd = fio_dir_of(&r->read), wr = fio_dir_of(&r->write);
+	na_bench_nas_line(&w, &l, &rd, &wr, working_set, buf, size);
+}
