@@ -120,6 +120,13 @@ int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *
                      const char *usage,
                      int (*other)(int opt, const char *arg, void *ud, na_outcome *out), void *ud,
                      na_outcome *out);
+/* The options of a command that needs no connection (it reads the store):
+ * its own to other, --json into *json (json may be NULL), no positional
+ * argument.  1 to go on, 0 after --help, -1 on an error (out filled). */
+int na_parse_local_options(int argc, char **argv, const struct option *longopts,
+                           const char *usage,
+                           int (*other)(int opt, const char *arg, void *ud, na_outcome *out),
+                           void *ud, bool *json, na_outcome *out);
 /* A subcommand: its options, checks and work.  na_command parses, checks,
  * connects, runs and disconnects, so each cmd_*.c holds only its own logic. */
 typedef struct na_command_spec {

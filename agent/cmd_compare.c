@@ -658,15 +658,10 @@ vs_status cmd_compare(int argc, char **argv, na_outcome *out)
 		{"runs-needed", required_argument, NULL, OPT_RUNS_NEEDED},
 		{"help", no_argument, NULL, NA_OPT_HELP},    {0},
 	};
-	na_conn conn = {0};
 	compare_args a = {0};
-	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
-	a.json = conn.json;
-	na_conn_close(&conn, NULL);
+	int go = na_parse_local_options(argc, argv, longopts, usage, on_option, &a, &a.json, out);
 	if (go <= 0)
 		return go < 0 ? out->err.status : VS_OK;
-	if (optind < argc)
-		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
 	if (!a.a || !a.b)
 		return na_usage_error(out, "give both groups: --a SELECTOR --b SELECTOR");
 	if (a.json + a.csv + a.markdown > 1)

@@ -18,12 +18,8 @@ vs_status cmd_profiles(int argc, char **argv, na_outcome *out)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, NA_OPT_JSON}, {"help", no_argument, NULL, NA_OPT_HELP}, {0},
 	};
-	na_conn conn = {0};
-	int go = na_parse_options(&conn, argc, argv, longopts, usage, NULL, NULL, out);
-	bool json = conn.json;
-	na_conn_close(&conn, NULL);
-	if (go > 0 && optind < argc)
-		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+	bool json = false;
+	int go = na_parse_local_options(argc, argv, longopts, usage, NULL, NULL, &json, out);
 	if (go <= 0)
 		return go < 0 ? out->err.status : VS_OK;
 	json_t *all = json_array();

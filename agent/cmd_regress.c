@@ -585,15 +585,10 @@ vs_status cmd_regress(int argc, char **argv, na_outcome *out)
 		{"json", no_argument, NULL, NA_OPT_JSON},        {"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};
-	na_conn conn = {0};
 	regress_args a = {0};
-	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
-	a.json = conn.json;
-	na_conn_close(&conn, NULL);
+	int go = na_parse_local_options(argc, argv, longopts, usage, on_option, &a, &a.json, out);
 	if (go <= 0)
 		return go < 0 ? out->err.status : VS_OK;
-	if (optind < argc)
-		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
 	if (!a.baseline)
 		return na_usage_error(out, "give the baseline: --baseline SELECTOR");
 	default_limits(&a);

@@ -139,14 +139,10 @@ vs_status cmd_report(int argc, char **argv, na_outcome *out)
 		{"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};
-	na_conn conn = {0};
 	report_args a = {0};
-	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
-	na_conn_close(&conn, NULL);
+	int go = na_parse_local_options(argc, argv, longopts, usage, on_option, &a, NULL, out);
 	if (go <= 0)
 		return go < 0 ? out->err.status : VS_OK;
-	if (optind < argc)
-		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
 	if (!a.html)
 		return na_usage_error(out, "give --html FILE");
 	return write_report(&a, out);

@@ -260,15 +260,10 @@ vs_status cmd_results(int argc, char **argv, na_outcome *out)
 		{"json", no_argument, NULL, NA_OPT_JSON},      {"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};
-	na_conn conn = {0};
 	results_args a = {0};
-	int go = na_parse_options(&conn, argc, argv, longopts, usage, on_option, &a, out);
-	a.json = conn.json;
-	na_conn_close(&conn, NULL);
+	int go = na_parse_local_options(argc, argv, longopts, usage, on_option, &a, &a.json, out);
 	if (go <= 0)
 		return go < 0 ? out->err.status : VS_OK;
-	if (optind < argc)
-		return na_usage_error(out, "unexpected argument '%s'", argv[optind]);
 	if (a.json && a.csv)
 		return na_usage_error(out, "choose --json or --csv");
 	return list(&a, out);

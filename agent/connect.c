@@ -132,6 +132,23 @@ int na_parse_options(na_conn *conn, int argc, char **argv, const struct option *
 	return 1;
 }
 
+int na_parse_local_options(int argc, char **argv, const struct option *longopts,
+                           const char *usage,
+                           int (*other)(int opt, const char *arg, void *ud, na_outcome *out),
+                           void *ud, bool *json, na_outcome *out)
+{
+	na_conn conn = {0};
+	int go = na_parse_options(&conn, argc, argv, longopts, usage, other, ud, out);
+	if (json)
+		*json = conn.json;
+	na_conn_close(&conn, NULL);
+	if (go > 0 && optind < argc) {
+		na_usage_error(out, "unexpected argument '%s'", argv[optind]);
+		return -1;
+	}
+	return go;
+}
+
 vs_status na_command(const na_command_spec *spec, void *args, int argc, char **argv,
                      na_outcome *out)
 {
