@@ -107,27 +107,6 @@ static int kstat_files(const char *pool, uint64_t objsetid, char *objset, size_t
 	"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil", objset, "&&", "date", \
 		"+%s.%N"
 
-static int parse_reading(const char *text, size_t len, void *out, vs_error *err)
-{
-	nas_readings r;
-	int rc = nas_parse_kstat_series(text, len, &r, err);
-	if (rc == VS_OK && r.n != 1)
-		rc = vs_fail(err, VS_ERR_PROTOCOL, "%zu readings where one was due", r.n);
-	if (rc == VS_OK)
-		*(nas_reading *)out = r.v[0];
-	nas_readings_free(&r);
-	return rc;
-}
-
-int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
-                      nas_reading *out, vs_error *err)
-{
-	char objset[300];
-	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
-	const char *const cmd[] = {KSTAT_READ(objset), NULL};
-	return rc == VS_OK ? query(t, cmd, "the kstats", parse_reading, out, err) : rc;
-}
-
 int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
                      int count, nas_job **job, vs_error *err)
 {
@@ -135,10 +114,25 @@ int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, i
 	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
 	snprintf(interval, sizeof(interval), "%d", interval_s);
 	snprintf(last, sizeof(last), "%d)", count);
-	/* The shell's own words: ssh joins them into one line for the NAS's shell. */
-	const char *const cmd[] = {"for", "i", "in", "$(seq", "1", last, ";", "do", KSTAT_READ(objset),
-	                           "&&", "sleep", interval, "||", "exit", ";", "done", NULL};
-	return rc == VS_OK ? nas_job_start(t, cmd, job, err) : rc;
+	/* The shell's own words: ssh joins them into one line for the NAS's
+	 * shell.  A reading at once and every interval; a line on stdin
+	 * (NAS_LAST_READING, read by a helper in the background) signals the
+	 * loop, whose sleep it cuts short (POSIX's wait returns on a trapped
+	 * signal), for one last reading and the same word after it.  The
+	 * helper and the sleep write nowhere, so neither holds the session
+	 * open after the loop; a reading that fails ends it at once. */
+	const char *const cmd[] = {
+		"exec", "3<&0", ";", "trap", "'last=1'", "USR1", ";", "{", "read", "x", "<&3", "&&", "kill",
+		"-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1", "&", "for", "i", "in", "$(seq", "1", last,
+		";", "do", KSTAT_READ(objset), "||", "exit", ";", "test", "-z", "\"$last\"", "||", "break",
+		";", "sleep", interval, ">", "/dev/null", "2>&1", "&", "wait", "$!", ";", "test", "-z",
+		"\"$last\"", "||", "break", ";", "done", ";", "test", "-z", "\"$last\"", "||", "{",
+		KSTAT_READ(objset), "&&", "echo", NAS_LAST_READING, ";", "}", NULL};
+	/* named by what it repeats: a failure is cat's or date's */
+	char what[400];
+	snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil %s && "
+	         "date +%%s.%%N (every %s s)", objset, interval);
+	return rc == VS_OK ? nas_job_start(t, cmd, what, true, job, err) : rc;
 }
 
 typedef struct history_query {

@@ -1,9 +1,11 @@
-/* What the NAS did during one benchmark run: the kstat counters read before
- * and after the window and every interval between (stamped by the NAS's
- * clock, so that their deltas can be cut to fio's window as zpool iostat's
- * intervals are), and `zpool iostat` running beside it (a timeline and the
- * window's totals per class).  A sampler never fails a run: what it could
- * not read marks the window incomplete, with why. */
+/* What the NAS did during one benchmark run: the kstat counters read as it
+ * starts, every interval and as it ends (stamped by the NAS's clock, so
+ * that their deltas can be cut to fio's window as zpool iostat's intervals
+ * are), and `zpool iostat` running beside it (a timeline and the window's
+ * totals per class).  Both run in the background over ssh sessions opened
+ * as the run starts, so the run waits for no ssh handshake: the last
+ * reading is asked of the session open already.  A sampler never fails a
+ * run: what it could not read marks the window incomplete, with why. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,18 +17,13 @@
 enum { MAX_READINGS = 400 };
 
 struct nas_sampler {
-	const nas_target *t;
 	const nas_layout *layout;
-	char pool[256];
-	uint64_t objsetid;
 	int interval_s;
 	int reading_s;  /* the counters' readings' interval: iostat's, or longer for a long window */
-	nas_reading before;
 	nas_job *iostat, *counters;
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
-	double started;       /* Unix s: when zpool iostat began, as estimated (our clock) */
-	double offset, err;   /* the NAS's clock - ours, and within what, from the first read */
+	int answer_ms;          /* how long the last reading may take (the target's timeout) */
 };
 
 double nas_unix_now(void)
@@ -128,25 +125,6 @@ static bool counters_at(const nas_readings *r, double t, double slack, nas_count
 		memcpy((char *)c + grows[i], &u, sizeof(u));
 	}
 	return true;
-}
-
-/* The readings before, between and after, in the NAS's time order, kept in
- * w for nas_window_select. */
-static int keep_readings(nas_window *w, const nas_reading *before, const nas_readings *between,
-                         const nas_reading *after, vs_error *err)
-{
-	nas_reading *v = malloc((between->n + 2) * sizeof(*v));
-	if (!v)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	size_t n = 0;
-	v[n++] = *before;
-	for (size_t i = 0; i < between->n; i++)
-		if (between->v[i].at > v[n - 1].at)
-			v[n++] = between->v[i];
-	if (after->at > v[n - 1].at)
-		v[n++] = *after;
-	w->readings = (nas_readings){v, n};
-	return VS_OK;
 }
 
 /* The counters' deltas over [from, to]; without readings that hold it,
@@ -252,36 +230,24 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .interval_s = interval_s};
-	snprintf(s->pool, sizeof(s->pool), "%s", layout->pool);
-	/* A command's round trip: how long iostat will take to begin there. */
-	double asked = nas_unix_now();
-	int rc = nas_read_counters(t, s->pool, objsetid, &s->before, err);
-	double now = nas_unix_now();
-	s->started = now + (now - asked);
-	/* The NAS stamped its reading within [asked, now] of our clock. */
-	s->offset = s->before.at - (asked + now) / 2;
-	s->err = (now - asked) / 2;
-	if (rc != VS_OK) {
-		free(s);
-		return rc;
-	}
+	*s = (nas_sampler){.layout = layout, .interval_s = interval_s,
+	                   .answer_ms = t->timeout_s * 1000};
 	/* Enough intervals for the window and two more: iostat ends by itself
 	 * soon after, even when nobody stops it. */
 	char interval[16], count[16];
 	snprintf(interval, sizeof(interval), "%d", interval_s);
 	snprintf(count, sizeof(count), "%d", window_s / interval_s + 2);
 	/* -T u stamps each interval: nas_window_select keeps fio's own window. */
-	const char *const cmd[] = {"zpool", "iostat", "-T", "u", "-Hpvy", "-l", s->pool, interval,
+	const char *const cmd[] = {"zpool", "iostat", "-T", "u", "-Hpvy", "-l", layout->pool, interval,
 	                           count, NULL};
-	if (nas_job_start(t, cmd, &s->iostat, &s->iostat_err) != VS_OK)
+	if (nas_job_start(t, cmd, NULL, false, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
 	/* At most MAX_READINGS readings (one is some 9 KB: arcstats), spaced
 	 * out over a long window only; the window's edges are interpolated
 	 * between them. */
 	s->reading_s = window_s / interval_s > MAX_READINGS ? (window_s + MAX_READINGS - 1) / MAX_READINGS
 	                                                         : interval_s;
-	if (nas_counters_job(t, s->pool, objsetid, s->reading_s, window_s / s->reading_s + 2,
+	if (nas_counters_job(t, layout->pool, objsetid, s->reading_s, window_s / s->reading_s + 2,
 	                     &s->counters, &s->counters_err) != VS_OK)
 		s->counters = NULL;
 	*out = s;
@@ -296,12 +262,60 @@ static void incomplete(nas_window *w, const vs_error *err)
 	vs_error_format(err, w->why, sizeof(w->why));
 }
 
+/* The last reading, asked of the readings' job as the run ends and
+ * bracketed by our clock (the NAS's clock against ours, to within half the
+ * wait), then all the job's readings into w->readings, also those of a job
+ * that failed on the way.  false, with why in err, when the job failed or
+ * the last reading did not come. */
+static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
+{
+	double asked = nas_unix_now();
+	bool answered = nas_job_say(s->counters, NAS_LAST_READING, err) == VS_OK &&
+	                nas_job_await(s->counters, NAS_LAST_READING, s->answer_ms);
+	double now = nas_unix_now();
+	nas_output o = {0};
+	vs_error parse_err = {0};
+	int rc = nas_job_finish(&s->counters, 0, &o, err);
+	int parsed = nas_parse_kstat_series(o.out, o.len, &w->readings, &parse_err);
+	nas_output_free(&o);
+	/* in time order for the window's cut, whatever the NAS's clock did */
+	size_t kept = 0;
+	for (size_t i = 0; i < w->readings.n; i++)
+		if (!kept || w->readings.v[i].at > w->readings.v[kept - 1].at)
+			w->readings.v[kept++] = w->readings.v[i];
+	w->readings.n = kept;
+	if (rc != VS_OK)
+		return false;
+	if (parsed != VS_OK) {
+		*err = parse_err;
+		return false;
+	}
+	if (!answered || !w->readings.n) {
+		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no last reading in %d s", s->answer_ms / 1000);
+		return false;
+	}
+	w->clock_offset = w->readings.v[w->readings.n - 1].at - (asked + now) / 2;
+	w->clock_err = (now - asked) / 2;
+	return true;
+}
+
 void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 {
 	nas_sampler *s = *sp;
 	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
-	                  .clock_offset = s->offset, .clock_err = s->err};
-	vs_error err = {0};
+	                  .clock_err = -1};
+	/* The counters first: their last reading is the run's end. */
+	vs_error err = s->counters_err;
+	bool read = s->counters && last_reading(s, w, &err);
+	/* Readings that could not be had leave the pool's totals standing: the
+	 * window's cut then finds no reading near its edges and drops the
+	 * counters alone; without the last one, neither the run's end nor the
+	 * clocks' difference is known: incomplete. */
+	if (!read) {
+		vs_error_format(&err, w->counters_why, sizeof(w->counters_why));
+		w->unsampled = !w->readings.n;
+		incomplete(w, &err);
+	}
 	nas_output o = {0};
 	if (!s->iostat)
 		incomplete(w, &s->iostat_err);
@@ -309,36 +323,16 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK ||
 	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
 		incomplete(w, &err);
-	interval_ends(&w->timeline, s->started + s->offset, s->interval_s);
 	nas_output_free(&o);
+	/* iostat began as the first reading was taken: the two sessions opened
+	 * together. */
+	if (w->readings.n)
+		interval_ends(&w->timeline, w->readings.v[0].at, s->interval_s);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);
 	w->seconds = (double)w->timeline.n * s->interval_s;
-	/* Readings that could not be had leave the pool's totals standing: the
-	 * window's cut then finds no reading near its edges and drops the
-	 * counters alone. */
-	nas_readings between = {0};
-	if (!s->counters) {
-		vs_error_format(&s->counters_err, w->counters_why, sizeof(w->counters_why));
-	} else if (nas_job_finish(&s->counters, 0, &o, &err) != VS_OK ||
-	           nas_parse_kstat_series(o.out, o.len, &between, &err) != VS_OK) {
-		vs_error_format(&err, w->counters_why, sizeof(w->counters_why));
-		nas_readings_free(&between);
-	}
-	nas_output_free(&o);
-	nas_reading after;
-	double asked = nas_unix_now();
-	int rc = nas_read_counters(s->t, s->pool, s->objsetid, &after, &err);
-	double now = nas_unix_now();
-	if (rc == VS_OK && (now - asked) / 2 < w->clock_err) {
-		w->clock_offset = after.at - (asked + now) / 2;
-		w->clock_err = (now - asked) / 2;
-	}
-	if (rc != VS_OK ||
-	    nas_counters_delta(&s->before.c, &after.c, w, &err) != VS_OK)
+	if (read && nas_counters_delta(&w->readings.v[0].c, &w->readings.v[w->readings.n - 1].c, w,
+	                               &err) != VS_OK)
 		incomplete(w, &err);
-	else if (keep_readings(w, &s->before, &between, &after, &err) != VS_OK)
-		incomplete(w, &err);
-	nas_readings_free(&between);
 	free(s);
 	*sp = NULL;
 }

@@ -11,6 +11,7 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -216,10 +217,10 @@ typedef struct child {
 	int out_fd, err_fd;
 } child;
 
-/* Starts target + "--" + remote with stdin from /dev/null and stdout and
- * stderr on out_w and err_w.  Our own fds are close-on-exec (see
- * cloexec): the child gets only these three. */
-static int spawn_to(const nas_target *t, const char *const *remote, int out_w, int err_w,
+/* Starts target + "--" + remote with stdin from in_r (/dev/null when -1)
+ * and stdout and stderr on out_w and err_w.  Our own fds are close-on-exec
+ * (see cloexec): the child gets only these three. */
+static int spawn_to(const nas_target *t, const char *const *remote, int in_r, int out_w, int err_w,
                     pid_t *pid, vs_error *err)
 {
 	size_t n_remote = 0;
@@ -233,7 +234,10 @@ static int spawn_to(const nas_target *t, const char *const *remote, int out_w, i
 	memcpy(argv + t->argc + 1, remote, n_remote * sizeof(*argv));
 	posix_spawn_file_actions_t fa;
 	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	if (in_r >= 0)
+		posix_spawn_file_actions_adddup2(&fa, in_r, 0);
+	else
+		posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
 	posix_spawn_file_actions_adddup2(&fa, out_w, 1);
 	posix_spawn_file_actions_adddup2(&fa, err_w, 2);
 	int e = posix_spawnp(pid, argv[0], &fa, NULL, argv, environ);
@@ -259,7 +263,7 @@ static int spawn(const nas_target *t, const char *const *remote, child *c, vs_er
 		cloexec(errp[i]);
 	}
 	if (rc == VS_OK)
-		rc = spawn_to(t, remote, out[1], errp[1], &c->pid, err);
+		rc = spawn_to(t, remote, -1, out[1], errp[1], &c->pid, err);
 	for (int i = 0; i < 2; i++) {
 		int *p = i ? errp : out;
 		if (p[1] >= 0)
@@ -385,42 +389,119 @@ int nas_run(const nas_target *t, const char *const *remote, nas_output *o, vs_er
 /* A command that runs beside the benchmark (zpool iostat for the run's
  * window).  Its output goes to unlinked temporary files, not pipes: nobody
  * reads it until the end, and a full pipe would stall the sampler and skew
- * its intervals. */
+ * its intervals.  A fed job's stdin is a socket we hold, so that lines can
+ * be sent to it (a socket, not a pipe: a write to a job that is gone fails
+ * with EPIPE instead of raising SIGPIPE here). */
 struct nas_job {
 	pid_t pid;
 	FILE *out, *errs;
+	int in;       /* our end of its stdin; -1 when not fed */
+	off_t seen;   /* how far nas_job_await has looked at its stdout */
+	bool reaped;  /* it ended, seen by nas_job_await: status holds how */
+	int status;
 	size_t max_output;
 	char what[256], where[256];
 };
 
-int nas_job_start(const nas_target *t, const char *const *remote, nas_job **out, vs_error *err)
+static void job_free(nas_job *j)
+{
+	if (j->out)
+		fclose(j->out);
+	if (j->errs)
+		fclose(j->errs);
+	if (j->in >= 0)
+		close(j->in);
+	free(j);
+}
+
+int nas_job_start(const nas_target *t, const char *const *remote, const char *what, bool fed,
+                  nas_job **out, vs_error *err)
 {
 	nas_job *j = calloc(1, sizeof(*j));
 	*out = NULL;
 	if (!j)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	join_words(remote, j->what, sizeof(j->what));
+	j->in = -1;
+	if (what)
+		snprintf(j->what, sizeof(j->what), "%s", what);
+	else
+		join_words(remote, j->what, sizeof(j->what));
 	snprintf(j->where, sizeof(j->where), "%s", t->display);
 	j->max_output = t->max_output;
 	j->out = tmpfile();
 	j->errs = tmpfile();
+	int in[2] = {-1, -1};
 	int rc = j->out && j->errs ? VS_OK : vs_fail(err, VS_ERR_FAULT, "tmpfile: %s", strerror(errno));
+	if (rc == VS_OK && fed && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
+		rc = vs_fail(err, VS_ERR_FAULT, "socketpair: %s", strerror(errno));
 	if (rc == VS_OK) {
 		cloexec(fileno(j->out));
 		cloexec(fileno(j->errs));
-		rc = spawn_to(t, remote, fileno(j->out), fileno(j->errs), &j->pid, err);
+		rc = spawn_to(t, remote, in[1], fileno(j->out), fileno(j->errs), &j->pid, err);
 	}
+	if (in[1] >= 0)
+		close(in[1]);
+	j->in = in[0];
 	if (rc != VS_OK) {
 		vs_error_context(err, "starting '%s' on %s", j->what, t->display);
-		if (j->out)
-			fclose(j->out);
-		if (j->errs)
-			fclose(j->errs);
-		free(j);
+		job_free(j);
 		return rc;
 	}
 	*out = j;
 	return VS_OK;
+}
+
+int nas_job_say(nas_job *j, const char *line, vs_error *err)
+{
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "%s\n", line);
+	if (j->in < 0 || n < 0 || (size_t)n >= sizeof(buf))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' takes no input", j->what);
+	if (send(j->in, buf, (size_t)n, MSG_NOSIGNAL) != n)
+		return vs_fail(err, VS_ERR_CONNECT, "'%s' on %s takes no more input: %s", j->what, j->where,
+		               strerror(errno));
+	return VS_OK;
+}
+
+/* Whether the file's bytes from *from on hold "LINE\n" at a line's start
+ * (pread: the job writes through the same file offset, which must not
+ * move); *from advances past what was looked at. */
+static bool file_has_line(FILE *f, const char *line, off_t *from)
+{
+	char chunk[8192];
+	size_t want = strlen(line);
+	for (;;) {
+		/* a line may begin in what the last look left: look back a line's length */
+		off_t at = *from > (off_t)want + 1 ? *from - (off_t)want - 1 : 0;
+		ssize_t got = pread(fileno(f), chunk, sizeof(chunk) - 1, at);
+		if (got <= 0)
+			return false;
+		chunk[got] = '\0';
+		for (char *p = chunk; (p = strstr(p, line)) != NULL; p++)
+			if ((p == chunk ? at == 0 : p[-1] == '\n') && p[want] == '\n')
+				return true;
+		*from = at + got;
+		if ((size_t)got < sizeof(chunk) - 1)
+			return false;
+	}
+}
+
+bool nas_job_await(nas_job *j, const char *line, int wait_ms)
+{
+	int64_t deadline = now_ms() + wait_ms;
+	for (;;) {
+		if (file_has_line(j->out, line, &j->seen))
+			return true;
+		/* ended: what it printed is all there is (one last look) */
+		if (!j->reaped && waitpid(j->pid, &j->status, WNOHANG) == j->pid)
+			j->reaped = true;
+		if (j->reaped)
+			return file_has_line(j->out, line, &j->seen);
+		if (now_ms() >= deadline)
+			return false;
+		struct timespec nap = {0, 2 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
 }
 
 /* Waits for pid until deadline (ms, monotonic); true when it ended. */
@@ -432,7 +513,8 @@ static bool wait_until(pid_t pid, int64_t deadline, int *status)
 			return true;
 		if (now_ms() >= deadline)
 			return false;
-		struct timespec nap = {0, 20 * 1000 * 1000};
+		/* short: a stopped ssh ends within milliseconds, and the run waits */
+		struct timespec nap = {0, 5 * 1000 * 1000};
 		nanosleep(&nap, NULL);
 	}
 }
@@ -454,9 +536,9 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *over)
 int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 {
 	nas_job *j = *job;
-	int status = 0;
+	int status = j->status;
 	*o = (nas_output){.status = -1};
-	bool ended = wait_until(j->pid, now_ms() + wait_ms, &status);
+	bool ended = j->reaped || wait_until(j->pid, now_ms() + wait_ms, &status);
 	if (!ended) {
 		/* ssh ends the remote command with its session. */
 		kill(j->pid, SIGTERM);
@@ -481,9 +563,7 @@ int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 		rc = nas_explain(j->where, j->what, o->status, o->errtext, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "running '%s' on %s", j->what, j->where);
-	fclose(j->out);
-	fclose(j->errs);
-	free(j);
+	job_free(j);
 	*job = NULL;
 	return rc;
 }

@@ -339,7 +339,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	if (rc == VS_OK)
 		rc = run_fio(b, job_text, what, timeout, &proc, asked, err);
 	if (sampler)
-		nas_sampler_stop(&sampler, &out->nas_window);
+		na_bench_sampling_stop(b, &sampler, out);
 	remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */

@@ -17,6 +17,9 @@ uint64_t na_bench_guest_written(const na_fio_dir *write);
 /* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
  * says why). */
 nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
+/* Right after it: the window into out (a NAS that gave not one reading
+ * is warned about once). */
+void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out);
 /* The guest's clock against ours, from clock.txt written between asked[0]
  * and asked[1]; one that cannot be read leaves the NAS side incomplete. */
 void na_bench_guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out);

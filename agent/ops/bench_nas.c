@@ -199,8 +199,7 @@ void na_bench_nas_end(na_bench *b)
 	b->nas_ready = false;
 }
 
-/* Starts sampling for a job (NULL when there is no NAS side); a NAS lost
- * since na_bench_nas_begin makes this run's window incomplete, with why. */
+/* Starts sampling for a job (NULL when there is no NAS side). */
 nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
 {
 	if (!b->nas_ready)
@@ -218,11 +217,18 @@ nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench
 	    VS_OK) {
 		out->nas_window.incomplete = true;
 		vs_error_format(&err, out->nas_window.why, sizeof(out->nas_window.why));
-		if (!b->nas_lost_said)
-			na_say_warning(b->s, "the NAS could not be sampled: %s", out->nas_window.why);
-		b->nas_lost_said = true;
 	}
 	return s;
+}
+
+/* Stops it as the run ends; a NAS lost since na_bench_nas_begin (not one
+ * reading came) is said once. */
+void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out)
+{
+	nas_sampler_stop(s, &out->nas_window);
+	if (out->nas_window.unsampled && !b->nas_lost_said)
+		na_say_warning(b->s, "the NAS could not be sampled: %s", out->nas_window.why);
+	b->nas_lost_said |= out->nas_window.unsampled;
 }
 
 /* The pool's totals over fio's measured window: it ended when fio wrote its

@@ -72,9 +72,20 @@ typedef struct nas_output {
 int nas_run(const nas_target *t, const char *const *remote, nas_output *out, vs_error *err);
 void nas_output_free(nas_output *o);
 /* A command run in the background, e.g. `zpool iostat` for a benchmark's
- * window: started, then finished by nas_job_finish. */
+ * window: started, then finished by nas_job_finish.  what names it in
+ * messages (its first word the program: "cat ..."); NULL, the words do.  A
+ * fed job reads lines we send it (nas_job_say) on its stdin; another's
+ * stdin is /dev/null. */
 typedef struct nas_job nas_job;
-int nas_job_start(const nas_target *t, const char *const *remote, nas_job **job, vs_error *err);
+int nas_job_start(const nas_target *t, const char *const *remote, const char *what, bool fed,
+                  nas_job **job, vs_error *err);
+/* Sends line and a newline to a fed job's stdin; VS_ERR_CONNECT when it
+ * takes no more (it ended). */
+int nas_job_say(nas_job *job, const char *line, vs_error *err);
+/* Waits up to wait_ms for a line equal to line in the job's stdout, one it
+ * had not printed at the last call; false when the wait ran out or the job
+ * ended without it. */
+bool nas_job_await(nas_job *job, const char *line, int wait_ms);
 /* Waits up to wait_ms for the job to end, else stops it (SIGTERM, SIGKILL
  * 2 s later); *out gets what it printed (at most the target's max_output)
  * and out->stopped whether we stopped it.  VS_OK when it exited 0 or was
@@ -269,20 +280,17 @@ void nas_dataset_clear(nas_dataset *d);
 int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err);
 /* `zpool list -Hpv POOL`. */
 int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err);
-/* `cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil
- * /proc/spl/kstat/zfs/POOL/objset-0xID && date +%s.%N` in one call: the
- * counters with the NAS's time. */
-int nas_read_counters(const nas_target *t, const char *pool, uint64_t objsetid,
-                      nas_reading *out, vs_error *err);
-/* The same read every interval_s, count times, in the background
- * (`for i in $(seq 1 COUNT) ; do cat ... && date +%s.%N && sleep INTERVAL
- * || exit ; done`: fixed words, the checked pool name and numbers we
- * format): the readings that put the kstat deltas on fio's window. */
+/* The kstat counters with the NAS's time, `cat /proc/spl/kstat/zfs/arcstats
+ * /proc/spl/kstat/zfs/zil /proc/spl/kstat/zfs/POOL/objset-0xID && date
+ * +%s.%N`, read in the background: at once, then every interval_s, count
+ * times, and once more when a line (NAS_LAST_READING) is sent to the job
+ * (nas_job_say), after which it prints NAS_LAST_READING and ends (fixed
+ * words, the checked pool name and numbers we format).  These are the
+ * readings that put the kstat deltas on fio's window. */
+#define NAS_LAST_READING "end"
 int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
                      int count, nas_job **job, vs_error *err);
 
-/* What the NAS says about the dataset behind one export: the dataset, its
- * settings and its pool's layout. */
 typedef struct nas_view {
 	nas_dataset dataset;
 	nas_props props;
@@ -313,21 +321,23 @@ typedef struct nas_window {
 	                               up to it when seconds fall short (the interval in flight
 	                               when the run ended is not waited for) */
 	/* The kstats' deltas, over the same span as the totals: the sampler's
-	 * (before to after) until nas_window_select put them on fio's window
+	 * (first reading to last) until nas_window_select put them on fio's window
 	 * from the readings around its edges (or dropped them, counters false,
 	 * when no readings held an edge). */
 	bool counters;
-	nas_readings readings;      /* before, every interval, after: the NAS's time order */
+	nas_readings readings;      /* at the start, every interval, at the end: the NAS's time
+	                               order (one not later than the one before is left out) */
 	uint64_t dataset_writes, dataset_written, dataset_reads, dataset_read;  /* the objset's */
 	uint64_t arc_hits, arc_misses;  /* demand data */
 	double arc_hit_ratio;           /* hits / (hits + misses); -1 without demand reads */
 	uint64_t arc_size, arc_c_max;   /* after the run */
 	uint64_t zil_commits, zil_slog_bytes, zil_normal_bytes;
-	/* The NAS's clock minus this machine's (s), from the counters' reads
-	 * bracketed by our clock (the closer of the two): right to within
-	 * clock_err, half the round trip; clock_err < 0: not measured. */
+	/* The NAS's clock minus this machine's (s), from the last reading,
+	 * bracketed by our clock: right to within clock_err, half the time
+	 * between asking for it and seeing it; clock_err < 0: not measured. */
 	double clock_offset, clock_err;
 	char counters_why[256];     /* why the counters are not fio's window's, when they are dropped */
+	bool unsampled;             /* not one reading came: the NAS was not reached at all */
 	bool incomplete;            /* something was not read: the figures are partial, never wrong */
 	char why[512];              /* the first reason, when incomplete */
 } nas_window;
@@ -346,16 +356,17 @@ int nas_counters_delta(const nas_counters *before, const nas_counters *after, na
 double nas_unix_now(void);
 
 typedef struct nas_sampler nas_sampler;
-/* Right before a run: reads the counters (an error here: run without the
- * NAS), with the NAS's clock against ours, and starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
- * counters' readings (nas_counters_job) for a window of window_s (COUNT
- * covers it and two intervals more, so both end by themselves).  t and
- * layout must outlive the sampler. */
+/* Right before a run: starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT`
+ * and the counters' readings (nas_counters_job) for a window of window_s
+ * (COUNT covers it and two intervals more, so both end by themselves), and
+ * waits for neither: what they could not do is found at the stop.  Fails
+ * only on bad arguments.  t and layout must outlive the sampler. */
 int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
                       int interval_s, int window_s, nas_sampler **s, vs_error *err);
-/* Right after it: stops iostat (the interval in flight is dropped) and the
- * readings, reads the counters again, fills w; never fails: what could not
- * be read marks w incomplete.  Frees the sampler. */
+/* Right after it: asks the readings' job for its last reading (the NAS's
+ * clock against ours), stops iostat (the interval in flight is dropped),
+ * fills w; never fails: what could not be read marks w incomplete.  Frees
+ * the sampler. */
 void nas_sampler_stop(nas_sampler **s, nas_window *w);
 /* Cuts w's totals to fio's measured window [from, to] (Unix seconds, ramp
  * and file layout excluded): an interval ending at `end` (else at + 0.5:

@@ -140,9 +140,10 @@ assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.
 # That run is at 128K again, after the 16K one on the same disk: compare says so.
 run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,profile=randwrite-4k-qd1
 assert_contains "$OUT" "warning: 1 run of B measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"
-# ---- The NAS lost during a run (its sshd stopped once fio runs): that run
-# is kept, its figures incomplete (the counters after it unread); the next
-# run cannot start sampling: incomplete too, and one warning; both recorded.
+# ---- The NAS lost during a run (its sshd and the sessions open to it
+# stopped once fio runs, as a NAS's reboot ends them): that run is kept,
+# its figures incomplete (its last reading never came); the next run cannot
+# reach the NAS at all: incomplete too, and one warning; both recorded.
 before=$(sqlite3 "$db" "SELECT max(id) FROM results")
 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}" \
 	> "$WORK/lost.out" 2> "$WORK/lost.err" &
@@ -153,11 +154,14 @@ for i in $(seq 1 200); do
 	pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null && break
 	sleep 0.05
 done
+pkill -P "${OTHER_PIDS[-1]}"
 kill "${OTHER_PIDS[-1]}"
 wait "$bench_pid" || fail "bench with the NAS lost: exit $? ($(cat "$WORK/lost.err"))"
 assert_eq "$(grep -c '^randwrite-4k-qd1 #[12]:  write' "$WORK/lost.out")" 2 "both runs recorded"
-assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: ssh: connect to host 127.0.0.1 port [0-9]+: Connection refused$' "$WORK/lost.out")" 2 \
-	"both runs' NAS figures incomplete, saying why ($(cat "$WORK/lost.out"))"
+assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: ssh failed$' "$WORK/lost.out")" 1 \
+	"the run that lost the NAS: incomplete, saying why ($(cat "$WORK/lost.out"))"
+assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: ssh: connect to host 127.0.0.1 port [0-9]+: Connection refused$' "$WORK/lost.out")" 1 \
+	"the run after it: incomplete, saying why ($(cat "$WORK/lost.out"))"
 assert_eq "$(grep -c '^nfsagent: warning: the NAS could not be sampled: ' "$WORK/lost.err")" 1 \
 	"one warning ($(cat "$WORK/lost.err"))"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM nas_runs WHERE result_id > $before AND incomplete = 1 AND why IS NOT NULL")" 2 \

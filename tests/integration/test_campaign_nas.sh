@@ -125,8 +125,9 @@ assert_eq "$(jq -r '[.layers[] | select(.metric == "pool_write_mbps") | (.better
 run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=64K --json
 assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the measured recordsize"
 
-# A NAS that answers 2.5 s late: its clock is known to about 1.3 s only,
-# more than the 1 s interval: the run is kept, its NAS figures incomplete.
+# A NAS that answers 2.5 s late, its last reading too: its clock is known
+# to about 1.3 s only, more than the 1 s interval: the run is kept, its NAS
+# figures incomplete.
 nas_model '.answer_delay_ms = 2500'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 1 --size 4M --runtime 2 --db "$db" \
 	--guest-user root --nas-command "ssh -F $NAS_SSH_CONFIG nas"

@@ -113,7 +113,7 @@ func main() {
 	log.SetOutput(os.Stderr)
 	// sshd's forced command for the lab NAS (nasshell.go): one command, no lab.
 	if len(os.Args) == 3 && os.Args[1] == "-nas-shell" {
-		os.Exit(nasShell(os.Args[2], os.Getenv("SSH_ORIGINAL_COMMAND"), os.Stdout, os.Stderr))
+		os.Exit(nasShell(os.Args[2], os.Getenv("SSH_ORIGINAL_COMMAND"), os.Stdin, os.Stdout, os.Stderr))
 	}
 	// The guests' fio (guestfio.go): this machine's, its reports kept apart.
 	if len(os.Args) >= 3 && os.Args[1] == "-guest-fio-run" {

@@ -79,7 +79,8 @@ type nasState struct {
 	Born     int64        `json:"born_ns"` // kstat crtime base
 	// The NAS's clock ahead of this machine's by so many seconds (its
 	// `date` and zpool iostat's -T u stamps), and how long each command
-	// waits before it answers (a slow NAS: set with jq in a test).
+	// and each of the loop's readings waits before it answers (a slow
+	// NAS: set with jq in a test).
 	ClockSkew float64 `json:"clock_skew_s"`
 	DelayMs   int     `json:"answer_delay_ms"`
 }

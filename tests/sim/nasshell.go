@@ -10,6 +10,7 @@ package main
 // tests/data/zfs have the same formats.
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 )
 
 // nasShell runs one command line; returns the exit status.
-func nasShell(stateFile string, line string, out, errOut io.Writer) int {
+func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer) int {
 	st, err := loadNAS(stateFile)
 	if err != nil {
 		fmt.Fprintf(errOut, "labsim nas: %v\n", err)
@@ -64,8 +65,8 @@ func nasShell(stateFile string, line string, out, errOut io.Writer) int {
 		return zpoolIostat(stateFile, true, w[6], w[7], w[8], out, errOut)
 	case w[0] == "cat":
 		return kstatRead(st, w, out, errOut)
-	case w[0] == "for":
-		return kstatLoop(stateFile, w, out, errOut)
+	case w[0] == "exec":
+		return kstatLoop(stateFile, w, in, out, errOut)
 	case w[0] == "uname" || w[0] == "zfs" || w[0] == "zpool":
 		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", line)
 		return 2
@@ -330,34 +331,81 @@ func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
 	return status
 }
 
-// kstatLoop: `for i in $(seq 1 N) ; do READ && sleep S || exit ; done`, the
-// counters' readings beside a run (nas_counters_job), READ as kstatRead's,
-// from the model as it is at each reading.
-func kstatLoop(stateFile string, w []string, out, errOut io.Writer) int {
-	n := len(w)
-	var count, secs int
-	var err1, err2 error
-	ok := n >= 16 && strings.Join(w[:5], " ") == "for i in $(seq 1" && strings.HasSuffix(w[5], ")") &&
-		strings.Join(w[6:8], " ") == "; do" && strings.Join(w[n-7:n-5], " ") == "&& sleep" &&
-		strings.Join(w[n-4:], " ") == "|| exit ; done"
-	if ok {
-		count, err1 = strconv.Atoi(strings.TrimSuffix(w[5], ")"))
-		secs, err2 = strconv.Atoi(w[n-5])
+// The readings' loop (nas_counters_job) in its fixed words, READ being
+// kstatRead's `cat FILES && date +%s.%N` (7 words): a reading at once and
+// one every S seconds N times; a line on stdin cuts the wait short for a
+// last reading, then "end".
+var loopWords = [][]string{
+	strings.Fields("exec 3<&0 ; trap 'last=1' USR1 ; { read x <&3 && kill -USR1 $$ ; } > /dev/null 2>&1 & for i in $(seq 1"),
+	{"N)"}, {";", "do"}, {"READ"},
+	strings.Fields(`|| exit ; test -z "$last" || break ; sleep`), {"S"},
+	strings.Fields(`> /dev/null 2>&1 & wait $! ; test -z "$last" || break ; done ; test -z "$last" || {`),
+	{"READ"}, strings.Fields("&& echo end ; }"),
+}
+
+// loopOf matches w against loopWords: its count, seconds and READ words.
+func loopOf(w []string) (count, secs int, read []string, ok bool) {
+	var reads [][]string
+	var err error
+	for _, part := range loopWords {
+		switch {
+		case part[0] == "READ" && len(w) >= 7:
+			reads = append(reads, w[:7])
+			w = w[7:]
+		case part[0] == "N)" && len(w) > 0 && strings.HasSuffix(w[0], ")"):
+			count, err = strconv.Atoi(strings.TrimSuffix(w[0], ")"))
+			w = w[1:]
+		case part[0] == "S" && len(w) > 0:
+			secs, err = strconv.Atoi(w[0])
+			w = w[1:]
+		case len(w) >= len(part) && strings.Join(w[:len(part)], " ") == strings.Join(part, " "):
+			w = w[len(part):]
+		default:
+			return 0, 0, nil, false
+		}
+		if err != nil {
+			return 0, 0, nil, false
+		}
 	}
-	if !ok || err1 != nil || err2 != nil {
+	ok = len(w) == 0 && len(reads) == 2 && strings.Join(reads[0], " ") == strings.Join(reads[1], " ")
+	return count, secs, reads[0], ok
+}
+
+// kstatLoop runs that loop from the model as it is at each reading.
+func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer) int {
+	count, secs, read, ok := loopOf(w)
+	if !ok {
 		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", strings.Join(w, " "))
 		return 2
 	}
-	for i := 0; i < count; i++ {
+	asked := make(chan bool)
+	go func() {
+		if bufio.NewScanner(in).Scan() {
+			close(asked)
+		}
+	}()
+	reading := func() int {
 		st, err := loadNAS(stateFile)
 		if err != nil {
 			fmt.Fprintf(errOut, "labsim nas: %v\n", err)
 			return 1
 		}
-		if status := kstatRead(st, w[8:n-7], out, errOut); status != 0 {
+		time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
+		return kstatRead(st, read, out, errOut)
+	}
+	for i := 0; i < count; i++ {
+		if status := reading(); status != 0 {
 			return status
 		}
-		time.Sleep(time.Duration(secs) * time.Second)
+		select {
+		case <-asked:
+			if status := reading(); status != 0 {
+				return status
+			}
+			fmt.Fprintln(out, "end")
+			return 0
+		case <-time.After(time.Duration(secs) * time.Second):
+		}
 	}
 	return 0
 }
