@@ -35,9 +35,9 @@ extern const char *const na_dir_names[2];  /* "read", "write" */
  * under it its split's three parts (dataset bytes per guest byte, pool
  * data bytes per dataset byte, log bytes per guest byte): for each, lower
  * is better (more bytes for the guest's is worse), the layers judged.  A
- * rate (MB/s) or the ARC's hit share
- * by itself is neither better nor worse (more pool MB/s may be more guest
- * MB/s, or more waste): shown with its change, without a verdict.  A value
+ * rate (MB/s) or the ARC's hit share by itself is neither better nor worse
+ * (more pool MB/s may be more guest MB/s, or more waste): shown with its
+ * change, without a verdict.  A value
  * of 0 is measured (a write-only run's pool reads), not a stall: a line
  * with one has no ratio of logs, so no test (na_cmp_layer_effect). */
 enum { NA_L_ESXI_READ, NA_L_ESXI_WRITE, NA_L_POOL_READ, NA_L_POOL_WRITE, NA_L_SPECIAL_WRITE,

@@ -90,18 +90,19 @@ static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 	 * its longest direction's runtime (na_bench_nas_row_line's rates) */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
 	double secs = n->window_s > 0 ? n->window_s : (double)ms / 1000;
-	if (n->pool_known && !n->incomplete && secs > 0) {
+	/* an incomplete row's figures are not fio's window's */
+	bool whole = n->pool_known && !n->incomplete;
+	if (whole && secs > 0) {
 		layer[NA_L_POOL_READ] =
 			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
 		layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;
 		layer[NA_L_SPECIAL_WRITE] = (double)n->special_write_bytes / secs / 1e6;
 		layer[NA_L_LOG_WRITE] = (double)n->log_write_bytes / secs / 1e6;
 	}
-	/* The amplification and its split as bench stored them (schema 8; -1
-	 * for a NULL, as here); a row from before has no split, only the total
-	 * its stored totals give, from the window bench's NAS line reads it
-	 * from, so the formula is one. */
-	bool whole = n->pool_known && !n->incomplete;
+	/* The amplification and its split as bench stored them (schema 8; a
+	 * NULL is -1 there as here).  A row from before has no split, only the
+	 * total its stored totals give, through the window bench's NAS line
+	 * reads it from, so that the formula is one. */
 	if (whole && n->amplification >= 0) {
 		layer[NA_L_AMPLIFICATION] = n->amplification;
 		layer[NA_L_AMP_GUEST_TO_DATASET] = n->amp_guest_to_dataset;

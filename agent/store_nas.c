@@ -133,7 +133,7 @@ int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error 
 		const double clock[] = {NA_NAS_CLOCK(REAL_VALUE)};
 		for (size_t i = 0; b == SQLITE_OK && i < N_CLOCK; i++)
 			b = n->clock_known ? sqlite3_bind_double(st, ++col, clock[i])
-			                        : sqlite3_bind_null(st, ++col);
+			                   : sqlite3_bind_null(st, ++col);
 		if (b == SQLITE_OK)
 			b = sqlite3_step(st);
 		if (b != SQLITE_DONE)
