@@ -1,5 +1,6 @@
 /* nfsagent results: lists and exports recorded results, selected by any
  * provenance field or label. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,7 +12,8 @@ static const char usage[] =
 	"                        [--db FILE]\n"
 	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
 	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
-	"(recordsize=16K). --full adds the job file and fio's raw JSON.\n";
+	"(recordsize=16K). --full adds the job file and fio's raw JSON. A result's NAS\n"
+	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n";
 
 enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB };
 enum { MAX_WHERE = 32 };
@@ -24,7 +26,8 @@ typedef struct results_args {
 } results_args;
 
 /* The columns shown are the store's listed fields (na_fields), in its
- * order: JSON keys and CSV header alike, then each direction's statistics. */
+ * order: JSON keys and CSV header alike, then each direction's statistics,
+ * the labels and the NAS side's figures (nas_columns). */
 
 /* An integer field's value (repetition). */
 static int int_of(const na_result *r, size_t i)
@@ -85,6 +88,78 @@ static void csv_field(const char *s, bool last)
 	fputs(last ? "\"\n" : "\",", stdout);
 }
 
+/* A NAS row's figures as results shows them, in one order: the keys of
+ * its JSON "nas" object and, named "nas_" and the key, its CSV columns.
+ * kind: where the value is and when it is null (not measured). */
+typedef enum nas_kind {
+	NAS_TEXT,     /* const char *, NULL */
+	NAS_SETTING,  /* int64_t, always measured */
+	NAS_POOL,     /* int64_t, with pool_known */
+	NAS_COUNTER,  /* int64_t, with counters_known */
+	NAS_REAL,     /* double, < 0 not known */
+	NAS_CLOCK,    /* double, with clock_known (a shift may be < 0) */
+	NAS_FLAG,     /* bool */
+	NAS_JSON,     /* const char * of JSON */
+} nas_kind;
+typedef struct nas_column {
+	const char *name;
+	nas_kind kind;
+	size_t off;  /* in na_nas_run */
+} nas_column;
+#define COLUMN(name, kind) {#name, kind, offsetof(na_nas_run, name)},
+#define TEXT_COLUMN(name) COLUMN(name, NAS_TEXT)
+#define SETTING_COLUMN(name) COLUMN(name, NAS_SETTING)
+#define POOL_COLUMN(name) COLUMN(name, NAS_POOL)
+#define COUNTER_COLUMN(name) COLUMN(name, NAS_COUNTER)
+#define REAL_COLUMN(name) COLUMN(name, NAS_REAL)
+#define CLOCK_COLUMN(name) COLUMN(name, NAS_CLOCK)
+static const nas_column nas_columns[] = {
+	NA_NAS_TEXTS(TEXT_COLUMN) NA_NAS_SETTINGS(SETTING_COLUMN) NA_NAS_POOL(POOL_COLUMN)
+	NA_NAS_COUNTERS(COUNTER_COLUMN) COLUMN(arc_hit_ratio, NAS_REAL) NA_NAS_REALS(REAL_COLUMN)
+	NA_NAS_CLOCK(CLOCK_COLUMN) COLUMN(incomplete, NAS_FLAG) COLUMN(timeline, NAS_JSON)
+};
+#undef COLUMN
+#undef TEXT_COLUMN
+#undef SETTING_COLUMN
+#undef POOL_COLUMN
+#undef COUNTER_COLUMN
+#undef REAL_COLUMN
+#undef CLOCK_COLUMN
+enum { N_NAS_COLUMNS = sizeof(nas_columns) / sizeof(*nas_columns) };
+
+static json_t *nas_value(const na_nas_run *n, const nas_column *c)
+{
+	const char *at = (const char *)n + c->off;
+	const char *text = c->kind == NAS_TEXT || c->kind == NAS_JSON ? *(const char *const *)at : NULL;
+	int64_t whole = c->kind == NAS_SETTING || c->kind == NAS_POOL || c->kind == NAS_COUNTER
+	                    ? *(const int64_t *)at : 0;
+	double real = c->kind == NAS_REAL || c->kind == NAS_CLOCK ? *(const double *)at : 0;
+	json_t *v = NULL;
+	switch (c->kind) {
+	case NAS_TEXT: v = text ? json_string(text) : NULL; break;
+	case NAS_SETTING: v = json_integer(whole); break;
+	case NAS_POOL: v = n->pool_known ? json_integer(whole) : NULL; break;
+	case NAS_COUNTER: v = n->counters_known ? json_integer(whole) : NULL; break;
+	case NAS_REAL: v = real >= 0 ? json_real(real) : NULL; break;
+	case NAS_CLOCK: v = n->clock_known ? json_real(real) : NULL; break;
+	case NAS_FLAG: v = json_boolean(*(const bool *)at); break;
+	case NAS_JSON: v = text ? json_loads(text, 0, NULL) : NULL; break;
+	}
+	return v ? v : json_null();
+}
+
+/* A result's NAS side (bench --nas): the dataset's settings as measured and
+ * the pool's figures over the run, null where they were not measured. */
+static int nas_json(const na_nas_run *n, void *ud, vs_error *err)
+{
+	(void)err;
+	json_t *o = json_object();
+	for (size_t i = 0; i < N_NAS_COLUMNS; i++)
+		json_object_set_new(o, nas_columns[i].name, nas_value(n, &nas_columns[i]));
+	*(json_t **)ud = o;
+	return VS_OK;
+}
+
 static void csv_header(void)
 {
 	fputs("\"id\",", stdout);
@@ -98,10 +173,18 @@ static void csv_header(void)
 			if (na_stats[i].type == NA_TYPE_REAL)
 				csv_field(name, false);
 		}
-	csv_field("labels", true);
+	csv_field("labels", false);
+	for (size_t i = 0; i < N_NAS_COLUMNS; i++) {
+		char name[48];
+		snprintf(name, sizeof(name), "nas_%s", nas_columns[i].name);
+		csv_field(name, i + 1 == N_NAS_COLUMNS);
+	}
 }
 
-static void csv_row(const na_result *r)
+/* nas: the result's NAS side as nas_json made it, NULL for none; a null
+ * figure is an empty cell, never a 0, and a number is written as the JSON
+ * writes it. */
+static void csv_row(const na_result *r, const json_t *nas)
 {
 	printf("\"%lld\",", (long long)r->id);
 	for (size_t i = 0; i < NA_N_FIELDS; i++) {
@@ -126,7 +209,14 @@ static void csv_row(const na_result *r)
 	for (size_t i = 0; i < r->n_labels && len < sizeof(labels); i++)
 		len += (size_t)snprintf(labels + len, sizeof(labels) - len, "%s%s=%s", i ? ";" : "",
 		                        r->labels[i].key, r->labels[i].value);
-	csv_field(labels, true);
+	csv_field(labels, false);
+	for (size_t i = 0; i < N_NAS_COLUMNS; i++) {
+		json_t *v = json_object_get(nas, nas_columns[i].name);
+		char *text = v && !json_is_null(v) && !json_is_string(v)
+		                 ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		csv_field(text ? text : json_string_value(v), i + 1 == N_NAS_COLUMNS);
+		free(text);
+	}
 }
 
 typedef struct listing {
@@ -135,31 +225,6 @@ typedef struct listing {
 	na_table *table;
 	size_t n;
 } listing;
-
-/* A result's NAS side (bench --nas): the dataset's settings as measured and
- * the pool's figures over the run, null where they were not measured. */
-static int nas_json(const na_nas_run *n, void *ud, vs_error *err)
-{
-	(void)err;
-	json_t *o = json_object();
-#define TEXT_JSON(name) json_object_set_new(o, #name, n->name ? json_string(n->name) : json_null());
-#define INT_JSON(name) json_object_set_new(o, #name, json_integer(n->name));
-#define POOL_JSON(name) \
-	json_object_set_new(o, #name, n->pool_known ? json_integer(n->name) : json_null());
-#define COUNTER_JSON(name) \
-	json_object_set_new(o, #name, n->counters_known ? json_integer(n->name) : json_null());
-	NA_NAS_TEXTS(TEXT_JSON) NA_NAS_SETTINGS(INT_JSON) NA_NAS_POOL(POOL_JSON)
-	NA_NAS_COUNTERS(COUNTER_JSON)
-	json_object_set_new(o, "arc_hit_ratio",
-	                    n->arc_hit_ratio >= 0 ? json_real(n->arc_hit_ratio) : json_null());
-#define REAL_JSON(name) json_object_set_new(o, #name, n->name >= 0 ? json_real(n->name) : json_null());
-	NA_NAS_REALS(REAL_JSON)
-	json_object_set_new(o, "incomplete", json_boolean(n->incomplete));
-	json_t *timeline = n->timeline ? json_loads(n->timeline, 0, NULL) : NULL;
-	json_object_set_new(o, "timeline", timeline ? timeline : json_null());
-	*(json_t **)ud = o;
-	return VS_OK;
-}
 
 static int on_row(const na_result *r, void *ud, vs_error *err)
 {
@@ -170,21 +235,24 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		fputs("[", stdout);
 	if (!l->n && l->a->csv)
 		csv_header();
+	json_t *nas = NULL;
+	bool found;
+	int rc = l->a->json || l->a->csv ? na_store_nas_of(l->store, r->id, nas_json, &nas, &found, err)
+	                                 : VS_OK;
+	if (rc != VS_OK) {
+		json_decref(nas);
+		return rc;
+	}
 	if (l->a->json) {
-		json_t *o = result_json(r, l->a->full), *nas = NULL;
-		bool found;
-		int rc = na_store_nas_of(l->store, r->id, nas_json, &nas, &found, err);
+		json_t *o = result_json(r, l->a->full);
 		json_object_set_new(o, "nas", nas ? nas : json_null());
-		if (rc != VS_OK) {
-			json_decref(o);
-			return rc;
-		}
 		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
 		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
 		free(s);
 		json_decref(o);
 	} else if (l->a->csv) {
-		csv_row(r);
+		csv_row(r, nas);
+		json_decref(nas);
 	} else {
 		char id[24], rep[16], iops[2][32];
 		snprintf(id, sizeof(id), "%lld", (long long)r->id);

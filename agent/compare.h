@@ -31,14 +31,18 @@ extern const char *const na_dir_names[2];  /* "read", "write" */
 
 /* The layers under the guest's fio rows: what ESXi's datastore counters
  * and the NAS's pool saw of the same run (bench --nas).  Amplification is
- * pool bytes written / guest bytes written (nas_amplification_of): lower
- * is better, the one layer judged.  A rate (MB/s) or the ARC's hit share
- * by itself is neither better nor worse (more pool MB/s may be more guest
- * MB/s, or more waste): shown with its change, without a verdict.  A value
+ * pool bytes written / guest bytes written (nas_amplification_of), and
+ * under it its split's three parts (dataset bytes per guest byte, pool
+ * data bytes per dataset byte, log bytes per guest byte): for each, lower
+ * is better (more bytes for the guest's is worse), the layers judged.  A
+ * rate (MB/s) or the ARC's hit share by itself is neither better nor worse
+ * (more pool MB/s may be more guest MB/s, or more waste): shown with its
+ * change, without a verdict.  A value
  * of 0 is measured (a write-only run's pool reads), not a stall: a line
  * with one has no ratio of logs, so no test (na_cmp_layer_effect). */
 enum { NA_L_ESXI_READ, NA_L_ESXI_WRITE, NA_L_POOL_READ, NA_L_POOL_WRITE, NA_L_SPECIAL_WRITE,
-       NA_L_LOG_WRITE, NA_L_AMPLIFICATION, NA_L_ARC_HITS, NA_L_COUNT };
+       NA_L_LOG_WRITE, NA_L_AMPLIFICATION, NA_L_AMP_GUEST_TO_DATASET, NA_L_AMP_DATASET_TO_DATA,
+       NA_L_AMP_LOG_SHARE, NA_L_ARC_HITS, NA_L_COUNT };
 typedef struct na_layer_info {
 	const char *key;     /* JSON: "esxi_write_mbps", "pool_write_mbps", "amplification" */
 	const char *label;   /* "ESXi datastore write", "pool data write", "write amplification" */
@@ -48,7 +52,10 @@ typedef struct na_layer_info {
 } na_layer_info;
 extern const na_layer_info na_layers[NA_L_COUNT];
 /* A result's layers (n: its NAS side, NULL for none); -1 where not measured
- * (compare_layers.c, as na_layers and na_cmp_layer_cells_of). */
+ * (compare_layers.c, as na_layers and na_cmp_layer_cells_of).  The
+ * amplification and its parts are n's as stored (schema 8); a row from
+ * before has the total alone, from its stored totals.  Pool figures come
+ * from complete rows only. */
 void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_COUNT]);
 /* B against A for layer m: na_effect_of, judged when the layer is; with a
  * value of 0 on either side, no test: the change is the medians' ratio,

@@ -18,6 +18,9 @@ const na_layer_info na_layers[NA_L_COUNT] = {
 	{"pool_special_write_mbps", "pool special write", " MB/s", false, false},
 	{"pool_log_write_mbps", "pool log write", " MB/s", false, false},
 	{"amplification", "write amplification", "x", true, true},
+	{"amp_guest_to_dataset", "amplification, guest to dataset", "x", true, true},
+	{"amp_dataset_to_data", "amplification, dataset to data vdevs", "x", true, true},
+	{"amp_log_share", "amplification, log share", "x", true, true},
 	{"arc_hits_pct", "ARC demand hits", "%", false, false},
 };
 
@@ -87,26 +90,38 @@ static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 	 * its longest direction's runtime (na_bench_nas_row_line's rates) */
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
 	double secs = n->window_s > 0 ? n->window_s : (double)ms / 1000;
-	if (n->pool_known && !n->incomplete && secs > 0) {
+	/* an incomplete row's figures are not fio's window's */
+	bool whole = n->pool_known && !n->incomplete;
+	if (whole && secs > 0) {
 		layer[NA_L_POOL_READ] =
 			(double)(n->data_read_bytes + n->dedup_read_bytes + n->special_read_bytes) / secs / 1e6;
 		layer[NA_L_POOL_WRITE] = (double)(n->data_write_bytes + n->dedup_write_bytes) / secs / 1e6;
 		layer[NA_L_SPECIAL_WRITE] = (double)n->special_write_bytes / secs / 1e6;
 		layer[NA_L_LOG_WRITE] = (double)n->log_write_bytes / secs / 1e6;
 	}
-	/* the window bench's NAS line reads it from, so the formula is one */
-	nas_window win = {.counters = n->counters_known, .incomplete = n->incomplete,
-	                  .dataset_written = (uint64_t)n->dataset_written};
-	win.total[NAS_CLASS_DATA].write_bytes = (uint64_t)n->data_write_bytes;
-	win.total[NAS_CLASS_SPECIAL].write_bytes = (uint64_t)n->special_write_bytes;
-	win.total[NAS_CLASS_DEDUP].write_bytes = (uint64_t)n->dedup_write_bytes;
-	win.total[NAS_CLASS_LOG].write_bytes = (uint64_t)n->log_write_bytes;
-	const na_dir_stats *wr = &r->write;
-	nas_amplification a;
-	nas_amplification_of(&win, wr->present ? (uint64_t)(wr->bw_bytes * (double)wr->runtime_ms / 1000)
-	                                       : 0, &a);
-	if (a.known && n->pool_known)
-		layer[NA_L_AMPLIFICATION] = a.total;
+	/* The amplification and its split as bench stored them (schema 8; a
+	 * NULL is -1 there as here).  A row from before has no split, only the
+	 * total its stored totals give, through the window bench's NAS line
+	 * reads it from, so that the formula is one. */
+	if (whole && n->amplification >= 0) {
+		layer[NA_L_AMPLIFICATION] = n->amplification;
+		layer[NA_L_AMP_GUEST_TO_DATASET] = n->amp_guest_to_dataset;
+		layer[NA_L_AMP_DATASET_TO_DATA] = n->amp_dataset_to_data;
+		layer[NA_L_AMP_LOG_SHARE] = n->amp_log_share;
+	} else if (whole) {
+		nas_window win = {.counters = n->counters_known,
+		                  .dataset_written = (uint64_t)n->dataset_written};
+		win.total[NAS_CLASS_DATA].write_bytes = (uint64_t)n->data_write_bytes;
+		win.total[NAS_CLASS_SPECIAL].write_bytes = (uint64_t)n->special_write_bytes;
+		win.total[NAS_CLASS_DEDUP].write_bytes = (uint64_t)n->dedup_write_bytes;
+		win.total[NAS_CLASS_LOG].write_bytes = (uint64_t)n->log_write_bytes;
+		const na_dir_stats *wr = &r->write;
+		nas_amplification a;
+		nas_amplification_of(&win, wr->present ? (uint64_t)(wr->bw_bytes * (double)wr->runtime_ms /
+		                                                    1000) : 0, &a);
+		if (a.known)
+			layer[NA_L_AMPLIFICATION] = a.total;
+	}
 	/* a row incomplete may hold counters of the whole sampling, not fio's window */
 	if (n->counters_known && !n->incomplete && n->arc_hit_ratio >= 0)
 		layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;

@@ -242,6 +242,11 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
 #define NA_NAS_REALS(X) \
 	X(measured_s) X(window_s) X(amplification) X(amp_guest_to_dataset) X(amp_dataset_to_data) \
 	X(amp_log_share)
+/* The clocks (schema 9; NULL when not known, or before it): the NAS's
+ * clock minus the guest's that moved fio's window onto zpool's intervals
+ * (na_bench_fio_window), and how far off it may be, seconds.  A shift may
+ * be negative, so clock_known says whether both are. */
+#define NA_NAS_CLOCK(X) X(clock_shift_s) X(clock_err_s)
 /* Texts: the dataset, the pool's layout in words ("2 mirror + log"), the
  * settings that are words, and why the figures are incomplete. */
 #define NA_NAS_TEXTS(X) \
@@ -267,6 +272,8 @@ struct na_nas_run {
 	 * the NAS's clock. */
 	const char *timeline;
 	NA_NAS_REALS(NA_NAS_REAL)    /* each < 0 (NULL) when not known */
+	bool clock_known;            /* the NA_NAS_CLOCK were measured */
+	NA_NAS_CLOCK(NA_NAS_REAL)
 };
 #undef NA_NAS_INT
 #undef NA_NAS_TEXT

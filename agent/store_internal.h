@@ -37,15 +37,18 @@ extern const size_t na_n_columns;
 /* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
 void na_sql_columns(sqlite3_str *t, bool marks);
 
-/* store_nas.c: schema steps 6 (nas_runs) and 7 (its timeline), and what a
- * reader of an older file sees instead (before 6: an empty temp table; at
- * 6: a view with no timeline). */
+/* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
+ * window's seconds, the split) and 9 (the clocks), and what a reader of an
+ * older file sees instead (before 6: an empty temp table; at 6, 7 and 8: a
+ * view with the later steps' columns NULL). */
 extern const char na_store_nas_schema[];
 extern const char na_store_nas_timeline[];
 extern const char na_store_nas_none[];
 extern const char na_store_nas_no_timeline[];
 extern const char na_store_nas_window[];
 extern const char na_store_nas_no_window[];
+extern const char na_store_nas_clock[];
+extern const char na_store_nas_no_clock[];
 /* Inserts the NAS side of result result_id inside the caller's
  * transaction (na_store_add_journaled's). */
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);

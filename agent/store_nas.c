@@ -39,6 +39,8 @@ const char na_store_nas_timeline[] = "ALTER TABLE nas_runs ADD COLUMN timeline T
 /* Schema step 8: the NA_NAS_REALS. */
 #define ADD_REAL(name) "ALTER TABLE nas_runs ADD COLUMN " #name " REAL;"
 const char na_store_nas_window[] = NA_NAS_REALS(ADD_REAL);
+/* Schema step 9: the NA_NAS_CLOCK. */
+const char na_store_nas_clock[] = NA_NAS_CLOCK(ADD_REAL);
 #undef ADD_REAL
 #define REAL_COLUMN(name) ", " #name " REAL"
 #define NULL_REAL(name) ", NULL AS " #name
@@ -46,28 +48,35 @@ const char na_store_nas_window[] = NA_NAS_REALS(ADD_REAL);
 const char na_store_nas_none[] =
 	"CREATE TEMP TABLE nas_runs (result_id INTEGER PRIMARY KEY, dataset TEXT, pool_layout TEXT,"
 	" sync TEXT, compression TEXT, atime TEXT, logbias TEXT, primarycache TEXT, why TEXT,"
-	FIGURES " incomplete INTEGER, timeline TEXT" NA_NAS_REALS(REAL_COLUMN) ")";
-/* ... of a file of step 6: NAS rows without their timeline (nor step 8's) ... */
+	FIGURES " incomplete INTEGER, timeline TEXT" NA_NAS_REALS(REAL_COLUMN)
+	NA_NAS_CLOCK(REAL_COLUMN) ")";
+/* ... of a file of step 6: NAS rows without their timeline (nor the later
+ * steps' reals) ... */
 const char na_store_nas_no_timeline[] = "CREATE TEMP VIEW nas_runs AS SELECT *, NULL AS timeline"
-                                        NA_NAS_REALS(NULL_REAL) " FROM main.nas_runs";
-/* ... and of step 7: without step 8's reals. */
-const char na_store_nas_no_window[] =
-	"CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_REALS(NULL_REAL) " FROM main.nas_runs";
+                                        NA_NAS_REALS(NULL_REAL) NA_NAS_CLOCK(NULL_REAL)
+                                        " FROM main.nas_runs";
+/* ... of step 7: without step 8's reals and step 9's clocks ... */
+const char na_store_nas_no_window[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_REALS(NULL_REAL)
+                                      NA_NAS_CLOCK(NULL_REAL) " FROM main.nas_runs";
+/* ... and of step 8: without the clocks. */
+const char na_store_nas_no_clock[] =
+	"CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_CLOCK(NULL_REAL) " FROM main.nas_runs";
 #undef REAL_COLUMN
 #undef NULL_REAL
 
 /* The columns in the order of the statements below: texts, settings, pool,
- * counters, then arc_hit_ratio, incomplete, timeline and the reals. */
+ * counters, then arc_hit_ratio, incomplete, timeline, the reals and the
+ * clocks. */
 #define NAME(name) ", " #name
 #define COLUMNS                                                                          \
 	"result_id" NA_NAS_TEXTS(NAME) NA_NAS_SETTINGS(NAME) NA_NAS_POOL(NAME) NA_NAS_COUNTERS(NAME) \
-	", arc_hit_ratio, incomplete, timeline" NA_NAS_REALS(NAME)
+	", arc_hit_ratio, incomplete, timeline" NA_NAS_REALS(NAME) NA_NAS_CLOCK(NAME)
 #define ONE(name) +1
 enum {
 	N_TEXTS = 0 NA_NAS_TEXTS(ONE), N_SETTINGS = 0 NA_NAS_SETTINGS(ONE),
 	N_POOL = 0 NA_NAS_POOL(ONE), N_COUNTERS = 0 NA_NAS_COUNTERS(ONE),
-	N_REALS = 0 NA_NAS_REALS(ONE),
-	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3 + N_REALS,
+	N_REALS = 0 NA_NAS_REALS(ONE), N_CLOCK = 0 NA_NAS_CLOCK(ONE),
+	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3 + N_REALS + N_CLOCK,
 };
 
 /* Binds ints[0..n) from column *col on, or NULL for each when !known. */
@@ -121,6 +130,10 @@ int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error 
 		for (size_t i = 0; b == SQLITE_OK && i < N_REALS; i++)
 			b = reals[i] >= 0 ? sqlite3_bind_double(st, ++col, reals[i])
 			                  : sqlite3_bind_null(st, ++col);
+		const double clock[] = {NA_NAS_CLOCK(REAL_VALUE)};
+		for (size_t i = 0; b == SQLITE_OK && i < N_CLOCK; i++)
+			b = n->clock_known ? sqlite3_bind_double(st, ++col, clock[i])
+			                   : sqlite3_bind_null(st, ++col);
 		if (b == SQLITE_OK)
 			b = sqlite3_step(st);
 		if (b != SQLITE_DONE)
@@ -174,6 +187,11 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 			*reals[i] = sqlite3_column_type(st, col + 1) == SQLITE_NULL
 			                    ? -1
 			                    : sqlite3_column_double(st, col + 1);
+		/* the clocks: both recorded or neither */
+		n.clock_known = sqlite3_column_type(st, col + 1) != SQLITE_NULL;
+		double *const clock[] = {NA_NAS_CLOCK(REAL_OUT)};
+		for (size_t i = 0; i < N_CLOCK; i++, col++)
+			*clock[i] = sqlite3_column_double(st, col + 1);
 		*found = true;
 		rc = fn(&n, ud, err);
 	} else if (rc == VS_OK && step != SQLITE_DONE) {

@@ -52,6 +52,11 @@ typedef struct na_bench_outcome {
 	 * ran right before fio, within the StartProgramInGuest call: right to
 	 * within guest_clock_err, half the call; < 0 not read. */
 	double guest_clock_offset, guest_clock_err;
+	/* The NAS's clock minus the guest's, which moved fio's window onto the
+	 * NAS's intervals, right to within clock_err (s; na_bench_fio_window);
+	 * clock_known false when either clock was not read.  Recorded. */
+	bool clock_known;
+	double clock_shift, clock_err;
 } na_bench_outcome;
 
 /* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */

@@ -86,6 +86,8 @@ void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run
 		.amp_guest_to_dataset = a.known ? a.guest_to_dataset : -1,
 		.amp_dataset_to_data = a.known ? a.dataset_to_data : -1,
 		.amp_log_share = a.known ? a.log_share : -1,
+		.clock_known = out->clock_known, .clock_shift_s = out->clock_shift,
+		.clock_err_s = out->clock_err,
 	};
 }
 
@@ -249,6 +251,10 @@ void na_bench_fio_window(na_bench_outcome *out)
 	bool clocked = out->guest_clock_err >= 0 && w->clock_err >= 0;
 	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
 	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
+	/* kept even when too uncertain to place the window: it says why not */
+	out->clock_known = clocked;
+	out->clock_shift = shift;
+	out->clock_err = err;
 	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
 	/* An edge misplaced by more than an interval can take in the file's
 	 * layout or the ramp, at full speed: not this window's figures. */

@@ -101,6 +101,45 @@ run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq length <<< "$OUT")" 12 "every run recorded"
 assert_eq "$(jq -c '[.[] | select(.nas == null) | .id]' <<< "$OUT")" '[5,6,7,8,9,10]' \
 	"runs without the NAS side: unreachable, key refused, zpool missing"
+# results --csv carries every NAS figure --json does: a nas_ column each,
+# in the JSON's order, a number as the JSON writes it; not measured is an
+# empty cell, never a 0, and a run without a NAS side has every one empty.
+# The clocks' difference that placed fio's window is stored with it.
+echo "$OUT" > "$WORK/results.json"
+run 0 "$NFSAGENT" results --db "$db" --csv
+echo "$OUT" > "$WORK/results.csv"
+assert_contains "$(head -1 <<< "$OUT")" '"labels","nas_dataset","nas_pool_layout",' "the NAS columns after the labels"
+assert_contains "$(head -1 <<< "$OUT")" '"nas_window_s","nas_amplification","nas_amp_guest_to_dataset","nas_amp_dataset_to_data","nas_amp_log_share","nas_clock_shift_s","nas_clock_err_s","nas_incomplete","nas_timeline"' "CSV header's figures"
+check=$(python3 - "$WORK/results.csv" "$WORK/results.json" <<-'PY'
+	import csv, json, sys
+	rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+	results = {r["id"]: r for r in json.load(open(sys.argv[2]))}
+	keys = list(next(r["nas"] for r in results.values() if r["nas"]))
+	names = [c for c in rows[0] if c.startswith("nas_")]
+	assert names == ["nas_" + k for k in keys], (names, keys)
+	for row in rows:
+	    nas = results[int(row["id"])]["nas"]
+	    for k in keys:
+	        c, v = row["nas_" + k], None if nas is None else nas[k]
+	        if v is None:
+	            assert c == "", (row["id"], k, c)
+	        elif isinstance(v, bool):
+	            assert c == str(v).lower(), (row["id"], k, c)
+	        elif isinstance(v, (int, float)):
+	            assert float(c) == v and (isinstance(v, float) or c == str(v)), (row["id"], k, c, v)
+	        elif isinstance(v, str):
+	            assert c == v, (row["id"], k, c)
+	        else:
+	            assert json.loads(c) == v, (row["id"], k, c)
+	amp = [r for r in rows if results[int(r["id"])]["nas"] and results[int(r["id"])]["nas"]["amplification"] is not None]
+	assert amp and all(float(r["nas_amplification"]) == results[int(r["id"])]["nas"]["amplification"] for r in amp)
+	empty = [int(r["id"]) for r in rows if not any(r["nas_" + k] for k in keys)]
+	clocked = [int(r["id"]) for r in rows if r["nas_clock_shift_s"] and 0 <= float(r["nas_clock_err_s"]) < 1]
+	print(len(names), "columns; without a NAS side", empty, "; clocks known on", clocked[:4],
+	      "; an amplification cell equal to its JSON:", amp[0]["nas_amplification"] != "")
+	PY
+) || fail "results --csv against --json"
+assert_eq "$check" "53 columns; without a NAS side [5, 6, 7, 8, 9, 10] ; clocks known on [1, 2, 3, 4] ; an amplification cell equal to its JSON: True" "results --csv's NAS cells ($check)"
 
 # ---- The settings as measured are provenance fields (zfs_), whatever a
 # label said: selected by any spelling of a size, in JSON and CSV ----

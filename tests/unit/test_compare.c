@@ -483,7 +483,12 @@ static void test_nas_layers(void **state)
 		                .data_read_bytes = big ? (int64_t)(23e6 * 60 * jitter) : 0,
 		                .log_write_bytes = (int64_t)(guest * 60),
 		                .counters_known = true, .dataset_written = (int64_t)(guest * 60),
-		                .arc_hit_ratio = -1};
+		                .arc_hit_ratio = -1,
+		                /* rows from before schema 8: no stored amplification
+		                 * nor split (the total is the stored totals') */
+		                .measured_s = -1, .window_s = -1, .amplification = -1,
+		                .amp_guest_to_dataset = -1, .amp_dataset_to_data = -1,
+		                .amp_log_share = -1};
 		r.nas = &n;
 		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
 	}
@@ -497,6 +502,9 @@ static void test_nas_layers(void **state)
 	assert_true(fabs(b.rows[0].layer[NA_L_POOL_WRITE] - 3500) < 1e-6);
 	assert_true(fabs(b.rows[0].layer[NA_L_AMPLIFICATION] - (3.5e9 * 60 + 138e6 * 60) / (138e6 * 60))
 	            < 1e-9);
+	assert_true(b.rows[0].layer[NA_L_AMP_GUEST_TO_DATASET] < 0);  /* no split stored */
+	assert_true(b.rows[0].layer[NA_L_AMP_DATASET_TO_DATA] < 0);
+	assert_true(b.rows[0].layer[NA_L_AMP_LOG_SHARE] < 0);
 	assert_true(b.rows[0].layer[NA_L_ARC_HITS] < 0);
 	assert_true(a.rows[0].layer[NA_L_POOL_READ] == 0);  /* measured, not unknown */
 	/* The rates are over fio's window as stored (schema 8), not the runtime. */
@@ -528,7 +536,8 @@ static void test_nas_layers(void **state)
 	na_cmp c;
 	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
 	/* ESXi write (4 runs against 5), pool data read (0 on A), pool data
-	 * write, pool log write, amplification: no special or ARC figures.
+	 * write, pool log write, amplification: no special or ARC figures, and
+	 * no part rows without a stored split.
 	 * Only the amplification has a better side: the one verdict, alone in
 	 * its family; the rates are shown with their change. */
 	assert_int_equal(c.n_layers, 5);
@@ -559,6 +568,86 @@ static void test_nas_layers(void **state)
 	na_cmp_layer_cells_of(&c.layers[4], &cells);
 	assert_non_null(strstr(cells.change, "worse"));
 	assert_string_equal(cells.verdict, "beyond noise");
+	na_cmp_free(&c);
+	na_cmp_group_free(&a);
+	na_cmp_group_free(&b);
+	temp_store_remove(s, dir);
+}
+
+/* The amplification and its split as bench stored them (schema 8), not
+ * what the stored totals would give; the three parts judged under it,
+ * lower better for each: B's records cost more pool bytes per dataset
+ * byte (worse), its log fewer per guest byte (better), the same dataset
+ * bytes (within noise).  An incomplete row's stored figures are left out. */
+static void test_stored_split(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
+	na_store *s = temp_store(dir);
+	vs_error err = {0};
+	for (int i = 0; i < 11; i++) {
+		bool big = i >= 5 && i < 10, lost = i == 10;
+		double jitter = 1 + 0.01 * (i % 5);
+		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "randwrite"};
+		r.write = (na_dir_stats){.present = true, .iops = 40000, .bw_bytes = 160e6,
+		                         .lat_mean_us = 30, .p99_us = 90, .runtime_ms = 60000};
+		double to_data = (big ? 31.4 : 7.8) * jitter, log = (big ? 0.5 : 1.0) * jitter;
+		/* the totals would give 2x; the stored figures say otherwise */
+		na_nas_run n = {.dataset = big || lost ? "tank/vm64k" : "tank/vm16k",
+		                .recordsize = big || lost ? 65536 : 16384,
+		                .pool_known = true, .interval_s = 1, .intervals = 60,
+		                .data_write_bytes = (int64_t)(160e6 * 60 * 2),
+		                .counters_known = true, .dataset_written = (int64_t)(160e6 * 60),
+		                .arc_hit_ratio = -1, .measured_s = 60, .window_s = 60,
+		                .amplification = 1.02 * jitter * to_data + log,
+		                .amp_guest_to_dataset = 1.02 * jitter, .amp_dataset_to_data = to_data,
+		                .amp_log_share = log, .incomplete = lost,
+		                .why = lost ? "zpool exited 1" : NULL};
+		r.nas = &n;
+		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	}
+	na_cmp_group a = {0}, b = {0};
+	assert_int_equal(na_cmp_load(s, "zfs_recordsize=16K", &a, &err), VS_OK);
+	assert_int_equal(na_cmp_load(s, "zfs_recordsize=64K", &b, &err), VS_OK);
+	assert_int_equal(b.n, 6);
+	assert_true(fabs(a.rows[0].layer[NA_L_AMPLIFICATION] - (1.02 * 7.8 + 1.0)) < 1e-9);
+	assert_true(fabs(b.rows[1].layer[NA_L_AMP_GUEST_TO_DATASET] - 1.02 * 1.01) < 1e-9);
+	assert_true(fabs(b.rows[1].layer[NA_L_AMP_DATASET_TO_DATA] - 31.4 * 1.01) < 1e-9);
+	assert_true(fabs(b.rows[1].layer[NA_L_AMP_LOG_SHARE] - 0.5 * 1.01) < 1e-9);
+	for (int m = NA_L_POOL_READ; m < NA_L_COUNT; m++)  /* the incomplete row: none */
+		assert_true(b.rows[5].layer[m] < 0);
+
+	na_cmp c;
+	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);
+	/* pool data read (0 on both: left out), pool data write, then the
+	 * amplification and its parts, in that order: four verdicts, one family */
+	assert_int_equal(c.n_layers, 5);
+	const int want[] = {NA_L_POOL_WRITE, NA_L_AMPLIFICATION, NA_L_AMP_GUEST_TO_DATASET,
+	                    NA_L_AMP_DATASET_TO_DATA, NA_L_AMP_LOG_SHARE};
+	const int verdict[] = {NA_NOISE_SHOWN, NA_NOISE_BEYOND, NA_NOISE_WITHIN, NA_NOISE_BEYOND,
+	                       NA_NOISE_BEYOND};
+	const char *const change[] = {NULL, "worse", NULL, "worse", "better"};
+	for (size_t i = 0; i < 5; i++) {
+		assert_int_equal(c.layers[i].metric, want[i]);
+		assert_int_equal(c.layers[i].eff.judged, i > 0);
+		assert_int_equal(c.layers[i].eff.verdict, verdict[i]);
+		assert_int_equal(c.layers[i].sb.n, 5);
+		if (i > 0)
+			assert_int_equal(c.layers[i].eff.family, 4);
+		na_cmp_cells cells;
+		na_cmp_layer_cells_of(&c.layers[i], &cells);
+		if (change[i])
+			assert_non_null(strstr(cells.change, change[i]));
+	}
+	na_cmp_cells cells;
+	na_cmp_layer_cells_of(&c.layers[1], &cells);
+	assert_string_equal(cells.metric, "write amplification");
+	assert_string_equal(cells.a, "9.30x (8.96-9.65, n=5)");  /* stored, not the totals' 2.00x */
+	na_cmp_layer_cells_of(&c.layers[3], &cells);
+	assert_string_equal(cells.metric, "amplification, dataset to data vdevs");
+	assert_string_equal(cells.b, "32.0x (31.4-32.7, n=5)");
+	na_cmp_layer_cells_of(&c.layers[4], &cells);
+	assert_string_equal(cells.metric, "amplification, log share");
 	na_cmp_free(&c);
 	na_cmp_group_free(&a);
 	na_cmp_group_free(&b);
@@ -635,7 +724,7 @@ int main(void)
 		cmocka_unit_test(test_pooled_p99),     cmocka_unit_test(test_mixed_family),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
-		cmocka_unit_test(test_recordsize_trap),
+		cmocka_unit_test(test_recordsize_trap), cmocka_unit_test(test_stored_split),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

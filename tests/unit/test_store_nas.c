@@ -1,7 +1,8 @@
 /* The NAS side of results (store_nas.c): a row recorded and read back with
  * what was not measured kept apart from zero, one per result, refused
- * without its dataset or an incomplete one without why, schema step 6 on an
- * older file, and a reader of an older file that sees no NAS side. */
+ * without its dataset or an incomplete one without why, schema steps 6 to 9
+ * on an older file, and a reader of an older file that sees no NAS side (or
+ * a later step's columns NULL). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -78,6 +79,8 @@ static na_nas_run sample(void)
 		.timeline = "{\"interval_s\":2,\"data_write\":[3500000000,3400000000]}",
 		.measured_s = 58, .window_s = 60, .amplification = 31.8, .amp_guest_to_dataset = 1,
 		.amp_dataset_to_data = 25.3, .amp_log_share = 6.5,
+		/* the NAS's clock behind the guest's: a shift below 0 is known */
+		.clock_known = true, .clock_shift_s = -0.25, .clock_err_s = 0.004,
 	};
 }
 
@@ -106,7 +109,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_schema_version(), 8);
+	assert_int_equal(na_store_schema_version(), 9);
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
@@ -116,6 +119,7 @@ static void recorded_and_read_back(void **state)
 	lost.why = "zpool exited 1: pool I/O is currently suspended";
 	lost.measured_s = lost.window_s = lost.amplification = -1;
 	lost.amp_guest_to_dataset = lost.amp_dataset_to_data = lost.amp_log_share = -1;
+	lost.clock_known = false;  /* the guest's clock.txt could not be read */
 	int64_t other = add_result(s, &lost);
 
 	seen got = {0};
@@ -140,6 +144,8 @@ static void recorded_and_read_back(void **state)
 	assert_true(got.n.measured_s == 58 && got.n.window_s == 60);
 	assert_true(got.n.amplification == 31.8 && got.n.amp_guest_to_dataset == 1);
 	assert_true(got.n.amp_dataset_to_data == 25.3 && got.n.amp_log_share == 6.5);
+	assert_true(got.n.clock_known);
+	assert_true(got.n.clock_shift_s == -0.25 && got.n.clock_err_s == 0.004);
 
 	got = (seen){0};
 	assert_int_equal(na_store_nas_of(s, other, keep, &got, &found, &err), VS_OK);
@@ -152,6 +158,7 @@ static void recorded_and_read_back(void **state)
 	assert_string_equal(got.timeline, "(null)");  /* no window, no timeline */
 	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
 	assert_true(got.n.amp_dataset_to_data < 0 && got.n.amp_log_share < 0);
+	assert_false(got.n.clock_known);
 
 	/* A result without one; the refusals, which refuse the result too: a
 	 * result and its NAS side are one transaction. */
@@ -178,7 +185,8 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT data_write_bytes IS NULL, dataset_written IS NULL,"
 	                                        " arc_hit_ratio IS NULL, recordsize,"
-	                                        " measured_s IS NULL AND amp_log_share IS NULL FROM nas_runs"
+	                                        " measured_s IS NULL AND amp_log_share IS NULL,"
+	                                        " clock_shift_s IS NULL AND clock_err_s IS NULL FROM nas_runs"
 	                                        " WHERE result_id = ?", -1, &st, NULL), SQLITE_OK);
 	sqlite3_bind_int64(st, 1, other);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -187,6 +195,7 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_column_int(st, 2), 1);
 	assert_int_equal(sqlite3_column_int(st, 3), 65536);
 	assert_int_equal(sqlite3_column_int(st, 4), 1);
+	assert_int_equal(sqlite3_column_int(st, 5), 1);
 	sqlite3_finalize(st);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM results),"
 	                                        " (SELECT count(*) FROM nas_runs)", -1, &st, NULL),
@@ -198,9 +207,9 @@ static void recorded_and_read_back(void **state)
 	sqlite3_close(db);
 }
 
-/* A file of schema 6 (or 7): its NAS rows read without a timeline (or
- * without step 8's seconds and split), the file left as it is; the next
- * recording command adds the columns. */
+/* A file of schema 6 (7, 8): its NAS rows read without a timeline (without
+ * step 8's seconds and split, without step 9's clocks), the file left as it
+ * is; the next recording command adds the columns. */
 static void older_nas_rows(int version)
 {
 	na_store *s = NULL;
@@ -224,6 +233,7 @@ static void older_nas_rows(int version)
 	assert_string_equal(got.dataset, "tank/vm");
 	assert_string_equal(got.timeline, "(null)");
 	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
+	assert_false(got.n.clock_known);
 	na_store_close(&s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *st = NULL;
@@ -239,6 +249,7 @@ static void older_nas_rows(int version)
 	assert_int_equal(na_store_nas_of(s, id, keep, &got, &found, &err), VS_OK);
 	assert_string_equal(got.timeline, n.timeline);
 	assert_true(got.n.amp_dataset_to_data == 25.3);
+	assert_true(got.n.clock_known && got.n.clock_shift_s == -0.25 && got.n.clock_err_s == 0.004);
 	na_store_close(&s);
 }
 
@@ -252,6 +263,12 @@ static void schema_7_files(void **state)
 {
 	(void)state;
 	older_nas_rows(7);
+}
+
+static void schema_8_files(void **state)
+{
+	(void)state;
+	older_nas_rows(8);
 }
 
 /* A file of schema 5: a reader sees no NAS side and leaves it at 5; the
@@ -368,6 +385,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(settings_are_fields, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_6_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_7_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_8_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
