@@ -206,6 +206,43 @@ static void test_run_limits(void **state)
 	nas_target_free(&t);
 }
 
+/* A fed job: lines sent reach its stdin, the line awaited is seen as it
+ * comes; one that ended without it is not waited for, and a line sent to
+ * it then is an error, never a SIGPIPE that would kill nfsagent. */
+static void test_fed_job(void **state)
+{
+	(void)state;
+	nas_target t;
+	fake(&t, "read x; echo \"got $x\"; echo done; exec sleep 30");
+	nas_job *j;
+	vs_error err = {0};
+	const char *const cmd[] = {"loop", NULL};
+	assert_int_equal(nas_job_start(&t, cmd, NULL, true, &j, &err), VS_OK);
+	assert_false(nas_job_await(j, "done", 100));  /* nothing sent yet */
+	assert_int_equal(nas_job_say(j, "end", &err), VS_OK);
+	assert_true(nas_job_await(j, "done", 5000));
+	nas_output o;
+	assert_int_equal(nas_job_finish(&j, 0, &o, &err), VS_OK);
+	assert_true(o.stopped);
+	assert_string_equal(o.out, "got end\ndone\n");
+	nas_output_free(&o);
+	nas_target_free(&t);
+
+	fake(&t, "echo partial; echo donenot; exit 3");
+	assert_int_equal(nas_job_start(&t, cmd, NULL, true, &j, &err), VS_OK);
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	assert_false(nas_job_await(j, "done", 5000));  /* ended without it: not waited for */
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	assert_int_equal(nas_job_say(j, "end", &err), VS_ERR_CONNECT);
+	assert_int_equal(nas_job_finish(&j, 0, &o, &err), VS_ERR_FAULT);
+	assert_false(o.stopped);
+	assert_int_equal(o.status, 3);
+	nas_output_free(&o);
+	nas_target_free(&t);
+}
+
 static void test_check_system(void **state)
 {
 	(void)state;
@@ -234,6 +271,7 @@ int main(void)
 		cmocka_unit_test(test_run_passes_words_verbatim),
 		cmocka_unit_test(test_run_failures_have_one_reason),
 		cmocka_unit_test(test_run_limits),
+		cmocka_unit_test(test_fed_job),
 		cmocka_unit_test(test_check_system),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
