@@ -607,6 +607,86 @@ static void test_recordsize_trap(void **state)
 	temp_store_remove(s, dir);
 }
 
+/* A VM is known by its vCenter and name, and each of its disks has a stay
+ * of its own: a run on another disk does not end it, a disk moved does. */
+typedef struct trap_seen {
+	int64_t other_id[4], first_id[4];
+	size_t n;
+} trap_seen;
+
+static int note_now(const na_result *r, const na_trap *t, void *ud, vs_error *err)
+{
+	(void)err;
+	trap_seen *seen = ud;
+	if (!r->id && seen->n < 4) {
+		seen->other_id[seen->n] = t->other_id;
+		seen->first_id[seen->n++] = t->first_id;
+	}
+	return VS_OK;
+}
+
+static void test_trap_stays(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
+	na_store *s = temp_store(dir);
+	vs_error err = {0};
+	/* 1 disk 0 at 128K; 2 disk 1 elsewhere; 3 disk 0 at 16K (changed under
+	 * it: result 2 did not end its stay); 4 a VM of the same name in
+	 * another vCenter, at 128K after 3's 16K: its own stay */
+	const char *vc[] = {"vc1", "vc1", "vc1", "vc2"};
+	const char *disk[] = {"disk-1000-0 [ds1] fiotest/fiotest.vmdk",
+	                      "disk-1000-1 [ds2] fiotest/fiotest_1.vmdk",
+	                      "disk-1000-0 [ds1] fiotest/fiotest.vmdk",
+	                      "disk-1000-0 [ds1] fiotest/fiotest.vmdk"};
+	const char *ds[] = {"ds1", "ds2", "ds1", "ds1"};
+	const int64_t rs[] = {131072, 16384, 16384, 131072};
+	for (int i = 0; i < 4; i++) {
+		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
+		               .vcenter = vc[i], .vm = "fiotest", .datastore = ds[i], .disk = disk[i]};
+		r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
+		na_nas_run n = {.dataset = "tank/vm", .recordsize = rs[i]};
+		r.nas = &n;
+		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	}
+	na_cmp_group g = {0};
+	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
+	char **text = NULL;
+	size_t n = 0;
+	assert_int_equal(na_trap_sentences(s, &g, "A", &text, &n, &err), VS_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(text[0], "1 run of A measured recordsize 16K on disk-1000-0 [ds1] "
+	                             "fiotest/fiotest.vmdk after result 1 measured 128K there: the disk "
+	                             "may still hold 128K records, since a recordsize applies to blocks "
+	                             "written after it is set");
+	free(text[0]);
+	free(text);
+	na_cmp_group_free(&g);
+	/* bench's runs to come, one per disk of the VM on ds1: disk 0 stayed
+	 * (its first 128K result is 1), disk 1 was moved there (a new stay) */
+	na_result now[] = {
+		{.vcenter = "vc1", .disk = disk[0], .datastore = "ds1", .zfs_recordsize = "16384",
+		 .started_at = "2026-01-02T00:00:00Z"},
+		{.vcenter = "vc1", .disk = "disk-1000-1 [ds1] fiotest/fiotest_1.vmdk", .datastore = "ds1",
+		 .zfs_recordsize = "16384", .started_at = "2026-01-02T00:00:00Z"},
+	};
+	trap_seen seen = {0};
+	assert_int_equal(na_trap_walk(s, "vc1", "fiotest", now, 2, note_now, &seen, &err), VS_OK);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.other_id[0], 1);
+	assert_int_equal(seen.first_id[0], 1);
+	assert_int_equal(seen.other_id[1], 0);
+	assert_int_equal(seen.first_id[1], 0);
+	/* vc2's VM: its disk's stay began with result 4 */
+	seen = (trap_seen){0};
+	now[0].vcenter = "vc2";
+	assert_int_equal(na_trap_walk(s, "vc2", "fiotest", now, 1, note_now, &seen, &err), VS_OK);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.first_id[0], 4);
+	assert_int_equal(seen.other_id[0], 4);
+	temp_store_remove(s, dir);
+}
+
 /* The compare command nfsagent prints is pasted into a shell: a campaign
  * name is one word, whatever it holds. */
 static void test_shell_quote(void **state)
@@ -635,7 +715,7 @@ int main(void)
 		cmocka_unit_test(test_pooled_p99),     cmocka_unit_test(test_mixed_family),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
-		cmocka_unit_test(test_recordsize_trap),
+		cmocka_unit_test(test_recordsize_trap), cmocka_unit_test(test_trap_stays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
