@@ -233,21 +233,22 @@ static int check_now(const na_result *r, const na_trap *t, void *ud, vs_error *e
 	char now[32];
 	na_size(b->nas_view.props.recordsize, now, sizeof(now));
 	const char *dataset = b->nas_view.dataset.name;
-	/* ISO-8601 UTC times of one format compare as text */
-	if (t->other_id)
-		na_say_warning(b->s, "result %lld measured recordsize %s on %s (%s) and %s has %s now: "
-		               "the disk may still hold records of the old size, since a recordsize "
-		               "applies to blocks written after it is set; for results of %s records, "
-		               "move the VM to a dataset that had it before the disk arrived",
-		               (long long)t->other_id, t->other_recordsize, r->disk, t->other_started,
-		               dataset, now, now);
-	else if (t->first_id && c->set_at[0] && strcmp(t->first_started, c->set_at) < 0)
+	/* The history says when (ISO-8601 UTC times of one format compare as
+	 * text); without it, a recordsize measured before says that it changed. */
+	if (t->first_id && c->set_at[0] && strcmp(t->first_started, c->set_at) < 0)
 		na_say_warning(b->s, "the recordsize of %s was last changed at %s (zpool history), after "
 		               "result %lld ran on %s there (%s): the disk may still hold records of the "
 		               "old size, since a recordsize applies to blocks written after it is set; "
 		               "for results of %s records, move the VM to a dataset that had it before "
 		               "the disk arrived",
 		               dataset, c->set_at, (long long)t->first_id, r->disk, t->first_started, now);
+	else if (t->other_id)
+		na_say_warning(b->s, "result %lld measured recordsize %s on %s (%s) and %s has %s now: "
+		               "the disk may still hold records of the old size, since a recordsize "
+		               "applies to blocks written after it is set; for results of %s records, "
+		               "move the VM to a dataset that had it before the disk arrived",
+		               (long long)t->other_id, t->other_recordsize, r->disk, t->other_started,
+		               dataset, now, now);
 	return VS_OK;
 }
 

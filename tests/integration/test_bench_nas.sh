@@ -121,8 +121,9 @@ run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,
 assert_eq "$(jq -c '.label_conflicts' <<< "$OUT")" '["label recordsize=16K contradicts the NAS in A: zfs_recordsize is 128K (2 runs)"]' "in JSON"
 
 # ---- The seeds' trap: the dataset's recordsize changed while the disk
-# stayed (the lab has no zpool history: the results' measured recordsize is
-# the sign); the disk may hold records of the old size ----
+# stayed (changed by jq, the pool's history says nothing of it: the
+# results' measured recordsize is the sign); the disk may hold records of
+# the old size ----
 nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 16384'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
 assert_one_line "$ERR"
@@ -140,6 +141,27 @@ assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.
 # That run is at 128K again, after the 16K one on the same disk: compare says so.
 run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,profile=randwrite-4k-qd1
 assert_contains "$OUT" "warning: 1 run of B measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"
+# ---- The trap by the pool's history: tank/vmware set to 16K on the NAS
+# while fiotest's disk stayed there since result 1; db01's second disk,
+# benched on LocalDS_0 before the change, moved onto the dataset after it:
+# no warning for db01 (neither disk has a result there before the change) ----
+run 0 "$NFSAGENT" bench --vm db01 --datastore LocalDS_0 --profile randwrite-4k-qd1 "${quick[@]}"
+assert_eq "$(sqlite3 "$db" "SELECT disk FROM results WHERE id = (SELECT max(id) FROM results)")" \
+	"disk-1000-1 [LocalDS_0] db01/db01_1.vmdk" "db01's disk on LocalDS_0"
+nas_command zfs set recordsize=16K tank/vmware
+assert_eq "$(nas_command env TZ=UTC zpool history -il tank | grep -c 'set tank/vmware ([0-9]*) recordsize=16384 \[on lab-nas\]$')" 1 \
+	"the kernel's record of the change"
+set_at=$(jq -r '.history[-1].time | todate' "$NAS_STATE")
+first=$(sqlite3 "$db" "SELECT started_at FROM results WHERE id = 1")
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
+assert_eq "$ERR" "nfsagent: warning: the recordsize of tank/vmware was last changed at $set_at (zpool history), after result 1 ran on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk there ($first): the disk may still hold records of the old size, since a recordsize applies to blocks written after it is set; for results of 16.0 KiB records, move the VM to a dataset that had it before the disk arrived" \
+	"the trap by zpool history"
+run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware
+run 0 "$NFSAGENT" bench --vm db01 --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
+assert_eq "$ERR" "" "db01 moved onto tank/vmware after the change: no warning"
+assert_eq "$(sqlite3 "$db" "SELECT recordsize FROM nas_runs WHERE result_id = (SELECT max(id) FROM results)")" \
+	16384 "db01's run measured the new recordsize"
+
 # ---- The NAS lost during a run (its sshd stopped once fio runs): that run
 # is kept, its figures incomplete (the counters after it unread); the next
 # run cannot start sampling: incomplete too, and one warning; both recorded.
