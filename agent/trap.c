@@ -12,9 +12,12 @@
 
 enum { MAX_SIZES = 8 };  /* distinct recordsizes a stay remembers */
 
-/* One disk's stay on a datastore, the disk known by its label (the device,
- * "disk-1000-0"), the stay by the rest ("[ds] dir/x.vmdk") and the datastore. */
+/* One disk's stay on a datastore, the disk known by its VM's vCenter and its
+ * label (the device, "disk-1000-0"), the stay by the rest ("[ds]
+ * dir/x.vmdk") and the datastore. */
 typedef struct stay {
+	char vcenter[256];
+	bool no_vcenter;  /* results that name none */
 	char disk[512], datastore[256];
 	int64_t first_id;
 	char first_started[32];
@@ -29,19 +32,13 @@ typedef struct stay {
 typedef struct walk {
 	na_trap_fn fn;
 	void *ud;
-	const char *vcenter;
-	stay *stays;  /* one per disk of the VM its results named */
+	stay *stays;  /* one per vCenter and disk of the VM its results named */
 	size_t n;
 } walk;
 
 static void copy(char *to, size_t size, const char *from)
 {
 	snprintf(to, size, "%s", from ? from : "");
-}
-
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && strcmp(a, b) == 0);
 }
 
 /* The stay of r's disk: the one of its label, begun anew when the disk is
@@ -52,7 +49,8 @@ static stay *stay_of(walk *w, const na_result *r)
 	stay *st = NULL;
 	for (size_t i = 0; !st && i < w->n; i++)
 		if (strncmp(w->stays[i].disk, r->disk, label) == 0 &&
-		    w->stays[i].disk[label] == r->disk[label])
+		    w->stays[i].disk[label] == r->disk[label] && w->stays[i].no_vcenter == !r->vcenter &&
+		    (!r->vcenter || strcmp(w->stays[i].vcenter, r->vcenter) == 0))
 			st = &w->stays[i];
 	if (!st) {
 		stay *grown = realloc(w->stays, (w->n + 1) * sizeof(*grown));
@@ -63,7 +61,8 @@ static stay *stay_of(walk *w, const na_result *r)
 		st->disk[0] = '\0';
 	}
 	if (strcmp(st->disk, r->disk) != 0 || strcmp(st->datastore, r->datastore) != 0) {
-		*st = (stay){0};
+		*st = (stay){.no_vcenter = !r->vcenter};
+		copy(st->vcenter, sizeof(st->vcenter), r->vcenter);
 		copy(st->disk, sizeof(st->disk), r->disk);
 		copy(st->datastore, sizeof(st->datastore), r->datastore);
 	}
@@ -73,8 +72,6 @@ static stay *stay_of(walk *w, const na_result *r)
 static int step(const na_result *r, void *ud, vs_error *err)
 {
 	walk *w = ud;
-	if (!same(r->vcenter, w->vcenter))
-		return VS_OK;  /* a VM of that name in another vCenter */
 	na_trap t = {0};
 	stay *st = r->disk && r->datastore ? stay_of(w, r) : NULL;
 	if (r->disk && r->datastore && !st)
@@ -107,10 +104,10 @@ static int step(const na_result *r, void *ud, vs_error *err)
 	return rc;
 }
 
-int na_trap_walk(na_store *s, const char *vcenter, const char *vm, const na_result *now,
-                 size_t n_now, na_trap_fn fn, void *ud, vs_error *err)
+int na_trap_walk(na_store *s, const char *vm, const na_result *now, size_t n_now, na_trap_fn fn,
+                 void *ud, vs_error *err)
 {
-	walk w = {.fn = fn, .ud = ud, .vcenter = vcenter};
+	walk w = {.fn = fn, .ud = ud};
 	char cond[600];
 	snprintf(cond, sizeof(cond), "vm=%s", vm);
 	const char *conds[] = {cond};
@@ -162,15 +159,14 @@ int na_trap_sentences(na_store *s, const na_cmp_group *g, const char *name, char
 	*n = 0;
 	group_check c = {.g = g};
 	int rc = VS_OK;
-	/* each VM's results once, a VM known by its vCenter and name */
+	/* each VM name's results once (the walk tells their vCenters apart) */
 	for (size_t i = 0; rc == VS_OK && i < g->n; i++) {
-		const char *vm = g->rows[i].field[NA_FIELD_vm], *vc = g->rows[i].field[NA_FIELD_vcenter];
+		const char *vm = g->rows[i].field[NA_FIELD_vm];
 		bool seen = !vm;
 		for (size_t j = 0; !seen && j < i; j++)
-			seen = same(g->rows[j].field[NA_FIELD_vm], vm) &&
-			       same(g->rows[j].field[NA_FIELD_vcenter], vc);
+			seen = g->rows[j].field[NA_FIELD_vm] && strcmp(g->rows[j].field[NA_FIELD_vm], vm) == 0;
 		if (!seen)
-			rc = na_trap_walk(s, vc, vm, NULL, 0, check_row, &c, err);
+			rc = na_trap_walk(s, vm, NULL, 0, check_row, &c, err);
 	}
 	*out = rc == VS_OK ? calloc(c.n + 1, sizeof(char *)) : NULL;
 	if (rc == VS_OK && !*out)
@@ -271,10 +267,9 @@ void na_bench_recordsize_trap(const na_bench *b)
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	/* Every disk of the VM on the datastore: fio's file is on one of them,
 	 * and which one only the guest knows.  Without the layout, the disk
-	 * the results name. */
+	 * the results name (a layout not read is NULL). */
 	vs_vm_layout *layout = NULL;
-	if (vs_vm_layout_read(b->s->client, b->vm->moref, &layout, &err) != VS_OK)
-		layout = NULL;
+	vs_vm_layout_read(b->s->client, b->vm->moref, &layout, &err);
 	size_t max = layout && layout->n_disks ? layout->n_disks : 1, n = 0;
 	na_result *now = calloc(max, sizeof(*now));
 	char **names = calloc(max, sizeof(*names));
@@ -295,8 +290,7 @@ void na_bench_recordsize_trap(const na_bench *b)
 		now[i].vcenter = vs_client_host(b->s->client);
 	}
 	if (now && names)
-		na_trap_walk(b->s->store, vs_client_host(b->s->client), b->vm->name, now, n, check_now, &c,
-		             &err);
+		na_trap_walk(b->s->store, b->vm->name, now, n, check_now, &c, &err);
 	for (size_t i = 0; names && i < max; i++)
 		free(names[i]);
 	free(names);

@@ -19,16 +19,15 @@ typedef struct na_trap {
 
 /* Called for each result of the walk with what its stay held before it. */
 typedef int (*na_trap_fn)(const na_result *r, const na_trap *t, void *ud, vs_error *err);
-/* Walks the results of VM vm of vCenter vcenter (NULL: results that name
- * none) and then the n_now runs about to be recorded in now (their vcenter,
- * disk, datastore, zfs_recordsize and started_at).  A result names no
- * stable identity of its VM (no moref, no instance uuid): a VM is known by
- * its vCenter and name, so a VM renamed starts anew, and two VMs of one
- * name in two datacenters of a vCenter share their results.  Each disk
- * (by its label, "disk-1000-0") has a stay of its own: a run on another
- * disk of the VM leaves it be. */
-int na_trap_walk(na_store *s, const char *vcenter, const char *vm, const na_result *now,
-                 size_t n_now, na_trap_fn fn, void *ud, vs_error *err);
+/* Walks the results of the VMs called vm and then the n_now runs about to
+ * be recorded in now (their vcenter, disk, datastore, zfs_recordsize and
+ * started_at).  A result names no stable identity of its VM (no moref, no
+ * instance uuid): a VM is known by its vCenter and name, so a VM renamed
+ * starts anew, and two VMs of one name in two datacenters of one vCenter
+ * share their results.  Each disk of a VM (by its label, "disk-1000-0")
+ * has a stay of its own: a run on another disk of the VM leaves it be. */
+int na_trap_walk(na_store *s, const char *vm, const na_result *now, size_t n_now, na_trap_fn fn,
+                 void *ud, vs_error *err);
 /* "LABEL [ds] dir/x.vmdk", as a result names its disk (malloc'd). */
 char *na_disk_name(const vs_disk *d);
 

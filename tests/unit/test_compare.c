@@ -671,7 +671,7 @@ static void test_trap_stays(void **state)
 		 .zfs_recordsize = "16384", .started_at = "2026-01-02T00:00:00Z"},
 	};
 	trap_seen seen = {0};
-	assert_int_equal(na_trap_walk(s, "vc1", "fiotest", now, 2, note_now, &seen, &err), VS_OK);
+	assert_int_equal(na_trap_walk(s, "fiotest", now, 2, note_now, &seen, &err), VS_OK);
 	assert_int_equal(seen.n, 2);
 	assert_int_equal(seen.other_id[0], 1);
 	assert_int_equal(seen.first_id[0], 1);
@@ -680,7 +680,7 @@ static void test_trap_stays(void **state)
 	/* vc2's VM: its disk's stay began with result 4 */
 	seen = (trap_seen){0};
 	now[0].vcenter = "vc2";
-	assert_int_equal(na_trap_walk(s, "vc2", "fiotest", now, 1, note_now, &seen, &err), VS_OK);
+	assert_int_equal(na_trap_walk(s, "fiotest", now, 1, note_now, &seen, &err), VS_OK);
 	assert_int_equal(seen.n, 1);
 	assert_int_equal(seen.first_id[0], 4);
 	assert_int_equal(seen.other_id[0], 4);
