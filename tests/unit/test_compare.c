@@ -565,6 +565,36 @@ static void test_nas_layers(void **state)
 	temp_store_remove(s, dir);
 }
 
+/* A result of VM fiotest with its NAS side's recordsize. */
+static void add_trap_run(na_store *s, const char *vcenter, const char *ds, const char *disk,
+                         int64_t recordsize)
+{
+	vs_error err = {0};
+	na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
+	               .vcenter = vcenter, .vm = "fiotest", .datastore = ds, .disk = disk};
+	r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
+	na_nas_run n = {.dataset = "tank/vm", .recordsize = recordsize};
+	r.nas = &n;
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+}
+
+/* compare's trap sentences for group A, vm=fiotest (*n of them). */
+static char **trap_text(na_store *s, size_t *n)
+{
+	vs_error err = {0};
+	na_cmp_group g = {0};
+	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
+	char **text = NULL;
+	assert_int_equal(na_trap_sentences(s, &g, "A", &text, n, &err), VS_OK);
+	na_cmp_group_free(&g);
+	return text;
+}
+
+static const char trap_16k_after_1[] =
+	"1 run of A measured recordsize 16K on disk-1000-0 [ds1] fiotest/fiotest.vmdk after result 1 "
+	"measured 128K there: the disk may still hold 128K records, since a recordsize applies to "
+	"blocks written after it is set";
+
 /* The seeds' trap: runs on a disk whose dataset's recordsize changed under
  * it (an earlier result of its stay measured another), a move away ending
  * the stay. */
@@ -573,7 +603,6 @@ static void test_recordsize_trap(void **state)
 	(void)state;
 	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
 	na_store *s = temp_store(dir);
-	vs_error err = {0};
 	/* 1, 2 at 128K; 3 at 16K (changed under the disk); 4 elsewhere (moved);
 	 * 5 back at 16K (written anew); 6 at 128K (changed again) */
 	const char *ds[] = {"ds1", "ds1", "ds1", "ds2", "ds1", "ds1"};
@@ -581,29 +610,17 @@ static void test_recordsize_trap(void **state)
 	for (int i = 0; i < 6; i++) {
 		char disk[64];
 		snprintf(disk, sizeof(disk), "disk-1000-0 [%s] fiotest/fiotest.vmdk", ds[i]);
-		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
-		               .vm = "fiotest", .datastore = ds[i], .disk = disk};
-		r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
-		na_nas_run n = {.dataset = "tank/vm", .recordsize = rs[i]};
-		r.nas = &n;
-		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+		add_trap_run(s, NULL, ds[i], disk, rs[i]);
 	}
-	na_cmp_group g = {0};
-	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
-	char **text = NULL;
 	size_t n = 0;
-	assert_int_equal(na_trap_sentences(s, &g, "A", &text, &n, &err), VS_OK);
+	char **text = trap_text(s, &n);
 	assert_int_equal(n, 2);
-	assert_string_equal(text[0], "1 run of A measured recordsize 16K on disk-1000-0 [ds1] "
-	                             "fiotest/fiotest.vmdk after result 1 measured 128K there: the disk "
-	                             "may still hold 128K records, since a recordsize applies to blocks "
-	                             "written after it is set");
+	assert_string_equal(text[0], trap_16k_after_1);
 	assert_non_null(strstr(text[1], "1 run of A measured recordsize 128K on disk-1000-0 [ds1] "
 	                                "fiotest/fiotest.vmdk after result 5 measured 16K there"));
 	for (size_t i = 0; i < n; i++)
 		free(text[i]);
 	free(text);
-	na_cmp_group_free(&g);
 	temp_store_remove(s, dir);
 }
 
@@ -641,27 +658,14 @@ static void test_trap_stays(void **state)
 	                      "disk-1000-0 [ds1] fiotest/fiotest.vmdk"};
 	const char *ds[] = {"ds1", "ds2", "ds1", "ds1"};
 	const int64_t rs[] = {131072, 16384, 16384, 131072};
-	for (int i = 0; i < 4; i++) {
-		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
-		               .vcenter = vc[i], .vm = "fiotest", .datastore = ds[i], .disk = disk[i]};
-		r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
-		na_nas_run n = {.dataset = "tank/vm", .recordsize = rs[i]};
-		r.nas = &n;
-		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
-	}
-	na_cmp_group g = {0};
-	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
-	char **text = NULL;
+	for (int i = 0; i < 4; i++)
+		add_trap_run(s, vc[i], ds[i], disk[i], rs[i]);
 	size_t n = 0;
-	assert_int_equal(na_trap_sentences(s, &g, "A", &text, &n, &err), VS_OK);
+	char **text = trap_text(s, &n);
 	assert_int_equal(n, 1);
-	assert_string_equal(text[0], "1 run of A measured recordsize 16K on disk-1000-0 [ds1] "
-	                             "fiotest/fiotest.vmdk after result 1 measured 128K there: the disk "
-	                             "may still hold 128K records, since a recordsize applies to blocks "
-	                             "written after it is set");
+	assert_string_equal(text[0], trap_16k_after_1);
 	free(text[0]);
 	free(text);
-	na_cmp_group_free(&g);
 	/* bench's runs to come, one per disk of the VM on ds1: disk 0 stayed
 	 * (its first 128K result is 1), disk 1 was moved there (a new stay) */
 	na_result now[] = {
