@@ -4,8 +4,9 @@
 # contradicts the dataset warned about before the runs; a NAS that cannot be
 # reached is one warning and the runs are recorded without it; a NAS lost
 # during a run leaves that run's figures incomplete, one warning, every run
-# kept.  The lab's pool moves with the guest's fio (tests/sim/README.md); a
-# 4 MiB file is all in the ARC.
+# kept.  The recordsize trap, by the results' measured recordsizes and by
+# zpool history.  The lab's pool moves with the guest's fio
+# (tests/sim/README.md); a 4 MiB file is all in the ARC.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
 lab_start -nas-slog

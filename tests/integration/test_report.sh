@@ -2,7 +2,9 @@
 # report: an HTML page built from a database of known rows, rendered by
 # headless Chromium: the bars hold the medians inserted, every chart is
 # there, nothing is loaded from the network, hostile strings stay text, and
-# the page logs no errors.  The screenshot is kept as an artifact.
+# the page logs no errors.  Three groups of one profile are each judged
+# against the first, in the order they appear.  The screenshot is kept as
+# an artifact.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
