@@ -60,16 +60,16 @@ func (st *nasState) logCreated(leaves string) {
 	}
 }
 
-// zfsSet: `zfs set recordsize=SIZE DATASET` (or special_small_blocks),
-// saved to the model with its two history records (the kernel's, with the
-// value in bytes, then the command as typed).
+// zfsSet: `zfs set recordsize=SIZE DATASET`, saved to the model with its
+// two history records (the kernel's, with the value in bytes, then the
+// command as typed).
 func zfsSet(stateFile string, w []string, errOut io.Writer) int {
 	if len(w) != 4 {
 		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", strings.Join(w, " "))
 		return 2
 	}
 	prop, value, _ := strings.Cut(w[2], "=")
-	if prop != "recordsize" && prop != "special_small_blocks" {
+	if prop != "recordsize" {
 		fmt.Fprintf(errOut, "labsim nas: 'zfs set %s' is not modelled\n", prop)
 		return 2
 	}
@@ -89,23 +89,16 @@ func zfsSet(stateFile string, w []string, errOut io.Writer) int {
 		return 1
 	}
 	bytes, ok := nasSize(value)
-	// zfs_valid_proplist's checks; special_small_blocks may also be 0
+	// zfs_valid_proplist's checks
 	switch {
 	case !ok:
 		fmt.Fprintf(errOut, "cannot set property for '%s': bad numeric value '%s'\n", d.Name, value)
 		return 1
-	case prop == "recordsize" && (bytes < 512 || bytes > 1<<20 || bytes&(bytes-1) != 0):
+	case bytes < 512 || bytes > 1<<20 || bytes&(bytes-1) != 0:
 		fmt.Fprintf(errOut, "cannot set property for '%s': 'recordsize' must be power of 2 from 512B to 1M\n", d.Name)
 		return 1
-	case prop == "special_small_blocks" && (bytes > 1<<20 || bytes&(bytes-1) != 0):
-		fmt.Fprintf(errOut, "cannot set property for '%s': invalid 'special_small_blocks=%s': must be zero or a power of 2 from 512B to 1M\n", d.Name, value)
-		return 1
 	}
-	if prop == "recordsize" {
-		d.Recordsize = bytes
-	} else {
-		d.SpecialSmall = bytes
-	}
+	d.Recordsize = bytes
 	at := st.now().Unix()
 	st.Txg += 7
 	st.History = append(st.History,
