@@ -12,10 +12,13 @@
 
 enum { MAX_SIZES = 8 };  /* distinct recordsizes a stay remembers */
 
-typedef struct walk {
-	na_trap_fn fn;
-	void *ud;
-	char disk[512], datastore[256];  /* the stay's; "" before the first result */
+/* One disk's stay on a datastore, the disk known by its VM's vCenter and its
+ * label (the device, "disk-1000-0"), the stay by the rest ("[ds]
+ * dir/x.vmdk") and the datastore. */
+typedef struct stay {
+	char vcenter[256];
+	bool no_vcenter;  /* results that name none */
+	char disk[512], datastore[256];
 	int64_t first_id;
 	char first_started[32];
 	/* the first result of each recordsize the stay measured */
@@ -24,6 +27,13 @@ typedef struct walk {
 		char started[32], recordsize[24];
 	} seen[MAX_SIZES];
 	size_t n_seen;
+} stay;
+
+typedef struct walk {
+	na_trap_fn fn;
+	void *ud;
+	stay *stays;  /* one per vCenter and disk of the VM its results named */
+	size_t n;
 } walk;
 
 static void copy(char *to, size_t size, const char *from)
@@ -31,51 +41,81 @@ static void copy(char *to, size_t size, const char *from)
 	snprintf(to, size, "%s", from ? from : "");
 }
 
+/* The stay of r's disk: the one of its label, begun anew when the disk is
+ * elsewhere now (moved: written anew); NULL when out of memory. */
+static stay *stay_of(walk *w, const na_result *r)
+{
+	size_t label = strcspn(r->disk, "[");
+	stay *st = NULL;
+	for (size_t i = 0; !st && i < w->n; i++)
+		if (strncmp(w->stays[i].disk, r->disk, label) == 0 &&
+		    w->stays[i].disk[label] == r->disk[label] && w->stays[i].no_vcenter == !r->vcenter &&
+		    (!r->vcenter || strcmp(w->stays[i].vcenter, r->vcenter) == 0))
+			st = &w->stays[i];
+	if (!st) {
+		stay *grown = realloc(w->stays, (w->n + 1) * sizeof(*grown));
+		if (!grown)
+			return NULL;
+		w->stays = grown;
+		st = &w->stays[w->n++];
+		st->disk[0] = '\0';
+	}
+	if (strcmp(st->disk, r->disk) != 0 || strcmp(st->datastore, r->datastore) != 0) {
+		*st = (stay){.no_vcenter = !r->vcenter};
+		copy(st->vcenter, sizeof(st->vcenter), r->vcenter);
+		copy(st->disk, sizeof(st->disk), r->disk);
+		copy(st->datastore, sizeof(st->datastore), r->datastore);
+	}
+	return st;
+}
+
 static int step(const na_result *r, void *ud, vs_error *err)
 {
 	walk *w = ud;
-	if (!r->disk || !r->datastore || strcmp(r->disk, w->disk) != 0 ||
-	    strcmp(r->datastore, w->datastore) != 0) {
-		copy(w->disk, sizeof(w->disk), r->disk);
-		copy(w->datastore, sizeof(w->datastore), r->datastore);
-		w->first_id = 0;
-		w->n_seen = 0;
-	}
-	na_trap t = {.first_id = w->first_id};
-	copy(t.first_started, sizeof(t.first_started), w->first_started);
-	for (size_t i = 0; r->zfs_recordsize && !t.other_id && i < w->n_seen; i++)
-		if (na_zfs_contradicts(NA_FIELD_zfs_recordsize, w->seen[i].recordsize, r->zfs_recordsize)) {
-			t.other_id = w->seen[i].id;
-			copy(t.other_started, sizeof(t.other_started), w->seen[i].started);
-			copy(t.other_recordsize, sizeof(t.other_recordsize), w->seen[i].recordsize);
+	na_trap t = {0};
+	stay *st = r->disk && r->datastore ? stay_of(w, r) : NULL;
+	if (r->disk && r->datastore && !st)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (!st)
+		return w->fn(r, &t, w->ud, err);
+	t.first_id = st->first_id;
+	copy(t.first_started, sizeof(t.first_started), st->first_started);
+	for (size_t i = 0; r->zfs_recordsize && !t.other_id && i < st->n_seen; i++)
+		if (na_zfs_contradicts(NA_FIELD_zfs_recordsize, st->seen[i].recordsize, r->zfs_recordsize)) {
+			t.other_id = st->seen[i].id;
+			copy(t.other_started, sizeof(t.other_started), st->seen[i].started);
+			copy(t.other_recordsize, sizeof(t.other_recordsize), st->seen[i].recordsize);
 		}
 	int rc = w->fn(r, &t, w->ud, err);
-	if (!w->first_id) {
-		w->first_id = r->id;
-		copy(w->first_started, sizeof(w->first_started), r->started_at);
+	if (!st->first_id) {
+		st->first_id = r->id;
+		copy(st->first_started, sizeof(st->first_started), r->started_at);
 	}
 	bool known = !r->zfs_recordsize;
-	for (size_t i = 0; !known && i < w->n_seen; i++)
-		known = !na_zfs_contradicts(NA_FIELD_zfs_recordsize, w->seen[i].recordsize,
+	for (size_t i = 0; !known && i < st->n_seen; i++)
+		known = !na_zfs_contradicts(NA_FIELD_zfs_recordsize, st->seen[i].recordsize,
 		                            r->zfs_recordsize);
-	if (!known && w->n_seen < MAX_SIZES) {
-		w->seen[w->n_seen].id = r->id;
-		copy(w->seen[w->n_seen].started, sizeof(w->seen[0].started), r->started_at);
-		copy(w->seen[w->n_seen].recordsize, sizeof(w->seen[0].recordsize), r->zfs_recordsize);
-		w->n_seen++;
+	if (!known && st->n_seen < MAX_SIZES) {
+		st->seen[st->n_seen].id = r->id;
+		copy(st->seen[st->n_seen].started, sizeof(st->seen[0].started), r->started_at);
+		copy(st->seen[st->n_seen].recordsize, sizeof(st->seen[0].recordsize), r->zfs_recordsize);
+		st->n_seen++;
 	}
 	return rc;
 }
 
-int na_trap_walk(na_store *s, const char *vm, const na_result *now, na_trap_fn fn, void *ud,
-                 vs_error *err)
+int na_trap_walk(na_store *s, const char *vm, const na_result *now, size_t n_now, na_trap_fn fn,
+                 void *ud, vs_error *err)
 {
 	walk w = {.fn = fn, .ud = ud};
 	char cond[600];
 	snprintf(cond, sizeof(cond), "vm=%s", vm);
 	const char *conds[] = {cond};
 	int rc = na_store_query(s, conds, 1, step, &w, err);
-	return rc == VS_OK && now ? step(now, &w, err) : rc;
+	for (size_t i = 0; rc == VS_OK && i < n_now; i++)
+		rc = step(&now[i], &w, err);
+	free(w.stays);
+	return rc;
 }
 
 /* ---- compare: the groups' runs ---- */
@@ -119,14 +159,14 @@ int na_trap_sentences(na_store *s, const na_cmp_group *g, const char *name, char
 	*n = 0;
 	group_check c = {.g = g};
 	int rc = VS_OK;
-	/* each VM's results once */
+	/* each VM name's results once (the walk tells their vCenters apart) */
 	for (size_t i = 0; rc == VS_OK && i < g->n; i++) {
 		const char *vm = g->rows[i].field[NA_FIELD_vm];
 		bool seen = !vm;
 		for (size_t j = 0; !seen && j < i; j++)
 			seen = g->rows[j].field[NA_FIELD_vm] && strcmp(g->rows[j].field[NA_FIELD_vm], vm) == 0;
 		if (!seen)
-			rc = na_trap_walk(s, vm, NULL, check_row, &c, err);
+			rc = na_trap_walk(s, vm, NULL, 0, check_row, &c, err);
 	}
 	*out = rc == VS_OK ? calloc(c.n + 1, sizeof(char *)) : NULL;
 	if (rc == VS_OK && !*out)
@@ -164,6 +204,16 @@ int na_trap_sentences(na_store *s, const na_cmp_group *g, const char *name, char
 
 /* ---- bench: before the runs ---- */
 
+char *na_disk_name(const vs_disk *d)
+{
+	const char *label = d->label ? d->label : "disk";
+	size_t len = strlen(label) + strlen(d->file) + 2;
+	char *name = malloc(len);
+	if (name)
+		snprintf(name, len, "%s %s", label, d->file);
+	return name;
+}
+
 typedef struct bench_check {
 	const na_bench *b;
 	char set_at[32];  /* the dataset's last recordsize change, ISO-8601 UTC; "" unknown */
@@ -179,21 +229,22 @@ static int check_now(const na_result *r, const na_trap *t, void *ud, vs_error *e
 	char now[32];
 	na_size(b->nas_view.props.recordsize, now, sizeof(now));
 	const char *dataset = b->nas_view.dataset.name;
-	/* ISO-8601 UTC times of one format compare as text */
-	if (t->other_id)
-		na_say_warning(b->s, "result %lld measured recordsize %s on %s (%s) and %s has %s now: "
-		               "the disk may still hold records of the old size, since a recordsize "
-		               "applies to blocks written after it is set; for results of %s records, "
-		               "move the VM to a dataset that had it before the disk arrived",
-		               (long long)t->other_id, t->other_recordsize, b->disk, t->other_started,
-		               dataset, now, now);
-	else if (t->first_id && c->set_at[0] && strcmp(t->first_started, c->set_at) < 0)
+	/* The history says when (ISO-8601 UTC times of one format compare as
+	 * text); without it, a recordsize measured before says that it changed. */
+	if (t->first_id && c->set_at[0] && strcmp(t->first_started, c->set_at) < 0)
 		na_say_warning(b->s, "the recordsize of %s was last changed at %s (zpool history), after "
 		               "result %lld ran on %s there (%s): the disk may still hold records of the "
 		               "old size, since a recordsize applies to blocks written after it is set; "
 		               "for results of %s records, move the VM to a dataset that had it before "
 		               "the disk arrived",
-		               dataset, c->set_at, (long long)t->first_id, b->disk, t->first_started, now);
+		               dataset, c->set_at, (long long)t->first_id, r->disk, t->first_started, now);
+	else if (t->other_id)
+		na_say_warning(b->s, "result %lld measured recordsize %s on %s (%s) and %s has %s now: "
+		               "the disk may still hold records of the old size, since a recordsize "
+		               "applies to blocks written after it is set; for results of %s records, "
+		               "move the VM to a dataset that had it before the disk arrived",
+		               (long long)t->other_id, t->other_recordsize, r->disk, t->other_started,
+		               dataset, now, now);
 	return VS_OK;
 }
 
@@ -214,7 +265,35 @@ void na_bench_recordsize_trap(const na_bench *b)
 	time_t t = time(NULL);
 	struct tm tm;
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	na_result now = {.disk = b->disk, .datastore = b->ds->name, .started_at = started,
-	                 .zfs_recordsize = measured};
-	na_trap_walk(b->s->store, b->vm->name, &now, check_now, &c, &err);
+	/* Every disk of the VM on the datastore: fio's file is on one of them,
+	 * and which one only the guest knows.  Without the layout, the disk
+	 * the results name (a layout not read is NULL). */
+	vs_vm_layout *layout = NULL;
+	vs_vm_layout_read(b->s->client, b->vm->moref, &layout, &err);
+	size_t max = layout && layout->n_disks ? layout->n_disks : 1, n = 0;
+	na_result *now = calloc(max, sizeof(*now));
+	char **names = calloc(max, sizeof(*names));
+	for (size_t i = 0; now && names && layout && i < layout->n_disks; i++) {
+		const vs_disk *d = &layout->disks[i];
+		if (d->datastore && strcmp(d->datastore, b->ds->moref) == 0 &&
+		    (names[n] = na_disk_name(d))) {
+			now[n].disk = names[n];
+			n++;
+		}
+	}
+	if (now && names && !n)
+		now[n++].disk = b->disk;
+	for (size_t i = 0; now && i < n; i++) {
+		now[i].datastore = b->ds->name;
+		now[i].started_at = started;
+		now[i].zfs_recordsize = measured;
+		now[i].vcenter = vs_client_host(b->s->client);
+	}
+	if (now && names)
+		na_trap_walk(b->s->store, b->vm->name, now, n, check_now, &c, &err);
+	for (size_t i = 0; names && i < max; i++)
+		free(names[i]);
+	free(names);
+	free(now);
+	vs_vm_layout_free(&layout);
 }

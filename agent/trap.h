@@ -2,8 +2,8 @@
  * so a disk written before a change still holds records of the old size
  * (the seeds moved the VM to a new dataset for this reason).  What nfsagent
  * knows of a disk's stay on a datastore comes from its own results: a VM's
- * results in id order, a stay ending when one ran elsewhere (another disk
- * or datastore: the disk was moved, so written anew). */
+ * results in id order, a disk's stay ending when one ran on it elsewhere
+ * (another datastore or file: the disk was moved, so written anew). */
 #ifndef NFSAGENT_TRAP_H
 #define NFSAGENT_TRAP_H
 
@@ -19,10 +19,17 @@ typedef struct na_trap {
 
 /* Called for each result of the walk with what its stay held before it. */
 typedef int (*na_trap_fn)(const na_result *r, const na_trap *t, void *ud, vs_error *err);
-/* Walks vm's results and then, when now is not NULL, now (a run about to
- * be recorded: its disk, datastore, zfs_recordsize and started_at). */
-int na_trap_walk(na_store *s, const char *vm, const na_result *now, na_trap_fn fn, void *ud,
-                 vs_error *err);
+/* Walks the results of the VMs called vm and then the n_now runs about to
+ * be recorded in now (their vcenter, disk, datastore, zfs_recordsize and
+ * started_at).  A result names no stable identity of its VM (no moref, no
+ * instance uuid): a VM is known by its vCenter and name, so a VM renamed
+ * starts anew, and two VMs of one name in two datacenters of one vCenter
+ * share their results.  Each disk of a VM (by its label, "disk-1000-0")
+ * has a stay of its own: a run on another disk of the VM leaves it be. */
+int na_trap_walk(na_store *s, const char *vm, const na_result *now, size_t n_now, na_trap_fn fn,
+                 void *ud, vs_error *err);
+/* "LABEL [ds] dir/x.vmdk", as a result names its disk (malloc'd). */
+char *na_disk_name(const vs_disk *d);
 
 /* The sentences for the runs of g (called name: "A") whose disk had
  * another recordsize's results earlier in its stay: "2 runs of B measured

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "ops/bench_internal.h"
+#include "trap.h"
 
 /* fio is given its job's own time (UNBOUNDED_S for a job without a
  * runtime) and GRACE_S for laying out its files and writing its output
@@ -88,13 +89,8 @@ char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_er
 		return NULL;
 	char *disk = NULL;
 	for (size_t i = 0; !disk && i < layout->n_disks; i++)
-		if (layout->disks[i].datastore && strcmp(layout->disks[i].datastore, ds->moref) == 0) {
-			size_t len = strlen(layout->disks[i].label ? layout->disks[i].label : "disk") +
-			             strlen(layout->disks[i].file) + 2;
-			if ((disk = malloc(len)))
-				snprintf(disk, len, "%s %s", layout->disks[i].label ? layout->disks[i].label : "disk",
-				         layout->disks[i].file);
-		}
+		if (layout->disks[i].datastore && strcmp(layout->disks[i].datastore, ds->moref) == 0)
+			disk = na_disk_name(&layout->disks[i]);
 	vs_vm_layout_free(&layout);
 	if (!disk)
 		vs_fail(err, VS_ERR_USAGE, "%s has no disk on datastore '%s'", vm->name, ds->name);

@@ -4,8 +4,9 @@
 # contradicts the dataset warned about before the runs; a NAS that cannot be
 # reached is one warning and the runs are recorded without it; a NAS lost
 # during a run leaves that run's figures incomplete, one warning, every run
-# kept.  The lab's pool moves with the guest's fio (tests/sim/README.md); a
-# 4 MiB file is all in the ARC.
+# kept.  The recordsize trap, by the results' measured recordsizes and by
+# zpool history.  The lab's pool moves with the guest's fio
+# (tests/sim/README.md); a 4 MiB file is all in the ARC.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
 lab_start -nas-slog
@@ -49,16 +50,18 @@ assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset, recordsize
 2 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 1 1 1.0
 3 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 1 1 1.0
 4 tank/vmware 131072 standard lz4 off latency all 0 2 mirror + log 0 1 1 1 1 1 1.0" "nas_runs rows"
-# The dataset's counters are read every interval and cut to fio's window;
-# the lab's feed trails fio (its reports every 100 ms), so under load a 2 s
-# run's last bytes can fall past its window: the write runs moved the
-# dataset and the ZIL (test_campaign_nas checks the model's figures on
+# The dataset's counters are read every interval and cut to fio's window
+# (the lab's feed trails fio by its 100 ms reports, and forgets an earlier
+# run's reports before fio starts): each run moved them its own way, the
+# writes (1, 3) the written bytes and the ZIL's on the SLOG, the reads
+# (2, 4) the read bytes (test_campaign_nas checks the model's figures on
 # longer runs).
-assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM nas_runs WHERE result_id <= 4 AND dataset_written > 0")" \
-	"$(sqlite3 "$db" "SELECT count(*) FROM nas_runs WHERE result_id <= 4 AND zil_slog_bytes > 0")" \
-	"runs with dataset writes, and with ZIL bytes on the SLOG"
-[ "$(sqlite3 "$db" "SELECT count(*) FROM nas_runs WHERE result_id <= 4 AND dataset_written > 0")" -ge 1 ] ||
-	fail "no run moved the dataset's written bytes"
+assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset_written > 0, zil_slog_bytes > 0,
+	dataset_read > 0 FROM nas_runs WHERE result_id <= 4 ORDER BY result_id")" \
+"1 1 1 0
+2 0 0 1
+3 1 1 0
+4 0 0 1" "each run's direction in the dataset's counters and the ZIL"
 # (The amplification against the model: test_campaign_nas.sh, over 4 s and
 # a ramp; 2 s measured by 1 s intervals is too coarse to assert it.)
 run 0 "$NFSAGENT" results --db "$db" --json
@@ -160,8 +163,9 @@ run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,
 assert_eq "$(jq -c '.label_conflicts' <<< "$OUT")" '["label recordsize=16K contradicts the NAS in A: zfs_recordsize is 128K (2 runs)"]' "in JSON"
 
 # ---- The seeds' trap: the dataset's recordsize changed while the disk
-# stayed (the lab has no zpool history: the results' measured recordsize is
-# the sign); the disk may hold records of the old size ----
+# stayed (changed by jq, the pool's history says nothing of it: the
+# results' measured recordsize is the sign); the disk may hold records of
+# the old size ----
 nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 16384'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
 assert_one_line "$ERR"
@@ -179,6 +183,27 @@ assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.
 # That run is at 128K again, after the 16K one on the same disk: compare says so.
 run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,profile=randwrite-4k-qd1
 assert_contains "$OUT" "warning: 1 run of B measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"
+# ---- The trap by the pool's history: tank/vmware set to 16K on the NAS
+# while fiotest's disk stayed there since result 1; db01's second disk,
+# benched on LocalDS_0 before the change, moved onto the dataset after it:
+# no warning for db01 (neither disk has a result there before the change) ----
+run 0 "$NFSAGENT" bench --vm db01 --datastore LocalDS_0 --profile randwrite-4k-qd1 "${quick[@]}"
+assert_eq "$(sqlite3 "$db" "SELECT disk FROM results WHERE id = (SELECT max(id) FROM results)")" \
+	"disk-1000-1 [LocalDS_0] db01/db01_1.vmdk" "db01's disk on LocalDS_0"
+nas_command zfs set recordsize=16K tank/vmware
+assert_eq "$(nas_command env TZ=UTC zpool history -il tank | grep -c 'set tank/vmware ([0-9]*) recordsize=16384 \[on lab-nas\]$')" 1 \
+	"the kernel's record of the change"
+set_at=$(jq -r '.history[-1].time | todate' "$NAS_STATE")
+first=$(sqlite3 "$db" "SELECT started_at FROM results WHERE id = 1")
+run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
+assert_eq "$ERR" "nfsagent: warning: the recordsize of tank/vmware was last changed at $set_at (zpool history), after result 1 ran on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk there ($first): the disk may still hold records of the old size, since a recordsize applies to blocks written after it is set; for results of 16.0 KiB records, move the VM to a dataset that had it before the disk arrived" \
+	"the trap by zpool history"
+run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware
+run 0 "$NFSAGENT" bench --vm db01 --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
+assert_eq "$ERR" "" "db01 moved onto tank/vmware after the change: no warning"
+assert_eq "$(sqlite3 "$db" "SELECT recordsize FROM nas_runs WHERE result_id = (SELECT max(id) FROM results)")" \
+	16384 "db01's run measured the new recordsize"
+
 # ---- The NAS lost during a run (its sshd and the sessions open to it
 # stopped once fio runs, as a NAS's reboot ends them): that run is kept,
 # its figures incomplete (its last reading never came); the next run cannot

@@ -2,7 +2,9 @@
 # report: an HTML page built from a database of known rows, rendered by
 # headless Chromium: the bars hold the medians inserted, every chart is
 # there, nothing is loaded from the network, hostile strings stay text, and
-# the page logs no errors.  The screenshot is kept as an artifact.
+# the page logs no errors.  Three groups of one profile are each judged
+# against the first, in the order they appear.  The screenshot is kept as
+# an artifact.
 . "$(dirname "$0")/lib.sh"
 here=$(dirname "$0")
 CHROMIUM=${CHROMIUM:-/usr/bin/chromium}
@@ -252,4 +254,51 @@ run 0 "$NFSAGENT" report --html "$html" --db "$trapdb"
 assert_contains "$OUT" "6 runs (0 failed) in 2 groups, 2 profiles"
 assert_eq "$(grep -c 'Recordsize trap' "$html")" 1 "one recordsize trap line: the 16K group's"
 assert_contains "$(cat "$html")" '<p class="note trap" data-group="16K"><span class="few">Recordsize trap in 16K:</span> 5 runs of the group measured recordsize 16K on [truenas-vmware16k] fiotest/fiotest.vmdk after result 1 measured 128K there: the disk may still hold 128K records, since a recordsize applies to blocks written after it is set.</p>'
+
+# ---- three groups in one profile: the columns in the order the groups
+# first appear (gold, silver, bronze), each group's medians in its own
+# column, and each later group judged against the first (gold), never
+# against the one before it ----
+threedb="$WORK/three.db"
+cp "$db" "$threedb"
+echo "DELETE FROM result_labels; DELETE FROM results;" > "$sqlfile"
+id=20
+for rep in 1 2 3; do
+	# IOPS and latency 2% apart run to run: the medians are rep 2's
+	while read -r tier iops lat pool; do
+		id=$((id + 1))
+		result $id NFS $W $rep ok "" "" $((iops + (rep - 2) * iops / 50)) $((lat + (2 - rep) * lat / 50))
+		cat >> "$sqlfile" <<-EOS
+		INSERT INTO result_labels VALUES ($id, 'tier', '$tier');
+		INSERT INTO nas_runs (result_id, dataset, pool_layout, recordsize, incomplete, interval_s,
+		  intervals, data_write_bytes, log_write_bytes, dataset_writes, dataset_written)
+		  SELECT id, 'tank/vmware16k', '11 mirror + log', 16384, 0, 2, 30, $pool * 60,
+		  write_bw_bytes * 60, 1, write_bw_bytes * 60 FROM results WHERE id = $id;
+		EOS
+	done <<-EOT
+		gold 10000 3200 900000000
+		silver 20000 1600 1700000000
+		bronze 5000 6400 400000000
+	EOT
+done
+sqlite3 "$threedb" < "$sqlfile"
+run 0 "$NFSAGENT" report --html "$html" --db "$threedb"
+assert_contains "$OUT" "9 runs (0 failed) in 3 groups, 1 profiles"
+page=$(cat "$html")
+sw() { printf '<th><span class="sw" style="background:%s"></span>tier=%s</th>' "$1" "$2"; }
+assert_contains "$page" "<thead><tr><th>Median (min–max · runs)</th>$(sw '#0072B2' gold)$(sw '#E69F00' silver)$(sw '#009E73' bronze)</tr></thead>" \
+	"the groups' columns in their order"
+# bronze against gold, -50% (against silver it would be -75%)
+assert_contains "$page" '<tr><th>write IOPS</th><td class="num"><b>10,000</b><span class="sp">9,800–10,200 · n=3</span></td><td class="num"><b>20,000</b><span class="sp">19,600–20,400 · n=3</span><span class="ratio">+100.0% better (96% CI +90.4% to +110.0%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>5,000</b><span class="sp">4,900–5,100 · n=3</span><span class="ratio">-50.0% worse (96% CI -52.4% to -47.5%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
+	"the IOPS of the three groups"
+assert_contains "$page" '<tr><th>write p99 latency (median of runs)</th><td class="num"><b>12.8 ms</b><span class="sp">12.5 ms–13.1 ms · n=3</span></td><td class="num"><b>6.4 ms</b><span class="sp">6.27 ms–6.53 ms · n=3</span><span class="ratio">-50.0% better (95% CI -52.2% to -47.7%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>25.6 ms</b><span class="sp">25.1 ms–26.1 ms · n=3</span><span class="ratio">+100.0% worse (95% CI +91.1% to +109.3%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
+	"the p99 of the three groups"
+assert_eq "$(grep -o '<rect class="bar"[^>]*' "$html" | sed 's/.*data-group="tier=\([a-z]*\)" data-dir="write" data-value="\([0-9]*\)".*/\1 \2/' | tr '\n' ' ')" \
+	"gold 10000 silver 20000 bronze 5000 " "the bars in the groups' order"
+# the pool's layers: (pool data + log) / guest, 23x, 21.8x, 20.5x; bronze
+# against gold -10.6% (against silver: -5.6%)
+assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>23x</b><span class="sp">22.5–23.4 · n=3</span></td><td class="num"><b>21.8x</b><span class="sp">21.3–22.2 · n=3</span><span class="ratio">-5.3% better (95% CI -9.3% to -1.1%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>20.5x</b><span class="sp">20.1–20.9 · n=3</span><span class="ratio">-10.6% better (95% CI -14.4% to -6.7%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
+	"the amplification of the three groups"
+assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1,700</b><span class="sp">1,700–1,700 · n=3</span><span class="ratio">+88.9% vs first</span><span class="ratio">no verdict: neither side is better by itself</span></td><td class="num"><b>400</b><span class="sp">400–400 · n=3</span><span class="ratio">-55.6% vs first</span>' \
+	"the pool's writes of the three groups"
 echo "PASS"

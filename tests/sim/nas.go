@@ -83,6 +83,9 @@ type nasState struct {
 	// NAS: set with jq in a test).
 	ClockSkew float64 `json:"clock_skew_s"`
 	DelayMs   int     `json:"answer_delay_ms"`
+	// The pool's history and its last txg (nashistory.go).
+	History []nasRecord `json:"history"`
+	Txg     uint64      `json:"txg"`
 }
 
 // now: the NAS's clock.
@@ -153,11 +156,32 @@ func (n *nasModel) setup(l *lab) error {
 			Leaf: nasFlash})
 	}
 	st.Datasets = n.datasets()
+	st.logCreated(createArgs(st.Vdevs))
 	st.ARC = nasARC{Hits: 918273645, Misses: 20318475, DemandDataHits: 402117730,
 		DemandDataMisses: 9120334, Size: n.arc / 10 * 9, CMax: n.arc}
 	st.ZIL = nasZIL{CommitCount: 7712093, ItxCount: 9013442}
 	n.filename = filepath.Join(l.dir, "nas.json")
 	return st.save(n.filename)
+}
+
+// The vdevs as `zpool create` is given them: "mirror sda sdb ... log nvme2n1".
+func createArgs(vdevs []nasVdev) string {
+	var w []string
+	for _, v := range vdevs {
+		switch v.Class {
+		case "special":
+			w = append(w, "special")
+		case "logs":
+			w = append(w, "log")
+		}
+		if len(v.Leaves) > 0 {
+			w = append(w, "mirror")
+			w = append(w, v.Leaves...)
+		} else {
+			w = append(w, v.Name)
+		}
+	}
+	return strings.Join(w, " ")
 }
 
 func diskName(i int) string { return "sd" + string(rune('a'+i%26)) }

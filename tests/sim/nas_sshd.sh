@@ -10,6 +10,7 @@
 #   nas-hostkey  a known_hosts that holds another host key (refused)
 #   nas-down     a port nothing listens on (unreachable)
 # Sets NAS_SSH_CONFIG, NAS_DIR and NAS_STATE; sshd stops with the test.
+# nas_model edits the model with jq; nas_command runs a command on the NAS.
 
 nas_start() {
 	local sshd=/usr/sbin/sshd
@@ -92,4 +93,11 @@ nas_free_port() {
 # nas_model JQ-FILTER: changes the NAS model (the shell reads it at each command).
 nas_model() {
 	jq "$1" "$NAS_STATE" > "$NAS_STATE.new" && mv "$NAS_STATE.new" "$NAS_STATE"
+}
+
+# nas_command WORD...: runs a command on the NAS through its sshd, as an
+# admin would (`nas_command zfs set recordsize=16K tank/vmware`: the model's
+# property and the pool's history change together).
+nas_command() {
+	ssh -F "$NAS_SSH_CONFIG" -o BatchMode=yes nas -- "$@"
 }

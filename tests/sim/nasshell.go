@@ -27,6 +27,20 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 	}
 	time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
 	w := strings.Fields(line)
+	// `env TZ=UTC zpool history ...`: zpool prints local times
+	loc := time.Local
+	for len(w) > 0 && w[0] == "env" {
+		w = w[1:]
+		for len(w) > 0 && strings.Contains(w[0], "=") {
+			if strings.HasPrefix(w[0], "TZ=") {
+				if loc, err = time.LoadLocation(w[0][3:]); err != nil {
+					loc = time.UTC // as glibc takes a zone it does not know
+				}
+			}
+			w = w[1:]
+		}
+		line = strings.Join(w, " ")
+	}
 	if len(w) == 0 {
 		fmt.Fprintln(errOut, "this NAS runs commands only")
 		return 1
@@ -63,6 +77,10 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		return zpoolIostat(stateFile, false, w[4], w[5], w[6], out, errOut)
 	case w[0] == "zpool" && len(w) == 9 && strings.HasPrefix(args, "iostat -T u -Hpvy -l "):
 		return zpoolIostat(stateFile, true, w[6], w[7], w[8], out, errOut)
+	case w[0] == "zpool" && len(w) >= 2 && w[1] == "history":
+		return zpoolHistory(st, w[2:], loc, out, errOut)
+	case w[0] == "zfs" && len(w) >= 2 && w[1] == "set":
+		return zfsSet(stateFile, w, errOut)
 	case w[0] == "cat":
 		return kstatRead(st, w, out, errOut)
 	case w[0] == "exec":

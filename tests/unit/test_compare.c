@@ -654,6 +654,36 @@ static void test_stored_split(void **state)
 	temp_store_remove(s, dir);
 }
 
+/* A result of VM fiotest with its NAS side's recordsize. */
+static void add_trap_run(na_store *s, const char *vcenter, const char *ds, const char *disk,
+                         int64_t recordsize)
+{
+	vs_error err = {0};
+	na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
+	               .vcenter = vcenter, .vm = "fiotest", .datastore = ds, .disk = disk};
+	r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
+	na_nas_run n = {.dataset = "tank/vm", .recordsize = recordsize};
+	r.nas = &n;
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+}
+
+/* compare's trap sentences for group A, vm=fiotest (*n of them). */
+static char **trap_text(na_store *s, size_t *n)
+{
+	vs_error err = {0};
+	na_cmp_group g = {0};
+	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
+	char **text = NULL;
+	assert_int_equal(na_trap_sentences(s, &g, "A", &text, n, &err), VS_OK);
+	na_cmp_group_free(&g);
+	return text;
+}
+
+static const char trap_16k_after_1[] =
+	"1 run of A measured recordsize 16K on disk-1000-0 [ds1] fiotest/fiotest.vmdk after result 1 "
+	"measured 128K there: the disk may still hold 128K records, since a recordsize applies to "
+	"blocks written after it is set";
+
 /* The seeds' trap: runs on a disk whose dataset's recordsize changed under
  * it (an earlier result of its stay measured another), a move away ending
  * the stay. */
@@ -662,7 +692,6 @@ static void test_recordsize_trap(void **state)
 	(void)state;
 	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
 	na_store *s = temp_store(dir);
-	vs_error err = {0};
 	/* 1, 2 at 128K; 3 at 16K (changed under the disk); 4 elsewhere (moved);
 	 * 5 back at 16K (written anew); 6 at 128K (changed again) */
 	const char *ds[] = {"ds1", "ds1", "ds1", "ds2", "ds1", "ds1"};
@@ -670,29 +699,84 @@ static void test_recordsize_trap(void **state)
 	for (int i = 0; i < 6; i++) {
 		char disk[64];
 		snprintf(disk, sizeof(disk), "disk-1000-0 [%s] fiotest/fiotest.vmdk", ds[i]);
-		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "p",
-		               .vm = "fiotest", .datastore = ds[i], .disk = disk};
-		r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600};
-		na_nas_run n = {.dataset = "tank/vm", .recordsize = rs[i]};
-		r.nas = &n;
-		assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+		add_trap_run(s, NULL, ds[i], disk, rs[i]);
 	}
-	na_cmp_group g = {0};
-	assert_int_equal(na_cmp_load(s, "vm=fiotest", &g, &err), VS_OK);
-	char **text = NULL;
 	size_t n = 0;
-	assert_int_equal(na_trap_sentences(s, &g, "A", &text, &n, &err), VS_OK);
+	char **text = trap_text(s, &n);
 	assert_int_equal(n, 2);
-	assert_string_equal(text[0], "1 run of A measured recordsize 16K on disk-1000-0 [ds1] "
-	                             "fiotest/fiotest.vmdk after result 1 measured 128K there: the disk "
-	                             "may still hold 128K records, since a recordsize applies to blocks "
-	                             "written after it is set");
+	assert_string_equal(text[0], trap_16k_after_1);
 	assert_non_null(strstr(text[1], "1 run of A measured recordsize 128K on disk-1000-0 [ds1] "
 	                                "fiotest/fiotest.vmdk after result 5 measured 16K there"));
 	for (size_t i = 0; i < n; i++)
 		free(text[i]);
 	free(text);
-	na_cmp_group_free(&g);
+	temp_store_remove(s, dir);
+}
+
+/* A VM is known by its vCenter and name, and each of its disks has a stay
+ * of its own: a run on another disk does not end it, a disk moved does. */
+typedef struct trap_seen {
+	int64_t other_id[4], first_id[4];
+	size_t n;
+} trap_seen;
+
+static int note_now(const na_result *r, const na_trap *t, void *ud, vs_error *err)
+{
+	(void)err;
+	trap_seen *seen = ud;
+	if (!r->id && seen->n < 4) {
+		seen->other_id[seen->n] = t->other_id;
+		seen->first_id[seen->n++] = t->first_id;
+	}
+	return VS_OK;
+}
+
+static void test_trap_stays(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-compare-XXXXXX";
+	na_store *s = temp_store(dir);
+	vs_error err = {0};
+	/* 1 disk 0 at 128K; 2 disk 1 elsewhere; 3 disk 0 at 16K (changed under
+	 * it: result 2 did not end its stay); 4 a VM of the same name in
+	 * another vCenter, at 128K after 3's 16K: its own stay */
+	const char *vc[] = {"vc1", "vc1", "vc1", "vc2"};
+	const char *disk[] = {"disk-1000-0 [ds1] fiotest/fiotest.vmdk",
+	                      "disk-1000-1 [ds2] fiotest/fiotest_1.vmdk",
+	                      "disk-1000-0 [ds1] fiotest/fiotest.vmdk",
+	                      "disk-1000-0 [ds1] fiotest/fiotest.vmdk"};
+	const char *ds[] = {"ds1", "ds2", "ds1", "ds1"};
+	const int64_t rs[] = {131072, 16384, 16384, 131072};
+	for (int i = 0; i < 4; i++)
+		add_trap_run(s, vc[i], ds[i], disk[i], rs[i]);
+	size_t n = 0;
+	char **text = trap_text(s, &n);
+	assert_int_equal(n, 1);
+	assert_string_equal(text[0], trap_16k_after_1);
+	free(text[0]);
+	free(text);
+	/* bench's runs to come, one per disk of the VM on ds1: disk 0 stayed
+	 * (its first 128K result is 1), disk 1 was moved there (a new stay) */
+	na_result now[] = {
+		{.vcenter = "vc1", .disk = disk[0], .datastore = "ds1", .zfs_recordsize = "16384",
+		 .started_at = "2026-01-02T00:00:00Z"},
+		{.vcenter = "vc1", .disk = "disk-1000-1 [ds1] fiotest/fiotest_1.vmdk", .datastore = "ds1",
+		 .zfs_recordsize = "16384", .started_at = "2026-01-02T00:00:00Z"},
+	};
+	trap_seen seen = {0};
+	assert_int_equal(na_trap_walk(s, "fiotest", now, 2, note_now, &seen, &err), VS_OK);
+	assert_int_equal(seen.n, 2);
+	assert_int_equal(seen.other_id[0], 1);
+	assert_int_equal(seen.first_id[0], 1);
+	assert_int_equal(seen.other_id[1], 0);
+	assert_int_equal(seen.first_id[1], 0);
+	/* vc2's VM: its disk's stay began with result 4 */
+	seen = (trap_seen){0};
+	now[0].vcenter = "vc2";
+	assert_int_equal(na_trap_walk(s, "fiotest", now, 1, note_now, &seen, &err), VS_OK);
+	assert_int_equal(seen.n, 1);
+	assert_int_equal(seen.first_id[0], 4);
+	assert_int_equal(seen.other_id[0], 4);
 	temp_store_remove(s, dir);
 }
 
@@ -725,6 +809,7 @@ int main(void)
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
 		cmocka_unit_test(test_recordsize_trap), cmocka_unit_test(test_stored_split),
+		cmocka_unit_test(test_trap_stays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
