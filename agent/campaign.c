@@ -535,6 +535,7 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	else if (rc == VS_OK && t->nas_command &&
 	         nas_target_command(&nas, t->nas_command, &nas_err) == VS_OK)
 		b.nas = &nas;
+	nas.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
 	na_bench_nas_begin(&b);
 	r->t_bench += na_run_clock() - t0;
 	int code = rc == VS_OK ? VS_OK : na_run_fail(r, &err);

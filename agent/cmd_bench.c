@@ -35,7 +35,7 @@ static const char usage[] =
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,
        OPT_SIZE, OPT_RUNTIME, OPT_RAMP, OPT_DIR, OPT_DATASTORE, OPT_GUEST_USER,
        OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND };
-enum { MAX_PROFILES = 32, MAX_JOB_FILE = 1 << 20, NAS_BENCH_TIMEOUT_S = 10 };
+enum { MAX_PROFILES = 32, MAX_JOB_FILE = 1 << 20 };
 
 typedef struct bench_args {
 	const char *vm, *job_path, *datastore, *guest_user, *guest_pw_file, *db;
@@ -172,7 +172,7 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 	    (a->nas_command && nas_target_command(&a->target, a->nas_command, &err) != VS_OK))
 		return na_usage_error(out, "%s: %s", a->nas ? "--nas" : "--nas-command", err.message);
 	/* A sampler's reads are short: one stuck NAS never holds a run long. */
-	a->target.timeout_s = NAS_BENCH_TIMEOUT_S;
+	a->target.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
 	return a->job_path ? read_job(a, &out->err) : VS_OK;
 }
 

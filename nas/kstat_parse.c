@@ -160,6 +160,11 @@ int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_e
 	const char *from = text;  /* where the reading in progress begins */
 	while (rc == VS_OK && nas_next_line(&lines, &line)) {
 		double at;
+		/* The loop's own words between readings (nas_counters_job) */
+		if (nas_span_is(line, NAS_FIRST_READING) || nas_span_is(line, NAS_LAST_READING)) {
+			from = lines.p;
+			continue;
+		}
 		/* A stamp cut short by the stop has no newline yet: not one. */
 		if (lines.p[-1] != '\n' || !stamp_line(line, &at))
 			continue;

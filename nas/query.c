@@ -115,19 +115,25 @@ int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, i
 	snprintf(interval, sizeof(interval), "%d", interval_s);
 	snprintf(last, sizeof(last), "%d)", count);
 	/* The shell's own words: ssh joins them into one line for the NAS's
-	 * shell.  A reading at once and every interval; a line on stdin
-	 * (NAS_LAST_READING, read by a helper in the background) signals the
-	 * loop, whose sleep it cuts short (POSIX's wait returns on a trapped
-	 * signal), for one last reading and the same word after it.  The
-	 * helper and the sleep write nowhere, so neither holds the session
-	 * open after the loop; a reading that fails ends it at once. */
+	 * shell.  A reading at once, then NAS_FIRST_READING, then one every
+	 * interval.  A line on stdin, or its end (nfsagent gone), is read by a
+	 * helper in the background, which signals the loop; the trap kills the
+	 * sleep (POSIX's wait also returns on a trapped signal) for one last
+	 * reading, taken after the signal, and NAS_LAST_READING after it.  The
+	 * helper and the sleep write nowhere, so neither holds the session open
+	 * after the loop; a reading that fails ends it at once. */
+#define KSTAT_READ_OR_EXIT(objset) KSTAT_READ(objset), "||", "exit", ";"
 	const char *const cmd[] = {
-		"exec", "3<&0", ";", "trap", "'last=1'", "USR1", ";", "{", "read", "x", "<&3", "&&", "kill",
-		"-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1", "&", "for", "i", "in", "$(seq", "1", last,
-		";", "do", KSTAT_READ(objset), "||", "exit", ";", "test", "-z", "\"$last\"", "||", "break",
-		";", "sleep", interval, ">", "/dev/null", "2>&1", "&", "wait", "$!", ";", "test", "-z",
-		"\"$last\"", "||", "break", ";", "done", ";", "test", "-z", "\"$last\"", "||", "{",
-		KSTAT_READ(objset), "&&", "echo", NAS_LAST_READING, ";", "}", NULL};
+		"exec", "3<&0", ";", "s=", ";", "trap", "'last=1 ; kill $s 2> /dev/null'", "USR1", ";",
+		"{", "read", "x", "<&3", ";", "kill", "-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1",
+		"&", KSTAT_READ_OR_EXIT(objset), "echo", NAS_FIRST_READING, ";",
+		"for", "i", "in", "$(seq", "1", last, ";", "do",
+		"sleep", interval, ">", "/dev/null", "2>&1", "&", "s=$!", ";",
+		"test", "-z", "\"$last\"", "&&", "wait", "$s", ";",
+		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ_OR_EXIT(objset), "done", ";",
+		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ(objset), "&&", "echo", NAS_LAST_READING,
+		";", "}", NULL};
+#undef KSTAT_READ_OR_EXIT
 	/* named by what it repeats: a failure is cat's or date's */
 	char what[400];
 	snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil %s && "

@@ -262,6 +262,11 @@ static void incomplete(nas_window *w, const vs_error *err)
 	vs_error_format(err, w->why, sizeof(w->why));
 }
 
+bool nas_sampler_ready(nas_sampler *s)
+{
+	return s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->answer_ms);
+}
+
 /* The last reading, asked of the readings' job as the run ends and
  * bracketed by our clock (the NAS's clock against ours, to within half the
  * wait), then all the job's readings into w->readings, also those of a job
@@ -270,33 +275,38 @@ static void incomplete(nas_window *w, const vs_error *err)
 static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 {
 	double asked = nas_unix_now();
-	bool answered = nas_job_say(s->counters, NAS_LAST_READING, err) == VS_OK &&
-	                nas_job_await(s->counters, NAS_LAST_READING, s->answer_ms);
+	int said = nas_job_say(s->counters, NAS_LAST_READING, err);
+	bool answered = said == VS_OK && nas_job_await(s->counters, NAS_LAST_READING, s->answer_ms);
 	double now = nas_unix_now();
 	nas_output o = {0};
-	vs_error parse_err = {0};
-	int rc = nas_job_finish(&s->counters, 0, &o, err);
+	vs_error job_err = {0}, parse_err = {0};
+	int rc = nas_job_finish(&s->counters, 0, &o, &job_err);
 	int parsed = nas_parse_kstat_series(o.out, o.len, &w->readings, &parse_err);
+	bool ended = rc == VS_OK && !o.stopped;  /* exited 0 by itself */
 	nas_output_free(&o);
+	/* the answer's stamp, before the time order below may leave it out */
+	double last = w->readings.n ? w->readings.v[w->readings.n - 1].at : 0;
 	/* in time order for the window's cut, whatever the NAS's clock did */
 	size_t kept = 0;
 	for (size_t i = 0; i < w->readings.n; i++)
 		if (!kept || w->readings.v[i].at > w->readings.v[kept - 1].at)
 			w->readings.v[kept++] = w->readings.v[i];
 	w->readings.n = kept;
-	if (rc != VS_OK)
-		return false;
-	if (parsed != VS_OK) {
-		*err = parse_err;
+	if (rc != VS_OK || parsed != VS_OK) {
+		*err = rc != VS_OK ? job_err : parse_err;
 		return false;
 	}
-	if (!answered || !w->readings.n) {
+	if (answered && w->readings.n) {
+		w->clock_offset = last - (asked + now) / 2;
+		w->clock_err = (now - asked) / 2;
+		return true;
+	}
+	if (ended)  /* its stdin ended before we asked: it answered nobody */
+		vs_fail(err, VS_ERR_CONNECT, "the NAS's readings ended before the run did: their session "
+		        "gave them no input (--nas-command must pass stdin through, as ssh without -n does)");
+	else if (said == VS_OK)
 		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no last reading in %d s", s->answer_ms / 1000);
-		return false;
-	}
-	w->clock_offset = w->readings.v[w->readings.n - 1].at - (asked + now) / 2;
-	w->clock_err = (now - asked) / 2;
-	return true;
+	return false;
 }
 
 void nas_sampler_stop(nas_sampler **sp, nas_window *w)
@@ -313,7 +323,7 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	 * clocks' difference is known: incomplete. */
 	if (!read) {
 		vs_error_format(&err, w->counters_why, sizeof(w->counters_why));
-		w->unsampled = !w->readings.n;
+		w->lost = true;
 		incomplete(w, &err);
 	}
 	nas_output o = {0};

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -396,11 +397,12 @@ struct nas_job {
 	pid_t pid;
 	FILE *out, *errs;
 	int in;       /* our end of its stdin; -1 when not fed */
-	off_t seen;   /* how far nas_job_await has looked at its stdout */
+	off_t said;   /* its stdout's size when we last sent it a line (0: none sent) */
+	off_t seen;   /* how far nas_job_await has looked since then */
 	bool reaped;  /* it ended, seen by nas_job_await: status holds how */
 	int status;
 	size_t max_output;
-	char what[256], where[256];
+	char what[400], where[256];
 };
 
 static void job_free(nas_job *j)
@@ -457,30 +459,38 @@ int nas_job_say(nas_job *j, const char *line, vs_error *err)
 	int n = snprintf(buf, sizeof(buf), "%s\n", line);
 	if (j->in < 0 || n < 0 || (size_t)n >= sizeof(buf))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' takes no input", j->what);
+	/* what it prints from here on answers this line */
+	struct stat st;
+	j->said = j->seen = fstat(fileno(j->out), &st) == 0 ? st.st_size : 0;
 	if (send(j->in, buf, (size_t)n, MSG_NOSIGNAL) != n)
 		return vs_fail(err, VS_ERR_CONNECT, "'%s' on %s takes no more input: %s", j->what, j->where,
 		               strerror(errno));
 	return VS_OK;
 }
 
-/* Whether the file's bytes from *from on hold "LINE\n" at a line's start
- * (pread: the job writes through the same file offset, which must not
- * move); *from advances past what was looked at. */
-static bool file_has_line(FILE *f, const char *line, off_t *from)
+/* Whether the job's stdout holds "LINE\n" at a line's start at or past
+ * j->said (pread: the job writes through the same file offset, which must
+ * not move); j->seen advances past what was looked at. */
+static bool printed_line(nas_job *j, const char *line)
 {
 	char chunk[8192];
 	size_t want = strlen(line);
 	for (;;) {
-		/* a line may begin in what the last look left: look back a line's length */
-		off_t at = *from > (off_t)want + 1 ? *from - (off_t)want - 1 : 0;
-		ssize_t got = pread(fileno(f), chunk, sizeof(chunk) - 1, at);
+		/* a line may begin in what the last look left: look back a line's
+		 * length, and one byte more for the newline before it */
+		off_t back = j->seen - (off_t)want - 1, at = back > j->said - 1 ? back : j->said - 1;
+		at = at < 0 ? 0 : at;
+		ssize_t got = pread(fileno(j->out), chunk, sizeof(chunk) - 1, at);
 		if (got <= 0)
 			return false;
 		chunk[got] = '\0';
-		for (char *p = chunk; (p = strstr(p, line)) != NULL; p++)
-			if ((p == chunk ? at == 0 : p[-1] == '\n') && p[want] == '\n')
+		for (char *p = chunk; (p = strstr(p, line)) != NULL; p++) {
+			off_t start = at + (p - chunk);
+			bool line_start = start == 0 || (p > chunk && p[-1] == '\n');
+			if (start >= j->said && line_start && p[want] == '\n')
 				return true;
-		*from = at + got;
+		}
+		j->seen = at + got;
 		if ((size_t)got < sizeof(chunk) - 1)
 			return false;
 	}
@@ -490,13 +500,13 @@ bool nas_job_await(nas_job *j, const char *line, int wait_ms)
 {
 	int64_t deadline = now_ms() + wait_ms;
 	for (;;) {
-		if (file_has_line(j->out, line, &j->seen))
+		if (printed_line(j, line))
 			return true;
 		/* ended: what it printed is all there is (one last look) */
 		if (!j->reaped && waitpid(j->pid, &j->status, WNOHANG) == j->pid)
 			j->reaped = true;
 		if (j->reaped)
-			return file_has_line(j->out, line, &j->seen);
+			return printed_line(j, line);
 		if (now_ms() >= deadline)
 			return false;
 		struct timespec nap = {0, 2 * 1000 * 1000};

@@ -7,7 +7,7 @@ packages=(
 	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libinih-dev
 	golang-go golang-github-vmware-govmomi-dev
 	jq python3 openssl curl fio sqlite3 procps
-	openssh-client openssh-server
+	openssh-client openssh-server zsh
 	chromium
 )
 missing=()

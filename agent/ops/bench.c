@@ -157,12 +157,12 @@ static char *staged(const na_bench *b, const char *name)
 	return s;
 }
 
-/* Runs the job and waits for fio, showing how long it has run (what names
- * the run) against the job's own time. */
-/* Runs fio; started: this machine's time before and after the call that
- * started it (the guest's `date` into clock.txt ran between). */
-static int run_fio(na_bench *b, const char *job_text, const char *what, long timeout_s,
-                   vs_guest_process *proc, double started[2], vs_error *err)
+/* Runs fio, once the NAS's sampler (NULL: none) has its first reading, and
+ * waits for it, showing how long it has run (what names the run) against
+ * the job's own time; started: this machine's time before and after the
+ * call that started it (the guest's `date` into clock.txt ran between). */
+static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, const char *what,
+                   long timeout_s, vs_guest_process *proc, double started[2], vs_error *err)
 {
 	char *job = staged(b, "job.fio");
 	char args[512];
@@ -178,6 +178,11 @@ static int run_fio(na_bench *b, const char *job_text, const char *what, long tim
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	/* The counters read before fio's window opens (a small file without a
+	 * ramp opens it at once): the ssh sessions opened while the job went
+	 * up.  One that never came is said by the stop. */
+	if (rc == VS_OK && sampler)
+		nas_sampler_ready(sampler);
 	started[0] = nas_unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
@@ -333,7 +338,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	nas_sampler *sampler = rc == VS_OK ? na_bench_sampling_start(b, job_text, out) : NULL;
 	double asked[2] = {0};
 	if (rc == VS_OK)
-		rc = run_fio(b, job_text, what, timeout, &proc, asked, err);
+		rc = run_fio(b, sampler, job_text, what, timeout, &proc, asked, err);
 	if (sampler)
 		na_bench_sampling_stop(b, &sampler, out);
 	remove_data(b);

@@ -10,6 +10,10 @@
 #include "ops/session.h"
 #include "profiles.h"
 
+/* A NAS command's time during a bench (bench --nas and a campaign's): a
+ * run waits so long at most for the NAS's first and last readings. */
+enum { NA_BENCH_NAS_TIMEOUT_S = 10 };
+
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
 	 * without host counters, fio's files left in the guest, the NAS side
@@ -38,7 +42,7 @@ typedef struct na_bench {
 	const nas_target *nas;
 	nas_view nas_view;
 	bool nas_ready;
-	bool nas_lost_said;         /* a run could not start sampling: said once */
+	bool nas_lost_said;         /* a run lost the NAS (its readings failed): said once */
 } na_bench;
 
 typedef struct na_bench_outcome {

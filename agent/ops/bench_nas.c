@@ -223,14 +223,14 @@ nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench
 	return s;
 }
 
-/* Stops it as the run ends; a NAS lost since na_bench_nas_begin (not one
- * reading came) is said once. */
+/* Stops it as the run ends; a NAS lost or not reached (the readings
+ * failed) is said once, beside the run's own "figures incomplete". */
 void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out)
 {
 	nas_sampler_stop(s, &out->nas_window);
-	if (out->nas_window.unsampled && !b->nas_lost_said)
+	if (out->nas_window.lost && !b->nas_lost_said)
 		na_say_warning(b->s, "the NAS could not be sampled: %s", out->nas_window.why);
-	b->nas_lost_said |= out->nas_window.unsampled;
+	b->nas_lost_said |= out->nas_window.lost;
 }
 
 /* The pool's totals over fio's measured window: it ended when fio wrote its
@@ -248,11 +248,20 @@ void na_bench_fio_window(na_bench_outcome *out)
 	if (f->mixed_dir.runtime_ms > ms)
 		ms = f->mixed_dir.runtime_ms;
 	nas_window *w = &out->nas_window;
-	bool clocked = out->guest_clock_err >= 0 && w->clock_err >= 0;
-	double shift = clocked ? w->clock_offset - out->guest_clock_offset : 0;
-	double err = clocked ? w->clock_err + out->guest_clock_err : 0;
+	/* Without both clocks, fio's stamp cannot be put on the NAS's: a
+	 * window placed as if they agreed could be off by their whole skew.
+	 * The totals stay the whole sampling's, in a row marked incomplete. */
+	if (out->guest_clock_err < 0 || w->clock_err < 0) {
+		if (!w->incomplete)
+			snprintf(w->why, sizeof(w->why), "the %s clock was not read: fio's window cannot be "
+			         "placed", out->guest_clock_err < 0 ? "guest's" : "NAS's");
+		w->incomplete = true;
+		return;
+	}
+	double shift = w->clock_offset - out->guest_clock_offset;
+	double err = w->clock_err + out->guest_clock_err;
 	/* kept even when too uncertain to place the window: it says why not */
-	out->clock_known = clocked;
+	out->clock_known = true;
 	out->clock_shift = shift;
 	out->clock_err = err;
 	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;

@@ -82,8 +82,9 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
 /* Sends line and a newline to a fed job's stdin; VS_ERR_CONNECT when it
  * takes no more (it ended). */
 int nas_job_say(nas_job *job, const char *line, vs_error *err);
-/* Waits up to wait_ms for a line equal to line in the job's stdout, one it
- * had not printed at the last call; false when the wait ran out or the job
+/* Waits up to wait_ms for a line equal to line in what the job printed
+ * after the last line sent to it (since it began, when none was): its
+ * answer, not an earlier line; false when the wait ran out or the job
  * ended without it. */
 bool nas_job_await(nas_job *job, const char *line, int wait_ms);
 /* Waits up to wait_ms for the job to end, else stops it (SIGTERM, SIGKILL
@@ -282,15 +283,19 @@ int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_
 int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err);
 /* The kstat counters with the NAS's time, `cat /proc/spl/kstat/zfs/arcstats
  * /proc/spl/kstat/zfs/zil /proc/spl/kstat/zfs/POOL/objset-0xID && date
- * +%s.%N`, read in the background: at once, then every interval_s, count
- * times, and once more when a line (NAS_LAST_READING) is sent to the job
- * (nas_job_say), after which it prints NAS_LAST_READING and ends (fixed
- * words, the checked pool name and numbers we format).  These are the
- * readings that put the kstat deltas on fio's window. */
+ * +%s.%N`, read in the background: at once (then the line
+ * NAS_FIRST_READING), every interval_s count times, and once more when a
+ * line is sent to the job (nas_job_say) or its stdin ends, after which it
+ * prints NAS_LAST_READING and ends (fixed words, the checked pool name and
+ * numbers we format).  These are the readings that put the kstat deltas
+ * on fio's window; nas_parse_kstat_series skips the two words. */
+#define NAS_FIRST_READING "begun"
 #define NAS_LAST_READING "end"
 int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
                      int count, nas_job **job, vs_error *err);
 
+/* What the NAS says about the dataset behind one export: the dataset, its
+ * settings and its pool's layout. */
 typedef struct nas_view {
 	nas_dataset dataset;
 	nas_props props;
@@ -337,7 +342,7 @@ typedef struct nas_window {
 	 * between asking for it and seeing it; clock_err < 0: not measured. */
 	double clock_offset, clock_err;
 	char counters_why[256];     /* why the counters are not fio's window's, when they are dropped */
-	bool unsampled;             /* not one reading came: the NAS was not reached at all */
+	bool lost;                  /* the readings failed or never came: the NAS lost or not reached */
 	bool incomplete;            /* something was not read: the figures are partial, never wrong */
 	char why[512];              /* the first reason, when incomplete */
 } nas_window;
@@ -356,13 +361,18 @@ int nas_counters_delta(const nas_counters *before, const nas_counters *after, na
 double nas_unix_now(void);
 
 typedef struct nas_sampler nas_sampler;
-/* Right before a run: starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT`
- * and the counters' readings (nas_counters_job) for a window of window_s
- * (COUNT covers it and two intervals more, so both end by themselves), and
- * waits for neither: what they could not do is found at the stop.  Fails
- * only on bad arguments.  t and layout must outlive the sampler. */
+/* Before a run: starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
+ * counters' readings (nas_counters_job) for a window of window_s (COUNT
+ * covers it and two intervals more, so both end by themselves), and waits
+ * for neither (nas_sampler_ready does): what they could not do is found at
+ * the stop.  Fails only on bad arguments.  t and layout must outlive the
+ * sampler. */
 int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
                       int interval_s, int window_s, nas_sampler **s, vs_error *err);
+/* Waits (up to the target's timeout) for the first reading, so that the
+ * NAS is sampled before the run begins; false when it did not come (the
+ * stop says why). */
+bool nas_sampler_ready(nas_sampler *s);
 /* Right after it: asks the readings' job for its last reading (the NAS's
  * clock against ours), stops iostat (the interval in flight is dropped),
  * fills w; never fails: what could not be read marks w incomplete.  Frees

@@ -209,6 +209,7 @@ assert_eq "$(sqlite3 "$db" "SELECT recordsize FROM nas_runs WHERE result_id = (S
 # its figures incomplete (its last reading never came); the next run cannot
 # reach the NAS at all: incomplete too, and one warning; both recorded.
 before=$(sqlite3 "$db" "SELECT max(id) FROM results")
+lost_t0=$(date +%s.%N)
 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}" \
 	> "$WORK/lost.out" 2> "$WORK/lost.err" &
 bench_pid=$!
@@ -221,8 +222,12 @@ done
 pkill -P "${OTHER_PIDS[-1]}"
 kill "${OTHER_PIDS[-1]}"
 wait "$bench_pid" || fail "bench with the NAS lost: exit $? ($(cat "$WORK/lost.err"))"
+# Neither run waited out a NAS command's 10 s for a reading that could not come.
+lost_s=$(awk -v a="$lost_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+echo "bench with the NAS lost: $lost_s s"
+awk -v s="$lost_s" 'BEGIN { exit !(s < 15) }' || fail "the bench that lost the NAS took $lost_s s: a wait ran out"
 assert_eq "$(grep -c '^randwrite-4k-qd1 #[12]:  write' "$WORK/lost.out")" 2 "both runs recorded"
-assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: ssh failed$' "$WORK/lost.out")" 1 \
+assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: (ssh failed|Connection to 127.0.0.1 closed by remote host\.)$' "$WORK/lost.out")" 1 \
 	"the run that lost the NAS: incomplete, saying why ($(cat "$WORK/lost.out"))"
 assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: ssh: connect to host 127.0.0.1 port [0-9]+: Connection refused$' "$WORK/lost.out")" 1 \
 	"the run after it: incomplete, saying why ($(cat "$WORK/lost.out"))"

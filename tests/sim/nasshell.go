@@ -335,7 +335,7 @@ func catKstats(st *nasState, files []string, out, errOut io.Writer) int {
 }
 
 // kstatRead: `cat FILES [&& date +%s.%N]`, the counters and the NAS's time
-// after them (nas_read_counters).
+// after them: one reading of nas_counters_job's loop (and `nas_command cat`).
 func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
 	files, date := w[1:], false
 	if n := len(w); n >= 4 && w[n-3] == "&&" && w[n-2] == "date" && w[n-1] == "+%s.%N" {
@@ -351,14 +351,13 @@ func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
 
 // The readings' loop (nas_counters_job) in its fixed words, READ being
 // kstatRead's `cat FILES && date +%s.%N` (7 words): a reading at once and
-// one every S seconds N times; a line on stdin cuts the wait short for a
-// last reading, then "end".
+// "begun", then one every S seconds N times; a line on stdin, or its end,
+// cuts the wait short for a last reading, then "end".
 var loopWords = [][]string{
-	strings.Fields("exec 3<&0 ; trap 'last=1' USR1 ; { read x <&3 && kill -USR1 $$ ; } > /dev/null 2>&1 & for i in $(seq 1"),
-	{"N)"}, {";", "do"}, {"READ"},
-	strings.Fields(`|| exit ; test -z "$last" || break ; sleep`), {"S"},
-	strings.Fields(`> /dev/null 2>&1 & wait $! ; test -z "$last" || break ; done ; test -z "$last" || {`),
-	{"READ"}, strings.Fields("&& echo end ; }"),
+	strings.Fields("exec 3<&0 ; s= ; trap 'last=1 ; kill $s 2> /dev/null' USR1 ; { read x <&3 ; kill -USR1 $$ ; } > /dev/null 2>&1 &"),
+	{"READ"}, strings.Fields("|| exit ; echo begun ; for i in $(seq 1"), {"N)"}, {";", "do", "sleep"}, {"S"},
+	strings.Fields(`> /dev/null 2>&1 & s=$! ; test -z "$last" && wait $s ; test -z "$last" || break ;`),
+	{"READ"}, strings.Fields(`|| exit ; done ; test -z "$last" || {`), {"READ"}, strings.Fields("&& echo end ; }"),
 }
 
 // loopOf matches w against loopWords: its count, seconds and READ words.
@@ -385,8 +384,14 @@ func loopOf(w []string) (count, secs int, read []string, ok bool) {
 			return 0, 0, nil, false
 		}
 	}
-	ok = len(w) == 0 && len(reads) == 2 && strings.Join(reads[0], " ") == strings.Join(reads[1], " ")
-	return count, secs, reads[0], ok
+	ok = len(w) == 0 && len(reads) == 3
+	for _, r := range reads {
+		ok = ok && strings.Join(r, " ") == strings.Join(reads[0], " ")
+	}
+	if !ok {
+		return 0, 0, nil, false
+	}
+	return count, secs, reads[0], true
 }
 
 // kstatLoop runs that loop from the model as it is at each reading.
@@ -397,10 +402,9 @@ func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer
 		return 2
 	}
 	asked := make(chan bool)
-	go func() {
-		if bufio.NewScanner(in).Scan() {
-			close(asked)
-		}
+	go func() { // the helper: a line, or the end of stdin
+		bufio.NewScanner(in).Scan()
+		close(asked)
 	}()
 	reading := func() int {
 		st, err := loadNAS(stateFile)
@@ -411,10 +415,11 @@ func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer
 		time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
 		return kstatRead(st, read, out, errOut)
 	}
+	if status := reading(); status != 0 {
+		return status
+	}
+	fmt.Fprintln(out, "begun")
 	for i := 0; i < count; i++ {
-		if status := reading(); status != 0 {
-			return status
-		}
 		select {
 		case <-asked:
 			if status := reading(); status != 0 {
@@ -423,6 +428,9 @@ func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer
 			fmt.Fprintln(out, "end")
 			return 0
 		case <-time.After(time.Duration(secs) * time.Second):
+		}
+		if status := reading(); status != 0 {
+			return status
 		}
 	}
 	return 0

@@ -344,7 +344,7 @@ static void test_kstats_each_file(void **state)
 	assert_int_equal(c.objset.nread, 78931476480);
 }
 
-/* `cat arcstats zil objset-0x36`, as nas_read_counters asks for them. */
+/* `cat arcstats zil objset-0x36`, as each reading of nas_counters_job asks for them. */
 static void test_kstats_concatenated(void **state)
 {
 	(void)state;
