@@ -23,7 +23,9 @@ struct nas_sampler {
 	nas_job *iostat, *counters;
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
-	int answer_ms;          /* how long the last reading may take (the target's timeout) */
+	int timeout_s;          /* the target's, for a command */
+	int answer_ms;          /* how long a reading may take to come (the target's timeout);
+	                           0 once the first one did not come: not waited for again */
 };
 
 double nas_unix_now(void)
@@ -230,7 +232,7 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.layout = layout, .interval_s = interval_s,
+	*s = (nas_sampler){.layout = layout, .interval_s = interval_s, .timeout_s = t->timeout_s,
 	                   .answer_ms = t->timeout_s * 1000};
 	/* Enough intervals for the window and two more: iostat ends by itself
 	 * soon after, even when nobody stops it. */
@@ -264,7 +266,10 @@ static void incomplete(nas_window *w, const vs_error *err)
 
 bool nas_sampler_ready(nas_sampler *s)
 {
-	return s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->answer_ms);
+	bool ready = s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->answer_ms);
+	if (!ready)
+		s->answer_ms = 0;
+	return ready;
 }
 
 /* The last reading, asked of the readings' job as the run ends and
@@ -305,7 +310,8 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 		vs_fail(err, VS_ERR_CONNECT, "the NAS's readings ended before the run did: their session "
 		        "gave them no input (--nas-command must pass stdin through, as ssh without -n does)");
 	else if (said == VS_OK)
-		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no last reading in %d s", s->answer_ms / 1000);
+		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no %s reading in %d s",
+		        s->answer_ms ? "last" : "first", s->timeout_s);
 	return false;
 }
 

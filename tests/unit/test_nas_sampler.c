@@ -254,6 +254,20 @@ static void test_sampler_that_dies(void **state)
 	nas_window_free(&w);
 	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 0, 6, &s, &err), VS_ERR_USAGE);
 	nas_target_free(&t);
+
+	/* A NAS that never answers (a session black-holed): the first reading
+	 * is waited for the command's time, once; the stop waits no more. */
+	fake_nas(&t, "exec sleep 30", "exec sleep 30");
+	t.timeout_s = 1;
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	double t0 = seconds();
+	assert_false(nas_sampler_ready(s));
+	nas_sampler_stop(&s, &w);
+	assert_true(seconds() - t0 < 2.5);  /* 1 s, and the stops of two sessions */
+	assert_true(w.incomplete && w.lost);
+	assert_string_equal(w.why, "the NAS gave no first reading in 1 s");
+	nas_window_free(&w);
+	nas_target_free(&t);
 	nas_layout_free(&l);
 }
 
