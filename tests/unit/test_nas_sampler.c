@@ -257,7 +257,7 @@ static void test_sampler_that_dies(void **state)
 
 	/* A NAS that never answers (a session black-holed): the first reading
 	 * is waited for the command's time, once; the stop waits no more. */
-	fake_nas(&t, "exec sleep 30", "exec sleep 30");
+	fake_nas(&t, "exec sleep 30", "sleep 30");
 	t.timeout_s = 1;
 	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
 	double t0 = seconds();
