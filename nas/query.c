@@ -110,7 +110,7 @@ static int kstat_files(const char *pool, uint64_t objsetid, char *objset, size_t
 int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
                      int count, nas_job **job, vs_error *err)
 {
-	char objset[300], interval[16], last[16];
+	char objset[300] = "", interval[16], last[16];
 	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
 	snprintf(interval, sizeof(interval), "%d", interval_s);
 	snprintf(last, sizeof(last), "%d)", count);
@@ -121,15 +121,19 @@ int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, i
 	 * sleep (POSIX's wait also returns on a trapped signal) for one last
 	 * reading, taken after the signal, and NAS_LAST_READING after it.  The
 	 * helper and the sleep write nowhere, so neither holds the session open
-	 * after the loop; a reading that fails ends it at once. */
+	 * after the loop; a reading that fails ends it at once, and the helper
+	 * with it (it signals nobody later).  The trap kills only a sleep still
+	 * waited for, never a reaped one's number. */
 #define KSTAT_READ_OR_EXIT(objset) KSTAT_READ(objset), "||", "exit", ";"
 	const char *const cmd[] = {
-		"exec", "3<&0", ";", "s=", ";", "trap", "'last=1 ; kill $s 2> /dev/null'", "USR1", ";",
+		"exec", "3<&0", ";", "s=", ";", "last=", ";",
+		"trap", "'last=1 ; test -z \"$s\" || kill $s 2> /dev/null'", "USR1", ";",
 		"{", "read", "x", "<&3", ";", "kill", "-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1",
-		"&", KSTAT_READ_OR_EXIT(objset), "echo", NAS_FIRST_READING, ";",
-		"for", "i", "in", "$(seq", "1", last, ";", "do",
-		"sleep", interval, ">", "/dev/null", "2>&1", "&", "s=$!", ";",
-		"test", "-z", "\"$last\"", "&&", "wait", "$s", ";",
+		"&", "h=$!", ";", "trap", "'test -n \"$last\" || kill $h 2> /dev/null'", "EXIT", ";",
+		KSTAT_READ_OR_EXIT(objset), "echo", NAS_FIRST_READING, ";",
+		"for", "i", "in", "$(seq", "1", last, ";", "do", "test", "-z", "\"$last\"", "||", "break",
+		";", "sleep", interval, ">", "/dev/null", "2>&1", "&", "s=$!", ";",
+		"test", "-z", "\"$last\"", "&&", "wait", "$s", ";", "s=", ";",
 		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ_OR_EXIT(objset), "done", ";",
 		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ(objset), "&&", "echo", NAS_LAST_READING,
 		";", "}", NULL};

@@ -320,7 +320,10 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	nas_sampler *s = *sp;
 	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
 	                  .clock_err = -1};
-	/* The counters first: their last reading is the run's end. */
+	/* The counters first: their last reading is the run's end.  A first
+	 * reading that came after ready gave up on it is waited for as usual. */
+	if (s->counters && !s->answer_ms && nas_job_await(s->counters, NAS_FIRST_READING, 0))
+		s->answer_ms = s->timeout_s * 1000;
 	vs_error err = s->counters_err;
 	bool read = s->counters && last_reading(s, w, &err);
 	/* Readings that could not be had leave the pool's totals standing: the

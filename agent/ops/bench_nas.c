@@ -250,11 +250,12 @@ void na_bench_fio_window(na_bench_outcome *out)
 	nas_window *w = &out->nas_window;
 	/* Without both clocks, fio's stamp cannot be put on the NAS's: a
 	 * window placed as if they agreed could be off by their whole skew.
-	 * The totals stay the whole sampling's, in a row marked incomplete. */
+	 * The totals stay the whole sampling's, in a row marked incomplete (a
+	 * NAS's clock not read is a last reading that failed: said already). */
 	if (out->guest_clock_err < 0 || w->clock_err < 0) {
 		if (!w->incomplete)
-			snprintf(w->why, sizeof(w->why), "the %s clock was not read: fio's window cannot be "
-			         "placed", out->guest_clock_err < 0 ? "guest's" : "NAS's");
+			snprintf(w->why, sizeof(w->why),
+			         "the guest's clock was not read (clock.txt): fio's window cannot be placed");
 		w->incomplete = true;
 		return;
 	}

@@ -354,9 +354,11 @@ func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
 // "begun", then one every S seconds N times; a line on stdin, or its end,
 // cuts the wait short for a last reading, then "end".
 var loopWords = [][]string{
-	strings.Fields("exec 3<&0 ; s= ; trap 'last=1 ; kill $s 2> /dev/null' USR1 ; { read x <&3 ; kill -USR1 $$ ; } > /dev/null 2>&1 &"),
-	{"READ"}, strings.Fields("|| exit ; echo begun ; for i in $(seq 1"), {"N)"}, {";", "do", "sleep"}, {"S"},
-	strings.Fields(`> /dev/null 2>&1 & s=$! ; test -z "$last" && wait $s ; test -z "$last" || break ;`),
+	strings.Fields(`exec 3<&0 ; s= ; last= ; trap 'last=1 ; test -z "$s" || kill $s 2> /dev/null' USR1 ;` +
+		` { read x <&3 ; kill -USR1 $$ ; } > /dev/null 2>&1 & h=$! ; trap 'test -n "$last" || kill $h 2> /dev/null' EXIT ;`),
+	{"READ"}, strings.Fields("|| exit ; echo begun ; for i in $(seq 1"), {"N)"},
+	strings.Fields(`; do test -z "$last" || break ; sleep`), {"S"},
+	strings.Fields(`> /dev/null 2>&1 & s=$! ; test -z "$last" && wait $s ; s= ; test -z "$last" || break ;`),
 	{"READ"}, strings.Fields(`|| exit ; done ; test -z "$last" || {`), {"READ"}, strings.Fields("&& echo end ; }"),
 }
 
@@ -432,6 +434,14 @@ func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer
 		if status := reading(); status != 0 {
 			return status
 		}
+	}
+	select { // asked during the count's last reading: the shell's loop falls through to it
+	case <-asked:
+		if status := reading(); status != 0 {
+			return status
+		}
+		fmt.Fprintln(out, "end")
+	default:
 	}
 	return 0
 }

@@ -13,7 +13,7 @@
 
 #include "golden.h"
 
-#include "ops/bench.h"
+#include "ops/bench_internal.h"
 
 static void load(const char *name, nas_layout *l, nas_samples *s)
 {
@@ -168,9 +168,31 @@ static void layout_in_words(void **state)
 	nas_layout_free(&l);
 }
 
+/* fio's window is put on the NAS's clock only with both clocks read: a
+ * guest whose clock.txt gave no reading leaves the NAS side incomplete,
+ * its totals untouched (not cut as if the clocks agreed). */
+static void window_needs_both_clocks(void **state)
+{
+	(void)state;
+	na_bench_outcome out = {.guest_clock_err = -1};
+	out.fio.timestamp_ms = 1764600010000;
+	out.fio.write = (na_fio_dir){.present = true, .runtime_ms = 2000};
+	nas_window *w = &out.nas_window;
+	*w = (nas_window){.interval_s = 1, .clock_err = 0.01, .arc_hit_ratio = -1};
+	w->total[NAS_CLASS_DATA].write_bytes = 123;
+	na_bench_fio_window(&out);
+	assert_true(w->incomplete);
+	assert_string_equal(w->why,
+	                    "the guest's clock was not read (clock.txt): fio's window cannot be placed");
+	assert_false(w->fio_window);
+	assert_int_equal(w->total[NAS_CLASS_DATA].write_bytes, 123);
+	assert_false(out.clock_known);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(window_needs_both_clocks),
 		cmocka_unit_test(write_run_line),
 		cmocka_unit_test(read_run_line),
 		cmocka_unit_test(stored_row_line),

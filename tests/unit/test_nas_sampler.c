@@ -204,15 +204,79 @@ static void sampled_in(const char *shell)
 	nas_layout_free(&l);
 }
 
+/* A run that ends while the first reading is still being taken (each
+ * reading takes 0.4 s here): the line lands before "begun"; the loop does
+ * not start its 2 s sleep but takes the last reading at once. */
+static void stopped_early_in(const char *shell)
+{
+	nas_layout l;
+	load_layout(&l);
+	nas_target t;
+	char slow[256];
+	snprintf(slow, sizeof(slow), "sleep 0.4; %s", cat_goldens);
+	fake_nas_in(&t, shell, "exec sleep 30", slow);
+	nas_sampler *s;
+	vs_error err = {0};
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	double t0 = seconds(), asked = nas_unix_now();
+	nas_window w;
+	nas_sampler_stop(&s, &w);
+	assert_true(seconds() - t0 < 1.5);  /* two readings, no sleep */
+	assert_int_equal(w.readings.n, 2);
+	assert_true(w.readings.v[1].at >= asked);
+	assert_true(w.clock_err >= 0);
+	nas_window_free(&w);
+	nas_target_free(&t);
+	nas_layout_free(&l);
+}
+
 /* The loop's line as dash, bash and zsh (when installed: .ci/run installs
  * it) run it: the NAS account's login shell runs it there. */
 static void test_sampler_around_a_run(void **state)
 {
 	(void)state;
-	sampled_in("sh");
-	sampled_in("bash");
-	if (access("/usr/bin/zsh", X_OK) == 0 || access("/bin/zsh", X_OK) == 0)
-		sampled_in("zsh");
+	const char *const shells[] = {"sh", "bash", "zsh"};
+	for (size_t i = 0; i < 3; i++) {
+		char path[32];
+		snprintf(path, sizeof(path), "/usr/bin/%s", shells[i]);
+		if (i == 2 && access(path, X_OK) != 0) {
+			print_message("zsh is not installed: the loop is not run under it\n");
+			continue;
+		}
+		sampled_in(shells[i]);
+		stopped_early_in(shells[i]);
+	}
+}
+
+/* A session that gives the loop no stdin (ssh -n): it ends at once, and the
+ * run says why instead of taking its early "end" for the answer. */
+static void test_sampler_without_stdin(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	nas_target t;
+	char line[2048];
+	snprintf(line, sizeof(line),
+	         "sh -c 'd=%s/zfs; shift; case $1 in zpool) exec sleep 30;;"
+	         " exec) cat() { %s; }; eval \"$*\" < /dev/null;; esac' sh", TEST_DATA_DIR, cat_goldens);
+	vs_error err = {0};
+	assert_int_equal(nas_target_command(&t, line, &err), VS_OK);
+	nas_sampler *s;
+	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	assert_true(nas_sampler_ready(s));
+	struct timespec nap = {0, 200 * 1000 * 1000};
+	nanosleep(&nap, NULL);
+	nas_window w;
+	nas_sampler_stop(&s, &w);
+	assert_true(w.incomplete && w.lost);
+	assert_string_equal(w.why, "the NAS's readings ended before the run did: their session gave them "
+	                           "no input (--nas-command must pass stdin through, as ssh without -n "
+	                           "does)");
+	assert_int_equal(w.clock_err, -1);
+	nas_window_free(&w);
+	nas_target_free(&t);
+	nas_layout_free(&l);
 }
 
 static void test_sampler_that_dies(void **state)
@@ -260,10 +324,10 @@ static void test_sampler_that_dies(void **state)
 	fake_nas(&t, "exec sleep 30", "sleep 30");
 	t.timeout_s = 1;
 	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
-	double t0 = seconds();
 	assert_false(nas_sampler_ready(s));
+	double t0 = seconds();
 	nas_sampler_stop(&s, &w);
-	assert_true(seconds() - t0 < 2.5);  /* 1 s, and the stops of two sessions */
+	assert_true(seconds() - t0 < 0.8);  /* not waited for again: the stops of two sessions */
 	assert_true(w.incomplete && w.lost);
 	assert_string_equal(w.why, "the NAS gave no first reading in 1 s");
 	nas_window_free(&w);
@@ -413,6 +477,7 @@ int main(void)
 		cmocka_unit_test(test_amplification_and_cache),
 		cmocka_unit_test(test_sampler_around_a_run),
 		cmocka_unit_test(test_sampler_that_dies),
+		cmocka_unit_test(test_sampler_without_stdin),
 		cmocka_unit_test(test_window_selection),
 		cmocka_unit_test(test_window_counters),
 	};

@@ -228,6 +228,22 @@ static void test_fed_job(void **state)
 	nas_output_free(&o);
 	nas_target_free(&t);
 
+	/* The answer to a line is what comes after it: a "done" printed
+	 * before the line was sent is not the answer. */
+	fake(&t, "echo done; read x; sleep 0.3; echo done; exec sleep 30");
+	assert_int_equal(nas_job_start(&t, cmd, NULL, true, &j, &err), VS_OK);
+	assert_true(nas_job_await(j, "done", 5000));  /* the first, nothing sent yet */
+	assert_int_equal(nas_job_say(j, "go", &err), VS_OK);
+	struct timespec a0, a1;
+	clock_gettime(CLOCK_MONOTONIC, &a0);
+	assert_true(nas_job_await(j, "done", 5000));
+	clock_gettime(CLOCK_MONOTONIC, &a1);
+	assert_true((double)(a1.tv_sec - a0.tv_sec) + (double)(a1.tv_nsec - a0.tv_nsec) / 1e9 >= 0.25);
+	assert_int_equal(nas_job_finish(&j, 0, &o, &err), VS_OK);
+	assert_string_equal(o.out, "done\ndone\n");
+	nas_output_free(&o);
+	nas_target_free(&t);
+
 	fake(&t, "echo partial; echo donenot; exit 3");
 	assert_int_equal(nas_job_start(&t, cmd, NULL, true, &j, &err), VS_OK);
 	struct timespec t0, t1;
