@@ -167,6 +167,12 @@ static bool io_fields(nas_span line, nas_span *name, nas_io *io)
 	    !nas_span_u64(f[3], &io->read_ops) || !nas_span_u64(f[4], &io->write_ops) ||
 	    !nas_span_u64(f[5], &io->read_bytes) || !nas_span_u64(f[6], &io->write_bytes))
 		return false;
+	/* No pool moves 2^53 bytes or ops a second (9 PB/s): such a rate is a
+	 * counter gone wrong, and the window's sums stay exact below it. */
+	const uint64_t most = 1ULL << 53;
+	if (io->read_ops > most || io->write_ops > most || io->read_bytes > most ||
+	    io->write_bytes > most)
+		return false;
 	io->read_wait_ns = io->write_wait_ns = 0;
 	if (n >= 9) {
 		if (!nas_span_is(f[7], "-") && !nas_span_u64(f[7], &io->read_wait_ns))

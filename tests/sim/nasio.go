@@ -229,7 +229,7 @@ func (f *nasFeed) read() {
 }
 
 // account applies what the jobs did since the last report. A job whose
-// counts went back, or whose runtime grew much less than the time between
+// counts (bytes or I/Os) went back, or whose runtime grew much less than the time between
 // two reports some way apart, started counting again (ramp_time ended): all
 // its bytes are new. (fio's result repeats its last report a few ms later.)
 func (f *nasFeed) account(r *fioReport) {
@@ -240,7 +240,8 @@ func (f *nasFeed) account(r *fioReport) {
 			prev := f.last.Jobs[k]
 			wall := r.TimestampMs - f.last.TimestampMs
 			restarted := j.Runtime < prev.Runtime || j.Read.Bytes < prev.Read.Bytes ||
-				j.Write.Bytes < prev.Write.Bytes || (wall >= 100 && j.Runtime-prev.Runtime < wall/2)
+				j.Write.Bytes < prev.Write.Bytes || j.Read.Ios < prev.Read.Ios ||
+				j.Write.Ios < prev.Write.Ios || (wall >= 100 && j.Runtime-prev.Runtime < wall/2)
 			if !restarted {
 				p, pw = prev.Read, prev.Write
 			}

@@ -235,6 +235,31 @@ static void mirrors_layout(nas_layout *l)
 	free(text);
 }
 
+/* A rate no pool can have (a counter that wrapped: 2^64 less a little) is
+ * refused, never summed into a window's totals. */
+static void test_iostat_refuses_wrapped_rates(void **state)
+{
+	(void)state;
+	nas_layout l;
+	mirrors_layout(&l);
+	size_t len;
+	char *text = load("zpool_iostat_mirrors.txt", &len);
+	char *at = strstr(text, "\t1756364800\t");
+	assert_non_null(at);
+	size_t keep = (size_t)(at - text) + 1, rest = len - keep - strlen("1756364800");
+	char *bad = malloc(len + 16);
+	memcpy(bad, text, keep);
+	memcpy(bad + keep, "18446744073709551000", 20);
+	memcpy(bad + keep + 20, at + 1 + strlen("1756364800"), rest);
+	nas_samples s;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_iostat(bad, keep + 20 + rest, &l, &s, &err), VS_ERR_PROTOCOL);
+	assert_non_null(strstr(err.message, "is not a vdev's figures"));
+	free(bad);
+	free(text);
+	nas_layout_free(&l);
+}
+
 static void test_iostat_classes_apart_leaves_never_added(void **state)
 {
 	(void)state;
@@ -454,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_zpool_list_mirrors),
 		cmocka_unit_test(test_zpool_list_raidz2_spare),
 		cmocka_unit_test(test_iostat_classes_apart_leaves_never_added),
+		cmocka_unit_test(test_iostat_refuses_wrapped_rates),
 		cmocka_unit_test(test_iostat_damage),
 		cmocka_unit_test(test_kstats_each_file),
 		cmocka_unit_test(test_kstats_concatenated),
