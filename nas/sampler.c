@@ -23,9 +23,9 @@ struct nas_sampler {
 	nas_job *iostat, *counters;
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
-	int timeout_s;          /* the target's, for a command */
-	int answer_ms;          /* how long a reading may take to come (the target's timeout);
-	                           0 once the first one did not come: not waited for again */
+	int timeout_s;          /* the target's, for a command: how long a reading may take */
+	bool gave_up;           /* ready waited so long for the first reading in vain: the
+	                           stop waits no more */
 };
 
 double nas_unix_now(void)
@@ -232,8 +232,7 @@ int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t ob
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.layout = layout, .interval_s = interval_s, .timeout_s = t->timeout_s,
-	                   .answer_ms = t->timeout_s * 1000};
+	*s = (nas_sampler){.layout = layout, .interval_s = interval_s, .timeout_s = t->timeout_s};
 	/* Enough intervals for the window and two more: iostat ends by itself
 	 * soon after, even when nobody stops it. */
 	char interval[16], count[16];
@@ -266,10 +265,8 @@ static void incomplete(nas_window *w, const vs_error *err)
 
 bool nas_sampler_ready(nas_sampler *s)
 {
-	bool ready = s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->answer_ms);
-	if (!ready)
-		s->answer_ms = 0;
-	return ready;
+	s->gave_up = !s->counters || !nas_job_await(s->counters, NAS_FIRST_READING, s->timeout_s * 1000);
+	return !s->gave_up;
 }
 
 /* The last reading, asked of the readings' job as the run ends and
@@ -281,7 +278,8 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 {
 	double asked = nas_unix_now();
 	int said = nas_job_say(s->counters, NAS_LAST_READING, err);
-	bool answered = said == VS_OK && nas_job_await(s->counters, NAS_LAST_READING, s->answer_ms);
+	bool answered = said == VS_OK &&
+	                nas_job_await(s->counters, NAS_LAST_READING, s->gave_up ? 0 : s->timeout_s * 1000);
 	double now = nas_unix_now();
 	nas_output o = {0};
 	vs_error job_err = {0}, parse_err = {0};
@@ -311,7 +309,7 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 		        "gave them no input (--nas-command must pass stdin through, as ssh without -n does)");
 	else if (said == VS_OK)
 		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no %s reading in %d s",
-		        s->answer_ms ? "last" : "first", s->timeout_s);
+		        s->gave_up ? "first" : "last", s->timeout_s);
 	return false;
 }
 
@@ -322,8 +320,8 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	                  .clock_err = -1};
 	/* The counters first: their last reading is the run's end.  A first
 	 * reading that came after ready gave up on it is waited for as usual. */
-	if (s->counters && !s->answer_ms && nas_job_await(s->counters, NAS_FIRST_READING, 0))
-		s->answer_ms = s->timeout_s * 1000;
+	if (s->counters && s->gave_up)
+		s->gave_up = !nas_job_await(s->counters, NAS_FIRST_READING, 0);
 	vs_error err = s->counters_err;
 	bool read = s->counters && last_reading(s, w, &err);
 	/* Readings that could not be had leave the pool's totals standing: the
