@@ -536,6 +536,7 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	         nas_target_command(&nas, t->nas_command, &nas_err) == VS_OK)
 		b.nas = &nas;
 	nas.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
+	b.nas_runs = r->c->n_profiles;  /* a resumed round skips runs made: one parked stays unused */
 	na_bench_nas_begin(&b);
 	r->t_bench += na_run_clock() - t0;
 	int code = rc == VS_OK ? VS_OK : na_run_fail(r, &err);

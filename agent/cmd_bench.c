@@ -391,6 +391,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	na_interrupts_catch(&saved);
 	size_t failed = 0;
 	b.nas = a->nas || a->nas_command ? &a->target : NULL;
+	b.nas_runs = n * (size_t)a->repeat;
 	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
 		na_bench_nas_begin(&b);
 		/* The profiles' jobs name the folder na_bench_begin chose for fio. */

@@ -107,32 +107,50 @@ static int kstat_files(const char *pool, uint64_t objsetid, char *objset, size_t
 	"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil", objset, "&&", "date", \
 		"+%s.%N"
 
-int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
-                     int count, nas_job **job, vs_error *err)
+/* The words a parked job begins with: it waits for the line "EVERY COUNT"
+ * (two numbers we format; nothing else passes the case) before it does
+ * anything, and ends, 0, when its stdin ends first (nfsagent gone, or a
+ * session without stdin: the stop says which). */
+#define PARKED "read", "every", "count", "||", "exit", "0", ";", "case", "$every$count", "in", \
+	"''|*[!0-9]*)", "exit", "2", ";;", "esac", ";"
+
+int nas_iostat_job(const nas_target *t, const char *pool, nas_job **job, vs_error *err)
 {
-	char objset[300] = "", interval[16], last[16];
+	if (!nas_name_ok(pool, true))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
+	/* -T u stamps each interval: nas_window_select keeps fio's own window. */
+	const char *const cmd[] = {PARKED, "zpool", "iostat", "-T", "u", "-Hpvy", "-l", pool,
+	                           "\"$every\"", "\"$count\"", NULL};
+	char what[300];
+	snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s", pool);
+	return nas_job_start(t, cmd, what, true, job, err);
+}
+
+int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, nas_job **job,
+                     vs_error *err)
+{
+	char objset[300] = "";
 	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
-	snprintf(interval, sizeof(interval), "%d", interval_s);
-	snprintf(last, sizeof(last), "%d)", count);
 	/* The shell's own words: ssh joins them into one line for the NAS's
-	 * shell.  A reading at once, then NAS_FIRST_READING, then one every
-	 * interval.  A line on stdin, or its end (nfsagent gone), is read by a
-	 * helper in the background, which signals the loop; the trap kills the
-	 * sleep (POSIX's wait also returns on a trapped signal) for one last
-	 * reading, taken after the signal, and NAS_LAST_READING after it.  The
-	 * helper and the sleep write nowhere, so neither holds the session open
-	 * after the loop; a reading that fails ends it at once, and the helper
-	 * with it (it signals nobody later).  The trap kills only a sleep still
-	 * waited for, never a reaped one's number. */
+	 * shell.  Parked until its line, then a reading at once, then
+	 * NAS_FIRST_READING, then one every EVERY seconds COUNT times.  A line
+	 * on stdin, or its end (nfsagent gone), is read by a helper in the
+	 * background, which signals the loop; the trap kills the sleep (POSIX's
+	 * wait also returns on a trapped signal) for one last reading, taken
+	 * after the signal, and NAS_LAST_READING after it.  The helper and the
+	 * sleep write nowhere, so neither holds the session open after the
+	 * loop; a reading that fails ends it at once, and the helper with it
+	 * (it signals nobody later).  The trap kills only a sleep still waited
+	 * for, never a reaped one's number. */
 #define KSTAT_READ_OR_EXIT(objset) KSTAT_READ(objset), "||", "exit", ";"
 	const char *const cmd[] = {
-		"exec", "3<&0", ";", "s=", ";", "last=", ";",
+		PARKED, "exec", "3<&0", ";", "s=", ";", "last=", ";",
 		"trap", "'last=1 ; test -z \"$s\" || kill $s 2> /dev/null'", "USR1", ";",
 		"{", "read", "x", "<&3", ";", "kill", "-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1",
 		"&", "h=$!", ";", "trap", "'test -n \"$last\" || kill $h 2> /dev/null'", "EXIT", ";",
 		KSTAT_READ_OR_EXIT(objset), "echo", NAS_FIRST_READING, ";",
-		"for", "i", "in", "$(seq", "1", last, ";", "do", "test", "-z", "\"$last\"", "||", "break",
-		";", "sleep", interval, ">", "/dev/null", "2>&1", "&", "s=$!", ";",
+		"for", "i", "in", "$(seq", "1", "$count)", ";", "do", "test", "-z", "\"$last\"", "||",
+		"break", ";", "sleep", "$every", ">", "/dev/null", "2>&1", "&", "s=$!", ";",
 		"test", "-z", "\"$last\"", "&&", "wait", "$s", ";", "s=", ";",
 		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ_OR_EXIT(objset), "done", ";",
 		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ(objset), "&&", "echo", NAS_LAST_READING,
@@ -141,9 +159,10 @@ int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, i
 	/* named by what it repeats: a failure is cat's or date's */
 	char what[400];
 	snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil %s && "
-	         "date +%%s.%%N (every %s s)", objset, interval);
+	         "date +%%s.%%N, repeated", objset);
 	return rc == VS_OK ? nas_job_start(t, cmd, what, true, job, err) : rc;
 }
+#undef PARKED
 
 typedef struct history_query {
 	const char *dataset, *prop;

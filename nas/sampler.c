@@ -3,9 +3,10 @@
  * that their deltas can be cut to fio's window as zpool iostat's intervals
  * are), and `zpool iostat` running beside it (a timeline and the window's
  * totals per class).  Both run in the background over ssh sessions opened
- * as the run starts, so the run waits for no ssh handshake: the last
- * reading is asked of the session open already.  A sampler never fails a
- * run: what it could not read marks the window incomplete, with why. */
+ * ahead of the run and parked until it starts, so the run waits for no ssh
+ * handshake: its first and last readings are asked of sessions open
+ * already.  A sampler never fails a run: what it could not read marks the
+ * window incomplete, with why. */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -222,37 +223,76 @@ int nas_counters_delta(const nas_counters *a, const nas_counters *b, nas_window 
 	return VS_OK;
 }
 
-int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
-                      int interval_s, int window_s, nas_sampler **out, vs_error *err)
+int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
+                     nas_sampler **out, vs_error *err)
 {
 	*out = NULL;
-	if (interval_s < 1 || window_s < 0)
-		return vs_fail(err, VS_ERR_USAGE, "a sampling interval of %d s over %d s", interval_s,
-		               window_s);
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.layout = layout, .interval_s = interval_s, .timeout_s = t->timeout_s};
-	/* Enough intervals for the window and two more: iostat ends by itself
-	 * soon after, even when nobody stops it. */
-	char interval[16], count[16];
-	snprintf(interval, sizeof(interval), "%d", interval_s);
-	snprintf(count, sizeof(count), "%d", window_s / interval_s + 2);
-	/* -T u stamps each interval: nas_window_select keeps fio's own window. */
-	const char *const cmd[] = {"zpool", "iostat", "-T", "u", "-Hpvy", "-l", layout->pool, interval,
-	                           count, NULL};
-	if (nas_job_start(t, cmd, NULL, false, &s->iostat, &s->iostat_err) != VS_OK)
+	*s = (nas_sampler){.layout = layout, .timeout_s = t->timeout_s};
+	if (nas_iostat_job(t, layout->pool, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
+	if (nas_counters_job(t, layout->pool, objsetid, &s->counters, &s->counters_err) != VS_OK)
+		s->counters = NULL;
+	*out = s;
+	return VS_OK;
+}
+
+/* Stops a job (NULL: none) whose output nobody reads. */
+static void drop(nas_job **job)
+{
+	nas_output o;
+	vs_error ignored = {0};
+	if (!*job)
+		return;
+	nas_job_finish(job, 0, &o, &ignored);
+	nas_output_free(&o);
+}
+
+/* Sends a parked job its "EVERY COUNT".  One that takes it no more has
+ * ended: how (ssh's refused key, a session without stdin) is the stop's
+ * to say, from its end. */
+static void unpark(nas_job *job, int every, int count)
+{
+	char line[48];
+	vs_error ignored = {0};
+	snprintf(line, sizeof(line), "%d %d", every, count);
+	if (job)
+		nas_job_say(job, line, &ignored);
+}
+
+int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *err)
+{
+	if (interval_s < 1 || window_s < 0)
+		return vs_fail(err, VS_ERR_USAGE, "a sampling interval of %d s over %d s", interval_s,
+		               window_s);
+	s->interval_s = interval_s;
 	/* At most MAX_READINGS readings (one is some 9 KB: arcstats), spaced
 	 * out over a long window only; the window's edges are interpolated
 	 * between them. */
 	s->reading_s = window_s / interval_s > MAX_READINGS ? (window_s + MAX_READINGS - 1) / MAX_READINGS
 	                                                         : interval_s;
-	if (nas_counters_job(t, layout->pool, objsetid, s->reading_s, window_s / s->reading_s + 2,
-	                     &s->counters, &s->counters_err) != VS_OK)
-		s->counters = NULL;
-	*out = s;
+	/* Enough for the window and two more: both end by themselves soon
+	 * after, even when nobody stops them. */
+	unpark(s->iostat, interval_s, window_s / interval_s + 2);
+	unpark(s->counters, s->reading_s, window_s / s->reading_s + 2);
 	return VS_OK;
+}
+
+bool nas_sampler_parked(nas_sampler *s)
+{
+	return s->iostat && s->counters && nas_job_running(s->iostat) && nas_job_running(s->counters);
+}
+
+void nas_sampler_close(nas_sampler **sp)
+{
+	if (!*sp)
+		return;
+	drop(&(*sp)->iostat);
+	drop(&(*sp)->counters);
+	free(*sp);
+	*sp = NULL;
 }
 
 static void incomplete(nas_window *w, const vs_error *err)
@@ -341,8 +381,8 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
 		incomplete(w, &err);
 	nas_output_free(&o);
-	/* iostat began as the first reading was taken: the two sessions opened
-	 * together. */
+	/* iostat began as the first reading was taken: both were started by
+	 * a line each, sent together to sessions open already. */
 	if (w->readings.n)
 		interval_ends(&w->timeline, w->readings.v[0].at, s->interval_s);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);

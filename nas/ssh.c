@@ -496,6 +496,13 @@ static bool printed_line(nas_job *j, const char *line)
 	}
 }
 
+bool nas_job_running(nas_job *j)
+{
+	if (!j->reaped && waitpid(j->pid, &j->status, WNOHANG) == j->pid)
+		j->reaped = true;
+	return !j->reaped;
+}
+
 bool nas_job_await(nas_job *j, const char *line, int wait_ms)
 {
 	int64_t deadline = now_ms() + wait_ms;
@@ -503,9 +510,7 @@ bool nas_job_await(nas_job *j, const char *line, int wait_ms)
 		if (printed_line(j, line))
 			return true;
 		/* ended: what it printed is all there is (one last look) */
-		if (!j->reaped && waitpid(j->pid, &j->status, WNOHANG) == j->pid)
-			j->reaped = true;
-		if (j->reaped)
+		if (!nas_job_running(j))
 			return printed_line(j, line);
 		if (now_ms() >= deadline)
 			return false;

@@ -43,6 +43,11 @@ typedef struct na_bench {
 	nas_view nas_view;
 	bool nas_ready;
 	bool nas_lost_said;         /* a run lost the NAS (its readings failed): said once */
+	/* The runs left to sample (set before na_bench_nas_begin), and the
+	 * next one's sampler, opened parked while one runs, so that no run
+	 * waits for an ssh handshake; none once no run is left. */
+	size_t nas_runs;
+	nas_sampler *nas_next;
 } na_bench;
 
 typedef struct na_bench_outcome {

@@ -170,6 +170,17 @@ bool na_bench_label_conflict(const nas_props *p, const char *key, const char *va
 	return false;
 }
 
+/* Opens the sampler of the bench's next run, parked, when a run is left
+ * (one not opened is opened by that run). */
+static void park_next(na_bench *b)
+{
+	vs_error err = {0};
+	if (b->nas_runs > 0 && !b->nas_next &&
+	    nas_sampler_open(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid, &b->nas_next,
+	                     &err) != VS_OK)
+		b->nas_next = NULL;
+}
+
 void na_bench_nas_begin(na_bench *b)
 {
 	if (!b->nas)
@@ -185,6 +196,8 @@ void na_bench_nas_begin(na_bench *b)
 		return;
 	}
 	b->nas_ready = true;
+	/* the first run's handshakes while the labels and the trap are checked */
+	park_next(b);
 	for (size_t i = 0; i < b->n_labels; i++) {
 		char why[160];
 		if (na_bench_label_conflict(&b->nas_view.props, b->labels[i].key, b->labels[i].value, why,
@@ -197,29 +210,40 @@ void na_bench_nas_begin(na_bench *b)
 
 void na_bench_nas_end(na_bench *b)
 {
+	nas_sampler_close(&b->nas_next);
 	nas_view_free(&b->nas_view);
 	b->nas_ready = false;
 }
 
-/* Starts sampling for a job (NULL when there is no NAS side). */
+/* Starts sampling for a job (NULL when there is no NAS side), with the
+ * sampler parked for it (else one opened now: this run waits for its
+ * handshakes), and parks the next run's. */
 nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
 {
 	if (!b->nas_ready)
 		return NULL;
 	long job_s = na_job_seconds(job_text, UNBOUNDED_S);
-	nas_sampler *s = NULL;
+	nas_sampler *s = b->nas_next;
 	vs_error err = {0};
+	b->nas_next = NULL;
+	if (s && !nas_sampler_parked(s))  /* its session lost while parked: a new one may connect */
+		nas_sampler_close(&s);
 	out->nas = true;
 	out->nas_window = (nas_window){.arc_hit_ratio = -1};
+	int rc = s ? VS_OK
+	           : nas_sampler_open(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid, &s, &err);
 	/* iostat lasts as long as fio may (its file's layout included: a seed's
 	 * 8 GiB file takes minutes to lay out before fio's window opens), ending
 	 * by itself a minute after fio's timeout; the stop ends it sooner. */
-	if (nas_sampler_start(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid,
-	                      nas_interval(job_s), (int)na_bench_timeout(job_text) + 60, &s, &err) !=
-	    VS_OK) {
+	if (rc == VS_OK)
+		rc = nas_sampler_start(s, nas_interval(job_s), (int)na_bench_timeout(job_text) + 60, &err);
+	if (rc != VS_OK) {
+		nas_sampler_close(&s);
 		out->nas_window.incomplete = true;
 		vs_error_format(&err, out->nas_window.why, sizeof(out->nas_window.why));
 	}
+	b->nas_runs -= b->nas_runs > 0;
+	park_next(b);
 	return s;
 }
 

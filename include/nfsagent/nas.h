@@ -82,6 +82,8 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
 /* Sends line and a newline to a fed job's stdin; VS_ERR_CONNECT when it
  * takes no more (it ended). */
 int nas_job_say(nas_job *job, const char *line, vs_error *err);
+/* Whether it still runs (false once it ended: nas_job_finish says how). */
+bool nas_job_running(nas_job *job);
 /* Waits up to wait_ms for a line equal to line in what the job printed
  * after the last line sent to it (since it began, when none was): its
  * answer, not an earlier line; false when the wait ran out or the job
@@ -281,18 +283,24 @@ void nas_dataset_clear(nas_dataset *d);
 int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err);
 /* `zpool list -Hpv POOL`. */
 int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err);
+/* The sampler's two background jobs, each parked: it waits for the line
+ * "EVERY COUNT" (nas_job_say; two numbers, or it ends) before it runs, so
+ * that its ssh handshake can be paid ahead of the run that starts it; a
+ * parked job whose stdin ends (nfsagent gone) ends.  Fixed words, the
+ * checked pool name, and numbers we format. */
+/* `zpool iostat -T u -Hpvy -l POOL EVERY COUNT`. */
+int nas_iostat_job(const nas_target *t, const char *pool, nas_job **job, vs_error *err);
 /* The kstat counters with the NAS's time, `cat /proc/spl/kstat/zfs/arcstats
  * /proc/spl/kstat/zfs/zil /proc/spl/kstat/zfs/POOL/objset-0xID && date
- * +%s.%N`, read in the background: at once (then the line
- * NAS_FIRST_READING), every interval_s count times, and once more when a
- * line is sent to the job (nas_job_say) or its stdin ends, after which it
- * prints NAS_LAST_READING and ends (fixed words, the checked pool name and
- * numbers we format).  These are the readings that put the kstat deltas
- * on fio's window; nas_parse_kstat_series skips the two words. */
+ * +%s.%N`: at once (then the line NAS_FIRST_READING), every EVERY seconds
+ * COUNT times, and once more when a line is sent to the job or its stdin
+ * ends, after which it prints NAS_LAST_READING and ends.  These are the
+ * readings that put the kstat deltas on fio's window;
+ * nas_parse_kstat_series skips the two words. */
 #define NAS_FIRST_READING "begun"
 #define NAS_LAST_READING "end"
-int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, int interval_s,
-                     int count, nas_job **job, vs_error *err);
+int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, nas_job **job,
+                     vs_error *err);
 
 /* What the NAS says about the dataset behind one export: the dataset, its
  * settings and its pool's layout. */
@@ -361,14 +369,23 @@ int nas_counters_delta(const nas_counters *before, const nas_counters *after, na
 double nas_unix_now(void);
 
 typedef struct nas_sampler nas_sampler;
-/* Before a run: starts `zpool iostat -Hpvy -l POOL INTERVAL COUNT` and the
- * counters' readings (nas_counters_job) for a window of window_s (COUNT
- * covers it and two intervals more, so both end by themselves), and waits
- * for neither (nas_sampler_ready does): what they could not do is found at
- * the stop.  Fails only on bad arguments.  t and layout must outlive the
- * sampler. */
-int nas_sampler_start(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
-                      int interval_s, int window_s, nas_sampler **s, vs_error *err);
+/* Opens a sampler's two jobs (nas_iostat_job, nas_counters_job), parked:
+ * a bench opens the next run's while one runs, so that no run waits for
+ * an ssh handshake.  Waits for neither: what they could not do is found at
+ * the stop.  t and layout must outlive the sampler. */
+int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
+                     nas_sampler **s, vs_error *err);
+/* Before a run: starts both jobs for a window of window_s, iostat every
+ * interval_s (COUNT covers the window and two intervals more, so both end
+ * by themselves).  Fails only on bad arguments (the sampler stays parked). */
+int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *err);
+/* Whether both of a sampler's jobs still run: one parked long before its
+ * run may have lost its session (the NAS restarted) and is better opened
+ * anew. */
+bool nas_sampler_parked(nas_sampler *s);
+/* Ends a sampler without reading it (one parked for a run that never
+ * came); NULL does nothing. */
+void nas_sampler_close(nas_sampler **s);
 /* Waits (up to the target's timeout) for the first reading, so that the
  * NAS is sampled before the run begins; false when it did not come (the
  * stop says why). */

@@ -25,7 +25,8 @@ int main(int argc, char **argv)
 	int interval = atoi(argv[3]), seconds = atoi(argv[4]);
 	if (nas_target_command(&t, argv[1], &err) != VS_OK || nas_read_props(&t, argv[2], &p, &err) != VS_OK ||
 	    nas_read_layout(&t, pool, &l, &err) != VS_OK ||
-	    nas_sampler_start(&t, &l, p.objsetid, interval, seconds, &s, &err) != VS_OK) {
+	    nas_sampler_open(&t, &l, p.objsetid, &s, &err) != VS_OK ||
+	    nas_sampler_start(s, interval, seconds, &err) != VS_OK) {
 		char line[1600];
 		vs_error_format(&err, line, sizeof(line));
 		fprintf(stderr, "nas_sample: %s\n", line);

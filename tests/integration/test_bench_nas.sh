@@ -18,6 +18,8 @@ quick=(--size 4M --runtime 2 --db "$db")
 
 # stdout and stderr in one stream: the warning comes before the first run.
 both() { "$NFSAGENT" "$@" > "$WORK/both" 2>&1 || echo "exit $?" >> "$WORK/both"; cat "$WORK/both"; }
+sessions="$(dirname "$NAS_STATE")/nas-sessions.log"  # the lab NAS's parked sessions
+: > "$LAB_LOG"
 out=$(both bench --vm fiotest --profile randwrite-4k-qd1 --profile randread-4k-qd1 --repeat 2 \
 	--label recordsize=16K --nas-command "$NAS" "${quick[@]}")
 warning="nfsagent: warning: --label recordsize=16K contradicts the NAS: recordsize is 131072 (128.0 KiB) on the dataset tank/vmware (both are recorded)"
@@ -62,6 +64,22 @@ assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset_written > 0
 2 0 0 1
 3 1 1 0
 4 0 0 1" "each run's direction in the dataset's counters and the ZIL"
+# Each run's two NAS sessions (iostat's, the readings') were opened parked
+# and given their run: one pair a run, none opened in vain (the last run
+# parks none); every run after the first found its pair connected before
+# it began (its guest folder made), so that no run waited for a handshake.
+assert_eq "$(awk '$2 != "-" { print $3 }' "$sessions" | sort | uniq -c | awk '{ print $1, $2 }')" \
+	"4 iostat
+4 readings" "a parked pair of sessions per run ($(cat "$sessions"))"
+assert_eq "$(awk '$2 == "-"' "$sessions" | wc -l)" 0 "no session parked in vain"
+mapfile -t made < <(awk '$2 == "MakeDirectoryInGuest" { print $1 }' "$LAB_LOG")  # staging, then a run's
+mapfile -t pairs < <(sort -n -k2 "$sessions" | cut -d' ' -f1)  # opened, in the order of their runs
+for run in 2 3 4; do
+	for i in 0 1; do
+		[ "${pairs[2 * run - 2 + i]}" -lt "${made[run]}" ] ||
+			fail "run $run's sessions opened at ${pairs[2 * run - 2 + i]} ms, after it began at ${made[run]} ms ($(cat "$sessions"))"
+	done
+done
 # (The amplification against the model: test_campaign_nas.sh, over 4 s and
 # a ramp; 2 s measured by 1 s intervals is too coarse to assert it.)
 run 0 "$NFSAGENT" results --db "$db" --json
@@ -90,7 +108,7 @@ nas_model '.missing = []'
 # figures are incomplete, with why; the runs are kept.
 nas_model '.failing = ["zpool iostat"]'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}"
-assert_eq "$(grep -c "^  NAS: figures incomplete: running 'zpool iostat -T u -Hpvy -l tank 1 [0-9][0-9]*' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended\$" <<< "$OUT")" 2 \
+assert_eq "$(grep -c "^  NAS: figures incomplete: running 'zpool iostat -T u -Hpvy -l tank' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended\$" <<< "$OUT")" 2 \
 	"incomplete figures ($OUT)"
 assert_eq "$ERR" "" "no warning for a sampler that failed"
 nas_model '.failing = []'
@@ -174,12 +192,21 @@ assert_contains "$ERR" "and tank/vmware has 16.0 KiB now: the disk may still hol
 nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 131072'
 
 # ---- The NAS side commits with its result: a kill right after the
-# result's transaction finds both recorded ----
+# result's transaction finds both recorded; and leaves nothing running on
+# the NAS: the next run's parked pair ends with the end of its stdin ----
+: > "$sessions"
 ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
 	LD_PRELOAD="$KILL_AFTER_COMMIT" KILL_AFTER_RESULT=1 "$NFSAGENT" bench --vm fiotest \
 	--profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}" > /dev/null 2>&1 && echo "not killed" >&2
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM results r JOIN nas_runs n ON n.result_id = r.id
 	WHERE r.id = (SELECT max(id) FROM results)")" 1 "the killed run's result has its NAS side"
+for i in $(seq 1 100); do
+	pgrep -f -- "-nas-shell $NAS_STATE" > /dev/null || break
+	sleep 0.05
+done
+assert_eq "$(pgrep -f -- "-nas-shell $NAS_STATE" | wc -l)" 0 "nothing of the killed bench runs on the NAS"
+assert_eq "$(awk '$2 == "-" { print $3 }' "$sessions" | sort | tr '\n' ' ')" "iostat readings " \
+	"the next run's pair, parked, ended unused ($(cat "$sessions"))"
 # That run is at 128K again, after the 16K one on the same disk: compare says so.
 run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,profile=randwrite-4k-qd1
 assert_contains "$OUT" "warning: 1 run of B measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"

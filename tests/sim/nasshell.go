@@ -13,6 +13,8 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -40,6 +42,24 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 			w = w[1:]
 		}
 		line = strings.Join(w, " ")
+	}
+	if parked(w) {
+		opened := time.Now()
+		said, ok := readLine(in)
+		logParked(stateFile, opened, ok, w[len(parkedWords)])
+		every, count, numbers := strings.Cut(said, " ")
+		switch {
+		case !ok:
+			return 0 // stdin ended first: `read ... || exit 0`
+		case !numbers || !digits(every) || !digits(count):
+			return 2
+		}
+		w = unparked(w[len(parkedWords):], every, count)
+		line = strings.Join(w, " ")
+		if st, err = loadNAS(stateFile); err != nil { // the NAS as it is when the run starts
+			fmt.Fprintf(errOut, "labsim nas: %v\n", err)
+			return 1
+		}
 	}
 	if len(w) == 0 {
 		fmt.Fprintln(errOut, "this NAS runs commands only")
@@ -360,6 +380,74 @@ var loopWords = [][]string{
 	strings.Fields(`; do test -z "$last" || break ; sleep`), {"S"},
 	strings.Fields(`> /dev/null 2>&1 & s=$! ; test -z "$last" && wait $s ; s= ; test -z "$last" || break ;`),
 	{"READ"}, strings.Fields(`|| exit ; done ; test -z "$last" || {`), {"READ"}, strings.Fields("&& echo end ; }"),
+}
+
+// The words a parked job (nas_iostat_job, nas_counters_job) begins with:
+// it waits for the line "EVERY COUNT", which its words then use.
+var parkedWords = strings.Fields(`read every count || exit 0 ; case $every$count in ''|*[!0-9]*) exit 2 ;; esac ;`)
+
+func parked(w []string) bool {
+	return len(w) > len(parkedWords) && strings.Join(w[:len(parkedWords)], " ") == strings.Join(parkedWords, " ")
+}
+
+// logParked appends "<opened-ms> <line-ms or -> <iostat|readings>" to
+// nas-sessions.log beside nas.json: when a parked job's shell began (its
+// session's handshake done), and when its line came (- for never: parked
+// for nothing), for tests that check sessions are opened ahead and none
+// in vain. One write(2) per line, appended: sessions may end together.
+func logParked(stateFile string, opened time.Time, got bool, first string) {
+	line := "-"
+	if got {
+		line = strconv.FormatInt(time.Now().UnixMilli(), 10)
+	}
+	kind := "readings"
+	if first == "zpool" {
+		kind = "iostat"
+	}
+	f, err := os.OpenFile(filepath.Join(filepath.Dir(stateFile), "nas-sessions.log"),
+		os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err == nil {
+		fmt.Fprintf(f, "%d %s %s\n", opened.UnixMilli(), line, kind)
+		f.Close()
+	}
+}
+
+// readLine reads one line a byte at a time, as the shell's read does, so
+// that what follows it stays on stdin for the job; false at its end.
+func readLine(in io.Reader) (string, bool) {
+	var line []byte
+	b := make([]byte, 1)
+	for {
+		n, err := in.Read(b)
+		switch {
+		case n == 1 && b[0] == '\n':
+			return string(line), true
+		case n == 1:
+			line = append(line, b[0])
+		case err != nil:
+			return "", false // the shell's read fails on a line without its newline too
+		}
+	}
+}
+
+// digits: what the case lets through, a word of digits only.
+func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
+
+// unparked: the job's words with EVERY and COUNT where it uses them.
+func unparked(w []string, every, count string) []string {
+	out := make([]string, len(w))
+	for i, x := range w {
+		switch x {
+		case `"$every"`, "$every":
+			x = every
+		case `"$count"`:
+			x = count
+		case "$count)":
+			x = count + ")"
+		}
+		out[i] = x
+	}
+	return out
 }
 
 // loopOf matches w against loopWords: its count, seconds and READ words.

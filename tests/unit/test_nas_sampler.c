@@ -136,17 +136,15 @@ static void test_amplification_and_cache(void **state)
 	assert_false(nas_cache_served(&w, 8ULL << 30, 0.9));  /* no demand reads seen */
 }
 
-/* A stand-in for ssh: `zpool` runs IOSTAT_SCRIPT (shell words); the
- * readings' loop runs as the NAS's shell would run it, with its kstat
- * files' `cat` answered by CAT_SCRIPT. */
+/* A stand-in for ssh: the jobs' words run as the NAS's shell would run
+ * them, with `zpool` answered by IOSTAT_SCRIPT and their kstat files'
+ * `cat` by CAT_SCRIPT (shell words; `command cat` is the real one). */
 static void fake_nas_in(nas_target *t, const char *shell, const char *iostat_script,
                         const char *cat_script)
 {
 	char line[2048];
-	snprintf(line, sizeof(line),
-	         "%s -c 'd=%s/zfs; shift; case $1 in zpool) %s;;"
-	         " exec) cat() { %s; }; eval \"$*\";; esac' sh", shell, TEST_DATA_DIR, iostat_script,
-	         cat_script);
+	snprintf(line, sizeof(line), "%s -c 'd=%s/zfs; shift; zpool() { %s; }; cat() { %s; }; eval \"$*\"' sh",
+	         shell, TEST_DATA_DIR, iostat_script, cat_script);
 	vs_error err = {0};
 	assert_int_equal(nas_target_command(t, line, &err), VS_OK);
 }
@@ -157,6 +155,16 @@ static void fake_nas(nas_target *t, const char *iostat_script, const char *cat_s
 }
 
 static const char cat_goldens[] = "command cat $d/arcstats $d/zil $d/objset-0x36";
+
+/* A sampler opened and started for a window of 6 s, iostat every 2 s. */
+static nas_sampler *started(const nas_target *t, const nas_layout *l)
+{
+	nas_sampler *s;
+	vs_error err = {0};
+	assert_int_equal(nas_sampler_open(t, l, 0x36, &s, &err), VS_OK);
+	assert_int_equal(nas_sampler_start(s, 2, 6, &err), VS_OK);
+	return s;
+}
 
 static double seconds(void)
 {
@@ -172,12 +180,16 @@ static void sampled_in(const char *shell)
 	load_layout(&l);
 	nas_target t;
 	/* iostat prints three intervals and would go on for 30 s more. */
-	fake_nas_in(&t, shell, "cat $d/zpool_iostat_mirrors.txt; exec sleep 30", cat_goldens);
+	fake_nas_in(&t, shell, "command cat $d/zpool_iostat_mirrors.txt; exec sleep 30", cat_goldens);
 	nas_sampler *s;
 	vs_error err = {0};
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
-	assert_true(nas_sampler_ready(s));  /* the first reading came */
+	assert_int_equal(nas_sampler_open(&t, &l, 0x36, &s, &err), VS_OK);
+	/* parked: nothing is read before the run starts it */
 	struct timespec nap = {0, 300 * 1000 * 1000};
+	nanosleep(&nap, NULL);
+	double begun = nas_unix_now();
+	assert_int_equal(nas_sampler_start(s, 2, 6, &err), VS_OK);
+	assert_true(nas_sampler_ready(s));  /* the first reading came */
 	nanosleep(&nap, NULL);
 	double t0 = seconds(), asked = nas_unix_now();
 	nas_window w;
@@ -195,6 +207,7 @@ static void sampled_in(const char *shell)
 	/* The last reading is the answer: taken after it was asked for.  The
 	 * stand-in's `date` is this machine's: the clocks agree, to about half
 	 * a round trip. */
+	assert_true(w.readings.v[0].at >= begun);
 	assert_true(w.readings.v[1].at >= asked);
 	assert_true(w.clock_err >= 0 && w.clock_err < 0.5);
 	assert_true(w.clock_offset > -w.clock_err - 0.01 && w.clock_offset < w.clock_err + 0.01);
@@ -215,9 +228,7 @@ static void stopped_early_in(const char *shell)
 	char slow[256];
 	snprintf(slow, sizeof(slow), "sleep 0.4; %s", cat_goldens);
 	fake_nas_in(&t, shell, "exec sleep 30", slow);
-	nas_sampler *s;
-	vs_error err = {0};
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	nas_sampler *s = started(&t, &l);
 	double t0 = seconds(), asked = nas_unix_now();
 	nas_window w;
 	nas_sampler_stop(&s, &w);
@@ -248,8 +259,8 @@ static void test_sampler_around_a_run(void **state)
 	}
 }
 
-/* A session that gives the loop no stdin (ssh -n): it ends at once, and the
- * run says why instead of taking its early "end" for the answer. */
+/* A session that gives the jobs no stdin (ssh -n): they end at once,
+ * parked, before their first line, and the run says why. */
 static void test_sampler_without_stdin(void **state)
 {
 	(void)state;
@@ -258,15 +269,12 @@ static void test_sampler_without_stdin(void **state)
 	nas_target t;
 	char line[2048];
 	snprintf(line, sizeof(line),
-	         "sh -c 'd=%s/zfs; shift; case $1 in zpool) exec sleep 30;;"
-	         " exec) cat() { %s; }; eval \"$*\" < /dev/null;; esac' sh", TEST_DATA_DIR, cat_goldens);
+	         "sh -c 'd=%s/zfs; shift; zpool() { exec sleep 30; }; cat() { %s; }; eval \"$*\" < /dev/null' sh",
+	         TEST_DATA_DIR, cat_goldens);
 	vs_error err = {0};
 	assert_int_equal(nas_target_command(&t, line, &err), VS_OK);
-	nas_sampler *s;
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
-	assert_true(nas_sampler_ready(s));
-	struct timespec nap = {0, 200 * 1000 * 1000};
-	nanosleep(&nap, NULL);
+	nas_sampler *s = started(&t, &l);
+	assert_false(nas_sampler_ready(s));
 	nas_window w;
 	nas_sampler_stop(&s, &w);
 	assert_true(w.incomplete && w.lost);
@@ -274,6 +282,7 @@ static void test_sampler_without_stdin(void **state)
 	                           "no input (--nas-command must pass stdin through, as ssh without -n "
 	                           "does)");
 	assert_int_equal(w.clock_err, -1);
+	assert_int_equal(w.readings.n, 0);
 	nas_window_free(&w);
 	nas_target_free(&t);
 	nas_layout_free(&l);
@@ -286,15 +295,14 @@ static void test_sampler_that_dies(void **state)
 	load_layout(&l);
 	nas_target t;
 	fake_nas(&t, "echo \"cannot open tank: no such pool\" >&2; exit 1", cat_goldens);
-	nas_sampler *s;
+	nas_sampler *s = started(&t, &l);
 	vs_error err = {0};
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
 	struct timespec nap = {0, 300 * 1000 * 1000};
 	nanosleep(&nap, NULL);
 	nas_window w;
 	nas_sampler_stop(&s, &w);
 	assert_true(w.incomplete);
-	assert_non_null(strstr(w.why, "running 'zpool iostat -T u -Hpvy -l tank 2 5' on "));
+	assert_non_null(strstr(w.why, "running 'zpool iostat -T u -Hpvy -l tank' on "));
 	assert_non_null(strstr(w.why, "zpool exited 1: cannot open tank: no such pool"));
 	assert_int_equal(w.timeline.n, 0);
 	assert_true(w.counters);  /* what could be read is kept */
@@ -305,25 +313,28 @@ static void test_sampler_that_dies(void **state)
 	/* Counters unreadable: the run goes on, its NAS side incomplete, with
 	 * the reason; not one reading came, so the NAS was not sampled. */
 	fake_nas(&t, "exit 0", "echo \"cat: /proc/spl/kstat/zfs/arcstats: No such file\" >&2; return 1");
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	s = started(&t, &l);
 	nas_sampler_stop(&s, &w);
 	assert_true(w.incomplete && w.lost);
 	/* named by what the loop repeats, failed as cat failed */
 	assert_ptr_equal(strstr(w.why, "running 'cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil "
-	                               "/proc/spl/kstat/zfs/tank/objset-0x36 && date +%s.%N (every 2 s)' on "),
+	                               "/proc/spl/kstat/zfs/tank/objset-0x36 && date +%s.%N, repeated' on "),
 	                 w.why);
 	const char *tail = " failed: cat exited 1: cat: /proc/spl/kstat/zfs/arcstats: No such file";
 	assert_string_equal(w.why + strlen(w.why) - strlen(tail), tail);
 	assert_int_equal(w.clock_err, -1);
 	nas_window_free(&w);
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 0, 6, &s, &err), VS_ERR_USAGE);
+	assert_int_equal(nas_sampler_open(&t, &l, 0x36, &s, &err), VS_OK);
+	assert_int_equal(nas_sampler_start(s, 0, 6, &err), VS_ERR_USAGE);
+	nas_sampler_close(&s);
+	assert_null(s);
 	nas_target_free(&t);
 
 	/* A NAS that never answers (a session black-holed): the first reading
 	 * is waited for the command's time, once; the stop waits no more. */
 	fake_nas(&t, "exec sleep 30", "sleep 30");
 	t.timeout_s = 1;
-	assert_int_equal(nas_sampler_start(&t, &l, 0x36, 2, 6, &s, &err), VS_OK);
+	s = started(&t, &l);
 	assert_false(nas_sampler_ready(s));
 	double t0 = seconds();
 	nas_sampler_stop(&s, &w);
