@@ -184,6 +184,11 @@ void na_wait_done(na_wait *w);
 char *na_shell_quote(const char *s);
 /* "1.5 TiB"-style size into buf. */
 const char *na_size(int64_t bytes, char *buf, size_t size);
+/* The plural's "s" of a count: "1 group", "2 groups". */
+static inline const char *na_s(size_t n)
+{
+	return n == 1 ? "" : "s";
+}
 
 /* ---- inventory.c: one snapshot of the inventory, name lookups ---- */
 typedef struct na_cluster {

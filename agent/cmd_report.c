@@ -94,8 +94,9 @@ static vs_status write_report(const report_args *a, na_outcome *out)
 		return rc;
 	if (!counts.results)
 		na_warn("%s; %s holds only the findings", why.message, a->html);
-	printf("%s: %zu runs (%zu failed) in %zu groups, %zu profiles, %zu findings\n", a->html,
-	       counts.results, counts.failed, counts.groups, counts.profiles, counts.findings);
+	printf("%s: %zu run%s (%zu failed) in %zu group%s, %zu profile%s, %zu finding%s\n", a->html,
+	       counts.results, na_s(counts.results), counts.failed, counts.groups, na_s(counts.groups),
+	       counts.profiles, na_s(counts.profiles), counts.findings, na_s(counts.findings));
 	return VS_OK;
 }
 

@@ -381,8 +381,8 @@ static void title(const na_report_page *r, const char *generated)
 		fputs("every result", r->out);
 	fputs("; grouped by ", r->out);
 	join(r, r->by, r->n_by, ", ", r->n_by);
-	fprintf(r->out, ". %zu runs in %zu groups, %zu profiles.</p>\n", r->n, r->n_groups,
-	        r->n_profiles);
+	fprintf(r->out, ". %zu run%s in %zu group%s, %zu profile%s.</p>\n", r->n, na_s(r->n),
+	        r->n_groups, na_s(r->n_groups), r->n_profiles, na_s(r->n_profiles));
 	fputs("<p class=\"meta\" id=\"method\">How changes are judged: ", r->out);
 	esc(r, na_noise_method);
 	fputs("</p>\n</header>\n", r->out);

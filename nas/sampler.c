@@ -344,9 +344,10 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 		w->clock_err = (now - asked) / 2;
 		return true;
 	}
-	if (ended)  /* its stdin ended before we asked: it answered nobody */
+	if (ended)  /* it ended by itself before we asked: no stdin, or not a POSIX shell */
 		vs_fail(err, VS_ERR_CONNECT, "the NAS's readings ended before the run did: their session "
-		        "gave them no input (--nas-command must pass stdin through, as ssh without -n does)");
+		        "gave them no input (--nas-command must pass stdin through, as ssh without -n does; "
+		        "the NAS account's login shell must be a POSIX shell)");
 	else if (said == VS_OK)
 		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no %s reading in %d s",
 		        s->gave_up ? "first" : "last", s->timeout_s);

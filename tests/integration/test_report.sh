@@ -160,7 +160,7 @@ echo "screenshot: $shot"
 
 # ---- selections and grouping ----
 run 0 "$NFSAGENT" report --html "$html" --db "$db" --where protocol=NFS41 --group-by recordsize
-assert_contains "$OUT" "6 runs (1 failed) in 1 groups, 2 profiles, 1 findings"
+assert_contains "$OUT" "6 runs (1 failed) in 1 group, 2 profiles, 1 finding"
 assert_eq "$(grep -o '<rect class="bar"[^>]*data-group="recordsize=16K"' "$html" | wc -l)" 3 "bars of the one group"
 run 0 "$NFSAGENT" report --html "$html" --db "$db" --group-by vm --group-by nosuchkey
 assert_contains "$ERR" "no selected result has 'nosuchkey' to group by"
@@ -283,7 +283,7 @@ for rep in 1 2 3; do
 done
 sqlite3 "$threedb" < "$sqlfile"
 run 0 "$NFSAGENT" report --html "$html" --db "$threedb"
-assert_contains "$OUT" "9 runs (0 failed) in 3 groups, 1 profiles"
+assert_contains "$OUT" "9 runs (0 failed) in 3 groups, 1 profile"
 page=$(cat "$html")
 sw() { printf '<th><span class="sw" style="background:%s"></span>tier=%s</th>' "$1" "$2"; }
 assert_contains "$page" "<thead><tr><th>Median (min–max · runs)</th>$(sw '#0072B2' gold)$(sw '#E69F00' silver)$(sw '#009E73' bronze)</tr></thead>" \

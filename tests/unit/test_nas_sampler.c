@@ -280,7 +280,7 @@ static void test_sampler_without_stdin(void **state)
 	assert_true(w.incomplete && w.lost);
 	assert_string_equal(w.why, "the NAS's readings ended before the run did: their session gave them "
 	                           "no input (--nas-command must pass stdin through, as ssh without -n "
-	                           "does)");
+	                           "does; the NAS account's login shell must be a POSIX shell)");
 	assert_int_equal(w.clock_err, -1);
 	assert_int_equal(w.readings.n, 0);
 	nas_window_free(&w);
