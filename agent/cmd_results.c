@@ -212,8 +212,13 @@ static void csv_row(const na_result *r, const json_t *nas)
 	csv_field(labels, false);
 	for (size_t i = 0; i < N_NAS_COLUMNS; i++) {
 		json_t *v = json_object_get(nas, nas_columns[i].name);
+		/* reals to a double's 15 sure digits (a Unix time's milliseconds
+		 * too): a sheet's cell, not the 17 of a round trip's binary noise
+		 * ("0.8999999999999999") */
 		char *text = v && !json_is_null(v) && !json_is_string(v)
-		                 ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+		                 ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER |
+		                                  JSON_REAL_PRECISION(15))
+		                 : NULL;
 		csv_field(text ? text : json_string_value(v), i + 1 == N_NAS_COLUMNS);
 		free(text);
 	}

@@ -123,8 +123,9 @@ assert_eq "$(jq length <<< "$OUT")" 12 "every run recorded"
 assert_eq "$(jq -c '[.[] | select(.nas == null) | .id]' <<< "$OUT")" '[5,6,7,8,9,10]' \
 	"runs without the NAS side: unreachable, key refused, zpool missing"
 # results --csv carries every NAS figure --json does: a nas_ column each,
-# in the JSON's order, a number as the JSON writes it; not measured is an
-# empty cell, never a 0, and a run without a NAS side has every one empty.
+# in the JSON's order, a number as the JSON writes it (a real to 15
+# digits: no binary noise); not measured is an empty cell, never a 0, and a
+# run without a NAS side has every one empty.
 # The clocks' difference that placed fio's window is stored with it.
 echo "$OUT" > "$WORK/results.json"
 run 0 "$NFSAGENT" results --db "$db" --csv
@@ -132,8 +133,18 @@ echo "$OUT" > "$WORK/results.csv"
 assert_contains "$(head -1 <<< "$OUT")" '"labels","nas_dataset","nas_pool_layout",' "the NAS columns after the labels"
 assert_contains "$(head -1 <<< "$OUT")" '"nas_window_s","nas_amplification","nas_amp_guest_to_dataset","nas_amp_dataset_to_data","nas_amp_log_share","nas_clock_shift_s","nas_clock_err_s","nas_incomplete","nas_timeline"' "CSV header's figures"
 check=$(python3 - "$WORK/results.csv" "$WORK/results.json" <<-'PY'
-	import csv, json, sys
+	import csv, json, math, re, sys
 	rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+	def digits(c):  # the significant digits a real's cell was written with
+	    return len(re.sub(r"^0*", "", re.sub(r"[-.]|e.*", "", c)).rstrip("0") or "0")
+	def close(a, b):  # the cell's JSON against --json's, reals to 15 digits
+	    if isinstance(a, dict):
+	        return a.keys() == b.keys() and all(close(a[k], b[k]) for k in a)
+	    if isinstance(a, list):
+	        return len(a) == len(b) and all(close(x, y) for x, y in zip(a, b))
+	    if isinstance(b, float):
+	        return math.isclose(a, b, rel_tol=1e-14)
+	    return a == b
 	results = {r["id"]: r for r in json.load(open(sys.argv[2]))}
 	keys = list(next(r["nas"] for r in results.values() if r["nas"]))
 	names = [c for c in rows[0] if c.startswith("nas_")]
@@ -146,14 +157,16 @@ check=$(python3 - "$WORK/results.csv" "$WORK/results.json" <<-'PY'
 	            assert c == "", (row["id"], k, c)
 	        elif isinstance(v, bool):
 	            assert c == str(v).lower(), (row["id"], k, c)
-	        elif isinstance(v, (int, float)):
-	            assert float(c) == v and (isinstance(v, float) or c == str(v)), (row["id"], k, c, v)
+	        elif isinstance(v, float):
+	            assert math.isclose(float(c), v, rel_tol=1e-14) and digits(c) <= 15, (row["id"], k, c, v)
+	        elif isinstance(v, int):
+	            assert c == str(v), (row["id"], k, c, v)
 	        elif isinstance(v, str):
 	            assert c == v, (row["id"], k, c)
 	        else:
-	            assert json.loads(c) == v, (row["id"], k, c)
+	            assert close(json.loads(c), v), (row["id"], k, c)
 	amp = [r for r in rows if results[int(r["id"])]["nas"] and results[int(r["id"])]["nas"]["amplification"] is not None]
-	assert amp and all(float(r["nas_amplification"]) == results[int(r["id"])]["nas"]["amplification"] for r in amp)
+	assert amp and all(math.isclose(float(r["nas_amplification"]), results[int(r["id"])]["nas"]["amplification"], rel_tol=1e-14) for r in amp)
 	empty = [int(r["id"]) for r in rows if not any(r["nas_" + k] for k in keys)]
 	clocked = [int(r["id"]) for r in rows if r["nas_clock_shift_s"] and 0 <= float(r["nas_clock_err_s"]) < 1]
 	print(len(names), "columns; without a NAS side", empty, "; clocks known on", clocked[:4],
