@@ -18,6 +18,7 @@ typedef struct na_run {
 	char *vm_moref, *home;   /* the VM, and the datastore it started on */
 	char *password;
 	double t_move, t_bench, t_probe, t_mount, t_start;  /* t_mount: mounts and unmounts */
+	double t_nas;  /* the rounds' readings of the NAS's settings (na_bench_nas_begin) */
 	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
 	bool nfs3[NA_MAX_TARGETS];    /* the bug showed there and its policy is nfs3: NFS 3 from now on */
 	int journal_failed;      /* the status of a journal that could not be read, or VS_OK */

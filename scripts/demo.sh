@@ -14,10 +14,12 @@ out=${DEMO_OUT:-$PWD/demo-output}
 mkdir -p "$out"
 work=$(mktemp -d "${TMPDIR:-/dev/shm}/nfsagent-demo.XXXXXX")
 lab=
-trap '[ -n "$lab" ] && kill $lab 2> /dev/null; wait 2> /dev/null; rm -rf "$work"' EXIT
+OTHER_PIDS=()  # the NAS's sshd (nas_start)
+trap 'kill $lab "${OTHER_PIDS[@]}" 2> /dev/null; wait 2> /dev/null; rm -rf "$work"' EXIT
 
-# The lab: four hosts on ESXi 8.0.3, three TrueNAS exports, the bug flaky.
-build/labsim -dir "$work/lab" -nfs41-bug flaky:0.5,2 \
+# The lab: four hosts on ESXi 8.0.3, three TrueNAS exports, the bug flaky;
+# behind the exports a ZFS pool of mirrors with a SLOG.
+build/labsim -dir "$work/lab" -nfs41-bug flaky:0.5,2 -nas-slog \
 	-export 10.0.0.5:/mnt/tank/vmware64k \
 	> "$work/ready" 2> "$work/lab.log" &
 lab=$!
@@ -30,6 +32,12 @@ export NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$ready")
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 export XDG_DATA_HOME="$work/data"   # a results database for this demo only
 nfsagent=build/agent/nfsagent
+# The NAS, reached as a real one is: ssh to a real sshd on 127.0.0.1, whose
+# forced command answers zpool, zfs and the kstats from the lab's pool.
+WORK=$work LAB_READY=$ready LABSIM=build/labsim
+fail() { echo "demo: $*" >&2; exit 1; }
+. tests/sim/nas_sshd.sh
+nas_start
 
 step() { printf '\n\033[1m$ %s\033[0m\n' "$*"; "$@"; }
 echo "Simulated lab at $NFSAGENT_URL (certificate pinned: $NFSAGENT_THUMBPRINT)"
@@ -38,8 +46,10 @@ step $nfsagent ls hosts
 step $nfsagent ls datastores
 step $nfsagent ls vms
 
-# The campaign file from examples/, with demo-sized runs (16 MiB, 2 s).
-sed -e 's/^size = .*/size = 16M/' -e 's/^runtime = .*/runtime = 2/' \
+# The campaign file from examples/, with demo-sized runs (16 MiB, 2 s and a
+# 1 s ramp), and the NAS sampled around each run.
+sed -e 's/^size = .*/size = 16M/' -e 's/^runtime = .*/runtime = 2\nramp = 1/' \
+	-e "s|^cleanup = .*|&\nnas_command = ssh -F $NAS_SSH_CONFIG nas|" \
 	-e 's/^profiles = .*/profiles = randwrite-4k-qd32x4, randread-4k-qd32x4/' \
 	-e 's/^probe_disks.*//' examples/nfs3-vs-nfs41.ini > "$work/nfs3-vs-nfs41.ini"
 step $nfsagent run "$work/nfs3-vs-nfs41.ini" --dry-run

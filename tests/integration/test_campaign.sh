@@ -112,6 +112,7 @@ interrupt_when "randwrite-4k-qd1 #1 on v3: ok" --resume
 # v41's bug stopped its moves: the campaign's finding, exit 3 as migrate.
 run 3 "$NFSAGENT" run "$c" --resume
 assert_contains "$OUT" "Where the time went"
+assert_not_contains "$OUT" "reading the NAS"  # no NAS: no such part
 assert_contains "$OUT" "  v3   4 ok, over NFS 3"
 assert_contains "$OUT" "  v41  no results: the extent-size bug stopped the move there"
 

@@ -67,6 +67,9 @@ for t in r16k r64k; do
 		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); pool read [0-9.]+ [kMG]?B/s \(read-modify-write\)( \[pool measured [0-9.]+ s of fio.s 4\.0 s\])?$')" \
 		1 "the summary's NAS line of $t ($OUT)"
 done
+# The time the rounds spent reading the NAS's settings, apart from the runs'.
+assert_eq "$(grep -cE '^Where the time went \([0-9.]+ s\): Storage vMotion [0-9.]+ s, benchmarks [0-9.]+ s, reading the NAS [0-9]+\.[0-9] s, probes ' <<< "$OUT")" 1 \
+	"the NAS's readings in the time line ($OUT)"
 
 # Stored per result: the measured recordsize, and the pool's figures over
 # fio's window against the guest's bytes.
