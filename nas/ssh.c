@@ -140,7 +140,11 @@ int nas_target_host(nas_target *t, const char *host, vs_error *err)
 	if (!host[0] || host[0] == '-' || strpbrk(host, " \t\n\r'\"\\;&|$`<>()"))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a host name ([user@]host)", host);
 	int rc = target_init(t, host, err);
-	static const char *const words[] = {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10"};
+	/* ServerAliveInterval: a session parked through a long run stays
+	 * known to the firewalls between (an idle one may be dropped), and a
+	 * NAS gone is found within a minute. */
+	static const char *const words[] = {"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
+	                                    "-o", "ServerAliveInterval=15"};
 	word_list w = {0};
 	for (size_t i = 0; rc == VS_OK && i < sizeof(words) / sizeof(words[0]); i++)
 		if (!words_push(&w, strdup(words[i])))

@@ -63,8 +63,8 @@ static void test_targets(void **state)
 	nas_target t;
 	vs_error err = {0};
 	assert_int_equal(nas_target_host(&t, "root@truenas.example", &err), VS_OK);
-	assert_argv(&t, (const char *[]){"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10",
-	                                 "root@truenas.example"}, 6);
+	assert_argv(&t, (const char *[]){"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o",
+	                                 "ServerAliveInterval=15", "root@truenas.example"}, 8);
 	assert_string_equal(t.display, "root@truenas.example");
 	assert_int_equal(t.timeout_s, NAS_TIMEOUT_DEFAULT_S);
 	nas_target_free(&t);
