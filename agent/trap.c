@@ -251,12 +251,10 @@ static int check_now(const na_result *r, const na_trap *t, void *ud, vs_error *e
 void na_bench_recordsize_trap(const na_bench *b)
 {
 	bench_check c = {.b = b};
-	int64_t set = 0;
 	vs_error err = {0};
 	/* an unreadable history leaves the measured recordsizes as the only sign */
-	if (nas_read_history(b->nas, b->nas_view.dataset.name, "recordsize", &set, &err) == VS_OK &&
-	    set > 0) {
-		time_t t = (time_t)set;
+	if (b->nas_view.history_read && b->nas_view.recordsize_set > 0) {
+		time_t t = (time_t)b->nas_view.recordsize_set;
 		struct tm tm;
 		strftime(c.set_at, sizeof(c.set_at), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	}

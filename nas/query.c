@@ -10,16 +10,34 @@
 
 typedef int (*parse_fn)(const char *text, size_t len, void *out, vs_error *err);
 
-/* Runs remote[] and parses what it printed; a parse error names the command
- * and the NAS. */
+/* The commands' words, for their readers and nas_read_view alike. */
+#define ZFS_GET(dataset) {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list, dataset, NULL}
+#define ZPOOL_LIST(pool) {"zpool", "list", "-Hpv", pool, NULL}
+static const char *const zfs_list[] = {"zfs", "list", "-Hp", "-o", "name,mountpoint", NULL};
+
+/* What a command's run (c, by nas_run or nas_run_all) parses to: its
+ * failure as it is, a parse error naming the command and the NAS. */
+static int parsed(const nas_target *t, const nas_call *c, const char *what, parse_fn parse,
+                  void *out, vs_error *err)
+{
+	if (c->rc != VS_OK) {
+		*err = c->err;
+		return c->rc;
+	}
+	int rc = parse(c->out.out, c->out.len, out, err);
+	if (rc != VS_OK)
+		vs_error_context(err, "reading %s of %s", what, t->display);
+	return rc;
+}
+
+/* Runs remote[] alone and parses what it printed. */
 static int query(const nas_target *t, const char *const *remote, const char *what, parse_fn parse,
                  void *out, vs_error *err)
 {
-	nas_output o;
-	int rc = nas_run(t, remote, &o, err);
-	if (rc == VS_OK && (rc = parse(o.out, o.len, out, err)) != VS_OK)
-		vs_error_context(err, "reading %s of %s", what, t->display);
-	nas_output_free(&o);
+	nas_call c = {.remote = remote};
+	c.rc = nas_run(t, remote, &c.out, &c.err);
+	int rc = parsed(t, &c, what, parse, out, err);
+	nas_output_free(&c.out);
 	return rc;
 }
 
@@ -45,52 +63,30 @@ void nas_dataset_clear(nas_dataset *d)
 	*d = (nas_dataset){0};
 }
 
-int nas_find_dataset(const nas_target *t, const char *path, nas_dataset *out, vs_error *err)
-{
-	static const char *const cmd[] = {"zfs", "list", "-Hp", "-o", "name,mountpoint", NULL};
-	nas_datasets all;
-	*out = (nas_dataset){0};
-	int rc = query(t, cmd, "zfs list", parse_list, &all, err);
-	if (rc != VS_OK)
-		return rc;
-	const nas_dataset *d = nas_dataset_for_path(&all, path);
-	if (!d)
-		rc = vs_fail(err, VS_ERR_NOT_FOUND, "no dataset of %s is mounted at %s or above it",
-		             t->display, path);
-	else if (!nas_name_ok(d->name, false))
-		rc = vs_fail(err, VS_ERR_FAULT,
-		             "the dataset '%s' at %s has a name nfsagent cannot pass over ssh (a blank?)",
-		             d->name, d->mountpoint);
-	else if (!(out->name = strdup(d->name)) || !(out->mountpoint = strdup(d->mountpoint)))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc != VS_OK) {
-		nas_dataset_clear(out);
-		vs_error_context(err, "finding the dataset behind %s", path);
-	}
-	nas_datasets_free(&all);
-	return rc;
-}
-
 int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err)
 {
 	if (!nas_name_ok(dataset, false))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS dataset name", dataset);
-	const char *const cmd[] = {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list,
-	                           dataset, NULL};
+	const char *const cmd[] = ZFS_GET(dataset);
 	return query(t, cmd, "zfs get", parse_get, out, err);
+}
+
+/* rc, and zpool list POOL's layout being POOL's (not when rc failed). */
+static int layout_of(const char *pool, int rc, nas_layout *out, vs_error *err)
+{
+	if (rc == VS_OK && strcmp(out->pool, pool) != 0) {
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool list %s printed pool '%s'", pool, out->pool);
+		nas_layout_free(out);
+	}
+	return rc;
 }
 
 int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err)
 {
 	if (!nas_name_ok(pool, true))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
-	const char *const cmd[] = {"zpool", "list", "-Hpv", pool, NULL};
-	int rc = query(t, cmd, "zpool list", parse_layout, out, err);
-	if (rc == VS_OK && strcmp(out->pool, pool) != 0) {
-		rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool list %s printed pool '%s'", pool, out->pool);
-		nas_layout_free(out);
-	}
-	return rc;
+	const char *const cmd[] = ZPOOL_LIST(pool);
+	return layout_of(pool, query(t, cmd, "zpool list", parse_layout, out, err), out, err);
 }
 
 /* The kstat files of the pool's objset into objset (its path). */
@@ -175,33 +171,101 @@ static int parse_history(const char *text, size_t len, void *out, vs_error *err)
 	return nas_parse_history(text, len, q->dataset, q->prop, q->last, err);
 }
 
-int nas_read_history(const nas_target *t, const char *dataset, const char *prop, int64_t *last,
-                     vs_error *err)
+/* `uname -s`'s run c: Linux, else not supported (FreeBSD: TrueNAS CORE, not
+ * yet).  The first contact: its run failing says the NAS was not reached. */
+static int system_of(const nas_target *t, const nas_call *c, vs_error *err)
 {
-	*last = 0;
-	if (!nas_name_ok(dataset, false))
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS dataset name", dataset);
-	char pool[256];
-	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(dataset, "/"), dataset);
-	/* zpool prints local time: UTC makes it one */
-	const char *const cmd[] = {"env", "TZ=UTC", "zpool", "history", "-il", pool, NULL};
-	history_query q = {dataset, prop, last};
-	return query(t, cmd, "zpool history", parse_history, &q, err);
+	if (c->rc != VS_OK) {
+		*err = c->err;
+		vs_error_context(err, "reaching the NAS");
+		return c->rc;
+	}
+	char os[65];
+	snprintf(os, sizeof(os), "%.*s", (int)strcspn(c->out.out, "\r\n"), c->out.out);
+	int rc = VS_OK;
+	if (strcmp(os, "FreeBSD") == 0)
+		rc = vs_fail(err, VS_ERR_FAULT,
+		             "%s runs FreeBSD (TrueNAS CORE): not supported yet, only Linux OpenZFS",
+		             t->display);
+	else if (strcmp(os, "Linux") != 0)
+		rc = vs_fail(err, VS_ERR_FAULT, "%s runs '%s': not supported, only Linux OpenZFS",
+		             t->display, os);
+	if (rc != VS_OK)
+		vs_error_context(err, "checking the NAS");
+	return rc;
 }
 
+/* The dataset behind path in `zfs list`'s run c, with a name that can go
+ * over ssh. */
+static int dataset_of(const nas_target *t, const char *path, const nas_call *c, nas_dataset *out,
+                      vs_error *err)
+{
+	nas_datasets all;
+	*out = (nas_dataset){0};
+	int rc = parsed(t, c, "zfs list", parse_list, &all, err);
+	if (rc != VS_OK)
+		return rc;
+	const nas_dataset *d = nas_dataset_for_path(&all, path);
+	if (!d)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "no dataset of %s is mounted at %s or above it",
+		             t->display, path);
+	else if (!nas_name_ok(d->name, false))
+		rc = vs_fail(err, VS_ERR_FAULT,
+		             "the dataset '%s' at %s has a name nfsagent cannot pass over ssh (a blank?)",
+		             d->name, d->mountpoint);
+	else if (!(out->name = strdup(d->name)) || !(out->mountpoint = strdup(d->mountpoint)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc != VS_OK) {
+		nas_dataset_clear(out);
+		vs_error_context(err, "finding the dataset behind %s", path);
+	}
+	nas_datasets_free(&all);
+	return rc;
+}
+
+static void calls_free(nas_call *calls, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		nas_output_free(&calls[i].out);
+}
+
+/* Two rounds of sessions at once, not five one after another: each is a
+ * whole ssh handshake (a WAN's round trips to a real NAS), and a bench
+ * waits for them all before its first run.  The second round needs the
+ * dataset the first finds.  Failures are taken in the order of the
+ * commands, as if each had waited for the one before. */
 int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err)
 {
 	*v = (nas_view){0};
-	int rc = nas_check_system(t, err);
+	static const char *const uname[] = {"uname", "-s", NULL};
+	nas_call first[] = {{.remote = uname}, {.remote = zfs_list}};
+	nas_run_all(t, first, 2);
+	int rc = system_of(t, &first[0], err);
 	if (rc == VS_OK)
-		rc = nas_find_dataset(t, path, &v->dataset, err);
+		rc = dataset_of(t, path, &first[1], &v->dataset, err);
+	calls_free(first, 2);
+	if (rc != VS_OK)
+		return rc;
+	/* dataset_of checked the name: its pool's is one too (nas_name_ok) */
+	const char *dataset = v->dataset.name;
+	char pool[256];
+	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(dataset, "/"), dataset);
+	/* zpool prints local time: UTC makes it one */
+	const char *const get[] = ZFS_GET(dataset), *const list[] = ZPOOL_LIST(pool),
+	                  *const history[] = {"env", "TZ=UTC", "zpool", "history", "-il", pool, NULL};
+	nas_call second[] = {{.remote = get}, {.remote = list}, {.remote = history}};
+	nas_run_all(t, second, 3);
+	rc = parsed(t, &second[0], "zfs get", parse_get, &v->props, err);
 	if (rc == VS_OK)
-		rc = nas_read_props(t, v->dataset.name, &v->props, err);
-	if (rc == VS_OK) {
-		char pool[256];
-		snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(v->dataset.name, "/"), v->dataset.name);
-		rc = nas_read_layout(t, pool, &v->layout, err);
-	}
+		rc = layout_of(pool, parsed(t, &second[1], "zpool list", parse_layout, &v->layout, err),
+		               &v->layout, err);
+	/* The history only dates a change of recordsize: without it, bench
+	 * warns by the recordsizes its results measured. */
+	history_query q = {dataset, "recordsize", &v->recordsize_set};
+	vs_error ignored;
+	v->history_read = rc == VS_OK && parsed(t, &second[2], "zpool history", parse_history, &q,
+	                                        &ignored) == VS_OK;
+	calls_free(second, 3);
 	if (rc != VS_OK)
 		nas_view_free(v);
 	return rc;

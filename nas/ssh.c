@@ -1,9 +1,9 @@
-/* Running one fixed command on the NAS through the system's ssh client, so
- * that the user's config, keys, agent, jump hosts and known_hosts apply and
- * nfsagent holds no secret.  No shell runs here: the words go to
- * posix_spawnp as they are.  ssh itself joins the remote words into one
- * line for the NAS's shell, which is why callers pass only fixed tokens and
- * names nas_name_ok accepted. */
+/* Running fixed commands on the NAS (one, or several at once) through the
+ * system's ssh client, so that the user's config, keys, agent, jump hosts
+ * and known_hosts apply and nfsagent holds no secret.  No shell runs here:
+ * the words go to posix_spawnp as they are.  ssh itself joins the remote
+ * words into one line for the NAS's shell, which is why callers pass only
+ * fixed tokens and names nas_name_ok accepted. */
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -361,24 +361,14 @@ static run_end collect(const nas_target *t, child *c, nas_output *o)
 	return end;
 }
 
-int nas_run(const nas_target *t, const char *const *remote, nas_output *o, vs_error *err)
+/* The verdict on a command that ended so (rc: a failure before its end),
+ * worded alike for nas_run and nas_run_all: one reason, named by what. */
+static int ran(const nas_target *t, const char *what, int rc, run_end end, const nas_output *o,
+               vs_error *err)
 {
-	char what[256];
-	join_words(remote, what, sizeof(what));
-	*o = (nas_output){.status = -1};
-	child c;
-	int rc = spawn(t, remote, &c, err);
-	run_end end = rc == VS_OK ? collect(t, &c, o) : RUN_EXITED;
-	if (rc == VS_OK && (!o->out || !o->errtext)) {
-		/* Callers may read both as strings whatever came back. */
-		if (!o->out)
-			o->out = calloc(1, 1);
-		if (!o->errtext)
-			o->errtext = calloc(1, 1);
-		if (!o->out || !o->errtext)
-			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	}
-	if (rc == VS_OK && end == RUN_TIMEOUT)
+	if (rc == VS_OK && (!o->out || !o->errtext))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (rc == VS_OK && end == RUN_TIMEOUT)
 		rc = vs_fail(err, VS_ERR_CONNECT, "no answer from %s in %d s", t->display, t->timeout_s);
 	else if (rc == VS_OK && end == RUN_TOO_LONG)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s printed more than %zu bytes", what, t->max_output);
@@ -387,6 +377,24 @@ int nas_run(const nas_target *t, const char *const *remote, nas_output *o, vs_er
 	if (rc != VS_OK)
 		vs_error_context(err, "running '%s' on %s", what, t->display);
 	return rc;
+}
+
+int nas_run(const nas_target *t, const char *const *remote, nas_output *o, vs_error *err)
+{
+	char what[256];
+	join_words(remote, what, sizeof(what));
+	*o = (nas_output){.status = -1};
+	child c;
+	int rc = spawn(t, remote, &c, err);
+	run_end end = rc == VS_OK ? collect(t, &c, o) : RUN_EXITED;
+	if (rc == VS_OK) {
+		/* Callers may read both as strings whatever came back. */
+		if (!o->out)
+			o->out = calloc(1, 1);
+		if (!o->errtext)
+			o->errtext = calloc(1, 1);
+	}
+	return ran(t, what, rc, end, o, err);
 }
 
 /* ---- background jobs ---------------------------------------------------- */
@@ -552,9 +560,11 @@ static char *slurp(FILE *f, size_t max, size_t *len, bool *over)
 	return buf ? buf : calloc(1, 1);
 }
 
-int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
+/* Waits up to wait_ms for j to end, else stops it (SIGTERM, SIGKILL 2 s
+ * later); what it printed into o.  RUN_TOO_LONG when that passed the
+ * target's max_output, RUN_TIMEOUT when it was stopped. */
+static run_end job_end(nas_job *j, int wait_ms, nas_output *o)
 {
-	nas_job *j = *job;
 	int status = j->status;
 	*o = (nas_output){.status = -1};
 	bool ended = j->reaped || wait_until(j->pid, now_ms() + wait_ms, &status);
@@ -573,18 +583,60 @@ int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 	bool over, err_over;
 	o->out = slurp(j->out, j->max_output, &o->len, &over);
 	o->errtext = slurp(j->errs, ERRTEXT_MAX, &err_len, &err_over);
+	return over ? RUN_TOO_LONG : ended ? RUN_EXITED : RUN_TIMEOUT;
+}
+
+int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
+{
+	nas_job *j = *job;
+	run_end end = job_end(j, wait_ms, o);
 	int rc = VS_OK;
 	if (!o->out || !o->errtext)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	else if (over)
+	else if (end == RUN_TOO_LONG)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s printed more than %zu bytes", j->what, j->max_output);
-	else if (ended && o->status != 0)
+	else if (end == RUN_EXITED && o->status != 0)
 		rc = nas_explain(j->where, j->what, o->status, o->errtext, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "running '%s' on %s", j->what, j->where);
 	job_free(j);
 	*job = NULL;
 	return rc;
+}
+
+/* ---- several at once ---------------------------------------------------- */
+
+/* Background jobs, not pipes and poll: their output waits in files until
+ * each ends.  One that printed past the target's limit is refused as
+ * nas_run refuses it, at its end (nas_run stops it at once). */
+int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
+{
+	nas_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
+	for (size_t i = 0; i < n; i++) {
+		calls[i].out = (nas_output){.status = -1};
+		calls[i].err = (vs_error){0};
+		calls[i].rc = jobs ? nas_job_start(t, calls[i].remote, NULL, false, &jobs[i], &calls[i].err)
+		                   : vs_fail(&calls[i].err, VS_ERR_NOMEM, "out of memory");
+	}
+	/* They began together: each has the target's time from then. */
+	int64_t deadline = now_ms() + (int64_t)t->timeout_s * 1000;
+	int first = VS_OK;
+	for (size_t i = 0; i < n; i++) {
+		nas_call *c = &calls[i];
+		run_end end = RUN_EXITED;
+		if (c->rc == VS_OK) {
+			int64_t left = deadline - now_ms();
+			end = job_end(jobs[i], left > 0 ? (int)left : 0, &c->out);
+			job_free(jobs[i]);
+		}
+		char what[256];
+		join_words(c->remote, what, sizeof(what));
+		c->rc = ran(t, what, c->rc, end, &c->out, &c->err);
+		if (first == VS_OK)
+			first = c->rc;
+	}
+	free(jobs);
+	return first;
 }
 
 /* ---- why it failed ----------------------------------------------------- */
@@ -637,28 +689,4 @@ int nas_explain(const char *where, const char *what, int status, const char *err
 	if (status < 0)
 		return vs_fail(err, VS_ERR_FAULT, "ssh to %s was killed", where);
 	return vs_fail(err, VS_ERR_FAULT, "%s exited %d%s%s", prog, status, line[0] ? ": " : "", line);
-}
-
-int nas_check_system(const nas_target *t, vs_error *err)
-{
-	static const char *const uname[] = {"uname", "-s", NULL};
-	nas_output o;
-	int rc = nas_run(t, uname, &o, err);
-	/* The first contact: when it fails, the NAS was not reached at all. */
-	if (rc != VS_OK)
-		vs_error_context(err, "reaching the NAS");
-	else {
-		o.out[strcspn(o.out, "\r\n")] = '\0';
-		if (strcmp(o.out, "FreeBSD") == 0)
-			rc = vs_fail(err, VS_ERR_FAULT,
-			             "%s runs FreeBSD (TrueNAS CORE): not supported yet, only Linux OpenZFS",
-			             t->display);
-		else if (strcmp(o.out, "Linux") != 0)
-			rc = vs_fail(err, VS_ERR_FAULT, "%s runs '%.64s': not supported, only Linux OpenZFS",
-			             t->display, o.out);
-		if (rc != VS_OK)
-			vs_error_context(err, "checking the NAS");
-	}
-	nas_output_free(&o);
-	return rc;
 }

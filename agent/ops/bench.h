@@ -91,8 +91,9 @@ void na_bench_outcome_clear(na_bench_outcome *o);
  * benchmark runs without the NAS side: never an error. */
 void na_bench_nas_begin(na_bench *b);
 /* Warns when b's disk was on the dataset before its recordsize last
- * changed (zpool history), or an earlier result of it measured another
- * recordsize: the disk may hold records of the old size (trap.c). */
+ * changed (zpool history, read with b's NAS view), or an earlier result of
+ * it measured another recordsize: the disk may hold records of the old size
+ * (trap.c). */
 void na_bench_recordsize_trap(const na_bench *b);
 void na_bench_nas_end(na_bench *b);
 /* Whether label key=value contradicts the measured settings p (recordsize

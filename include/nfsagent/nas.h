@@ -94,16 +94,26 @@ bool nas_job_await(nas_job *job, const char *line, int wait_ms);
  * and out->stopped whether we stopped it.  VS_OK when it exited 0 or was
  * stopped, else the reason it failed.  Frees the job (*job = NULL). */
 int nas_job_finish(nas_job **job, int wait_ms, nas_output *out, vs_error *err);
+/* One command of several run at once (nas_run_all): remote[] as nas_run
+ * takes it; then what it printed (out, nas_output_free it) and rc, VS_OK or
+ * the reason in err, both as nas_run gives them. */
+typedef struct nas_call {
+	const char *const *remote;
+	nas_output out;
+	int rc;
+	vs_error err;
+} nas_call;
+/* Runs the calls' commands at once, each in its own session as nas_run
+ * would run it alone (stdin /dev/null, the target's timeout and output
+ * limit, the same reason for each failure): the time of the slowest, not
+ * of all of them.  Returns VS_OK when every one exited 0, else the first
+ * failed call's rc in the order given. */
+int nas_run_all(const nas_target *t, nas_call *calls, size_t n);
 /* The reason a failed command gives, from its exit status and stderr:
  * ssh's own failures (255), a missing program (127), else the first line
  * of stderr.  what names the command ("zpool list"). */
 int nas_explain(const char *where, const char *what, int status, const char *errtext,
                 vs_error *err);
-
-/* `uname -s`: VS_OK on Linux; FreeBSD (TrueNAS CORE) and others are
- * VS_ERR_FAULT, "not supported yet".  The first contact, so it also says
- * whether the NAS can be reached at all. */
-int nas_check_system(const nas_target *t, vs_error *err);
 
 /* ---- zfs_parse.c: names and zfs's tables ------------------------------ */
 
@@ -157,9 +167,6 @@ int nas_parse_zfs_get(const char *text, size_t len, nas_props *out, vs_error *er
  * for" line. */
 int nas_parse_history(const char *text, size_t len, const char *dataset, const char *prop,
                       int64_t *last, vs_error *err);
-/* Runs it for dataset's pool (the name checked, nas_name_ok). */
-int nas_read_history(const nas_target *t, const char *dataset, const char *prop, int64_t *last,
-                     vs_error *err);
 
 /* ---- zpool_parse.c: the pool's layout and its I/O --------------------- */
 
@@ -274,10 +281,6 @@ void nas_readings_free(nas_readings *r);
 
 /* ---- query.c: the fixed commands, run and parsed -------------------- */
 
-/* `zfs list -Hp -o name,mountpoint`: the dataset behind an export path
- * (malloc'd name and mountpoint).  VS_ERR_NOT_FOUND when no mountpoint
- * holds it. */
-int nas_find_dataset(const nas_target *t, const char *path, nas_dataset *out, vs_error *err);
 void nas_dataset_clear(nas_dataset *d);
 /* `zfs get -Hp -o property,value nas_zfs_get_list DATASET`. */
 int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err);
@@ -303,14 +306,30 @@ int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, n
                      vs_error *err);
 
 /* What the NAS says about the dataset behind one export: the dataset, its
- * settings and its pool's layout. */
+ * settings, its pool's layout and when its recordsize last changed. */
 typedef struct nas_view {
-	nas_dataset dataset;
+	nas_dataset dataset;  /* malloc'd name and mountpoint */
 	nas_props props;
 	nas_layout layout;
+	/* The last record of the pool's history that set the recordsize of the
+	 * dataset or of an ancestor (Unix s; 0: none in it, a ring buffer),
+	 * when the history could be read: one that cannot is no failure. */
+	bool history_read;
+	int64_t recordsize_set;
 } nas_view;
-/* `uname -s` (nas_check_system), then the dataset behind path, its settings
- * and its pool's layout (the pool: the dataset's name up to the first '/'). */
+/* In two rounds of commands run at once (nas_run_all): `uname -s` and `zfs
+ * list -Hp -o name,mountpoint`, then, for the dataset whose mountpoint is
+ * path or its longest parent directory, `zfs get` of nas_zfs_get_list,
+ * `zpool list -Hpv POOL` and `env TZ=UTC zpool history -il POOL` (the pool:
+ * the dataset's name up to the first '/').  A failure is the one the
+ * commands run one by one in that order would meet first:
+ *   uname's run failing: the NAS not reached ("reaching the NAS");
+ *   not Linux: VS_ERR_FAULT, FreeBSD (TrueNAS CORE) "not supported yet"
+ *   ("checking the NAS");
+ *   no mountpoint holding path: VS_ERR_NOT_FOUND ("finding the dataset
+ *   behind PATH");
+ *   else a command's run ("running 'CMD' on NAS") or its output ("reading
+ *   CMD of NAS"), the history's excepted. */
 int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err);
 void nas_view_free(nas_view *v);
 /* The layout in a few words: "2 mirror + log + special" ("2 raidz2",

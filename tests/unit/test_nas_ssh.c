@@ -259,23 +259,57 @@ static void test_fed_job(void **state)
 	nas_target_free(&t);
 }
 
-static void test_check_system(void **state)
+/* Several commands at once: each gets what nas_run would give it alone,
+ * one past its time stopped with nas_run's words, one that printed too
+ * much refused so; the first failure in their order is the answer, and the
+ * whole takes the slowest one's time, not the sum. */
+static void test_run_all(void **state)
 {
 	(void)state;
 	nas_target t;
+	fake(&t, "shift; case $1 in ok) sleep 0.5; echo fine;; slow) exec sleep 30;;"
+	         " loud) sleep 0.5; head -c 5000 /dev/zero;; bad) echo \"no such pool\" >&2; exit 1;; esac");
+	t.timeout_s = 1;
+	t.max_output = 4096;
+	static const char *const ok[] = {"ok", "1", NULL}, *const slow[] = {"slow", NULL},
+	                         *const loud[] = {"loud", NULL}, *const bad[] = {"bad", NULL};
+	nas_call calls[] = {{.remote = ok}, {.remote = slow}, {.remote = loud}, {.remote = ok},
+	                    {.remote = bad}};
+	struct timespec a, b;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(nas_run_all(&t, calls, 5), VS_ERR_CONNECT);  /* slow's, the first failure */
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	assert_true(took >= 1 && took < 2);  /* the timeout once, the 0.5 s naps at once */
+	char context[1100];
+	assert_int_equal(calls[0].rc, VS_OK);
+	assert_string_equal(calls[0].out.out, "fine\n");
+	assert_int_equal(calls[1].rc, VS_ERR_CONNECT);
+	snprintf(context, sizeof(context), "no answer from %s in 1 s", t.display);
+	assert_string_equal(calls[1].err.message, context);
+	snprintf(context, sizeof(context), "running 'slow' on %s", t.display);
+	assert_string_equal(calls[1].err.context, context);
+	assert_int_equal(calls[2].rc, VS_ERR_PROTOCOL);
+	assert_string_equal(calls[2].err.message, "loud printed more than 4096 bytes");
+	assert_int_equal(calls[3].rc, VS_OK);
+	assert_int_equal(calls[4].rc, VS_ERR_FAULT);
+	assert_string_equal(calls[4].err.message, "bad exited 1: no such pool");
+	snprintf(context, sizeof(context), "running 'bad' on %s", t.display);
+	assert_string_equal(calls[4].err.context, context);
+	for (size_t i = 0; i < 5; i++)
+		nas_output_free(&calls[i].out);
+
+	/* A command that cannot start is that call's failure, as nas_run's. */
+	nas_target_free(&t);
 	vs_error err = {0};
-	fake(&t, "echo Linux");
-	assert_int_equal(nas_check_system(&t, &err), VS_OK);
-	nas_target_free(&t);
-	fake(&t, "echo FreeBSD");
-	assert_int_equal(nas_check_system(&t, &err), VS_ERR_FAULT);
-	assert_string_equal(err.message, "sh -c 'echo FreeBSD' sh runs FreeBSD (TrueNAS CORE): not "
-	                                 "supported yet, only Linux OpenZFS");
-	assert_string_equal(err.context, "checking the NAS");
-	nas_target_free(&t);
-	fake(&t, "echo Darwin");
-	assert_int_equal(nas_check_system(&t, &err), VS_ERR_FAULT);
-	assert_non_null(strstr(err.message, "runs 'Darwin': not supported"));
+	assert_int_equal(nas_target_command(&t, "/nonexistent/ssh nas", &err), VS_OK);
+	nas_output o;
+	assert_int_equal(nas_run(&t, ok, &o, &err), VS_ERR_FAULT);
+	nas_output_free(&o);
+	assert_int_equal(nas_run_all(&t, calls, 1), VS_ERR_FAULT);
+	assert_string_equal(calls[0].err.message, err.message);
+	assert_string_equal(calls[0].err.context, err.context);
+	nas_output_free(&calls[0].out);
 	nas_target_free(&t);
 }
 
@@ -288,7 +322,7 @@ int main(void)
 		cmocka_unit_test(test_run_failures_have_one_reason),
 		cmocka_unit_test(test_run_limits),
 		cmocka_unit_test(test_fed_job),
-		cmocka_unit_test(test_check_system),
+		cmocka_unit_test(test_run_all),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
