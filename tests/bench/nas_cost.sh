@@ -7,8 +7,8 @@
 # log).  The raw wall times are shown too, but they move in the guest
 # wait's steps: after fio's expected end, nfsagent looks every 0.5 s, and
 # the lab's fio ends so close to one look that a few milliseconds more
-# anywhere (2 cores shared with the NAS's processes) can cost a whole step.
-# Also shown: the difference between REPS runs and one, per added run, and
+# anywhere (2 cores shared with the NAS's processes) can cost a whole step;
+# their mean shows how often that happened.  Also shown: the difference between REPS runs and one, per added run, and
 # the whole bench's, the NAS's one-off reading included.  Nothing here
 # passes or fails: the target is printed beside the ratio.
 # Usage: tests/bench/nas_cost.sh [BUILD_DIR] [RUNS] [RUNTIME_S] [REPS]
@@ -56,6 +56,7 @@ wall() {
 		}' "$LAB_LOG"
 }
 median() { sort -n "$WORK/cost-$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+mean() { awk '{s += $1} END {print s / NR}' "$WORK/cost-$1"; }
 
 echo "== NAS sampling: bench of $reps x ${runtime} s runs, with and without --nas-command, $runs interleaved runs each"
 for _ in $(seq 1 "$runs"); do
@@ -66,13 +67,15 @@ for _ in $(seq 1 "$runs"); do
 done
 p=$(median plain) n=$(median nas) p1=$(median plain1) n1=$(median nas1)
 pr=$(median plain-run) nr=$(median nas-run) po=$(median plain-own) no=$(median nas-own)
+mp=$(mean plain-run) mn=$(mean nas-run)
 awk -v p="$p" -v n="$n" -v p1="$p1" -v n1="$n1" -v k="$reps" -v pr="$pr" -v nr="$nr" \
-	-v po="$po" -v no="$no" 'BEGIN {
+	-v po="$po" -v no="$no" -v mp="$mp" -v mn="$mn" 'BEGIN {
 	printf "%-36s %10s %10s %7s   %s\n", "metric", "with NAS", "without", "ratio", "target"
 	printf "%-36s %10d %10d %7s\n", "nfsagent'"'"'s own time per run (ms)", no, po, ""
 	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run, with what the NAS adds (s)", pr + (no - po) / 1000, pr,
 		(pr + (no - po) / 1000) / pr, "<= 1.01"
 	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run'"'"'s wall time (median s)", nr, pr, nr / pr, "(fio'"'"'s end seen to 0.5 s)"
+	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run'"'"'s wall time (mean s)", mn, mp, mn / mp, "(its 0.5 s steps averaged)"
 	rn = (n - n1) / (k - 1); rp = (p - p1) / (k - 1)
 	printf "%-36s %10.2f %10.2f %7.3f   %s\n", "per added run (s)", rn, rp, rn / rp, "(the same)"
 	printf "%-36s %10.2f %10.2f %7.3f   %s\n", "bench wall time (median s)", n, p, n / p, "(the NAS read once, too)"
