@@ -1,6 +1,7 @@
-/* The NAS's fixed commands: each runs once over ssh and goes through its
- * pure parser.  Names reach the remote command line only after
- * nas_name_ok, numbers only as we format them. */
+/* The NAS's fixed commands: the one-off reading's, run over ssh in two
+ * rounds of sessions at once, each through its pure parser, and the
+ * sampler's background jobs.  Names reach the remote command line only
+ * after nas_name_ok, numbers only as we format them. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +11,10 @@
 
 typedef int (*parse_fn)(const char *text, size_t len, void *out, vs_error *err);
 
-/* The commands' words, for their readers and nas_read_view alike. */
-#define ZFS_GET(dataset) {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list, dataset, NULL}
-#define ZPOOL_LIST(pool) {"zpool", "list", "-Hpv", pool, NULL}
 static const char *const zfs_list[] = {"zfs", "list", "-Hp", "-o", "name,mountpoint", NULL};
 
-/* What a command's run (c, by nas_run or nas_run_all) parses to: its
- * failure as it is, a parse error naming the command and the NAS. */
+/* What a command's run (c, by nas_run_all) parses to: its failure as it
+ * is, a parse error naming the command and the NAS. */
 static int parsed(const nas_target *t, const nas_call *c, const char *what, parse_fn parse,
                   void *out, vs_error *err)
 {
@@ -27,17 +25,6 @@ static int parsed(const nas_target *t, const nas_call *c, const char *what, pars
 	int rc = parse(c->out.out, c->out.len, out, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "reading %s of %s", what, t->display);
-	return rc;
-}
-
-/* Runs remote[] alone and parses what it printed. */
-static int query(const nas_target *t, const char *const *remote, const char *what, parse_fn parse,
-                 void *out, vs_error *err)
-{
-	nas_call c = {.remote = remote};
-	c.rc = nas_run(t, remote, &c.out, &c.err);
-	int rc = parsed(t, &c, what, parse, out, err);
-	nas_output_free(&c.out);
 	return rc;
 }
 
@@ -63,14 +50,6 @@ void nas_dataset_clear(nas_dataset *d)
 	*d = (nas_dataset){0};
 }
 
-int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err)
-{
-	if (!nas_name_ok(dataset, false))
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS dataset name", dataset);
-	const char *const cmd[] = ZFS_GET(dataset);
-	return query(t, cmd, "zfs get", parse_get, out, err);
-}
-
 /* rc, and zpool list POOL's layout being POOL's (not when rc failed). */
 static int layout_of(const char *pool, int rc, nas_layout *out, vs_error *err)
 {
@@ -79,14 +58,6 @@ static int layout_of(const char *pool, int rc, nas_layout *out, vs_error *err)
 		nas_layout_free(out);
 	}
 	return rc;
-}
-
-int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err)
-{
-	if (!nas_name_ok(pool, true))
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
-	const char *const cmd[] = ZPOOL_LIST(pool);
-	return layout_of(pool, query(t, cmd, "zpool list", parse_layout, out, err), out, err);
 }
 
 /* The kstat files of the pool's objset into objset (its path). */
@@ -104,11 +75,12 @@ static int kstat_files(const char *pool, uint64_t objsetid, char *objset, size_t
 		"+%s.%N"
 
 /* The words a parked job begins with: it waits for the line "EVERY COUNT"
- * (two numbers we format; nothing else passes the case) before it does
+ * (two numbers we format; each must be digits, or it ends) before it does
  * anything, and ends, 0, when its stdin ends first (nfsagent gone, or a
  * session without stdin: the stop says which). */
-#define PARKED "read", "every", "count", "||", "exit", "0", ";", "case", "$every$count", "in", \
-	"''|*[!0-9]*)", "exit", "2", ";;", "esac", ";"
+#define PARKED "read", "every", "count", "||", "exit", "0", ";", "case", "$every", "in", \
+	"''|*[!0-9]*)", "exit", "2", ";;", "esac", ";", "case", "$count", "in", "''|*[!0-9]*)", \
+	"exit", "2", ";;", "esac", ";"
 
 int nas_iostat_job(const nas_target *t, const char *pool, nas_job **job, vs_error *err)
 {
@@ -251,7 +223,9 @@ int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *
 	char pool[256];
 	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(dataset, "/"), dataset);
 	/* zpool prints local time: UTC makes it one */
-	const char *const get[] = ZFS_GET(dataset), *const list[] = ZPOOL_LIST(pool),
+	const char *const get[] = {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list,
+	                           dataset, NULL},
+	                  *const list[] = {"zpool", "list", "-Hpv", pool, NULL},
 	                  *const history[] = {"env", "TZ=UTC", "zpool", "history", "-il", pool, NULL};
 	nas_call second[] = {{.remote = get}, {.remote = list}, {.remote = history}};
 	nas_run_all(t, second, 3);

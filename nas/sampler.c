@@ -18,10 +18,14 @@
 enum { MAX_READINGS = 400 };
 
 struct nas_sampler {
+	const nas_target *t;
 	const nas_layout *layout;
+	uint64_t objsetid;
 	int interval_s;
 	int reading_s;  /* the counters' readings' interval: iostat's, or longer for a long window */
 	nas_job *iostat, *counters;
+	char iostat_line[48], counters_line[48];  /* the "EVERY COUNT" each was sent */
+	bool reopened;  /* ready opened the pair anew once (its connection found dead) */
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
 	int timeout_s;          /* the target's, for a command: how long a reading may take */
@@ -223,6 +227,15 @@ int nas_counters_delta(const nas_counters *a, const nas_counters *b, nas_window 
 	return VS_OK;
 }
 
+/* The two jobs, parked; one that could not start keeps why. */
+static void open_jobs(nas_sampler *s)
+{
+	if (nas_iostat_job(s->t, s->layout->pool, &s->iostat, &s->iostat_err) != VS_OK)
+		s->iostat = NULL;
+	if (nas_counters_job(s->t, s->layout->pool, s->objsetid, &s->counters, &s->counters_err) != VS_OK)
+		s->counters = NULL;
+}
+
 int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
                      nas_sampler **out, vs_error *err)
 {
@@ -230,11 +243,8 @@ int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t obj
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.layout = layout, .timeout_s = t->timeout_s};
-	if (nas_iostat_job(t, layout->pool, &s->iostat, &s->iostat_err) != VS_OK)
-		s->iostat = NULL;
-	if (nas_counters_job(t, layout->pool, objsetid, &s->counters, &s->counters_err) != VS_OK)
-		s->counters = NULL;
+	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .timeout_s = t->timeout_s};
+	open_jobs(s);
 	*out = s;
 	return VS_OK;
 }
@@ -253,11 +263,9 @@ static void drop(nas_job **job)
 /* Sends a parked job its "EVERY COUNT".  One that takes it no more has
  * ended: how (ssh's refused key, a session without stdin) is the stop's
  * to say, from its end. */
-static void unpark(nas_job *job, int every, int count)
+static void unpark(nas_job *job, const char *line)
 {
-	char line[48];
 	vs_error ignored = {0};
-	snprintf(line, sizeof(line), "%d %d", every, count);
 	if (job)
 		nas_job_say(job, line, &ignored);
 }
@@ -275,8 +283,11 @@ int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *er
 	                                                         : interval_s;
 	/* Enough for the window and two more: both end by themselves soon
 	 * after, even when nobody stops them. */
-	unpark(s->iostat, interval_s, window_s / interval_s + 2);
-	unpark(s->counters, s->reading_s, window_s / s->reading_s + 2);
+	snprintf(s->iostat_line, sizeof(s->iostat_line), "%d %d", interval_s, window_s / interval_s + 2);
+	snprintf(s->counters_line, sizeof(s->counters_line), "%d %d", s->reading_s,
+	         window_s / s->reading_s + 2);
+	unpark(s->iostat, s->iostat_line);
+	unpark(s->counters, s->counters_line);
 	return VS_OK;
 }
 
@@ -303,10 +314,28 @@ static void incomplete(nas_window *w, const vs_error *err)
 	vs_error_format(err, w->why, sizeof(w->why));
 }
 
+static bool first_reading(nas_sampler *s)
+{
+	return s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->timeout_s * 1000);
+}
+
 bool nas_sampler_ready(nas_sampler *s)
 {
-	s->gave_up = !s->counters || !nas_job_await(s->counters, NAS_FIRST_READING, s->timeout_s * 1000);
-	return !s->gave_up;
+	bool came = first_reading(s);
+	/* A pair parked on a connection that died unseen (the NAS rebooted or
+	 * failed over) learns it only at its line, and ssh exits 255: opened
+	 * anew, once; the NAS may be back. */
+	if (!came && !s->reopened && s->counters && nas_job_exit(s->counters) == 255) {
+		s->reopened = true;
+		drop(&s->iostat);
+		drop(&s->counters);
+		open_jobs(s);
+		unpark(s->iostat, s->iostat_line);
+		unpark(s->counters, s->counters_line);
+		came = first_reading(s);
+	}
+	s->gave_up = !came;
+	return came;
 }
 
 /* The last reading, asked of the readings' job as the run ends and

@@ -515,6 +515,11 @@ bool nas_job_running(nas_job *j)
 	return !j->reaped;
 }
 
+int nas_job_exit(nas_job *j)
+{
+	return nas_job_running(j) || !WIFEXITED(j->status) ? -1 : WEXITSTATUS(j->status);
+}
+
 bool nas_job_await(nas_job *j, const char *line, int wait_ms)
 {
 	int64_t deadline = now_ms() + wait_ms;
@@ -606,9 +611,32 @@ int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 
 /* ---- several at once ---------------------------------------------------- */
 
+/* Waits until deadline for jobs[] (NULL: one that did not start) to end,
+ * stopping at once any that printed past the target's limit, as nas_run
+ * does: a pool's history of years is not copied whole to be refused. */
+static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
+{
+	for (;;) {
+		bool running = false;
+		for (size_t i = 0; i < n; i++) {
+			struct stat st;
+			if (!jobs[i] || !nas_job_running(jobs[i]))
+				continue;
+			if (fstat(fileno(jobs[i]->out), &st) == 0 && (size_t)st.st_size > jobs[i]->max_output)
+				kill(jobs[i]->pid, SIGTERM);  /* job_end finds it over the limit */
+			else
+				running = true;
+		}
+		if (!running || now_ms() >= deadline)
+			return;
+		struct timespec nap = {0, 5 * 1000 * 1000};
+		nanosleep(&nap, NULL);
+	}
+}
+
 /* Background jobs, not pipes and poll: their output waits in files until
- * each ends.  One that printed past the target's limit is refused as
- * nas_run refuses it, at its end (nas_run stops it at once). */
+ * each ends.  One that printed past the target's limit is stopped and
+ * refused as nas_run refuses it. */
 int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
 {
 	nas_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
@@ -620,6 +648,8 @@ int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
 	}
 	/* They began together: each has the target's time from then. */
 	int64_t deadline = now_ms() + (int64_t)t->timeout_s * 1000;
+	if (jobs)
+		watch(jobs, n, deadline);
 	int first = VS_OK;
 	for (size_t i = 0; i < n; i++) {
 		nas_call *c = &calls[i];

@@ -378,7 +378,9 @@ double vs_guest_next_poll(double elapsed, long expected_s)
 	double left = (double)expected_s - elapsed;
 	if (left > 0)  /* toward the end, a failing start seen early: at most twice the time gone */
 		return fmin(10, fmin(fmax(0.25, left), fmax(1, 2 * elapsed)));
-	return fmin(10, fmax(0.5, -left / 2));
+	/* past it, every 0.25 s at first: a job's end seen late is wall time
+	 * of every run (a few ms more of fio's could cost a whole look) */
+	return fmin(10, fmax(0.25, -left / 2));
 }
 
 static double monotonic_s(void)

@@ -84,6 +84,9 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
 int nas_job_say(nas_job *job, const char *line, vs_error *err);
 /* Whether it still runs (false once it ended: nas_job_finish says how). */
 bool nas_job_running(nas_job *job);
+/* Its exit status once it ended by itself (255: ssh's own failure, the
+ * connection's); -1 while it runs or when a signal ended it. */
+int nas_job_exit(nas_job *job);
 /* Waits up to wait_ms for a line equal to line in what the job printed
  * after the last line sent to it (since it began, when none was): its
  * answer, not an earlier line; false when the wait ran out or the job
@@ -282,10 +285,6 @@ void nas_readings_free(nas_readings *r);
 /* ---- query.c: the fixed commands, run and parsed -------------------- */
 
 void nas_dataset_clear(nas_dataset *d);
-/* `zfs get -Hp -o property,value nas_zfs_get_list DATASET`. */
-int nas_read_props(const nas_target *t, const char *dataset, nas_props *out, vs_error *err);
-/* `zpool list -Hpv POOL`. */
-int nas_read_layout(const nas_target *t, const char *pool, nas_layout *out, vs_error *err);
 /* The sampler's two background jobs, each parked: it waits for the line
  * "EVERY COUNT" (nas_job_say; two numbers, or it ends) before it runs, so
  * that its ssh handshake can be paid ahead of the run that starts it; a
@@ -399,15 +398,17 @@ int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t obj
  * by themselves).  Fails only on bad arguments (the sampler stays parked). */
 int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *err);
 /* Whether both of a sampler's jobs still run: one parked long before its
- * run may have lost its session (the NAS restarted) and is better opened
- * anew. */
+ * run may have lost its session (sshd restarted) and is better opened
+ * anew.  A connection that died unseen is found by nas_sampler_ready,
+ * which then opens the pair anew once. */
 bool nas_sampler_parked(nas_sampler *s);
 /* Ends a sampler without reading it (one parked for a run that never
  * came); NULL does nothing. */
 void nas_sampler_close(nas_sampler **s);
 /* Waits (up to the target's timeout) for the first reading, so that the
- * NAS is sampled before the run begins; false when it did not come (the
- * stop says why). */
+ * NAS is sampled before the run begins; a pair whose connection is found
+ * dead at its line (ssh exited 255) is opened anew, once.  false when it
+ * did not come (the stop says why). */
 bool nas_sampler_ready(nas_sampler *s);
 /* Right after it: asks the readings' job for its last reading (the NAS's
  * clock against ours), stops iostat (the interval in flight is dropped),

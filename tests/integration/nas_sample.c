@@ -1,6 +1,7 @@
-/* Runs nas/'s sampler against a NAS for SECONDS, as bench will around fio,
- * and prints what it got, one "key value" a line: test_nas.sh checks that
- * the lab NAS's zpool iostat and kstats, over a real sshd, read whole. */
+/* Runs nas/'s sampler against the NAS behind EXPORT-PATH for SECONDS, as
+ * bench does around fio, and prints what it got, one "key value" a line:
+ * test_nas.sh checks that the lab NAS's zpool iostat and kstats, over a
+ * real sshd, read whole. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,24 +13,21 @@
 int main(int argc, char **argv)
 {
 	if (argc != 5) {
-		fprintf(stderr, "usage: nas_sample NAS-COMMAND DATASET INTERVAL SECONDS\n");
+		fprintf(stderr, "usage: nas_sample NAS-COMMAND EXPORT-PATH INTERVAL SECONDS\n");
 		return 2;
 	}
 	nas_target t;
-	nas_props p;
-	nas_layout l;
-	nas_sampler *s;
+	nas_view v;
+	nas_sampler *s = NULL;
 	vs_error err = {0};
-	char pool[256];
-	snprintf(pool, sizeof(pool), "%.*s", (int)strcspn(argv[2], "/"), argv[2]);
 	int interval = atoi(argv[3]), seconds = atoi(argv[4]);
-	if (nas_target_command(&t, argv[1], &err) != VS_OK || nas_read_props(&t, argv[2], &p, &err) != VS_OK ||
-	    nas_read_layout(&t, pool, &l, &err) != VS_OK ||
-	    nas_sampler_open(&t, &l, p.objsetid, &s, &err) != VS_OK ||
+	if (nas_target_command(&t, argv[1], &err) != VS_OK || nas_read_view(&t, argv[2], &v, &err) != VS_OK ||
+	    nas_sampler_open(&t, &v.layout, v.props.objsetid, &s, &err) != VS_OK ||
 	    nas_sampler_start(s, interval, seconds, &err) != VS_OK) {
 		char line[1600];
 		vs_error_format(&err, line, sizeof(line));
 		fprintf(stderr, "nas_sample: %s\n", line);
+		nas_sampler_close(&s);
 		return 1;
 	}
 	struct timespec run = {seconds, 0};
@@ -43,7 +41,7 @@ int main(int argc, char **argv)
 	printf("data_write_bytes %" PRIu64 "\nlog_write_bytes %" PRIu64 "\n",
 	       w.total[NAS_CLASS_DATA].write_bytes, w.total[NAS_CLASS_LOG].write_bytes);
 	nas_window_free(&w);
-	nas_layout_free(&l);
+	nas_view_free(&v);
 	nas_target_free(&t);
 	return 0;
 }

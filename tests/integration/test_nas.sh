@@ -37,7 +37,7 @@ assert_eq "$(jq -c '[.pool.vdevs[] | [.name, .class, .disks]]' <<< "$OUT")" \
 
 # The sampler bench is to run around fio, over the same sshd: the lab's
 # zpool iostat and kstats read whole (the lab's counters do not move yet).
-out=$("$NAS_SAMPLE" "$NAS" tank/vmware 1 3)
+out=$("$NAS_SAMPLE" "$NAS" /mnt/tank/vmware 1 3)
 field() { awk -v k="$1" '$1 == k { print $2 }' <<< "$out"; }
 assert_eq "$(field incomplete)" 0 "sampler incomplete ($out)"
 assert_ge "$(field intervals)" 2 "iostat intervals in 3 s"
@@ -46,7 +46,7 @@ assert_eq "$(field arc_c_max)" 8589934592 "the lab ARC's c_max (-nas-arc default
 assert_eq "$(field dataset_written)" 0 "the dataset's bytes written (static model)"
 # iostat failing during the window: the window is incomplete, with why.
 nas_model '.failing = ["zpool iostat"]'
-out=$("$NAS_SAMPLE" "$NAS" tank/vmware 1 2)
+out=$("$NAS_SAMPLE" "$NAS" /mnt/tank/vmware 1 2)
 assert_eq "$(field incomplete)" 1 "a failed iostat"
 assert_contains "$out" "why running 'zpool iostat -T u -Hpvy -l tank' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended"
 assert_eq "$(field counters)" 1 "the kstats are kept"

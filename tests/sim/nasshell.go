@@ -47,11 +47,17 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		opened := time.Now()
 		said, ok := readLine(in)
 		logParked(stateFile, opened, ok, w[len(parkedWords)])
-		every, count, numbers := strings.Cut(said, " ")
+		// read's fields: the first word, then the rest (blanks trimmed)
+		f := strings.Fields(said)
+		every, count := "", ""
+		if len(f) > 0 {
+			every = f[0]
+			count = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(said), every))
+		}
 		switch {
 		case !ok:
 			return 0 // stdin ended first: `read ... || exit 0`
-		case !numbers || !digits(every) || !digits(count):
+		case !digits(every) || !digits(count):
 			return 2
 		}
 		w = unparked(w[len(parkedWords):], every, count)
@@ -384,7 +390,8 @@ var loopWords = [][]string{
 
 // The words a parked job (nas_iostat_job, nas_counters_job) begins with:
 // it waits for the line "EVERY COUNT", which its words then use.
-var parkedWords = strings.Fields(`read every count || exit 0 ; case $every$count in ''|*[!0-9]*) exit 2 ;; esac ;`)
+var parkedWords = strings.Fields(`read every count || exit 0 ; case $every in ''|*[!0-9]*) exit 2 ;; esac ;` +
+	` case $count in ''|*[!0-9]*) exit 2 ;; esac ;`)
 
 func parked(w []string) bool {
 	return len(w) > len(parkedWords) && strings.Join(w[:len(parkedWords)], " ") == strings.Join(parkedWords, " ")

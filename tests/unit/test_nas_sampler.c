@@ -259,6 +259,39 @@ static void test_sampler_around_a_run(void **state)
 	}
 }
 
+/* A pair parked on a connection that died unseen (a NAS rebooted while it
+ * waited): the readings' ssh exits 255 at its line; ready opens the pair
+ * anew, once, and the run is sampled whole. */
+static void test_sampler_reopens_a_dead_pair(void **state)
+{
+	(void)state;
+	nas_layout l;
+	load_layout(&l);
+	char flag[64], line[2048];
+	snprintf(flag, sizeof(flag), "/tmp/nfsagent-unit-dead-%ld", (long)getpid());
+	unlink(flag);
+	snprintf(line, sizeof(line),
+	         "sh -c 'd=%s/zfs; shift; case \"$*\" in *\"zpool iostat\"*) ;;"
+	         " *) test -e %s || { : > %s; read x; exit 255; } ;; esac;"
+	         " zpool() { command cat $d/zpool_iostat_mirrors.txt; exec sleep 30; }; cat() { %s; };"
+	         " eval \"$*\"' sh", TEST_DATA_DIR, flag, flag, cat_goldens);
+	nas_target t;
+	vs_error err = {0};
+	assert_int_equal(nas_target_command(&t, line, &err), VS_OK);
+	nas_sampler *s = started(&t, &l);
+	assert_true(nas_sampler_ready(s));
+	assert_int_equal(access(flag, F_OK), 0);  /* the first readings' session did die */
+	nas_window w;
+	nas_sampler_stop(&s, &w);
+	assert_false(w.incomplete);
+	assert_int_equal(w.timeline.n, 3);
+	assert_int_equal(w.readings.n, 2);
+	nas_window_free(&w);
+	unlink(flag);
+	nas_target_free(&t);
+	nas_layout_free(&l);
+}
+
 /* A session that gives the jobs no stdin (ssh -n): they end at once,
  * parked, before their first line, and the run says why. */
 static void test_sampler_without_stdin(void **state)
@@ -488,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_amplification_and_cache),
 		cmocka_unit_test(test_sampler_around_a_run),
 		cmocka_unit_test(test_sampler_that_dies),
+		cmocka_unit_test(test_sampler_reopens_a_dead_pair),
 		cmocka_unit_test(test_sampler_without_stdin),
 		cmocka_unit_test(test_window_selection),
 		cmocka_unit_test(test_window_counters),

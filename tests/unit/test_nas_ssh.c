@@ -299,6 +299,20 @@ static void test_run_all(void **state)
 	for (size_t i = 0; i < 5; i++)
 		nas_output_free(&calls[i].out);
 
+	/* One that prints past the limit and goes on is stopped at once, not
+	 * copied on until the timeout (a pool's history of years). */
+	nas_target_free(&t);
+	fake(&t, "head -c 5000 /dev/zero; exec sleep 30");
+	t.timeout_s = 5;
+	t.max_output = 4096;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	assert_int_equal(nas_run_all(&t, calls, 1), VS_ERR_PROTOCOL);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	assert_true(took < 2.5);  /* the stop's SIGTERM, not the 5 s */
+	assert_string_equal(calls[0].err.message, "ok 1 printed more than 4096 bytes");
+	nas_output_free(&calls[0].out);
+
 	/* A command that cannot start is that call's failure, as nas_run's. */
 	nas_target_free(&t);
 	vs_error err = {0};

@@ -150,15 +150,17 @@ static void transfer_urls_reach_the_right_server(void **state)
 }
 
 /* A wait for a guest process polls after 0.25 s, toward the job's end (at
- * most twice the time gone), then half the overrun, never more than 10 s
- * apart; a 30 s job ending 0.6 s late is seen in 8 polls, 0.5 s after it. */
+ * most twice the time gone), then every 0.25 s, then half the overrun,
+ * never more than 10 s apart; a 30 s job ending 0.6 s late is seen in 9
+ * polls, 0.25 s after it at most. */
 static void guest_polls_follow_the_expected_end(void **state)
 {
 	(void)state;
-	assert_true(vs_guest_next_poll(0.25, 0) == 0.5);    /* unknown length: soon again */
+	assert_true(vs_guest_next_poll(0.25, 0) == 0.25);   /* unknown length: soon again */
 	assert_true(vs_guest_next_poll(0.25, 2) == 1);      /* a failing start is seen within 1.25 s */
 	assert_true(vs_guest_next_poll(1.25, 2) == 0.75);   /* then at the end */
-	assert_true(vs_guest_next_poll(2, 2) == 0.5);
+	assert_true(vs_guest_next_poll(2, 2) == 0.25);      /* and soon after it */
+	assert_true(vs_guest_next_poll(2.5, 2) == 0.25);
 	assert_true(vs_guest_next_poll(11.25, 30) == 10);   /* never more than 10 s apart */
 	assert_true(vs_guest_next_poll(40, 0) == 10);
 	assert_true(vs_guest_next_poll(34, 30) == 2);       /* half the overrun */
@@ -166,8 +168,8 @@ static void guest_polls_follow_the_expected_end(void **state)
 	double t = 0.25;
 	for (; t < 30.6; polls++)
 		t += vs_guest_next_poll(t, 30);
-	assert_int_equal(polls, 8);
-	assert_true(t - 30.6 <= 0.5);
+	assert_int_equal(polls, 9);
+	assert_true(t - 30.6 <= 0.25);
 }
 
 int main(void)
