@@ -490,6 +490,20 @@ static int sweep_benches(na_run *r, bool self)
 	return rc;
 }
 
+/* The runs a round has left to make: those of a resumed round made
+ * already are skipped (bench_one), and sampled by nobody. */
+static size_t runs_left(na_run *r, const na_target *t, long rep)
+{
+	size_t n = 0;
+	for (size_t p = 0; p < r->c->n_profiles; p++) {
+		char step[256], *detail = NULL;
+		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
+		n += !na_run_done(r, step, &detail);
+		free(detail);
+	}
+	return n;
+}
+
 /* A benchmark in the campaign's VM, with its guest login and job settings. */
 static na_bench bench_in_guest(na_run *r, na_session *s)
 {
@@ -536,12 +550,10 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	         nas_target_command(&nas, t->nas_command, &nas_err) == VS_OK)
 		b.nas = &nas;
 	nas.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
-	b.nas_runs = r->c->n_profiles;  /* a resumed round skips runs made: one parked stays unused */
-	double t1 = na_run_clock();
+	b.nas_runs = runs_left(r, t, rep);
 	na_bench_nas_begin(&b);
-	if (b.nas)
-		r->t_nas += na_run_clock() - t1;
-	r->t_bench += t1 - t0;
+	r->t_nas += b.nas_read_s;
+	r->t_bench += na_run_clock() - t0 - b.nas_read_s;
 	int code = rc == VS_OK ? VS_OK : na_run_fail(r, &err);
 	for (size_t p = 0; code == VS_OK && p < r->c->n_profiles && !na_stop_requested; p++)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
@@ -669,7 +681,7 @@ static void print_time(const na_run *r)
 	double total = na_run_clock() - r->t_start;
 	double other = total - r->t_move - r->t_bench - r->t_nas - r->t_probe - r->t_mount;
 	char nas[64] = "";
-	if (r->t_nas > 0)  /* each round reads the NAS's settings before its runs */
+	if (r->t_nas > 0)  /* each round with a NAS reads its settings before its runs */
 		snprintf(nas, sizeof(nas), ", reading the NAS %.1f s", r->t_nas);
 	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s, "
 	       "mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",

@@ -3,7 +3,8 @@
  * that their deltas can be cut to fio's window as zpool iostat's intervals
  * are), and `zpool iostat` running beside it (a timeline and the window's
  * totals per class).  Both run in the background over ssh sessions opened
- * ahead of the run and parked until it starts, so the run waits for no ssh
+ * ahead of the run and parked until it starts (bench opens the next run's
+ * while one runs), so that a run whose pair was parked waits for no ssh
  * handshake: its first and last readings are asked of sessions open
  * already.  A sampler never fails a run: what it could not read marks the
  * window incomplete, with why. */
@@ -412,7 +413,9 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 		incomplete(w, &err);
 	nas_output_free(&o);
 	/* iostat began as the first reading was taken: both were started by
-	 * a line each, sent together to sessions open already. */
+	 * a line each, sent together (to sessions open already when the pair
+	 * was parked; else each began at its own handshake's end, apart by the
+	 * difference of the two). */
 	if (w->readings.n)
 		interval_ends(&w->timeline, w->readings.v[0].at, s->interval_s);
 	nas_samples_total(&w->timeline, s->interval_s, w->total, &w->pool_total);

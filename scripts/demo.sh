@@ -49,9 +49,10 @@ step $nfsagent ls vms
 # The campaign file from examples/, with demo-sized runs (16 MiB, 2 s and a
 # 1 s ramp), and the NAS sampled around each run.
 sed -e 's/^size = .*/size = 16M/' -e 's/^runtime = .*/runtime = 2\nramp = 1/' \
-	-e "s|^cleanup = .*|&\nnas_command = ssh -F $NAS_SSH_CONFIG nas|" \
 	-e 's/^profiles = .*/profiles = randwrite-4k-qd32x4, randread-4k-qd32x4/' \
-	-e 's/^probe_disks.*//' examples/nfs3-vs-nfs41.ini > "$work/nfs3-vs-nfs41.ini"
+	-e 's/^probe_disks.*//' examples/nfs3-vs-nfs41.ini |
+	NAS_COMMAND="ssh -F '$NAS_SSH_CONFIG' nas" awk '{ print } /^cleanup = / { print "nas_command = " ENVIRON["NAS_COMMAND"] }' \
+	> "$work/nfs3-vs-nfs41.ini"
 step $nfsagent run "$work/nfs3-vs-nfs41.ini" --dry-run
 step $nfsagent run "$work/nfs3-vs-nfs41.ini" || true
 run=$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT run FROM campaign_runs ORDER BY started_at DESC LIMIT 1")

@@ -48,6 +48,7 @@ typedef struct na_bench {
 	 * waits for an ssh handshake; none once no run is left. */
 	size_t nas_runs;
 	nas_sampler *nas_next;
+	double nas_read_s;          /* how long na_bench_nas_begin's reading of the NAS took */
 } na_bench;
 
 typedef struct na_bench_outcome {

@@ -179,8 +179,13 @@ static void sampled_in(const char *shell)
 	nas_layout l;
 	load_layout(&l);
 	nas_target t;
-	/* iostat prints three intervals and would go on for 30 s more. */
-	fake_nas_in(&t, shell, "command cat $d/zpool_iostat_mirrors.txt; exec sleep 30", cat_goldens);
+	/* iostat prints three intervals and would go on for 30 s more; its
+	 * words go to a file. */
+	char args[64], iostat[256];
+	snprintf(args, sizeof(args), "/tmp/nfsagent-unit-iostat-%ld", (long)getpid());
+	snprintf(iostat, sizeof(iostat),
+	         "echo \"$*\" > %s; command cat $d/zpool_iostat_mirrors.txt; exec sleep 30", args);
+	fake_nas_in(&t, shell, iostat, cat_goldens);
 	nas_sampler *s;
 	vs_error err = {0};
 	assert_int_equal(nas_sampler_open(&t, &l, 0x36, &s, &err), VS_OK);
@@ -208,6 +213,14 @@ static void sampled_in(const char *shell)
 	 * stand-in's `date` is this machine's: the clocks agree, to about half
 	 * a round trip. */
 	assert_true(w.readings.v[0].at >= begun);
+	/* iostat got its line's numbers: every 2 s, the 6 s window's 3 and 2 more */
+	FILE *f = fopen(args, "r");
+	char got[128] = "";
+	assert_non_null(f);
+	assert_non_null(fgets(got, sizeof(got), f));
+	fclose(f);
+	unlink(args);
+	assert_string_equal(got, "iostat -T u -Hpvy -l tank 2 5\n");
 	assert_true(w.readings.v[1].at >= asked);
 	assert_true(w.clock_err >= 0 && w.clock_err < 0.5);
 	assert_true(w.clock_offset > -w.clock_err - 0.01 && w.clock_offset < w.clock_err + 0.01);

@@ -280,7 +280,7 @@ static void test_run_all(void **state)
 	assert_int_equal(nas_run_all(&t, calls, 5), VS_ERR_CONNECT);  /* slow's, the first failure */
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	assert_true(took >= 1 && took < 2);  /* the timeout once, the 0.5 s naps at once */
+	assert_true(took >= 1 && took < 2.4);  /* the timeout once, the 0.5 s naps at once (not 2.5 s) */
 	char context[1100];
 	assert_int_equal(calls[0].rc, VS_OK);
 	assert_string_equal(calls[0].out.out, "fine\n");
