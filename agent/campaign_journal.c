@@ -9,13 +9,6 @@
 
 #include "campaign_run.h"
 
-double na_run_clock(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ISO-8601 UTC; compact for run names ("20261130T101500"). */
 void na_run_now(char *buf, size_t size, bool compact)
 {

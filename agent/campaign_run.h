@@ -33,7 +33,6 @@ typedef struct na_run {
 int na_run_fail(na_run *r, const vs_error *err);
 int na_run_failf(na_run *r, vs_status status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
-double na_run_clock(void);  /* monotonic seconds */
 /* Now, ISO-8601 UTC; compact for run names ("20261130T101500"). */
 void na_run_now(char *buf, size_t size, bool compact);
 /* The run's state in the store ("running", "stopped", "done", "aborted");

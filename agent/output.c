@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent.h"
@@ -250,6 +251,13 @@ char *na_shell_quote(const char *s)
 	*o++ = '\'';
 	*o = '\0';
 	return out;
+}
+
+double na_run_clock(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 const char *na_size(int64_t bytes, char *buf, size_t size)

@@ -320,16 +320,28 @@ static bool first_reading(nas_sampler *s)
 	return s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->timeout_s * 1000);
 }
 
+/* Whether the readings' job, ended by ssh's own failure (255), lost a
+ * connection that was up: a parked pair's, cut unseen (the NAS rebooted or
+ * failed over) and found at its line.  Not a connection refused or timed
+ * out now, nor a key or host key refused.  The job is finished, why kept
+ * for the stop. */
+static bool connection_cut(nas_sampler *s)
+{
+	if (!s->counters || nas_job_exit(s->counters) != 255)
+		return false;
+	nas_output o;
+	int rc = nas_job_finish(&s->counters, 0, &o, &s->counters_err);
+	nas_output_free(&o);
+	return rc == VS_ERR_CONNECT && !strstr(s->counters_err.message, "connect to host");
+}
+
 bool nas_sampler_ready(nas_sampler *s)
 {
 	bool came = first_reading(s);
-	/* A pair parked on a connection that died unseen (the NAS rebooted or
-	 * failed over) learns it only at its line, and ssh exits 255: opened
-	 * anew, once; the NAS may be back. */
-	if (!came && !s->reopened && s->counters && nas_job_exit(s->counters) == 255) {
+	/* opened anew, once: the NAS may be back */
+	if (!came && !s->reopened && connection_cut(s)) {
 		s->reopened = true;
 		drop(&s->iostat);
-		drop(&s->counters);
 		open_jobs(s);
 		unpark(s->iostat, s->iostat_line);
 		unpark(s->counters, s->counters_line);

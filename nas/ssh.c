@@ -623,7 +623,7 @@ static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
 			if (!jobs[i] || !nas_job_running(jobs[i]))
 				continue;
 			if (fstat(fileno(jobs[i]->out), &st) == 0 && (size_t)st.st_size > jobs[i]->max_output)
-				kill(jobs[i]->pid, SIGTERM);  /* job_end finds it over the limit */
+				kill(jobs[i]->pid, SIGKILL);  /* as collect does; job_end finds it over the limit */
 			else
 				running = true;
 		}

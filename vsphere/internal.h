@@ -332,7 +332,7 @@ extern const char *const vs_vm_summary_paths[];
 /* guest.c: the seconds from a poll of a guest process, elapsed seconds
  * into a wait for one expected to take expected_s (0: unknown), to the next
  * poll: toward the expected end, at most twice the time gone (a failing
- * start is seen early), then half the overrun (at least 0.5 s); at most 10 s. */
+ * start is seen early), then half the overrun (at least 0.25 s); at most 10 s. */
 double vs_guest_next_poll(double elapsed, long expected_s);
 
 #endif

@@ -186,11 +186,11 @@ void na_bench_nas_begin(na_bench *b)
 	if (!b->nas)
 		return;
 	vs_error err = {0};
-	double t0 = nas_unix_now();
+	double t0 = na_run_clock();
 	int rc = b->ds->remote_path
 	             ? nas_read_view(b->nas, b->ds->remote_path, &b->nas_view, &err)
 	             : vs_fail(&err, VS_ERR_USAGE, "datastore %s is not NFS", b->ds->name);
-	b->nas_read_s = nas_unix_now() - t0;
+	b->nas_read_s = na_run_clock() - t0;
 	if (rc != VS_OK) {
 		char why[600];
 		vs_error_format(&err, why, sizeof(why));

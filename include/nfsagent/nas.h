@@ -407,8 +407,9 @@ bool nas_sampler_parked(nas_sampler *s);
 void nas_sampler_close(nas_sampler **s);
 /* Waits (up to the target's timeout) for the first reading, so that the
  * NAS is sampled before the run begins; a pair whose connection is found
- * dead at its line (ssh exited 255) is opened anew, once.  false when it
- * did not come (the stop says why). */
+ * cut at its line (ssh's own failure, not a refused connection or key) is
+ * opened anew, once, and waited for as long again.  false when it did not
+ * come (the stop says why). */
 bool nas_sampler_ready(nas_sampler *s);
 /* Right after it: asks the readings' job for its last reading (the NAS's
  * clock against ours), stops iostat (the interval in flight is dropped),

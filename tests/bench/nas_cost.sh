@@ -5,7 +5,7 @@
 # interleaved runs.  The target's measure is a run's wall time with what
 # the NAS adds to nfsagent's own time around fio (from the lab's methods
 # log).  The raw wall times are shown too, but they move in the guest
-# wait's steps: after fio's expected end, nfsagent looks every 0.5 s, and
+# wait's steps: after fio's expected end, nfsagent looks every 0.25 s, and
 # the lab's fio ends so close to one look that a few milliseconds more
 # anywhere (2 cores shared with the NAS's processes) can cost a whole step;
 # their mean shows how often that happened.  Also shown: the difference between REPS runs and one, per added run, and
@@ -74,8 +74,8 @@ awk -v p="$p" -v n="$n" -v p1="$p1" -v n1="$n1" -v k="$reps" -v pr="$pr" -v nr="
 	printf "%-36s %10d %10d %7s\n", "nfsagent'"'"'s own time per run (ms)", no, po, ""
 	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run, with what the NAS adds (s)", pr + (no - po) / 1000, pr,
 		(pr + (no - po) / 1000) / pr, "<= 1.01"
-	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run'"'"'s wall time (median s)", nr, pr, nr / pr, "(fio'"'"'s end seen to 0.5 s)"
-	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run'"'"'s wall time (mean s)", mn, mp, mn / mp, "(its 0.5 s steps averaged)"
+	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run'"'"'s wall time (median s)", nr, pr, nr / pr, "(fio'"'"'s end seen to 0.25 s)"
+	printf "%-36s %10.3f %10.3f %7.3f   %s\n", "a run'"'"'s wall time (mean s)", mn, mp, mn / mp, "(its 0.25 s steps averaged)"
 	rn = (n - n1) / (k - 1); rp = (p - p1) / (k - 1)
 	printf "%-36s %10.2f %10.2f %7.3f   %s\n", "per added run (s)", rn, rp, rn / rp, "(the same)"
 	printf "%-36s %10.2f %10.2f %7.3f   %s\n", "bench wall time (median s)", n, p, n / p, "(the NAS read once, too)"

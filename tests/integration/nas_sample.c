@@ -30,12 +30,13 @@ int main(int argc, char **argv)
 		nas_sampler_close(&s);
 		return 1;
 	}
+	bool ready = nas_sampler_ready(s);
 	struct timespec run = {seconds, 0};
 	nanosleep(&run, NULL);
 	nas_window w;
 	nas_sampler_stop(&s, &w);
-	printf("incomplete %d\nwhy %s\nintervals %zu\ncounters %d\n", w.incomplete, w.why, w.timeline.n,
-	       w.counters);
+	printf("ready %d\nincomplete %d\nwhy %s\nintervals %zu\ncounters %d\n", ready, w.incomplete,
+	       w.why, w.timeline.n, w.counters);
 	printf("arc_c_max %" PRIu64 "\narc_size %" PRIu64 "\ndataset_written %" PRIu64 "\n", w.arc_c_max,
 	       w.arc_size, w.dataset_written);
 	printf("data_write_bytes %" PRIu64 "\nlog_write_bytes %" PRIu64 "\n",

@@ -39,6 +39,7 @@ assert_eq "$(jq -c '[.pool.vdevs[] | [.name, .class, .disks]]' <<< "$OUT")" \
 # zpool iostat and kstats read whole (the lab's counters do not move yet).
 out=$("$NAS_SAMPLE" "$NAS" /mnt/tank/vmware 1 3)
 field() { awk -v k="$1" '$1 == k { print $2 }' <<< "$out"; }
+assert_eq "$(field ready)" 1 "the first reading came over the parked sessions ($out)"
 assert_eq "$(field incomplete)" 0 "sampler incomplete ($out)"
 assert_ge "$(field intervals)" 2 "iostat intervals in 3 s"
 assert_eq "$(field counters)" 1 "kstats before and after"

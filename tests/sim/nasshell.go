@@ -47,12 +47,13 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		opened := time.Now()
 		said, ok := readLine(in)
 		logParked(stateFile, opened, ok, w[len(parkedWords)])
-		// read's fields: the first word, then the rest (blanks trimmed)
-		f := strings.Fields(said)
-		every, count := "", ""
-		if len(f) > 0 {
-			every = f[0]
-			count = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(said), every))
+		// read's fields by IFS's blanks (space, tab): the first word, then
+		// the rest, trimmed
+		const ifs = " \t"
+		rest := strings.Trim(said, ifs)
+		every, count := rest, ""
+		if i := strings.IndexAny(rest, ifs); i >= 0 {
+			every, count = rest[:i], strings.Trim(rest[i:], ifs)
 		}
 		switch {
 		case !ok:

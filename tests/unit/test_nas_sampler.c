@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -272,37 +273,103 @@ static void test_sampler_around_a_run(void **state)
 	}
 }
 
-/* A pair parked on a connection that died unseen (a NAS rebooted while it
- * waited): the readings' ssh exits 255 at its line; ready opens the pair
- * anew, once, and the run is sampled whole. */
-static void test_sampler_reopens_a_dead_pair(void **state)
+/* A parked job runs only on a line of two numbers, each all digits (the
+ * NAS's shell checks each): anything else ends it, 2, before it runs. */
+static void test_parked_words_take_two_numbers(void **state)
 {
 	(void)state;
+	const char *const lines[] = {"2 5", "5", "2 5x", " 2\t5 ", "-1 5", "2 5 7"};
+	const int status[] = {0, 2, 2, 0, 2, 2};
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		nas_target t;
+		fake_nas(&t, "echo \"ran $*\"", cat_goldens);
+		nas_job *j;
+		vs_error err = {0};
+		assert_int_equal(nas_iostat_job(&t, "tank", &j, &err), VS_OK);
+		assert_int_equal(nas_job_say(j, lines[i], &err), VS_OK);
+		nas_output o;
+		nas_job_finish(&j, 5000, &o, &err);
+		assert_int_equal(o.status, status[i]);
+		assert_string_equal(o.out, status[i] ? "" : "ran iostat -T u -Hpvy -l tank 2 5\n");
+		nas_output_free(&o);
+		nas_target_free(&t);
+	}
+}
+
+/* A readings' session whose ssh fails at its line, saying why on stderr:
+ * the first one only (once) or every one; the sessions it took, and the
+ * window. */
+static int dying_readings(const char *why, bool once, nas_window *w, bool *ready)
+{
 	nas_layout l;
 	load_layout(&l);
-	char flag[64], line[2048];
+	char flag[64], log[64], script[64];
 	snprintf(flag, sizeof(flag), "/tmp/nfsagent-unit-dead-%ld", (long)getpid());
+	snprintf(log, sizeof(log), "/tmp/nfsagent-unit-dead-%ld.log", (long)getpid());
+	snprintf(script, sizeof(script), "/tmp/nfsagent-unit-dead-%ld.sh", (long)getpid());
 	unlink(flag);
-	snprintf(line, sizeof(line),
-	         "sh -c 'd=%s/zfs; shift; case \"$*\" in *\"zpool iostat\"*) ;;"
-	         " *) test -e %s || { : > %s; read x; exit 255; } ;; esac;"
-	         " zpool() { command cat $d/zpool_iostat_mirrors.txt; exec sleep 30; }; cat() { %s; };"
-	         " eval \"$*\"' sh", TEST_DATA_DIR, flag, flag, cat_goldens);
+	unlink(log);
+	char touch[100] = "";  /* the flag that spares the next sessions: once only */
+	if (once)
+		snprintf(touch, sizeof(touch), ": > %s;", flag);
+	/* a script, not sh -c: the NAS's name in the messages stays short */
+	FILE *sf = fopen(script, "w");
+	assert_non_null(sf);
+	fprintf(sf, "#!/bin/sh\nd=%s/zfs; shift; case \"$*\" in *\"zpool iostat\"*) ;;"
+	        " *) echo >> %s; test -e %s || { %s read x; echo \"%s\" >&2; exit 255; } ;; esac\n"
+	        "zpool() { command cat $d/zpool_iostat_mirrors.txt; exec sleep 30; }; cat() { %s; }\n"
+	        "eval \"$*\"\n", TEST_DATA_DIR, log, flag, touch, why, cat_goldens);
+	fclose(sf);
+	assert_int_equal(chmod(script, 0700), 0);
 	nas_target t;
 	vs_error err = {0};
-	assert_int_equal(nas_target_command(&t, line, &err), VS_OK);
+	assert_int_equal(nas_target_command(&t, script, &err), VS_OK);
 	nas_sampler *s = started(&t, &l);
-	assert_true(nas_sampler_ready(s));
-	assert_int_equal(access(flag, F_OK), 0);  /* the first readings' session did die */
+	*ready = nas_sampler_ready(s);
+	nas_sampler_stop(&s, w);
+	FILE *f = fopen(log, "r");
+	int sessions = 0;
+	for (int c; f && (c = fgetc(f)) != EOF;)
+		sessions += c == '\n';
+	if (f)
+		fclose(f);
+	unlink(flag);
+	unlink(log);
+	unlink(script);
+	nas_target_free(&t);
+	nas_layout_free(&l);
+	return sessions;
+}
+
+/* A pair parked on a connection cut unseen (a NAS rebooted while it
+ * waited): ssh fails at its line; ready opens the pair anew, once, and the
+ * run is sampled whole.  Cut every time: two tries, the reason said.  A
+ * connection refused now (the NAS down): not tried again. */
+static void test_sampler_reopens_a_cut_pair(void **state)
+{
+	(void)state;
 	nas_window w;
-	nas_sampler_stop(&s, &w);
+	bool ready;
+	const char cut[] = "Connection to 10.0.0.5 closed by remote host.";
+	assert_int_equal(dying_readings(cut, true, &w, &ready), 2);
+	assert_true(ready);
 	assert_false(w.incomplete);
 	assert_int_equal(w.timeline.n, 3);
 	assert_int_equal(w.readings.n, 2);
 	nas_window_free(&w);
-	unlink(flag);
-	nas_target_free(&t);
-	nas_layout_free(&l);
+
+	assert_int_equal(dying_readings(cut, false, &w, &ready), 2);  /* once again, not more */
+	assert_false(ready);
+	assert_true(w.incomplete && w.lost);
+	assert_non_null(strstr(w.why, "is unreachable: Connection to 10.0.0.5 closed by remote host."));
+	nas_window_free(&w);
+
+	assert_int_equal(dying_readings("ssh: connect to host 10.0.0.5 port 22: Connection refused",
+	                                false, &w, &ready), 1);
+	assert_false(ready);
+	assert_non_null(strstr(w.why, "is unreachable: ssh: connect to host 10.0.0.5 port 22: "
+	                              "Connection refused"));
+	nas_window_free(&w);
 }
 
 /* A session that gives the jobs no stdin (ssh -n): they end at once,
@@ -534,7 +601,8 @@ int main(void)
 		cmocka_unit_test(test_amplification_and_cache),
 		cmocka_unit_test(test_sampler_around_a_run),
 		cmocka_unit_test(test_sampler_that_dies),
-		cmocka_unit_test(test_sampler_reopens_a_dead_pair),
+		cmocka_unit_test(test_parked_words_take_two_numbers),
+		cmocka_unit_test(test_sampler_reopens_a_cut_pair),
 		cmocka_unit_test(test_sampler_without_stdin),
 		cmocka_unit_test(test_window_selection),
 		cmocka_unit_test(test_window_counters),
