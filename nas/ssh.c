@@ -6,7 +6,6 @@
  * fixed tokens and names nas_name_ok accepted. */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -217,11 +216,6 @@ static void join_words(const char *const *words, char *buf, size_t size)
 		len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? " " : "", words[i]);
 }
 
-typedef struct child {
-	pid_t pid;
-	int out_fd, err_fd;
-} child;
-
 /* Starts target + "--" + remote with stdin from in_r (/dev/null when -1)
  * and stdout and stderr on out_w and err_w.  Our own fds are close-on-exec
  * (see cloexec): the child gets only these three. */
@@ -257,30 +251,6 @@ static void cloexec(int fd)
 	fcntl(fd, F_SETFD, FD_CLOEXEC);
 }
 
-static int spawn(const nas_target *t, const char *const *remote, child *c, vs_error *err)
-{
-	int out[2] = {-1, -1}, errp[2] = {-1, -1};
-	int rc = VS_OK;
-	if (pipe(out) != 0 || pipe(errp) != 0)
-		rc = vs_fail(err, VS_ERR_FAULT, "pipe: %s", strerror(errno));
-	for (int i = 0; rc == VS_OK && i < 2; i++) {
-		cloexec(out[i]);
-		cloexec(errp[i]);
-	}
-	if (rc == VS_OK)
-		rc = spawn_to(t, remote, -1, out[1], errp[1], &c->pid, err);
-	for (int i = 0; i < 2; i++) {
-		int *p = i ? errp : out;
-		if (p[1] >= 0)
-			close(p[1]);
-		if (rc != VS_OK && p[0] >= 0)
-			close(p[0]);
-	}
-	c->out_fd = rc == VS_OK ? out[0] : -1;
-	c->err_fd = rc == VS_OK ? errp[0] : -1;
-	return rc;
-}
-
 /* Appends what fd has to buf (up to max; past it *over is set and the rest
  * is read and dropped).  Returns false at end of file. */
 static bool drain(int fd, char **buf, size_t *len, size_t max, bool *over)
@@ -310,59 +280,8 @@ static bool drain(int fd, char **buf, size_t *len, size_t max, bool *over)
 
 typedef enum run_end { RUN_EXITED, RUN_TIMEOUT, RUN_TOO_LONG } run_end;
 
-static run_end collect(const nas_target *t, child *c, nas_output *o)
-{
-	int64_t deadline = now_ms() + (int64_t)t->timeout_s * 1000;
-	size_t err_len = 0;
-	bool over = false, err_over = false, reaped = false;
-	struct pollfd fds[2] = {{c->out_fd, POLLIN, 0}, {c->err_fd, POLLIN, 0}};
-	run_end end = RUN_EXITED;
-	int status = 0;
-	while ((fds[0].fd >= 0 || fds[1].fd >= 0) && !reaped) {
-		int64_t left = deadline - now_ms();
-		if (left <= 0) {
-			end = RUN_TIMEOUT;
-			break;
-		}
-		/* Once stdout is closed, ssh's end is what counts: a ControlPersist
-		 * master it leaves behind keeps stderr open for minutes. */
-		int ready = poll(fds, 2, fds[0].fd < 0 && left > 100 ? 100 : (int)left);
-		if (ready < 0 && errno != EINTR)
-			break;
-		for (int i = 0; ready > 0 && i < 2; i++) {
-			if (fds[i].fd < 0 || !fds[i].revents)
-				continue;
-			bool more = i == 0 ? drain(fds[i].fd, &o->out, &o->len, t->max_output, &over)
-			                   : drain(fds[i].fd, &o->errtext, &err_len, ERRTEXT_MAX, &err_over);
-			if (!more) {
-				close(fds[i].fd);
-				fds[i].fd = -1;
-			}
-		}
-		if (over) {
-			end = RUN_TOO_LONG;
-			break;
-		}
-		if (fds[0].fd < 0 && fds[1].fd >= 0)
-			reaped = waitpid(c->pid, &status, WNOHANG) == c->pid;
-	}
-	/* What ssh wrote before it exited is in the pipe already. */
-	while (reaped && fds[1].fd >= 0 && poll(&fds[1], 1, 0) > 0 &&
-	       drain(fds[1].fd, &o->errtext, &err_len, ERRTEXT_MAX, &err_over)) {
-	}
-	for (int i = 0; i < 2; i++)
-		if (fds[i].fd >= 0)
-			close(fds[i].fd);
-	if (end != RUN_EXITED)
-		kill(c->pid, SIGKILL);
-	while (!reaped && waitpid(c->pid, &status, 0) < 0 && errno == EINTR) {
-	}
-	o->status = end == RUN_EXITED && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	return end;
-}
-
 /* The verdict on a command that ended so (rc: a failure before its end),
- * worded alike for nas_run and nas_run_all: one reason, named by what. */
+ * for nas_run_all: one reason, named by what. */
 static int ran(const nas_target *t, const char *what, int rc, run_end end, const nas_output *o,
                vs_error *err)
 {
@@ -377,24 +296,6 @@ static int ran(const nas_target *t, const char *what, int rc, run_end end, const
 	if (rc != VS_OK)
 		vs_error_context(err, "running '%s' on %s", what, t->display);
 	return rc;
-}
-
-int nas_run(const nas_target *t, const char *const *remote, nas_output *o, vs_error *err)
-{
-	char what[256];
-	join_words(remote, what, sizeof(what));
-	*o = (nas_output){.status = -1};
-	child c;
-	int rc = spawn(t, remote, &c, err);
-	run_end end = rc == VS_OK ? collect(t, &c, o) : RUN_EXITED;
-	if (rc == VS_OK) {
-		/* Callers may read both as strings whatever came back. */
-		if (!o->out)
-			o->out = calloc(1, 1);
-		if (!o->errtext)
-			o->errtext = calloc(1, 1);
-	}
-	return ran(t, what, rc, end, o, err);
 }
 
 /* ---- background jobs ---------------------------------------------------- */
@@ -612,8 +513,8 @@ int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 /* ---- several at once ---------------------------------------------------- */
 
 /* Waits until deadline for jobs[] (NULL: one that did not start) to end,
- * stopping at once any that printed past the target's limit, as nas_run
- * does: a pool's history of years is not copied whole to be refused. */
+ * killing at once any that printed past the target's limit: a pool's
+ * history of years is not copied whole to be refused. */
 static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
 {
 	for (;;) {
@@ -623,7 +524,7 @@ static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
 			if (!jobs[i] || !nas_job_running(jobs[i]))
 				continue;
 			if (fstat(fileno(jobs[i]->out), &st) == 0 && (size_t)st.st_size > jobs[i]->max_output)
-				kill(jobs[i]->pid, SIGKILL);  /* as collect does; job_end finds it over the limit */
+				kill(jobs[i]->pid, SIGKILL);  /* job_end finds it over the limit */
 			else
 				running = true;
 		}
@@ -635,8 +536,8 @@ static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
 }
 
 /* Background jobs, not pipes and poll: their output waits in files until
- * each ends.  One that printed past the target's limit is stopped and
- * refused as nas_run refuses it. */
+ * each ends (a ControlPersist master ssh leaves behind, holding stderr,
+ * holds nobody: each job's end is its ssh's exit). */
 int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
 {
 	nas_job **jobs = calloc(n ? n : 1, sizeof(*jobs));

@@ -65,11 +65,6 @@ typedef struct nas_output {
 	bool stopped;    /* a job we stopped (nas_job_finish), not one that failed */
 } nas_output;
 
-/* Runs target + "--" + remote[] (NULL-terminated; each word a fixed token
- * or a checked name: ssh joins them into one remote shell line).  stdin
- * is /dev/null.  Returns VS_OK only when the command exited 0; otherwise
- * err holds one clear reason (nas_explain) and *out what came back. */
-int nas_run(const nas_target *t, const char *const *remote, nas_output *out, vs_error *err);
 void nas_output_free(nas_output *o);
 /* A command run in the background, e.g. `zpool iostat` for a benchmark's
  * window: started, then finished by nas_job_finish.  what names it in
@@ -97,20 +92,23 @@ bool nas_job_await(nas_job *job, const char *line, int wait_ms);
  * and out->stopped whether we stopped it.  VS_OK when it exited 0 or was
  * stopped, else the reason it failed.  Frees the job (*job = NULL). */
 int nas_job_finish(nas_job **job, int wait_ms, nas_output *out, vs_error *err);
-/* One command of several run at once (nas_run_all): remote[] as nas_run
- * takes it; then what it printed (out, nas_output_free it) and rc, VS_OK or
- * the reason in err, both as nas_run gives them. */
+/* One command of several run at once (nas_run_all): remote[], then what
+ * it printed (out, nas_output_free it) and rc, VS_OK or the reason in err. */
 typedef struct nas_call {
 	const char *const *remote;
 	nas_output out;
 	int rc;
 	vs_error err;
 } nas_call;
-/* Runs the calls' commands at once, each in its own session as nas_run
- * would run it alone (stdin /dev/null, the target's timeout and output
- * limit, the same reason for each failure): the time of the slowest, not
- * of all of them.  Returns VS_OK when every one exited 0, else the first
- * failed call's rc in the order given. */
+/* Runs the calls' commands at once, each in its own session: target +
+ * "--" + remote[] (NULL-terminated; each word a fixed token or a checked
+ * name: ssh joins them into one remote shell line), stdin /dev/null, the
+ * target's timeout from their start and its output limit (a command past it
+ * is stopped at once); the time of the slowest, not of all of them.  Each
+ * call's rc is VS_OK only when its command exited 0; otherwise its err
+ * holds one clear reason (nas_explain) and its out what came back.
+ * Returns VS_OK when every one did, else the first failed call's rc in the
+ * order given. */
 int nas_run_all(const nas_target *t, nas_call *calls, size_t n);
 /* The reason a failed command gives, from its exit status and stderr:
  * ssh's own failures (255), a missing program (127), else the first line
