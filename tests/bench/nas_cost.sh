@@ -10,14 +10,19 @@
 # anywhere (2 cores shared with the NAS's processes) can cost a whole step;
 # their mean shows how often that happened.  Also shown: the difference between REPS runs and one, per added run, and
 # the whole bench's, the NAS's one-off reading included.  Nothing here
-# passes or fails: the target is printed beside the ratio.
-# Usage: tests/bench/nas_cost.sh [BUILD_DIR] [RUNS] [RUNTIME_S] [REPS]
+# passes or fails: the target is printed beside the ratio.  With MODE
+# "control", the "with NAS" benches run without --nas-command, beside the
+# sampler's NAS work run by itself (tests/integration/nas_sample, a pair of
+# sessions every 10 s or so): whether that work, sharing the machine with
+# the guest's fio, slows the runs.
+# Usage: tests/bench/nas_cost.sh [BUILD_DIR] [RUNS] [RUNTIME_S] [REPS] [MODE]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 build=$(realpath "${1:-build}")
 runs=${2:-3}
 runtime=${3:-10}
 reps=${4:-3}
+mode=${5:-nas}
 export LABSIM=$build/labsim NFSAGENT=$build/agent/nfsagent
 . tests/integration/lib.sh
 . tests/sim/nas_sshd.sh
@@ -55,15 +60,28 @@ wall() {
 			start = made = 0
 		}' "$LAB_LOG"
 }
+# with_nas NAME REPEAT: a bench "with NAS": with --nas-command; in control
+# mode, without it, beside the sampler's NAS work run by itself.
+with_nas() {
+	[ "$mode" = control ] || { wall "$@" "${nas[@]}"; return; }
+	(while :; do
+		"$build/tests/integration/nas_sample" "ssh -F $NAS_SSH_CONFIG nas" /mnt/tank/vmware 1 10 \
+			> /dev/null 2>&1 || sleep 1
+	done) &
+	local load=$!
+	wall "$@"
+	{ pkill -P "$load"; kill "$load"; wait "$load"; } 2> /dev/null || true
+}
 median() { sort -n "$WORK/cost-$1" | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 mean() { awk '{s += $1} END {print s / NR}' "$WORK/cost-$1"; }
 
-echo "== NAS sampling: bench of $reps x ${runtime} s runs, with and without --nas-command, $runs interleaved runs each"
+echo "== NAS sampling ($mode): bench of $reps x ${runtime} s runs, with and without --nas-command, $runs interleaved runs each"
+[ "$mode" != control ] || echo "   (control: no bench asks for the NAS; its sampling work runs beside the \"with NAS\" ones)"
 for _ in $(seq 1 "$runs"); do
 	wall plain "$reps"
-	wall nas "$reps" "${nas[@]}"
+	with_nas nas "$reps"
 	wall plain1 1
-	wall nas1 1 "${nas[@]}"
+	with_nas nas1 1
 done
 p=$(median plain) n=$(median nas) p1=$(median plain1) n1=$(median nas1)
 pr=$(median plain-run) nr=$(median nas-run) po=$(median plain-own) no=$(median nas-own)
