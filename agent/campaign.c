@@ -490,20 +490,6 @@ static int sweep_benches(na_run *r, bool self)
 	return rc;
 }
 
-/* The runs a round has left to make: those of a resumed round made
- * already are skipped (bench_one), and sampled by nobody. */
-static size_t runs_left(na_run *r, const na_target *t, long rep)
-{
-	size_t n = 0;
-	for (size_t p = 0; p < r->c->n_profiles; p++) {
-		char step[256], *detail = NULL;
-		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
-		n += !na_run_done(r, step, &detail);
-		free(detail);
-	}
-	return n;
-}
-
 /* A benchmark in the campaign's VM, with its guest login and job settings. */
 static na_bench bench_in_guest(na_run *r, na_session *s)
 {
@@ -514,9 +500,9 @@ static na_bench bench_in_guest(na_run *r, na_session *s)
 	                  .stop = &na_stop_requested};
 }
 
-/* One target's profiles in one repetition (rounds calls it only when one
- * is left to make): the guest is prepared once for them. */
-static int bench_round(na_run *r, na_target *t, long rep)
+/* One target's profiles in one repetition, runs of them left to make
+ * (rounds calls it only when one is): the guest is prepared once for them. */
+static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 {
 	na_label labels[2 * NA_MAX_LABELS];
 	size_t n = 0;
@@ -524,7 +510,6 @@ static int bench_round(na_run *r, na_target *t, long rep)
 		labels[n++] = r->c->labels.v[i];
 	for (size_t i = 0; i < t->labels.n; i++)
 		labels[n++] = t->labels.v[i];
-	vs_vm *vm = na_run_vm(r);
 	vs_error err = {0};
 	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
 	na_session s = na_run_session(r);
@@ -536,8 +521,8 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	b.target = t->name;
 	double t0 = na_run_clock();
 	int rc = ds ? VS_OK : VS_ERR_NOT_FOUND;  /* err says which; no host: na_bench_begin says so */
-	if (rc == VS_OK && !(b.disk = na_bench_disk(r->cl, vm, ds, &err)))
-		rc = err.status;
+	if (rc == VS_OK)
+		rc = na_bench_disks(&b, &err);
 	if (rc == VS_OK)
 		rc = na_bench_begin(&b, &err);
 	/* The target's NAS, sampled as bench --nas samples it (the parser
@@ -550,7 +535,7 @@ static int bench_round(na_run *r, na_target *t, long rep)
 	         nas_target_command(&nas, t->nas_command, &nas_err) == VS_OK)
 		b.nas = &nas;
 	nas.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
-	b.nas_runs = runs_left(r, t, rep);
+	b.nas_runs = runs;  /* a resumed round's runs made already are not sampled */
 	na_bench_nas_begin(&b);
 	r->t_nas += b.nas_read_s;
 	r->t_bench += na_run_clock() - t0 - b.nas_read_s;
@@ -561,7 +546,7 @@ static int bench_round(na_run *r, na_target *t, long rep)
 		na_bench_end(&b);
 	na_bench_nas_end(&b);
 	nas_target_free(&nas);
-	free(b.disk);
+	na_bench_disks_free(&b);
 	return code;
 }
 
@@ -590,7 +575,8 @@ static int rounds(na_run *r)
 	for (long rep = 1; rc == VS_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
 		for (size_t ti = 0; rc == VS_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
-			if (r->broken[ti] || !round_left(r, t, rep))
+			size_t runs = r->broken[ti] ? 0 : round_left(r, t, rep);
+			if (!runs)
 				continue;  /* a resumed run does not move the VM for nothing */
 			printf("Repetition %ld on target %s%s:\n", rep, t->name,
 			       r->nfs3[ti] ? " (as NFS 3: the extent-size bug showed on NFS 4.1)" : "");
@@ -601,7 +587,7 @@ static int rounds(na_run *r)
 			if (rc == VS_OK)
 				rc = na_run_move(r, ti, t->datastore, policy_of(t));
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
-				rc = bench_round(r, t, rep);
+				rc = bench_round(r, t, rep, runs);
 		}
 	return rc;
 }
@@ -737,7 +723,7 @@ static int abort_run(na_run *r)
 		rc = na_run_failf(r, VS_ERR_TASK,
 		                  "not everything is back: what %zu killed benchmark%s left in %s remains "
 		                  "(set the guest password and abort again)",
-		                  r->guest_leftovers, r->guest_leftovers == 1 ? "" : "s", r->c->vm);
+		                  r->guest_leftovers, na_s(r->guest_leftovers), r->c->vm);
 	/* An error recorded on the way (a journal read in the cleanup) is no
 	 * "everything is back". */
 	if (rc == VS_OK)

@@ -185,8 +185,8 @@ int na_run_go_home(na_run *r)
 	}
 	vs_datastore *home = na_run_datastore(r, r->home);
 	if (rc == VS_OK && astray && home) {
-		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, astray == 1 ? "" : "s",
-		       r->c->vm, astray == 1 ? "its" : "their", astray == 1 ? "" : "s");
+		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, na_s(astray),
+		       r->c->vm, astray == 1 ? "its" : "their", na_s(astray));
 		fflush(stdout);
 		double t0 = na_run_clock();
 		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {

@@ -200,7 +200,7 @@ int na_run_mount_target(na_run *r, na_target *t)
 	if (rc == VS_OK && mounted && !ours)
 		printf("Target %s: %s was mounted before the campaign; cleanup unmounts it again from the "
 		       "%zu host%s the campaign added.\n", t->name, t->datastore, mounted,
-		       mounted == 1 ? "" : "s");
+		       na_s(mounted));
 	return rc == VS_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
 }
 

@@ -207,8 +207,7 @@ static int resolve(const bench_args *a, na_inventory *inv, na_bench *b, vs_error
 	b->host = na_host_by_moref(inv, vm->host);
 	if (!ds)
 		return VS_ERR_NOT_FOUND;
-	b->disk = na_bench_disk(b->s->client, vm, ds, err);
-	return b->disk ? VS_OK : err->status;
+	return na_bench_disks(b, err);
 }
 
 /* ---- output ---------------------------------------------------------------------- */
@@ -409,7 +408,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	vs_error *end = &out->err;
 	if (rc == VS_OK && failed)
 		rc = vs_fail(end, VS_ERR_TASK, "%zu repetition%s failed (recorded as failed)", failed,
-		             failed == 1 ? "" : "s");
+		             na_s(failed));
 	else if (rc != VS_OK)
 		*end = err;
 	if (na_stop_requested) {
@@ -424,7 +423,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 		free(jobs[i]);
 	na_inventory_free(&inv);
 	na_store_close(&s.store);
-	free(b.disk);
+	na_bench_disks_free(&b);
 	free(password);
 	return rc;
 }

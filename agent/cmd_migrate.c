@@ -313,7 +313,7 @@ static void print_plan(const migrate_cmd *a, const batch *b, bool json)
 {
 	json_t *vms = json_array();
 	if (!json)
-		printf("Would move %zu VM%s to %s, one at a time:\n", b->n, b->n == 1 ? "" : "s",
+		printf("Would move %zu VM%s to %s, one at a time:\n", b->n, na_s(b->n),
 		       a->one.datastore);
 	for (size_t i = 0; i < b->n; i++) {
 		json_array_append_new(vms, json_string(b->vms[i]->name));

@@ -116,7 +116,7 @@ static void print_class(const nas_layout *l, nas_class c)
 		if (l->v[i].cls != c)
 			continue;
 		printf("%s%s (%s, %zu disk%s)", sep, l->v[i].name, l->v[i].type, l->v[i].n_leaves,
-		       l->v[i].n_leaves == 1 ? "" : "s");
+		       na_s(l->v[i].n_leaves));
 		sep = ", ";
 	}
 	printf("\n");

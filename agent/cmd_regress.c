@@ -383,10 +383,10 @@ static void print_text(const regress_state *r)
 			printf("\n%s%s\n", r->probes[i].text, r->probes[i].regression ? " (REGRESSION)" : "");
 	if (r->n_regressions)
 		printf("\n%zu regression%s: the whole interval past the limit\n", r->n_regressions,
-		       r->n_regressions == 1 ? "" : "s");
+		       na_s(r->n_regressions));
 	else
 		printf("\nno regression (%zu check%s, %zu with too few runs to tell)\n", r->n_checks,
-		       r->n_checks == 1 ? "" : "s", r->n_too_few);
+		       na_s(r->n_checks), r->n_too_few);
 	putchar('\n');
 	na_print_wrapped(stdout, regress_method, 80);
 }

@@ -35,12 +35,12 @@ void na_verify_print(const char *vm, const na_checks *checks)
 {
 	na_tally t = na_checks_tally(checks);
 	char *shown = na_escaped(vm);  /* a name cannot drive the terminal */
-	printf("%s: %zu extent%s checked: ", shown ? shown : vm, checks->n, checks->n == 1 ? "" : "s");
+	printf("%s: %zu extent%s checked: ", shown ? shown : vm, checks->n, na_s(checks->n));
 	free(shown);
 	if (t.short_)
 		printf("%zu SMALLER than their descriptors say\n", t.short_);
 	else if (t.problems)
-		printf("%zu descriptor%s could not be read\n", t.problems, t.problems == 1 ? "" : "s");
+		printf("%zu descriptor%s could not be read\n", t.problems, na_s(t.problems));
 	else if (t.unknown)
 		printf("could not check %zu: nothing short seen, but no verdict either\n", t.unknown);
 	else if (t.transient)

@@ -536,7 +536,7 @@ static void few_runs_note(const na_report_page *r, size_t p)
 			continue;
 		fputs(any ? "; " : "<p class=\"note\"><span class=\"few\">Too few runs to tell:</span> ", r->out);
 		esc(r, r->groups[g]);
-		fprintf(r->out, " has %zu successful run%s", ok, ok == 1 ? "" : "s");
+		fprintf(r->out, " has %zu successful run%s", ok, na_s(ok));
 		any = true;
 	}
 	if (any)

@@ -181,7 +181,7 @@ int na_trap_sentences(na_store *s, const na_cmp_group *g, const char *name, char
 		if (m) {
 			fprintf(m, "%zu run%s of %s measured recordsize %s on %s after result %s measured %s "
 			        "there: the disk may still hold %s records, since a recordsize applies to "
-			        "blocks written after it is set", c.v[i].runs, c.v[i].runs == 1 ? "" : "s",
+			        "blocks written after it is set", c.v[i].runs, na_s(c.v[i].runs),
 			        name, now, disk, id, old, old);
 			fclose(m);
 		}
@@ -203,16 +203,6 @@ int na_trap_sentences(na_store *s, const na_cmp_group *g, const char *name, char
 }
 
 /* ---- bench: before the runs ---- */
-
-char *na_disk_name(const vs_disk *d)
-{
-	const char *label = d->label ? d->label : "disk";
-	size_t len = strlen(label) + strlen(d->file) + 2;
-	char *name = malloc(len);
-	if (name)
-		snprintf(name, len, "%s %s", label, d->file);
-	return name;
-}
 
 typedef struct bench_check {
 	const na_bench *b;
@@ -263,35 +253,12 @@ void na_bench_recordsize_trap(const na_bench *b)
 	time_t t = time(NULL);
 	struct tm tm;
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	/* Every disk of the VM on the datastore: fio's file is on one of them,
-	 * and which one only the guest knows.  Without the layout, the disk
-	 * the results name (a layout not read is NULL). */
-	vs_vm_layout *layout = NULL;
-	vs_vm_layout_read(b->s->client, b->vm->moref, &layout, &err);
-	size_t max = layout && layout->n_disks ? layout->n_disks : 1, n = 0;
-	na_result *now = calloc(max, sizeof(*now));
-	char **names = calloc(max, sizeof(*names));
-	for (size_t i = 0; now && names && layout && i < layout->n_disks; i++) {
-		const vs_disk *d = &layout->disks[i];
-		if (d->datastore && strcmp(d->datastore, b->ds->moref) == 0 &&
-		    (names[n] = na_disk_name(d))) {
-			now[n].disk = names[n];
-			n++;
-		}
-	}
-	if (now && names && !n)
-		now[n++].disk = b->disk;
-	for (size_t i = 0; now && i < n; i++) {
-		now[i].datastore = b->ds->name;
-		now[i].started_at = started;
-		now[i].zfs_recordsize = measured;
-		now[i].vcenter = vs_client_host(b->s->client);
-	}
-	if (now && names)
-		na_trap_walk(b->s->store, b->vm->name, now, n, check_now, &c, &err);
-	for (size_t i = 0; names && i < max; i++)
-		free(names[i]);
-	free(names);
+	/* Every disk of the VM on the datastore: fio's file is on one of them. */
+	na_result *now = calloc(b->n_disks, sizeof(*now));
+	for (size_t i = 0; now && i < b->n_disks; i++)
+		now[i] = (na_result){.disk = b->disks[i], .datastore = b->ds->name, .started_at = started,
+		                     .zfs_recordsize = measured, .vcenter = vs_client_host(b->s->client)};
+	if (now)
+		na_trap_walk(b->s->store, b->vm->name, now, b->n_disks, check_now, &c, &err);
 	free(now);
-	vs_vm_layout_free(&layout);
 }

@@ -28,8 +28,6 @@ typedef int (*na_trap_fn)(const na_result *r, const na_trap *t, void *ud, vs_err
  * has a stay of its own: a run on another disk of the VM leaves it be. */
 int na_trap_walk(na_store *s, const char *vm, const na_result *now, size_t n_now, na_trap_fn fn,
                  void *ud, vs_error *err);
-/* "LABEL [ds] dir/x.vmdk", as a result names its disk (malloc'd). */
-char *na_disk_name(const vs_disk *d);
 
 /* The sentences for the runs of g (called name: "A") whose disk had
  * another recordsize's results earlier in its stay: "2 runs of B measured

@@ -29,7 +29,6 @@ struct nas_sampler {
 	bool reopened;  /* ready opened the pair anew once (its connection found dead) */
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
-	int timeout_s;          /* the target's, for a command: how long a reading may take */
 	bool gave_up;           /* ready waited so long for the first reading in vain: the
 	                           stop waits no more */
 };
@@ -244,7 +243,7 @@ int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t obj
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid, .timeout_s = t->timeout_s};
+	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid};
 	open_jobs(s);
 	*out = s;
 	return VS_OK;
@@ -317,7 +316,7 @@ static void incomplete(nas_window *w, const vs_error *err)
 
 static bool first_reading(nas_sampler *s)
 {
-	return s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->timeout_s * 1000);
+	return s->counters && nas_job_await(s->counters, NAS_FIRST_READING, s->t->timeout_s * 1000);
 }
 
 /* Whether the readings' job, ended by ssh's own failure (255), lost a
@@ -361,7 +360,7 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 	double asked = nas_unix_now();
 	int said = nas_job_say(s->counters, NAS_LAST_READING, err);
 	bool answered = said == VS_OK &&
-	                nas_job_await(s->counters, NAS_LAST_READING, s->gave_up ? 0 : s->timeout_s * 1000);
+	                nas_job_await(s->counters, NAS_LAST_READING, s->gave_up ? 0 : s->t->timeout_s * 1000);
 	double now = nas_unix_now();
 	nas_output o = {0};
 	vs_error job_err = {0}, parse_err = {0};
@@ -392,7 +391,7 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 		        "the NAS account's login shell must be a POSIX shell)");
 	else if (said == VS_OK)
 		vs_fail(err, VS_ERR_CONNECT, "the NAS gave no %s reading in %d s",
-		        s->gave_up ? "first" : "last", s->timeout_s);
+		        s->gave_up ? "first" : "last", s->t->timeout_s);
 	return false;
 }
 

@@ -280,24 +280,6 @@ static bool drain(int fd, char **buf, size_t *len, size_t max, bool *over)
 
 typedef enum run_end { RUN_EXITED, RUN_TIMEOUT, RUN_TOO_LONG } run_end;
 
-/* The verdict on a command that ended so (rc: a failure before its end),
- * for nas_run_all: one reason, named by what. */
-static int ran(const nas_target *t, const char *what, int rc, run_end end, const nas_output *o,
-               vs_error *err)
-{
-	if (rc == VS_OK && (!o->out || !o->errtext))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	else if (rc == VS_OK && end == RUN_TIMEOUT)
-		rc = vs_fail(err, VS_ERR_CONNECT, "no answer from %s in %d s", t->display, t->timeout_s);
-	else if (rc == VS_OK && end == RUN_TOO_LONG)
-		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s printed more than %zu bytes", what, t->max_output);
-	else if (rc == VS_OK && o->status != 0)
-		rc = nas_explain(t->display, what, o->status, o->errtext, err);
-	if (rc != VS_OK)
-		vs_error_context(err, "running '%s' on %s", what, t->display);
-	return rc;
-}
-
 /* ---- background jobs ---------------------------------------------------- */
 
 /* A command that runs beside the benchmark (zpool iostat for the run's
@@ -492,19 +474,31 @@ static run_end job_end(nas_job *j, int wait_ms, nas_output *o)
 	return over ? RUN_TOO_LONG : ended ? RUN_EXITED : RUN_TIMEOUT;
 }
 
-int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
+/* The verdict on j, which ended so: one reason, named by what it ran and
+ * where (the NAS's name: the target's whole, or the job's copy).  A job
+ * stopped at its time (RUN_TIMEOUT) failed when it had timeout_s to answer
+ * (nas_run_all), not when we stopped it (nas_job_finish: 0). */
+static int verdict(const nas_job *j, const char *where, run_end end, const nas_output *o,
+                   int timeout_s, vs_error *err)
 {
-	nas_job *j = *job;
-	run_end end = job_end(j, wait_ms, o);
 	int rc = VS_OK;
 	if (!o->out || !o->errtext)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (end == RUN_TIMEOUT && timeout_s > 0)
+		rc = vs_fail(err, VS_ERR_CONNECT, "no answer from %s in %d s", where, timeout_s);
 	else if (end == RUN_TOO_LONG)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s printed more than %zu bytes", j->what, j->max_output);
 	else if (end == RUN_EXITED && o->status != 0)
-		rc = nas_explain(j->where, j->what, o->status, o->errtext, err);
+		rc = nas_explain(where, j->what, o->status, o->errtext, err);
 	if (rc != VS_OK)
-		vs_error_context(err, "running '%s' on %s", j->what, j->where);
+		vs_error_context(err, "running '%s' on %s", j->what, where);
+	return rc;
+}
+
+int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
+{
+	nas_job *j = *job;
+	int rc = verdict(j, j->where, job_end(j, wait_ms, o), o, 0, err);
 	job_free(j);
 	*job = NULL;
 	return rc;
@@ -554,15 +548,16 @@ int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
 	int first = VS_OK;
 	for (size_t i = 0; i < n; i++) {
 		nas_call *c = &calls[i];
-		run_end end = RUN_EXITED;
 		if (c->rc == VS_OK) {
 			int64_t left = deadline - now_ms();
-			end = job_end(jobs[i], left > 0 ? (int)left : 0, &c->out);
+			run_end end = job_end(jobs[i], left > 0 ? (int)left : 0, &c->out);
+			c->rc = verdict(jobs[i], t->display, end, &c->out, t->timeout_s, &c->err);
 			job_free(jobs[i]);
+		} else {  /* it could not start: named as a run of it */
+			char what[256];
+			join_words(c->remote, what, sizeof(what));
+			vs_error_context(&c->err, "running '%s' on %s", what, t->display);
 		}
-		char what[256];
-		join_words(c->remote, what, sizeof(what));
-		c->rc = ran(t, what, c->rc, end, &c->out, &c->err);
 		if (first == VS_OK)
 			first = c->rc;
 	}

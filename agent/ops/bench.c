@@ -81,20 +81,51 @@ char *na_bench_job(const na_bench *b, const na_profile *p)
 
 /* ---- the disk under test ---- */
 
-/* The disk under test: the VM's first disk on the datastore. */
-char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err)
+/* "LABEL [ds] dir/x.vmdk", as a result names its disk (malloc'd). */
+static char *disk_name(const vs_disk *d)
+{
+	const char *label = d->label ? d->label : "disk";
+	size_t len = strlen(label) + strlen(d->file) + 2;
+	char *name = malloc(len);
+	if (name)
+		snprintf(name, len, "%s %s", label, d->file);
+	return name;
+}
+
+int na_bench_disks(na_bench *b, vs_error *err)
 {
 	vs_vm_layout *layout = NULL;
-	if (vs_vm_layout_read(c, vm->moref, &layout, err) != VS_OK)
-		return NULL;
-	char *disk = NULL;
-	for (size_t i = 0; !disk && i < layout->n_disks; i++)
-		if (layout->disks[i].datastore && strcmp(layout->disks[i].datastore, ds->moref) == 0)
-			disk = na_disk_name(&layout->disks[i]);
+	b->disks = NULL;
+	b->n_disks = 0;
+	if (vs_vm_layout_read(b->s->client, b->vm->moref, &layout, err) != VS_OK)
+		return err->status;
+	int rc = VS_OK;
+	if (layout->n_disks && !(b->disks = calloc(layout->n_disks, sizeof(*b->disks))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < layout->n_disks; i++) {
+		const vs_disk *d = &layout->disks[i];
+		if (!d->datastore || strcmp(d->datastore, b->ds->moref) != 0)
+			continue;
+		if (!(b->disks[b->n_disks] = disk_name(d)))
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		else
+			b->n_disks++;
+	}
 	vs_vm_layout_free(&layout);
-	if (!disk)
-		vs_fail(err, VS_ERR_USAGE, "%s has no disk on datastore '%s'", vm->name, ds->name);
-	return disk;
+	if (rc == VS_OK && !b->n_disks)
+		rc = vs_fail(err, VS_ERR_USAGE, "%s has no disk on datastore '%s'", b->vm->name, b->ds->name);
+	if (rc != VS_OK)
+		na_bench_disks_free(b);
+	return rc;
+}
+
+void na_bench_disks_free(na_bench *b)
+{
+	for (size_t i = 0; i < b->n_disks; i++)
+		free(b->disks[i]);
+	free(b->disks);
+	b->disks = NULL;
+	b->n_disks = 0;
 }
 
 /* ---- host counters ------------------------------------------------------------ */
@@ -292,7 +323,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		.host = b->host->name, .esxi_version = b->host->version, .esxi_build = b->host->build,
 		.datastore = b->ds->name, .datastore_type = b->ds->type, .servers = b->ds->remote_host,
 		.export_path = b->ds->remote_path,
-		.vm = b->vm->name, .guest_os = b->vm->guest_os, .disk = b->disk,
+		.vm = b->vm->name, .guest_os = b->vm->guest_os, .disk = b->disks[0],
 		.profile = p->name, .job_file = job_text, .fio_version = out->fio.fio_version,
 		.fio_json = fio_json, .host_counters_json = counters,
 		.labels = b->labels, .n_labels = b->n_labels,

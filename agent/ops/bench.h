@@ -23,7 +23,11 @@ typedef struct na_bench {
 	const vs_vm *vm;
 	const vs_host *host;
 	const vs_datastore *ds;
-	char *disk;                 /* "Hard disk 1 [ds] dir/x.vmdk" */
+	/* The VM's disks on ds, by name ("Hard disk 1 [ds] dir/x.vmdk"; at
+	 * least one, na_bench_disks): fio's file is on one of them, which only
+	 * the guest knows; the first names the results. */
+	char **disks;
+	size_t n_disks;
 	vs_guest_auth auth;
 	na_job_overrides job;       /* job.dir is the user's --dir: fio writes in b->data under it */
 	const na_label *labels;
@@ -69,8 +73,10 @@ typedef struct na_bench_outcome {
 	double clock_shift, clock_err;
 } na_bench_outcome;
 
-/* "Hard disk 1 [ds] dir/x.vmdk": the VM's first disk on ds (malloc'd). */
-char *na_bench_disk(vs_client *c, const vs_vm *vm, const vs_datastore *ds, vs_error *err);
+/* b->disks, from one read of b->vm's layout (b->s, b->vm and b->ds set);
+ * VS_ERR_USAGE when none is on b->ds.  na_bench_disks_free frees them. */
+int na_bench_disks(na_bench *b, vs_error *err);
+void na_bench_disks_free(na_bench *b);
 /* Prepares the guest (checks, staging folder, fio: there, 3.0 or newer)
  * and looks up the counters. */
 int na_bench_begin(na_bench *b, vs_error *err);

@@ -154,7 +154,7 @@ static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_
 		               lost, n, t->name, na_nfs_label(t->type));
 	else
 		na_say(m->s, "Put %s back as %s on %zu host%s.", t->name, na_nfs_label(t->type), n,
-		       n == 1 ? "" : "s");
+		       na_s(n));
 	free(servers);
 	free(list);
 }
@@ -242,7 +242,7 @@ static int remount_nfs3(migration *m, vs_error *err)
 	} else if (rc == VS_OK) {
 		na_say(m->s, "Remounting %s (%.*s:%s) as NFS 3 on %zu host%s.", t->name,
 		       (int)strcspn(t->remote_host, ","), t->remote_host, t->remote_path ? t->remote_path : "?",
-		       n, n == 1 ? "" : "s");
+		       n, na_s(n));
 		rc = remount_hosts(m, &was, hosts, n, read_only, unmounted, err);
 		vs_datastore_clear(&was);
 	}
