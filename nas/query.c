@@ -1,7 +1,8 @@
 /* The NAS's fixed commands: the one-off reading's, run over ssh in two
  * rounds of sessions at once, each through its pure parser, and the
  * sampler's background jobs.  Names reach the remote command line only
- * after nas_name_ok, numbers only as we format them. */
+ * after nas_name_ok, numbers only as we format them; the sampler's jobs
+ * get theirs on stdin, as data their shell uses quoted. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,45 +61,29 @@ static int layout_of(const char *pool, int rc, nas_layout *out, vs_error *err)
 	return rc;
 }
 
-/* The kstat files of the pool's objset into objset (its path). */
-static int kstat_files(const char *pool, uint64_t objsetid, char *objset, size_t size,
-                       vs_error *err)
+#define KSTAT_READ                                                                       \
+	"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil",                   \
+		"/proc/spl/kstat/zfs/\"$pool\"/objset-0x\"$objset\"", "&&", "date", "+%s.%N"
+
+/* The words a parked job begins with: it waits for the line "EVERY COUNT
+ * OBJSET POOL" (nas_parked_start) before it does anything, and ends, 0,
+ * when its stdin ends first (nfsagent gone, or a session without stdin:
+ * the stop says which).  EVERY and COUNT must be digits, or it ends: the
+ * words use them unquoted; OBJSET and POOL only quoted. */
+#define PARKED "read", "every", "count", "objset", "pool", "||", "exit", "0", ";", "case", \
+	"$every", "in", "''|*[!0-9]*)", "exit", "2", ";;", "esac", ";", "case", "$count", "in", \
+	"''|*[!0-9]*)", "exit", "2", ";;", "esac", ";"
+
+int nas_iostat_job(const nas_target *t, nas_job **job, vs_error *err)
 {
-	if (!nas_name_ok(pool, true))
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
-	snprintf(objset, size, "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64, pool, objsetid);
-	return VS_OK;
-}
-
-#define KSTAT_READ(objset)                                                                   \
-	"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil", objset, "&&", "date", \
-		"+%s.%N"
-
-/* The words a parked job begins with: it waits for the line "EVERY COUNT"
- * (two numbers we format; each must be digits, or it ends) before it does
- * anything, and ends, 0, when its stdin ends first (nfsagent gone, or a
- * session without stdin: the stop says which). */
-#define PARKED "read", "every", "count", "||", "exit", "0", ";", "case", "$every", "in", \
-	"''|*[!0-9]*)", "exit", "2", ";;", "esac", ";", "case", "$count", "in", "''|*[!0-9]*)", \
-	"exit", "2", ";;", "esac", ";"
-
-int nas_iostat_job(const nas_target *t, const char *pool, nas_job **job, vs_error *err)
-{
-	if (!nas_name_ok(pool, true))
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
 	/* -T u stamps each interval: nas_window_select keeps fio's own window. */
-	const char *const cmd[] = {PARKED, "zpool", "iostat", "-T", "u", "-Hpvy", "-l", pool,
+	const char *const cmd[] = {PARKED, "zpool", "iostat", "-T", "u", "-Hpvy", "-l", "\"$pool\"",
 	                           "\"$every\"", "\"$count\"", NULL};
-	char what[300];
-	snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s", pool);
-	return nas_job_start(t, cmd, what, true, job, err);
+	return nas_job_start(t, cmd, "zpool iostat -T u -Hpvy -l", true, job, err);
 }
 
-int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, nas_job **job,
-                     vs_error *err)
+int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err)
 {
-	char objset[300] = "";
-	int rc = kstat_files(pool, objsetid, objset, sizeof(objset), err);
 	/* The shell's own words: ssh joins them into one line for the NAS's
 	 * shell.  Parked until its line, then a reading at once, then
 	 * NAS_FIRST_READING, then one every EVERY seconds COUNT times.  A line
@@ -110,27 +95,40 @@ int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, n
 	 * loop; a reading that fails ends it at once, and the helper with it
 	 * (it signals nobody later).  The trap kills only a sleep still waited
 	 * for, never a reaped one's number. */
-#define KSTAT_READ_OR_EXIT(objset) KSTAT_READ(objset), "||", "exit", ";"
 	const char *const cmd[] = {
 		PARKED, "exec", "3<&0", ";", "s=", ";", "last=", ";",
 		"trap", "'last=1 ; test -z \"$s\" || kill $s 2> /dev/null'", "USR1", ";",
 		"{", "read", "x", "<&3", ";", "kill", "-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1",
 		"&", "h=$!", ";", "trap", "'test -n \"$last\" || kill $h 2> /dev/null'", "EXIT", ";",
-		KSTAT_READ_OR_EXIT(objset), "echo", NAS_FIRST_READING, ";",
+		KSTAT_READ, "||", "exit", ";", "echo", NAS_FIRST_READING, ";",
 		"for", "i", "in", "$(seq", "1", "$count)", ";", "do", "test", "-z", "\"$last\"", "||",
 		"break", ";", "sleep", "$every", ">", "/dev/null", "2>&1", "&", "s=$!", ";",
 		"test", "-z", "\"$last\"", "&&", "wait", "$s", ";", "s=", ";",
-		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ_OR_EXIT(objset), "done", ";",
-		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ(objset), "&&", "echo", NAS_LAST_READING,
-		";", "}", NULL};
-#undef KSTAT_READ_OR_EXIT
-	/* named by what it repeats: a failure is cat's or date's */
-	char what[400];
-	snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil %s && "
-	         "date +%%s.%%N, repeated", objset);
-	return rc == VS_OK ? nas_job_start(t, cmd, what, true, job, err) : rc;
+		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ, "||", "exit", ";", "done", ";",
+		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ, "&&", "echo", NAS_LAST_READING, ";",
+		"}", NULL};
+	return nas_job_start(t, cmd, "cat /proc/spl/kstat/zfs/arcstats", true, job, err);
 }
 #undef PARKED
+#undef KSTAT_READ
+
+int nas_parked_start(nas_job *job, bool iostat, const char *pool, uint64_t objsetid, int every,
+                     int count, vs_error *err)
+{
+	if (!nas_name_ok(pool, true))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
+	char what[400], line[256];
+	/* named by what it runs (repeats): a failure is zpool's, or cat's or date's */
+	if (iostat)
+		snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s", pool);
+	else
+		snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil "
+		         "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64 " && date +%%s.%%N, repeated", pool,
+		         objsetid);
+	snprintf(line, sizeof(line), "%d %d %" PRIx64 " %s", every, count, objsetid, pool);
+	nas_job_name(job, what);
+	return nas_job_say(job, line, err);
+}
 
 typedef struct history_query {
 	const char *dataset, *prop;

@@ -20,12 +20,12 @@ enum { MAX_READINGS = 400 };
 
 struct nas_sampler {
 	const nas_target *t;
-	const nas_layout *layout;
+	const nas_layout *layout;  /* from the start: the pool sampled */
 	uint64_t objsetid;
 	int interval_s;
 	int reading_s;  /* the counters' readings' interval: iostat's, or longer for a long window */
+	int iostat_count, readings_count;  /* how many of each, the window and two more */
 	nas_job *iostat, *counters;
-	char iostat_line[48], counters_line[48];  /* the "EVERY COUNT" each was sent */
 	bool reopened;  /* ready opened the pair anew once (its connection found dead) */
 	vs_error iostat_err;    /* why iostat could not start; status VS_OK if it did */
 	vs_error counters_err;  /* the same of the counters' readings */
@@ -230,20 +230,19 @@ int nas_counters_delta(const nas_counters *a, const nas_counters *b, nas_window 
 /* The two jobs, parked; one that could not start keeps why. */
 static void open_jobs(nas_sampler *s)
 {
-	if (nas_iostat_job(s->t, s->layout->pool, &s->iostat, &s->iostat_err) != VS_OK)
+	if (nas_iostat_job(s->t, &s->iostat, &s->iostat_err) != VS_OK)
 		s->iostat = NULL;
-	if (nas_counters_job(s->t, s->layout->pool, s->objsetid, &s->counters, &s->counters_err) != VS_OK)
+	if (nas_counters_job(s->t, &s->counters, &s->counters_err) != VS_OK)
 		s->counters = NULL;
 }
 
-int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
-                     nas_sampler **out, vs_error *err)
+int nas_sampler_open(const nas_target *t, nas_sampler **out, vs_error *err)
 {
 	*out = NULL;
 	nas_sampler *s = calloc(1, sizeof(*s));
 	if (!s)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*s = (nas_sampler){.t = t, .layout = layout, .objsetid = objsetid};
+	*s = (nas_sampler){.t = t};
 	open_jobs(s);
 	*out = s;
 	return VS_OK;
@@ -260,21 +259,30 @@ static void drop(nas_job **job)
 	nas_output_free(&o);
 }
 
-/* Sends a parked job its "EVERY COUNT".  One that takes it no more has
+/* Sends the parked jobs what to sample.  One that takes it no more has
  * ended: how (ssh's refused key, a session without stdin) is the stop's
  * to say, from its end. */
-static void unpark(nas_job *job, const char *line)
+static void unpark(nas_sampler *s)
 {
 	vs_error ignored = {0};
-	if (job)
-		nas_job_say(job, line, &ignored);
+	if (s->iostat)
+		nas_parked_start(s->iostat, true, s->layout->pool, s->objsetid, s->interval_s,
+		                 s->iostat_count, &ignored);
+	if (s->counters)
+		nas_parked_start(s->counters, false, s->layout->pool, s->objsetid, s->reading_s,
+		                 s->readings_count, &ignored);
 }
 
-int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *err)
+int nas_sampler_start(nas_sampler *s, const nas_layout *layout, uint64_t objsetid, int interval_s,
+                      int window_s, vs_error *err)
 {
 	if (interval_s < 1 || window_s < 0)
 		return vs_fail(err, VS_ERR_USAGE, "a sampling interval of %d s over %d s", interval_s,
 		               window_s);
+	if (!nas_name_ok(layout->pool, true))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", layout->pool);
+	s->layout = layout;
+	s->objsetid = objsetid;
 	s->interval_s = interval_s;
 	/* At most MAX_READINGS readings (one is some 9 KB: arcstats), spaced
 	 * out over a long window only; the window's edges are interpolated
@@ -283,11 +291,9 @@ int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *er
 	                                                         : interval_s;
 	/* Enough for the window and two more: both end by themselves soon
 	 * after, even when nobody stops them. */
-	snprintf(s->iostat_line, sizeof(s->iostat_line), "%d %d", interval_s, window_s / interval_s + 2);
-	snprintf(s->counters_line, sizeof(s->counters_line), "%d %d", s->reading_s,
-	         window_s / s->reading_s + 2);
-	unpark(s->iostat, s->iostat_line);
-	unpark(s->counters, s->counters_line);
+	s->iostat_count = window_s / interval_s + 2;
+	s->readings_count = window_s / s->reading_s + 2;
+	unpark(s);
 	return VS_OK;
 }
 
@@ -342,8 +348,7 @@ bool nas_sampler_ready(nas_sampler *s)
 		s->reopened = true;
 		drop(&s->iostat);
 		open_jobs(s);
-		unpark(s->iostat, s->iostat_line);
-		unpark(s->counters, s->counters_line);
+		unpark(s);
 		came = first_reading(s);
 	}
 	s->gave_up = !came;

@@ -348,6 +348,11 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
 	return VS_OK;
 }
 
+void nas_job_name(nas_job *j, const char *what)
+{
+	snprintf(j->what, sizeof(j->what), "%s", what);
+}
+
 int nas_job_say(nas_job *j, const char *line, vs_error *err)
 {
 	char buf[256];

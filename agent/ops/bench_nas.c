@@ -176,8 +176,7 @@ static void park_next(na_bench *b)
 {
 	vs_error err = {0};
 	if (b->nas_runs > 0 && !b->nas_next &&
-	    nas_sampler_open(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid, &b->nas_next,
-	                     &err) != VS_OK)
+	    nas_sampler_open(b->nas, &b->nas_next, &err) != VS_OK)
 		b->nas_next = NULL;
 }
 
@@ -187,6 +186,8 @@ void na_bench_nas_begin(na_bench *b)
 		return;
 	vs_error err = {0};
 	double t0 = na_run_clock();
+	/* the first run's handshakes while the NAS's settings are read */
+	park_next(b);
 	int rc = b->ds->remote_path
 	             ? nas_read_view(b->nas, b->ds->remote_path, &b->nas_view, &err)
 	             : vs_fail(&err, VS_ERR_USAGE, "datastore %s is not NFS", b->ds->name);
@@ -195,11 +196,10 @@ void na_bench_nas_begin(na_bench *b)
 		char why[600];
 		vs_error_format(&err, why, sizeof(why));
 		na_say_warning(b->s, "the results are recorded without the NAS side: %s", why);
+		nas_sampler_close(&b->nas_next);
 		return;
 	}
 	b->nas_ready = true;
-	/* the first run's handshakes while the labels and the trap are checked */
-	park_next(b);
 	for (size_t i = 0; i < b->n_labels; i++) {
 		char why[160];
 		if (na_bench_label_conflict(&b->nas_view.props, b->labels[i].key, b->labels[i].value, why,
@@ -233,12 +233,13 @@ nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench
 	out->nas = true;
 	out->nas_window = (nas_window){.arc_hit_ratio = -1};
 	int rc = s ? VS_OK
-	           : nas_sampler_open(b->nas, &b->nas_view.layout, b->nas_view.props.objsetid, &s, &err);
+	           : nas_sampler_open(b->nas, &s, &err);
 	/* iostat lasts as long as fio may (its file's layout included: a seed's
 	 * 8 GiB file takes minutes to lay out before fio's window opens), ending
 	 * by itself a minute after fio's timeout; the stop ends it sooner. */
 	if (rc == VS_OK)
-		rc = nas_sampler_start(s, nas_interval(job_s), (int)na_bench_timeout(job_text) + 60, &err);
+		rc = nas_sampler_start(s, &b->nas_view.layout, b->nas_view.props.objsetid, nas_interval(job_s),
+		                       (int)na_bench_timeout(job_text) + 60, &err);
 	if (rc != VS_OK) {
 		nas_sampler_close(&s);
 		out->nas_window.incomplete = true;

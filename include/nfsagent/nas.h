@@ -74,6 +74,8 @@ void nas_output_free(nas_output *o);
 typedef struct nas_job nas_job;
 int nas_job_start(const nas_target *t, const char *const *remote, const char *what, bool fed,
                   nas_job **job, vs_error *err);
+/* Names it anew in messages: a parked job, once it knows what it runs. */
+void nas_job_name(nas_job *job, const char *what);
 /* Sends line and a newline to a fed job's stdin; VS_ERR_CONNECT when it
  * takes no more (it ended). */
 int nas_job_say(nas_job *job, const char *line, vs_error *err);
@@ -283,13 +285,13 @@ void nas_readings_free(nas_readings *r);
 /* ---- query.c: the fixed commands, run and parsed -------------------- */
 
 void nas_dataset_clear(nas_dataset *d);
-/* The sampler's two background jobs, each parked: it waits for the line
- * "EVERY COUNT" (nas_job_say; two numbers, or it ends) before it runs, so
- * that its ssh handshake can be paid ahead of the run that starts it; a
- * parked job whose stdin ends (nfsagent gone) ends.  Fixed words, the
- * checked pool name, and numbers we format. */
+/* The sampler's two background jobs, each parked: it waits for its line
+ * (nas_parked_start) before it runs, so that its ssh handshake can be paid
+ * ahead of the run that starts it, before even the pool is known; a parked
+ * job whose stdin ends (nfsagent gone) ends.  Fixed words only: what they
+ * sample comes on the line. */
 /* `zpool iostat -T u -Hpvy -l POOL EVERY COUNT`. */
-int nas_iostat_job(const nas_target *t, const char *pool, nas_job **job, vs_error *err);
+int nas_iostat_job(const nas_target *t, nas_job **job, vs_error *err);
 /* The kstat counters with the NAS's time, `cat /proc/spl/kstat/zfs/arcstats
  * /proc/spl/kstat/zfs/zil /proc/spl/kstat/zfs/POOL/objset-0xID && date
  * +%s.%N`: at once (then the line NAS_FIRST_READING), every EVERY seconds
@@ -299,8 +301,13 @@ int nas_iostat_job(const nas_target *t, const char *pool, nas_job **job, vs_erro
  * nas_parse_kstat_series skips the two words. */
 #define NAS_FIRST_READING "begun"
 #define NAS_LAST_READING "end"
-int nas_counters_job(const nas_target *t, const char *pool, uint64_t objsetid, nas_job **job,
-                     vs_error *err);
+int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err);
+/* Starts a parked job (iostat: nas_iostat_job's, else nas_counters_job's)
+ * on POOL (the dataset's objset objsetid), every EVERY seconds COUNT times,
+ * and names it so; VS_ERR_USAGE for a pool name that is not one (nothing
+ * sent), VS_ERR_CONNECT when it takes no more input. */
+int nas_parked_start(nas_job *job, bool iostat, const char *pool, uint64_t objsetid, int every,
+                     int count, vs_error *err);
 
 /* What the NAS says about the dataset behind one export: the dataset, its
  * settings, its pool's layout and when its recordsize last changed. */
@@ -386,15 +393,18 @@ double nas_unix_now(void);
 
 typedef struct nas_sampler nas_sampler;
 /* Opens a sampler's two jobs (nas_iostat_job, nas_counters_job), parked:
- * a bench opens the next run's while one runs, so that no run waits for
- * an ssh handshake.  Waits for neither: what they could not do is found at
- * the stop.  t and layout must outlive the sampler. */
-int nas_sampler_open(const nas_target *t, const nas_layout *layout, uint64_t objsetid,
-                     nas_sampler **s, vs_error *err);
-/* Before a run: starts both jobs for a window of window_s, iostat every
- * interval_s (COUNT covers the window and two intervals more, so both end
- * by themselves).  Fails only on bad arguments (the sampler stays parked). */
-int nas_sampler_start(nas_sampler *s, int interval_s, int window_s, vs_error *err);
+ * a bench opens the first run's while it reads the NAS's settings, and the
+ * next run's while one runs, so that no run waits for an ssh handshake.
+ * Waits for neither: what they could not do is found at the stop.  t must
+ * outlive the sampler. */
+int nas_sampler_open(const nas_target *t, nas_sampler **s, vs_error *err);
+/* Before a run: starts both jobs on layout's pool (the dataset's objset
+ * objsetid) for a window of window_s, iostat every interval_s (COUNT covers
+ * the window and two intervals more, so both end by themselves).  Fails
+ * only on bad arguments (the sampler stays parked).  layout must outlive
+ * the sampler; one not started is closed, never stopped. */
+int nas_sampler_start(nas_sampler *s, const nas_layout *layout, uint64_t objsetid, int interval_s,
+                      int window_s, vs_error *err);
 /* Whether both of a sampler's jobs still run: one parked long before its
  * run may have lost its session (sshd restarted) and is better opened
  * anew.  A connection that died unseen is found by nas_sampler_ready,

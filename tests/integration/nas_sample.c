@@ -22,8 +22,8 @@ int main(int argc, char **argv)
 	vs_error err = {0};
 	int interval = atoi(argv[3]), seconds = atoi(argv[4]);
 	if (nas_target_command(&t, argv[1], &err) != VS_OK || nas_read_view(&t, argv[2], &v, &err) != VS_OK ||
-	    nas_sampler_open(&t, &v.layout, v.props.objsetid, &s, &err) != VS_OK ||
-	    nas_sampler_start(s, interval, seconds, &err) != VS_OK) {
+	    nas_sampler_open(&t, &s, &err) != VS_OK ||
+	    nas_sampler_start(s, &v.layout, v.props.objsetid, interval, seconds, &err) != VS_OK) {
 		char line[1600];
 		vs_error_format(&err, line, sizeof(line));
 		fprintf(stderr, "nas_sample: %s\n", line);

@@ -47,21 +47,14 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		opened := time.Now()
 		said, ok := readLine(in)
 		logParked(stateFile, opened, ok, w[len(parkedWords)])
-		// read's fields by IFS's blanks (space, tab): the first word, then
-		// the rest, trimmed
-		const ifs = " \t"
-		rest := strings.Trim(said, ifs)
-		every, count := rest, ""
-		if i := strings.IndexAny(rest, ifs); i >= 0 {
-			every, count = rest[:i], strings.Trim(rest[i:], ifs)
-		}
+		f := readFields(said, 4) // every count objset pool
 		switch {
 		case !ok:
 			return 0 // stdin ended first: `read ... || exit 0`
-		case !digits(every) || !digits(count):
+		case !digits(f[0]) || !digits(f[1]):
 			return 2
 		}
-		w = unparked(w[len(parkedWords):], every, count)
+		w = unparked(w[len(parkedWords):], f)
 		line = strings.Join(w, " ")
 		if st, err = loadNAS(stateFile); err != nil { // the NAS as it is when the run starts
 			fmt.Fprintf(errOut, "labsim nas: %v\n", err)
@@ -390,8 +383,8 @@ var loopWords = [][]string{
 }
 
 // The words a parked job (nas_iostat_job, nas_counters_job) begins with:
-// it waits for the line "EVERY COUNT", which its words then use.
-var parkedWords = strings.Fields(`read every count || exit 0 ; case $every in ''|*[!0-9]*) exit 2 ;; esac ;` +
+// it waits for the line "EVERY COUNT OBJSET POOL", which its words then use.
+var parkedWords = strings.Fields(`read every count objset pool || exit 0 ; case $every in ''|*[!0-9]*) exit 2 ;; esac ;` +
 	` case $count in ''|*[!0-9]*) exit 2 ;; esac ;`)
 
 func parked(w []string) bool {
@@ -441,19 +434,32 @@ func readLine(in io.Reader) (string, bool) {
 // digits: what the case lets through, a word of digits only.
 func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
-// unparked: the job's words with EVERY and COUNT where it uses them.
-func unparked(w []string, every, count string) []string {
+// readFields splits a line into n fields as the shell's read does by IFS's
+// blanks (space, tab): a word each, the last taking the rest, trimmed;
+// missing ones empty.
+func readFields(line string, n int) []string {
+	const ifs = " \t"
+	f := make([]string, n)
+	rest := strings.Trim(line, ifs)
+	for i := 0; i < n-1 && rest != ""; i++ {
+		j := strings.IndexAny(rest, ifs)
+		if j < 0 {
+			j = len(rest)
+		}
+		f[i], rest = rest[:j], strings.TrimLeft(rest[j:], ifs)
+	}
+	f[n-1] = rest
+	return f
+}
+
+// unparked: the job's words with the line's fields (every count objset
+// pool) where it uses them.
+func unparked(w []string, f []string) []string {
+	vars := strings.NewReplacer(`"$every"`, f[0], "$every", f[0], `"$count"`, f[1], "$count", f[1],
+		`"$objset"`, f[2], `"$pool"`, f[3])
 	out := make([]string, len(w))
 	for i, x := range w {
-		switch x {
-		case `"$every"`, "$every":
-			x = every
-		case `"$count"`:
-			x = count
-		case "$count)":
-			x = count + ")"
-		}
-		out[i] = x
+		out[i] = vars.Replace(x)
 	}
 	return out
 }

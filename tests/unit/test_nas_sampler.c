@@ -155,15 +155,18 @@ static void fake_nas(nas_target *t, const char *iostat_script, const char *cat_s
 	fake_nas_in(t, "sh", iostat_script, cat_script);
 }
 
-static const char cat_goldens[] = "command cat $d/arcstats $d/zil $d/objset-0x36";
+/* The goldens, for a reading of the pool and objset its line named (else
+ * the reading fails). */
+static const char cat_goldens[] = "test \"$3\" = /proc/spl/kstat/zfs/tank/objset-0x36 || return 9; "
+                                  "command cat $d/arcstats $d/zil $d/objset-0x36";
 
 /* A sampler opened and started for a window of 6 s, iostat every 2 s. */
 static nas_sampler *started(const nas_target *t, const nas_layout *l)
 {
 	nas_sampler *s;
 	vs_error err = {0};
-	assert_int_equal(nas_sampler_open(t, l, 0x36, &s, &err), VS_OK);
-	assert_int_equal(nas_sampler_start(s, 2, 6, &err), VS_OK);
+	assert_int_equal(nas_sampler_open(t, &s, &err), VS_OK);
+	assert_int_equal(nas_sampler_start(s, l, 0x36, 2, 6, &err), VS_OK);
 	return s;
 }
 
@@ -189,13 +192,13 @@ static void sampled_in(const char *shell)
 	fake_nas_in(&t, shell, iostat, cat_goldens);
 	nas_sampler *s;
 	vs_error err = {0};
-	assert_int_equal(nas_sampler_open(&t, &l, 0x36, &s, &err), VS_OK);
+	assert_int_equal(nas_sampler_open(&t, &s, &err), VS_OK);
 	/* parked: nothing is read before the run starts it */
 	struct timespec nap = {0, 300 * 1000 * 1000};
 	nanosleep(&nap, NULL);
 	double begun = nas_unix_now();
-	assert_int_equal(nas_sampler_start(s, 2, 6, &err), VS_OK);
-	assert_true(nas_sampler_ready(s));  /* the first reading came */
+	assert_int_equal(nas_sampler_start(s, &l, 0x36, 2, 6, &err), VS_OK);
+	assert_true(nas_sampler_ready(s));  /* the first reading came, of tank's objset 0x36 */
 	nanosleep(&nap, NULL);
 	double t0 = seconds(), asked = nas_unix_now();
 	nas_window w;
@@ -273,19 +276,21 @@ static void test_sampler_around_a_run(void **state)
 	}
 }
 
-/* A parked job runs only on a line of two numbers, each all digits (the
- * NAS's shell checks each): anything else ends it, 2, before it runs. */
-static void test_parked_words_take_two_numbers(void **state)
+/* A parked job runs only on a line whose first two words are all digits
+ * (the NAS's shell checks each: the words use them unquoted): anything
+ * else ends it, 2, before it runs.  The pool, last, is used quoted only;
+ * nas_parked_start sends none that is not a pool's name. */
+static void test_parked_words_check_their_numbers(void **state)
 {
 	(void)state;
-	const char *const lines[] = {"2 5", "5", "2 5x", " 2\t5 ", "-1 5", "2 5 7"};
-	const int status[] = {0, 2, 2, 0, 2, 2};
+	const char *const lines[] = {"2 5 36 tank", "5", "2 5x 36 tank", " 2\t5 36  tank ", "-1 5 36 tank"};
+	const int status[] = {0, 2, 2, 0, 2};
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
 		nas_target t;
 		fake_nas(&t, "echo \"ran $*\"", cat_goldens);
 		nas_job *j;
 		vs_error err = {0};
-		assert_int_equal(nas_iostat_job(&t, "tank", &j, &err), VS_OK);
+		assert_int_equal(nas_iostat_job(&t, &j, &err), VS_OK);
 		assert_int_equal(nas_job_say(j, lines[i], &err), VS_OK);
 		nas_output o;
 		nas_job_finish(&j, 5000, &o, &err);
@@ -294,6 +299,20 @@ static void test_parked_words_take_two_numbers(void **state)
 		nas_output_free(&o);
 		nas_target_free(&t);
 	}
+	nas_target t;
+	fake_nas(&t, "echo \"ran $*\"", cat_goldens);
+	nas_job *j;
+	vs_error err = {0};
+	assert_int_equal(nas_iostat_job(&t, &j, &err), VS_OK);
+	assert_int_equal(nas_parked_start(j, true, "-tank", 0x36, 2, 5, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "'-tank' is not a ZFS pool name");
+	assert_int_equal(nas_parked_start(j, true, "tank", 0x36, 2, 5, &err), VS_OK);
+	nas_output o;
+	nas_job_finish(&j, 5000, &o, &err);
+	assert_int_equal(o.status, 0);
+	assert_string_equal(o.out, "ran iostat -T u -Hpvy -l tank 2 5\n");  /* the first line it got */
+	nas_output_free(&o);
+	nas_target_free(&t);
 }
 
 /* A readings' session whose ssh fails at its line, saying why on stderr:
@@ -437,8 +456,8 @@ static void test_sampler_that_dies(void **state)
 	assert_string_equal(w.why + strlen(w.why) - strlen(tail), tail);
 	assert_int_equal(w.clock_err, -1);
 	nas_window_free(&w);
-	assert_int_equal(nas_sampler_open(&t, &l, 0x36, &s, &err), VS_OK);
-	assert_int_equal(nas_sampler_start(s, 0, 6, &err), VS_ERR_USAGE);
+	assert_int_equal(nas_sampler_open(&t, &s, &err), VS_OK);
+	assert_int_equal(nas_sampler_start(s, &l, 0x36, 0, 6, &err), VS_ERR_USAGE);
 	nas_sampler_close(&s);
 	assert_null(s);
 	nas_target_free(&t);
@@ -601,7 +620,7 @@ int main(void)
 		cmocka_unit_test(test_amplification_and_cache),
 		cmocka_unit_test(test_sampler_around_a_run),
 		cmocka_unit_test(test_sampler_that_dies),
-		cmocka_unit_test(test_parked_words_take_two_numbers),
+		cmocka_unit_test(test_parked_words_check_their_numbers),
 		cmocka_unit_test(test_sampler_reopens_a_cut_pair),
 		cmocka_unit_test(test_sampler_without_stdin),
 		cmocka_unit_test(test_window_selection),
