@@ -118,13 +118,14 @@ int nas_parked_start(nas_job *job, bool iostat, const char *pool, uint64_t objse
 	if (!nas_name_ok(pool, true))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
 	char what[400], line[256];
-	/* named by what it runs (repeats): a failure is zpool's, or cat's or date's */
+	/* named by what it runs (repeats), as an admin would run it again: a
+	 * failure is zpool's, or cat's or date's */
 	if (iostat)
-		snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s", pool);
+		snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s %d %d", pool, every, count);
 	else
 		snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil "
-		         "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64 " && date +%%s.%%N, repeated", pool,
-		         objsetid);
+		         "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64 " && date +%%s.%%N, every %d s", pool,
+		         objsetid, every);
 	snprintf(line, sizeof(line), "%d %d %" PRIx64 " %s", every, count, objsetid, pool);
 	nas_job_name(job, what);
 	return nas_job_say(job, line, err);

@@ -109,7 +109,7 @@ nas_model '.missing = []'
 # figures are incomplete, with why; the runs are kept.
 nas_model '.failing = ["zpool iostat"]'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}"
-assert_eq "$(grep -c "^  NAS: figures incomplete: running 'zpool iostat -T u -Hpvy -l tank' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended\$" <<< "$OUT")" 2 \
+assert_eq "$(grep -cE "^  NAS: figures incomplete: running 'zpool iostat -T u -Hpvy -l tank 1 [0-9]+' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended\$" <<< "$OUT")" 2 \
 	"incomplete figures ($OUT)"
 assert_eq "$ERR" "" "no warning for a sampler that failed"
 nas_model '.failing = []'

@@ -49,7 +49,7 @@ assert_eq "$(field dataset_written)" 0 "the dataset's bytes written (static mode
 nas_model '.failing = ["zpool iostat"]'
 out=$("$NAS_SAMPLE" "$NAS" /mnt/tank/vmware 1 2)
 assert_eq "$(field incomplete)" 1 "a failed iostat"
-assert_contains "$out" "why running 'zpool iostat -T u -Hpvy -l tank' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended"
+assert_contains "$out" "why running 'zpool iostat -T u -Hpvy -l tank 1 4' on $NAS failed: zpool exited 1: cannot open 'tank': pool I/O is currently suspended"
 assert_eq "$(field counters)" 1 "the kstats are kept"
 nas_model '.failing = []'
 

@@ -434,7 +434,7 @@ static void test_sampler_that_dies(void **state)
 	nas_window w;
 	nas_sampler_stop(&s, &w);
 	assert_true(w.incomplete);
-	assert_non_null(strstr(w.why, "running 'zpool iostat -T u -Hpvy -l tank' on "));
+	assert_non_null(strstr(w.why, "running 'zpool iostat -T u -Hpvy -l tank 2 5' on "));
 	assert_non_null(strstr(w.why, "zpool exited 1: cannot open tank: no such pool"));
 	assert_int_equal(w.timeline.n, 0);
 	assert_true(w.counters);  /* what could be read is kept */
@@ -450,7 +450,7 @@ static void test_sampler_that_dies(void **state)
 	assert_true(w.incomplete && w.lost);
 	/* named by what the loop repeats, failed as cat failed */
 	assert_ptr_equal(strstr(w.why, "running 'cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil "
-	                               "/proc/spl/kstat/zfs/tank/objset-0x36 && date +%s.%N, repeated' on "),
+	                               "/proc/spl/kstat/zfs/tank/objset-0x36 && date +%s.%N, every 2 s' on "),
 	                 w.why);
 	const char *tail = " failed: cat exited 1: cat: /proc/spl/kstat/zfs/arcstats: No such file";
 	assert_string_equal(w.why + strlen(w.why) - strlen(tail), tail);
