@@ -1,8 +1,9 @@
 /* The NAS's fixed commands: the one-off reading's, run over ssh in two
  * rounds of sessions at once, each through its pure parser, and the
  * sampler's background jobs.  Names reach the remote command line only
- * after nas_name_ok, numbers only as we format them; the sampler's jobs
- * get theirs on stdin, as data their shell uses quoted. */
+ * after nas_name_ok, numbers only as we format them.  The sampler's jobs
+ * get theirs on stdin: a name their shell uses quoted only, numbers it
+ * checks are digits. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,7 +67,7 @@ static int layout_of(const char *pool, int rc, nas_layout *out, vs_error *err)
 		"/proc/spl/kstat/zfs/\"$pool\"/objset-0x\"$objset\"", "&&", "date", "+%s.%N"
 
 /* The words a parked job begins with: it waits for the line "EVERY COUNT
- * OBJSET POOL" (nas_parked_start) before it does anything, and ends, 0,
+ * OBJSET POOL" (unpark) before it does anything, and ends, 0,
  * when its stdin ends first (nfsagent gone, or a session without stdin:
  * the stop says which).  EVERY and COUNT must be digits, or it ends: the
  * words use them unquoted; OBJSET and POOL only quoted. */
@@ -79,7 +80,7 @@ int nas_iostat_job(const nas_target *t, nas_job **job, vs_error *err)
 	/* -T u stamps each interval: nas_window_select keeps fio's own window. */
 	const char *const cmd[] = {PARKED, "zpool", "iostat", "-T", "u", "-Hpvy", "-l", "\"$pool\"",
 	                           "\"$every\"", "\"$count\"", NULL};
-	return nas_job_start(t, cmd, "zpool iostat -T u -Hpvy -l", true, job, err);
+	return nas_job_start(t, cmd, "zpool iostat", true, job, err);
 }
 
 int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err)
@@ -107,28 +108,39 @@ int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err)
 		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ, "||", "exit", ";", "done", ";",
 		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ, "&&", "echo", NAS_LAST_READING, ";",
 		"}", NULL};
-	return nas_job_start(t, cmd, "cat /proc/spl/kstat/zfs/arcstats", true, job, err);
+	return nas_job_start(t, cmd, "cat of the kstats", true, job, err);
 }
 #undef PARKED
 #undef KSTAT_READ
 
-int nas_parked_start(nas_job *job, bool iostat, const char *pool, uint64_t objsetid, int every,
-                     int count, vs_error *err)
+/* Sends a parked job its line, and names it what in messages from here
+ * on (their first word the program). */
+static int unpark(nas_job *job, const char *what, const char *pool, uint64_t objsetid, int every,
+                  int count, vs_error *err)
 {
 	if (!nas_name_ok(pool, true))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
-	char what[400], line[256];
-	/* named by what it runs (repeats), as an admin would run it again: a
-	 * failure is zpool's, or cat's or date's */
-	if (iostat)
-		snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s %d %d", pool, every, count);
-	else
-		snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil "
-		         "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64 " && date +%%s.%%N, every %d s", pool,
-		         objsetid, every);
+	char line[NAS_LINE_MAX];
 	snprintf(line, sizeof(line), "%d %d %" PRIx64 " %s", every, count, objsetid, pool);
 	nas_job_name(job, what);
 	return nas_job_say(job, line, err);
+}
+
+int nas_iostat_start(nas_job *job, const char *pool, int every, int count, vs_error *err)
+{
+	char what[400];  /* the command an admin would run again */
+	snprintf(what, sizeof(what), "zpool iostat -T u -Hpvy -l %s %d %d", pool, every, count);
+	return unpark(job, what, pool, 0, every, count, err);
+}
+
+int nas_counters_start(nas_job *job, const char *pool, uint64_t objsetid, int every, int count,
+                       vs_error *err)
+{
+	char what[400];  /* what each reading runs, and how often */
+	snprintf(what, sizeof(what), "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil "
+	         "/proc/spl/kstat/zfs/%s/objset-0x%" PRIx64 " && date +%%s.%%N, every %d s", pool, objsetid,
+	         every);
+	return unpark(job, what, pool, objsetid, every, count, err);
 }
 
 typedef struct history_query {

@@ -3,8 +3,9 @@
  * that their deltas can be cut to fio's window as zpool iostat's intervals
  * are), and `zpool iostat` running beside it (a timeline and the window's
  * totals per class).  Both run in the background over ssh sessions opened
- * ahead of the run and parked until it starts (bench opens the next run's
- * while one runs), so that a run whose pair was parked waits for no ssh
+ * ahead of the run and parked until it starts (bench opens the first
+ * run's while it reads the NAS's settings, the next run's while one runs),
+ * so that a run whose pair was parked waits for no ssh
  * handshake: its first and last readings are asked of sessions open
  * already.  A sampler never fails a run: what it could not read marks the
  * window incomplete, with why. */
@@ -259,18 +260,23 @@ static void drop(nas_job **job)
 	nas_output_free(&o);
 }
 
-/* Sends the parked jobs what to sample.  One that takes it no more has
- * ended: how (ssh's refused key, a session without stdin) is the stop's
- * to say, from its end. */
-static void unpark(nas_sampler *s)
+/* Sends the parked jobs what to sample; VS_ERR_USAGE, sending nothing,
+ * for a pool name that is not one.  A job that takes it no more has ended:
+ * how (ssh's refused key, a session without stdin) is the stop's to say,
+ * from its end. */
+static int unpark(nas_sampler *s, vs_error *err)
 {
-	vs_error ignored = {0};
+	vs_error e = {0};
+	int rc = VS_OK;
 	if (s->iostat)
-		nas_parked_start(s->iostat, true, s->layout->pool, s->objsetid, s->interval_s,
-		                 s->iostat_count, &ignored);
-	if (s->counters)
-		nas_parked_start(s->counters, false, s->layout->pool, s->objsetid, s->reading_s,
-		                 s->readings_count, &ignored);
+		rc = nas_iostat_start(s->iostat, s->layout->pool, s->interval_s, s->iostat_count, &e);
+	if (rc != VS_ERR_USAGE && s->counters)
+		rc = nas_counters_start(s->counters, s->layout->pool, s->objsetid, s->reading_s,
+		                        s->readings_count, &e);
+	if (rc != VS_ERR_USAGE)
+		return VS_OK;
+	*err = e;
+	return rc;
 }
 
 int nas_sampler_start(nas_sampler *s, const nas_layout *layout, uint64_t objsetid, int interval_s,
@@ -279,8 +285,6 @@ int nas_sampler_start(nas_sampler *s, const nas_layout *layout, uint64_t objseti
 	if (interval_s < 1 || window_s < 0)
 		return vs_fail(err, VS_ERR_USAGE, "a sampling interval of %d s over %d s", interval_s,
 		               window_s);
-	if (!nas_name_ok(layout->pool, true))
-		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", layout->pool);
 	s->layout = layout;
 	s->objsetid = objsetid;
 	s->interval_s = interval_s;
@@ -293,8 +297,10 @@ int nas_sampler_start(nas_sampler *s, const nas_layout *layout, uint64_t objseti
 	 * after, even when nobody stops them. */
 	s->iostat_count = window_s / interval_s + 2;
 	s->readings_count = window_s / s->reading_s + 2;
-	unpark(s);
-	return VS_OK;
+	int rc = unpark(s, err);
+	if (rc != VS_OK)
+		s->layout = NULL;  /* not started */
+	return rc;
 }
 
 bool nas_sampler_parked(nas_sampler *s)
@@ -348,7 +354,8 @@ bool nas_sampler_ready(nas_sampler *s)
 		s->reopened = true;
 		drop(&s->iostat);
 		open_jobs(s);
-		unpark(s);
+		vs_error ignored = {0};  /* the pool was checked at the start */
+		unpark(s, &ignored);
 		came = first_reading(s);
 	}
 	s->gave_up = !came;
@@ -405,6 +412,13 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	nas_sampler *s = *sp;
 	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
 	                  .clock_err = -1};
+	if (!s->layout) {  /* never started: its jobs sampled nothing */
+		vs_error e;
+		vs_fail(&e, VS_ERR_USAGE, "the NAS's sampler was not started");
+		incomplete(w, &e);
+		nas_sampler_close(sp);
+		return;
+	}
 	/* The counters first: their last reading is the run's end.  A first
 	 * reading that came after ready gave up on it is waited for as usual. */
 	if (s->counters && s->gave_up)

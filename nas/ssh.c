@@ -355,7 +355,7 @@ void nas_job_name(nas_job *j, const char *what)
 
 int nas_job_say(nas_job *j, const char *line, vs_error *err)
 {
-	char buf[256];
+	char buf[NAS_LINE_MAX + 2];
 	int n = snprintf(buf, sizeof(buf), "%s\n", line);
 	if (j->in < 0 || n < 0 || (size_t)n >= sizeof(buf))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' takes no input", j->what);

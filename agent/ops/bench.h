@@ -48,8 +48,9 @@ typedef struct na_bench {
 	bool nas_ready;
 	bool nas_lost_said;         /* a run lost the NAS (its readings failed): said once */
 	/* The runs left to sample (set before na_bench_nas_begin), and the
-	 * next one's sampler, opened parked while one runs, so that no run
-	 * waits for an ssh handshake; none once no run is left. */
+	 * next one's sampler, opened parked (the first run's while the NAS's
+	 * settings are read, the next while one runs), so that no run waits
+	 * for an ssh handshake; none once no run is left. */
 	size_t nas_runs;
 	nas_sampler *nas_next;
 	double nas_read_s;          /* how long na_bench_nas_begin's reading of the NAS took */

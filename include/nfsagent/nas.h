@@ -76,8 +76,12 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
                   nas_job **job, vs_error *err);
 /* Names it anew in messages: a parked job, once it knows what it runs. */
 void nas_job_name(nas_job *job, const char *what);
-/* Sends line and a newline to a fed job's stdin; VS_ERR_CONNECT when it
- * takes no more (it ended). */
+/* The longest line a job is sent: room for a pool's name (nas_name_ok) and
+ * three numbers. */
+enum { NAS_LINE_MAX = 320 };
+/* Sends line and a newline to a fed job's stdin; VS_ERR_USAGE for a line
+ * longer than NAS_LINE_MAX or a job not fed, VS_ERR_CONNECT when it takes
+ * no more (it ended). */
 int nas_job_say(nas_job *job, const char *line, vs_error *err);
 /* Whether it still runs (false once it ended: nas_job_finish says how). */
 bool nas_job_running(nas_job *job);
@@ -286,10 +290,10 @@ void nas_readings_free(nas_readings *r);
 
 void nas_dataset_clear(nas_dataset *d);
 /* The sampler's two background jobs, each parked: it waits for its line
- * (nas_parked_start) before it runs, so that its ssh handshake can be paid
- * ahead of the run that starts it, before even the pool is known; a parked
- * job whose stdin ends (nfsagent gone) ends.  Fixed words only: what they
- * sample comes on the line. */
+ * (nas_iostat_start, nas_counters_start) before it runs, so that its ssh
+ * handshake can be paid ahead of the run that starts it, before even the
+ * pool is known; a parked job whose stdin ends (nfsagent gone) ends.
+ * Fixed words only: what they sample comes on the line. */
 /* `zpool iostat -T u -Hpvy -l POOL EVERY COUNT`. */
 int nas_iostat_job(const nas_target *t, nas_job **job, vs_error *err);
 /* The kstat counters with the NAS's time, `cat /proc/spl/kstat/zfs/arcstats
@@ -302,12 +306,13 @@ int nas_iostat_job(const nas_target *t, nas_job **job, vs_error *err);
 #define NAS_FIRST_READING "begun"
 #define NAS_LAST_READING "end"
 int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err);
-/* Starts a parked job (iostat: nas_iostat_job's, else nas_counters_job's)
- * on POOL (the dataset's objset objsetid), every EVERY seconds COUNT times,
- * and names it so; VS_ERR_USAGE for a pool name that is not one (nothing
- * sent), VS_ERR_CONNECT when it takes no more input. */
-int nas_parked_start(nas_job *job, bool iostat, const char *pool, uint64_t objsetid, int every,
-                     int count, vs_error *err);
+/* Starts a parked job of nas_iostat_job, of nas_counters_job (the
+ * dataset's objset objsetid), on pool every EVERY seconds COUNT times, and
+ * names it so; VS_ERR_USAGE for a pool name that is not one (nothing sent),
+ * VS_ERR_CONNECT when the job takes no more input. */
+int nas_iostat_start(nas_job *job, const char *pool, int every, int count, vs_error *err);
+int nas_counters_start(nas_job *job, const char *pool, uint64_t objsetid, int every, int count,
+                       vs_error *err);
 
 /* What the NAS says about the dataset behind one export: the dataset, its
  * settings, its pool's layout and when its recordsize last changed. */

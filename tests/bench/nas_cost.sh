@@ -2,12 +2,12 @@
 # What sampling the NAS costs a benchmark (issue 12's target: under 1% of a
 # run's wall time), as ratios of `bench --nas-command` against the same
 # bench without it, on the lab with its NAS behind a real sshd, medians of
-# interleaved runs.  The target's measure is a run's wall time, from the
-# lab's methods log: the median and the mean of the runs', and the median
-# run's with what the NAS adds to nfsagent's own time around fio.  That own
-# time is shown as a median and a mean: a wait in one run of each bench
-# (the first run's wait for its sessions' handshakes was one) moves the
-# mean only.  The wall times move in the guest wait's steps: after fio's
+# interleaved runs.  The target's measure is the median run's wall time
+# with what the NAS adds to nfsagent's own time around fio (both from the
+# lab's methods log).  Shown beside it: the runs' wall times, median and
+# mean, and nfsagent's own time, median and mean (a wait in one run of each
+# bench, as the first run's for its sessions' handshakes was, moves the
+# means only).  The wall times move in the guest wait's steps: after fio's
 # expected end nfsagent looks every 0.25 s, so a few milliseconds more of
 # fio's (2 cores shared with the NAS's processes) can cost a whole step.
 # Also shown: the difference between REPS runs and one, per added run, and

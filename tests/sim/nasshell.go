@@ -436,7 +436,7 @@ func digits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == 
 
 // readFields splits a line into n fields as the shell's read does by IFS's
 // blanks (space, tab): a word each, the last taking the rest, trimmed;
-// missing ones empty.
+// missing ones empty (read's backslashes are not modelled: none come).
 func readFields(line string, n int) []string {
 	const ifs = " \t"
 	f := make([]string, n)

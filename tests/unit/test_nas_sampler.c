@@ -279,7 +279,7 @@ static void test_sampler_around_a_run(void **state)
 /* A parked job runs only on a line whose first two words are all digits
  * (the NAS's shell checks each: the words use them unquoted): anything
  * else ends it, 2, before it runs.  The pool, last, is used quoted only;
- * nas_parked_start sends none that is not a pool's name. */
+ * nas_iostat_start sends none that is not a pool's name. */
 static void test_parked_words_check_their_numbers(void **state)
 {
 	(void)state;
@@ -304,13 +304,24 @@ static void test_parked_words_check_their_numbers(void **state)
 	nas_job *j;
 	vs_error err = {0};
 	assert_int_equal(nas_iostat_job(&t, &j, &err), VS_OK);
-	assert_int_equal(nas_parked_start(j, true, "-tank", 0x36, 2, 5, &err), VS_ERR_USAGE);
+	assert_int_equal(nas_iostat_start(j, "-tank", 2, 5, &err), VS_ERR_USAGE);
 	assert_string_equal(err.message, "'-tank' is not a ZFS pool name");
-	assert_int_equal(nas_parked_start(j, true, "tank", 0x36, 2, 5, &err), VS_OK);
+	assert_int_equal(nas_iostat_start(j, "tank", 2, 5, &err), VS_OK);
 	nas_output o;
 	nas_job_finish(&j, 5000, &o, &err);
 	assert_int_equal(o.status, 0);
 	assert_string_equal(o.out, "ran iostat -T u -Hpvy -l tank 2 5\n");  /* the first line it got */
+	nas_output_free(&o);
+	/* the longest pool name nas_name_ok allows fits the line */
+	char pool[240], want[300];
+	memset(pool, 'p', sizeof(pool) - 1);
+	pool[sizeof(pool) - 1] = '\0';
+	assert_true(nas_name_ok(pool, true));
+	assert_int_equal(nas_iostat_job(&t, &j, &err), VS_OK);
+	assert_int_equal(nas_iostat_start(j, pool, 2, 5, &err), VS_OK);
+	nas_job_finish(&j, 5000, &o, &err);
+	snprintf(want, sizeof(want), "ran iostat -T u -Hpvy -l %s 2 5\n", pool);
+	assert_string_equal(o.out, want);
 	nas_output_free(&o);
 	nas_target_free(&t);
 }
@@ -456,10 +467,19 @@ static void test_sampler_that_dies(void **state)
 	assert_string_equal(w.why + strlen(w.why) - strlen(tail), tail);
 	assert_int_equal(w.clock_err, -1);
 	nas_window_free(&w);
+	/* Bad arguments: not started, its stop says so (and reads nothing). */
 	assert_int_equal(nas_sampler_open(&t, &s, &err), VS_OK);
 	assert_int_equal(nas_sampler_start(s, &l, 0x36, 0, 6, &err), VS_ERR_USAGE);
-	nas_sampler_close(&s);
+	nas_layout bad = l;
+	bad.pool = "-tank";
+	assert_int_equal(nas_sampler_start(s, &bad, 0x36, 2, 6, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "'-tank' is not a ZFS pool name");
+	nas_sampler_stop(&s, &w);
 	assert_null(s);
+	assert_true(w.incomplete);
+	assert_string_equal(w.why, "the NAS's sampler was not started");
+	assert_int_equal(w.readings.n, 0);
+	nas_window_free(&w);
 	nas_target_free(&t);
 
 	/* A NAS that never answers (a session black-holed): the first reading
