@@ -2,8 +2,8 @@
  * rounds of sessions at once, each through its pure parser, and the
  * sampler's background jobs.  Names reach the remote command line only
  * after nas_name_ok, numbers only as we format them.  The sampler's jobs
- * get theirs on stdin: a name their shell uses quoted only, numbers it
- * checks are digits. */
+ * get theirs on stdin: the pool's name, which their shell uses quoted
+ * only, and numbers (those it uses unquoted it checks are digits). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,7 +108,8 @@ int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err)
 		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ, "||", "exit", ";", "done", ";",
 		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ, "&&", "echo", NAS_LAST_READING, ";",
 		"}", NULL};
-	return nas_job_start(t, cmd, "cat of the kstats", true, job, err);
+	return nas_job_start(t, cmd, "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil", true,
+	                     job, err);
 }
 #undef PARKED
 #undef KSTAT_READ
@@ -120,7 +121,7 @@ static int unpark(nas_job *job, const char *what, const char *pool, uint64_t obj
 {
 	if (!nas_name_ok(pool, true))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a ZFS pool name", pool);
-	char line[NAS_LINE_MAX];
+	char line[NAS_LINE_MAX + 2];  /* one too long is cut past the most nas_job_say takes: refused */
 	snprintf(line, sizeof(line), "%d %d %" PRIx64 " %s", every, count, objsetid, pool);
 	nas_job_name(job, what);
 	return nas_job_say(job, line, err);

@@ -348,6 +348,8 @@ static bool connection_cut(nas_sampler *s)
 
 bool nas_sampler_ready(nas_sampler *s)
 {
+	if (!s->layout)  /* not started: no reading will come */
+		return false;
 	bool came = first_reading(s);
 	/* opened anew, once: the NAS may be back */
 	if (!came && !s->reopened && connection_cut(s)) {
@@ -413,8 +415,9 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
 	                  .clock_err = -1};
 	if (!s->layout) {  /* never started: its jobs sampled nothing */
-		vs_error e;
+		vs_error e = {0};
 		vs_fail(&e, VS_ERR_USAGE, "the NAS's sampler was not started");
+		*w = (nas_window){.arc_hit_ratio = -1, .clock_err = -1};
 		incomplete(w, &e);
 		nas_sampler_close(sp);
 		return;

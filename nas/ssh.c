@@ -357,8 +357,11 @@ int nas_job_say(nas_job *j, const char *line, vs_error *err)
 {
 	char buf[NAS_LINE_MAX + 2];
 	int n = snprintf(buf, sizeof(buf), "%s\n", line);
-	if (j->in < 0 || n < 0 || (size_t)n >= sizeof(buf))
+	if (j->in < 0)
 		return vs_fail(err, VS_ERR_USAGE, "'%s' takes no input", j->what);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return vs_fail(err, VS_ERR_USAGE, "a line for '%s' is longer than %d bytes", j->what,
+		               NAS_LINE_MAX);
 	/* what it prints from here on answers this line */
 	struct stat st;
 	j->said = j->seen = fstat(fileno(j->out), &st) == 0 ? st.st_size : 0;

@@ -406,8 +406,9 @@ int nas_sampler_open(const nas_target *t, nas_sampler **s, vs_error *err);
 /* Before a run: starts both jobs on layout's pool (the dataset's objset
  * objsetid) for a window of window_s, iostat every interval_s (COUNT covers
  * the window and two intervals more, so both end by themselves).  Fails
- * only on bad arguments (the sampler stays parked).  layout must outlive
- * the sampler; one not started is closed, never stopped. */
+ * only on bad arguments (a pool name that is not one is found by a job
+ * that runs: nothing is sent), leaving it not started: ready then gets no
+ * reading, and the stop says so.  layout must outlive the sampler. */
 int nas_sampler_start(nas_sampler *s, const nas_layout *layout, uint64_t objsetid, int interval_s,
                       int window_s, vs_error *err);
 /* Whether both of a sampler's jobs still run: one parked long before its

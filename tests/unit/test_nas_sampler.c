@@ -1,6 +1,7 @@
 /* One run's window on the NAS: totals of a zpool iostat timeline, counter
  * deltas, amplification, the cache-served rule, and the sampler itself
  * around a stand-in for ssh that answers with the golden outputs. */
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -312,16 +313,29 @@ static void test_parked_words_check_their_numbers(void **state)
 	assert_int_equal(o.status, 0);
 	assert_string_equal(o.out, "ran iostat -T u -Hpvy -l tank 2 5\n");  /* the first line it got */
 	nas_output_free(&o);
-	/* the longest pool name nas_name_ok allows fits the line */
-	char pool[240], want[300];
+	/* The longest pool name nas_name_ok allows fits the line with the
+	 * largest numbers (an objset id of 16 hex digits fits as well: the
+	 * line's room holds 10 + 10 + 16 + 3 + 239). */
+	char pool[241], want[320];
 	memset(pool, 'p', sizeof(pool) - 1);
 	pool[sizeof(pool) - 1] = '\0';
+	assert_false(nas_name_ok(pool, true));
+	pool[sizeof(pool) - 2] = '\0';
 	assert_true(nas_name_ok(pool, true));
 	assert_int_equal(nas_iostat_job(&t, &j, &err), VS_OK);
-	assert_int_equal(nas_iostat_start(j, pool, 2, 5, &err), VS_OK);
+	assert_int_equal(nas_iostat_start(j, pool, INT_MAX, INT_MAX, &err), VS_OK);
 	nas_job_finish(&j, 5000, &o, &err);
-	snprintf(want, sizeof(want), "ran iostat -T u -Hpvy -l %s 2 5\n", pool);
+	snprintf(want, sizeof(want), "ran iostat -T u -Hpvy -l %s %d %d\n", pool, INT_MAX, INT_MAX);
 	assert_string_equal(o.out, want);
+	nas_output_free(&o);
+	/* a longer line is refused, not cut */
+	char line[NAS_LINE_MAX + 2];
+	memset(line, '1', sizeof(line) - 1);
+	line[sizeof(line) - 1] = '\0';
+	assert_int_equal(nas_iostat_job(&t, &j, &err), VS_OK);
+	assert_int_equal(nas_job_say(j, line, &err), VS_ERR_USAGE);
+	assert_string_equal(err.message, "a line for 'zpool iostat' is longer than 320 bytes");
+	nas_job_finish(&j, 5000, &o, &err);
 	nas_output_free(&o);
 	nas_target_free(&t);
 }
@@ -474,10 +488,12 @@ static void test_sampler_that_dies(void **state)
 	bad.pool = "-tank";
 	assert_int_equal(nas_sampler_start(s, &bad, 0x36, 2, 6, &err), VS_ERR_USAGE);
 	assert_string_equal(err.message, "'-tank' is not a ZFS pool name");
+	assert_false(nas_sampler_ready(s));  /* at once: no reading will come */
 	nas_sampler_stop(&s, &w);
 	assert_null(s);
 	assert_true(w.incomplete);
 	assert_string_equal(w.why, "the NAS's sampler was not started");
+	assert_int_equal(w.interval_s, 0);
 	assert_int_equal(w.readings.n, 0);
 	nas_window_free(&w);
 	nas_target_free(&t);
