@@ -412,8 +412,6 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 {
 	nas_sampler *s = *sp;
-	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
-	                  .clock_err = -1};
 	if (!s->layout) {  /* never started: its jobs sampled nothing */
 		vs_error e = {0};
 		vs_fail(&e, VS_ERR_USAGE, "the NAS's sampler was not started");
@@ -422,6 +420,8 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 		nas_sampler_close(sp);
 		return;
 	}
+	*w = (nas_window){.interval_s = s->interval_s, .reading_s = s->reading_s, .arc_hit_ratio = -1,
+	                  .clock_err = -1};
 	/* The counters first: their last reading is the run's end.  A first
 	 * reading that came after ready gave up on it is waited for as usual. */
 	if (s->counters && s->gave_up)
