@@ -53,14 +53,15 @@ type lab struct {
 	sim    http.Handler   // the simulator's own mux, set once the server exists
 	routes *http.ServeMux // HTTP routes that take precedence over sim
 
-	seq      int64 // POSTs to /sdk so far (atomic)
-	before   []callHook
-	after    []func(c *soapCall, status int)
-	lateFail func(c *soapCall) bool // processed, then answered 503 (faults.go)
-	expiries []func()
-	closers  []func()
-	claimed  map[string]bool // task methods a feature implements itself
-	slow     *slowTasks      // task timing (tasks.go), for claimed tasks too
+	seq       int64 // POSTs to /sdk so far (atomic)
+	before    []callHook
+	after     []func(c *soapCall, status int)
+	lateFail  func(c *soapCall) bool // processed, then answered 503 (faults.go)
+	expiries  []func()
+	closers   []func()
+	claimed   map[string]bool // task methods a feature implements itself
+	slow      *slowTasks      // task timing (tasks.go), for claimed tasks too
+	svmotions *svmotionQueue  // vCenter's Storage vMotion limits (svqueue.go)
 
 	internalMu  sync.Mutex
 	internalKey string // session used by dispatch()

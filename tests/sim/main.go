@@ -84,6 +84,7 @@ func features() []feature {
 		&vclsAgents{},         // vcls.go: -vcls (vSphere Cluster Services VMs)
 		&layoutRefresh{},      // layout.go, vmfiles.go, vmx.go: layoutEx from the files
 		&snapshots{},          // snapshots.go: delta disks for snapshots
+		&svmotionQueue{},      // svqueue.go: -svmotion-per-host, -svmotion-per-datastore, -relocations-log
 		&relocation{bug: bug}, // relocate.go, relocate_files.go: Storage vMotion
 		esx,                   // hostendpoint.go, tickets.go: the ESXi hosts' endpoints, AcquireGenericServiceTicket, -guest-transfer-star, -host-thumbprint
 		guest,                 // guest.go, perf.go, nasio.go: guest operations over a guest root, datastore QueryPerf, the NAS's counters moved by fio

@@ -91,7 +91,14 @@ func (r *relocation) intercept(c *soapCall, w http.ResponseWriter) bool {
 			return true
 		}
 	}
-	r.l.serveTask(c, w, vm.Name, func() (types.AnyType, *types.LocalizedMethodFault) {
+	slot := relocationSlot{vm: vm.Name}
+	if h := hostOf(vm); h != nil {
+		slot.host = h.Name
+	}
+	if ds, ok := simulator.Map.Get(*orEmpty(spec.Datastore)).(*simulator.Datastore); ok {
+		slot.ds = ds.Name
+	}
+	r.l.svmotions.serve(r.l, c, w, slot, func() (types.AnyType, *types.LocalizedMethodFault) {
 		vmFilesMu.Lock()
 		defer vmFilesMu.Unlock()
 		var fault *types.LocalizedMethodFault
