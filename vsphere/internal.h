@@ -297,6 +297,10 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
  * one: a change another process (or a killed nfsagent) started is waited
  * for, not started again. *waited tells whether there was one; its outcome
  * is left to the caller to read from the world. */
+/* The queued or running task of that kind in the entity's recentTask, or
+ * *task NULL. */
+int vs_task_find_running(vs_client *c, const char *entity_type, const char *entity,
+                         const char *description_id, char **task, vs_error *err);
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, vs_progress_fn progress, void *ud,
                          bool *waited, vs_error *err);

@@ -88,22 +88,24 @@ static xmlDoc *copy_node(const xmlNode *val)
 	return doc;
 }
 
-static int ensure_collector(vs_client *c, vs_error *err)
+/* A private collector: its WaitForUpdatesEx answers for its own filters only. */
+static int ensure_collector(vs_client *c, char **collector, vs_error *err)
 {
-	if (c->task_collector)
+	if (*collector)
 		return VS_OK;
 	vs_reply r = {0};
 	int rc = vs_call(c, "CreatePropertyCollector", "PropertyCollector", c->sc.property_collector,
 	                 NULL, VS_RET_ONE, VS_CALL_SAFE, NULL, &r, err);
-	if (rc == VS_OK && !(c->task_collector = vs_xml_text(vs_reply_ret(&r))))
+	if (rc == VS_OK && !(*collector = vs_xml_text(vs_reply_ret(&r))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	vs_reply_free(&r);
 	return rc;
 }
 
-static int create_filter(vs_client *c, const char *task, char **filter, vs_error *err)
+static int create_filter(vs_client *c, char **collector, const char *task, char **filter,
+                         vs_error *err)
 {
-	int rc = ensure_collector(c, err);
+	int rc = ensure_collector(c, collector, err);
 	if (rc != VS_OK)
 		return rc;
 	vs_buf params = {0};
@@ -115,7 +117,7 @@ static int create_filter(vs_client *c, const char *task, char **filter, vs_error
 	vs_buf_add(&params, "</objectSet></spec><partialUpdates>false</partialUpdates>");
 	vs_reply r = {0};
 	rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                   : vs_call(c, "CreateFilter", "PropertyCollector", c->task_collector,
+	                   : vs_call(c, "CreateFilter", "PropertyCollector", *collector,
 	                             params.data, VS_RET_ONE, VS_CALL_SAFE | VS_CALL_SESSION_BOUND,
 	                             NULL, &r, err);
 	vs_buf_free(&params);
@@ -151,18 +153,20 @@ static void apply_change(const xmlNode *change, task_state *t)
 	free(name);
 }
 
-/* One WaitForUpdatesEx; updates *version and the task state. */
-static int wait_once(vs_client *c, char **version, task_state *t, vs_error *err)
+/* Hands each changed object of an update set to apply(obj, change, ud). */
+typedef void (*change_fn)(const char *obj, const xmlNode *change, void *ud);
+
+/* One WaitForUpdatesEx of up to wait_s on collector; updates *version. */
+static int wait_once(vs_client *c, const char *collector, long wait_s, char **version,
+                     change_fn apply, void *ud, vs_error *err)
 {
-	long wait_s = c->opts.call_timeout_s / 2;
-	wait_s = wait_s > 30 ? 30 : wait_s < 1 ? 1 : wait_s;
 	vs_buf params = {0};
 	if (*version)
 		vs_buf_elem(&params, "version", *version);
 	vs_buf_addf(&params, "<options><maxWaitSeconds>%ld</maxWaitSeconds></options>", wait_s);
 	vs_reply r = {0};
 	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                       : vs_call(c, "WaitForUpdatesEx", "PropertyCollector", c->task_collector,
+	                       : vs_call(c, "WaitForUpdatesEx", "PropertyCollector", collector,
 	                                 params.data, VS_RET_OPTIONAL,
 	                                 VS_CALL_SAFE | VS_CALL_SESSION_BOUND, NULL, &r, err);
 	vs_buf_free(&params);
@@ -172,11 +176,27 @@ static int wait_once(vs_client *c, char **version, task_state *t, vs_error *err)
 		*version = vs_xml_path_text(set, "version");
 	}
 	for (xmlNode *f = vs_xml_child(set, "filterSet"); f; f = vs_xml_next(f))
-		for (xmlNode *o = vs_xml_child(f, "objectSet"); o; o = vs_xml_next(o))
-			for (xmlNode *ch = vs_xml_child(o, "changeSet"); ch; ch = vs_xml_next(ch))
-				apply_change(ch, t);
+		for (xmlNode *o = vs_xml_child(f, "objectSet"); o; o = vs_xml_next(o)) {
+			char *obj = vs_xml_path_text(o, "obj");
+			for (xmlNode *ch = vs_xml_child(o, "changeSet"); obj && ch; ch = vs_xml_next(ch))
+				apply(obj, ch, ud);
+			free(obj);
+		}
 	vs_reply_free(&r);
 	return rc;
+}
+
+/* The longest wait of one call: within the call's timeout. */
+static long max_wait_s(const vs_client *c)
+{
+	long wait_s = c->opts.call_timeout_s / 2;
+	return wait_s > 30 ? 30 : wait_s < 1 ? 1 : wait_s;
+}
+
+static void apply_one(const char *obj, const xmlNode *change, void *ud)
+{
+	(void)obj;  /* the filter watches one task */
+	apply_change(change, ud);
 }
 
 static void destroy_filter(vs_client *c, char **filter)
@@ -225,9 +245,9 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
 		*result = NULL;
 	for (int renewals = 0; rc == VS_OK && !finished(&t);) {
 		if (!filter)
-			rc = create_filter(c, task, &filter, err);
+			rc = create_filter(c, &c->task_collector, task, &filter, err);
 		if (rc == VS_OK)
-			rc = wait_once(c, &version, &t, err);
+			rc = wait_once(c, c->task_collector, max_wait_s(c), &version, apply_one, &t, err);
 		if (rc == VS_ERR_SESSION_RENEWED && renewals++ < 3) {
 			free(filter);  /* died with the old session */
 			filter = NULL;
@@ -272,26 +292,36 @@ static int match_running(const char *type, const char *moref, const xmlNode *obj
 	return rc;
 }
 
+int vs_task_find_running(vs_client *c, const char *entity_type, const char *entity,
+                         const char *description_id, char **task, vs_error *err)
+{
+	static const char *const paths[] = {"info.state", "info.descriptionId", NULL};
+	running_search s = {description_id, NULL};
+	int rc = vs_props_related(c, entity_type, entity, "recentTask", &(vs_propspec){"Task", paths},
+	                          match_running, &s, err);
+	*task = rc == VS_OK ? s.task : NULL;
+	if (rc != VS_OK)
+		free(s.task);
+	return rc;
+}
+
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, vs_progress_fn progress, void *ud,
                          bool *waited, vs_error *err)
 {
-	static const char *const paths[] = {"info.state", "info.descriptionId", NULL};
-	running_search s = {description_id, NULL};
-	*waited = false;
-	int rc = vs_props_related(c, entity_type, entity, "recentTask", &(vs_propspec){"Task", paths},
-	                          match_running, &s, err);
-	if (rc == VS_OK && s.task) {
-		*waited = true;
+	char *task = NULL;
+	int rc = vs_task_find_running(c, entity_type, entity, description_id, &task, err);
+	*waited = task != NULL;
+	if (rc == VS_OK && task) {
 		/* Its outcome is not ours: the caller looks at the world afterwards. */
 		vs_error ignored = {0};
-		rc = vs_task_wait(c, s.task, progress, ud, NULL, &ignored);
+		rc = vs_task_wait(c, task, progress, ud, NULL, &ignored);
 		if (rc != VS_ERR_TASK && rc != VS_OK)
 			*err = ignored;
 		else
 			rc = VS_OK;
 	}
-	free(s.task);
+	free(task);
 	return rc;
 }
 
@@ -309,4 +339,156 @@ int vs_task_run(vs_client *c, const char *method, const char *this_type, const c
 		rc = vs_task_wait(c, task, progress, ud, result, err);
 	free(task);
 	return rc;
+}
+
+/* ---- many tasks at once ------------------------------------------------- */
+
+typedef struct set_entry {
+	char *task, *filter;
+	task_state st;
+} set_entry;
+
+/* A collector of its own with a filter per task: one WaitForUpdatesEx
+ * answers for all of them, with each change once, whatever their number. */
+struct vs_task_set {
+	vs_client *c;
+	char *collector, *version;
+	set_entry *e;
+	size_t n, cap;
+};
+
+int vs_task_set_new(vs_client *c, vs_task_set **out, vs_error *err)
+{
+	if (!(*out = calloc(1, sizeof(**out))))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	(*out)->c = c;
+	return VS_OK;
+}
+
+static void entry_clear(set_entry *e)
+{
+	free(e->task);
+	free(e->filter);
+	free(e->st.state);
+	xmlFreeDoc(e->st.error);
+	xmlFreeDoc(e->st.result);
+}
+
+static set_entry *entry_of(const vs_task_set *s, const char *task)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->e[i].task, task) == 0)
+			return &s->e[i];
+	return NULL;
+}
+
+int vs_task_set_add(vs_task_set *s, const char *task, vs_error *err)
+{
+	if (entry_of(s, task))
+		return VS_OK;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		set_entry *grown = realloc(s->e, cap * sizeof(*grown));
+		if (!grown)
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		s->e = grown;
+		s->cap = cap;
+	}
+	set_entry *e = &s->e[s->n];
+	*e = (set_entry){.task = strdup(task), .st = {.progress = -1}};
+	if (!e->task)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	s->n++;
+	return create_filter(s->c, &s->collector, task, &e->filter, err);
+}
+
+/* After a re-login the collector and its filters are gone with the old
+ * session; the tasks live on: everything is made again, and the first wait
+ * without a version reports each task's whole state. */
+static int renew(vs_task_set *s, vs_error *err)
+{
+	free(s->collector);
+	s->collector = NULL;
+	free(s->version);
+	s->version = NULL;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->e[i].filter);
+		s->e[i].filter = NULL;
+	}
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < s->n; i++)
+		rc = create_filter(s->c, &s->collector, s->e[i].task, &s->e[i].filter, err);
+	return rc;
+}
+
+static void apply_set(const char *obj, const xmlNode *change, void *ud)
+{
+	set_entry *e = entry_of(ud, obj);
+	if (e)
+		apply_change(change, &e->st);
+}
+
+int vs_task_set_wait(vs_task_set *s, long wait_s, vs_error *err)
+{
+	long most = max_wait_s(s->c);
+	wait_s = wait_s < 1 ? 1 : wait_s > most ? most : wait_s;
+	int rc = VS_OK;
+	for (int renewals = 0; renewals <= 3; renewals++) {
+		rc = s->collector ? wait_once(s->c, s->collector, wait_s, &s->version, apply_set, s, err)
+		                  : VS_OK;  /* nothing was ever added */
+		if (rc != VS_ERR_SESSION_RENEWED)
+			return rc;
+		rc = renew(s, err);
+		if (rc != VS_ERR_SESSION_RENEWED && rc != VS_OK)
+			return rc;
+	}
+	return rc;
+}
+
+vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *progress)
+{
+	const set_entry *e = entry_of(s, task);
+	const char *st = e && e->st.state ? e->st.state : "";
+	if (progress)
+		*progress = e ? e->st.progress : -1;
+	return strcmp(st, "success") == 0 ? VS_TASK_SUCCESS
+	       : strcmp(st, "error") == 0 ? VS_TASK_ERROR
+	       : strcmp(st, "running") == 0 ? VS_TASK_RUNNING
+	       : strcmp(st, "queued") == 0  ? VS_TASK_QUEUED
+	                                    : VS_TASK_UNSEEN;
+}
+
+int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err)
+{
+	set_entry *e = entry_of(s, task);
+	if (!e)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "task %s is not waited for", task);
+	int rc = finished(&e->st) ? task_outcome(&e->st, NULL, err)
+	                          : vs_fail(err, VS_ERR_PROTOCOL, "task %s has not ended", task);
+	destroy_filter(s->c, &e->filter);
+	entry_clear(e);
+	*e = s->e[--s->n];
+	return rc;
+}
+
+void vs_task_set_free(vs_task_set **s)
+{
+	if (!*s)
+		return;
+	/* The filters go one by one first: govmomi's simulator fails to
+	 * destroy a collector that still has two. */
+	for (size_t i = 0; i < (*s)->n; i++) {
+		destroy_filter((*s)->c, &(*s)->e[i].filter);
+		entry_clear(&(*s)->e[i]);
+	}
+	if ((*s)->collector) {
+		vs_error ignored = {0};
+		vs_call((*s)->c, "DestroyPropertyCollector", "PropertyCollector", (*s)->collector, NULL,
+		        VS_RET_NONE, VS_CALL_SAFE | VS_CALL_SESSION_BOUND, NULL, NULL, &ignored);
+	}
+	free((*s)->collector);
+	free((*s)->version);
+	free((*s)->e);
+	free(*s);
+	*s = NULL;
 }

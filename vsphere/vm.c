@@ -245,21 +245,12 @@ typedef struct relocation {
 	void *ud;
 } relocation;
 
-/* Whether the VM's home is on want->datastore and each disk where it was
- * sent, once a relocation of the VM that is still running (a 503'd call that
- * did start, or a killed nfsagent's) has ended. */
-static int relocated_now(vs_client *c, void *ud, bool *done, vs_error *err)
+/* Whether the VM's home is on want->datastore and each disk where it was sent. */
+static int placed(vs_client *c, const relocation *want, bool *done, vs_error *err)
 {
-	relocation *want = ud;
-	bool waited = false;
-	*done = false;
-	int rc = vs_task_wait_running(c, "VirtualMachine", want->vm, RELOCATE_ID, want->progress,
-	                              want->ud, &waited, err);
-	if (rc != VS_OK)
-		return rc;
 	vs_vm_layout *now = NULL;
 	char *vmx = NULL, *name = NULL, *ds = NULL, *path = NULL;
-	rc = vs_vm_layout_read(c, want->vm, &now, err);
+	int rc = vs_vm_layout_read(c, want->vm, &now, err);
 	if (rc == VS_OK)
 		rc = vs_props_text(c, "VirtualMachine", want->vm, "config.files.vmPathName", &vmx, err);
 	char *raw = NULL;  /* Datastore.name escapes '%', '/' and '\'; a path does not */
@@ -284,21 +275,41 @@ static int relocated_now(vs_client *c, void *ud, bool *done, vs_error *err)
 	return rc;
 }
 
+/* Whether the VM is where it was sent, once a relocation of the VM that is
+ * still running (a 503'd call that did start, or a killed nfsagent's) has
+ * ended. */
+static int relocated_now(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	relocation *want = ud;
+	bool waited = false;
+	*done = false;
+	int rc = vs_task_wait_running(c, "VirtualMachine", want->vm, RELOCATE_ID, want->progress,
+	                              want->ud, &waited, err);
+	return rc == VS_OK ? placed(c, want, done, err) : rc;
+}
+
+/* RelocateVM_Task's parameters: the home to datastore, every disk named
+ * (so that no disk goes where it was not sent). */
+static void relocate_spec(vs_buf *p, const char *datastore, const vs_vm_layout *layout,
+                          const char *const *disk_datastores)
+{
+	vs_buf_add(p, "<spec>");
+	vs_buf_moref(p, "datastore", "Datastore", datastore);
+	for (size_t i = 0; i < layout->n_disks; i++) {
+		const char *to = disk_datastores && disk_datastores[i] ? disk_datastores[i] : datastore;
+		vs_buf_addf(p, "<disk><diskId>%d</diskId>", layout->disks[i].key);
+		vs_buf_moref(p, "datastore", "Datastore", to);
+		vs_buf_add(p, "</disk>");
+	}
+	vs_buf_add(p, "</spec><priority>defaultPriority</priority>");
+}
+
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err)
 {
 	vs_buf p = {0};
-	vs_buf_add(&p, "<spec>");
-	vs_buf_moref(&p, "datastore", "Datastore", datastore);
-	/* Every disk named, so that no disk goes where it was not sent. */
-	for (size_t i = 0; i < layout->n_disks; i++) {
-		const char *to = disk_datastores && disk_datastores[i] ? disk_datastores[i] : datastore;
-		vs_buf_addf(&p, "<disk><diskId>%d</diskId>", layout->disks[i].key);
-		vs_buf_moref(&p, "datastore", "Datastore", to);
-		vs_buf_add(&p, "</disk>");
-	}
-	vs_buf_add(&p, "</spec><priority>defaultPriority</priority>");
+	relocate_spec(&p, datastore, layout, disk_datastores);
 	relocation want = {vm, datastore, layout, disk_datastores, progress, ud};
 	/* A relocation still running (a killed nfsagent's) is waited for, and
 	 * is all it takes when it was going where this one is. */
@@ -343,5 +354,51 @@ int vs_vm_snapshot_remove(vs_client *c, const char *snapshot, vs_error *err)
 	                     0, NULL, NULL, NULL, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "removing snapshot %s", snapshot);
+	return rc;
+}
+
+/* A relocation's start, for a caller that waits for its task itself. */
+typedef struct start {
+	relocation want;
+	char *task;  /* a relocation found queued or running */
+} start;
+
+/* Whether a relocation call whose answer was lost did start (its task is
+ * queued or running) or is done already (the VM is where it was sent). */
+static int started_now(vs_client *c, void *ud, bool *done, vs_error *err)
+{
+	start *st = ud;
+	int rc = vs_task_find_running(c, "VirtualMachine", st->want.vm, RELOCATE_ID, &st->task, err);
+	if (rc == VS_OK && st->task)
+		*done = true;
+	else if (rc == VS_OK)
+		rc = placed(c, &st->want, done, err);
+	return rc;
+}
+
+int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
+                         const vs_vm_layout *layout, char **task, bool *found, vs_error *err)
+{
+	*task = NULL;
+	start st = {.want = {vm, datastore, layout, NULL, NULL, NULL}};
+	int rc = vs_task_find_running(c, "VirtualMachine", vm, RELOCATE_ID, task, err);
+	*found = rc == VS_OK && *task;
+	if (rc != VS_OK || *task)
+		return rc;  /* one is queued or running already: that is the one to wait for */
+	vs_buf p = {0};
+	relocate_spec(&p, datastore, layout, NULL);
+	vs_reply r = {0};
+	bool settled = false;
+	rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	              : vs_call_settled(c, "RelocateVM_Task", "VirtualMachine", vm, p.data, VS_RET_ONE,
+	                                &(vs_settle){started_now, &st}, &r, &settled, err);
+	if (rc == VS_OK && !settled && !(*task = vs_xml_text(vs_reply_ret(&r))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	else if (rc == VS_OK && settled)
+		*task = st.task;  /* NULL when the VM is there already */
+	else
+		free(st.task);
+	vs_reply_free(&r);
+	vs_buf_free(&p);
 	return rc;
 }

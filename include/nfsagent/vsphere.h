@@ -204,6 +204,30 @@ int vs_find_vm(vs_client *c, const char *name, vs_vm **out, vs_error *err);
 /* Called with info.progress (0-100) each time it changes. */
 typedef void (*vs_progress_fn)(int percent, void *ud);
 
+/* Many tasks waited on together: a PropertyCollector of the set's own with
+ * a filter per task, and one WaitForUpdatesEx for all of them (no polling
+ * per task).  A re-login while waiting makes collector and filters again. */
+typedef struct vs_task_set vs_task_set;
+typedef enum vs_task_phase {
+	VS_TASK_UNSEEN,   /* no state reported yet */
+	VS_TASK_QUEUED,   /* vCenter queued it (its limits) */
+	VS_TASK_RUNNING,
+	VS_TASK_SUCCESS,
+	VS_TASK_ERROR,
+} vs_task_phase;
+int vs_task_set_new(vs_client *c, vs_task_set **out, vs_error *err);
+/* Watches task (a Task moref) from now on; adding it twice changes nothing. */
+int vs_task_set_add(vs_task_set *s, const char *task, vs_error *err);
+/* Waits until one of the tasks changes, or wait_s (within the call's
+ * timeout) passes: then each task's phase is as vCenter last said. */
+int vs_task_set_wait(vs_task_set *s, long wait_s, vs_error *err);
+/* The task's phase and progress (-1 until reported). */
+vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *progress);
+/* Stops watching an ended task: VS_OK for success, VS_ERR_TASK with the
+ * task's fault in err for an error. */
+int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err);
+void vs_task_set_free(vs_task_set **s);
+
 int vs_vm_power_on(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err);
 int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void *ud, vs_error *err);
 
@@ -306,6 +330,12 @@ int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err);
+/* Starts the relocation of vs_vm_relocate without waiting: *task is the
+ * Task to wait for (vs_task_set).  A relocation of the VM queued or running
+ * already (a killed nfsagent's) is that task, none is started, and *found
+ * says so; *task NULL: a lost answer's relocation had taken the VM there. */
+int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
+                         const vs_vm_layout *layout, char **task, bool *found, vs_error *err);
 /* Waits until no relocation of the VM runs (its recentTask); *waited: one did. */
 int vs_vm_wait_relocation(vs_client *c, const char *vm, bool *waited, vs_error *err);
 /* CreateSnapshot_Task (no memory, no quiesce); *snapshot gets the moref. */
