@@ -67,6 +67,10 @@ void na_interrupts_release(const na_interrupts *saved);
  * ("stopping fio in the guest"); NULL: "stopping at the next safe point".
  * The text must outlive the wait. */
 void na_interrupts_note(const char *doing);
+/* While set, a second Ctrl-C or SIGTERM writes last_words and ends the
+ * process at once (exit 130): for work that goes on without us (vCenter's
+ * tasks).  NULL: a second one is ignored, as by default. */
+void na_interrupts_second(const char *last_words);
 
 /* ---- connect.c: connection flags shared by every command that talks to vSphere ---- */
 enum {

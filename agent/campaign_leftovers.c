@@ -54,18 +54,20 @@ int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_
 	return rc;
 }
 
-static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const char *file)
+static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const vs_file *file)
 {
 	char **grown = realloc(l->paths, (l->n + 1) * sizeof(char *));
 	if (!grown)
 		return VS_ERR_NOMEM;
 	l->paths = grown;
-	char line[2048];
+	char size[32] = "size unknown", line[2048];
+	if (file->size >= 0)
+		na_size(file->size, size, sizeof(size));
 	if (d->remote_path)
-		snprintf(line, sizeof(line), "[%s] %s/%s (%s:%s/%s/%s)", d->name, folder, file,
-		         d->remote_host ? d->remote_host : "", d->remote_path, folder, file);
+		snprintf(line, sizeof(line), "[%s] %s/%s, %s (%s:%s/%s/%s)", d->name, folder, file->path, size,
+		         d->remote_host ? d->remote_host : "", d->remote_path, folder, file->path);
 	else
-		snprintf(line, sizeof(line), "[%s] %s/%s", d->name, folder, file);
+		snprintf(line, sizeof(line), "[%s] %s/%s, %s", d->name, folder, file->path, size);
 	if (!(l->paths[l->n] = strdup(line)))
 		return VS_ERR_NOMEM;
 	l->n++;
@@ -98,7 +100,7 @@ int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore 
 		size_t k = 0;
 		rc = list_root(c, d, folders[i].path, &files, &k, err);
 		for (size_t j = 0; rc == VS_OK && j < k; j++)
-			if (!files[j].is_folder && add(l, d, folders[i].path, files[j].path) != VS_OK)
+			if (!files[j].is_folder && add(l, d, folders[i].path, &files[j]) != VS_OK)
 				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		vs_files_free(&files, k);
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops/fleet.h"
 #include "ops/migrate.h"
 #include "ops/verify.h"
 
@@ -30,7 +31,7 @@ static const char usage[] =
 
 enum {
 	OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB,
-	OPT_FROM, OPT_KEEP_GOING, OPT_DRY_RUN
+	OPT_FROM, OPT_KEEP_GOING, OPT_DRY_RUN, OPT_PARALLEL, OPT_PER_HOST, OPT_PER_DATASTORE
 };
 
 typedef struct migrate_cmd {
@@ -39,6 +40,7 @@ typedef struct migrate_cmd {
 	size_t n_vms;
 	const char *from;     /* --from-datastore */
 	bool keep_going, dry_run;
+	int parallel, per_host, per_datastore;
 } migrate_cmd;
 
 
@@ -54,6 +56,19 @@ static int add_vm(migrate_cmd *a, const char *name, na_outcome *out)
 	return 1;
 }
 
+/* A count from 1 to NA_FLEET_MAX_PARALLEL. */
+static int count_option(const char *name, const char *arg, int *value, na_outcome *out)
+{
+	long v = 0;
+	if (!na_parse_long(arg, 1, NA_FLEET_MAX_PARALLEL, &v)) {
+		na_usage_error(out, "%s wants a whole number from 1 to %d, not '%s'", name,
+		               NA_FLEET_MAX_PARALLEL, arg);
+		return -1;
+	}
+	*value = (int)v;
+	return 1;
+}
+
 static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 {
 	migrate_cmd *a = ud;
@@ -66,6 +81,9 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_FROM: a->from = arg; return 1;
 	case OPT_KEEP_GOING: a->keep_going = true; return 1;
 	case OPT_DRY_RUN: a->dry_run = true; return 1;
+	case OPT_PARALLEL: return count_option("--parallel", arg, &a->parallel, out);
+	case OPT_PER_HOST: return count_option("--per-host", arg, &a->per_host, out);
+	case OPT_PER_DATASTORE: return count_option("--per-datastore", arg, &a->per_datastore, out);
 	default: return 0;
 	}
 }
@@ -143,19 +161,11 @@ static bool has_datastore(const vs_vm *vm, const char *moref)
 	return false;
 }
 
-/* Adds vm unless it is in the list already (named twice). */
-static void add_once(const vs_vm **vms, size_t *n, const vs_vm *vm)
-{
-	for (size_t i = 0; i < *n; i++)
-		if (vms[i] == vm)
-			return;
-	vms[(*n)++] = vm;
-}
-
-/* The VMs to move: --vm as given (each resolved, near matches named), or
- * every VM with files on --from-datastore, by name.  Every VM's host must
- * mount the target: all checked before anything moves. */
-static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm ***vms, size_t *n,
+/* The VMs to move: --vm as given (each resolved, near matches named; one
+ * named twice is refused), or every VM with files on --from-datastore, by
+ * name.  Every VM's host must mount the target: all checked before
+ * anything moves. */
+static int fleet_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm ***vms, size_t *n,
                      vs_error *err)
 {
 	*n = 0;
@@ -170,7 +180,10 @@ static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm 
 		const vs_vm *vm = na_find_vm(inv, a->vms[i], err);
 		if (!vm)
 			return VS_ERR_NOT_FOUND;
-		add_once(*vms, n, vm);
+		for (size_t j = 0; j < *n; j++)
+			if ((*vms)[j] == vm)
+				return vs_fail(err, VS_ERR_USAGE, "VM %s is named twice", vm->name);
+		(*vms)[(*n)++] = vm;
 	}
 	for (size_t i = 0; from && i < inv->n_vms; i++)
 		if (has_datastore(&inv->vms[i], from->moref))
@@ -184,175 +197,271 @@ static int batch_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm 
 	return VS_OK;
 }
 
-/* How one VM's move ended: its op's status and verdict. */
-typedef struct vm_end {
-	vs_status rc;
-	na_verdict verdict;
-} vm_end;
-
-static bool clean(vm_end e)
+static const char *state_word(const na_fleet_vm *v)
 {
-	return e.rc == VS_OK && e.verdict == NA_VERDICT_CLEAN;
+	switch (v->state) {
+	case NA_FLEET_WAITING: return "waiting";
+	case NA_FLEET_STARTED: return v->adopted ? "found moving already (an earlier run's)" : "started";
+	case NA_FLEET_QUEUED: return "queued by vCenter";
+	case NA_FLEET_MOVING: return "moving";
+	case NA_FLEET_DONE:
+		return v->already_there                        ? "there already"
+		       : v->verdict == NA_VERDICT_CLEAN       ? "moved, verified"
+		       : v->verdict == NA_VERDICT_FINDING     ? "moved, but an extent is smaller than its descriptor"
+		       : v->verdict == NA_VERDICT_UNCHECKED   ? "moved, could not verify"
+		                                               : "moved, not verified";
+	case NA_FLEET_FAILED:
+		return v->diag.extent_bug ? "not moved: NFS 4.1 extent-size mismatch" : "not moved";
+	case NA_FLEET_NOT_TRIED: return "not tried";
+	}
+	return "?";
 }
 
-/* What became of one VM, for the summary. */
-static const char *outcome(vm_end e, const json_t *record, char *buf, size_t size)
+/* What the live lines compare against: each VM's state when last shown. */
+typedef struct fleet_view {
+	na_fleet_state *shown;
+	size_t n;
+} fleet_view;
+
+static void clock_text(double s, char *buf, size_t size)
 {
-	bool moved = json_is_true(json_object_get(record, "moved"));
-	const char *fault = json_string_value(json_object_get(json_object_get(record, "error"), "fault"));
-	if (clean(e))
-		return json_is_true(json_object_get(record, "already_there")) ? "there already"
-		                                                              : "moved, verified";
-	if (e.verdict == NA_VERDICT_FINDING)
-		return moved ? "moved, but an extent is smaller than its descriptor"
-		             : "not moved: NFS 4.1 extent-size mismatch";
-	if (moved && e.rc == VS_OK && e.verdict == NA_VERDICT_UNCHECKED)
-		return "moved, could not verify (an extent's length could not be read)";
-	if (moved)
-		return "moved, not verified";
-	snprintf(buf, size, "not moved: %s", fault && *fault ? fault : "failed");
-	return buf;
+	long t = s < 0 ? 0 : (long)(s + 0.5);
+	snprintf(buf, size, "%ld:%02ld", t / 60, t % 60);
 }
 
-/* A run over several VMs. */
-typedef struct batch {
-	const vs_vm **vms;   /* into the inventory read before the first move */
-	size_t n, tried;
-	vm_end *ends;        /* of each VM tried */
-	json_t *records;     /* the record of each VM tried */
-	const char *stopped; /* why the rest were not tried, or NULL */
-} batch;
-
-static void print_summary(const migrate_cmd *a, const batch *b)
+/* The total: done, running, queued, failed, elapsed, and an ETA from the
+ * rate at which moves have ended so far. */
+static void print_total(const na_fleet_result *r)
 {
-	static const char *const headers[] = {"VM", "RESULT"};
-	na_table *t = na_table_new(2, headers);
+	size_t count[NA_FLEET_NOT_TRIED + 1] = {0}, ended = 0;
+	double now = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const na_fleet_vm *v = &r->vms[i];
+		count[v->state]++;
+		ended += !v->already_there && (v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED);
+		now = v->ended_s > now ? v->ended_s : now;
+		now = v->started_s > now ? v->started_s : now;
+	}
+	size_t left = count[NA_FLEET_WAITING] + count[NA_FLEET_QUEUED] + count[NA_FLEET_MOVING];
+	char elapsed[32], eta[48] = "ETA when a move has ended";
+	clock_text(now, elapsed, sizeof(elapsed));
+	if (ended) {
+		char t[32];
+		clock_text(now / (double)ended * (double)left, t, sizeof(t));
+		snprintf(eta, sizeof(eta), "ETA %s", t);
+	}
+	printf("  -- %zu done, %zu moving, %zu queued, %zu failed, %zu waiting; %s elapsed, %s\n",
+	       count[NA_FLEET_DONE], count[NA_FLEET_MOVING] + count[NA_FLEET_STARTED], count[NA_FLEET_QUEUED],
+	       count[NA_FLEET_FAILED], count[NA_FLEET_WAITING], elapsed, eta);
+}
+
+/* A line per VM whose state changed; the total when a move ended. */
+static void show_changes(void *ud, const na_fleet_result *r)
+{
+	fleet_view *view = ud;
+	bool ended = false;
+	for (size_t i = 0; i < r->n && i < view->n; i++) {
+		const na_fleet_vm *v = &r->vms[i];
+		if (view->shown[i] == v->state)
+			continue;
+		view->shown[i] = v->state;
+		ended |= v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED;
+		char *name = na_escaped(v->name), took[32] = "";
+		if (v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED)
+			clock_text(v->ended_s - v->started_s, took, sizeof(took));
+		printf("%s: %s%s%s%s\n", name ? name : "?", state_word(v), *took ? " (" : "", took,
+		       *took ? ")" : "");
+		free(name);
+	}
+	if (ended)
+		print_total(r);
+	fflush(stdout);
+}
+
+static void print_summary(const migrate_cmd *a, const na_session *s, const na_fleet_result *r)
+{
+	static const char *const headers[] = {"VM", "HOST", "SIZE", "TIME", "RESULT"};
+	na_table *t = na_table_new(5, headers);
 	size_t there = 0;
-	for (size_t i = 0; t && i < b->n; i++) {
-		char buf[160];
-		json_t *record = i < b->tried ? json_array_get(b->records, i) : NULL;
-		const char *what = record ? outcome(b->ends[i], record, buf, sizeof(buf)) : "not tried";
-		there += json_is_true(json_object_get(record, "moved"));
-		const char *row[] = {b->vms[i]->name, what};
+	for (size_t i = 0; t && i < r->n; i++) {
+		const na_fleet_vm *v = &r->vms[i];
+		char size[32], took[32] = "-", what[1200];
+		na_size(v->bytes, size, sizeof(size));
+		if (v->ended_s > 0)
+			clock_text(v->ended_s - v->started_s, took, sizeof(took));
+		there += v->state == NA_FLEET_DONE;
+		/* The fault's name is short; its message was said as the move failed. */
+		const char *why = v->state != NA_FLEET_FAILED || v->diag.extent_bug ? ""
+		                  : v->err.fault[0]                               ? v->err.fault
+		                                                                  : v->err.message;
+		snprintf(what, sizeof(what), "%s%s%s", state_word(v), *why ? ": " : "", why);
+		const char *row[] = {v->name, na_host_name(s->inv, v->host), size, took, what};
 		na_table_add(t, row);
 	}
-	if (b->stopped)
-		printf("\nStopped: %s.\n", b->stopped);
-	printf("\n%zu of %zu VMs now on %s:\n", there, b->n, a->one.datastore);
+	if (r->stopped)
+		printf("\nStopped: %s.\n", r->stopped);
+	if (r->remounted)
+		printf("\n%s was remounted as %s on the extent-size bug (--on-extent-bug nfs3).\n",
+		       a->one.datastore, r->remounted);
+	char elapsed[32];
+	clock_text(r->elapsed_s, elapsed, sizeof(elapsed));
+	printf("\n%zu of %zu VMs now on %s (%s):\n", there, r->n, a->one.datastore, elapsed);
+	if (t)
+		na_table_print(t, stdout);
+	na_table_free(&t);
+	na_leftovers_print(&r->leftovers);
+}
+
+static json_t *vm_json(const na_session *s, const na_fleet_vm *v)
+{
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:b, s:b, s:f, s:f}", "vm", v->name, "host",
+	                      na_host_name(s->inv, v->host), "bytes", (json_int_t)v->bytes, "result",
+	                      state_word(v), "moved", v->state == NA_FLEET_DONE, "already_there",
+	                      v->already_there, "started_s", v->started_s, "ended_s", v->ended_s);
+	if (v->diag.verdict)
+		json_object_set_new(o, "diagnosis", na_diagnosis_json(&v->diag));
+	if (v->checks.n)
+		json_object_set_new(o, "verify", na_checks_json(&v->checks));
+	if (v->state == NA_FLEET_FAILED)
+		json_object_set_new(o, "error", json_pack("{s:s, s:s}", "fault", v->err.fault, "message",
+		                                          v->err.message));
+	return o;
+}
+
+static void print_json(const migrate_cmd *a, const na_session *s, const na_fleet_result *r,
+                       bool plan)
+{
+	json_t *vms = json_array(), *left = json_array();
+	for (size_t i = 0; i < r->n; i++)
+		json_array_append_new(vms, vm_json(s, &r->vms[i]));
+	for (size_t i = 0; i < r->leftovers.n; i++)
+		json_array_append_new(left, json_string(r->leftovers.paths[i]));
+	na_json_print(json_pack("{s:s, s:b, s:o, s:o, s:s?, s:s?, s:f}", "datastore", a->one.datastore,
+	                        "dry_run", plan, "vms", vms, "leftovers", left, "stopped", r->stopped,
+	                        "remounted", r->remounted, "elapsed_s", r->elapsed_s));
+}
+
+/* The fewest waves the limits allow, each move taking the same time. */
+static size_t waves(const migrate_cmd *a, const na_fleet_result *r, size_t *to_move)
+{
+	size_t most = 0, width = (size_t)(a->parallel < a->per_datastore ? a->parallel : a->per_datastore);
+	*to_move = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		if (r->vms[i].already_there)
+			continue;
+		size_t same = 0;
+		for (size_t j = 0; j < r->n; j++)
+			same += !r->vms[j].already_there && strcmp(r->vms[j].host, r->vms[i].host) == 0;
+		size_t host_waves = (same + (size_t)a->per_host - 1) / (size_t)a->per_host;
+		most = host_waves > most ? host_waves : most;
+		(*to_move)++;
+	}
+	size_t total_waves = (*to_move + width - 1) / width;
+	return total_waves > most ? total_waves : most;
+}
+
+/* What would move, after every check; nothing changes. */
+static void print_plan(const migrate_cmd *a, const na_session *s, const na_fleet_result *r)
+{
+	int64_t bytes = 0;
+	static const char *const headers[] = {"VM", "HOST", "SIZE", "PLAN"};
+	na_table *t = na_table_new(4, headers);
+	for (size_t i = 0; t && i < r->n; i++) {
+		const na_fleet_vm *v = &r->vms[i];
+		char size[32];
+		bytes += v->already_there || v->bytes < 0 ? 0 : v->bytes;
+		const char *row[] = {v->name, na_host_name(s->inv, v->host), na_size(v->bytes, size, sizeof(size)),
+		                     v->already_there ? "there already: skipped" : "move"};
+		na_table_add(t, row);
+	}
+	size_t to_move = 0, w = waves(a, r, &to_move);
+	char total[32];
+	printf("Would move %zu VM%s (%s) to %s, up to %d at once (at most %d per source host, %d per "
+	       "datastore): %zu wave%s of moves at the least.\n",
+	       to_move, na_s(to_move), na_size(bytes, total, sizeof(total)), a->one.datastore, a->parallel,
+	       a->per_host, a->per_datastore, w, na_s(w));
 	if (t)
 		na_table_print(t, stdout);
 	na_table_free(&t);
 }
 
-static void print_json(const migrate_cmd *a, batch *b)
+/* Each VM already on the target, said once. */
+static void say_there_already(const migrate_cmd *a, const na_fleet_result *r)
 {
-	json_t *not_tried = json_array();
-	for (size_t i = b->tried; i < b->n; i++)
-		json_array_append_new(not_tried, json_string(b->vms[i]->name));
-	na_json_print(json_pack("{s:s, s:O, s:o, s:s?}", "datastore", a->one.datastore, "vms",
-	                        b->records, "not_tried", not_tried, "stopped", b->stopped));
-}
-
-/* Moves b's VMs one after the other, each VM's error said as it comes.
- * The batch ends as its first VM that did not end clean, or as a finding
- * when the extent-size bug showed: out says so, without a line of its own
- * for what was said (unless Ctrl-C left VMs not tried). */
-static vs_status move_all(na_session *s, migrate_cmd *a, batch *b, bool json, na_outcome *out)
-{
-	vm_end end = {VS_OK, NA_VERDICT_CLEAN};
-	/* Ctrl-C lets the running Storage vMotion finish and starts no other. */
-	na_interrupts saved;
-	na_interrupts_catch(&saved);
-	for (; b->tried < b->n && !b->stopped; b->tried++) {
-		const vs_vm *vm = b->vms[b->tried];
-		if (!json) {
-			char *shown = na_escaped(vm->name);  /* a name cannot drive the terminal */
-			printf("%s[%zu/%zu] %s\n", b->tried ? "\n" : "", b->tried + 1, b->n,
-			       shown ? shown : vm->name);
-			free(shown);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->vms[i].already_there) {
+			char *name = na_escaped(r->vms[i].name);
+			printf("%s is on %s already: skipped.\n", name ? name : "?", a->one.datastore);
+			free(name);
 		}
-		/* Copies: the op reads the VM's entry again, and its strings go. */
-		char *name = strdup(vm->name), *moref = strdup(vm->moref);
-		a->one.vm = name;
-		a->one.vm_moref = moref;
-		json_t *record = NULL;
-		vs_error err = {0};
-		vm_end one = {VS_ERR_NOMEM, NA_VERDICT_CLEAN};
-		if (name && moref)
-			one.rc = na_migrate_shown(s, &a->one, json, &record, &one.verdict, &err);
-		if (one.rc != VS_OK && (err.message[0] || err.fault[0]))
-			na_print_error(&err);
-		b->ends[b->tried] = one;
-		free(name);
-		free(moref);
-		json_array_append_new(b->records, record);
-		bool finding = one.verdict == NA_VERDICT_FINDING;
-		if (!clean(one) && (clean(end) || finding))
-			end = one;
-		bool more = b->tried + 1 < b->n;
-		if (more && finding)
-			b->stopped = "the extent-size mismatch showed; more moves there would repeat it";
-		/* A move that worked but could not be verified is no failure to stop at. */
-		else if (more && !clean(one) && !(one.rc == VS_OK && one.verdict == NA_VERDICT_UNCHECKED) &&
-		         !a->keep_going)
-			b->stopped = "a move failed (--keep-going carries on after a failure)";
-		else if (more && na_stop_requested)
-			b->stopped = "interrupted";
-	}
-	na_interrupts_release(&saved);
-	out->verdict = end.verdict;
-	out->err = (vs_error){.status = end.rc};
-	if (na_stop_requested && b->tried < b->n)
-		vs_fail(&out->err, end.rc != VS_OK ? end.rc : VS_ERR_TASK,
-		        "interrupted: %zu of %zu VMs not tried", b->n - b->tried, b->n);
-	return out->err.status;
 }
 
-/* What would move, after every check; nothing changes. */
-static void print_plan(const migrate_cmd *a, const batch *b, bool json)
+static vs_status fleet_outcome(const na_fleet_result *r, na_outcome *out)
 {
-	json_t *vms = json_array();
-	if (!json)
-		printf("Would move %zu VM%s to %s, one at a time:\n", b->n, na_s(b->n),
-		       a->one.datastore);
-	for (size_t i = 0; i < b->n; i++) {
-		json_array_append_new(vms, json_string(b->vms[i]->name));
-		if (!json)
-			printf("  %s\n", b->vms[i]->name);
+	size_t failed = 0, not_tried = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		failed += r->vms[i].state == NA_FLEET_FAILED;
+		not_tried += r->vms[i].state == NA_FLEET_NOT_TRIED;
 	}
-	if (json)
-		na_json_print(json_pack("{s:s, s:o}", "datastore", a->one.datastore, "would_move", vms));
-	else
-		json_decref(vms);
+	out->verdict = na_fleet_verdict(r);
+	if (r->interrupted)
+		return vs_fail(&out->err, VS_ERR_TASK, "interrupted: %zu of %zu VMs not tried", not_tried,
+		               r->n);
+	if (failed && out->verdict != NA_VERDICT_FINDING)
+		return vs_fail(&out->err, VS_ERR_TASK, "%zu of %zu VMs did not move (see the table above)",
+		               failed, r->n);
+	return VS_OK;
 }
 
-static vs_status migrate_batch(vs_client *c, migrate_cmd *a, bool json, na_outcome *out)
+static vs_status migrate_fleet(vs_client *c, migrate_cmd *a, bool json, na_outcome *out)
 {
 	na_inventory inv = {0};
 	vs_error *err = &out->err;
-	batch b = {.records = json_array()};
-	vs_status rc = na_inventory_load(c, true, &inv, err);
-	na_progress bar;
+	const vs_vm **vms = NULL;
+	size_t n = 0;
+	na_fleet_result r = {0};
+	fleet_view view = {0};
+	na_fleet_args fa = {.one = &a->one, .parallel = a->parallel, .per_host = a->per_host,
+	                    .per_datastore = a->per_datastore, .keep_going = a->keep_going,
+	                    .changed = json ? NULL : show_changes, .ud = &view};
 	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
-	                .warning = na_print_warning, .progress = &bar};
+	                .warning = na_print_warning};
+	vs_status rc = na_inventory_load(c, true, &inv, err);
 	if (rc == VS_OK)
-		rc = batch_vms(&inv, a, &b.vms, &b.n, err);
-	if (rc == VS_OK && !(b.ends = calloc(b.n + 1, sizeof(vm_end))))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc == VS_OK && b.n == 0 && !json) {
+		rc = fleet_vms(&inv, a, &vms, &n, err);
+	if (rc == VS_OK && n == 0 && !json) {
 		printf("No VM has files on datastore %s.\n", a->from);
-	} else if (rc == VS_OK && a->dry_run) {
-		print_plan(a, &b, json);
-	} else if (rc == VS_OK) {
-		rc = move_all(&s, a, &b, json, out);
-		if (json)
-			print_json(a, &b);
-		else
-			print_summary(a, &b);
+		goto done;
 	}
-	json_decref(b.records);
-	free(b.ends);
-	free(b.vms);
+	if (rc == VS_OK)
+		rc = na_fleet_plan(&s, &fa, vms, n, &r, err);
+	if (rc == VS_OK && a->dry_run) {
+		if (json)
+			print_json(a, &s, &r, true);
+		else
+			print_plan(a, &s, &r);
+		goto done;
+	}
+	if (rc == VS_OK && !(view.shown = calloc(r.n + 1, sizeof(*view.shown))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc != VS_OK)
+		goto done;
+	view.n = r.n;
+	for (size_t i = 0; i < r.n; i++)
+		view.shown[i] = r.vms[i].state;
+	if (!json)
+		say_there_already(a, &r);
+	rc = na_op_fleet(&s, &fa, &r, err);
+	if (json)
+		print_json(a, &s, &r, false);
+	else
+		print_summary(a, &s, &r);
+	if (rc == VS_OK)
+		rc = fleet_outcome(&r, out);
+done:
+	free(view.shown);
+	na_fleet_result_free(&r);
+	free(vms);
 	na_inventory_free(&inv);
 	return rc;
 }
@@ -379,7 +488,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	/* A dry run of one VM is the batch's plan: the same checks, nothing moves. */
 	if (a->n_vms == 1 && !a->from && !a->dry_run)
 		return migrate_one(c, a, json, out);
-	return migrate_batch(c, a, json, out);
+	return migrate_fleet(c, a, json, out);
 }
 
 static vs_status check(void *args, int argc, char **argv, na_outcome *out)
@@ -413,10 +522,14 @@ vs_status cmd_migrate(int argc, char **argv, na_outcome *out)
 		{"from-datastore", required_argument, NULL, OPT_FROM},
 		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},
+		{"parallel", required_argument, NULL, OPT_PARALLEL},
+		{"per-host", required_argument, NULL, OPT_PER_HOST},
+		{"per-datastore", required_argument, NULL, OPT_PER_DATASTORE},
 		{0},
 	};
 	static const na_command_spec spec = {usage, longopts, on_option, check, run};
-	migrate_cmd a = {.one = {.policy = "fail"}};
+	migrate_cmd a = {.one = {.policy = "fail"}, .parallel = NA_FLEET_PARALLEL,
+	                 .per_host = NA_FLEET_PER_HOST, .per_datastore = NA_FLEET_PER_DATASTORE};
 	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	free(a.vms);
 	return rc;

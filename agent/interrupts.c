@@ -12,6 +12,15 @@ volatile sig_atomic_t na_stop_requested;
 static const char *volatile note;  /* what stopping does now */
 static volatile size_t note_len;
 static volatile sig_atomic_t tty;  /* a progress bar may hold the line */
+static const char *volatile second;  /* said before a second signal ends the process */
+static volatile size_t second_len;
+
+void na_interrupts_second(const char *last_words)
+{
+	second_len = 0;
+	second = last_words;
+	second_len = last_words ? strlen(last_words) : 0;
+}
 
 void na_interrupts_note(const char *doing)
 {
@@ -25,6 +34,11 @@ void na_interrupts_note(const char *doing)
 static void on_signal(int sig)
 {
 	(void)sig;
+	if (na_stop_requested && second_len) {
+		ssize_t ignored = write(STDERR_FILENO, second, second_len);
+		(void)ignored;
+		_exit(130);  /* 128 + SIGINT, as a shell reports it */
+	}
 	if (na_stop_requested)
 		return;
 	na_stop_requested = 1;

@@ -23,11 +23,11 @@ typedef struct migration {
 
 /* A fault beside the op's own error (an undo that failed), as a warning;
  * what (may be NULL) says what was being done when e does not. */
-static void warn_error(const migration *m, const char *what, const vs_error *e)
+static void warn_error(const na_session *s, const char *what, const vs_error *e)
 {
 	char line[1600];
 	vs_error_format(e, line, sizeof(line));
-	na_say_warning(m->s, "%s%s%s", what ? what : "", what ? ": " : "", line);
+	na_say_warning(s, "%s%s%s", what ? what : "", what ? ": " : "", line);
 }
 
 /* (Re)reads the inventory and finds the VM and the target in it. */
@@ -57,6 +57,24 @@ static int resolve(migration *m, vs_error *err)
 	return VS_OK;
 }
 
+void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *vm,
+                         const char *log_dir, const vs_datastore *target,
+                         const na_attempt *attempt, const vs_error *task_err, na_diagnosis *d)
+{
+	na_diagnosis_free(d);
+	na_diagnose_move(s->client, s->inv, vm, log_dir, target, attempt, task_err, d);
+	na_say(s, "Storage vMotion of %s to %s failed.", vm->name, target->name);
+	na_say(s, "%s", d->verdict ? d->verdict : "no verdict");
+	for (size_t i = 0; i < d->n_evidence; i++)
+		na_say(s, "  %s", d->evidence[i]);
+	na_finding_source src = {"migration", a->campaign, a->target, na_host_by_moref(s->inv, vm->host),
+	                         target, vm->name};
+	vs_error rec = {0};
+	if (src.host && na_record_finding(s->store, a->db, &src, d->extent_bug, d->extent_case,
+	                                  d->verdict, d->evidence, d->n_evidence, &rec) != VS_OK)
+		warn_error(s, "the verdict was not recorded", &rec);
+}
+
 static int move(migration *m, vs_error *err)
 {
 	vs_vm_layout *layout = NULL;
@@ -78,23 +96,9 @@ static int move(migration *m, vs_error *err)
 	if (p)
 		na_progress_done(p);
 	m->s->stale = true;
-	if (rc == VS_ERR_TASK) {
-		na_diagnosis_free(&m->out->diag);
-		na_diagnose_move(m->c, m->inv, m->vm, layout->log_directory, m->target, &attempt, err,
-		                 &m->out->diag);
-		na_say(m->s, "Storage vMotion of %s to %s failed.", m->vm->name, m->target->name);
-		na_say(m->s, "%s", m->out->diag.verdict ? m->out->diag.verdict : "no verdict");
-		for (size_t i = 0; i < m->out->diag.n_evidence; i++)
-			na_say(m->s, "  %s", m->out->diag.evidence[i]);
-		na_finding_source src = {"migration", m->a->campaign, m->a->target,
-		                         na_host_by_moref(m->inv, m->vm->host),
-		                         m->target, m->vm->name};
-		vs_error rec = {0};
-		const na_diagnosis *d = &m->out->diag;
-		if (src.host && na_record_finding(m->s->store, m->a->db, &src, d->extent_bug, d->extent_case,
-		                                  d->verdict, d->evidence, d->n_evidence, &rec) != VS_OK)
-			warn_error(m, "the verdict was not recorded", &rec);
-	}
+	if (rc == VS_ERR_TASK)
+		na_migrate_diagnose(m->s, m->a, m->vm, layout->log_directory, m->target, &attempt, err,
+		                    &m->out->diag);
 	if (rc != VS_OK)
 		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
 	na_attempt_free(&attempt);
@@ -136,7 +140,7 @@ static void put_back(migration *m, const vs_datastore *t, vs_host **hosts, size_
 			       t->remote_host, t->remote_path);
 			unmounted[i] = false;
 		} else {
-			warn_error(m, NULL, &err);  /* it names the host */
+			warn_error(m->s, NULL, &err);  /* it names the host */
 		}
 		free(moref);
 	}
@@ -262,7 +266,7 @@ static int with_snapshot(migration *m, vs_error *err)
 	rc = move(m, err);
 	vs_error rm_err = {0};
 	if (vs_vm_snapshot_remove(m->c, snapshot, &rm_err) != VS_OK) {
-		warn_error(m, "removing the snapshot", &rm_err);
+		warn_error(m->s, "removing the snapshot", &rm_err);
 		na_say_warning(m->s, "snapshot 'nfsagent-svmotion' of %s remains; remove it by hand",
 		               m->vm->name);
 	} else {
@@ -284,14 +288,14 @@ static int cold(migration *m, vs_error *err)
 	vs_error on_err = {0};
 	/* Power it back on even when the move failed: back where it was. */
 	if (was_on && vs_vm_power_on(m->c, m->vm_moref, NULL, NULL, &on_err) != VS_OK) {
-		warn_error(m, "powering it on", &on_err);
+		warn_error(m->s, "powering it on", &on_err);
 		na_say_warning(m->s, "%s is powered off", m->a->vm);
 	} else if (was_on) {
 		na_say(m->s, "Powered %s back on.", m->a->vm);
 		/* What comes next (a benchmark) needs the guest up as it was. */
 		vs_error tools = {0};
 		if (had_tools && na_wait_for_tools(m->s, m->vm_moref, m->a->vm, &tools) != VS_OK)
-			warn_error(m, "VMware Tools did not come up", &tools);
+			warn_error(m->s, "VMware Tools did not come up", &tools);
 	}
 	m->s->stale = true;
 	return rc;
@@ -323,7 +327,9 @@ static int migrate(migration *m, vs_error *err)
 		na_say(m->s, "%s is on %s already.", m->vm->name, m->target->name);
 		return VS_OK;
 	}
-	int rc = move(m, err);
+	/* A fleet's move that hit the bug is not made again before the workaround. */
+	int rc = m->a->bug_seen ? VS_ERR_TASK : move(m, err);
+	m->out->diag.extent_bug |= m->a->bug_seen;
 	if (rc == VS_ERR_TASK && m->out->diag.extent_bug && strcmp(m->a->policy, "fail") != 0) {
 		na_say(m->s, "Working around it (--on-extent-bug %s).", m->a->policy);
 		rc = work_around(m, err);
@@ -350,7 +356,7 @@ int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *ou
 	/* Where the VM is in the end, whatever happened: read again. */
 	vs_error where = {0};
 	if (m.vm_moref && vs_vm_lookup(s->client, m.vm_moref, &out->now, &where) != VS_OK)
-		warn_error(&m, "reading where the VM is", &where);
+		warn_error(s, "reading where the VM is", &where);
 	free(m.vm_moref);
 	return rc;
 }

@@ -10,6 +10,7 @@ typedef struct na_migrate_args {
 	const char *vm, *datastore, *policy, *db;
 	const char *vm_moref;  /* when set, the VM (names may repeat across folders) */
 	bool allow_power_off;
+	bool bug_seen;  /* the plain move hit the extent-size bug already: straight to the workaround */
 	const char *campaign, *target;  /* recorded with a failure's verdict */
 } na_migrate_args;
 
@@ -26,6 +27,11 @@ typedef struct na_migrate_result {
  * s->store, else a->db).  Progress lines and warnings go to the session;
  * out says what happened, whatever rc is. */
 int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *out, vs_error *err);
+/* A failed move's diagnosis: said on the session, its verdict recorded (in
+ * s->store, else a->db). */
+void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *vm,
+                         const char *log_dir, const vs_datastore *target,
+                         const na_attempt *attempt, const vs_error *task_err, na_diagnosis *d);
 /* Clean when moved and verified; a finding when the extent-size bug
  * stopped it (whatever rc is) or an extent is short after the move. */
 na_verdict na_migrate_verdict(const na_migrate_result *r, int rc);

@@ -31,7 +31,10 @@ assert_contains "$OUT" "left by a probe that was stopped."
 assert_eq "$(probe_folders)" 0 "probe folders after the resume"
 assert_contains "$OUT" "Left on the targets by failed moves (not deleted; check them, then delete them by hand):
   [bench-v41] fiotest/fiotest"
-assert_contains "$OUT" "  [bench-v41] fiotest/fiotest.vmdk (10.0.0.5:/mnt/tank/vmware64k/fiotest/fiotest.vmdk)"
+# Each copy with its size as the datastore browser gives it, and its place on the export.
+assert_contains "$OUT" "  [bench-v41] fiotest/fiotest.vmdk, "
+assert_contains "$OUT" " (10.0.0.5:/mnt/tank/vmware64k/fiotest/fiotest.vmdk)"
+grep -qE '^  \[bench-v41\] fiotest/fiotest\.vmdk, [0-9.]+ [KMGT]?i?B ' <<< "$OUT" || fail "no size for the leftover disk: $OUT"
 # The datastore browser names a disk by its descriptor (its extent goes with it).
 listed=$(grep -c '^  \[bench-v41\] fiotest/' <<< "$OUT")
 left=$(find "$WORK/lab" -path '*vmware64k/fiotest/*' -type f ! -name '*-flat.vmdk' | wc -l)

@@ -34,20 +34,23 @@ lab_start -nfs41-bug always
 	--path /mnt/tank/vmware16k --nfs 4.1 > /dev/null
 before=$(ds_names)
 dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --dry-run
-assert_eq "$OUT" "$(printf 'Would move 1 VM to truenas-vmware16k, one at a time:\n  fiotest')" "plan of one VM"
+assert_contains "$OUT" "Would move 1 VM (" "plan of one VM"
+assert_contains "$OUT" ") to truenas-vmware16k, up to 4 at once" "plan of one VM"
+grep -qE '^fiotest +DC0_H0 +[0-9.]+ [KMG]?i?B +move$' <<< "$OUT" || fail "fiotest's plan: $OUT"
 dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug nfs3 --dry-run
-assert_contains "$OUT" "Would move 1 VM to truenas-vmware16k"
+assert_contains "$OUT" "Would move 1 VM ("
 dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug snapshot \
 	--dry-run --json
-assert_eq "$(jq -r '.would_move | join(",")' <<< "$OUT")" fiotest "JSON plan of one VM"
+assert_eq "$(jq -r '[.vms[] | .vm] | join(",")' <<< "$OUT")" fiotest "JSON plan of one VM"
+assert_eq "$(jq -r '.dry_run' <<< "$OUT")" true "JSON plan says it is one"
 dry_run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k --on-extent-bug cold \
 	--allow-power-off --dry-run
 dry_run 0 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore truenas-vmware16k \
 	--on-extent-bug nfs3 --dry-run
-assert_contains "$OUT" "Would move 2 VMs to truenas-vmware16k"
+assert_contains "$OUT" "Would move 2 VMs ("
 dry_run 0 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k \
 	--on-extent-bug nfs3 --dry-run
-assert_contains "$OUT" "Would move 3 VMs to truenas-vmware16k"
+assert_contains "$OUT" "Would move 3 VMs ("
 # A dry run checks as much as a real one: a wrong name still fails, nothing changes.
 dry_run 2 "$NFSAGENT" migrate --vm fiotst --datastore truenas-vmware16k --dry-run
 assert_contains "$ERR" "did you mean 'fiotest'"

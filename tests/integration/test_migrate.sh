@@ -96,62 +96,68 @@ assert_eq "$(calls PowerOffVM_Task)" 1 "power-offs"
 assert_eq "$(calls PowerOnVM_Task)" 1 "power-ons"
 lab_stop
 
-# Several VMs move one at a time; the extent-size bug stops the rest.
+# Several VMs move at once (2 per source host); the extent-size bug stops new
+# starts, and the move in flight ends before the fleet does.
 lab_start -nfs41-bug always
 mount41
 run 0 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k --dry-run
-assert_eq "$OUT" "$(printf 'Would move 3 VMs to truenas-vmware16k, one at a time:\n  Bjørn test\n  db01\n  fiotest')" "plan"
+assert_contains "$OUT" "Would move 3 VMs (" "plan"
+assert_contains "$OUT" ") to truenas-vmware16k, up to 4 at once (at most 2 per source host, 8 per datastore): 2 waves of moves at the least." "plan"
+assert_eq "$(grep -c ' move$' <<< "$OUT")" 3 "VMs in the plan"
 assert_eq "$(calls RelocateVM_Task)" 0 "relocations in a dry run"
 run 3 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k
-assert_contains "$OUT" "[1/3] Bjørn test"
+assert_contains "$OUT" "Bjørn test: started"
 assert_contains "$OUT" "Stopped: the extent-size mismatch showed; more moves there would repeat it."
-assert_contains "$OUT" "0 of 3 VMs now on truenas-vmware16k:"
-assert_contains "$OUT" "Bjørn test  not moved: NFS 4.1 extent-size mismatch"
-assert_contains "$OUT" "fiotest     not tried"
-assert_eq "$(calls RelocateVM_Task)" 1 "relocations before the stop"
+assert_contains "$OUT" "0 of 3 VMs now on truenas-vmware16k ("
+grep -qE '^Bjørn test +DC0_H0 .* not moved: NFS 4.1 extent-size mismatch' <<< "$OUT" || fail "Bjørn test's row: $OUT"
+grep -qE '^fiotest +DC0_H0 .* not tried$' <<< "$OUT" || fail "fiotest's row: $OUT"
+assert_eq "$(calls RelocateVM_Task)" 2 "relocations before the stop (the two that fit the host's limit)"
 # A name that matches nothing: nothing moves.
 run 2 "$NFSAGENT" migrate --vm db01 --vm fiotst --datastore truenas-vmware16k
 assert_contains "$ERR" "did you mean 'fiotest'"
-assert_eq "$(calls RelocateVM_Task)" 1 "relocations after a bad name"
+assert_eq "$(calls RelocateVM_Task)" 2 "relocations after a bad name"
 # With the NFS 3 fallback the first move remounts, the second needs nothing.
 run 0 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore truenas-vmware16k --on-extent-bug nfs3 --json
 assert_eq "$(jq -r '[.vms[] | .moved] | join(",")' <<< "$OUT")" "true,true" "moved"
-assert_eq "$(jq -r '[.vms[] | .workaround] | join(",")' <<< "$OUT")" "nfs3," "workarounds"
+assert_eq "$(jq -r '.remounted' <<< "$OUT")" "NFS 3" "the workaround"
 assert_eq "$(ds_type truenas-vmware16k)" NFS "type after the fallback"
 assert_eq "$(vm_field db01 '.datastores | join(",")')" truenas-vmware16k "db01's datastores"
 lab_stop
 
-# Another failure stops the rest too, unless --keep-going.
+# A VM named twice is refused before anything moves; a failure stops new
+# starts, unless --keep-going.
 lab_start
 "$NFSAGENT" mount --host DC0_H0 --name ro --server 10.0.0.5 --path /mnt/tank/vmware16k --nfs 3 \
 	--read-only > /dev/null
-run 1 "$NFSAGENT" migrate --vm fiotest --vm fiotest --vm db01 --datastore ro
-assert_contains "$OUT" "[1/2] fiotest"
+run 2 "$NFSAGENT" migrate --vm fiotest --vm fiotest --vm db01 --datastore ro
+assert_contains "$ERR" "VM fiotest is named twice"
+assert_eq "$(calls RelocateVM_Task)" 0 "relocations after a VM named twice"
+run 1 "$NFSAGENT" migrate --vm fiotest --vm db01 --vm "Bjørn test" --datastore ro --parallel 1
 assert_contains "$OUT" "Stopped: a move failed (--keep-going carries on after a failure)."
-assert_contains "$OUT" "fiotest  not moved: DatastoreNotWritableOnHost"
-assert_contains "$OUT" "db01     not tried"
+grep -qE '^fiotest +DC0_H0 .* not moved: .*DatastoreNotWritableOnHost' <<< "$OUT" || fail "fiotest's row: $OUT"
+grep -qE '^db01 +DC0_H0 .* not tried$' <<< "$OUT" || fail "db01's row: $OUT"
 assert_eq "$(calls RelocateVM_Task)" 1 "relocations without --keep-going"
 run 1 "$NFSAGENT" migrate --vm fiotest --vm db01 --datastore ro --keep-going --json
-assert_eq "$(jq -r '.not_tried | length' <<< "$OUT")" 0 "VMs not tried with --keep-going"
+assert_eq "$(jq -r '[.vms[] | select(.result == "not tried")] | length' <<< "$OUT")" 0 "VMs not tried with --keep-going"
 assert_eq "$(jq -r '[.vms[] | .error.fault] | join(",")' <<< "$OUT")" \
 	DatastoreNotWritableOnHost,DatastoreNotWritableOnHost "faults with --keep-going"
 assert_eq "$(calls RelocateVM_Task)" 3 "relocations with --keep-going"
-# Each diagnosis has said why its move failed; the batch's end (exit 1)
-# adds no line of its own.
-assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -vc 'warning: ')" 0 "error lines of two failed moves"
+# The failures are rows of the result; the end says it in one line.
+assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -vc 'warning: ')" 1 "error lines of two failed moves"
+assert_contains "$ERR" "nfsagent: 2 of 2 VMs did not move (see the table above)"
 lab_stop
 
 # Ctrl-C: the running Storage vMotion finishes and is verified; no other starts.
 lab_start -task-seconds 2 -slow-tasks RelocateVM_Task
 mount41
 interrupt_when_called RelocateVM_Task \
-	"$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k
+	"$NFSAGENT" migrate --from-datastore truenas-vmware --datastore truenas-vmware16k --parallel 1
 assert_eq "$RC" 1 "exit status after Ctrl-C"
 assert_contains "$ERR" "interrupted: 2 of 3 VMs not tried"
-assert_contains "$OUT" "Bjørn test  moved, verified"
-assert_contains "$OUT" "fiotest     not tried"
+grep -qE '^Bjørn test +DC0_H0 .* moved, verified$' <<< "$OUT" || fail "Bjørn test's row: $OUT"
+grep -qE '^fiotest +DC0_H0 .* not tried$' <<< "$OUT" || fail "fiotest's row: $OUT"
 assert_eq "$(calls RelocateVM_Task)" 1 "relocations after Ctrl-C"
-assert_contains "$ERR" "nfsagent: stopping: letting the running Storage vMotion finish"
+assert_contains "$ERR" "nfsagent: stopping: letting the Storage vMotions in flight finish"
 
 # The NFS 3 fallback that unmounting would refuse (vSphere HA heartbeats
 # there) is one refusal, before a word of remounting, and changes nothing.

@@ -39,30 +39,49 @@ type seedDisk struct {
 type seedVM struct {
 	name  string
 	disks []seedDisk
+	host  string // "" for seedHost
 }
 
 var seedList = []seedVM{
-	{"fiotest", []seedDisk{{premountName, "fiotest/fiotest.vmdk", 16}}},
-	{"db01", []seedDisk{{premountName, "db01/db01.vmdk", 8}, {"LocalDS_0", "db01/db01_1.vmdk", 4}}},
-	{"Bjørn test", []seedDisk{{premountName, "Bjørn test/Bjørn test.vmdk", 2}}},
+	{"fiotest", []seedDisk{{premountName, "fiotest/fiotest.vmdk", 16}}, ""},
+	{"db01", []seedDisk{{premountName, "db01/db01.vmdk", 8}, {"LocalDS_0", "db01/db01_1.vmdk", 4}}, ""},
+	{"Bjørn test", []seedDisk{{premountName, "Bjørn test/Bjørn test.vmdk", 2}}, ""},
 }
 
 const seedHost = "DC0_H0"
 
 type seedVMs struct {
 	enabled bool
+	fleet   int
 }
 
 func (s *seedVMs) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&s.enabled, "seed-vms", true, "create the seed VMs fiotest, db01 and 'Bjørn test' on "+premountName)
+	fs.IntVar(&s.fleet, "fleet", 0, "also create VMs fleet-01 .. fleet-N like the seeds (a 1 GiB disk on "+premountName+", Tools running), spread over the hosts in turn")
+}
+
+// fleetList is -fleet's VMs: host i mod hosts, in the order of sortedHosts.
+func fleetList(n int) []seedVM {
+	hosts := sortedHosts()
+	var list []seedVM
+	for i := 1; i <= n; i++ {
+		name := fmt.Sprintf("fleet-%02d", i)
+		list = append(list, seedVM{name, []seedDisk{{premountName, name + "/" + name + ".vmdk", 1}},
+			hosts[(i-1)%len(hosts)].Name})
+	}
+	return list
 }
 
 func (s *seedVMs) setup(l *lab) error {
-	if !s.enabled {
+	if !s.enabled && s.fleet == 0 {
 		return nil
 	}
+	list := fleetList(s.fleet)
+	if s.enabled {
+		list = append(append([]seedVM{}, seedList...), list...)
+	}
 	start := time.Now()
-	for _, seed := range seedList {
+	for _, seed := range list {
 		if err := createSeed(l, seed); err != nil {
 			return fmt.Errorf("seed VM %s: %w", seed.name, err)
 		}
@@ -80,14 +99,18 @@ func (s *seedVMs) setup(l *lab) error {
 
 func createSeed(l *lab, seed seedVM) error {
 	ctx := context.Background()
+	want := seed.host
+	if want == "" {
+		want = seedHost
+	}
 	var host *simulator.HostSystem
 	for _, h := range sortedHosts() {
-		if h.Name == seedHost {
+		if h.Name == want {
 			host = h
 		}
 	}
 	if host == nil {
-		return fmt.Errorf("no host %s", seedHost)
+		return fmt.Errorf("no host %s", want)
 	}
 	_, cr := computeResourceOf(host)
 	dc := datacenterOf(host)

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# migrate --parallel: many VMs at once within the limits (asserted from the
+# lab's own relocation log), vCenter's queue shown as such, a kill then the
+# same command again (each VM relocated exactly once), and 503 storms.
+. "$(dirname "$0")/lib.sh"
+
+RELOCATIONS="$WORK/relocations.log"
+FLEET=12
+
+fleet_lab() {
+	: > "$RELOCATIONS"
+	lab_start -seed-vms=false -fleet "$FLEET" -hosts 4 -task-seconds 2 -slow-tasks RelocateVM_Task \
+		-relocations-log "$RELOCATIONS" "$@"
+	"$NFSAGENT" mount --all-hosts --name tank16k --server 10.0.0.5 --path /mnt/tank/vmware16k \
+		--nfs 3 > /dev/null
+}
+move_fleet() { "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank16k "$@"; }
+
+# The most relocations running at once, in all or (with a host) from one
+# host, by the lab's clock: +1 at each start, -1 at each end.
+most_at_once() {
+	sort -n -s -k1,1 "$RELOCATIONS" | awk -v host="${1:-}" '
+		$2 == "queued" || (host != "" && $5 != host) { next }
+		$2 == "start" { n++; if (n > most) most = n }
+		$2 == "end" { n-- }
+		END { print most + 0 }'
+}
+# How many relocations each VM had: one line "COUNT" per VM, sorted unique.
+starts_per_vm() { awk '$2 == "start" { print $4 }' "$RELOCATIONS" | sort | uniq -c | awk '{print $1}' | sort -u; }
+on_target() {
+	"$NFSAGENT" ls vms --json | jq -r '[.[] | select(.name | startswith("fleet-")) |
+		select((.datastores | join(",")) == "tank16k")] | length'
+}
+
+# ---- the limits: 3 at once, 1 per source host (the lab queues nothing here)
+fleet_lab -svmotion-per-host 0
+run 0 move_fleet --dry-run --parallel 3 --per-host 1
+assert_contains "$OUT" "Would move 12 VMs (" "plan"
+assert_contains "$OUT" "up to 3 at once (at most 1 per source host, 8 per datastore): 4 waves of moves at the least." "plan"
+assert_eq "$(calls RelocateVM_Task)" 0 "relocations in a dry run"
+run 0 move_fleet --parallel 3 --per-host 1
+assert_contains "$OUT" "12 of 12 VMs now on tank16k ("
+assert_eq "$(grep -cE '^fleet-[0-9]+ .* moved, verified$' <<< "$OUT")" 12 "VMs moved and verified"
+assert_eq "$(on_target)" 12 "fleet VMs on the target"
+assert_eq "$(most_at_once)" 3 "relocations at once (--parallel 3)"
+for h in DC0_H0 DC0_C0_H0 DC0_C0_H1 DC0_C0_H2; do
+	assert_eq "$(most_at_once "$h")" 1 "relocations at once from $h (--per-host 1)"
+done
+assert_eq "$(starts_per_vm)" 1 "relocations per VM"
+assert_eq "$(calls RelocateVM_Task)" 12 "RelocateVM_Task calls"
+# Again: every VM is there already, said once each, nothing moves.
+run 0 "$NFSAGENT" migrate --vm fleet-01 --vm fleet-02 --datastore tank16k
+assert_contains "$OUT" "fleet-01 is on tank16k already: skipped."
+assert_eq "$(calls RelocateVM_Task)" 12 "RelocateVM_Task calls after a second run"
+lab_stop
+
+# ---- vCenter's own queue (2 per host): starting more shows them as queued
+fleet_lab
+run 0 move_fleet --parallel 12 --per-host 3 --per-datastore 12
+assert_contains "$OUT" "queued by vCenter"
+assert_ge "$(grep -c ' queued ' "$RELOCATIONS")" 1 "relocations the lab queued"
+assert_le "$(most_at_once DC0_H0)" 2 "relocations running at once from DC0_H0"
+assert_eq "$(on_target)" 12 "fleet VMs on the target"
+assert_eq "$(starts_per_vm)" 1 "relocations per VM"
+lab_stop
+
+# ---- a kill mid-fleet, then the same command again: each VM moved once
+for kill_after in 1 6; do
+	fleet_lab
+	move_fleet --parallel 4 > "$WORK/killed.out" 2>&1 &
+	pid=$!
+	for i in $(seq 1 300); do
+		[ "$(calls RelocateVM_Task)" -ge "$kill_after" ] && break
+		sleep 0.05
+	done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	run 0 move_fleet --parallel 4
+	assert_eq "$(on_target)" 12 "fleet VMs on the target after a kill after $kill_after relocations"
+	assert_eq "$(starts_per_vm)" 1 "relocations per VM after a kill after $kill_after relocations"
+	assert_eq "$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)" 12 "relocations after a kill"
+	lab_stop
+done
+
+# ---- HTTP 503 on 20% of calls (and lost answers of relocations): all land, verified
+FLEET=8 fleet_lab -fail-503 0.2 -fail-503-late 0.2 -fail-503-after 40 -seed 7
+run 0 move_fleet --parallel 4
+assert_contains "$OUT" "8 of 8 VMs now on tank16k ("
+assert_eq "$(grep -cE '^fleet-[0-9]+ .* moved, verified$' <<< "$OUT")" 8 "VMs moved and verified under 503s"
+assert_eq "$(starts_per_vm)" 1 "relocations per VM under 503s"
+assert_ge "$(awk '$3 == 503' "$LAB_LOG" | wc -l)" 5 "503 answers the lab gave"
+lab_stop
+
+# ---- bad input, refused before anything moves
+fleet_lab
+run 2 move_fleet --parallel 0
+assert_contains "$ERR" "--parallel wants a whole number from 1 to 32, not '0'"
+run 2 move_fleet --parallel 33
+run 2 move_fleet --per-host x
+run 2 "$NFSAGENT" migrate --vm fleet-01 --vm fleet-01 --datastore tank16k
+assert_contains "$ERR" "VM fleet-01 is named twice"
+run 2 "$NFSAGENT" migrate --vm fleet-01 --vm fleet-99 --datastore tank16k
+run 2 move_fleet --datastore no-such-ds
+assert_eq "$(calls RelocateVM_Task)" 0 "relocations after bad input"
+
+echo "fleet: ok"
