@@ -84,9 +84,18 @@ static int plan_one(na_session *s, const vs_vm *vm, const vs_datastore *target, 
 		v->verdict = NA_VERDICT_CLEAN;
 		return VS_OK;
 	}
+	char *ds = NULL, *path = NULL;
 	int rc = vs_vm_layout_read(s->client, vm->moref, &v->layout, err);
 	if (rc == VS_OK)
 		v->bytes = layout_bytes(v->layout);
+	if (rc == VS_OK && vm->vmx_path && vs_dspath_split(vm->vmx_path, &ds, &path, err) == VS_OK) {
+		const vs_datastore *home = na_find_datastore(s->inv, ds, err);
+		if (home && !(v->home = strdup(home->moref)))
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	*err = (vs_error){0};  /* a home not found is no reason to refuse the move */
+	free(ds);
+	free(path);
 	return rc;
 }
 
@@ -313,14 +322,47 @@ static bool bug_hit(const na_fleet_vm *v)
 	return v->state == NA_FLEET_FAILED && v->diag.extent_bug;
 }
 
-/* NFS 3: the first VM the bug stopped is moved with the remount; then the
- * others, and the VMs not started yet, go back to the parallel moves. */
+/* The VMs this fleet put on the target go back where they were: a
+ * datastore is not unmounted under a VM, and NFS 3 and NFS 4.1 never mount
+ * one export at once.  They move again after the remount. */
+static bool evacuate(fleet *f)
+{
+	for (size_t i = 0; i < f->r->n; i++) {
+		na_fleet_vm *v = &f->r->vms[i];
+		if (v->state != NA_FLEET_DONE || v->already_there)
+			continue;
+		const char **disks = calloc(v->layout->n_disks + 1, sizeof(char *));
+		vs_error e = {0};
+		for (size_t d = 0; disks && d < v->layout->n_disks; d++)
+			disks[d] = v->layout->disks[d].datastore;
+		na_say(f->s, "Moving %s back from %s: the remount as NFS 3 needs it empty.", v->name,
+		       f->target->name);
+		int rc = !disks || !v->home ? vs_fail(&e, VS_ERR_NOMEM, "where %s was is unknown", v->name)
+		                            : vs_vm_relocate_disks(f->s->client, v->moref, v->home, v->layout,
+		                                                   disks, NULL, NULL, &e);
+		free(disks);
+		if (rc != VS_OK) {
+			v->err = e;
+			f->stop = true;
+			f->r->stopped = "moving a VM back before the remount failed";
+			return false;
+		}
+		v->state = NA_FLEET_WAITING;
+		na_checks_free(&v->checks);
+		changed(f);
+	}
+	return true;
+}
+
+/* NFS 3: once the target is empty again, the first VM the bug stopped is
+ * moved with the remount; then the others, and the VMs not started yet,
+ * go back to the parallel moves. */
 static int remount_then_resume(fleet *f, vs_error *err)
 {
 	na_fleet_vm *first = NULL;
 	for (size_t i = 0; i < f->r->n && !first; i++)
 		first = bug_hit(&f->r->vms[i]) ? &f->r->vms[i] : NULL;
-	if (!first)
+	if (!first || !evacuate(f))
 		return VS_OK;
 	if (work_around_one(f, first) != VS_OK) {
 		f->stop = true;
@@ -361,27 +403,26 @@ static int after_bug(fleet *f, vs_error *err)
 
 /* ---- the whole fleet ---------------------------------------------------------- */
 
-/* Read after the moves: a folder that became a VM's home is no leftover. */
+/* A failed attempt's folders, read after the moves: the VM's entry is read
+ * again first, for a folder that became its home (a retry's) is no leftover. */
 static void collect_leftovers(fleet *f)
 {
-	vs_error e = {0};
-	f->s->stale = true;
-	if (na_session_fresh(f->s, &e) != VS_OK ||
-	    !(f->target = na_find_datastore(f->s->inv, f->a->one->datastore, &e))) {
-		char line[1600];
-		vs_error_format(&e, line, sizeof(line));
-		na_say_warning(f->s, "could not look for what failed moves left: %s", line);
-		return;
-	}
 	for (size_t i = 0; i < f->r->n; i++) {
 		const na_fleet_vm *v = &f->r->vms[i];
 		if (!v->attempt.folder || (v->state == NA_FLEET_DONE && !v->diag.verdict))
 			continue;
-		if (na_move_leftovers(f->s->client, f->s->inv, f->target, v->attempt.folder,
-		                      &f->r->leftovers, &e) != VS_OK) {
+		vs_error e = {0};
+		int rc = na_inventory_refresh(f->s->client, f->s->inv, v->moref, &e);
+		if (rc == VS_OK && !(f->target = na_find_datastore(f->s->inv, f->a->one->datastore, &e)))
+			rc = VS_ERR_NOT_FOUND;
+		if (rc == VS_OK)
+			rc = na_move_leftovers(f->s->client, f->s->inv, f->target, v->attempt.folder,
+			                       &f->r->leftovers, &e);
+		if (rc != VS_OK) {
 			char line[1600];
 			vs_error_format(&e, line, sizeof(line));
 			na_say_warning(f->s, "could not list what %s's failed move left: %s", v->name, line);
+			return;
 		}
 	}
 }
@@ -450,6 +491,7 @@ void na_fleet_result_free(na_fleet_result *r)
 		free(v->name);
 		free(v->moref);
 		free(v->host);
+		free(v->home);
 		for (size_t d = 0; d < v->n_from; d++)
 			free(v->from[d]);
 		free(v->from);

@@ -22,6 +22,7 @@ typedef enum na_fleet_state {
 typedef struct na_fleet_vm {
 	char *name, *moref, *host;  /* host: the moref it runs on */
 	char **from;                /* the datastores it has files on (morefs) */
+	char *home;                 /* the datastore of its .vmx (moref), where it goes back to */
 	size_t n_from;
 	int64_t bytes;              /* its files, as vCenter counts them; -1 unknown */
 	na_fleet_state state;

@@ -91,6 +91,33 @@ assert_eq "$(starts_per_vm)" 1 "relocations per VM under 503s"
 assert_ge "$(awk '$3 == 503' "$LAB_LOG" | wc -l)" 5 "503 answers the lab gave"
 lab_stop
 
+# ---- the extent-size bug on 2 of 8 VMs under --on-extent-bug nfs3: the
+# remount waits for the moves in flight, the VMs that landed on NFS 4.1 go
+# back first (no unmount under a VM), and all 8 end on NFS 3, verified.
+FLEET=8 fleet_lab -nfs41-bug first:2
+"$NFSAGENT" mount --all-hosts --name tank41 --server 10.0.0.5 --path /mnt/tank/vmware64k \
+	--nfs 4.1 > /dev/null
+run 0 "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank41 --parallel 4 \
+	--on-extent-bug nfs3
+assert_contains "$OUT" "8 of 8 VMs now on tank41 ("
+assert_contains "$OUT" "tank41 was remounted as NFS 3 on the extent-size bug"
+assert_eq "$(grep -cE '^fleet-[0-9]+ .* moved, verified$' <<< "$OUT")" 8 "VMs moved and verified after the remount"
+assert_eq "$("$NFSAGENT" ls datastores --json | jq -r '.[] | select(.name == "tank41") | .type')" NFS \
+	"tank41's type after the fleet"
+assert_eq "$("$NFSAGENT" ls vms --json | jq -r '[.[] | select(.name | startswith("fleet-")) |
+	select((.datastores | join(",")) == "tank41")] | length')" 8 "fleet VMs on tank41"
+# The two failed moves' copies are listed, never the folder a retry made its home.
+assert_eq "$(grep -cE '^  \[tank41\] fleet-[0-9]+/fleet-[0-9]+\.vmdk, ' <<< "$OUT")" 2 "leftovers listed"
+assert_not_contains "$OUT" "_1/fleet-"
+# The first unmount came after every relocation started before it had ended.
+unmount_ms=$(awk '$2 == "RemoveDatastore" { print $1; exit }' "$LAB_LOG")
+[ -n "$unmount_ms" ] || fail "no unmount in the lab's log"
+last_end=$(awk -v t="$unmount_ms" '$2 == "start" && $1 < t { s[$3] = 1 } $2 == "end" && ($3 in s) { e = $1 } END { printf "%d\n", e }' \
+	<(sort -n -s -k1,1 "$RELOCATIONS"))
+assert_le "$last_end" "$unmount_ms" "the last end of a relocation started before the unmount"
+assert_ge "$(awk '$2 == "start" && $1 < '"$unmount_ms" "$RELOCATIONS" | wc -l)" 4 "relocations before the remount"
+lab_stop
+
 # ---- bad input, refused before anything moves
 fleet_lab
 run 2 move_fleet --parallel 0
