@@ -67,7 +67,8 @@ lab_stop
 # ---- a kill mid-fleet, then the same command again: each VM moved once
 for kill_after in 1 6; do
 	fleet_lab
-	move_fleet --parallel 4 > "$WORK/killed.out" 2>&1 &
+	"$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank16k --parallel 4 \
+		> "$WORK/killed.out" 2>&1 &
 	pid=$!
 	for i in $(seq 1 300); do
 		[ "$(calls RelocateVM_Task)" -ge "$kill_after" ] && break
@@ -75,12 +76,48 @@ for kill_after in 1 6; do
 	done
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || true
+	assert_not_contains "$(cat "$WORK/killed.out")" "VMs now on" "the killed run's output"
 	run 0 move_fleet --parallel 4
 	assert_eq "$(on_target)" 12 "fleet VMs on the target after a kill after $kill_after relocations"
 	assert_eq "$(starts_per_vm)" 1 "relocations per VM after a kill after $kill_after relocations"
 	assert_eq "$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)" 12 "relocations after a kill"
 	lab_stop
 done
+
+# ---- Ctrl-C stops new starts and lets the moves in flight finish; a second
+# Ctrl-C leaves them running in vCenter, and the same command again waits
+# for them instead of starting them anew.
+fleet_lab -task-seconds 4
+# (nfsagent itself, not a shell function: the signal goes to the process)
+interrupt_when_called RelocateVM_Task "$NFSAGENT" migrate --from-datastore truenas-vmware \
+	--datastore tank16k --parallel 4
+assert_eq "$RC" 1 "exit status after Ctrl-C"
+assert_contains "$ERR" "nfsagent: stopping: letting the Storage vMotions in flight finish"
+started=$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)
+assert_eq "$(calls RelocateVM_Task)" "$started" "relocations asked and run"
+assert_eq "$(grep -cE '^fleet-[0-9]+ .* moved, verified$' <<< "$OUT")" "$started" "moves in flight that finished"
+assert_contains "$ERR" "interrupted: $((FLEET - started)) of $FLEET VMs not tried"
+lab_stop
+fleet_lab -task-seconds 4
+"$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank16k --parallel 4 \
+	> "$WORK/out" 2> "$WORK/err" &
+pid=$!
+for i in $(seq 1 300); do
+	[ "$(calls RelocateVM_Task)" -ge 4 ] && break
+	sleep 0.05
+done
+kill -INT "$pid"
+sleep 0.3
+kill -INT "$pid"
+RC=0
+wait "$pid" || RC=$?
+assert_eq "$RC" 130 "exit status after a second Ctrl-C"
+assert_contains "$(cat "$WORK/err")" "leaving the Storage vMotions in flight running in vCenter"
+run 0 move_fleet --parallel 4
+assert_contains "$OUT" "found moving already (an earlier run's)"
+assert_eq "$(on_target)" 12 "fleet VMs on the target after a second Ctrl-C and a rerun"
+assert_eq "$(starts_per_vm)" 1 "relocations per VM after a second Ctrl-C and a rerun"
+lab_stop
 
 # ---- HTTP 503 on 20% of calls (and lost answers of relocations): all land, verified
 FLEET=8 fleet_lab -fail-503 0.2 -fail-503-late 0.2 -fail-503-after 40 -seed 7
