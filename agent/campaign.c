@@ -348,7 +348,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	s.progress = &bar;
 	na_verdict v = NA_VERDICT_CLEAN;
 	vs_error err = {0};
-	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &err);
+	int rc = na_migrate_shown(&s, &a, false, NULL, &v, NULL, &err);
 	r->t_move += na_run_clock() - t0;
 	bool said = !err.message[0] && !err.fault[0];  /* the diagnosis said why already */
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {

@@ -116,6 +116,10 @@ static json_t *record_of(const na_migrate_args *a, const na_migrate_result *r, c
 		json_object_set_new(out, "diagnosis", na_diagnosis_json(&r->diag));
 	if (r->checks.n)
 		json_object_set_new(out, "verify", na_checks_json(&r->checks));
+	json_t *left = json_array();
+	for (size_t i = 0; i < r->leftovers.n; i++)
+		json_array_append_new(left, json_string(r->leftovers.paths[i]));
+	json_object_set_new(out, "leftovers", left);
 	if (!r->moved)
 		json_object_set_new(out, "error", json_pack("{s:s, s:s}", "fault", err->fault,
 		                                            "message", err->message));
@@ -123,7 +127,7 @@ static json_t *record_of(const na_migrate_args *a, const na_migrate_result *r, c
 }
 
 vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t **record,
-                           na_verdict *verdict, vs_error *err)
+                           na_verdict *verdict, na_leftovers *left, vs_error *err)
 {
 	na_migrate_result r;
 	vs_status rc = na_op_migrate(s, a, &r, err);
@@ -142,6 +146,10 @@ vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, j
 	/* A diagnosed failure has said why already: nobody says it again. */
 	if (rc == VS_ERR_TASK && r.diag.verdict)
 		err->message[0] = err->fault[0] = '\0';
+	if (left) {
+		*left = r.leftovers;
+		r.leftovers = (na_leftovers){0};
+	}
 	na_migrate_result_free(&r);
 	return rc;
 }
@@ -477,7 +485,11 @@ static vs_status migrate_one(vs_client *c, migrate_cmd *a, bool json, na_outcome
 	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
 	                .warning = na_print_warning, .progress = &bar};
 	a->one.vm = a->vms[0];
-	rc = na_migrate_shown(&s, &a->one, json, NULL, &out->verdict, &out->err);
+	na_leftovers left = {0};
+	rc = na_migrate_shown(&s, &a->one, json, NULL, &out->verdict, &left, &out->err);
+	if (!json)
+		na_leftovers_print(&left);
+	na_leftovers_free(&left);
 	na_inventory_free(&inv);
 	return rc;
 }

@@ -3,7 +3,6 @@
 #ifndef NFSAGENT_OPS_FLEET_H
 #define NFSAGENT_OPS_FLEET_H
 
-#include "campaign_leftovers.h"
 #include "ops/migrate.h"
 
 enum { NA_FLEET_MAX_PARALLEL = 32, NA_FLEET_PARALLEL = 4, NA_FLEET_PER_HOST = 2,

@@ -19,6 +19,7 @@ typedef struct migration {
 	vs_vm *vm;
 	vs_datastore *target;
 	char *vm_moref;           /* survives inventory reloads */
+	char *failed_folder;      /* the VM's folder name, once a move to the target failed */
 } migration;
 
 /* A fault beside the op's own error (an undo that failed), as a warning;
@@ -99,6 +100,8 @@ static int move(migration *m, vs_error *err)
 	if (rc == VS_ERR_TASK)
 		na_migrate_diagnose(m->s, m->a, m->vm, layout->log_directory, m->target, &attempt, err,
 		                    &m->out->diag);
+	if (rc == VS_ERR_TASK && attempt.folder && !m->failed_folder)
+		m->failed_folder = strdup(attempt.folder);
 	if (rc != VS_OK)
 		vs_error_context(err, "Storage vMotion of %s to %s", m->vm->name, m->target->name);
 	na_attempt_free(&attempt);
@@ -343,6 +346,22 @@ static int migrate(migration *m, vs_error *err)
 }
 
 
+/* The copies the failed moves left on the target, read once all is done
+ * (the VM's entry read again first: a retry's folder is its home now). */
+static void list_leftovers(migration *m)
+{
+	vs_error e = {0};
+	vs_datastore *target = NULL;
+	int rc = na_inventory_refresh(m->c, m->inv, m->vm_moref, &e);
+	if (rc == VS_OK && !(target = na_find_datastore(m->inv, m->a->datastore, &e)))
+		rc = VS_ERR_NOT_FOUND;
+	m->s->stale = false;
+	if (rc == VS_OK)
+		rc = na_move_leftovers(m->c, m->inv, target, m->failed_folder, &m->out->leftovers, &e);
+	if (rc != VS_OK)
+		warn_error(m->s, "listing what the failed move left", &e);
+}
+
 int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *out, vs_error *err)
 {
 	*out = (na_migrate_result){0};
@@ -357,6 +376,9 @@ int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *ou
 	vs_error where = {0};
 	if (m.vm_moref && vs_vm_lookup(s->client, m.vm_moref, &out->now, &where) != VS_OK)
 		warn_error(s, "reading where the VM is", &where);
+	if (m.failed_folder)
+		list_leftovers(&m);
+	free(m.failed_folder);
 	free(m.vm_moref);
 	return rc;
 }
@@ -373,4 +395,5 @@ void na_migrate_result_free(na_migrate_result *r)
 	na_checks_free(&r->checks);
 	na_diagnosis_free(&r->diag);
 	vs_vm_free(&r->now);
+	na_leftovers_free(&r->leftovers);
 }

@@ -4,6 +4,7 @@
 #ifndef NFSAGENT_OPS_MIGRATE_H
 #define NFSAGENT_OPS_MIGRATE_H
 
+#include "campaign_leftovers.h"
 #include "ops/session.h"
 
 typedef struct na_migrate_args {
@@ -20,6 +21,7 @@ typedef struct na_migrate_result {
 	na_diagnosis diag;       /* a failed move's (verdict NULL: none) */
 	na_checks checks;        /* every extent after the move */
 	vs_vm *now;              /* the VM read again at the end (NULL: could not be) */
+	na_leftovers leftovers;  /* what failed moves left on the target */
 } na_migrate_result;
 
 /* Moves a->vm to a->datastore (nothing when it is there already), then
@@ -40,8 +42,9 @@ void na_migrate_result_free(na_migrate_result *r);
  * and where the VM is; its status, verdict and err, printed by nobody here
  * (err's message and fault are emptied, its status kept, when the
  * diagnosis has said why).  record (may be NULL) gets the JSON of it all
- * instead, for a caller that prints JSON. */
+ * instead, for a caller that prints JSON; left (may be NULL) what failed
+ * moves left on the target, for the caller to list. */
 vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, json_t **record,
-                           na_verdict *verdict, vs_error *err);
+                           na_verdict *verdict, na_leftovers *left, vs_error *err);
 
 #endif

@@ -47,6 +47,9 @@ assert_contains "$OUT" "Failed to load one or more destination disks"
 assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
 assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
 assert_contains "$OUT" "fiotest is on datastore truenas-vmware (host DC0_H0), poweredOn."
+# What the failed move left on the target is listed with sizes, not deleted.
+assert_contains "$OUT" "Left on the targets by failed moves (not deleted; check them, then delete them by hand):"
+assert_contains "$OUT" "  [truenas-vmware16k] fiotest/fiotest.vmdk, "
 # The retry goes into fiotest_1/ (fiotest/ holds the first attempt's
 # leftovers): its diagnosis quotes only the log lines written since its task
 # started (ESXi's 3 signature lines; two name the files, in fiotest_1/) and
@@ -60,6 +63,8 @@ assert_eq "$(grep -c . <<< "$logged")" 3 "log lines quoted for the retry"
 assert_eq "$(grep -c 'truenas-vmware16k/fiotest_1/' <<< "$logged")" 2 "quoted lines naming the retry's files"
 assert_eq "$(grep -c 'truenas-vmware16k/fiotest/' <<< "$logged" || true)" 0 "quoted lines of the first attempt"
 assert_contains "$evidence" "target: [truenas-vmware16k] fiotest_1/fiotest-flat.vmdk"
+assert_eq "$(jq -r '[.leftovers[] | select(startswith("[truenas-vmware16k] fiotest_1/fiotest.vmdk, "))] | length' <<< "$OUT")" 1 \
+	"the retry's copy among the leftovers"
 assert_eq "$(grep -c 'target: \[truenas-vmware16k\] fiotest/' <<< "$evidence" || true)" 0 \
 	"evidence from the first attempt's folder"
 
