@@ -31,9 +31,30 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	return 1;
 }
 
+static const char *outcome_name(na_unmount_outcome o)
+{
+	switch (o) {
+	case NA_UNMOUNT_NOT_TRIED: return "not tried";
+	case NA_UNMOUNT_ABSENT: return "not mounted";
+	case NA_UNMOUNT_UNMOUNTED: return "unmounted";
+	case NA_UNMOUNT_FAILED: return "failed";
+	}
+	return "?";
+}
+
+/* What became of each host; the refusal or fault, if any, is the error line. */
+static void print_json(const char *name, const na_unmount_result *r)
+{
+	json_t *hosts = json_array();
+	for (size_t i = 0; i < r->n_hosts; i++)
+		json_array_append_new(hosts, json_pack("{s:s, s:s}", "host", r->hosts[i].host->name,
+		                                       "result", outcome_name(r->hosts[i].outcome)));
+	na_json_print(json_pack("{s:s, s:b, s:I, s:o}", "datastore", name, "known", !r->unknown,
+	                        "unmounted", (json_int_t)r->unmounted, "hosts", hosts));
+}
+
 static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
-	(void)json;
 	const unmount_args *a = args;
 	na_inventory inv;
 	vs_error *err = &out->err;
@@ -41,12 +62,15 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	size_t n = 0;
 	na_unmount_result r = {0};
 	vs_status rc = na_inventory_load(c, true, &inv, err);
-	na_session s = {.client = c, .inv = &inv, .output = na_print_line, .warning = na_print_warning};
+	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
+	                .warning = na_print_warning};
 	if (rc == VS_OK)
 		rc = na_select_hosts(&inv, &a->choice, &hosts, &n, err);
 	if (rc == VS_OK)
 		rc = na_op_unmount(&s, a->name, hosts, n, &r, err);
-	if (rc == VS_OK && r.unknown) {
+	if (json && (rc == VS_OK || r.n_hosts))
+		print_json(a->name, &r);
+	else if (rc == VS_OK && r.unknown) {
 		/* As mount says of what is mounted; a typo gets its hint. */
 		printf("%s is not mounted on any host\n", a->name);
 		if (strstr(r.lookup.message, "did you mean"))

@@ -46,7 +46,11 @@ assert_eq "$(calls CreateNasDatastore)" "$before" "mount calls made by refused m
 run 0 "$NFSAGENT" mount --host DC0_H0 --name multi41 --server 10.0.0.5,10.0.0.6 \
 	--path /mnt/tank/vmware64k --nfs 4.1 --json
 assert_eq "$(jq -r .server <<< "$OUT")" "10.0.0.5,10.0.0.6" "servers in JSON"
-run 0 "$NFSAGENT" unmount --host DC0_H0 --name multi41
+run 0 "$NFSAGENT" unmount --host DC0_H0 --name multi41 --json
+assert_eq "$(jq -r '[.hosts[] | "\(.host)=\(.result)"] | join(",")' <<< "$OUT")" "DC0_H0=unmounted" "unmount's JSON"
+assert_eq "$(jq -r .unmounted <<< "$OUT")" 1 "hosts unmounted, in JSON"
+run 0 "$NFSAGENT" unmount --host DC0_H0 --name multi41 --json
+assert_eq "$(jq -r .known <<< "$OUT")" false "an unmounted datastore is unknown to vCenter"
 run 0 "$NFSAGENT" mount --host DC0_H0 --name multi41 --server 10.0.0.5,10.0.0.6 \
 	--path /mnt/tank/vmware64k --nfs 4.1
 assert_eq "$OUT" "DC0_H0: mounted multi41 (NFS 4.1 10.0.0.5,10.0.0.6:/mnt/tank/vmware64k, read-write)" \
