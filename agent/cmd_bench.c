@@ -222,9 +222,11 @@ static void print_dir(const char *name, const na_fio_dir *d)
 		printf("  p99 %.3f ms", d->p99_us / 1000);
 }
 
-static void print_run(const na_bench *b, const na_profile *p, int rep, const na_bench_outcome *o)
+static void print_run(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e)
 {
-	printf("%s #%d:", p->name, rep);
+	(void)ud;
+	const na_bench_outcome *o = &e->o;
+	printf("%s #%d:", p->name, e->repetition);
 	const na_fio_dir *read = o->fio.mixed ? &o->fio.mixed_dir : &o->fio.read;
 	if (!o->ok) {
 		printf("  FAILED: %s", o->error ? o->error : "unknown error");
@@ -324,61 +326,67 @@ static void print_summary(const bench_args *a, const na_profile *const *profiles
 	na_table_free(&table);
 }
 
-/* ---- the run ------------------------------------------------------------------------ */
-
-static int bench_all(na_bench *b, const bench_args *a, const na_profile *const *profiles,
-                     char **jobs, size_t n, size_t *failed, vs_error *err)
+/* The summary table of the runs that succeeded, per profile and direction. */
+static void print_result(const bench_args *a, const na_profile *const *profiles, size_t n,
+                         const na_bench_result *r)
 {
-	tally *t = calloc(n, sizeof(tally));
-	int rc = t ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	/* Repetitions interleave the profiles (A B A B), so drift spreads over all. */
-	for (long rep = 1; rc == VS_OK && rep <= a->repeat && !na_stop_requested; rep++)
-		for (size_t p = 0; rc == VS_OK && p < n && !na_stop_requested; p++) {
-			na_bench_outcome o;
-			rc = na_bench_run(b, profiles[p], jobs[p], (int)rep, &o, err);
-			if (rc == VS_OK) {
-				print_run(b, profiles[p], (int)rep, &o);
-				tally_add(&t[p], &o);
-				*failed += !o.ok;
-			}
-			na_bench_outcome_clear(&o);
-		}
-	if (t)
-		print_summary(a, profiles, t);
+	tally *t = calloc(n + 1, sizeof(tally));
+	if (!t)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		tally_add(&t[r->runs[i].profile], &r->runs[i].o);
+	print_summary(a, profiles, t);
 	free(t);
-	return rc;
+}
+
+static json_t *dir_json(const na_fio_dir *d)
+{
+	if (!d->present)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:o?}", "iops", d->iops, "mb_s", d->bw_bytes / 1e6,
+	                 "lat_avg_ms", d->lat_mean_us / 1000, "p99_ms",
+	                 d->p99_us >= 0 ? json_real(d->p99_us / 1000) : NULL);
+}
+
+static void print_json(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r)
+{
+	json_t *runs = json_array();
+	for (size_t i = 0; i < r->n; i++) {
+		const na_bench_run_entry *e = &r->runs[i];
+		const na_fio_result *f = &e->o.fio;
+		json_array_append_new(runs, json_pack("{s:s, s:i, s:b, s:s?, s:I, s:o, s:o}", "profile",
+		                                      profiles[e->profile]->name, "repetition", e->repetition,
+		                                      "ok", e->o.ok, "error", e->o.error, "result",
+		                                      (json_int_t)e->o.row, f->mixed ? "mixed" : "read",
+		                                      dir_json(f->mixed ? &f->mixed_dir : &f->read), "write",
+		                                      dir_json(&f->write)));
+	}
+	na_json_print(json_pack("{s:s, s:s, s:o, s:I, s:b}", "vm", b->vm->name, "datastore", b->ds->name,
+	                        "runs", runs, "failed", (json_int_t)r->failed, "interrupted",
+	                        r->interrupted));
 }
 
 static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
-	(void)json;
 	bench_args *a = args;
 	na_inventory inv = {0};
 	vs_error err = {0};
 	na_session s = {.client = c, .inv = &inv, .warning = na_print_warning};
 	na_bench b = {.s = &s, .labels = a->labels.v, .n_labels = a->labels.n, .stop = &na_stop_requested,
 	              .job = a->job};
-	char *password = guest_password(a, &out->err);
 	const char *user = a->guest_user ? a->guest_user : getenv("NFSAGENT_GUEST_USER");
-	if (!password || !user) {
-		free(password);
-		/* both missing: both are said, the user last */
-		if (!user && !password)
-			na_print_error(&out->err);
-		return user ? VS_ERR_USAGE
-		            : vs_fail(&out->err, VS_ERR_USAGE,
-		                      "no guest user: give --guest-user or set NFSAGENT_GUEST_USER");
-	}
+	if (!user)
+		return vs_fail(&out->err, VS_ERR_USAGE,
+		               "no guest user: give --guest-user or set NFSAGENT_GUEST_USER");
+	char *password = guest_password(a, &out->err);
+	if (!password)
+		return out->err.status;
 	b.auth = (vs_guest_auth){user, password};
 	na_profile custom = {a->job_profile, "your job file", "", "", 0, 0, -1, "", false, 0};
 	const na_profile *profiles[MAX_PROFILES];
-	char *jobs[MAX_PROFILES] = {0};
 	size_t n = a->job_path ? 1 : a->n_profiles;
-	if (a->job_path) {
+	if (a->job_path)
 		profiles[0] = &custom;
-		jobs[0] = a->job_text;
-		a->job_text = NULL;
-	}
 	for (size_t i = 0; !a->job_path && i < n; i++)
 		profiles[i] = a->profiles[i];
 	int rc = na_store_open(a->db, &s.store, &err);
@@ -386,41 +394,28 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 		rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
 		rc = resolve(a, &inv, &b, &err);
-	na_interrupts saved;
-	na_interrupts_catch(&saved);
-	size_t failed = 0;
 	b.nas = a->nas || a->nas_command ? &a->target : NULL;
-	b.nas_runs = n * (size_t)a->repeat;
-	if (rc == VS_OK && (rc = na_bench_begin(&b, &err)) == VS_OK) {
-		na_bench_nas_begin(&b);
-		/* The profiles' jobs name the folder na_bench_begin chose for fio. */
-		for (size_t i = 0; !a->job_path && rc == VS_OK && i < n; i++)
-			if (!(jobs[i] = na_bench_job(&b, profiles[i])))
-				rc = vs_fail(&err, VS_ERR_NOMEM, "out of memory");
-		if (rc == VS_OK)
-			rc = bench_all(&b, a, profiles, jobs, n, &failed, &err);
-		na_bench_end(&b);
-		na_bench_nas_end(&b);
-	}
-	na_interrupts_release(&saved);
-	/* The last of these lines is how the command ends; those before it are
-	 * said here.  An error with no message has been said (VS_ERR_USAGE). */
-	vs_error *end = &out->err;
-	if (rc == VS_OK && failed)
-		rc = vs_fail(end, VS_ERR_TASK, "%zu repetition%s failed (recorded as failed)", failed,
-		             na_s(failed));
-	else if (rc != VS_OK)
-		*end = err;
-	if (na_stop_requested) {
-		if (end->message[0] || end->fault[0])
-			na_print_error(end);
-		vs_status was = rc;
-		*end = (vs_error){0};
-		rc = vs_fail(end, was != VS_OK ? was : VS_ERR_TASK,
+	na_bench_plan plan = {.profiles = profiles, .n = n, .job = a->job_text, .repeat = a->repeat,
+	                      .on_run = json ? NULL : print_run};
+	na_bench_result r = {0};
+	if (rc == VS_OK)
+		rc = na_op_bench(&b, &plan, &r, &err);
+	if (json && b.vm && b.ds)
+		print_json(&b, profiles, &r);
+	else if (r.n)
+		print_result(a, profiles, n, &r);
+	size_t failed = r.failed;
+	na_bench_result_free(&r);
+	/* One line ends the command: the error, else the interruption, else
+	 * the runs that failed (each was said as it ended). */
+	if (rc != VS_OK)
+		out->err = err;
+	else if (na_stop_requested)
+		rc = vs_fail(&out->err, VS_ERR_TASK,
 		             "interrupted: fio was stopped in the guest; earlier results are kept");
-	}
-	for (size_t i = 0; i < n; i++)
-		free(jobs[i]);
+	else if (failed)
+		rc = vs_fail(&out->err, VS_ERR_TASK, "%zu repetition%s failed (recorded as failed)", failed,
+		             na_s(failed));
 	na_inventory_free(&inv);
 	na_store_close(&s.store);
 	na_bench_disks_free(&b);

@@ -429,3 +429,67 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 	}
 	return rc;
 }
+
+/* ---- the whole benchmark: every profile, repetitions interleaved ----------- */
+
+static int run_all(na_bench *b, const na_bench_plan *plan, char **jobs, na_bench_result *out,
+                   vs_error *err)
+{
+	int rc = VS_OK;
+	/* Repetitions interleave the profiles (A B A B), so drift spreads over all. */
+	for (long rep = 1; rc == VS_OK && rep <= plan->repeat && !*b->stop; rep++)
+		for (size_t p = 0; rc == VS_OK && p < plan->n && !*b->stop; p++) {
+			na_bench_run_entry *e = &out->runs[out->n];
+			*e = (na_bench_run_entry){.profile = p, .repetition = (int)rep};
+			rc = na_bench_run(b, plan->profiles[p], jobs[p], (int)rep, &e->o, err);
+			if (rc != VS_OK) {
+				na_bench_outcome_clear(&e->o);
+				break;
+			}
+			out->n++;
+			out->failed += !e->o.ok;
+			if (plan->on_run)
+				plan->on_run(plan->ud, b, plan->profiles[p], e);
+		}
+	return rc;
+}
+
+int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs_error *err)
+{
+	*out = (na_bench_result){0};
+	char **jobs = calloc(plan->n + 1, sizeof(char *));
+	out->runs = calloc(plan->n * (size_t)plan->repeat + 1, sizeof(*out->runs));
+	if (!jobs || !out->runs) {
+		free(jobs);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	na_interrupts saved;
+	na_interrupts_catch(&saved);
+	b->nas_runs = plan->n * (size_t)plan->repeat;
+	int rc = na_bench_begin(b, err);
+	if (rc == VS_OK) {
+		na_bench_nas_begin(b);
+		/* The profiles' jobs name the folder na_bench_begin chose for fio. */
+		for (size_t i = 0; rc == VS_OK && i < plan->n; i++)
+			if (!(jobs[i] = plan->job ? strdup(plan->job) : na_bench_job(b, plan->profiles[i])))
+				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		if (rc == VS_OK)
+			rc = run_all(b, plan, jobs, out, err);
+		na_bench_end(b);
+		na_bench_nas_end(b);
+	}
+	na_interrupts_release(&saved);
+	out->interrupted = *b->stop;
+	for (size_t i = 0; i < plan->n; i++)
+		free(jobs[i]);
+	free(jobs);
+	return rc;
+}
+
+void na_bench_result_free(na_bench_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		na_bench_outcome_clear(&r->runs[i].o);
+	free(r->runs);
+	*r = (na_bench_result){0};
+}

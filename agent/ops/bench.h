@@ -130,6 +130,37 @@ double na_bench_share_under(const na_fio_dir *d, double floor_us);
 #define NA_CACHE_FLOOR_US 50.0
 #define NA_CACHE_SHARE 0.25
 
+/* One run of a whole benchmark, as it ended. */
+typedef struct na_bench_run_entry {
+	size_t profile;   /* index into the plan's profiles */
+	int repetition;   /* from 1 */
+	na_bench_outcome o;
+} na_bench_run_entry;
+
+typedef struct na_bench_plan {
+	const na_profile *const *profiles;
+	size_t n;
+	const char *job;  /* the user's job file for the one profile, or NULL: the profiles' */
+	long repeat;
+	/* Called after each run, for a caller that shows them as they come; may be NULL. */
+	void (*on_run)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
+	void *ud;
+} na_bench_plan;
+
+typedef struct na_bench_result {
+	na_bench_run_entry *runs;  /* in the order they ran */
+	size_t n, failed;          /* failed: runs recorded as failed (fio's failure) */
+	bool interrupted;
+} na_bench_result;
+
+/* The whole benchmark on b (resolved: vm, host, ds, disks, auth, store):
+ * prepares the guest and the NAS side, runs every profile plan->repeat
+ * times with the repetitions interleaved (A B A B), each recorded as it
+ * ends, and removes what it put in the guest.  Ctrl-C stops fio and starts
+ * no other run; what was recorded stays. */
+int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs_error *err);
+void na_bench_result_free(na_bench_result *r);
+
 /* Removes what the benchmark put in the guest. */
 void na_bench_end(na_bench *b);
 /* Removes what a benchmark of nfsagent process pid (killed: it could not)

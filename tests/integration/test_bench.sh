@@ -49,6 +49,14 @@ printf '[bad]\nrw=sideways\nsize=1M\n' > "$WORK/bad.fio"
 run 1 "$NFSAGENT" bench --vm fiotest --job "$WORK/bad.fio" --repeat 2 "${quick[@]}"
 assert_eq "$(grep -c 'FAILED' <<< "$OUT")" 2 "failed repetitions shown"
 assert_contains "$ERR" "2 repetitions failed"
+# --json: every run with its figures and its result's id, nothing else on stdout.
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 2 --size 4M --runtime 1 \
+	--db "$WORK/json.db" --json
+assert_eq "$(jq -r '[.runs[] | "\(.profile)#\(.repetition)=\(.ok)"] | join(",")' <<< "$OUT")" \
+	"randread-4k-qd1#1=true,randread-4k-qd1#2=true" "runs in bench's JSON"
+assert_eq "$(jq -r '[.runs[] | .read.iops > 0] | unique | join(",")' <<< "$OUT")" true "read IOPS in JSON"
+assert_eq "$(jq -r '[.runs[] | .result > 0] | unique | join(",")' <<< "$OUT")" true "result ids in JSON"
+assert_eq "$(jq -r '.vm + " " + .datastore + " " + (.failed | tostring)' <<< "$OUT")" "fiotest truenas-vmware 0" "bench's JSON"
 run 0 "$NFSAGENT" results --db "$db" --where status=failed --json
 assert_eq "$(jq length <<< "$OUT")" 2 "failed rows"
 assert_ge "$(jq -r '.[0].error | length' <<< "$OUT")" 5 "error text recorded"
