@@ -316,7 +316,8 @@ static int program_started(vs_client *c, void *ud, bool *done, vs_error *err)
 }
 
 int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
-                   const char *arguments, const char *workdir, int64_t *pid, vs_error *err)
+                   const char *arguments, const char *workdir, const char *unique, int64_t *pid,
+                   vs_error *err)
 {
 	vs_buf extra = {0};
 	vs_buf_add(&extra, "<spec xsi:type=\"GuestProgramSpec\">");
@@ -329,8 +330,10 @@ int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 	/* "DIR/": a folder named like the start of another's does not match. */
 	char mark[1024];
 	snprintf(mark, sizeof(mark), "%s/", workdir ? workdir : "");
-	started_program s = {vm, auth, workdir ? mark : NULL, {0}, -1};
+	started_program s = {vm, auth, unique ? unique : workdir ? mark : NULL, {0}, -1};
+	/* A mark no earlier process has needs no listing before the start. */
 	int rc = extra.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	         : unique     ? VS_OK
 	                      : own_processes(c, vm, auth, s.mark, false, &s.before, err);
 	if (rc == VS_OK)
 		rc = guest_call_settled(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE,
@@ -394,29 +397,32 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
                   long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
                   void *ud, vs_guest_process *out, vs_error *err)
 {
-	/* Time gone is the clock's, the calls' own time (and their retries) too. */
-	double started = monotonic_s(), next = 0.25;
+	/* Time gone is the clock's, the calls' own time (and their retries) too.
+	 * A job of known length is first looked at after a second (a failing
+	 * start is seen then), or at its end if sooner: not at once. */
+	double started = monotonic_s(), next = expected_s > 0 ? fmin(1, (double)expected_s) : 0;
+	long ticked = 0;
 	*out = (vs_guest_process){false, -1};
 	for (;;) {
-		int rc = process_status(c, vm, auth, pid, out, err);
-		if (rc != VS_OK || out->ended)
-			return rc;
-		bool stopped = stop && *stop;
-		if (stopped || monotonic_s() - started >= (double)timeout_s) {
-			vs_error ignored = {0};
-			vs_guest_terminate(c, vm, auth, pid, &ignored);
-			return vs_fail(err, VS_ERR_TASK, "%s: process %lld in the guest was stopped",
-			               stopped ? "interrupted" : "timed out", (long long)pid);
-		}
 		/* Wake in small steps so that Ctrl-C is honoured within a second;
 		 * the caller's progress ticks each second, between the polls. */
-		long ticked = (long)(monotonic_s() - started);
 		double gone;
 		while ((gone = monotonic_s() - started) < next && !(stop && *stop)) {
 			sleep_s(fmin(0.25, next - gone));
 			long now = (long)(monotonic_s() - started);
 			if (tick && now > ticked)
 				tick(ticked = now, ud);
+		}
+		int rc = process_status(c, vm, auth, pid, out, err);
+		if (rc != VS_OK || out->ended)
+			return rc;
+		bool stopped = stop && *stop;
+		gone = monotonic_s() - started;
+		if (stopped || gone >= (double)timeout_s) {
+			vs_error ignored = {0};
+			vs_guest_terminate(c, vm, auth, pid, &ignored);
+			return vs_fail(err, VS_ERR_TASK, "%s: process %lld in the guest was stopped",
+			               stopped ? "interrupted" : "timed out", (long long)pid);
 		}
 		next = gone + vs_guest_next_poll(gone, expected_s);
 	}

@@ -195,16 +195,19 @@ static char *staged(const na_bench *b, const char *name)
 static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, const char *what,
                    long timeout_s, vs_guest_process *proc, double started[2], vs_error *err)
 {
-	char *job = staged(b, "job.fio");
+	/* A job file of its own: its absolute path, in fio's command line after
+	 * exec, is a mark no earlier process had, by which vs_guest_start knows
+	 * it after an unknown outcome without listing the guest's processes
+	 * first.  The guest's clock first: fio's window is stamped by it, the
+	 * NAS's intervals by the NAS's. */
+	char name[32];
+	snprintf(name, sizeof(name), "job-%u.fio", ++b->fio_starts);
+	char *job = staged(b, name);
 	char args[512];
-	/* Absolute paths: fio's own command line (after exec) names nfsagent's
-	 * folder, by which vs_guest_start knows it after an unknown outcome.
-	 * The guest's clock first: fio's window is stamped by it, the NAS's
-	 * intervals by the NAS's. */
 	snprintf(args, sizeof(args),
 	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
-	         "--output=%s/out.json %s/job.fio > stdout.txt 2> stderr.txt; }'",
-	         b->staging, b->staging, b->staging);
+	         "--output=%s/out.json %s > stdout.txt 2> stderr.txt; }'",
+	         b->staging, b->staging, job ? job : "");
 	int64_t pid = -1;
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
@@ -216,7 +219,8 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 		nas_sampler_ready(sampler);
 	started[0] = nas_unix_now();
 	if (rc == VS_OK)
-		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid, err);
+		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, job,
+		                    &pid, err);
 	started[1] = nas_unix_now();
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
@@ -276,8 +280,8 @@ static int check_fio(na_bench *b, vs_error *err)
 	vs_guest_process proc;
 	char *report = NULL;
 	size_t len = 0;
-	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, &pid,
-	                        err);
+	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, NULL,
+	                        &pid, err);
 	if (rc == VS_OK)
 		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL, NULL,
 		                   &proc, err);
@@ -378,17 +382,18 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	char *json = NULL, *stderr_text = NULL;
 	size_t json_len = 0, stderr_len = 0;
 	rc = na_bench_fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
-	if (rc == VS_OK)
-		rc = na_bench_fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len, err);
 	if (rc == VS_OK && out->nas)
 		na_bench_guest_clock(b, asked, out);
+	vs_error parse_err = {0};
+	out->ok = rc == VS_OK && json && na_fio_parse(json, json_len, &out->fio, &parse_err) == VS_OK;
+	/* fio's stderr says why it failed; a run that worked needs no look at it. */
+	if (rc == VS_OK && !out->ok)
+		rc = na_bench_fetch(b, "stderr.txt", MAX_STDERR, &stderr_text, &stderr_len, err);
 	if (rc != VS_OK) {
 		free(json);
 		free(stderr_text);
 		return rc;
 	}
-	vs_error parse_err = {0};
-	out->ok = json && na_fio_parse(json, json_len, &out->fio, &parse_err) == VS_OK;
 	if (!json)
 		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc.exit_code);
 	if (!out->ok)

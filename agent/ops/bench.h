@@ -40,6 +40,7 @@ typedef struct na_bench {
 	char data[1024];            /* fio's folder under job.dir: made and removed for
 	                             * each repetition */
 	bool fio_libaio;            /* the guest's fio has the libaio engine */
+	unsigned fio_starts;        /* fio runs started: each its own job file's name */
 	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
 	 * dataset behind ds, its settings and its pool were read
 	 * (na_bench_nas_begin): then each run is sampled. */

@@ -363,23 +363,29 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 /* StartProgramInGuest: program is an absolute path; *pid receives the process id.
  * workdir, when given, must appear in the program's command line as the guest
  * lists it (its arguments name it): after an answer that leaves the start
- * unknown, the one new process naming it is taken as started. */
+ * unknown, the one new process naming it is taken as started (the guest's
+ * processes are listed before the start to tell which are new).  unique,
+ * when given, is a string in the command line that no earlier process had:
+ * the process naming it is the one started, and no listing is needed. */
 /* Stops the processes of auth's user still running in the guest whose
  * command line holds mark (a killed nfsagent's fio, by its folder), and waits
  * up to timeout_s for each to end. */
 int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
                         long timeout_s, vs_error *err);
 int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
-                   const char *arguments, const char *workdir, int64_t *pid, vs_error *err);
+                   const char *arguments, const char *workdir, const char *unique, int64_t *pid,
+                   vs_error *err);
 
 typedef struct vs_guest_process {
 	bool ended;
 	int exit_code;       /* -1 when the guest did not report one */
 } vs_guest_process;
 
-/* Waits for pid to end, polling ListProcessesInGuest: after 0.25 s (a short
- * program has ended), then, for a program expected to take expected_s (0:
- * unknown), until then, and after it ever less often, at most 10 s apart
+/* Waits for pid to end, polling ListProcessesInGuest: for a program of
+ * unknown length (expected_s 0) at once and after 0.25 s (a short program
+ * has ended); for one expected to take expected_s, first after a second (a
+ * failing start) or at its end if sooner, then sparsely until its end,
+ * every 0.25 s past it and ever less often after, at most 10 s apart
  * (exit codes are kept only ~5 minutes after the end).  Gives up after
  * timeout_s or when *stop becomes non-zero, terminating the process; then
  * returns VS_ERR_TASK ("timed out" / "interrupted"). */
