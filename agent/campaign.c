@@ -12,6 +12,7 @@
 #include "ops/bench.h"
 #include "ops/migrate.h"
 #include "ops/probe.h"
+#include "render.h"
 
 /* ---- preflight ------------------------------------------------------------------ */
 

@@ -35,16 +35,6 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	}
 }
 
-char **na_split_servers(char *list, size_t *n)
-{
-	char **v = calloc(strlen(list) + 2, sizeof(char *));
-	char *save = NULL;
-	*n = 0;
-	for (char *s = strtok_r(list, ",", &save); v && s; s = strtok_r(NULL, ",", &save))
-		v[(*n)++] = s;
-	return v;
-}
-
 static vs_status check_args(void *args, int argc, char **argv, na_outcome *out)
 {
 	na_mount_args *a = args;
@@ -56,33 +46,6 @@ static vs_status check_args(void *args, int argc, char **argv, na_outcome *out)
 	/* every refusal of na_mount_check is about the command line */
 	out->usage = rc != VS_OK;
 	return rc;
-}
-
-vs_status na_mount_check(na_mount_args *a, vs_error *err)
-{
-	if (!a->spec.name || !a->server_list || !a->spec.path || !a->nfs)
-		return vs_fail(err, VS_ERR_USAGE, "--name, --server, --path and --nfs are required");
-	if (strcmp(a->nfs, "3") == 0)
-		a->spec.type = "NFS";
-	else if (strcmp(a->nfs, "4.1") == 0 || strcmp(a->nfs, "41") == 0)
-		a->spec.type = "NFS41";
-	else
-		return vs_fail(err, VS_ERR_USAGE, "--nfs is 3 or 4.1, not '%s'", a->nfs);
-	if (a->spec.path[0] != '/')
-		return vs_fail(err, VS_ERR_USAGE, "--path must be absolute, like /mnt/tank/vmware");
-	size_t n = 0;
-	char **servers = na_split_servers(a->server_list, &n);
-	a->spec.servers = (const char *const *)servers;
-	if (n == 0)
-		return vs_fail(err, VS_ERR_USAGE, "--server names no server");
-	if (n > 1 && strcmp(a->spec.type, "NFS") == 0)
-		return vs_fail(err, VS_ERR_USAGE, "NFS 3 takes one server; several are for NFS 4.1 multipathing");
-	if (a->spec.security && strcmp(a->spec.type, "NFS41") != 0)
-		return vs_fail(err, VS_ERR_USAGE, "--security is for NFS 4.1");
-	if (a->spec.security && strcmp(a->spec.security, "AUTH_SYS") != 0 &&
-	    strcmp(a->spec.security, "SEC_KRB5") != 0 && strcmp(a->spec.security, "SEC_KRB5I") != 0)
-		return vs_fail(err, VS_ERR_USAGE, "--security is AUTH_SYS, SEC_KRB5 or SEC_KRB5I");
-	return VS_OK;
 }
 
 static json_t *host_result(const na_mount_host *h)

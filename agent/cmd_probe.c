@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "ops/probe.h"
+#include "render.h"
 
 static const char usage[] =
 	"Usage: nfsagent probe --host H --datastore DS [--disks 8] [--size 1G]\n"
@@ -42,13 +43,6 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 		return -1;
 	default: return 0;
 	}
-}
-
-/* The verdict, then each canary's check. */
-void na_probe_print(const na_probe_result *r)
-{
-	na_print_line(NULL, r->verdict);  /* it names hosts and the datastore: escaped */
-	na_checks_print(&r->checks, stdout);
 }
 
 static void print_json(const na_probe_result *r)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops/verify.h"
+#include "render.h"
 
 static const char usage[] =
 	"Usage: nfsagent verify --vm VM [--recheck SECONDS] [OPTIONS]\n"
@@ -29,26 +30,6 @@ int na_parse_recheck(const char *arg, na_outcome *out)
 		return (int)v;
 	na_usage_error(out, "--recheck is a number of seconds from 0 to 600, not '%s'", arg);
 	return -1;
-}
-
-void na_verify_print(const char *vm, const na_checks *checks)
-{
-	na_tally t = na_checks_tally(checks);
-	char *shown = na_escaped(vm);  /* a name cannot drive the terminal */
-	printf("%s: %zu extent%s checked: ", shown ? shown : vm, checks->n, na_s(checks->n));
-	free(shown);
-	if (t.short_)
-		printf("%zu SMALLER than their descriptors say\n", t.short_);
-	else if (t.problems)
-		printf("%zu descriptor%s could not be read\n", t.problems, na_s(t.problems));
-	else if (t.unknown)
-		printf("could not check %zu: nothing short seen, but no verdict either\n", t.unknown);
-	else if (t.transient)
-		printf("all hold what their descriptors declare (%zu only when read again: transient)\n",
-		       t.transient);
-	else
-		printf("all hold what their descriptors declare\n");
-	na_checks_print(checks, stdout);
 }
 
 static int on_option(int opt, const char *arg, void *ud, na_outcome *out)

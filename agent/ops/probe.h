@@ -34,7 +34,5 @@ int na_op_probe(na_session *s, const na_probe_args *a, na_probe_result *out, vs_
  * unchecked when nothing could be read. */
 na_verdict na_probe_verdict(const na_probe_result *r);
 void na_probe_result_free(na_probe_result *r);
-/* cmd_probe.c: the verdict and each canary's check, as text (run shows it too). */
-void na_probe_print(const na_probe_result *r);
 
 #endif

@@ -11,7 +11,5 @@ int na_op_verify(na_session *s, const vs_vm *vm, int recheck_s, na_checks *check
 /* Clean when all hold, a finding when one is short, a problem when a
  * descriptor could not be read, unchecked when nothing could be. */
 na_verdict na_verify_verdict(const na_checks *checks);
-/* cmd_verify.c: the verdict line and each extent's check, as text. */
-void na_verify_print(const char *vm, const na_checks *checks);
 
 #endif
