@@ -196,12 +196,17 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
                    long timeout_s, vs_guest_process *proc, double started[2], vs_error *err)
 {
 	/* A job file of its own: its absolute path, in fio's command line after
-	 * exec, is a mark no earlier process had, by which vs_guest_start knows
+	 * exec, is a mark no earlier process had (test_chaos: lost answers), by which vs_guest_start knows
 	 * it after an unknown outcome without listing the guest's processes
 	 * first.  The guest's clock first: fio's window is stamped by it, the
 	 * NAS's intervals by the NAS's. */
-	char name[32];
-	snprintf(name, sizeof(name), "job-%u.fio", ++b->fio_starts);
+	char name[64];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	/* The time too: a campaign's rounds are benches of one process, whose
+	 * ended fio the guest still lists for minutes. */
+	snprintf(name, sizeof(name), "job-%lld%03ld-%u.fio", (long long)now.tv_sec,
+	         now.tv_nsec / 1000000, ++b->fio_starts);
 	char *job = staged(b, name);
 	char args[512];
 	snprintf(args, sizeof(args),
