@@ -228,6 +228,7 @@ struct vs_client {
 	vs_service sc;
 	vs_about about;
 	bool logged_in;
+	unsigned logins;        /* sessions so far: what a holder of session-bound objects compares */
 	/* session-bound objects, recreated after a re-login */
 	char *container_view;
 	char *task_collector;

@@ -110,6 +110,7 @@ static int login(vs_client *c, vs_error *err)
 		return rc;
 	}
 	c->logged_in = true;
+	c->logins++;
 	return VS_OK;
 }
 

@@ -352,6 +352,7 @@ typedef struct set_entry {
  * answers for all of them, with each change once, whatever their number. */
 struct vs_task_set {
 	vs_client *c;
+	unsigned login;  /* the session the collector and filters were made in */
 	char *collector, *version;
 	set_entry *e;
 	size_t n, cap;
@@ -382,10 +383,45 @@ static set_entry *entry_of(const vs_task_set *s, const char *task)
 	return NULL;
 }
 
+/* After a re-login the collector and its filters are gone with the old
+ * session; the tasks live on: everything is made again, and the first wait
+ * without a version reports each task's whole state.  A re-login while
+ * making them makes them again (a few times at most). */
+static int renew(vs_task_set *s, vs_error *err)
+{
+	int rc = VS_ERR_SESSION_RENEWED;
+	for (int tries = 0; tries < 3 && (rc == VS_ERR_SESSION_RENEWED ||
+	                                  (rc == VS_OK && s->login != s->c->logins)); tries++) {
+		free(s->collector);
+		s->collector = NULL;
+		free(s->version);
+		s->version = NULL;
+		for (size_t i = 0; i < s->n; i++) {
+			free(s->e[i].filter);
+			s->e[i].filter = NULL;
+		}
+		s->login = s->c->logins;
+		rc = VS_OK;
+		for (size_t i = 0; rc == VS_OK && i < s->n; i++)
+			rc = create_filter(s->c, &s->collector, s->e[i].task, &s->e[i].filter, err);
+	}
+	return rc;
+}
+
+/* Whether the collector is of the session now: a re-login by any call since
+ * (ours or another's) took it and its filters. */
+static int same_session(vs_task_set *s, vs_error *err)
+{
+	return s->collector && s->login != s->c->logins ? renew(s, err) : VS_OK;
+}
+
 int vs_task_set_add(vs_task_set *s, const char *task, vs_error *err)
 {
 	if (entry_of(s, task))
 		return VS_OK;
+	int rc = same_session(s, err);
+	if (rc != VS_OK)
+		return rc;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
 		set_entry *grown = realloc(s->e, cap * sizeof(*grown));
@@ -399,26 +435,10 @@ int vs_task_set_add(vs_task_set *s, const char *task, vs_error *err)
 	if (!e->task)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	s->n++;
-	return create_filter(s->c, &s->collector, task, &e->filter, err);
-}
-
-/* After a re-login the collector and its filters are gone with the old
- * session; the tasks live on: everything is made again, and the first wait
- * without a version reports each task's whole state. */
-static int renew(vs_task_set *s, vs_error *err)
-{
-	free(s->collector);
-	s->collector = NULL;
-	free(s->version);
-	s->version = NULL;
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->e[i].filter);
-		s->e[i].filter = NULL;
-	}
-	int rc = VS_OK;
-	for (size_t i = 0; rc == VS_OK && i < s->n; i++)
-		rc = create_filter(s->c, &s->collector, s->e[i].task, &s->e[i].filter, err);
-	return rc;
+	if (!s->collector)
+		return renew(s, err);
+	rc = create_filter(s->c, &s->collector, task, &e->filter, err);
+	return rc == VS_ERR_SESSION_RENEWED ? renew(s, err) : rc;
 }
 
 static void apply_set(const char *obj, const xmlNode *change, void *ud)
@@ -434,13 +454,11 @@ int vs_task_set_wait(vs_task_set *s, long wait_s, vs_error *err)
 	wait_s = wait_s < 1 ? 1 : wait_s > most ? most : wait_s;
 	int rc = VS_OK;
 	for (int renewals = 0; renewals <= 3; renewals++) {
-		rc = s->collector ? wait_once(s->c, s->collector, wait_s, &s->version, apply_set, s, err)
-		                  : VS_OK;  /* nothing was ever added */
+		rc = same_session(s, err);
+		if (rc == VS_OK && s->collector)
+			rc = wait_once(s->c, s->collector, wait_s, &s->version, apply_set, s, err);
 		if (rc != VS_ERR_SESSION_RENEWED)
-			return rc;
-		rc = renew(s, err);
-		if (rc != VS_ERR_SESSION_RENEWED && rc != VS_OK)
-			return rc;
+			return rc;  /* renewed: the next turn makes the collector again */
 	}
 	return rc;
 }

@@ -155,6 +155,17 @@ assert_le "$last_end" "$unmount_ms" "the last end of a relocation started before
 assert_ge "$(awk '$2 == "start" && $1 < '"$unmount_ms" "$RELOCATIONS" | wc -l)" 4 "relocations before the remount"
 lab_stop
 
+# ---- the session expires while the tasks are waited for: the collector and
+# its filters are made again, and every VM lands once.
+for after in 45 70; do
+	FLEET=8 fleet_lab -expire-after "$after"
+	run 0 move_fleet --parallel 4
+	assert_contains "$OUT" "8 of 8 VMs now on tank16k ("
+	assert_eq "$(starts_per_vm)" 1 "relocations per VM across an expired session (call $after)"
+	assert_ge "$(calls Login)" 3 "logins (the mount's, the fleet's and its renewal)"
+	lab_stop
+done
+
 # ---- bad input, refused before anything moves
 fleet_lab
 run 2 move_fleet --parallel 0
