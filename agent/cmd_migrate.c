@@ -1,8 +1,8 @@
 /* nfsagent migrate: Storage vMotion of a VM's home and all its disks, then
  * verify; on failure, diagnose, and if it is the NFS 4.1 extent-size bug,
  * apply the chosen workaround once.  Whatever happens, the last line says
- * where the VM is.  Several VMs (or every VM on a datastore) move one after
- * the other, each verified before the next starts. */
+ * where the VM is.  Several VMs (or every VM on a datastore) are a fleet
+ * (ops/fleet.c): several at once, each verified as it lands. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,21 +13,29 @@
 
 static const char usage[] =
 	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS\n"
+	"                        [--parallel N] [--per-host N] [--per-datastore N]\n"
 	"                        [--on-extent-bug POLICY] [--allow-power-off]\n"
 	"                        [--keep-going] [--dry-run] [OPTIONS]\n"
 	"       nfsagent migrate --from-datastore OLD --datastore DS [...]\n"
 	"Storage-vMotions VM (configuration and every disk) to DS, then verifies every\n"
-	"disk. Several VMs, or every VM with files on OLD (by name), move one at a time;\n"
-	"the first failure stops the rest unless --keep-going, and the extent-size bug\n"
-	"always stops them. A summary says where each VM is. --dry-run checks every name\n"
-	"and host and lists what would move, changing nothing.\n"
+	"disk as the host that runs it reads them. Several VMs, or every VM with files on\n"
+	"OLD, move up to N at once (--parallel, default 4, at most 32), at most 2 from one\n"
+	"source host (--per-host) and 8 through one datastore (--per-datastore), as\n"
+	"vCenter's own limits; a move vCenter queues anyway is shown as queued. The first\n"
+	"failure stops new starts unless --keep-going; Ctrl-C lets the moves in flight\n"
+	"finish (a second Ctrl-C leaves them to vCenter), and the same command again moves\n"
+	"only what is left. --dry-run checks every name and host and shows the plan with\n"
+	"sizes, changing nothing. Copies failed moves left are listed, never deleted.\n"
 	"When a move fails it says why; on the NFS 4.1 extent-size bug POLICY is\n"
 	"  fail      stop (default; exit 3)\n"
-	"  nfs3      remount DS as NFS 3 on the hosts that mount it (only if no VM lives\n"
-	"            there) and retry once\n"
+	"  nfs3      remount DS as NFS 3 on the hosts that mount it, once the moves in\n"
+	"            flight have ended (the VMs that landed there go back first), and retry\n"
 	"  snapshot  take a snapshot, retry, remove the snapshot\n"
 	"  cold      power the VM off, migrate, power it on (needs --allow-power-off)\n"
-	"A failed move's verdict is recorded in the results database (--db FILE).\n\n"
+	"A failed move's verdict is recorded in the results database (--db FILE).\n"
+	"Examples:\n"
+	"  nfsagent migrate --from-datastore tank-64k --datastore tank-16k --dry-run\n"
+	"  nfsagent migrate --from-datastore tank-64k --datastore tank-16k --parallel 8\n\n"
 	NA_CONNECT_HELP;
 
 enum {
