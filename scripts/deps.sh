@@ -6,7 +6,7 @@ packages=(
 	build-essential cmake pkg-config
 	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libinih-dev
 	golang-go golang-github-vmware-govmomi-dev
-	jq python3 openssl curl fio sqlite3 procps
+	jq python3 openssl curl fio sqlite3 procps libxml2-utils
 	openssh-client openssh-server zsh
 	chromium
 )

@@ -223,9 +223,8 @@ run 1 "$NFSAGENT" regress --db "$db" --baseline campaign=esc,esxi_build=100 \
 	--candidate campaign=esc,esxi_build=300 --junit "$WORK/esc.xml"
 assert_contains "$(cat "$WORK/esc.xml")" 'classname="r&amp;d&lt;&quot;1&quot;&gt; (NFS)"'
 assert_eq "$(stat -c %a "$WORK/esc.xml")" 600 "existing JUnit file mode"
-if command -v xmllint > /dev/null; then
-	xmllint --noout "$WORK/junit.xml" "$WORK/esc.xml" || fail "JUnit is not XML"
-fi
+command -v xmllint > /dev/null || fail "xmllint not found: scripts/deps.sh installs libxml2-utils"
+xmllint --noout "$WORK/junit.xml" "$WORK/esc.xml" || fail "JUnit is not XML"
 # Looser limits, JSON.
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --max-drop iops=40% \
 	--max-rise p99=50% --json

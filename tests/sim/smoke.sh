@@ -29,12 +29,11 @@ check "curl --cacert verifies the lab certificate" \
 	curl -sS --cacert "$CA" -o /dev/null "$BASE/sdk/vimServiceVersions.xml"
 check "curl without --cacert refuses it" \
 	bash -c "! curl -s -o /dev/null '$BASE/sdk/vimServiceVersions.xml'"
-if command -v openssl >/dev/null; then
-	fp=$(openssl x509 -in "$CA" -noout -fingerprint -sha256 | sed 's/.*=//')
-	check "thumbprint is SHA256 of the certificate ($THUMB)" [ "SHA256:$fp" = "$THUMB" ]
-	check "certificate has CA:TRUE and SANs 127.0.0.1, localhost" \
-		bash -c "openssl x509 -in '$CA' -noout -text | grep -q 'CA:TRUE' && openssl x509 -in '$CA' -noout -text | grep -q 'IP Address:127.0.0.1' && openssl x509 -in '$CA' -noout -text | grep -q 'DNS:localhost'"
-fi
+command -v openssl >/dev/null || { echo "FAIL: openssl not found (scripts/deps.sh installs it)"; exit 1; }
+fp=$(openssl x509 -in "$CA" -noout -fingerprint -sha256 | sed 's/.*=//')
+check "thumbprint is SHA256 of the certificate ($THUMB)" [ "SHA256:$fp" = "$THUMB" ]
+check "certificate has CA:TRUE and SANs 127.0.0.1, localhost" \
+	bash -c "openssl x509 -in '$CA' -noout -text | grep -q 'CA:TRUE' && openssl x509 -in '$CA' -noout -text | grep -q 'IP Address:127.0.0.1' && openssl x509 -in '$CA' -noout -text | grep -q 'DNS:localhost'"
 want='<?xml version="1.0" encoding="UTF-8" ?><namespaces version="1.0"><namespace><name>urn:vim25</name><version>6.5</version><priorVersions><version>6.0</version></priorVersions></namespace></namespaces>'
 check "vimServiceVersions.xml" [ "$(curl -sS --cacert "$CA" "$BASE/sdk/vimServiceVersions.xml")" = "$want" ]
 
