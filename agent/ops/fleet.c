@@ -362,7 +362,11 @@ static int remount_then_resume(fleet *f, vs_error *err)
 	na_fleet_vm *first = NULL;
 	for (size_t i = 0; i < f->r->n && !first; i++)
 		first = bug_hit(&f->r->vms[i]) ? &f->r->vms[i] : NULL;
-	if (!first || !evacuate(f))
+	if (!first) {  /* every VM it stopped was moved since: nothing to work around */
+		f->bug = false;
+		return VS_OK;
+	}
+	if (!evacuate(f))
 		return VS_OK;
 	if (work_around_one(f, first) != VS_OK) {
 		f->stop = true;
