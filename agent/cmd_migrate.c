@@ -159,7 +159,7 @@ static const char *state_word(const na_fleet_vm *v)
 		return v->already_there                        ? "there already"
 		       : v->verdict == NA_VERDICT_CLEAN       ? "moved, verified"
 		       : v->verdict == NA_VERDICT_FINDING     ? "moved, but an extent is smaller than its descriptor"
-		       : v->verdict == NA_VERDICT_UNCHECKED   ? "moved, could not verify"
+		       : v->verdict == NA_VERDICT_UNCHECKED   ? "moved, could not verify (an extent's length could not be read)"
 		                                               : "moved, not verified";
 	case NA_FLEET_FAILED:
 		return v->diag.extent_bug ? "not moved: NFS 4.1 extent-size mismatch" : "not moved";
