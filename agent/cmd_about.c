@@ -7,7 +7,11 @@
 static const char usage[] =
 	"Usage: nfsagent about [OPTIONS]\n"
 	"Shows the server's product, version, build, API version and type, and the\n"
-	"SHA-256 thumbprint of its certificate (pin it with --thumbprint).\n\n" NA_CONNECT_HELP;
+	"SHA-256 thumbprint of its certificate (pin it with --thumbprint).\n"
+	"Examples:\n"
+	"  nfsagent about --url vc.example.com --username administrator@vsphere.local\n"
+	"  nfsagent about --cacert /etc/ssl/vc-ca.pem --json\n\n"
+	NA_CONNECT_HELP;
 
 static json_t *jstr(const char *s)
 {

@@ -29,7 +29,11 @@ static const char usage[] =
 	"  --guest-user USER     or NFSAGENT_GUEST_USER\n"
 	"  --guest-password-file FILE   or NFSAGENT_GUEST_PASSWORD\n"
 	"  --db FILE             results database\n"
-	"                        (default $XDG_DATA_HOME/nfsagent/results.db)\n\n"
+	"                        (default $XDG_DATA_HOME/nfsagent/results.db)\n"
+	"Examples:\n"
+	"  nfsagent bench --vm fiotest --profile randread-4k-qd1 --repeat 5\n"
+	"  nfsagent bench --vm fiotest --profile randwrite-4k-qd16 --datastore tank-16k \\\n"
+	"        --label recordsize=16K --nas root@truenas\n\n"
 	NA_CONNECT_HELP;
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,

@@ -30,7 +30,11 @@ static const char usage[] =
 	"runs count.\n"
 	"Names the factors (protocol, ESXi build, host, disk, job file, labels, ...) whose\n"
 	"mix differs between A and B, and warns when every run of one group ran before\n"
-	"every run of the other (drift would look like a change; run interleaves).\n";
+	"every run of the other (drift would look like a change; run interleaves).\n"
+	"Examples:\n"
+	"  nfsagent compare --a recordsize=64K --b recordsize=16K\n"
+	"  nfsagent compare --a campaign=nfs3-vs-nfs41-20261130T101500,target=nfs3 \\\n"
+	"        --b campaign=nfs3-vs-nfs41-20261130T101500,target=nfs41 --markdown\n";
 
 enum { OPT_A = NA_OPT_FIRST_COMMAND_OPTION, OPT_B, OPT_DB, OPT_CSV, OPT_MARKDOWN, OPT_MIN_CHANGE,
        OPT_RUNS_NEEDED };

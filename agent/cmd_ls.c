@@ -10,7 +10,11 @@ static const char usage[] =
 	"Usage: nfsagent ls hosts|datastores|vms [OPTIONS]\n"
 	"Lists hosts (ESXi version and build), datastores (type, NFS server and export,\n"
 	"capacity, free space, hosts that mount it) or VMs (power state, host,\n"
-	"datastores, VMware Tools).\n\n" NA_CONNECT_HELP
+	"datastores, VMware Tools).\n"
+	"Examples:\n"
+	"  nfsagent ls datastores\n"
+	"  nfsagent ls vms --json\n\n"
+	NA_CONNECT_HELP
 	"  --page-size N         objects per page of the property collector\n"
 	"                        (default: server's)\n";
 

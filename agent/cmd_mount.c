@@ -14,7 +14,13 @@ static const char usage[] =
 	"with the other NFS version is refused. A mount that fails on one host is\n"
 	"undone on the hosts it mounted: all or nothing.\n\n"
 	"  --security AUTH_SYS|SEC_KRB5|SEC_KRB5I   NFS 4.1 security (default AUTH_SYS)\n"
-	"  --read-only\n\n" NA_CONNECT_HELP;
+	"  --read-only\n"
+	"Examples:\n"
+	"  nfsagent mount --all-hosts --name tank-16k --server 10.0.0.5 \\\n"
+	"        --path /mnt/tank/vm16k --nfs 3\n"
+	"  nfsagent mount --cluster prod --name tank-41 --server 10.0.0.5,10.0.0.6 \\\n"
+	"        --path /mnt/tank/vm --nfs 4.1\n\n"
+	NA_CONNECT_HELP;
 
 enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION, OPT_SERVER, OPT_PATH, OPT_NFS, OPT_READ_ONLY,
        OPT_SECURITY };

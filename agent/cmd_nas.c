@@ -25,7 +25,11 @@ static const char usage[] =
 	"config, keys, agent and known_hosts apply.  Exit 4 when the NAS cannot be\n"
 	"reached, 5 when its host key is refused, 6 when it refuses the key, 1 when\n"
 	"zpool or zfs is missing there or it is not Linux, 2 when no dataset holds\n"
-	"the export.\n\n" NA_CONNECT_HELP;
+	"the export.\n"
+	"Examples:\n"
+	"  nfsagent nas --nas root@truenas --datastore tank-16k\n"
+	"  nfsagent nas --nas-command 'ssh -J jump root@truenas' --datastore tank-16k\n\n"
+	NA_CONNECT_HELP;
 
 enum { OPT_NAS = NA_OPT_FIRST_COMMAND_OPTION, OPT_NAS_COMMAND, OPT_DATASTORE };
 

@@ -16,7 +16,11 @@ static const char usage[] =
 	"(default 5). DS must be mounted on host H, whose ESXi version the verdict\n"
 	"names. The verdict is recorded in the results database (--db FILE) for\n"
 	"`nfsagent regress`. Exit 0 when clean, 3 when the extent-size mismatch\n"
-	"showed, 8 when no length could be read.\n\n" NA_CONNECT_HELP;
+	"showed, 8 when no length could be read.\n"
+	"Examples:\n"
+	"  nfsagent probe --host esx01 --datastore tank-41\n"
+	"  nfsagent probe --host esx01 --datastore tank-41 --disks 16 --size 4G\n\n"
+	NA_CONNECT_HELP;
 
 enum { OPT_DATASTORE = NA_OPT_FIRST_COMMAND_OPTION, OPT_DISKS, OPT_SIZE, OPT_DB, OPT_RECHECK };
 enum { MIB = 1024 * 1024 };

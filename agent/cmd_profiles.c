@@ -11,7 +11,10 @@ static const char usage[] =
 	"Usage: nfsagent profiles [--json]\n"
 	"Lists the built-in fio profiles: the name first, then its parameters and the\n"
 	"space it takes on the datastore at bench's default --size 8G; below it, where\n"
-	"it comes from and what it writes.\n";
+	"it comes from and what it writes.\n"
+	"Examples:\n"
+	"  nfsagent profiles\n"
+	"  nfsagent profiles --json\n";
 
 vs_status cmd_profiles(int argc, char **argv, na_outcome *out)
 {

@@ -37,7 +37,11 @@ static const char usage[] =
 	"with fewer than 3 runs a side it is \"too few runs to tell\" and not counted.\n"
 	"A probe verdict that newly shows the NFS 4.1 extent-size bug is a regression\n"
 	"too. Exit 0 without regressions, 1 with, 2 on an error or when there is\n"
-	"nothing to compare.\n";
+	"nothing to compare.\n"
+	"Examples:\n"
+	"  nfsagent regress --baseline esxi_build=24022510 --junit regress.xml\n"
+	"  nfsagent regress --baseline esxi_build=24022510 --max-drop iops=5% \\\n"
+	"        --max-rise p99=10% --json\n";
 
 static const char regress_method[] =
 	"A regression is a change whose whole 95% confidence interval (from a t test on the runs' "

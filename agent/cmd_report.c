@@ -18,7 +18,10 @@ static const char usage[] =
 	"and failed moves. KEY and FIELD are provenance fields (protocol, datastore,\n"
 	"host, esxi_build, vm, profile, ...) or your labels (recordsize). By default\n"
 	"results are grouped by the protocol and the labels that vary, else by\n"
-	"datastore.\n";
+	"datastore.\n"
+	"Examples:\n"
+	"  nfsagent report --html report.html --group-by recordsize --group-by host\n"
+	"  nfsagent report --html r.html --where campaign=nfs3-vs-nfs41-20261130T101500\n";
 
 enum { OPT_HTML = NA_OPT_FIRST_COMMAND_OPTION, OPT_WHERE, OPT_GROUP_BY, OPT_DB };
 enum { MAX_WHERE = 32, MAX_GROUP_BY = 8 };

@@ -13,7 +13,10 @@ static const char usage[] =
 	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
 	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
 	"(recordsize=16K). --full adds the job file and fio's raw JSON. A result's NAS\n"
-	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n";
+	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n"
+	"Examples:\n"
+	"  nfsagent results --where recordsize=16K\n"
+	"  nfsagent results --where campaign=nfs3-vs-nfs41-20261130T101500 --csv\n";
 
 enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB };
 enum { MAX_WHERE = 32 };

@@ -13,7 +13,11 @@ static const char usage[] =
 	"continues after Ctrl-C, a kill or a failed run, from where things really are;\n"
 	"--abort runs nothing more and brings everything back instead: the VM and each\n"
 	"disk where they started, the campaign's mounts and probe folders removed.\n"
-	"Exit 3 when the extent-size bug stopped a target. See examples/*.ini.\n\n" NA_CONNECT_HELP;
+	"Exit 3 when the extent-size bug stopped a target. See examples/*.ini.\n"
+	"Examples:\n"
+	"  nfsagent run examples/nfs3-vs-nfs41.ini --dry-run\n"
+	"  nfsagent run examples/nfs3-vs-nfs41.ini --resume\n\n"
+	NA_CONNECT_HELP;
 
 enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_ABORT, OPT_DB };
 

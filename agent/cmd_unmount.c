@@ -11,7 +11,10 @@ static const char usage[] =
 	"                        [OPTIONS]\n"
 	"Unmounts datastore NAME from the hosts (with --all-hosts: from every host that\n"
 	"mounts it). Refused while a VM of those hosts has files there (the VMs are\n"
-	"listed), while vSphere HA heartbeats on it, or while vCLS VMs live there.\n\n"
+	"listed), while vSphere HA heartbeats on it, or while vCLS VMs live there.\n"
+	"Examples:\n"
+	"  nfsagent unmount --all-hosts --name tank-64k\n"
+	"  nfsagent unmount --host esx01 --name tank-64k\n\n"
 	NA_CONNECT_HELP;
 
 enum { OPT_NAME = NA_OPT_FIRST_COMMAND_OPTION };

@@ -13,7 +13,10 @@ static const char usage[] =
 	"NFS 4.1 'Size of extent in descriptor file larger than real size' failure).\n"
 	"A short extent is read again after SECONDS (default 5) and through the other\n"
 	"hosts that mount its datastore. Exit 0 when all hold, 3 on a mismatch, 8 when\n"
-	"an extent could not be read (locked, host unreachable) and none was short.\n\n"
+	"an extent could not be read (locked, host unreachable) and none was short.\n"
+	"Examples:\n"
+	"  nfsagent verify --vm db01\n"
+	"  nfsagent verify --vm db01 --recheck 30 --json\n\n"
 	NA_CONNECT_HELP;
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_RECHECK };

@@ -51,20 +51,36 @@ static const command *find_command(const char *name)
 	return NULL;
 }
 
+static const char help_usage[] =
+	"Usage: nfsagent help [COMMAND]\n"
+	"Lists the commands, or shows COMMAND's help: the same as nfsagent COMMAND --help.\n"
+	"Examples:\n"
+	"  nfsagent help\n"
+	"  nfsagent help migrate\n";
+
+static bool asks_help_of_help(const char *arg)
+{
+	return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0 || strcmp(arg, "help") == 0;
+}
+
 static vs_status cmd_help(int argc, char **argv, na_outcome *out)
 {
 	if (argc < 2) {
 		print_commands(stdout);
 		return VS_OK;
 	}
+	if (asks_help_of_help(argv[1])) {
+		fputs(help_usage, stdout);
+		return VS_OK;
+	}
 	const command *c = find_command(argv[1]);
-	if (!c || c->run == cmd_help)
+	if (!c)
 		return na_usage_error(out, "unknown command '%s'", argv[1]);
 	char *help_argv[] = {argv[1], "--help", NULL};
 	return c->run(2, help_argv, out);
 }
 
-/* Exit codes live here alone; README documents them. */
+/* Exit codes live here alone; docs/exit-codes.md documents them. */
 enum {
 	NA_EXIT_OK = 0,
 	NA_EXIT_FAIL = 1,      /* the operation failed (vSphere fault, task error) */

@@ -19,6 +19,33 @@ run 2 "$NFSAGENT" ls vms --timeout soon
 run 0 "$NFSAGENT" help ls
 assert_contains "$OUT" "Usage: nfsagent ls"
 run 0 "$NFSAGENT" ls --help
+run 0 "$NFSAGENT" help --help
+assert_contains "$OUT" "Usage: nfsagent help [COMMAND]"
+run 0 "$NFSAGENT" help help
+assert_contains "$OUT" "Usage: nfsagent help [COMMAND]"
+
+# Every command's --help ends its text with examples, and each parses: a line
+# copied from a help is never a usage error. Nothing listens on port 1, so
+# those that connect stop there; the results database does not exist.
+examples_of() {
+	"$NFSAGENT" "$1" --help | awk '/^Examples:/ {on = 1; next} on && /^$/ {exit} on' |
+		sed -e ':a' -e '/\\$/N; s/\\\n//; ta'
+}
+mkdir "$WORK/ex"
+cp -r "$(dirname "$0")/../../examples" "$WORK/ex/"
+for c in $("$NFSAGENT" --help | awk '/^  [a-z]/ {print $1}'); do
+	examples=$(examples_of "$c")
+	[ -n "$examples" ] || fail "nfsagent $c --help shows no example"
+	while read -r line; do
+		case $line in "nfsagent $c"*) ;; *) fail "an example of $c is not one: $line" ;; esac
+		(cd "$WORK/ex" &&
+			export NFSAGENT_URL=127.0.0.1:1 NFSAGENT_USERNAME=u NFSAGENT_PASSWORD=p \
+				NFSAGENT_GUEST_USER=g NFSAGENT_GUEST_PASSWORD=g &&
+			eval "\"\$NFSAGENT\" ${line#nfsagent }") < /dev/null > /dev/null 2> "$WORK/ex.err" || true
+		assert_not_contains "$(cat "$WORK/ex.err")" "Try 'nfsagent" "the example '$line': its error"
+		assert_not_contains "$(cat "$WORK/ex.err")" "password" "the example '$line': its error"
+	done <<< "$examples"
+done
 
 # Numbers out of range: the flag and its range, never a wrapped value.
 run 2 "$NFSAGENT" ls vms --timeout 99999999999999999999

@@ -146,6 +146,10 @@ assert_eq "$("$NFSAGENT" ls vms --json | jq -r '[.[] | select(.name | startswith
 # The two failed moves' copies are listed, never the folder a retry made its home.
 assert_eq "$(grep -cE '^  \[tank41\] fleet-[0-9]+/fleet-[0-9]+\.vmdk, ' <<< "$OUT")" 2 "leftovers listed"
 assert_not_contains "$OUT" "_1/fleet-"
+# ...and they stay on the export (never deleted).
+while read -r copy; do
+	[ -n "$(find "$WORK/lab" -path "*vmware64k/$copy")" ] || fail "a listed copy is gone from the export: $copy"
+done < <(grep -oE '^  \[tank41\] fleet-[0-9]+/fleet-[0-9]+\.vmdk' <<< "$OUT" | sed 's/^  \[tank41\] //')
 # The first unmount came after every relocation started before it had ended.
 unmount_ms=$(awk '$2 == "RemoveDatastore" { print $1; exit }' "$LAB_LOG")
 [ -n "$unmount_ms" ] || fail "no unmount in the lab's log"
