@@ -31,6 +31,19 @@ rows_after() {
 		ORDER BY result_id"
 }
 last_id() { sqlite3 "$db" "SELECT coalesce(max(id), 0) FROM results"; }
+# The figures per class against the lab's model (tests/sim/README.md): a 4K
+# random write rewrites its 128K record on every copy of a data vdev and
+# goes once to the SLOG, so data / log bytes = 32 x the data vdevs' mean
+# copies (2 for mirrors; a mirror, a raidz1 of 3 and a disk: (2 + 1.5 + 1)
+# / 3).  Both over the same intervals: within 20%.
+data_per_log() {  # data_per_log AFTER-ID MODEL
+	local got
+	for got in $(sqlite3 "$db" "SELECT data_write_bytes * 1.0 / log_write_bytes FROM nas_runs
+		WHERE result_id > $1"); do
+		awk -v g="$got" -v m="$2" 'BEGIN { exit !(g >= 0.8 * m && g <= 1.2 * m) }' ||
+			fail "data / log bytes $got, the model's $2"
+	done
+}
 wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(WORD\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest'
 late="^  NAS: figures incomplete: no zpool iostat interval in fio's window\$"
 nas_lines() { grep -cE "${wrote/WORD/$2}|$late" <<< "$1" || true; }
@@ -45,6 +58,7 @@ run 0 "$NFSAGENT" nas --nas-command "$NAS" --datastore truenas-vmware
 assert_contains "$OUT" "Layout:               2 mirror (1 removed) + log"
 assert_contains "$OUT" "data:                 3: indirect-0 (removed), mirror-1 (mirror, 2 disks), mirror-2 (mirror, 2 disks)"
 assert_eq "$(rows_after 0)" "2 mirror (1 removed) + log|ONLINE|0|1|1|1" "the removed shape's row"
+data_per_log 0 64
 
 # Degraded and resilvering: warned once for two runs, stored with each.
 before=$(last_id)
@@ -57,6 +71,7 @@ assert_eq "$(head -1 <<< "$out" | cut -c1-9)" "nfsagent:" "the warning comes fir
 assert_eq "$(nas_lines "$out" mirrors)" 2 "a NAS line a run ($out)"
 assert_eq "$(rows_after "$before")" "2 mirror + log|DEGRADED (resilver 43%)|0|1|1|1
 2 mirror + log|DEGRADED (resilver 43%)|0|1|1|1" "the degraded shape's rows"
+data_per_log "$before" 64
 run 0 "$NFSAGENT" nas --nas-command "$NAS" --datastore truenas-vmware
 assert_contains "$OUT" "Pool:                 tank, DEGRADED (resilver 43%), "
 assert_contains "$OUT" "data:                 2: mirror-0 (mirror, 2 disks, DEGRADED), mirror-1 (mirror, 2 disks)"
@@ -74,6 +89,7 @@ bench_on mixed 1
 assert_eq "$(grep -c '^nfsagent:' <<< "$out" || true)" 0 "no warning on a mixed pool ($out)"
 assert_eq "$(nas_lines "$out" 'mixed: mirror, raidz1, disk')" 1 "the mixed pool's NAS line ($out)"
 assert_eq "$(rows_after "$before")" "mixed: mirror, raidz1, disk + log|ONLINE|0|1|1|1" "the mixed shape's row"
+data_per_log "$before" 48
 
 # A vdev added after the layout was read (zpool iostat prints it, the
 # layout lacks it): each run's NAS side is lost, said once with its line;
