@@ -10,6 +10,8 @@
 
 /* Appends to buf (size bytes) at *n, as far as it fits. */
 static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void put(char *buf, size_t size, size_t *n, const char *fmt, ...)
 {
 	if (*n >= size)
 		return;

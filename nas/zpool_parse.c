@@ -201,6 +201,11 @@ static int vdev_line(reading *r, nas_span line, size_t number, vs_error *err)
 	if (r->cls == NAS_CLASS_CACHE || r->cls == NAS_CLASS_SPARE || !r->open ||
 	    nas_span_u64(f[3], &alloc) || (type_id(f[1], "indirect") && nas_span_is(f[3], "-")))
 		return add_vdev(r, f[1], f[10], err);
+	const char *top = r->out->v[r->out->n - 1].name;
+	if (type_id((nas_span){top, strlen(top)}, "indirect"))
+		return vs_fail(err, VS_ERR_PROTOCOL,
+		               "line %zu of zpool list ('%.*s') is under %s, a removed vdev that holds nothing",
+		               number, (int)(f[1].n > 80 ? 80 : f[1].n), f[1].s, top);
 	if (interior(f[1]))
 		r->interiors++;
 	else

@@ -549,6 +549,18 @@ static void test_removed_vdevs(void **state)
 	assert_int_equal(s.v[1].pool.write_bytes, s.v[1].cls[NAS_CLASS_DATA].write_bytes +
 	                                              s.v[1].cls[NAS_CLASS_LOG].write_bytes);
 	nas_samples_free(&s);
+	/* Nothing is ever under a removed vdev (found by fuzz_nas): refused,
+	 * never taken for its disks. */
+	size_t bad_len;
+	char *bad = exact("tank\t100\t10\t90\t-\t-\t3\t14\t1.00\tONLINE\t-\n"
+	                  "\tindirect-0\t-\t-\t-\t-\t-\t-\t-\t-\tONLINE\n"
+	                  "\tsdf\t500107862016\t-\t-\t-\t-\t-\t-\t-\tONLINE\n", &bad_len);
+	nas_layout odd;
+	vs_error bad_err = {0};
+	assert_int_equal(nas_parse_zpool_list(bad, bad_len, &odd, &bad_err), VS_ERR_PROTOCOL);
+	assert_string_equal(bad_err.message, "line 3 of zpool list ('sdf') is under indirect-0, a "
+	                                     "removed vdev that holds nothing");
+	free(bad);
 	/* A zpool that prints no indirect-N line: the same figures. */
 	size_t len;
 	char *text = load("zpool_iostat_removed.txt", &len), *out = malloc(len);
