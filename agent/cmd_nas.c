@@ -74,17 +74,22 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 static const nas_class shown[] = {NAS_CLASS_DATA, NAS_CLASS_SPECIAL, NAS_CLASS_DEDUP,
                                   NAS_CLASS_LOG, NAS_CLASS_CACHE, NAS_CLASS_SPARE};
 
-static json_t *layout_json(const nas_layout *l)
+static json_t *layout_json(const nas_view *v)
 {
+	const nas_layout *l = &v->layout;
 	json_t *vdevs = json_array();
 	for (size_t i = 0; i < l->n; i++)
-		json_array_append_new(vdevs, json_pack("{s:s, s:s, s:s, s:I}", "name", l->v[i].name,
+		json_array_append_new(vdevs, json_pack("{s:s, s:s, s:s, s:I, s:s}", "name", l->v[i].name,
 		                                       "type", l->v[i].type, "class",
 		                                       nas_class_name(l->v[i].cls), "disks",
-		                                       (json_int_t)l->v[i].n_leaves));
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:b, s:o}", "name", l->pool, "health",
-	                 l->health, "size", (json_int_t)l->size, "alloc", (json_int_t)l->alloc,
-	                 "data_vdevs", (json_int_t)nas_layout_count(l, NAS_CLASS_DATA), "log",
+		                                       (json_int_t)l->v[i].n_leaves, "health",
+		                                       l->v[i].health));
+	char words[256];
+	nas_layout_summary(l, words, sizeof(words));
+	return json_pack("{s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:b, s:b, s:b, s:o}", "name", l->pool,
+	                 "health", l->health, "activity", v->activity.words, "layout", words, "size",
+	                 (json_int_t)l->size, "alloc", (json_int_t)l->alloc, "data_vdevs",
+	                 (json_int_t)nas_layout_count(l, NAS_CLASS_DATA), "log",
 	                 nas_layout_count(l, NAS_CLASS_LOG) > 0, "special",
 	                 nas_layout_count(l, NAS_CLASS_SPECIAL) > 0, "cache",
 	                 nas_layout_count(l, NAS_CLASS_CACHE) > 0, "vdevs", vdevs);
@@ -100,7 +105,7 @@ static void print_json(const vs_datastore *d, const nas_view *v)
 	na_json_print(json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o}", "datastore", d->name, "server",
 	                        d->remote_host, "export", d->remote_path, "dataset", v->dataset.name,
 	                        "mountpoint", v->dataset.mountpoint, "settings", settings, "pool",
-	                        layout_json(&v->layout)));
+	                        layout_json(v)));
 }
 
 /* "2: mirror-0 (mirror, 2 disks), mirror-1 (mirror, 2 disks)" or "none". */
@@ -119,8 +124,14 @@ static void print_class(const nas_layout *l, nas_class c)
 	for (size_t i = 0; i < l->n; i++) {
 		if (l->v[i].cls != c)
 			continue;
-		printf("%s%s (%s, %zu disk%s)", sep, l->v[i].name, l->v[i].type, l->v[i].n_leaves,
-		       na_s(l->v[i].n_leaves));
+		const nas_vdev *v = &l->v[i];
+		if (strcmp(v->type, "indirect") == 0)
+			printf("%s%s (removed", sep, v->name);
+		else if (strcmp(v->type, "dspare") == 0)
+			printf("%s%s (distributed spare", sep, v->name);
+		else
+			printf("%s%s (%s, %zu disk%s", sep, v->name, v->type, v->n_leaves, na_s(v->n_leaves));
+		printf(strcmp(v->health, "ONLINE") != 0 ? ", %s)" : ")", v->health);
 		sep = ", ";
 	}
 	printf("\n");
@@ -141,9 +152,14 @@ static void print_text(const vs_datastore *d, const nas_view *v)
 	printf("%-22s%s\n", "logbias:", p->logbias);
 	printf("%-22s%s\n", "primarycache:", p->primarycache);
 	printf("%-22s%lld\n", "special_small_blocks:", (long long)p->special_small_blocks);
-	printf("%-22s%s, %s, %s, %s allocated\n", "Pool:", v->layout.pool, v->layout.health,
+	char health[160], words[256];
+	bool healthy;
+	nas_health_words(v->layout.health, &v->activity, health, sizeof(health), &healthy);
+	printf("%-22s%s, %s, %s, %s allocated\n", "Pool:", v->layout.pool, health,
 	       na_size(v->layout.size, size, sizeof(size)),
 	       na_size(v->layout.alloc, alloc, sizeof(alloc)));
+	nas_layout_summary(&v->layout, words, sizeof(words));
+	printf("%-22s%s\n", "Layout:", words);
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 		if ((shown[i] != NAS_CLASS_DEDUP && shown[i] != NAS_CLASS_SPARE) ||
 		    nas_layout_count(&v->layout, shown[i]))

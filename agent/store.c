@@ -106,6 +106,8 @@ static const char *const migrations[] = {
 	na_store_nas_window,
 	/* 9: the clocks' difference that placed fio's window, and its error */
 	na_store_nas_clock,
+	/* 10: the pool's health (a resilver, a scrub) as the results' provenance */
+	na_store_nas_health,
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -133,11 +135,13 @@ static const struct {
 	       " esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm,"
 	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
 	/* before 6 no result had a NAS side, before 7 no timeline, before 8
-	 * no window's seconds nor split, before 9 no clocks */
+	 * no window's seconds nor split, before 9 no clocks, before 10 no
+	 * pool health */
 	{1, 6, na_store_nas_none},
 	{6, 7, na_store_nas_no_timeline},
 	{7, 8, na_store_nas_no_window},
 	{8, 9, na_store_nas_no_clock},
+	{9, 10, na_store_nas_no_health},
 };
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */

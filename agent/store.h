@@ -40,7 +40,7 @@ typedef struct na_dir_stats {
 #define NA_ZFS_FIELDS(X)                                                               \
 	X(recordsize, SIZE) X(sync, WORD) X(compression, WORD) X(atime, WORD)             \
 	X(logbias, WORD) X(primarycache, WORD) X(special_small_blocks, SIZE)              \
-	X(pool_layout, WORD)
+	X(pool_layout, WORD) X(pool_health, WORD)
 
 typedef struct na_nas_run na_nas_run;
 
@@ -248,9 +248,11 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
  * be negative, so clock_known says whether both are. */
 #define NA_NAS_CLOCK(X) X(clock_shift_s) X(clock_err_s)
 /* Texts: the dataset, the pool's layout in words ("2 mirror + log"), the
- * settings that are words, and why the figures are incomplete. */
+ * settings that are words, why the figures are incomplete, and the pool's
+ * health (schema 10; NULL before it): "ONLINE", "DEGRADED (resilver 43%)". */
 #define NA_NAS_TEXTS(X) \
-	X(dataset) X(pool_layout) X(sync) X(compression) X(atime) X(logbias) X(primarycache) X(why)
+	X(dataset) X(pool_layout) X(sync) X(compression) X(atime) X(logbias) X(primarycache) X(why) \
+	X(pool_health)
 
 #define NA_NAS_INT(name) int64_t name;
 #define NA_NAS_TEXT(name) const char *name;

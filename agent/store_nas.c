@@ -42,6 +42,8 @@ const char na_store_nas_window[] = NA_NAS_REALS(ADD_REAL);
 /* Schema step 9: the NA_NAS_CLOCK. */
 const char na_store_nas_clock[] = NA_NAS_CLOCK(ADD_REAL);
 #undef ADD_REAL
+/* Schema step 10: the pool's health, a text of NA_NAS_TEXTS. */
+const char na_store_nas_health[] = "ALTER TABLE nas_runs ADD COLUMN pool_health TEXT;";
 #define REAL_COLUMN(name) ", " #name " REAL"
 #define NULL_REAL(name) ", NULL AS " #name
 /* What a reader of a file from before step 6 sees: no NAS side. */
@@ -49,18 +51,23 @@ const char na_store_nas_none[] =
 	"CREATE TEMP TABLE nas_runs (result_id INTEGER PRIMARY KEY, dataset TEXT, pool_layout TEXT,"
 	" sync TEXT, compression TEXT, atime TEXT, logbias TEXT, primarycache TEXT, why TEXT,"
 	FIGURES " incomplete INTEGER, timeline TEXT" NA_NAS_REALS(REAL_COLUMN)
-	NA_NAS_CLOCK(REAL_COLUMN) ")";
+	NA_NAS_CLOCK(REAL_COLUMN) ", pool_health TEXT)";
 /* ... of a file of step 6: NAS rows without their timeline (nor the later
  * steps' reals) ... */
+#define NO_HEALTH ", NULL AS pool_health"
 const char na_store_nas_no_timeline[] = "CREATE TEMP VIEW nas_runs AS SELECT *, NULL AS timeline"
-                                        NA_NAS_REALS(NULL_REAL) NA_NAS_CLOCK(NULL_REAL)
+                                        NA_NAS_REALS(NULL_REAL) NA_NAS_CLOCK(NULL_REAL) NO_HEALTH
                                         " FROM main.nas_runs";
-/* ... of step 7: without step 8's reals and step 9's clocks ... */
+/* ... of step 7: without step 8's reals, step 9's clocks, step 10's health ... */
 const char na_store_nas_no_window[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_REALS(NULL_REAL)
-                                      NA_NAS_CLOCK(NULL_REAL) " FROM main.nas_runs";
-/* ... and of step 8: without the clocks. */
+                                      NA_NAS_CLOCK(NULL_REAL) NO_HEALTH " FROM main.nas_runs";
+/* ... of step 8: without the clocks and the health ... */
 const char na_store_nas_no_clock[] =
-	"CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_CLOCK(NULL_REAL) " FROM main.nas_runs";
+	"CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_CLOCK(NULL_REAL) NO_HEALTH " FROM main.nas_runs";
+/* ... and of step 9: without the health. */
+const char na_store_nas_no_health[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NO_HEALTH
+                                      " FROM main.nas_runs";
+#undef NO_HEALTH
 #undef REAL_COLUMN
 #undef NULL_REAL
 

@@ -213,7 +213,7 @@ static void calls_free(nas_call *calls, size_t n)
 		nas_output_free(&calls[i].out);
 }
 
-/* Two rounds of sessions at once, not five one after another: each is a
+/* Two rounds of sessions at once, not six one after another: each is a
  * whole ssh handshake (a WAN's round trips to a real NAS), and a bench
  * waits for them all before its first run.  The second round needs the
  * dataset the first finds.  Failures are taken in the order of the
@@ -238,9 +238,10 @@ int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *
 	const char *const get[] = {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list,
 	                           dataset, NULL},
 	                  *const list[] = {"zpool", "list", "-Hpv", pool, NULL},
-	                  *const history[] = {"env", "TZ=UTC", "zpool", "history", "-il", pool, NULL};
-	nas_call second[] = {{.remote = get}, {.remote = list}, {.remote = history}};
-	nas_run_all(t, second, 3);
+	                  *const history[] = {"env", "TZ=UTC", "zpool", "history", "-il", pool, NULL},
+	                  *const status[] = {"zpool", "status", pool, NULL};
+	nas_call second[] = {{.remote = get}, {.remote = list}, {.remote = history}, {.remote = status}};
+	nas_run_all(t, second, 4);
 	rc = parsed(t, &second[0], "zfs get", parse_get, &v->props, err);
 	if (rc == VS_OK)
 		rc = layout_of(pool, parsed(t, &second[1], "zpool list", parse_layout, &v->layout, err),
@@ -251,7 +252,11 @@ int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *
 	vs_error ignored;
 	v->history_read = rc == VS_OK && parsed(t, &second[2], "zpool history", parse_history, &q,
 	                                        &ignored) == VS_OK;
-	calls_free(second, 3);
+	/* What is in progress (a resilver, a scrub) is the results' provenance;
+	 * a status that cannot be read says none. */
+	if (rc == VS_OK && second[3].rc == VS_OK)
+		nas_parse_zpool_status(second[3].out.out, second[3].out.len, &v->activity);
+	calls_free(second, 4);
 	if (rc != VS_OK)
 		nas_view_free(v);
 	return rc;
@@ -261,21 +266,4 @@ void nas_view_free(nas_view *v)
 {
 	nas_dataset_clear(&v->dataset);
 	nas_layout_free(&v->layout);
-}
-
-void nas_layout_summary(const nas_layout *l, char *buf, size_t size)
-{
-	const char *type = NULL;
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].cls == NAS_CLASS_DATA && !type)
-			type = l->v[i].type;
-		else if (l->v[i].cls == NAS_CLASS_DATA && strcmp(type, l->v[i].type) != 0)
-			type = "mixed";
-	int n = snprintf(buf, size, "%zu %s", nas_layout_count(l, NAS_CLASS_DATA), type ? type : "none");
-	static const nas_class extra[] = {NAS_CLASS_LOG, NAS_CLASS_SPECIAL, NAS_CLASS_DEDUP,
-	                                  NAS_CLASS_CACHE};
-	static const char *const words[] = {"log", "special", "dedup", "cache"};
-	for (size_t i = 0; i < 4 && n >= 0 && (size_t)n < size; i++)
-		if (nas_layout_count(l, extra[i]))
-			n += snprintf(buf + n, size - (size_t)n, " + %s", words[i]);
 }

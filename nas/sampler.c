@@ -441,9 +441,12 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	if (!s->iostat)
 		incomplete(w, &s->iostat_err);
 	/* The interval in flight when the run ended is cut: not waited for. */
-	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK ||
-	         nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK)
+	else if (nas_job_finish(&s->iostat, 0, &o, &err) != VS_OK)
 		incomplete(w, &err);
+	else if (nas_parse_iostat(o.out, o.len, s->layout, &w->timeline, &err) != VS_OK) {
+		w->unreadable = !w->incomplete;
+		incomplete(w, &err);
+	}
 	nas_output_free(&o);
 	/* iostat began as the first reading was taken: both were started by
 	 * a line each, sent together (to sessions open already when the pair

@@ -1,15 +1,23 @@
-/* The pool's layout from `zpool list -Hpv POOL` and its I/O from `zpool
- * iostat [-T u] -Hpvy -l POOL INTERVAL COUNT`, as OpenZFS 2.2's zpool_main.c
- * prints them with -H (cmd/zpool/zpool_main.c: print_list_stats,
- * print_vdev_stats):
- *  - zpool list: the pool's line, then one line a vdev that begins with a
- *    tab (no indentation); a top-level vdev has its ALLOC, a leaf '-'.  The
- *    classes after the data vdevs get a line of their own even with -H:
- *    their name padded with blanks, then blank-separated dashes.
- *  - zpool iostat: per interval, the pool's line, then every vdev, leaves
- *    after their top-level one, no indentation; each class after the data
- *    vdevs (dedup, special, logs, then cache) after an empty line and no
- *    name: which vdev is which comes from the layout. */
+/* The pool's layout from `zpool list -Hpv POOL` as OpenZFS 2.1 to 2.3 print
+ * it (cmd/zpool/zpool_main.c: print_list_stats, collect_list_stats in 2.3;
+ * names from lib/libzfs/libzfs_pool.c: zpool_vdev_name):
+ *  - the pool's line, then one line a vdev, each beginning with a tab and
+ *    no indentation: -H prints no depth.  A top-level vdev has space of
+ *    its own (ALLOC a number); an interior vdev (replacing-N, spare-N) and
+ *    a leaf print '-' there, and a leaf its SIZE (2.2; '-' in 2.1 and for a
+ *    missing disk, named then by its guid).  A removed vdev stays as
+ *    indirect-N, all '-', anywhere among the data vdevs.
+ *  - the classes after the data vdevs (dedup, special, logs, then cache and
+ *    spare) get a line of their own even with -H: their name padded with
+ *    blanks, then blank-separated dashes.
+ *  - a dRAID vdev is named draidP:Dd:Cc:Ss-ID; its distributed spares
+ *    draidP-ID-N, listed as spares and, once in use, under a spare-N in
+ *    the place of the disk they stand in for.
+ * The tree is read back from that: a line is top-level when it has space,
+ * is an indirect-N or begins its class; any other line is under the
+ * top-level one before it.  A replacing-N or spare-N holds two vdevs
+ * (the disk and its replacement or spare), so that the disks of a
+ * top-level vdev, its width, are its leaves less its interior vdevs. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,30 +66,101 @@ size_t nas_layout_count(const nas_layout *l, nas_class c)
 	return n;
 }
 
-static int add_vdev(nas_layout *l, nas_span name, nas_class cls, vs_error *err)
+static bool all_digits(const char *s, size_t n)
 {
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+	return true;
+}
+
+/* "TYPE-ID", as zpool_vdev_name names a vdev that is no disk. */
+static bool type_id(nas_span name, const char *type)
+{
+	size_t t = strlen(type);
+	return name.n > t + 1 && memcmp(name.s, type, t) == 0 && name.s[t] == '-' &&
+	       all_digits(name.s + t + 1, name.n - t - 1);
+}
+
+/* A dRAID's distributed spare: "draidP-ID-N" (vdev_draid_spare's path). */
+static bool dspare_name(nas_span name)
+{
+	if (name.n < 10 || memcmp(name.s, "draid", 5) != 0)
+		return false;
+	size_t at = 5, parts = 0;
+	while (parts < 3) {
+		size_t k = at;
+		while (k < name.n && name.s[k] >= '0' && name.s[k] <= '9')
+			k++;
+		if (k == at || (parts < 2 && (k == name.n || name.s[k] != '-')))
+			return false;
+		parts++;
+		at = k + 1;
+	}
+	return at == name.n + 1;
+}
+
+/* The reading of the list: the class being read and what the top-level
+ * vdev being read holds so far. */
+typedef struct reading {
+	nas_layout *out;
+	nas_class cls;
+	bool open;          /* a top-level vdev of cls is being read */
+	bool stand_in;      /* it is a replacing-N or spare-N itself: a lone disk's */
+	size_t leaves;      /* lines under it that are leaves */
+	size_t interiors;   /* replacing-N and spare-N under it, and itself */
+} reading;
+
+static bool interior(nas_span name)
+{
+	return type_id(name, "replacing") || type_id(name, "spare");
+}
+
+/* The type and disks of the top-level vdev just read. */
+static void close_vdev(reading *r)
+{
+	if (!r->open)
+		return;
+	r->open = false;
+	nas_vdev *v = &r->out->v[r->out->n - 1];
+	nas_span name = {v->name, strlen(v->name)};
+	snprintf(v->type, sizeof(v->type), "disk");
+	v->n_leaves = 1;
+	if (r->leaves == 0 && type_id(name, "indirect")) {
+		snprintf(v->type, sizeof(v->type), "indirect");
+		v->n_leaves = 0;
+	} else if (v->cls == NAS_CLASS_SPARE && dspare_name(name)) {
+		snprintf(v->type, sizeof(v->type), "dspare");
+		v->n_leaves = 0;
+	} else if (r->leaves > 0) {
+		v->n_leaves = r->leaves > r->interiors ? r->leaves - r->interiors : 1;
+		/* "mirror-0" -> "mirror", "draid2:4d:12c:1s-0" -> "draid2:4d:12c:1s" */
+		const char *dash = strrchr(v->name, '-');
+		if (!r->stand_in)
+			snprintf(v->type, sizeof(v->type), "%.*s",
+			         (int)(dash ? (size_t)(dash - v->name) : name.n), v->name);
+	}
+}
+
+static int add_vdev(reading *r, nas_span name, nas_span health, vs_error *err)
+{
+	close_vdev(r);
+	nas_layout *l = r->out;
 	nas_vdev *v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	if (!v)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	l->v = v;
-	v[l->n] = (nas_vdev){.name = nas_span_dup(name), .cls = cls};
-	return v[l->n++].name ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-}
-
-/* "mirror-0" -> "mirror", "draid2:4d:12c:1s-0" -> "draid2"; a vdev without
- * leaves is a disk. */
-static void name_type(nas_vdev *v)
-{
-	if (v->n_leaves == 0) {
-		strcpy(v->type, "disk");
-		v->n_leaves = 1;
-		return;
-	}
-	size_t n = strcspn(v->name, ":");
-	const char *dash = strrchr(v->name, '-');
-	if (dash && (size_t)(dash - v->name) < n)
-		n = (size_t)(dash - v->name);
-	snprintf(v->type, sizeof(v->type), "%.*s", (int)n, v->name);
+	v[l->n] = (nas_vdev){.name = nas_span_dup(name), .cls = r->cls};
+	nas_span_copy(health, v[l->n].health, sizeof(v[l->n].health));
+	if (!v[l->n++].name)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	r->open = true;
+	r->stand_in = interior(name);
+	r->leaves = 0;
+	r->interiors = r->stand_in;
+	return VS_OK;
 }
 
 static int pool_line(nas_span line, nas_layout *out, vs_error *err)
@@ -98,20 +177,39 @@ static int pool_line(nas_span line, nas_layout *out, vs_error *err)
 	return out->pool ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
-static int vdev_line(nas_span line, nas_class cls, nas_layout *out, vs_error *err)
+/* A figure of zpool list: a number, or '-' where it does not apply. */
+static bool figure(nas_span f)
+{
+	uint64_t v;
+	return nas_span_is(f, "-") || nas_span_u64(f, &v);
+}
+
+static int vdev_line(reading *r, nas_span line, size_t number, vs_error *err)
 {
 	nas_span f[12];
 	uint64_t alloc;
-	if (nas_fields(line, '\t', f, 12) != 11 || f[0].n != 0 || f[1].n == 0)
-		return vs_fail(err, VS_ERR_PROTOCOL, "a line of zpool list is not a vdev's");
-	/* Cache and spare devices stand alone; elsewhere a vdev without
-	 * space of its own is a leaf of the one before it. */
-	bool leaf = cls != NAS_CLASS_CACHE && cls != NAS_CLASS_SPARE && !nas_span_u64(f[3], &alloc);
-	if (!leaf)
-		return add_vdev(out, f[1], cls, err);
-	if (out->n == 0 || out->v[out->n - 1].cls != cls)
-		return vs_fail(err, VS_ERR_PROTOCOL, "zpool list has a disk outside any vdev");
-	out->v[out->n - 1].n_leaves++;
+	char health[16];
+	size_t n = nas_fields(line, '\t', f, 12);
+	if (n != 11 || f[0].n != 0 || f[1].n == 0 || !figure(f[2]) || !figure(f[3]) || f[10].n == 0 ||
+	    !nas_span_copy(f[10], health, sizeof(health))) {
+		nas_span shown = n > 1 && f[0].n == 0 ? f[1] : f[0];
+		return vs_fail(err, VS_ERR_PROTOCOL, "line %zu of zpool list is not a vdev's: '%.*s'",
+		               number, (int)(shown.n > 80 ? 80 : shown.n), shown.s);
+	}
+	/* Cache and spare devices stand alone; elsewhere a vdev with space of
+	 * its own, a removed one or the first of its class is top-level. */
+	if (r->cls == NAS_CLASS_CACHE || r->cls == NAS_CLASS_SPARE || !r->open ||
+	    nas_span_u64(f[3], &alloc) || (type_id(f[1], "indirect") && nas_span_is(f[3], "-")))
+		return add_vdev(r, f[1], f[10], err);
+	const char *top = r->out->v[r->out->n - 1].name;
+	if (type_id((nas_span){top, strlen(top)}, "indirect"))
+		return vs_fail(err, VS_ERR_PROTOCOL,
+		               "line %zu of zpool list ('%.*s') is under %s, a removed vdev that holds nothing",
+		               number, (int)(f[1].n > 80 ? 80 : f[1].n), f[1].s, top);
+	if (interior(f[1]))
+		r->interiors++;
+	else
+		r->leaves++;
 	return VS_OK;
 }
 
@@ -121,154 +219,24 @@ int nas_parse_zpool_list(const char *text, size_t len, nas_layout *out, vs_error
 	int rc = nas_text_check(text, len, "zpool list", err);
 	nas_lines lines = nas_lines_of(text, len);
 	nas_span line;
-	nas_class cls = NAS_CLASS_DATA;
+	reading r = {.out = out, .cls = NAS_CLASS_DATA};
 	while (rc == VS_OK && nas_next_line(&lines, &line)) {
+		nas_class cls;
 		if (line.n == 0)
 			continue;
-		if (!out->pool)
+		if (!out->pool) {
 			rc = pool_line(line, out, err);
-		else if (!class_line(line, &cls))
-			rc = vdev_line(line, cls, out, err);
-	}
-	if (rc == VS_OK && !out->pool)
-		rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool list printed no pool");
-	for (size_t i = 0; rc == VS_OK && i < out->n; i++)
-		name_type(&out->v[i]);
-	if (rc != VS_OK)
-		nas_layout_free(out);
-	return rc;
-}
-
-/* ---- zpool iostat -Hpvy -l -------------------------------------------- */
-
-void nas_samples_free(nas_samples *s)
-{
-	free(s->v);
-	*s = (nas_samples){0};
-}
-
-/* One interval being read: sums, and waits weighted by their ops. */
-typedef struct interval {
-	nas_sample s;
-	double rwait[NAS_CLASS_N], wwait[NAS_CLASS_N];
-	size_t seen;  /* top-level vdevs read */
-	bool open;
-} interval;
-
-/* name, alloc, free, read and write ops, read and write bytes, then with -l
- * total_wait read and write first ('-' when nothing waited). */
-static bool io_fields(nas_span line, nas_span *name, nas_io *io)
-{
-	nas_span f[19];
-	size_t n = nas_fields(line, '\t', f, 19);
-	uint64_t skip;
-	*name = f[0];
-	if (n < 7 || !nas_span_u64(f[1], &skip) || !nas_span_u64(f[2], &skip) ||
-	    !nas_span_u64(f[3], &io->read_ops) || !nas_span_u64(f[4], &io->write_ops) ||
-	    !nas_span_u64(f[5], &io->read_bytes) || !nas_span_u64(f[6], &io->write_bytes))
-		return false;
-	/* No pool moves 2^53 bytes or ops a second (9 PB/s): such a rate is a
-	 * counter gone wrong, and the window's sums stay exact below it. */
-	const uint64_t most = 1ULL << 53;
-	if (io->read_ops > most || io->write_ops > most || io->read_bytes > most ||
-	    io->write_bytes > most)
-		return false;
-	io->read_wait_ns = io->write_wait_ns = 0;
-	if (n >= 9) {
-		if (!nas_span_is(f[7], "-") && !nas_span_u64(f[7], &io->read_wait_ns))
-			return false;
-		if (!nas_span_is(f[8], "-") && !nas_span_u64(f[8], &io->write_wait_ns))
-			return false;
-	}
-	return true;
-}
-
-static const nas_vdev *top_level(const nas_layout *l, nas_span name)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->v[i].cls != NAS_CLASS_SPARE && nas_span_is(name, l->v[i].name))
-			return &l->v[i];
-	return NULL;
-}
-
-static void add_io(interval *in, nas_class c, const nas_io *io)
-{
-	nas_io *sum = &in->s.cls[c];
-	sum->read_ops += io->read_ops;
-	sum->write_ops += io->write_ops;
-	sum->read_bytes += io->read_bytes;
-	sum->write_bytes += io->write_bytes;
-	in->rwait[c] += (double)io->read_wait_ns * (double)io->read_ops;
-	in->wwait[c] += (double)io->write_wait_ns * (double)io->write_ops;
-}
-
-/* Ends the interval: kept when every top-level vdev was in it. */
-static int close_interval(interval *in, size_t expected, bool last, nas_samples *out,
-                          vs_error *err)
-{
-	if (!in->open)
-		return VS_OK;
-	in->open = false;
-	if (in->seen < expected)
-		return last ? VS_OK
-		            : vs_fail(err, VS_ERR_PROTOCOL,
-		                      "interval %zu of zpool iostat lacks vdevs of the layout", out->n + 1);
-	for (int c = 0; c < NAS_CLASS_N; c++) {
-		nas_io *io = &in->s.cls[c];
-		io->read_wait_ns = io->read_ops ? (uint64_t)(in->rwait[c] / (double)io->read_ops) : 0;
-		io->write_wait_ns = io->write_ops ? (uint64_t)(in->wwait[c] / (double)io->write_ops) : 0;
-	}
-	nas_sample *v = realloc(out->v, (out->n + 1) * sizeof(*v));
-	if (!v)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	out->v = v;
-	v[out->n++] = in->s;
-	return VS_OK;
-}
-
-int nas_parse_iostat(const char *text, size_t len, const nas_layout *layout, nas_samples *out,
-                     vs_error *err)
-{
-	*out = (nas_samples){0};
-	int rc = nas_text_check(text, len, "zpool iostat", err);
-	size_t expected = layout->n - nas_layout_count(layout, NAS_CLASS_SPARE);
-	/* A last line without its newline was cut by the sampler's stop. */
-	size_t whole = len;
-	while (whole > 0 && text[whole - 1] != '\n')
-		whole--;
-	nas_lines lines = nas_lines_of(text, whole);
-	nas_span line, name;
-	interval in = {0};
-	int64_t at = 0;  /* the -T u line waiting for its interval */
-	while (rc == VS_OK && nas_next_line(&lines, &line)) {
-		nas_io io;
-		uint64_t stamp;
-		if (line.n == 0)
-			continue;
-		if (nas_span_u64(line, &stamp) && stamp <= INT64_MAX) {
-			at = (int64_t)stamp;
-		} else if (!io_fields(line, &name, &io)) {
-			rc = vs_fail(err, VS_ERR_PROTOCOL, "line %zu of zpool iostat is not a vdev's figures",
-			             lines.number);
-		} else if (nas_span_is(name, layout->pool)) {
-			rc = close_interval(&in, expected, false, out, err);
-			in = (interval){.open = true};
-			in.s.pool = io;
-			in.s.at = at;
-			at = 0;
-		} else if (!in.open) {
-			rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool iostat printed a vdev before its pool");
+		} else if (class_line(line, &cls)) {
+			close_vdev(&r);
+			r.cls = cls;
 		} else {
-			const nas_vdev *v = top_level(layout, name);
-			if (v) {
-				add_io(&in, v->cls, &io);
-				in.seen++;
-			}
+			rc = vdev_line(&r, line, lines.number, err);
 		}
 	}
-	if (rc == VS_OK)
-		rc = close_interval(&in, expected, true, out, err);
+	close_vdev(&r);
+	if (rc == VS_OK && !out->pool)
+		rc = vs_fail(err, VS_ERR_PROTOCOL, "zpool list printed no pool");
 	if (rc != VS_OK)
-		nas_samples_free(out);
+		nas_layout_free(out);
 	return rc;
 }

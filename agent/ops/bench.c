@@ -342,7 +342,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		stats_of(&out->fio.write, &r.write);
 	}
 	na_nas_run nas;
-	char layout[96];
+	char layout[NA_LAYOUT_WORDS];
 	if (out->nas) {
 		na_bench_nas_row(b, out, &nas, layout, sizeof(layout));
 		r.nas = &nas;

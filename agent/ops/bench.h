@@ -48,6 +48,10 @@ typedef struct na_bench {
 	nas_view nas_view;
 	bool nas_ready;
 	bool nas_lost_said;         /* a run lost the NAS (its readings failed): said once */
+	bool nas_shape_said;        /* zpool iostat printed what could not be placed: said once */
+	/* The pool's health as its results' provenance ("ONLINE", "DEGRADED
+	 * (resilver 43%)", nas_health_words), read with the view. */
+	char pool_health[128];
 	/* The runs left to sample (set before na_bench_nas_begin), and the
 	 * next one's sampler, opened parked (the first run's while the NAS's
 	 * settings are read, the next while one runs), so that no run waits

@@ -27,7 +27,9 @@ void na_bench_guest_clock(na_bench *b, const double asked[2], na_bench_outcome *
  * difference. */
 void na_bench_fio_window(na_bench_outcome *out);
 /* The NAS row recorded in the result's transaction (layout: a buffer for
- * the pool's layout in words; the timeline is malloc'd). */
+ * the pool's layout in words, NA_LAYOUT_WORDS bytes will do; the timeline is
+ * malloc'd). */
+enum { NA_LAYOUT_WORDS = 256 };
 void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run *n, char *layout,
                       size_t size);
 

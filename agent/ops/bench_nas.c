@@ -59,7 +59,7 @@ void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run
 	nas_amplification_of(w, na_bench_guest_written(&out->fio.write), &a);
 	bool measured = w->fio_window && !w->incomplete;
 	*n = (na_nas_run){
-		.dataset = v->dataset.name, .pool_layout = layout,
+		.dataset = v->dataset.name, .pool_layout = layout, .pool_health = b->pool_health,
 		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
 		.logbias = v->props.logbias, .primarycache = v->props.primarycache,
 		.why = w->incomplete ? w->why : NULL,
@@ -201,6 +201,12 @@ void na_bench_nas_begin(na_bench *b)
 		return;
 	}
 	b->nas_ready = true;
+	bool healthy;
+	nas_health_words(b->nas_view.layout.health, &b->nas_view.activity, b->pool_health,
+	                 sizeof(b->pool_health), &healthy);
+	if (!healthy)
+		na_say_warning(b->s, "pool %s is %s: these figures are not the healthy pool's",
+		               b->nas_view.layout.pool, b->pool_health);
 	for (size_t i = 0; i < b->n_labels; i++) {
 		char why[160];
 		if (na_bench_label_conflict(&b->nas_view.props, b->labels[i].key, b->labels[i].value, why,
@@ -256,9 +262,15 @@ nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench
 void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out)
 {
 	nas_sampler_stop(s, &out->nas_window);
-	if (out->nas_window.lost && !b->nas_lost_said)
-		na_say_warning(b->s, "the NAS could not be sampled: %s", out->nas_window.why);
-	b->nas_lost_said |= out->nas_window.lost;
+	const nas_window *w = &out->nas_window;
+	if (w->lost && !b->nas_lost_said)
+		na_say_warning(b->s, "the NAS could not be sampled: %s", w->why);
+	b->nas_lost_said |= w->lost;
+	/* A shape of the pool nfsagent cannot read costs that run's NAS side,
+	 * never its result: said once, with the line it could not place. */
+	if (w->unreadable && !b->nas_shape_said)
+		na_say_warning(b->s, "the NAS side of this run is lost: %s", w->why);
+	b->nas_shape_said |= w->unreadable;
 }
 
 /* The pool's totals over fio's measured window: it ended when fio wrote its
@@ -350,20 +362,57 @@ static const char *times(double x, char *buf)
 	return buf;
 }
 
-/* "mirrors", "disks", "raidz2 vdevs": what the data vdevs are. */
-static void data_word(const nas_layout *l, char *buf, size_t size)
+/* What the NAS line says of the pool: what its data vdevs are ("mirrors",
+ * "disks", "raidz2 vdevs", "mixed: mirror, raidz1, disk") and which of
+ * the classes it shows apart it has. */
+typedef struct pool_words {
+	char data[96];
+	bool special, log;
+} pool_words;
+
+/* From the data vdevs' words ("2 mirror", "mixed: mirror, disk", with
+ * " (1 removed)" dropped): a lone type in the plural. */
+static void data_word(const char *words, pool_words *p)
 {
-	const char *type = NULL;
-	for (size_t i = 0; i < l->n && !type; i++)
-		if (l->v[i].cls == NAS_CLASS_DATA)
-			type = l->v[i].type;
-	if (type && (!strcmp(type, "mirror") || !strcmp(type, "disk")))
-		snprintf(buf, size, "%ss", type);
+	size_t n = strcspn(words, "(");
+	while (n > 0 && words[n - 1] == ' ')
+		n--;
+	char type[64] = "";
+	if (strncmp(words, "mixed: ", 7) == 0)
+		snprintf(p->data, sizeof(p->data), "%.*s", (int)n, words);
+	else if (sscanf(words, "%*s %63s", type) == 1 && (!strcmp(type, "mirror") || !strcmp(type, "disk")))
+		snprintf(p->data, sizeof(p->data), "%ss", type);
 	else
-		snprintf(buf, size, "%s vdevs", type ? type : "data");
+		snprintf(p->data, sizeof(p->data), "%s vdevs", type[0] ? type : "data");
 }
 
-static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+static void pool_words_of_layout(const nas_layout *l, pool_words *p)
+{
+	char words[96];
+	nas_layout_data_words(l, words, sizeof(words));
+	data_word(words, p);
+	p->special = nas_layout_count(l, NAS_CLASS_SPECIAL) > 0;
+	p->log = nas_layout_count(l, NAS_CLASS_LOG) > 0;
+}
+
+/* From a stored layout ("2 raidz2 + special mirror + 2 log + cache"): the
+ * words before the first " + ", then a class per " + ", its count first
+ * when more than one. */
+static void pool_words_of_row(const char *layout, pool_words *p)
+{
+	const char *plus = strstr(layout, " + ");
+	char words[96];
+	snprintf(words, sizeof(words), "%.*s", (int)(plus ? (size_t)(plus - layout) : strlen(layout)),
+	         layout);
+	data_word(words, p);
+	for (; plus; plus = strstr(plus + 3, " + ")) {
+		const char *c = plus + 3 + strspn(plus + 3, "0123456789 ");
+		p->special |= strncmp(c, "special", 7) == 0;
+		p->log |= strncmp(c, "log", 3) == 0;
+	}
+}
+
+static void nas_line_body(const nas_window *w, const pool_words *pw, const na_fio_dir *read,
                           const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
 {
 	double secs = w->fio_window ? (w->seconds > 0 ? w->span : 0)
@@ -379,15 +428,15 @@ static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio
 	double data_w = (double)(t[NAS_CLASS_DATA].write_bytes + t[NAS_CLASS_DEDUP].write_bytes);
 	double data_r = (double)(t[NAS_CLASS_DATA].read_bytes + t[NAS_CLASS_DEDUP].read_bytes +
 	                         t[NAS_CLASS_SPECIAL].read_bytes);
-	char word[32], a[24], s[24], lg[24], g[24], r[24];
-	data_word(l, word, sizeof(word));
+	char a[24], s[24], lg[24], g[24], r[24];
+	const char *word = pw->data;
 	int n;
 	if (write && write->present) {
 		n = snprintf(buf, size, "pool wrote %s (%s)", rate(data_w / secs, a, sizeof(a)), word);
-		if (nas_layout_count(l, NAS_CLASS_SPECIAL) && n >= 0 && (size_t)n < size)
+		if (pw->special && n >= 0 && (size_t)n < size)
 			n += snprintf(buf + n, size - (size_t)n, " + %s (special)",
 			              rate((double)t[NAS_CLASS_SPECIAL].write_bytes / secs, s, sizeof(s)));
-		if (nas_layout_count(l, NAS_CLASS_LOG) && n >= 0 && (size_t)n < size)
+		if (pw->log && n >= 0 && (size_t)n < size)
 			n += snprintf(buf + n, size - (size_t)n, " + %s (log)",
 			              rate((double)t[NAS_CLASS_LOG].write_bytes / secs, lg, sizeof(lg)));
 		nas_amplification a_of;
@@ -418,10 +467,11 @@ static void nas_line_body(const nas_window *w, const nas_layout *l, const na_fio
 		         na_size((int64_t)w->arc_size, arc, sizeof(arc)));
 }
 
-void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
-                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
+/* nas_line_body and what follows it. */
+static void nas_line(const nas_window *w, const pool_words *pw, const na_fio_dir *read,
+                     const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
 {
-	nas_line_body(w, l, read, write, working_set, buf, size);
+	nas_line_body(w, pw, read, write, working_set, buf, size);
 	size_t n = strlen(buf);
 	/* Totals taken up from part of fio's window: said, with how much. */
 	if (!w->incomplete && w->fio_window && w->seconds > 0 && w->seconds < 0.95 * w->span &&
@@ -432,6 +482,14 @@ void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_di
 	if (!w->incomplete && w->fio_window && !w->counters && n < size)
 		snprintf(buf + n, size - n, " [no kstats around fio's window: %s]",
 		         w->counters_why[0] ? w->counters_why : "not read");
+}
+
+void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
+                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
+{
+	pool_words pw = {0};
+	pool_words_of_layout(l, &pw);
+	nas_line(w, &pw, read, write, working_set, buf, size);
 }
 
 static na_fio_dir fio_dir_of(const na_dir_stats *d)
@@ -464,18 +522,12 @@ void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t wor
 	CLASS_OF(dedup, NAS_CLASS_DEDUP);
 	CLASS_OF(log, NAS_CLASS_LOG);
 #undef CLASS_OF
-	/* The layout as the row words it ("2 mirror + log"): the data vdevs'
-	 * type, and which classes exist. */
-	char type[16] = "";
-	const char *words = n->pool_layout ? n->pool_layout : "";
-	sscanf(words, "%*s %15s", type);
-	nas_vdev v[3] = {{.type = "", .cls = NAS_CLASS_DATA}};
-	snprintf(v[0].type, sizeof(v[0].type), "%s", type);
-	nas_layout l = {.v = v, .n = 1};
-	if (strstr(words, " + special"))
-		v[l.n++].cls = NAS_CLASS_SPECIAL;
-	if (strstr(words, " + log"))
-		v[l.n++].cls = NAS_CLASS_LOG;
+	pool_words pw = {0};
+	pool_words_of_row(n->pool_layout ? n->pool_layout : "", &pw);
 	na_fio_dir rd = fio_dir_of(&r->read), wr = fio_dir_of(&r->write);
-	na_bench_nas_line(&w, &l, &rd, &wr, working_set, buf, size);
+	nas_line(&w, &pw, &rd, &wr, working_set, buf, size);
+	/* A pool not healthy: its figures are not the healthy pool's. */
+	size_t used = strlen(buf);
+	if (n->pool_health && strcmp(n->pool_health, "ONLINE") != 0 && used < size)
+		snprintf(buf + used, size - used, " [pool %s]", n->pool_health);
 }

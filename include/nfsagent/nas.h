@@ -190,25 +190,61 @@ typedef enum nas_class {
 const char *nas_class_name(nas_class c);  /* "data", "dedup", "special", "logs", "cache", "spare" */
 
 typedef struct nas_vdev {
-	char *name;       /* "mirror-0", "raidz2-1", or a disk's */
-	char type[16];    /* "mirror", "raidz2", "draid1", "disk", ... */
+	char *name;       /* "mirror-0", "raidz2-1", "draid2:4d:12c:1s-0", "indirect-0", a disk's */
+	/* "mirror", "raidz2", "draid2:4d:12c:1s", "disk" (a lone disk, also one
+	 * being replaced or spared at the top), "indirect" (a removed vdev: no
+	 * disks, no I/O of its own), "dspare" (a dRAID's distributed spare in
+	 * the spare class: no disk either) */
+	char type[32];
 	nas_class cls;
-	size_t n_leaves;  /* disks under it; 1 for a plain disk */
+	/* Its disks: its width, each replacing-N or spare-N under it counted
+	 * once (for the disk it stands in for), never an interior vdev; 1 for
+	 * a lone disk, 0 for indirect and dspare. */
+	size_t n_leaves;
+	char health[16];  /* as zpool list prints it: ONLINE, DEGRADED, ...; a spare's INUSE, AVAIL */
 } nas_vdev;
 
 typedef struct nas_layout {
 	char *pool;
 	char health[16];
 	int64_t size, alloc;  /* bytes */
-	nas_vdev *v;          /* top-level vdevs (and cache, spare devices) */
+	nas_vdev *v;          /* top-level vdevs (and cache, spare devices) in zpool's order */
 	size_t n;
 } nas_layout;
 
-/* `zpool list -Hpv POOL`. */
+/* `zpool list -Hpv POOL` of OpenZFS 2.1 to 2.3.  -H prints no depth: a
+ * vdev with space of its own (ALLOC a number) is top-level, an
+ * indirect-N too, the first of each class as well; every other line is
+ * under the top-level one before it.  A line it cannot place is
+ * VS_ERR_PROTOCOL naming it. */
 int nas_parse_zpool_list(const char *text, size_t len, nas_layout *out, vs_error *err);
-/* Top-level vdevs of a class, and whether the class has any. */
+/* Top-level vdevs of a class (removed ones included), and whether the class has any. */
 size_t nas_layout_count(const nas_layout *l, nas_class c);
 void nas_layout_free(nas_layout *l);
+
+/* The layout named as it is, classes in zpool's order: "2 raidz2 +
+ * special mirror + log mirror + cache", "mixed: mirror, raidz1, disk",
+ * "11 mirror + 2 log + spare", "1 draid2:4d:12c:1s (1 removed)": a
+ * class's count when more than one, its type unless a lone disk; vdevs
+ * removed (indirect) and distributed spares are no vdevs of a class. */
+void nas_layout_summary(const nas_layout *l, char *buf, size_t size);
+/* The data vdevs alone in the same words: "2 raidz2", "mixed: mirror, disk". */
+void nas_layout_data_words(const nas_layout *l, char *buf, size_t size);
+
+/* What the pool is doing besides serving I/O, from `zpool status POOL`
+ * (print_scan_status, print_removal_status, print_raidz_expand_status):
+ * "resilver 43%", "scrub 12%", "removal 5%", "expansion 80%", joined by ", "
+ * when several; "" when none is in progress (a paused scrub is none). */
+typedef struct nas_activity {
+	char words[96];
+} nas_activity;
+/* Never fails: text that says nothing it knows is no activity. */
+void nas_parse_zpool_status(const char *text, size_t len, nas_activity *out);
+/* The pool's health as a result's provenance: "ONLINE", "DEGRADED",
+ * "ONLINE (scrub 12%)", "DEGRADED (resilver 43%)".  *healthy: ONLINE with
+ * nothing in progress. */
+void nas_health_words(const char *state, const nas_activity *a, char *buf, size_t size,
+                      bool *healthy);
 
 /* One class's I/O over one interval, per second as zpool prints it. */
 typedef struct nas_io {
@@ -325,12 +361,16 @@ typedef struct nas_view {
 	 * when the history could be read: one that cannot is no failure. */
 	bool history_read;
 	int64_t recordsize_set;
+	/* What `zpool status POOL` says is in progress (resilver, scrub,
+	 * ...); when it could not be read, nothing: one that cannot is no
+	 * failure either. */
+	nas_activity activity;
 } nas_view;
 /* In two rounds of commands run at once (nas_run_all): `uname -s` and `zfs
  * list -Hp -o name,mountpoint`, then, for the dataset whose mountpoint is
  * path or its longest parent directory, `zfs get` of nas_zfs_get_list,
- * `zpool list -Hpv POOL` and `env TZ=UTC zpool history -il POOL` (the pool:
- * the dataset's name up to the first '/').  A failure is the one the
+ * `zpool list -Hpv POOL`, `env TZ=UTC zpool history -il POOL` and `zpool
+ * status POOL` (the pool: the dataset's name up to the first '/').  A failure is the one the
  * commands run one by one in that order would meet first:
  *   uname's run failing: the NAS not reached ("reaching the NAS");
  *   not Linux: VS_ERR_FAULT, FreeBSD (TrueNAS CORE) "not supported yet"
@@ -338,12 +378,9 @@ typedef struct nas_view {
  *   no mountpoint holding path: VS_ERR_NOT_FOUND ("finding the dataset
  *   behind PATH");
  *   else a command's run ("running 'CMD' on NAS") or its output ("reading
- *   CMD of NAS"), the history's excepted. */
+ *   CMD of NAS"), the history's and the status's excepted. */
 int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err);
 void nas_view_free(nas_view *v);
-/* The layout in a few words: "2 mirror + log + special" ("2 raidz2",
- * "1 disk + cache", "3 mixed" when the data vdevs differ). */
-void nas_layout_summary(const nas_layout *l, char *buf, size_t size);
 
 /* ---- sampler.c: what the NAS did during one run --------------------- */
 
@@ -379,6 +416,8 @@ typedef struct nas_window {
 	double clock_offset, clock_err;
 	char counters_why[256];     /* why the counters are not fio's window's, when they are dropped */
 	bool lost;                  /* the readings failed or never came: the NAS lost or not reached */
+	bool unreadable;            /* zpool iostat printed what the layout cannot place (why names
+	                               the line): a shape nfsagent cannot read */
 	bool incomplete;            /* something was not read: the figures are partial, never wrong */
 	char why[512];              /* the first reason, when incomplete */
 } nas_window;

@@ -1,11 +1,12 @@
 /* libFuzzer target for the NAS parsers (the nas/ parse files): every input goes
- * through all of them, as zfs list, zfs get, zpool list, zpool iostat (with
- * a fixed layout, and with the input's own when it is one), kstats and
- * zpool history.
+ * through all of them, as zfs list, zfs get, zpool list (and its words),
+ * zpool iostat (with a fixed layout, and with the input's own when it is
+ * one), zpool status, kstats and zpool history.
  * Besides "does not crash" it checks what callers rely on: on success the
- * structures are whole (names set, every vdev with a type and a leaf, a
- * dataset found for a path really holds it); on failure nothing is left
- * and the error says why. */
+ * structures are whole (names set, every vdev with a type and its disks,
+ * none only for a removed vdev or a distributed spare, a dataset found for
+ * a path really holds it); on failure nothing is left and the error says
+ * why. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,9 +98,16 @@ static void layout(const char *text, size_t size)
 		total += nas_layout_count(&l, (nas_class)c);
 	if (!l.pool || total != l.n)
 		abort();
-	for (size_t i = 0; i < l.n; i++)
-		if (!l.v[i].name[0] || !l.v[i].type[0] || l.v[i].n_leaves == 0)
+	for (size_t i = 0; i < l.n; i++) {
+		const nas_vdev *v = &l.v[i];
+		bool diskless = !strcmp(v->type, "indirect") || !strcmp(v->type, "dspare");
+		if (!v->name[0] || !v->type[0] || !v->health[0] || (v->n_leaves == 0) != diskless)
 			abort();
+	}
+	char words[64];
+	nas_layout_summary(&l, words, sizeof(words));
+	if (strlen(words) >= sizeof(words))
+		abort();
 	samples(text, size, &l);
 	nas_layout_free(&l);
 }
@@ -123,6 +131,15 @@ static void counters(const char *text, size_t size)
 		if (!r.v[i].c.arc.found || !r.v[i].c.zil.found || !r.v[i].c.objset.found)
 			abort();
 	nas_readings_free(&r);
+}
+
+/* The activity's words always end within their buffer. */
+static void status(const char *text, size_t size)
+{
+	nas_activity a;
+	nas_parse_zpool_status(text, size, &a);
+	if (!memchr(a.words, '\0', sizeof(a.words)))
+		abort();
 }
 
 /* A time is never before 1970 nor left set on failure. */
@@ -149,6 +166,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	layout(text, size);
 	samples(text, size, &fixed);
 	counters(text, size);
+	status(text, size);
 	history(text, size);
 	nas_layout_free(&fixed);
 	return 0;

@@ -174,7 +174,7 @@ check=$(python3 - "$WORK/results.csv" "$WORK/results.json" <<-'PY'
 	      "; an amplification cell equal to its JSON:", amp[0]["nas_amplification"] != "")
 	PY
 ) || fail "results --csv against --json"
-assert_eq "$check" "53 columns; without a NAS side [5, 6, 7, 8, 9, 10] ; clocks known on [1, 2, 3, 4] ; an amplification cell equal to its JSON: True" "results --csv's NAS cells ($check)"
+assert_eq "$check" "54 columns; without a NAS side [5, 6, 7, 8, 9, 10] ; clocks known on [1, 2, 3, 4] ; an amplification cell equal to its JSON: True" "results --csv's NAS cells ($check)"
 
 # ---- The settings as measured are provenance fields (zfs_), whatever a
 # label said: selected by any spelling of a size, in JSON and CSV ----

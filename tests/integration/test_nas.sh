@@ -20,6 +20,7 @@ logbias:              latency
 primarycache:         all
 special_small_blocks: 0
 Pool:                 tank, ONLINE, 7.7 TiB, 1.0 TiB allocated
+Layout:               2 mirror + special mirror + log
 data:                 2: mirror-0 (mirror, 2 disks), mirror-1 (mirror, 2 disks)
 special:              1: mirror-2 (mirror, 2 disks)
 log:                  1: nvme2n1 (disk, 1 disk)
@@ -29,8 +30,8 @@ assert_eq "$ERR" "" "stderr"
 run 0 "$NFSAGENT" nas --nas-command "$NAS" --datastore truenas-vmware --json
 assert_eq "$(jq -c '[.dataset, .mountpoint, .settings.recordsize, .settings.sync]' <<< "$OUT")" \
 	'["tank/vmware","/mnt/tank/vmware",131072,"standard"]' "dataset in JSON"
-assert_eq "$(jq -c '.pool | [.name, .data_vdevs, .log, .special, .cache, (.vdevs | length)]' <<< "$OUT")" \
-	'["tank",2,true,true,false,4]' "layout in JSON"
+assert_eq "$(jq -c '.pool | [.name, .health, .activity, .layout, .data_vdevs, .log, .special, .cache, (.vdevs | length)]' <<< "$OUT")" \
+	'["tank","ONLINE","","2 mirror + special mirror + log",2,true,true,false,4]' "layout in JSON"
 assert_eq "$(jq -c '[.pool.vdevs[] | [.name, .class, .disks]]' <<< "$OUT")" \
 	'[["mirror-0","data",2],["mirror-1","data",2],["mirror-2","special",2],["nvme2n1","logs",1]]' \
 	"vdevs in JSON"

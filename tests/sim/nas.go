@@ -40,6 +40,15 @@ type nasVdev struct {
 	Alloc  uint64   `json:"alloc"`
 	Leaf   uint64   `json:"leaf_size"`
 	IO     nasIO    `json:"io"` // cumulative, copies included
+	// The shapes of nasshapes.go: a removed vdev (indirect-N), its state
+	// when not ONLINE, what zpool prints under it when not its leaves, a
+	// raidz's parity (its writes: leaves / (leaves - parity) copies).
+	Removed bool       `json:"removed,omitempty"`
+	Health  string     `json:"health,omitempty"`
+	Under   []nasChild `json:"under,omitempty"`
+	Parity  int        `json:"parity,omitempty"`
+	// Added after nfsagent read the layout: zpool list leaves it out.
+	Unlisted bool `json:"unlisted,omitempty"`
 }
 
 type nasDataset struct {
@@ -86,6 +95,10 @@ type nasState struct {
 	// The pool's history and its last txg (nashistory.go).
 	History []nasRecord `json:"history"`
 	Txg     uint64      `json:"txg"`
+	// The pool's state when not ONLINE, and zpool status's scan lines
+	// (nasshapes.go).
+	Health string   `json:"health,omitempty"`
+	Scan   []string `json:"scan,omitempty"`
 }
 
 // now: the NAS's clock.
@@ -103,6 +116,7 @@ type nasModel struct {
 	missing  string
 	sync     string
 	skew     float64
+	shape    string
 	filename string
 	mu       sync.Mutex // one change of nas.json at a time (nasio.go)
 }
@@ -116,6 +130,7 @@ func (n *nasModel) flags(fs *flag.FlagSet) {
 	fs.StringVar(&n.missing, "nas-missing", "", "comma list of programs the NAS lacks (zpool, zfs)")
 	fs.StringVar(&n.sync, "nas-sync", "standard", "the datasets' sync property")
 	fs.Float64Var(&n.skew, "nas-clock-skew", 0, "seconds the NAS's clock is ahead of this machine's (negative: behind)")
+	fs.StringVar(&n.shape, "nas-shape", "", "the pool as a real one may be: "+strings.Join(nasShapes, ", ")+" (nasshapes.go)")
 }
 
 // Disks of 4 TB as a pool reports them: the mirror's usable size and the
@@ -155,6 +170,9 @@ func (n *nasModel) setup(l *lab) error {
 		st.Vdevs = append(st.Vdevs, nasVdev{Name: "nvme2n1", Class: "logs", Size: nasFlashUsed,
 			Leaf: nasFlash})
 	}
+	if err := n.applyShape(st); err != nil {
+		return err
+	}
 	st.Datasets = n.datasets()
 	st.logCreated(createArgs(st.Vdevs))
 	st.ARC = nasARC{Hits: 918273645, Misses: 20318475, DemandDataHits: 402117730,
@@ -168,6 +186,9 @@ func (n *nasModel) setup(l *lab) error {
 func createArgs(vdevs []nasVdev) string {
 	var w []string
 	for _, v := range vdevs {
+		if v.Removed {
+			continue
+		}
 		switch v.Class {
 		case "special":
 			w = append(w, "special")
@@ -175,7 +196,7 @@ func createArgs(vdevs []nasVdev) string {
 			w = append(w, "log")
 		}
 		if len(v.Leaves) > 0 {
-			w = append(w, "mirror")
+			w = append(w, v.Name[:strings.LastIndex(v.Name, "-")])
 			w = append(w, v.Leaves...)
 		} else {
 			w = append(w, v.Name)

@@ -334,12 +334,13 @@ func (st *nasState) guestIO(dataset string, j fioJob, dr, dw, rops, wops uint64)
 	return true
 }
 
-// spread shares io evenly among the class's top-level vdevs; each writes
-// every copy (a two-way mirror: twice), a read is served by one copy.
+// spread shares io evenly among the class's top-level vdevs (not removed
+// ones); each writes every copy (a two-way mirror: twice; a raidz its
+// parity too), a read is served by one copy.
 func (st *nasState) spread(class string, io nasIO) {
 	var idx []int
 	for i, v := range st.Vdevs {
-		if v.Class == class {
+		if v.Class == class && !v.Removed {
 			idx = append(idx, i)
 		}
 	}
@@ -350,6 +351,12 @@ func (st *nasState) spread(class string, io nasIO) {
 		if copies == 0 {
 			copies = 1
 		}
+		// a mirror writes each copy; a raidz its data once and its parity:
+		// leaves / (leaves - parity)
+		stripe := uint64(1)
+		if v.Parity > 0 {
+			stripe = copies - uint64(v.Parity)
+		}
 		share := func(x uint64) uint64 { // the remainder goes to the first
 			s := x / n
 			if k == 0 {
@@ -359,7 +366,7 @@ func (st *nasState) spread(class string, io nasIO) {
 		}
 		v.IO.ReadOps += share(io.ReadOps)
 		v.IO.ReadBytes += share(io.ReadBytes)
-		v.IO.WriteOps += share(io.WriteOps) * copies
-		v.IO.WriteBytes += share(io.WriteBytes) * copies
+		v.IO.WriteOps += share(io.WriteOps) * copies / stripe
+		v.IO.WriteBytes += share(io.WriteBytes) * copies / stripe
 	}
 }

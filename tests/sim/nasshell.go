@@ -93,6 +93,12 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 			return 1
 		}
 		zpoolList(st, out)
+	case w[0] == "zpool" && len(w) == 3 && w[1] == "status":
+		if w[2] != st.Pool {
+			fmt.Fprintf(errOut, "cannot open '%s': no such pool\n", w[2])
+			return 1
+		}
+		zpoolStatus(st, out)
 	case w[0] == "zpool" && len(w) == 7 && strings.HasPrefix(args, "iostat -Hpvy -l "):
 		return zpoolIostat(stateFile, false, w[4], w[5], w[6], out, errOut)
 	case w[0] == "zpool" && len(w) == 9 && strings.HasPrefix(args, "iostat -T u -Hpvy -l "):
@@ -161,9 +167,9 @@ func (st *nasState) nameWidth() int {
 		if len(v.Name)+2 > w {
 			w = len(v.Name) + 2
 		}
-		for _, leaf := range v.Leaves {
-			if len(leaf)+4 > w {
-				w = len(leaf) + 4
+		for _, c := range v.children() {
+			if len(c.Name)+4 > w {
+				w = len(c.Name) + 4
 			}
 		}
 	}
@@ -178,24 +184,41 @@ func zpoolList(st *nasState, out io.Writer) {
 			alloc += v.Alloc
 		}
 	}
-	fmt.Fprintf(out, "%s\t%d\t%d\t%d\t-\t-\t3\t%d\t1.00\tONLINE\t-\n", st.Pool, size, alloc,
-		size-alloc, alloc*100/size)
+	fmt.Fprintf(out, "%s\t%d\t%d\t%d\t-\t-\t3\t%d\t1.00\t%s\t-\n", st.Pool, size, alloc,
+		size-alloc, alloc*100/size, orOnline(st.Health))
 	top := func(v nasVdev) {
+		if v.Removed { // no space of its own: every figure '-'
+			fmt.Fprintf(out, "\t%s\t-\t-\t-\t-\t-\t-\t-\t-\tONLINE\n", v.Name)
+			return
+		}
 		frag := "3"
 		if v.Class == "logs" {
 			frag = "0"
 		}
-		fmt.Fprintf(out, "\t%s\t%d\t%d\t%d\t-\t-\t%s\t%d\t-\tONLINE\n", v.Name, v.Size, v.Alloc,
-			v.Size-v.Alloc, frag, v.Alloc*100/v.Size)
-		for _, leaf := range v.Leaves {
-			fmt.Fprintf(out, "\t%s\t%d\t-\t-\t-\t-\t-\t-\t-\tONLINE\n", leaf, v.Leaf)
+		fmt.Fprintf(out, "\t%s\t%d\t%d\t%d\t-\t-\t%s\t%d\t-\t%s\n", v.Name, v.Size, v.Alloc,
+			v.Size-v.Alloc, frag, v.Alloc*100/v.Size, orOnline(v.Health))
+		for _, c := range v.children() {
+			size := strconv.FormatUint(v.Leaf, 10)
+			if c.Interior || c.Missing {
+				size = "-"
+			}
+			fmt.Fprintf(out, "\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\t%s\n", c.Name, size, c.State)
 		}
 	}
-	for _, v := range st.classVdevs("data") {
+	listed := func(class string) []nasVdev {
+		var out []nasVdev
+		for _, v := range st.classVdevs(class) {
+			if !v.Unlisted {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+	for _, v := range listed("data") {
 		top(v)
 	}
 	for _, c := range nasClasses {
-		vs := st.classVdevs(c)
+		vs := listed(c)
 		if len(vs) == 0 {
 			continue
 		}
@@ -245,11 +268,16 @@ func iostatInterval(old, cur *nasState, secs float64, out io.Writer) {
 	line(cur.Pool, alloc, size-alloc, pool)
 	vdev := func(i int) {
 		v := cur.Vdevs[i]
+		if v.Removed { // no space, no I/O of its own
+			line(v.Name, 0, 0, nasIO{})
+			return
+		}
 		line(v.Name, v.Alloc, v.Size-v.Alloc, ios[i])
-		n := uint64(len(v.Leaves))
-		for _, leaf := range v.Leaves {
+		under := v.children()
+		n := uint64(len(under))
+		for _, c := range under {
 			io := ios[i]
-			line(leaf, 0, 0, nasIO{io.ReadOps / n, io.WriteOps / n, io.ReadBytes / n, io.WriteBytes / n})
+			line(c.Name, 0, 0, nasIO{io.ReadOps / n, io.WriteOps / n, io.ReadBytes / n, io.WriteBytes / n})
 		}
 	}
 	for i, v := range cur.Vdevs {

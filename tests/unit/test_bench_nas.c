@@ -85,6 +85,19 @@ static void stored_row_line(void **state)
 	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
 	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x)");
+	/* A mixed pool is named so, its classes read from the words; a pool
+	 * not healthy is said. */
+	n.pool_layout = "mixed: mirror, raidz1, disk (1 removed) + special mirror + 2 log: disk, mirror";
+	n.pool_health = "DEGRADED (resilver 43%)";
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_string_equal(line, "pool wrote 3.5 GB/s (mixed: mirror, raidz1, disk) + 0 B/s (special) + "
+	                          "138 MB/s (log) for 138 MB/s from the guest: 26x (dataset 1.0x, data "
+	                          "vdevs 25x, log 1.0x) [pool DEGRADED (resilver 43%)]");
+	n.pool_layout = "1 draid2:4d:12c:1s + cache";
+	n.pool_health = "ONLINE";
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_string_equal(line, "pool wrote 3.5 GB/s (draid2:4d:12c:1s vdevs) for 138 MB/s from the "
+	                          "guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x)");
 }
 
 static void read_run_line(void **state)
@@ -156,7 +169,7 @@ static void layout_in_words(void **state)
 	load(NULL, &l, NULL);
 	char s[64];
 	nas_layout_summary(&l, s, sizeof(s));
-	assert_string_equal(s, "2 mirror + log + special + cache");
+	assert_string_equal(s, "2 mirror + special mirror + log + cache");
 	nas_layout_free(&l);
 	size_t len;
 	char *text = golden("zfs/zpool_list_raidz2.txt", &len);
@@ -164,7 +177,7 @@ static void layout_in_words(void **state)
 	assert_int_equal(nas_parse_zpool_list(text, len, &l, &err), VS_OK);
 	free(text);
 	nas_layout_summary(&l, s, sizeof(s));
-	assert_string_equal(s, "2 raidz2");
+	assert_string_equal(s, "2 raidz2 + spare");
 	nas_layout_free(&l);
 }
 

@@ -23,7 +23,8 @@
 #define ANSWER_GET "\"zfs get\") cat $d/zfs_get_vmware64k.txt;;"
 #define ANSWER_LAYOUT "\"zpool list\") cat $d/zpool_list_mirrors.txt;;"
 #define ANSWER_HISTORY "\"env TZ=UTC\") cat $d/zpool_history_il.txt;;"
-#define ANSWERS ANSWER_UNAME ANSWER_LIST ANSWER_GET ANSWER_LAYOUT ANSWER_HISTORY
+#define ANSWER_STATUS "\"zpool status\") cat $d/zpool_status_resilver.txt;;"
+#define ANSWERS ANSWER_UNAME ANSWER_LIST ANSWER_GET ANSWER_LAYOUT ANSWER_HISTORY ANSWER_STATUS
 
 static char log_path[64];
 
@@ -102,7 +103,8 @@ static void test_two_rounds_at_once(void **state)
 	                           "zfs get -Hp -o property,value recordsize,sync,compression,atime,logbias,"
 	                           "primarycache,special_small_blocks,objsetid tank/vmware\n"
 	                           "zfs list -Hp -o name,mountpoint\n"
-	                           "zpool list -Hpv tank\n");
+	                           "zpool list -Hpv tank\n"
+	                           "zpool status tank\n");
 	free(asked);
 	assert_string_equal(v.dataset.name, "tank/vmware");
 	assert_string_equal(v.dataset.mountpoint, "/mnt/tank/vmware");
@@ -113,6 +115,7 @@ static void test_two_rounds_at_once(void **state)
 	/* 2026-11-20.09:12:44 UTC: zfs set recordsize=64K tank/vmware */
 	assert_true(v.history_read);
 	assert_int_equal(v.recordsize_set, 1795165964);
+	assert_string_equal(v.activity.words, "resilver 43%");
 	nas_view_free(&v);
 	nas_target_free(&t);
 }
@@ -197,32 +200,33 @@ static void test_first_round_errors(void **state)
 }
 
 /* The second round: zfs get's failure wins over zpool list's; the history
- * failing fails nothing. */
+ * or the status failing fails nothing. */
 static void test_second_round_errors(void **state)
 {
 	(void)state;
 	static const failure failures[] = {
 		{ANSWER_UNAME ANSWER_LIST "\"zfs get\") echo junk;; \"zpool list\") exit 127;;"
 		 ANSWER_HISTORY, "/mnt/tank/vmware", 0, 0, VS_ERR_PROTOCOL, {NULL, NULL},
-		 {"reading zfs get of ", ""}, 5},
+		 {"reading zfs get of ", ""}, 6},
 		{ANSWER_UNAME ANSWER_LIST ANSWER_GET "\"zpool list\") exit 127;;" ANSWER_HISTORY,
 		 "/mnt/tank/vmware", 0, 0, VS_ERR_FAULT,
 		 {"zpool is missing on ", " (Linux OpenZFS is needed)"},
-		 {"running 'zpool list -Hpv tank' on ", ""}, 5},
+		 {"running 'zpool list -Hpv tank' on ", ""}, 6},
 	};
 	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
 		assert_fails(&failures[i]);
 
 	nas_target t;
 	stand_in(&t, "0", ANSWER_UNAME ANSWER_LIST ANSWER_GET ANSWER_LAYOUT
-	         "\"env TZ=UTC\") echo \"cannot open\" >&2; exit 1;;");
+	         "\"env TZ=UTC\") echo \"cannot open\" >&2; exit 1;; \"zpool status\") exit 1;;");
 	nas_view v;
 	vs_error err = {0};
 	assert_int_equal(nas_read_view(&t, "/mnt/tank/vmware", &v, &err), VS_OK);
 	assert_false(v.history_read);
 	assert_int_equal(v.recordsize_set, 0);
 	assert_int_equal(v.props.recordsize, 65536);
-	assert_int_equal(commands_run(), 5);
+	assert_string_equal(v.activity.words, "");
+	assert_int_equal(commands_run(), 6);
 	nas_view_free(&v);
 	nas_target_free(&t);
 }

@@ -347,7 +347,8 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
 	                    "finished_at, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
-	                    "zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout; "
+	                    "zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
+	                    "zfs_pool_health; "
 	                    "the labels recorded are recordsize, slog");
 	assert_string_equal(err.context, "");
 

@@ -1,6 +1,6 @@
 /* The NAS side of results (store_nas.c): a row recorded and read back with
  * what was not measured kept apart from zero, one per result, refused
- * without its dataset or an incomplete one without why, schema steps 6 to 9
+ * without its dataset or an incomplete one without why, schema steps 6 to 10
  * on an older file, and a reader of an older file that sees no NAS side (or
  * a later step's columns NULL). */
 #include <setjmp.h>
@@ -67,7 +67,7 @@ static int64_t add_result(na_store *s, const na_nas_run *nas)
 static na_nas_run sample(void)
 {
 	return (na_nas_run){
-		.dataset = "tank/vmware64k", .pool_layout = "2 mirror + log",
+		.dataset = "tank/vmware64k", .pool_layout = "2 mirror + log", .pool_health = "ONLINE",
 		.sync = "standard", .compression = "lz4", .atime = "off", .logbias = "latency",
 		.primarycache = "all", .recordsize = 65536, .special_small_blocks = 0,
 		.pool_known = true, .interval_s = 2, .intervals = 30,
@@ -87,7 +87,7 @@ static na_nas_run sample(void)
 typedef struct seen {
 	int calls;
 	na_nas_run n;
-	char dataset[64], sync[16], why[128], timeline[128];
+	char dataset[64], sync[16], why[128], timeline[128], health[64];
 } seen;
 
 static int keep(const na_nas_run *n, void *ud, vs_error *err)
@@ -100,6 +100,7 @@ static int keep(const na_nas_run *n, void *ud, vs_error *err)
 	snprintf(s->sync, sizeof(s->sync), "%s", n->sync ? n->sync : "(null)");
 	snprintf(s->why, sizeof(s->why), "%s", n->why ? n->why : "(null)");
 	snprintf(s->timeline, sizeof(s->timeline), "%s", n->timeline ? n->timeline : "(null)");
+	snprintf(s->health, sizeof(s->health), "%s", n->pool_health ? n->pool_health : "(null)");
 	return VS_OK;
 }
 
@@ -109,7 +110,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_schema_version(), 9);
+	assert_int_equal(na_store_schema_version(), 10);
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
@@ -128,6 +129,7 @@ static void recorded_and_read_back(void **state)
 	assert_true(found);
 	assert_int_equal(got.calls, 1);
 	assert_string_equal(got.dataset, "tank/vmware64k");
+	assert_string_equal(got.health, "ONLINE");
 	assert_string_equal(got.sync, "standard");
 	assert_string_equal(got.why, "(null)");
 	assert_int_equal(got.n.recordsize, 65536);
@@ -207,9 +209,10 @@ static void recorded_and_read_back(void **state)
 	sqlite3_close(db);
 }
 
-/* A file of schema 6 (7, 8): its NAS rows read without a timeline (without
- * step 8's seconds and split, without step 9's clocks), the file left as it
- * is; the next recording command adds the columns. */
+/* A file of schema 6 (7, 8, 9): its NAS rows read without a timeline
+ * (without step 8's seconds and split, without step 9's clocks, without
+ * step 10's pool health), the file left as it is; the next recording
+ * command adds the columns. */
 static void older_nas_rows(int version)
 {
 	na_store *s = NULL;
@@ -234,6 +237,7 @@ static void older_nas_rows(int version)
 	assert_string_equal(got.timeline, "(null)");
 	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
 	assert_false(got.n.clock_known);
+	assert_string_equal(got.health, "(null)");
 	na_store_close(&s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *st = NULL;
@@ -250,6 +254,7 @@ static void older_nas_rows(int version)
 	assert_string_equal(got.timeline, n.timeline);
 	assert_true(got.n.amp_dataset_to_data == 25.3);
 	assert_true(got.n.clock_known && got.n.clock_shift_s == -0.25 && got.n.clock_err_s == 0.004);
+	assert_string_equal(got.health, "ONLINE");
 	na_store_close(&s);
 }
 
@@ -269,6 +274,12 @@ static void schema_8_files(void **state)
 {
 	(void)state;
 	older_nas_rows(8);
+}
+
+static void schema_9_files(void **state)
+{
+	(void)state;
+	older_nas_rows(9);
 }
 
 /* A file of schema 5: a reader sees no NAS side and leaves it at 5; the
@@ -346,6 +357,7 @@ static void settings_are_fields(void **state)
 	n16.recordsize = 16384;
 	n16.special_small_blocks = 16384;
 	n16.sync = "always";
+	n16.pool_health = "DEGRADED (resilver 43%)";
 	n1m.recordsize = 1048576;
 	add_result(s, &n64);
 	add_result(s, &n16);
@@ -354,15 +366,15 @@ static void settings_are_fields(void **state)
 	assert_string_equal(where(s, NULL).zfs,
 	                    "zfs_recordsize=64K zfs_sync=standard zfs_compression=lz4 zfs_atime=off "
 	                    "zfs_logbias=latency zfs_primarycache=all zfs_special_small_blocks=0 "
-	                    "zfs_pool_layout=2 mirror + log");
+	                    "zfs_pool_layout=2 mirror + log zfs_pool_health=ONLINE");
 	assert_string_equal(where(s, "zfs_recordsize=16K").zfs,
 	                    "zfs_recordsize=16K zfs_sync=always zfs_compression=lz4 zfs_atime=off "
 	                    "zfs_logbias=latency zfs_primarycache=all zfs_special_small_blocks=16K "
-	                    "zfs_pool_layout=2 mirror + log");
+	                    "zfs_pool_layout=2 mirror + log zfs_pool_health=DEGRADED (resilver 43%)");
 	assert_string_equal(where(s, "id=3").zfs,
 	                    "zfs_recordsize=NULL zfs_sync=NULL zfs_compression=NULL zfs_atime=NULL "
 	                    "zfs_logbias=NULL zfs_primarycache=NULL zfs_special_small_blocks=NULL "
-	                    "zfs_pool_layout=NULL");
+	                    "zfs_pool_layout=NULL zfs_pool_health=NULL");
 	assert_string_equal(where(s, "zfs_recordsize=64K").ids, "1");
 	assert_string_equal(where(s, "zfs_recordsize=64k").ids, "1");
 	assert_string_equal(where(s, "zfs_recordsize=65536").ids, "1");
@@ -370,6 +382,7 @@ static void settings_are_fields(void **state)
 	assert_string_equal(where(s, "zfs_special_small_blocks=0").ids, "1,4");
 	assert_string_equal(where(s, "zfs_sync=always").ids, "2");
 	assert_string_equal(where(s, "zfs_pool_layout=2 mirror + log").ids, "1,2,4");
+	assert_string_equal(where(s, "zfs_pool_health=ONLINE").ids, "1,4");
 	assert_string_equal(where(s, "zfs_recordsize=sixteen").ids, "");
 	const char *none[] = {"zfs_recordsize=128K"};
 	assert_int_equal(na_store_explain_none(s, none, 1, &err), VS_ERR_NOT_FOUND);
@@ -386,6 +399,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_6_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_7_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_8_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_9_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
