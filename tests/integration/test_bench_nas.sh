@@ -66,21 +66,13 @@ assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset_written > 0
 4 0 0 1" "each run's direction in the dataset's counters and the ZIL"
 # Each run's two NAS sessions (iostat's, the readings') were opened parked
 # and given their run: one pair a run, none opened in vain (the last run
-# parks none); every run found its pair connected before it began (its
-# guest folder made), the first one's opened while the NAS's settings were
-# read, so that no run waited for a handshake.
+# parks none).  Whether a pair was connected before its run began depends
+# on the machine's load, so that is measured (tests/bench/nas_cost.sh: the
+# NAS's share of nfsagent's time), not asserted here.
 assert_eq "$(awk '$2 != "-" { print $3 }' "$sessions" | sort | uniq -c | awk '{ print $1, $2 }')" \
 	"4 iostat
 4 readings" "a parked pair of sessions per run ($(cat "$sessions"))"
 assert_eq "$(awk '$2 == "-"' "$sessions" | wc -l)" 0 "no session parked in vain"
-mapfile -t made < <(awk '$2 == "MakeDirectoryInGuest" { print $1 }' "$LAB_LOG")  # staging, then a run's
-mapfile -t pairs < <(sort -n -k2 "$sessions" | cut -d' ' -f1)  # opened, in the order of their runs
-for run in 1 2 3 4; do
-	for i in 0 1; do
-		[ "${pairs[2 * run - 2 + i]}" -lt "${made[run]}" ] ||
-			fail "run $run's sessions opened at ${pairs[2 * run - 2 + i]} ms, after it began at ${made[run]} ms ($(cat "$sessions"))"
-	done
-done
 # (The amplification against the model: test_campaign_nas.sh, over 4 s and
 # a ramp; 2 s measured by 1 s intervals is too coarse to assert it.)
 run 0 "$NFSAGENT" results --db "$db" --json
