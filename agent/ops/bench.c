@@ -422,15 +422,17 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 }
 
 int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_error *err)
+                   long pid, vs_guest_programs *ended, vs_error *err)
 {
 	char staging[64], data[sizeof(((na_bench *)0)->data)];
 	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
-	/* Its fio may still run (its command line names the staging folder):
-	 * stopped first, or it would write into the folders again. */
+	/* Its fio may still run (its command line names the staging folder),
+	 * and fio's job processes, which outlive a fio killed outright: ended
+	 * first, or they would write into the folders again and load the
+	 * datastore under the next measurement. */
 	char mark[sizeof(staging) + 1];
 	snprintf(mark, sizeof(mark), "%s/", staging);
-	int rc = vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, err);
+	int rc = vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, ended, err);
 	const char *paths[] = {data, staging};
 	for (size_t i = 0; rc == VS_OK && i < 2; i++) {
 		rc = vs_guest_delete(c, vm->moref, auth, paths[i], true, err);
