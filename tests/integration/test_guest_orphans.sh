@@ -55,7 +55,7 @@ ended_by() {
 other=$!
 OTHER_PIDS+=("$other")
 for i in $(seq 1 600); do [ "$(starts)" -ge 1 ] && break; sleep 0.05; done
-campaign orphans 6
+campaign orphans 10
 killed_during_fio orphans 2
 killed_during_fio orphans 3 --resume
 assert_contains "$(cat "$WORK/out")" "fio of an earlier run (nfsagent"
