@@ -447,60 +447,6 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	return code;
 }
 
-static vs_guest_auth guest_auth(const na_run *r)
-{
-	return (vs_guest_auth){r->c->guest_user ? r->c->guest_user : getenv("NFSAGENT_GUEST_USER"),
-	                       r->password};
-}
-
-/* Every process of a run that benchmarks is journaled first ("bench-pids"),
- * so that what a killed one left in the guest (fio's folder and files, its
- * staging folder) is removed by the next: before it benchmarks (self: it
- * joins the list), and at cleanup or abort.  A folder that cannot be removed
- * now (the guest is off, no password) keeps its pid for the next time. */
-static int sweep_benches(na_run *r, bool self)
-{
-	char *pids = NULL, *save = NULL, *left = NULL, me[32];
-	na_run_done(r, "bench-pids", &pids);
-	snprintf(me, sizeof(me), "%ld", (long)getpid());
-	vs_guest_auth auth = guest_auth(r);
-	bool ok = true;
-	r->guest_leftovers = 0;
-	for (char *p = pids ? strtok_r(pids, ", ", &save) : NULL; p; p = strtok_r(NULL, ", ", &save)) {
-		long pid = 0;
-		vs_error err = {0};
-		if (!na_parse_long(p, 1, LONG_MAX, &pid) || !strcmp(p, me))
-			continue;  /* not a pid (nfsagent wrote it: never), or this process */
-		vs_vm *vm = na_run_vm(r);  /* NULL: gone from the inventory (a cleanup goes on) */
-		if (r->password && vm && na_bench_sweep(r->cl, vm, &auth, r->c->dir, pid, &err) == VS_OK)
-			continue;
-		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
-		        !r->password && r->c->guest_password_file ? "the guest password file could not be read"
-		        : !r->password                            ? "no guest password to remove it with"
-		        : !vm                                     ? "the VM is not in the inventory"
-		                                                  : err.message);
-		r->guest_leftovers++;
-		ok &= na_list_add(&left, p);
-	}
-	if (self)
-		ok &= na_list_add(&left, me);
-	free(pids);
-	int rc = ok ? na_run_mark(r, "bench-pids", left ? left : "")
-	            : na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
-	free(left);
-	return rc;
-}
-
-/* A benchmark in the campaign's VM, with its guest login and job settings. */
-static na_bench bench_in_guest(na_run *r, na_session *s)
-{
-	vs_vm *vm = na_run_vm(r);
-	return (na_bench){.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
-	                  .auth = guest_auth(r),
-	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
-	                  .stop = &na_stop_requested};
-}
-
 /* One target's profiles in one repetition, runs of them left to make
  * (rounds calls it only when one is): the guest is prepared once for them. */
 static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
@@ -514,7 +460,7 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 	vs_error err = {0};
 	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
 	na_session s = na_run_session(r);
-	na_bench b = bench_in_guest(r, &s);
+	na_bench b = na_run_bench(r, &s);
 	b.ds = ds;
 	b.labels = labels;
 	b.n_labels = n;
@@ -551,28 +497,14 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 	return code;
 }
 
-/* The guest can benchmark (credentials, fio and its libaio), checked once
- * before the first move: a VM without fio is said before anything moves,
- * not after a Storage vMotion for every target. */
-static int check_guest(na_run *r)
-{
-	vs_error err = {0};
-	na_session s = na_run_session(r);
-	na_bench b = bench_in_guest(r, &s);
-	if (na_bench_begin(&b, &err) != VS_OK)
-		return na_run_fail(r, &err);
-	na_bench_end(&b);
-	return VS_OK;
-}
-
 static int rounds(na_run *r)
 {
 	bool left = false;
 	for (size_t ti = 0; ti < r->c->n_targets; ti++)
 		left |= na_run_has_work(r, &r->c->targets[ti]);
-	int rc = left ? sweep_benches(r, true) : VS_OK;
+	int rc = left ? na_run_sweep_guest(r, true) : VS_OK;
 	if (rc == VS_OK && left)
-		rc = check_guest(r);
+		rc = na_run_check_guest(r);
 	for (long rep = 1; rc == VS_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
 		for (size_t ti = 0; rc == VS_OK && ti < r->c->n_targets && !na_stop_requested; ti++) {
 			na_target *t = &r->c->targets[ti];
@@ -636,7 +568,7 @@ static int clean_up(na_run *r)
 	int rc = na_run_go_home(r);
 	/* Swept also when the VM could not go home: what can be removed goes
 	 * (a folder that cannot keeps its pid for the next cleanup). */
-	int swept = sweep_benches(r, false);
+	int swept = na_run_sweep_guest(r, false);
 	if (rc == VS_OK)
 		rc = swept;
 	if (rc == VS_OK)

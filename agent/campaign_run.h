@@ -6,6 +6,7 @@
 
 #include "campaign.h"
 #include "campaign_leftovers.h"
+#include "ops/bench.h"
 #include "ops/session.h"
 
 typedef struct na_run {
@@ -71,6 +72,15 @@ int na_run_check_home(na_run *r);
 /* campaign.c, for campaign_mounts.c */
 /* The session the campaign's ops share: its client, inventory and store. */
 na_session na_run_session(na_run *r);
+/* The guest login of the campaign's VM. */
+vs_guest_auth na_run_guest_auth(const na_run *r);
+/* Ends and removes what killed runs of this campaign left in the guest
+ * (their pids are journaled as "bench-pids"; self: this run joins them). */
+int na_run_sweep_guest(na_run *r, bool self);
+/* A benchmark in the campaign's VM, with its guest login and job settings. */
+na_bench na_run_bench(na_run *r, na_session *s);
+/* Whether the guest can benchmark (credentials, fio, libaio): run failed if not. */
+int na_run_check_guest(na_run *r);
 /* Whether t takes turns with another target on its export (NFS 3 / 4.1). */
 bool na_run_alternating(const na_run *r, const na_target *t);
 /* Whether t still has a probe or a result to make. */

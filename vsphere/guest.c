@@ -248,30 +248,31 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 
 /* ---- starting a program, checked against the guest ------------------------ */
 
-typedef struct pid_set {
-	int64_t *pids;
-	size_t n;
-} pid_set;
-
 /* The processes of auth's user in the guest now whose command line holds
  * mark (NULL: any); only those still running when running. */
 static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth,
-                         const char *mark, bool running, pid_set *out, vs_error *err)
+                         const char *mark, bool running, vs_guest_programs *out, vs_error *err)
 {
 	vs_reply r = {0};
-	*out = (pid_set){0};
+	*out = (vs_guest_programs){0};
 	int rc = guest_call(c, false, "ListProcessesInGuest", vm, auth, NULL, VS_RET_LIST,
 	                    VS_CALL_SAFE, &r, err);
 	size_t n = 0;
 	for (xmlNode *p = rc == VS_OK ? vs_reply_ret(&r) : NULL; p; p = vs_xml_next(p))
 		n++;
-	if (rc == VS_OK && !(out->pids = calloc(n + 1, sizeof(int64_t))))
+	if (rc == VS_OK && !(out->v = calloc(n + 1, sizeof(*out->v))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (xmlNode *p = rc == VS_OK ? vs_reply_ret(&r) : NULL; p; p = vs_xml_next(p)) {
 		char *owner = vs_xml_path_text(p, "owner"), *line = vs_xml_path_text(p, "cmdLine");
 		if (owner && auth->username && strcmp(owner, auth->username) == 0 &&
-		    (!mark || (line && strstr(line, mark))) && (!running || !vs_xml_child(p, "endTime")))
-			out->pids[out->n++] = vs_xml_path_int(p, "pid", -1);
+		    (!mark || (line && strstr(line, mark))) && (!running || !vs_xml_child(p, "endTime"))) {
+			vs_guest_program *g = &out->v[out->n++];
+			g->pid = vs_xml_path_int(p, "pid", -1);
+			char *name = vs_xml_path_text(p, "name");
+			const char *base = name && strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+			snprintf(g->name, sizeof(g->name), "%s", base && *base ? base : "?");
+			free(name);
+		}
 		free(owner);
 		free(line);
 	}
@@ -283,7 +284,7 @@ typedef struct started_program {
 	const char *vm;
 	const vs_guest_auth *auth;
 	const char *mark;  /* in the program's command line: its working directory */
-	pid_set before;  /* the user's processes before the first go */
+	vs_guest_programs before;  /* the user's processes before the first go */
 	int64_t pid;     /* the one new process found, or -1 */
 } started_program;
 
@@ -295,17 +296,17 @@ typedef struct started_program {
 static int program_started(vs_client *c, void *ud, bool *done, vs_error *err)
 {
 	started_program *s = ud;
-	pid_set now = {0};
+	vs_guest_programs now = {0};
 	int rc = own_processes(c, s->vm, s->auth, s->mark, false, &now, err);
 	size_t fresh = 0;
 	for (size_t i = 0; rc == VS_OK && i < now.n; i++) {
 		bool known = false;
 		for (size_t j = 0; j < s->before.n && !known; j++)
-			known = s->before.pids[j] == now.pids[i];
+			known = s->before.v[j].pid == now.v[i].pid;
 		if (!known && fresh++ == 0)
-			s->pid = now.pids[i];
+			s->pid = now.v[i].pid;
 	}
-	free(now.pids);
+	vs_guest_programs_free(&now);
 	if (rc == VS_OK && fresh > 1)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%zu new processes in the guest: which one is ours is unknown",
 		             fresh);
@@ -339,7 +340,7 @@ int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 		rc = guest_call_settled(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE,
 		                        0, &(vs_settle){program_started, &s}, &r, err);
 	vs_buf_free(&extra);
-	free(s.before.pids);
+	vs_guest_programs_free(&s.before);
 	if (rc == VS_OK)
 		*pid = s.pid >= 0 ? s.pid : vs_xml_path_int(vs_reply_ret(&r), "", -1);
 	vs_reply_free(&r);
@@ -464,19 +465,29 @@ int vs_guest_mkdir(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 	return rc;
 }
 
-int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
-                        long timeout_s, vs_error *err)
+void vs_guest_programs_free(vs_guest_programs *p)
 {
-	pid_set live = {0};
-	int rc = own_processes(c, vm, auth, mark, true, &live, err);
-	for (size_t i = 0; rc == VS_OK && i < live.n; i++) {
+	free(p->v);
+	*p = (vs_guest_programs){0};
+}
+
+int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                        long timeout_s, vs_guest_programs *ended, vs_error *err)
+{
+	int rc = own_processes(c, vm, auth, mark, true, ended, err);
+	for (size_t i = 0; rc == VS_OK && i < ended->n; i++) {
 		vs_guest_process gone;
-		rc = vs_guest_terminate(c, vm, auth, live.pids[i], err);
+		int64_t pid = ended->v[i].pid;
+		rc = vs_guest_terminate(c, vm, auth, pid, err);
 		if (rc == VS_OK)
-			rc = vs_guest_wait(c, vm, auth, live.pids[i], timeout_s, 0, NULL, NULL, NULL, &gone, err);
-		if (rc == VS_ERR_NOT_FOUND)  /* gone from the list: ended */
+			rc = vs_guest_wait(c, vm, auth, pid, timeout_s, 0, NULL, NULL, NULL, &gone, err);
+		/* Gone from the list, or not found to signal: it ended (fio's job
+		 * processes end with the fio signalled before them). */
+		if (rc == VS_ERR_NOT_FOUND ||
+		    (rc == VS_ERR_FAULT && strcmp(err->fault, "GuestProcessNotFound") == 0))
 			rc = VS_OK;
+		if (rc != VS_OK)
+			vs_error_context(err, "ending %s (pid %lld) in the guest", ended->v[i].name, (long long)pid);
 	}
-	free(live.pids);
 	return rc;
 }

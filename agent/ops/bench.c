@@ -188,6 +188,27 @@ static char *staged(const na_bench *b, const char *name)
 	return s;
 }
 
+/* Ends what still runs from a staging folder: its name is in the command
+ * line of fio and of fio's job processes, which outlive a fio killed
+ * outright and are not the process Tools started (a shell). */
+static int end_staged(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *staging,
+                      vs_guest_programs *ended, vs_error *err)
+{
+	char mark[72];
+	snprintf(mark, sizeof(mark), "%s/", staging);
+	return vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, ended, err);
+}
+
+/* This bench's fio, stopped: what could not be ended is said. */
+static void stop_staged(na_bench *b)
+{
+	vs_guest_programs ended = {0};
+	vs_error err = {0};
+	if (end_staged(b->s->client, b->vm, &b->auth, b->staging, &ended, &err) != VS_OK)
+		na_say_warning(b->s, "fio may still run in %s: %s", b->vm->name, err.message);
+	vs_guest_programs_free(&ended);
+}
+
 /* Runs fio, once the NAS's sampler (NULL: none) has its first reading, and
  * waits for it, showing how long it has run (what names the run) against
  * the job's own time; started: this machine's time before and after the
@@ -237,12 +258,11 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 		                   na_wait_tick, &shown, proc, err);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
-	/* Stopped (Ctrl-C, timeout): its files go only once fio has let go of them. */
-	vs_guest_process gone;
-	vs_error ignored = {0};
+	/* Stopped (Ctrl-C, timeout): Tools signalled the shell it started, which
+	 * leaves fio and its job processes running.  Each is ended, and its
+	 * files go only once fio has let go of them. */
 	if (rc == VS_ERR_TASK && pid >= 0)
-		vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, GONE_S, 0, NULL, NULL, NULL, &gone,
-		              &ignored);
+		stop_staged(b);
 	free(job);
 	return rc;
 }
@@ -422,15 +442,13 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 }
 
 int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_error *err)
+                   long pid, vs_guest_programs *ended, vs_error *err)
 {
 	char staging[64], data[sizeof(((na_bench *)0)->data)];
 	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
-	/* Its fio may still run (its command line names the staging folder):
-	 * stopped first, or it would write into the folders again. */
-	char mark[sizeof(staging) + 1];
-	snprintf(mark, sizeof(mark), "%s/", staging);
-	int rc = vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, err);
+	/* Its fio may still run: ended first, or it would write into the
+	 * folders again and load the datastore under the next measurement. */
+	int rc = end_staged(c, vm, auth, staging, ended, err);
 	const char *paths[] = {data, staging};
 	for (size_t i = 0; rc == VS_OK && i < 2; i++) {
 		rc = vs_guest_delete(c, vm->moref, auth, paths[i], true, err);

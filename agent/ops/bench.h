@@ -169,8 +169,10 @@ void na_bench_result_free(na_bench_result *r);
 /* Removes what the benchmark put in the guest. */
 void na_bench_end(na_bench *b);
 /* Removes what a benchmark of nfsagent process pid (killed: it could not)
- * left in the guest: its staging folder and fio's folder under dir. */
+ * left in the guest: the programs still running from its staging folder
+ * (listed in *ended, to be freed by the caller), then that folder and
+ * fio's folder under dir. */
 int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_error *err);
+                   long pid, vs_guest_programs *ended, vs_error *err);
 
 #endif

@@ -367,14 +367,28 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
  * processes are listed before the start to tell which are new).  unique,
  * when given, is a string in the command line that no earlier process had:
  * the process naming it is the one started, and no listing is needed. */
-/* Stops the processes of auth's user still running in the guest whose
- * command line holds mark (a killed nfsagent's fio, by its folder), and waits
- * up to timeout_s for each to end. */
-int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
-                        long timeout_s, vs_error *err);
 int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *program,
                    const char *arguments, const char *workdir, const char *unique, int64_t *pid,
                    vs_error *err);
+
+/* A process of the guest: its pid and its name without the folder. */
+typedef struct vs_guest_program {
+	int64_t pid;
+	char name[64];
+} vs_guest_program;
+typedef struct vs_guest_programs {
+	vs_guest_program *v;
+	size_t n;
+} vs_guest_programs;
+void vs_guest_programs_free(vs_guest_programs *p);
+/* Ends the processes of auth's user still running in the guest whose
+ * command line holds mark (a killed nfsagent's fio and its job processes,
+ * by its folder): Tools signals each (SIGTERM, then SIGKILL), and this
+ * waits up to timeout_s for each to end.  *ended lists them (free it with
+ * vs_guest_programs_free, also on error); on error, err names the one
+ * that would not end. */
+int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                        long timeout_s, vs_guest_programs *ended, vs_error *err);
 
 typedef struct vs_guest_process {
 	bool ended;

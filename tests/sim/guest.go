@@ -63,10 +63,9 @@ import (
 )
 
 const (
-	procListKeep  = 5 * time.Minute // ended processes stay listed this long
-	procHistory   = time.Hour       // and count for performance samples this long
-	transferLife  = 30 * time.Minute
-	terminateWait = 2 * time.Second // SIGTERM, then SIGKILL
+	procListKeep = 5 * time.Minute // ended processes stay listed this long
+	procHistory  = time.Hour       // and count for performance samples this long
+	transferLife = 30 * time.Minute
 )
 
 // guestDirs are created in every guest root.
@@ -93,6 +92,11 @@ type guestOps struct {
 	serial    int64
 	logMu     sync.Mutex
 	logFile   *os.File
+
+	boot       time.Time // this machine's start: /proc's process start times count from it
+	fioLogPath string    // -guest-fio-log (guestprocs.go)
+	fioLog     *os.File
+	stopWatch  chan struct{} // ends watchFio
 }
 
 // guestProc is a program started with StartProgramInGuest.
@@ -157,6 +161,7 @@ func (g *guestOps) flags(fs *flag.FlagSet) {
 		"(default: fiotest,db01 get Tools running, other VMs keep theirs)")
 	g.fio.mode = "present"
 	fs.Var(&g.fio, "guest-fio", "the guests' fio: present (this machine's), missing, old (2.16) or no-libaio")
+	fs.StringVar(&g.fioLogPath, "guest-fio-log", "", "append \"<unix-ms> <fio-start|fio-end|fio-overlap> <vm> <job>...\" as the guests' fio runs start, end and overlap")
 	g.perf.flags(fs)
 }
 
@@ -204,6 +209,16 @@ func (g *guestOps) setup(l *lab) error {
 			return err
 		}
 		g.logFile = f
+	}
+	g.boot = bootTime()
+	if g.fioLogPath != "" {
+		f, err := os.OpenFile(g.fioLogPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			return err
+		}
+		g.fioLog = f
+		g.stopWatch = make(chan struct{})
+		go g.watchFio(g.stopWatch)
 	}
 	g.hosts.serveTransfers(l, g.serveTransfer)
 	l.beforeCall(g.intercept)
@@ -906,7 +921,7 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 	for i, e := range env {
 		env[i] = rewriteArgs(root, e)
 	}
-	env = g.fio.path(env)
+	env = append(g.fio.path(env), guestEnvKey+"="+g.guestToken(vm.Value))
 	cmdLine := shellQuote(prog)
 	if spec.Arguments != "" {
 		cmdLine += " " + rewriteArgs(root, spec.Arguments)
@@ -914,8 +929,9 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 	cmd := exec.Command("/bin/sh", "-c", cmdLine)
 	cmd.Dir = wdLocal
 	cmd.Env = env
-	// Own process group, so that TerminateProcessInGuest and shutdown reach
-	// the program's children (fio's workers) too; killed if the lab dies.
+	// Own process group, so that shutdown reaches the program's children;
+	// killed if the lab dies.  (fio's job processes make a session of their
+	// own: killGuests finds them by guestEnvKey.)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 
 	var host types.ManagedObjectReference
@@ -1007,22 +1023,32 @@ func (g *guestOps) listedLocked(vm string, pid int64) *guestProc {
 	return p
 }
 
+// listProcesses shows the VM's processes as Tools does: those it started
+// (ended ones for a while, with their exit code) and every other running
+// one of the guest (their children, and children that outlived them).
 func (g *guestOps) listProcesses(vm string, pids []int64) string {
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	g.pruneLocked()
+	all := make(map[int64]*guestProc)
+	for pid := range g.procs[vm] {
+		if p := g.listedLocked(vm, pid); p != nil {
+			all[pid] = p
+		}
+	}
+	for _, p := range g.children(vm, g.procs[vm]) {
+		all[p.pid] = p
+	}
+	g.mu.Unlock()
 	var list []*guestProc
 	if len(pids) == 0 {
-		for pid := range g.procs[vm] {
-			if p := g.listedLocked(vm, pid); p != nil {
-				list = append(list, p)
-			}
+		for _, p := range all {
+			list = append(list, p)
 		}
 		sort.Slice(list, func(i, j int) bool { return list[i].pid < list[j].pid })
 	} else {
 		seen := make(map[int64]bool)
 		for _, pid := range pids {
-			if p := g.listedLocked(vm, pid); p != nil && !seen[pid] {
+			if p := all[pid]; p != nil && !seen[pid] {
 				seen[pid] = true
 				list = append(list, p)
 			}
@@ -1039,23 +1065,6 @@ func (g *guestOps) listProcesses(vm string, pids []int64) string {
 		b.WriteString("</returnval>")
 	}
 	return b.String()
-}
-
-func (g *guestOps) terminate(vm string, pid int64) *guestFault {
-	g.mu.Lock()
-	p := g.listedLocked(vm, pid)
-	running := p != nil && p.end.IsZero()
-	g.mu.Unlock()
-	if !running {
-		return &guestFault{fmt.Sprintf("A process with the specified pid (%d) was not found in the guest.", pid),
-			&types.GuestProcessNotFound{Pid: pid}}
-	}
-	_ = syscall.Kill(-int(pid), syscall.SIGTERM)
-	go func() {
-		time.Sleep(terminateWait)
-		_ = syscall.Kill(-int(pid), syscall.SIGKILL) // the group, leader gone or not
-	}()
-	return nil
 }
 
 // busy counts the guest processes of VMs on host with files on ds that ran
@@ -1080,13 +1089,16 @@ func (g *guestOps) busy(host, ds types.ManagedObjectReference, from, to time.Tim
 	return n
 }
 
-// close kills every guest process group at shutdown.
+// close kills every guest process at shutdown: the VMs end with the lab.
 func (g *guestOps) close() {
+	if g.stopWatch != nil {
+		close(g.stopWatch)
+	}
 	g.mu.Lock()
 	var groups []int
 	for _, m := range g.procs {
 		for pid, p := range m {
-			if p.end.IsZero() || time.Since(p.end) < procListKeep {
+			if p.end.IsZero() {
 				groups = append(groups, int(pid))
 			}
 		}
@@ -1095,6 +1107,7 @@ func (g *guestOps) close() {
 	for _, pid := range groups {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
+	g.killGuests()
 	g.logMu.Lock()
 	if g.logFile != nil {
 		_ = g.logFile.Close()

@@ -73,8 +73,9 @@ func (f *guestFio) setup(dir string) error {
 // without --output=FILE; with it, fio writes a report every fioReportEvery
 // to FILE.progress, and FILE gets what fio would have written there without
 // --status-interval: the text before its first report (fio's complaints),
-// then the last report (the result). SIGTERM and SIGINT reach fio itself (a
-// guest's program is one process group); this waits for its result.
+// then the last report (the result). SIGTERM, SIGINT and SIGHUP are passed
+// on to fio (TerminateProcessInGuest signals this process, which stands for
+// fio); this waits for its result.
 func guestFioRun(fio string, args []string) int {
 	output := ""
 	for i, a := range args {
@@ -92,10 +93,19 @@ func guestFioRun(fio string, args []string) int {
 	if f, err := os.Create(output); err == nil {
 		f.Close()
 	}
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
 	cmd := exec.Command(fio, append([]string{"--status-interval=" + fioReportEvery}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		go func() {
+			for s := range signals {
+				_ = cmd.Process.Signal(s)
+			}
+		}()
+		err = cmd.Wait()
+	}
 	if cmd.ProcessState == nil {
 		fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
 		return 127

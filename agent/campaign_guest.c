@@ -1,0 +1,108 @@
+/* What a campaign's runs leave in its VM's guest: the programs and folders
+ * of a killed run, found by the pids the journal holds, ended and removed
+ * before anything new runs there. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "campaign_run.h"
+#include "ops/bench.h"
+
+vs_guest_auth na_run_guest_auth(const na_run *r)
+{
+	return (vs_guest_auth){r->c->guest_user ? r->c->guest_user : getenv("NFSAGENT_GUEST_USER"),
+	                       r->password};
+}
+
+/* A benchmark in the campaign's VM, with its guest login and job settings. */
+na_bench na_run_bench(na_run *r, na_session *s)
+{
+	vs_vm *vm = na_run_vm(r);
+	return (na_bench){.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
+	                  .auth = na_run_guest_auth(r),
+	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
+	                  .stop = &na_stop_requested};
+}
+
+/* The guest can benchmark (credentials, fio and its libaio), checked once
+ * before the first move: a VM without fio is said before anything moves,
+ * not after a Storage vMotion for every target. */
+int na_run_check_guest(na_run *r)
+{
+	vs_error err = {0};
+	na_session s = na_run_session(r);
+	na_bench b = na_run_bench(r, &s);
+	if (na_bench_begin(&b, &err) != VS_OK)
+		return na_run_fail(r, &err);
+	na_bench_end(&b);
+	return VS_OK;
+}
+
+/* "Ended fio of an earlier run (nfsagent 4242) in fiotest: guest pids 7, 9."
+ * (or what else of that run was still running there). */
+static void say_ended(const na_run *r, long pid, const vs_guest_programs *ended)
+{
+	if (ended->n == 0)
+		return;
+	char names[256] = "", pids[256] = "";
+	size_t nn = 0, np = 0;
+	for (size_t i = 0; i < ended->n; i++) {
+		const char *name = ended->v[i].name;
+		bool named = false;
+		for (size_t j = 0; j < i && !named; j++)
+			named = strcmp(ended->v[j].name, name) == 0;
+		if (!named && nn < sizeof(names))
+			nn += (size_t)snprintf(names + nn, sizeof(names) - nn, "%s%s", nn ? ", " : "", name);
+		if (np < sizeof(pids))
+			np += (size_t)snprintf(pids + np, sizeof(pids) - np, "%s%lld", np ? ", " : "",
+			                       (long long)ended->v[i].pid);
+	}
+	printf("Ended %s of an earlier run (nfsagent %ld) in %s: guest pid%s %s.\n", names, pid, r->c->vm,
+	       ended->n > 1 ? "s" : "", pids);
+	fflush(stdout);
+}
+
+/* Every process of a run that benchmarks is journaled first ("bench-pids"),
+ * so that what a killed one left in the guest (its fio still running, fio's
+ * folder and files, its staging folder) is ended and removed by the next: before it benchmarks (self: it
+ * joins the list), and at cleanup or abort.  A folder that cannot be removed
+ * now (the guest is off, no password) keeps its pid for the next time. */
+int na_run_sweep_guest(na_run *r, bool self)
+{
+	char *pids = NULL, *save = NULL, *left = NULL, me[32];
+	na_run_done(r, "bench-pids", &pids);
+	snprintf(me, sizeof(me), "%ld", (long)getpid());
+	vs_guest_auth auth = na_run_guest_auth(r);
+	bool ok = true;
+	r->guest_leftovers = 0;
+	for (char *p = pids ? strtok_r(pids, ", ", &save) : NULL; p; p = strtok_r(NULL, ", ", &save)) {
+		long pid = 0;
+		vs_error err = {0};
+		if (!na_parse_long(p, 1, LONG_MAX, &pid) || !strcmp(p, me))
+			continue;  /* not a pid (nfsagent wrote it: never), or this process */
+		vs_vm *vm = na_run_vm(r);  /* NULL: gone from the inventory (a cleanup goes on) */
+		vs_guest_programs ended = {0};
+		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, &auth, r->c->dir, pid, &ended, &err)
+		                              : VS_ERR_USAGE;
+		say_ended(r, pid, &ended);
+		vs_guest_programs_free(&ended);
+		if (swept == VS_OK)
+			continue;
+		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
+		        !r->password && r->c->guest_password_file ? "the guest password file could not be read"
+		        : !r->password                            ? "no guest password to remove it with"
+		        : !vm                                     ? "the VM is not in the inventory"
+		                                                  : err.message);
+		r->guest_leftovers++;
+		ok &= na_list_add(&left, p);
+	}
+	if (self)
+		ok &= na_list_add(&left, me);
+	free(pids);
+	int rc = ok ? na_run_mark(r, "bench-pids", left ? left : "")
+	            : na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
+	free(left);
+	return rc;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# What a killed run started in the guest ends before anything new runs
+# there (issue 26).  The lab's guest programs live on as on a VM: the
+# nfsagent that started them is gone, fio's job process runs in a session of
+# its own, and Tools' TerminateProcessInGuest signals the one process it is
+# given.  Every assertion reads the guest's own side: the lab's process
+# table (-guest-fio-log: each fio run's start and end in a guest, and any
+# two seen at once) and the processes on this machine.
+. "$(dirname "$0")/lib.sh"
+export NFSAGENT_GUEST_PASSWORD=secret
+FIO_LOG="$WORK/fio.log"
+DB="$XDG_DATA_HOME/nfsagent/results.db"
+
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -guest-fio-log "$FIO_LOG"
+
+# campaign NAME RUNTIME: 2 profiles x 2 repetitions of RUNTIME s on fiotest.
+campaign() {
+	{
+		tiny_campaign "$1" profiles="randread-4k-qd1, randwrite-4k-qd1" repeat=2 runtime="$2"
+		nfs_target v3 bench-v3 /mnt/tank/vmware64k 3
+	} > "$WORK/$1.ini"
+}
+starts() { grep -c " fio-start " "$FIO_LOG" || true; }
+# killed_during_fio NAME N [ARGS]: runs the campaign, SIGKILLs it once the
+# guest has run N fio in all (this one's and earlier ones'), and keeps the
+# job file of the fio it left running in $ORPHAN.
+killed_during_fio() {
+	local name=$1 n=$2 pid i
+	shift 2
+	"$NFSAGENT" run "$WORK/$name.ini" "$@" > "$WORK/out" 2> "$WORK/err" &
+	pid=$!
+	for i in $(seq 1 600); do
+		[ "$(starts)" -ge "$n" ] && break
+		kill -0 "$pid" 2>/dev/null || fail "the run ended before fio $n: $(cat "$WORK/out" "$WORK/err")"
+		sleep 0.05
+	done
+	kill -KILL "$pid"
+	wait "$pid" 2>/dev/null || true
+	ORPHAN=$(awk '$2 == "fio-start" { job = $4 } END { print job }' "$FIO_LOG")
+	fio_left || fail "no fio of the killed run is running in the guest: the test proves nothing"
+}
+# ended_by MS: the killed run's fio ended in the guest by MS (unix ms).
+ended_by() {
+	local end
+	end=$(awk -v job="$ORPHAN" '$2 == "fio-end" && $4 == job { print $1; exit }' "$FIO_LOG")
+	[ -n "$end" ] || fail "the killed run's fio ($ORPHAN) never ended in the guest"
+	assert_le "$end" "$1" "when the killed run's fio ended (ms)"
+}
+
+# ---- killed during fio twice, then resumed: 4 results, no fio overlapped ----
+# A live nfsagent's fio in another VM, running through all of it, is not
+# the campaign's: it runs on.
+"$NFSAGENT" bench --vm db01 --guest-user root --profile randwrite-4k-qd1 --size 4M --runtime 25 --repeat 1 \
+	--db "$WORK/other.db" > "$WORK/other.out" 2>&1 &
+other=$!
+OTHER_PIDS+=("$other")
+for i in $(seq 1 600); do [ "$(starts)" -ge 1 ] && break; sleep 0.05; done
+campaign orphans 10
+killed_during_fio orphans 2
+killed_during_fio orphans 3 --resume
+assert_contains "$(cat "$WORK/out")" "fio of an earlier run (nfsagent"
+run 0 "$NFSAGENT" run "$WORK/orphans.ini" --resume
+ended_by "$(date +%s%3N)"
+assert_contains "$OUT" "fio of an earlier run (nfsagent"
+assert_eq "$(sqlite3 "$DB" "SELECT count(*) FROM results")" 4 "results of the campaign"
+assert_eq "$(grep -c " fio-overlap " "$FIO_LOG")" 0 "fio runs seen at once in one guest ($(cat "$FIO_LOG"))"
+wait "$other" || fail "the other nfsagent's bench failed: $(cat "$WORK/other.out")"
+assert_eq "$(sqlite3 "$WORK/other.db" "SELECT count(*) FROM results")" 1 "the other nfsagent's results"
+
+# ---- killed during a long fio, then aborted: ended at once, not at its end ----
+campaign aborted 30
+killed_during_fio aborted $(($(starts) + 1))
+run 0 "$NFSAGENT" run "$WORK/aborted.ini" --abort
+ended_by "$(date +%s%3N)"
+fio_left && fail "a fio of the killed run still runs after --abort"
+assert_contains "$OUT" "fio of an earlier run (nfsagent"
+echo "guest_orphans: ok"
