@@ -186,11 +186,42 @@ static const char *profile_of(const na_cmp_line *l)
 	return l->key->field[NA_FIELD_profile] ? l->key->field[NA_FIELD_profile] : "-";
 }
 
+/* ", over NFS 3", or ", over NFS 3 (4) and NFS 4.1 (2)": what the group's
+ * runs ran over, whatever its selector's names say (a campaign target that
+ * fell back to NFS 3 on the extent-size bug keeps its NFS 4.1 name). */
+static void print_protocols(const na_cmp_group *g)
+{
+	enum { MAX = 8 };
+	const char *type[MAX];
+	size_t count[MAX], n = 0;
+	for (size_t i = 0; i < g->n; i++) {
+		const char *t = g->rows[i].field[NA_FIELD_datastore_type];
+		size_t k = 0;
+		while (k < n && strcmp(type[k], t ? t : "-") != 0)
+			k++;
+		if (k == n && n < MAX) {
+			type[n] = t ? t : "-";
+			count[n++] = 0;
+		}
+		if (k < n)
+			count[k]++;
+	}
+	for (size_t k = 0; k < n; k++) {
+		printf("%s%s", !k ? ", over " : k + 1 == n ? " and " : ", ", na_nfs_label(type[k]));
+		if (n > 1)
+			printf(" (%zu)", count[k]);
+	}
+}
+
 static void print_header(const comparison *c, bool md)
 {
 	const char *quote = md ? "`" : "", *bold = md ? "**" : "", *gap = md ? "\n" : "";
-	printf("%sA%s: %s%s%s (%zu ok results)%s\n", bold, bold, quote, c->args->a, quote, c->a.n, md ? "  " : "");
-	printf("%sB%s: %s%s%s (%zu ok results)\n", bold, bold, quote, c->args->b, quote, c->b.n);
+	printf("%sA%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->a, quote, c->a.n);
+	print_protocols(&c->a);
+	printf(")%s\n", md ? "  " : "");
+	printf("%sB%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->b, quote, c->b.n);
+	print_protocols(&c->b);
+	printf(")\n");
 	printf("%s%s\n", gap, c->sentence);
 	if (c->time_warning)
 		printf("%swarning: %s\n", gap, c->time_warning);

@@ -159,6 +159,12 @@ sed -i 's/^name = t/name = fb/; s/^profiles = .*/profiles = randread-4k-qd1/' "$
 echo "on_extent_bug = nfs3" >> "$fb"  # the last section: [target v41]
 run 0 "$NFSAGENT" run "$fb"
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3 (the extent-size bug), so this target tells nothing about NFS 4.1"
+# No comparison is suggested with a target that ran nothing as asked, and
+# compare says what each side really ran over, whatever its name.
+assert_not_contains "$OUT" "Compare: nfsagent compare"
+run 0 "$NFSAGENT" compare --a campaign="$(run_id)",target=v3 --b campaign="$(run_id)",target=v41
+assert_contains "$OUT" "A: campaign=$(run_id),target=v3 (2 ok results, over NFS 3)"
+assert_contains "$OUT" "B: campaign=$(run_id),target=v41 (2 ok results, over NFS 3)"
 lab_stop
 # On one export the targets alternate: the probe found the bug, so v41 takes
 # its turns as NFS 3 (no NFS 4.1 mount in repetition 2, no move into the bug).
