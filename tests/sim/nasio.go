@@ -39,6 +39,7 @@ type fioJob struct {
 	random  bool   // rw=randwrite, randread, randrw
 	size    uint64 // the file: the working set
 	iodepth uint64
+	numjobs uint64
 }
 
 func parseFioJob(name string) (fioJob, bool) {
@@ -47,7 +48,7 @@ func parseFioJob(name string) (fioJob, bool) {
 		return fioJob{}, false
 	}
 	defer f.Close()
-	j := fioJob{bs: 4096, iodepth: 1}
+	j := fioJob{bs: 4096, iodepth: 1, numjobs: 1}
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
@@ -69,6 +70,10 @@ func parseFioJob(name string) (fioJob, bool) {
 		case "iodepth":
 			if n, err := strconv.ParseUint(v, 10, 64); err == nil && n > 0 {
 				j.iodepth = n
+			}
+		case "numjobs":
+			if n, err := strconv.ParseUint(v, 10, 64); err == nil && n > 0 {
+				j.numjobs = n
 			}
 		}
 	}
