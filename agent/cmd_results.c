@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "agent.h"
+#include "report.h"
+#include "stats.h"
 #include "store.h"
 
 static const char usage[] =
@@ -227,6 +229,38 @@ static void csv_row(const na_result *r, const json_t *nas)
 	}
 }
 
+/* A row's cells that are not its fields as stored: "2026-12-05 10:13",
+ * "randwrite-4k-qd1 #2", "R 17,700 W 5,900", the worse direction's p99. */
+static void table_cells(const na_result *r, char id[24], char started[20], char profile[160],
+                        char iops[80], char p99[32])
+{
+	snprintf(id, 24, "%lld", (long long)r->id);
+	snprintf(started, 20, "%.16s", r->started_at ? r->started_at : "-");
+	char *t = strchr(started, 'T');
+	if (t)
+		*t = ' ';
+	snprintf(profile, 160, "%s #%d", r->profile ? r->profile : "-", r->repetition);
+	const na_dir_stats *d[2] = {&r->read, &r->write};
+	char n[32];
+	size_t len = 0;
+	double worst = -1;
+	iops[0] = '\0';
+	for (int i = 0; i < 2; i++) {
+		if (!d[i]->present)
+			continue;
+		len += (size_t)snprintf(iops + len, 80 - len, "%s%c %s", len ? " " : "", "RW"[i],
+		                        na_number_text(d[i]->iops, n, sizeof(n)));
+		if (d[i]->p99_us > worst)
+			worst = d[i]->p99_us;
+	}
+	if (!len)
+		snprintf(iops, 80, "-");
+	if (worst > 0)
+		na_report_latency(worst, p99, 32);
+	else
+		snprintf(p99, 32, "-");
+}
+
 typedef struct listing {
 	const results_args *a;
 	na_store *store;
@@ -262,13 +296,11 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		csv_row(r, nas);
 		json_decref(nas);
 	} else {
-		char id[24], rep[16], iops[2][32];
-		snprintf(id, sizeof(id), "%lld", (long long)r->id);
-		snprintf(rep, sizeof(rep), "%d", r->repetition);
-		snprintf(iops[0], sizeof(iops[0]), r->read.present ? "%.0f" : "-", r->read.iops);
-		snprintf(iops[1], sizeof(iops[1]), r->write.present ? "%.0f" : "-", r->write.iops);
-		const char *cells[] = {id, r->started_at, r->profile, rep, r->host, r->esxi_build,
-		                       r->datastore, r->datastore_type, r->vm, r->status, iops[0], iops[1]};
+		char id[24], started[20], profile[160], iops[80], p99[32];
+		table_cells(r, id, started, profile, iops, p99);
+		const char *cells[] = {id, started, r->target ? r->target : "-", profile, r->host,
+		                       r->esxi_build, r->datastore, na_nfs_label(r->datastore_type), r->vm,
+		                       r->status, iops, p99};
 		na_table_add(l->table, cells);
 	}
 	l->n++;
@@ -277,9 +309,9 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 
 static vs_status list(const results_args *a, na_outcome *out)
 {
-	static const char *const headers[] = {"ID", "STARTED", "PROFILE", "REP", "HOST", "ESXI BUILD",
-	                                      "DATASTORE", "TYPE", "VM", "STATUS", "READ IOPS",
-	                                      "WRITE IOPS"};
+	static const char *const headers[] = {"ID", "STARTED (UTC)", "TARGET", "PROFILE", "HOST",
+	                                      "BUILD", "DATASTORE", "PROTOCOL", "VM", "STATUS",
+	                                      "IOPS", "P99"};
 	na_store *store = NULL;
 	vs_error *err = &out->err;
 	vs_status rc = na_store_open_readonly(a->db, &store, err);
