@@ -78,7 +78,8 @@ vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, j
 	na_migrate_result r;
 	vs_status rc = na_op_migrate(s, a, &r, err);
 	*verdict = na_migrate_verdict(&r, rc);
-	if (rc == VS_OK && s->output)
+	/* A VM already in place was not moved, and nothing of it checked. */
+	if (rc == VS_OK && s->output && r.checks.n)
 		na_verify_print(r.now ? r.now->name : a->vm, &r.checks);
 	json_t *out = record_of(a, &r, err);
 	if (r.now)

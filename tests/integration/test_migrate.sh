@@ -20,6 +20,7 @@ assert_contains "$OUT" "fiotest is on datastore truenas-vmware16k (host DC0_H0),
 assert_eq "$(vm_field fiotest '.datastores | join(",")')" truenas-vmware16k "fiotest's datastores"
 run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
 assert_contains "$OUT" "fiotest is on truenas-vmware16k already."
+assert_not_contains "$OUT" "extents checked" "a VM not moved, nothing checked"
 # Two disks on two datastores, and a name with a space and a non-ASCII letter.
 run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware16k --json
 assert_eq "$(jq -r '.verify | length' <<< "$OUT")" 2 "extents verified for db01"
