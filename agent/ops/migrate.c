@@ -336,6 +336,11 @@ static int migrate(migration *m, vs_error *err)
 	if (rc == VS_ERR_TASK && m->out->diag.extent_bug && strcmp(m->a->policy, "fail") != 0) {
 		na_say(m->s, "Working around it (--on-extent-bug %s).", m->a->policy);
 		rc = work_around(m, err);
+	} else if (rc == VS_ERR_TASK && m->out->diag.extent_bug) {
+		na_say(m->s, m->a->campaign ? "To move it all the same, set on_extent_bug = nfs3 in the "
+		                              "target's section (NFS 3 for the move), or snapshot or cold."
+		                            : "To move it all the same: --on-extent-bug nfs3 (NFS 3 for the "
+		                              "move), snapshot, or cold with --allow-power-off.");
 	}
 	if (rc == VS_OK) {
 		na_say(m->s, "Moved %s to %s%s.", m->vm->name, m->target->name,

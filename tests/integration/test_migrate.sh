@@ -47,6 +47,7 @@ assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -vc 'warning: ')" 0 "error lin
 assert_contains "$OUT" "Failed to load one or more destination disks"
 assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
 assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
+assert_contains "$OUT" "To move it all the same: --on-extent-bug nfs3 (NFS 3 for the move), snapshot, or cold with --allow-power-off."
 assert_contains "$OUT" "fiotest is on datastore truenas-vmware (host DC0_H0), poweredOn."
 # What the failed move left on the target is listed with sizes, not deleted.
 assert_contains "$OUT" "Left on the targets by failed moves (not deleted; check them, then delete them by hand):"
