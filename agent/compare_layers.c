@@ -62,10 +62,34 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l)
 
 /* ESXi's datastore read and write rates over the run (KBps samples, as
  * bench stored them), in MB/s; -1 when none came back. */
-static void layers_esxi(double *layer, const char *counters_json)
+/* Seconds since 1970 of "2026-12-05T10:13:25Z" (vCenter's and the store's
+ * UTC stamps), or -1. */
+static double utc_seconds(const char *iso)
+{
+	int y, mo, d, h, mi, s;
+	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6 || mo < 1 ||
+	    mo > 12)
+		return -1;
+	/* days from the civil date (the proleptic Gregorian calendar's) */
+	y -= mo <= 2;
+	int era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
+	int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	long days = (long)era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
+	return (double)days * 86400 + h * 3600 + mi * 60 + s;
+}
+
+/* ESXi's datastore rates over the run, from the realtime samples whose 20 s
+ * lie wholly inside it (started, and runtime_ms of I/O after the ramp): a
+ * sample that reaches outside the run averages in other time, and a run
+ * shorter than 20 s has none of its own, so it is not measured (two runs
+ * in one sample showed the same figure). */
+static void layers_esxi(double *layer, const na_result *r)
 {
 	static const char *const counter[2] = {"datastore.read.average", "datastore.write.average"};
-	json_t *samples = counters_json ? json_loads(counters_json, 0, NULL) : NULL;
+	enum { SAMPLE_S = 20 };
+	json_t *samples = r->host_counters_json ? json_loads(r->host_counters_json, 0, NULL) : NULL;
+	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
+	double from = utc_seconds(r->started_at), to = from + (double)ms / 1000;
 	for (int d = 0; d < 2; d++) {
 		double sum = 0;
 		size_t n = 0, i;
@@ -73,7 +97,9 @@ static void layers_esxi(double *layer, const char *counters_json)
 		json_array_foreach(samples, i, v) {
 			const char *name = json_string_value(json_object_get(v, "counter"));
 			json_t *value = json_object_get(v, "value");
-			if (name && strcmp(name, counter[d]) == 0 && json_is_integer(value)) {
+			double at = utc_seconds(json_string_value(json_object_get(v, "time")));
+			if (name && strcmp(name, counter[d]) == 0 && json_is_integer(value) && from >= 0 &&
+			    at - SAMPLE_S >= from && at <= to) {
 				sum += (double)json_integer_value(value);
 				n++;
 			}
@@ -131,7 +157,7 @@ void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_CO
 {
 	for (int i = 0; i < NA_L_COUNT; i++)
 		layer[i] = -1;
-	layers_esxi(layer, r->host_counters_json);
+	layers_esxi(layer, r);
 	if (n)
 		layers_pool(layer, r, n);
 }

@@ -467,11 +467,15 @@ static void test_nas_layers(void **state)
 		double jitter = 1 + 0.01 * (i % 5);
 		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "randwrite",
 		               .datastore_type = "NFS41", .labels = &label, .n_labels = 1,
+		               /* 20 s samples: ending at 0:40 (inside the 60 s run), and
+		                * at 1:20 (reaching past its end: not the run's alone) */
 		               .host_counters_json = i == 0 ? "[]"
-		                   : big ? "[{\"counter\":\"datastore.write.average\",\"time\":\"t\","
-		                           "\"value\":134000}]"
-		                         : "[{\"counter\":\"datastore.write.average\",\"time\":\"t\","
-		                           "\"value\":173000}]"};
+		                   : big ? "[{\"counter\":\"datastore.write.average\",\"time\":"
+		                           "\"2026-01-01T00:00:40Z\",\"value\":134000},"
+		                           "{\"counter\":\"datastore.write.average\",\"time\":"
+		                           "\"2026-01-01T00:01:20Z\",\"value\":1}]"
+		                         : "[{\"counter\":\"datastore.write.average\",\"time\":"
+		                           "\"2026-01-01T00:00:40Z\",\"value\":173000}]"};
 		double guest = (big ? 138e6 : 178e6) * jitter;
 		r.write = (na_dir_stats){.present = true, .iops = guest / 4096, .bw_bytes = guest,
 		                         .lat_mean_us = 30, .p99_us = 90, .runtime_ms = 60000};
@@ -499,6 +503,15 @@ static void test_nas_layers(void **state)
 	assert_int_equal(b.n, 5);
 	assert_true(a.rows[0].layer[NA_L_ESXI_WRITE] < 0);  /* its counters came back empty */
 	assert_true(fabs(a.rows[1].layer[NA_L_ESXI_WRITE] - 173000 * 1024 / 1e6) < 1e-6);
+	assert_true(fabs(b.rows[0].layer[NA_L_ESXI_WRITE] - 134000 * 1024 / 1e6) < 1e-6);
+	/* A run shorter than a 20 s sample has none of its own: not measured. */
+	na_result brief = {.started_at = "2026-01-01T00:00:30Z", .host_counters_json =
+	                       "[{\"counter\":\"datastore.write.average\",\"time\":"
+	                       "\"2026-01-01T00:00:40Z\",\"value\":134000}]"};
+	brief.write = (na_dir_stats){.present = true, .runtime_ms = 2000};
+	double brief_layer[NA_L_COUNT];
+	na_cmp_layers(&brief, NULL, brief_layer);
+	assert_true(brief_layer[NA_L_ESXI_WRITE] < 0);
 	assert_true(fabs(b.rows[0].layer[NA_L_POOL_WRITE] - 3500) < 1e-6);
 	assert_true(fabs(b.rows[0].layer[NA_L_AMPLIFICATION] - (3.5e9 * 60 + 138e6 * 60) / (138e6 * 60))
 	            < 1e-9);
