@@ -188,14 +188,18 @@ static void choose_grouping(na_report_page *r)
 		add_by(r, "datastore");
 }
 
-/* "NFS41, recordsize=16K": labels with their key, since "16K" alone says little. */
+/* "NFS 4.1, recordsize=16K": labels with their key, since "16K" alone says
+ * little; "no pool label" for a run without one. */
 static char *group_name(const na_report_page *r, const na_report_row *w)
 {
 	char *name = strdup("");
 	for (size_t b = 0; name && b < r->n_by; b++) {
 		const char *v = value_of(w, r->by[b]), *sep = b ? ", " : "";
-		char *next = is_label(r->by[b]) ? fmt("%s%s%s=%s", name, sep, r->by[b], v ? v : "(unset)")
-		                                : fmt("%s%s%s", name, sep, v ? v : "(unknown)");
+		if (v && (!strcmp(r->by[b], "protocol") || !strcmp(r->by[b], "datastore_type")))
+			v = na_nfs_label(v);
+		char *next = !is_label(r->by[b]) ? fmt("%s%s%s", name, sep, v ? v : "(unknown)")
+		             : v                 ? fmt("%s%s%s=%s", name, sep, r->by[b], v)
+		                                 : fmt("%s%sno %s label", name, sep, r->by[b]);
 		free(name);
 		name = next;
 	}
@@ -567,12 +571,14 @@ static void charts(const na_report_page *r, size_t p)
 			for (int k = 0; k < NA_PCTS; k++)
 				pct[(d * n + i) * NA_PCTS + k] = spread(r, p, colors[i], dir, M_P50 + k);
 		}
-	/* the runs with a pool timeline, their group as the chart's index */
+	/* the runs that wrote and have a pool timeline, their group as the
+	 * chart's index (a read profile's chart of pool writes is empty) */
 	na_timeline *runs = calloc(r->n + 1, sizeof(na_timeline));
 	size_t n_runs = 0;
 	for (size_t i = 0; ok && runs && i < r->n; i++) {
 		const na_report_row *w = &r->rows[i];
-		for (size_t k = 0; w->ok && w->profile == p && w->timeline.n && k < n; k++)
+		bool wrote = w->dir[1].present;
+		for (size_t k = 0; w->ok && wrote && w->profile == p && w->timeline.n && k < n; k++)
 			if (colors[k] == w->group) {
 				runs[n_runs] = w->timeline;
 				runs[n_runs++].group = k;

@@ -134,12 +134,12 @@ errors=$(console_errors "$WORK/chromium.err")
 
 expect=$(jq -nc --arg w "$W" --arg m "$M" '{
 	bars: {
-		"\($w)|NFS|write": 17000, "\($w)|NFS41|write": 37400,
-		"\($m)|NFS|read": 21000, "\($m)|NFS41|read": 30500,
-		"\($m)|NFS|write": 9000, "\($m)|NFS41|write": 13200},
+		"\($w)|NFS 3|write": 17000, "\($w)|NFS 4.1|write": 37400,
+		"\($m)|NFS 3|read": 21000, "\($m)|NFS 4.1|read": 30500,
+		"\($m)|NFS 3|write": 9000, "\($m)|NFS 4.1|write": 13200},
 	lat: {
-		"\($w)|NFS|write|p50": 7200, "\($w)|NFS41|write|p99": 13600,
-		"\($m)|NFS|read|p99.9": 14000, "\($m)|NFS41|write|p95": 4400},
+		"\($w)|NFS 3|write|p50": 7200, "\($w)|NFS 4.1|write|p99": 13600,
+		"\($m)|NFS 3|read|p99.9": 14000, "\($m)|NFS 4.1|write|p95": 4400},
 	findings: 2,
 	few: [$m],
 	text: ["NFS 4.1 extent-size mismatch on datastore truenas-vmware16k-41",
@@ -164,7 +164,7 @@ assert_contains "$OUT" "6 runs (1 failed) in 1 group, 2 profiles, 1 finding"
 assert_eq "$(grep -o '<rect class="bar"[^>]*data-group="recordsize=16K"' "$html" | wc -l)" 3 "bars of the one group"
 run 0 "$NFSAGENT" report --html "$html" --db "$db" --group-by vm --group-by nosuchkey
 assert_contains "$ERR" "no selected result has 'nosuchkey' to group by"
-assert_contains "$(cat "$html")" 'data-group="fio&amp;test &quot;q&quot;, nosuchkey=(unset)"'
+assert_contains "$(cat "$html")" 'data-group="fio&amp;test &quot;q&quot;, no nosuchkey label"'
 run 0 "$NFSAGENT" report --html "$html" --db "$db" --where protocol=VMFS
 assert_eq "$ERR" "nfsagent: warning: no result has protocol=VMFS (recorded: NFS, NFS41); $html holds only the findings"
 assert_contains "$(cat "$html")" "No results match this selection."
