@@ -242,7 +242,6 @@ assert_eq "$(sqlite3 "$db" "SELECT recordsize FROM nas_runs WHERE result_id = (S
 # its figures incomplete (its last reading never came); the next run cannot
 # reach the NAS at all: incomplete too, and one warning; both recorded.
 before=$(sqlite3 "$db" "SELECT max(id) FROM results")
-lost_t0=$(date +%s.%N)
 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --repeat 2 --nas-command "$NAS" "${quick[@]}" \
 	> "$WORK/lost.out" 2> "$WORK/lost.err" &
 bench_pid=$!
@@ -256,10 +255,9 @@ pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null || fail "the ben
 pkill -P "${OTHER_PIDS[-1]}" || true  # its sessions, if any is open now
 kill "${OTHER_PIDS[-1]}"
 wait "$bench_pid" || fail "bench with the NAS lost: exit $? ($(cat "$WORK/lost.err"))"
-# Neither run waited out a NAS command's 10 s for a reading that could not come.
-lost_s=$(awk -v a="$lost_t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
-echo "bench with the NAS lost: $lost_s s"
-awk -v s="$lost_s" 'BEGIN { exit !(s < 15) }' || fail "the bench that lost the NAS took $lost_s s: a wait ran out"
+# Neither run waited out a NAS command's 10 s for a reading that could not
+# come: a wait that ran out says "no answer from ... in 10 s".
+assert_not_contains "$(cat "$WORK/lost.out" "$WORK/lost.err")" "no answer from" "the bench that lost the NAS"
 assert_eq "$(grep -c '^randwrite-4k-qd1 #[12]:  write' "$WORK/lost.out")" 2 "both runs recorded"
 assert_eq "$(grep -cE '^  NAS: figures incomplete: running .* is unreachable: (ssh failed|Connection to 127.0.0.1 closed by remote host\.)$' "$WORK/lost.out")" 1 \
 	"the run that lost the NAS: incomplete, saying why ($(cat "$WORK/lost.out"))"
