@@ -26,7 +26,9 @@ void na_report_head(FILE *out)
 	      "border-top:2px solid #e3e6ea}.meta{color:#555;margin:2px 0}"
 	      ".cap{color:#555;font-size:12px;margin:-6px 0 16px}"
 	      "code{font:12px ui-monospace,'DejaVu Sans Mono',monospace}"
-	      "table{border-collapse:collapse;margin:8px 0 14px;font-variant-numeric:tabular-nums}"
+	      /* a table of many groups scrolls inside the page, never past its edge */
+	      "table{border-collapse:collapse;margin:8px 0 14px;font-variant-numeric:tabular-nums;"
+	      "display:block;max-width:100%;overflow-x:auto}"
 	      "th,td{border:1px solid #d5d9de;padding:5px 10px;text-align:left;vertical-align:top}"
 	      "thead th{background:#f1f3f5}tbody th{font-weight:600;background:#fafbfc;white-space:nowrap}"
 	      "td.num{text-align:right;white-space:nowrap}td.num b{font-size:15px}"
