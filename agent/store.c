@@ -108,6 +108,8 @@ static const char *const migrations[] = {
 	na_store_nas_clock,
 	/* 10: the pool's health (a resilver, a scrub) as the results' provenance */
 	na_store_nas_health,
+	/* 11: the txgs and the log's waits over fio's window */
+	na_store_nas_zfs,
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 
@@ -136,12 +138,13 @@ static const struct {
 	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
 	/* before 6 no result had a NAS side, before 7 no timeline, before 8
 	 * no window's seconds nor split, before 9 no clocks, before 10 no
-	 * pool health */
+	 * pool health, before 11 no txgs nor log waits */
 	{1, 6, na_store_nas_none},
 	{6, 7, na_store_nas_no_timeline},
 	{7, 8, na_store_nas_no_window},
 	{8, 9, na_store_nas_no_clock},
 	{9, 10, na_store_nas_no_health},
+	{10, 11, na_store_nas_no_zfs},
 };
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */
