@@ -95,8 +95,10 @@ type nasState struct {
 	// The pool's history and its last txg (nashistory.go).
 	History []nasRecord `json:"history"`
 	Txg     uint64      `json:"txg"`
-	// The last txgs, the open one last (nastxg.go).
-	Txgs []nasTxg `json:"txgs,omitempty"`
+	// The last txgs, the open one last (nastxg.go), and a txgs file of a
+	// form nfsagent cannot read, printed as it is instead (a test sets it).
+	Txgs     []nasTxg `json:"txgs,omitempty"`
+	TxgsText string   `json:"txgs_text,omitempty"`
 	// The pool's state when not ONLINE, and zpool status's scan lines
 	// (nasshapes.go).
 	Health string   `json:"health,omitempty"`

@@ -69,6 +69,9 @@ func (st *nasState) txgWrote(now time.Time, dirty, written, writes uint64) {
 
 // txgsText is the txgs file at now.
 func (st *nasState) txgsText(now time.Time) string {
+	if st.TxgsText != "" {
+		return st.TxgsText
+	}
 	st.txgsAt(now)
 	hr := func(unixNs int64) int64 { return 5327563469 + unixNs - st.Born }
 	var b strings.Builder

@@ -159,6 +159,13 @@ static void read_run_line(void **state)
 	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 97% [cache-served: 8.0 GiB fits in the ARC's 256.0 GiB]");
+	/* The txgs before the brackets; the log's writes, others', unsaid. */
+	w.txgs = true;
+	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
+	                          "ARC demand hits 97%; no txg synced in the window [cache-served: "
+	                          "8.0 GiB fits in the ARC's 256.0 GiB]");
+	w.txgs = false;
 	w.arc_hit_ratio = 0.5;
 	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
