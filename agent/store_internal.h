@@ -37,6 +37,18 @@ extern const size_t na_n_columns;
 /* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
 void na_sql_columns(sqlite3_str *t, bool marks);
 
+/* store_schema.c: step i of na_schema_migrations takes a database from
+ * version i to i + 1 (na_schema_latest steps in all); a reader of version
+ * v runs the na_schema_views whose from <= v < to instead. */
+extern const char *const na_schema_migrations[];
+extern const int na_schema_latest;
+typedef struct na_schema_view {
+	int from, to;
+	const char *sql;
+} na_schema_view;
+extern const na_schema_view na_schema_views[];
+extern const size_t na_schema_n_views;
+
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
  * window's seconds, the split), 9 (the clocks), 10 (the pool's health) and
  * 11 (the txgs and the log's waits), and what a reader of an older file

@@ -26,7 +26,7 @@
 	" arc_size INTEGER, zil_commits INTEGER, zil_slog_bytes INTEGER, zil_normal_bytes INTEGER," \
 	" arc_hit_ratio REAL,"
 
-/* Schema step 6 (store.c's migrations): a released step never changes. */
+/* Schema step 6 (store_schema.c's migrations): a released step never changes. */
 const char na_store_nas_schema[] =
 	"CREATE TABLE nas_runs ("
 	" result_id INTEGER PRIMARY KEY REFERENCES results (id) ON DELETE CASCADE,"
