@@ -155,14 +155,18 @@ static bool stamp_line(nas_span line, double *at)
 	return true;
 }
 
-/* Where the txgs' titles line begins in [from, end), else end. */
+/* Where the txgs begin in [from, end), else end: their titles line, or
+ * the kstat header of a raw kstat before it (ZoL 0.7's form, not read: it
+ * costs the txgs alone, never the reading's kstats). */
 static const char *txgs_titles(const char *from, const char *end)
 {
 	nas_lines lines = nas_lines_of(from, (size_t)(end - from));
-	nas_span line, f[2];
-	while (nas_next_line(&lines, &line))
+	nas_span line, f[8], before = {NULL, 0};
+	while (nas_next_line(&lines, &line)) {
 		if (nas_fields(line, ' ', f, 2) == 2 && nas_span_is(f[0], "txg"))
-			return line.s;
+			return before.s && nas_fields(before, ' ', f, 8) == 7 ? before.s : line.s;
+		before = line;
+	}
 	return end;
 }
 

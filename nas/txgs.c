@@ -61,8 +61,8 @@ int nas_parse_txgs(const char *text, size_t len, nas_txgs *out, vs_error *err)
 		for (size_t i = 0; ok && i < TXG_FIELDS; i++)
 			ok = nas_span_is(f[i], titles[i]);
 		if (!ok)
-			rc = vs_fail(err, VS_ERR_PROTOCOL, "the txgs' titles are not OpenZFS's: '%.80s'",
-			             line.s);
+			rc = vs_fail(err, VS_ERR_PROTOCOL, "the txgs' titles are not OpenZFS's: '%.*s'",
+			             (int)(line.n > 80 ? 80 : line.n), line.s);
 	}
 	while (rc == VS_OK && nas_next_line(&lines, &line)) {
 		nas_txg t;

@@ -933,6 +933,23 @@ static void test_kstat_series_with_txgs(void **state)
 	assert_true(r.v[1].c.objset.found);
 	assert_non_null(strstr(r.txgs_why, "line 4 of the txgs is not a txg's: 'x840203 "));
 	nas_readings_free(&r);
+	/* ZoL 0.7's raw kstat header before the titles: the txgs alone lost. */
+	static const char raw[] = "13 0 0x01 12 1344 5327563469 2618493302100\n";
+	len = 0;
+	memcpy(all, arc, a);
+	memcpy(all + a, zil, z);
+	memcpy(all + a + z, os, o);
+	memcpy(all + a + z + o, raw, strlen(raw));
+	memcpy(all + a + z + o + strlen(raw), txgs, t);
+	len = a + z + o + strlen(raw) + t;
+	len += (size_t)snprintf(all + len, size - len, "1764600000.5\n");
+	assert_int_equal(nas_parse_kstat_series(all, len, &r, &err), VS_OK);
+	assert_int_equal(r.n, 1);
+	assert_true(r.v[0].c.objset.found);
+	assert_false(r.v[0].txgs.found);
+	assert_string_equal(r.txgs_why, "the txgs' titles are not OpenZFS's: '13 0 0x01 12 1344 "
+	                                "5327563469 2618493302100'");
+	nas_readings_free(&r);
 	free(all);
 	free(arc);
 	free(zil);
