@@ -103,6 +103,7 @@ typedef enum nas_kind {
 	NAS_COUNTER,  /* int64_t, with counters_known */
 	NAS_REAL,     /* double, < 0 not known */
 	NAS_CLOCK,    /* double, with clock_known (a shift may be < 0) */
+	NAS_TXGS,     /* int64_t, with txgs_known */
 	NAS_FLAG,     /* bool */
 	NAS_JSON,     /* const char * of JSON */
 } nas_kind;
@@ -121,7 +122,8 @@ typedef struct nas_column {
 static const nas_column nas_columns[] = {
 	NA_NAS_TEXTS(TEXT_COLUMN) NA_NAS_SETTINGS(SETTING_COLUMN) NA_NAS_POOL(POOL_COLUMN)
 	NA_NAS_COUNTERS(COUNTER_COLUMN) COLUMN(arc_hit_ratio, NAS_REAL) NA_NAS_REALS(REAL_COLUMN)
-	NA_NAS_CLOCK(CLOCK_COLUMN) COLUMN(incomplete, NAS_FLAG) COLUMN(timeline, NAS_JSON)
+	NA_NAS_CLOCK(CLOCK_COLUMN) COLUMN(txg_count, NAS_TXGS) NA_NAS_ZFS_REALS(REAL_COLUMN)
+	COLUMN(incomplete, NAS_FLAG) COLUMN(timeline, NAS_JSON)
 };
 #undef COLUMN
 #undef TEXT_COLUMN
@@ -136,7 +138,8 @@ static json_t *nas_value(const na_nas_run *n, const nas_column *c)
 {
 	const char *at = (const char *)n + c->off;
 	const char *text = c->kind == NAS_TEXT || c->kind == NAS_JSON ? *(const char *const *)at : NULL;
-	int64_t whole = c->kind == NAS_SETTING || c->kind == NAS_POOL || c->kind == NAS_COUNTER
+	int64_t whole = c->kind == NAS_SETTING || c->kind == NAS_POOL || c->kind == NAS_COUNTER ||
+	                        c->kind == NAS_TXGS
 	                    ? *(const int64_t *)at : 0;
 	double real = c->kind == NAS_REAL || c->kind == NAS_CLOCK ? *(const double *)at : 0;
 	json_t *v = NULL;
@@ -147,6 +150,7 @@ static json_t *nas_value(const na_nas_run *n, const nas_column *c)
 	case NAS_COUNTER: v = n->counters_known ? json_integer(whole) : NULL; break;
 	case NAS_REAL: v = real >= 0 ? json_real(real) : NULL; break;
 	case NAS_CLOCK: v = n->clock_known ? json_real(real) : NULL; break;
+	case NAS_TXGS: v = n->txgs_known ? json_integer(whole) : NULL; break;
 	case NAS_FLAG: v = json_boolean(*(const bool *)at); break;
 	case NAS_JSON: v = text ? json_loads(text, 0, NULL) : NULL; break;
 	}

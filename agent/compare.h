@@ -40,9 +40,15 @@ extern const char *const na_dir_names[2];  /* "read", "write" */
  * change, without a verdict.  A value
  * of 0 is measured (a write-only run's pool reads), not a stall: a line
  * with one has no ratio of logs, so no test (na_cmp_layer_effect). */
+/* The log device's write wait and its sync queue's share (us) have a
+ * better side, lower, and are judged; the ZIL's commits and bytes a
+ * second and the txgs' sync time and dirty data (schema 11) are shown
+ * with their change only: more of them may be more guest writes. */
 enum { NA_L_ESXI_READ, NA_L_ESXI_WRITE, NA_L_POOL_READ, NA_L_POOL_WRITE, NA_L_SPECIAL_WRITE,
        NA_L_LOG_WRITE, NA_L_AMPLIFICATION, NA_L_AMP_GUEST_TO_DATASET, NA_L_AMP_DATASET_TO_DATA,
-       NA_L_AMP_LOG_SHARE, NA_L_ARC_HITS, NA_L_COUNT };
+       NA_L_AMP_LOG_SHARE, NA_L_ARC_HITS, NA_L_LOG_WAIT, NA_L_LOG_SYNC_WAIT, NA_L_ZIL_COMMITS,
+       NA_L_ZIL_SLOG, NA_L_ZIL_NORMAL, NA_L_TXG_SYNC, NA_L_TXG_SYNC_MAX, NA_L_TXG_DIRTY,
+       NA_L_COUNT };
 typedef struct na_layer_info {
 	const char *key;     /* JSON: "esxi_write_mbps", "pool_write_mbps", "amplification" */
 	const char *label;   /* "ESXi datastore write", "pool data write", "write amplification" */

@@ -22,6 +22,14 @@ const na_layer_info na_layers[NA_L_COUNT] = {
 	{"amp_dataset_to_data", "amplification, dataset to data vdevs", "x", true, true},
 	{"amp_log_share", "amplification, log share", "x", true, true},
 	{"arc_hits_pct", "ARC demand hits", "%", false, false},
+	{"log_write_wait_us", "log write wait", " us", true, true},
+	{"log_sync_write_wait_us", "log sync queue wait", " us", true, true},
+	{"zil_commits_per_s", "ZIL commits", "/s", false, false},
+	{"zil_slog_mbps", "ZIL to the SLOG", " MB/s", false, false},
+	{"zil_normal_mbps", "ZIL to the pool", " MB/s", false, false},
+	{"txg_sync_ms", "txg sync time, mean", " ms", false, false},
+	{"txg_sync_max_ms", "txg sync time, max", " ms", false, false},
+	{"txg_dirty_mb", "txg dirty data, mean", " MB", false, false},
 };
 
 static bool has_zero(const double *v, size_t n)
@@ -151,6 +159,21 @@ static void layers_pool(double *layer, const na_result *r, const na_nas_run *n)
 	/* a row incomplete may hold counters of the whole sampling, not fio's window */
 	if (n->counters_known && !n->incomplete && n->arc_hit_ratio >= 0)
 		layer[NA_L_ARC_HITS] = n->arc_hit_ratio * 100;
+	if (n->counters_known && !n->incomplete && secs > 0 && n->zil_commits > 0) {
+		layer[NA_L_ZIL_COMMITS] = (double)n->zil_commits / secs;
+		layer[NA_L_ZIL_SLOG] = (double)n->zil_slog_bytes / secs / 1e6;
+		layer[NA_L_ZIL_NORMAL] = (double)n->zil_normal_bytes / secs / 1e6;
+	}
+	/* the ZFS figures of schema 11, each -1 (NULL) when not measured */
+	if (whole && n->log_write_wait_ms >= 0)
+		layer[NA_L_LOG_WAIT] = n->log_write_wait_ms * 1000;
+	if (whole && n->log_sync_write_wait_ms >= 0)
+		layer[NA_L_LOG_SYNC_WAIT] = n->log_sync_write_wait_ms * 1000;
+	if (!n->incomplete && n->txg_sync_mean_ms >= 0) {
+		layer[NA_L_TXG_SYNC] = n->txg_sync_mean_ms;
+		layer[NA_L_TXG_SYNC_MAX] = n->txg_sync_max_ms;
+		layer[NA_L_TXG_DIRTY] = n->txg_dirty_mean_bytes / 1e6;
+	}
 }
 
 void na_cmp_layers(const na_result *r, const na_nas_run *n, double layer[NA_L_COUNT])

@@ -1,7 +1,7 @@
 /* The results database (see store.h): its schema, opening and queries.
  * This file and store_journal.c (recording results, findings and the
- * campaign journal) are the only ones that speak SQL: the schema lives in the migrations below, column
- * names come from the tables in these files, and every value is a bound
+ * campaign journal) are the only ones that speak SQL: the schema lives in the migrations of
+ * store_schema.c, column names come from the tables in these files, and every value is a bound
  * parameter, so nothing a user types ever becomes SQL text. */
 #include <ctype.h>
 #include <errno.h>
@@ -20,129 +20,6 @@
 /* Long enough for another nfsagent to commit a result, short enough that a
  * stuck one is reported rather than waited on. */
 enum { DEFAULT_BUSY_MS = 5000 };
-
-/* Whether result r (of table results) is a campaign's result recorded again:
- * an older row has its run, target, repetition and profile.  Step 4 removes
- * such rows; a reader of an older file skips them (old_schema_views). */
-#define LATER_TWIN(results) \
-	"r.campaign IS NOT NULL AND EXISTS (" \
-	" SELECT 1 FROM " results " o WHERE o.campaign = r.campaign AND o.target = r.target" \
-	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id)"
-
-/* ---- the schema: step i takes a database from version i to i + 1.  A
- * released step never changes (databases in the field ran it); a new schema
- * is a new step at the end. ---- */
-static const char *const migrations[] = {
-	/* 1: results, their labels, and the row that marks the file as ours */
-	"CREATE TABLE nfsagent_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"INSERT INTO nfsagent_meta (key, value) VALUES ('application', 'nfsagent');"
-	"CREATE TABLE results ("
-	" id INTEGER PRIMARY KEY,"
-	" started_at TEXT NOT NULL, finished_at TEXT,"
-	" status TEXT NOT NULL CHECK (status IN ('ok', 'failed')),"
-	" error TEXT CHECK (status = 'ok' OR error IS NOT NULL),"
-	" campaign TEXT, target TEXT, repetition INTEGER NOT NULL,"
-	" vcenter TEXT, vcenter_version TEXT, vcenter_build TEXT,"
-	" host TEXT, esxi_version TEXT, esxi_build TEXT,"
-	" datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT,"
-	" vm TEXT, guest_os TEXT, disk TEXT,"
-	" profile TEXT, job_file TEXT, fio_version TEXT,"
-	" read_iops REAL, read_bw_bytes REAL, read_lat_mean_us REAL, read_p50_us REAL,"
-	" read_p95_us REAL, read_p99_us REAL, read_p999_us REAL, read_max_us REAL,"
-	" read_total_ios INTEGER, read_runtime_ms INTEGER,"
-	" write_iops REAL, write_bw_bytes REAL, write_lat_mean_us REAL, write_p50_us REAL,"
-	" write_p95_us REAL, write_p99_us REAL, write_p999_us REAL, write_max_us REAL,"
-	" write_total_ios INTEGER, write_runtime_ms INTEGER,"
-	" fio_json TEXT, host_counters_json TEXT);"
-	"CREATE TABLE result_labels ("
-	" result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,"
-	" key TEXT NOT NULL, value TEXT NOT NULL,"
-	" PRIMARY KEY (result_id, key));",
-	/* 2: queries find results by label */
-	"CREATE INDEX result_labels_key_value ON result_labels (key, value);",
-	/* 3: findings (probe verdicts, failed moves) and the campaign journal */
-	"CREATE TABLE findings ("
-	" id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL,"
-	" campaign TEXT, target TEXT, host TEXT, esxi_version TEXT, esxi_build TEXT,"
-	" datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT, vm TEXT,"
-	" extent_bug INTEGER NOT NULL, verdict TEXT NOT NULL, evidence_json TEXT);"
-	"CREATE TABLE campaign_runs ("
-	" run TEXT PRIMARY KEY, name TEXT NOT NULL, file TEXT, state TEXT NOT NULL,"
-	" pid INTEGER, started_at TEXT NOT NULL, updated_at TEXT NOT NULL);"
-	"CREATE TABLE campaign_steps ("
-	" run TEXT NOT NULL REFERENCES campaign_runs (run) ON DELETE CASCADE,"
-	" step TEXT NOT NULL, at TEXT NOT NULL, detail TEXT, PRIMARY KEY (run, step));",
-	/* 4: a campaign records a result once per (run, target, repetition,
-	 * profile).  Before, a kill between a result and its journal step made
-	 * --resume record it again: the oldest row of each is kept (the others go
-	 * with their labels), a journal step naming a removed row names the kept
-	 * one, and nfsagent_meta notes how many went.  A result the kill left
-	 * without its step gets it: the row is whole, and without the step a
-	 * resume would run that repetition again, only to be refused. */
-	"CREATE TEMP TABLE dup AS SELECT r.id FROM results r WHERE " LATER_TWIN("results") ";"
-	"INSERT INTO nfsagent_meta (key, value) SELECT 'duplicates_removed', (SELECT count(*) FROM dup)"
-	" WHERE EXISTS (SELECT 1 FROM dup);"
-	"DELETE FROM result_labels WHERE result_id IN (SELECT id FROM dup);"
-	"DELETE FROM results WHERE id IN (SELECT id FROM dup);"
-	"UPDATE campaign_steps SET detail = (SELECT CAST(min(r.id) AS TEXT) FROM results r"
-	" WHERE r.campaign = campaign_steps.run"
-	" AND campaign_steps.step = 'result:' || r.target || ':' || r.repetition || ':' || r.profile)"
-	" WHERE detail IN (SELECT CAST(id AS TEXT) FROM dup);"
-	"DROP TABLE dup;"
-	"INSERT OR IGNORE INTO campaign_steps (run, step, at, detail)"
-	" SELECT r.campaign, 'result:' || r.target || ':' || r.repetition || ':' || r.profile,"
-	" coalesce(r.finished_at, r.started_at), CAST(r.id AS TEXT) FROM results r"
-	" WHERE r.target IS NOT NULL AND r.profile IS NOT NULL"
-	" AND r.campaign IN (SELECT run FROM campaign_runs);"
-	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile);",
-	/* 5: whose view a mismatch was: one host's ("host"), the file's
-	 * ("export"), or a race that healed ("transient"); older rows: unknown */
-	"ALTER TABLE findings ADD COLUMN extent_case TEXT;",
-	/* 6: the NAS side of a result (bench --nas): store_nas.c */
-	na_store_nas_schema,
-	/* 7: its zpool iostat timeline */
-	na_store_nas_timeline,
-	/* 8: the seconds of fio's window the pool measured, the amplification's split */
-	na_store_nas_window,
-	/* 9: the clocks' difference that placed fio's window, and its error */
-	na_store_nas_clock,
-	/* 10: the pool's health (a resilver, a scrub) as the results' provenance */
-	na_store_nas_health,
-};
-enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
-
-/* A reader never migrates: it shows an older file as the latest schema
- * through objects in its connection's temp schema, which SQLite searches
- * before the file's own.  Each applies to the versions from..to-1; a new
- * step that changes what the queries read adds its view here. */
-static const struct {
-	int from, to;
-	const char *sql;
-} old_schema_views[] = {
-	/* before 3 no finding was recorded */
-	{1, 3, "CREATE TEMP TABLE findings (id INTEGER PRIMARY KEY, at TEXT, kind TEXT,"
-	       " campaign TEXT, target TEXT, host TEXT, esxi_version TEXT, esxi_build TEXT,"
-	       " datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT, vm TEXT,"
-	       " extent_bug INTEGER, verdict TEXT, evidence_json TEXT, extent_case TEXT)"},
-	/* before 4 a campaign's result could be recorded twice: the oldest is
-	 * read, as step 4 keeps it, with its own labels only */
-	{1, 4, "CREATE TEMP VIEW results AS SELECT * FROM main.results r"
-	       " WHERE NOT (" LATER_TWIN("main.results") ");"
-	       "CREATE TEMP VIEW result_labels AS SELECT * FROM main.result_labels"
-	       " WHERE result_id IN (SELECT id FROM temp.results)"},
-	/* before 5 a finding had no extent case: unknown */
-	{3, 5, "CREATE TEMP VIEW findings AS SELECT id, at, kind, campaign, target, host,"
-	       " esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm,"
-	       " extent_bug, verdict, evidence_json, NULL AS extent_case FROM main.findings"},
-	/* before 6 no result had a NAS side, before 7 no timeline, before 8
-	 * no window's seconds nor split, before 9 no clocks, before 10 no
-	 * pool health */
-	{1, 6, na_store_nas_none},
-	{6, 7, na_store_nas_no_timeline},
-	{7, 8, na_store_nas_no_window},
-	{8, 9, na_store_nas_no_clock},
-	{9, 10, na_store_nas_no_health},
-};
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */
 #define FIELD(name, type, query, list, factor) \
@@ -347,9 +224,9 @@ static int read_version(na_store *s, int *version, vs_error *err)
 	if ((objects || v) && (strcmp(app, "nfsagent") != 0 || v < 1))
 		return vs_fail(err, VS_ERR_USAGE, "%s is not an nfsagent database (it has no "
 		               "nfsagent_meta application row); refusing to change it", s->path);
-	if (v > LATEST)
+	if (v > na_schema_latest)
 		return vs_fail(err, VS_ERR_USAGE, "%s has schema version %lld, newer than this "
-		               "nfsagent's %d: use a newer nfsagent", s->path, (long long)v, LATEST);
+		               "nfsagent's %d: use a newer nfsagent", s->path, (long long)v, na_schema_latest);
 	*version = (int)v;
 	return VS_OK;
 }
@@ -364,7 +241,7 @@ static int migrate(na_store *s, int target, vs_error *err)
 	if (rc == VS_OK)
 		rc = read_version(s, &version, err);
 	for (int v = version; rc == VS_OK && v < target; v++)
-		rc = exec(s, migrations[v], err);
+		rc = exec(s, na_schema_migrations[v], err);
 	if (rc == VS_OK && version < target) {
 		char sql[48];
 		snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", target);
@@ -435,7 +312,7 @@ static int check_readable(const char *path, vs_error *err)
 /* Read only: the file is never created, converted or upgraded here, so a
  * 0444 database (an archive, a colleague's copy) can be read, and reading
  * never changes the file.  An older schema is read as it is, through
- * old_schema_views; the next recording command (bench, run) upgrades it.
+ * na_schema_views; the next recording command (bench, run) upgrades it.
  * An SQLite file without nfsagent's tables holds no results: refused. */
 static int connect_readonly(na_store *s, vs_error *err)
 {
@@ -447,9 +324,9 @@ static int connect_readonly(na_store *s, vs_error *err)
 	rc = read_version(s, &version, err);
 	if (rc == VS_OK && version == 0)
 		return empty_file(s->path, err);
-	for (size_t i = 0; rc == VS_OK && i < sizeof(old_schema_views) / sizeof(*old_schema_views); i++)
-		if (version >= old_schema_views[i].from && version < old_schema_views[i].to)
-			rc = exec(s, old_schema_views[i].sql, err);
+	for (size_t i = 0; rc == VS_OK && i < na_schema_n_views; i++)
+		if (version >= na_schema_views[i].from && version < na_schema_views[i].to)
+			rc = exec(s, na_schema_views[i].sql, err);
 	return rc;
 }
 
@@ -476,7 +353,7 @@ int na_store_open_version(const char *path, int version, na_store **out, vs_erro
 	if (rc == VS_OK)
 		rc = create_file(s->path, err);
 	if (rc == VS_OK)
-		rc = connect_db(s, version < LATEST ? version : LATEST, err);
+		rc = connect_db(s, version < na_schema_latest ? version : na_schema_latest, err);
 	if (rc != VS_OK) {
 		vs_error_context(err, "open results database");
 		na_store_close(&s);
@@ -487,7 +364,7 @@ int na_store_open_version(const char *path, int version, na_store **out, vs_erro
 
 int na_store_open(const char *path, na_store **out, vs_error *err)
 {
-	return na_store_open_version(path, LATEST, out, err);
+	return na_store_open_version(path, na_schema_latest, out, err);
 }
 
 void na_store_close(na_store **sp)
@@ -513,7 +390,7 @@ void na_store_set_busy_timeout(na_store *s, int ms)
 
 int na_store_schema_version(void)
 {
-	return LATEST;
+	return na_schema_latest;
 }
 
 /* ---- querying ---- */

@@ -247,6 +247,15 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
  * (na_bench_fio_window), and how far off it may be, seconds.  A shift may
  * be negative, so clock_known says whether both are. */
 #define NA_NAS_CLOCK(X) X(clock_shift_s) X(clock_err_s)
+/* The figures an admin watches beside a benchmark (schema 11; NULL when
+ * not known, or before it), over fio's window: the log class's write wait
+ * (zpool iostat -l's total_wait) and its sync queue's share (syncq_wait),
+ * ms, NULL without log writes; and of the txgs whose sync ended in it
+ * (nas_window's), how many (txg_count, with txgs_known) and their sync
+ * time's mean and max (ms) and dirty bytes' mean, NULL when none did. */
+#define NA_NAS_ZFS_REALS(X) \
+	X(log_write_wait_ms) X(log_sync_write_wait_ms) X(txg_sync_mean_ms) X(txg_sync_max_ms) \
+	X(txg_dirty_mean_bytes)
 /* Texts: the dataset, the pool's layout in words ("2 mirror + log"), the
  * settings that are words, why the figures are incomplete, and the pool's
  * health (schema 10; NULL before it): "ONLINE", "DEGRADED (resilver 43%)". */
@@ -276,6 +285,9 @@ struct na_nas_run {
 	NA_NAS_REALS(NA_NAS_REAL)    /* each < 0 (NULL) when not known */
 	bool clock_known;            /* the NA_NAS_CLOCK were measured */
 	NA_NAS_CLOCK(NA_NAS_REAL)
+	bool txgs_known;             /* txg_count was measured (schema 11) */
+	int64_t txg_count;
+	NA_NAS_ZFS_REALS(NA_NAS_REAL)  /* each < 0 (NULL) when not known */
 };
 #undef NA_NAS_INT
 #undef NA_NAS_TEXT

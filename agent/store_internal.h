@@ -37,10 +37,23 @@ extern const size_t na_n_columns;
 /* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
 void na_sql_columns(sqlite3_str *t, bool marks);
 
+/* store_schema.c: step i of na_schema_migrations takes a database from
+ * version i to i + 1 (na_schema_latest steps in all); a reader of version
+ * v runs the na_schema_views whose from <= v < to instead. */
+extern const char *const na_schema_migrations[];
+extern const int na_schema_latest;
+typedef struct na_schema_view {
+	int from, to;
+	const char *sql;
+} na_schema_view;
+extern const na_schema_view na_schema_views[];
+extern const size_t na_schema_n_views;
+
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
- * window's seconds, the split), 9 (the clocks) and 10 (the pool's health),
- * and what a reader of an older file sees instead (before 6: an empty temp
- * table; at 6 to 9: a view with the later steps' columns NULL). */
+ * window's seconds, the split), 9 (the clocks), 10 (the pool's health) and
+ * 11 (the txgs and the log's waits), and what a reader of an older file
+ * sees instead (before 6: an empty temp table; at 6 to 10: a view with the
+ * later steps' columns NULL). */
 extern const char na_store_nas_schema[];
 extern const char na_store_nas_timeline[];
 extern const char na_store_nas_none[];
@@ -51,6 +64,8 @@ extern const char na_store_nas_clock[];
 extern const char na_store_nas_no_clock[];
 extern const char na_store_nas_health[];
 extern const char na_store_nas_no_health[];
+extern const char na_store_nas_zfs[];
+extern const char na_store_nas_no_zfs[];
 /* Inserts the NAS side of result result_id inside the caller's
  * transaction (na_store_add_journaled's). */
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);

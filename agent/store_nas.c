@@ -26,7 +26,7 @@
 	" arc_size INTEGER, zil_commits INTEGER, zil_slog_bytes INTEGER, zil_normal_bytes INTEGER," \
 	" arc_hit_ratio REAL,"
 
-/* Schema step 6 (store.c's migrations): a released step never changes. */
+/* Schema step 6 (store_schema.c's migrations): a released step never changes. */
 const char na_store_nas_schema[] =
 	"CREATE TABLE nas_runs ("
 	" result_id INTEGER PRIMARY KEY REFERENCES results (id) ON DELETE CASCADE,"
@@ -41,9 +41,12 @@ const char na_store_nas_timeline[] = "ALTER TABLE nas_runs ADD COLUMN timeline T
 const char na_store_nas_window[] = NA_NAS_REALS(ADD_REAL);
 /* Schema step 9: the NA_NAS_CLOCK. */
 const char na_store_nas_clock[] = NA_NAS_CLOCK(ADD_REAL);
-#undef ADD_REAL
 /* Schema step 10: the pool's health, a text of NA_NAS_TEXTS. */
 const char na_store_nas_health[] = "ALTER TABLE nas_runs ADD COLUMN pool_health TEXT;";
+/* Schema step 11: txg_count and the NA_NAS_ZFS_REALS. */
+const char na_store_nas_zfs[] =
+	"ALTER TABLE nas_runs ADD COLUMN txg_count INTEGER;" NA_NAS_ZFS_REALS(ADD_REAL);
+#undef ADD_REAL
 #define REAL_COLUMN(name) ", " #name " REAL"
 #define NULL_REAL(name) ", NULL AS " #name
 /* What a reader of a file from before step 6 sees: no NAS side. */
@@ -51,10 +54,12 @@ const char na_store_nas_none[] =
 	"CREATE TEMP TABLE nas_runs (result_id INTEGER PRIMARY KEY, dataset TEXT, pool_layout TEXT,"
 	" sync TEXT, compression TEXT, atime TEXT, logbias TEXT, primarycache TEXT, why TEXT,"
 	FIGURES " incomplete INTEGER, timeline TEXT" NA_NAS_REALS(REAL_COLUMN)
-	NA_NAS_CLOCK(REAL_COLUMN) ", pool_health TEXT)";
+	NA_NAS_CLOCK(REAL_COLUMN) ", pool_health TEXT, txg_count INTEGER"
+	NA_NAS_ZFS_REALS(REAL_COLUMN) ")";
 /* ... of a file of step 6: NAS rows without their timeline (nor the later
  * steps' reals) ... */
-#define NO_HEALTH ", NULL AS pool_health"
+#define NO_ZFS ", NULL AS txg_count" NA_NAS_ZFS_REALS(NULL_REAL)
+#define NO_HEALTH ", NULL AS pool_health" NO_ZFS
 const char na_store_nas_no_timeline[] = "CREATE TEMP VIEW nas_runs AS SELECT *, NULL AS timeline"
                                         NA_NAS_REALS(NULL_REAL) NA_NAS_CLOCK(NULL_REAL) NO_HEALTH
                                         " FROM main.nas_runs";
@@ -64,26 +69,32 @@ const char na_store_nas_no_window[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NA
 /* ... of step 8: without the clocks and the health ... */
 const char na_store_nas_no_clock[] =
 	"CREATE TEMP VIEW nas_runs AS SELECT *" NA_NAS_CLOCK(NULL_REAL) NO_HEALTH " FROM main.nas_runs";
-/* ... and of step 9: without the health. */
+/* ... of step 9: without the health ... */
 const char na_store_nas_no_health[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NO_HEALTH
                                       " FROM main.nas_runs";
+/* ... and of step 10: without the txgs and the log's waits. */
+const char na_store_nas_no_zfs[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NO_ZFS
+                                   " FROM main.nas_runs";
 #undef NO_HEALTH
+#undef NO_ZFS
 #undef REAL_COLUMN
 #undef NULL_REAL
 
 /* The columns in the order of the statements below: texts, settings, pool,
- * counters, then arc_hit_ratio, incomplete, timeline, the reals and the
- * clocks. */
+ * counters, then arc_hit_ratio, incomplete, timeline, the reals, the
+ * clocks, txg_count and the ZFS reals. */
 #define NAME(name) ", " #name
 #define COLUMNS                                                                          \
 	"result_id" NA_NAS_TEXTS(NAME) NA_NAS_SETTINGS(NAME) NA_NAS_POOL(NAME) NA_NAS_COUNTERS(NAME) \
-	", arc_hit_ratio, incomplete, timeline" NA_NAS_REALS(NAME) NA_NAS_CLOCK(NAME)
+	", arc_hit_ratio, incomplete, timeline" NA_NAS_REALS(NAME) NA_NAS_CLOCK(NAME)          \
+	", txg_count" NA_NAS_ZFS_REALS(NAME)
 #define ONE(name) +1
 enum {
 	N_TEXTS = 0 NA_NAS_TEXTS(ONE), N_SETTINGS = 0 NA_NAS_SETTINGS(ONE),
 	N_POOL = 0 NA_NAS_POOL(ONE), N_COUNTERS = 0 NA_NAS_COUNTERS(ONE),
 	N_REALS = 0 NA_NAS_REALS(ONE), N_CLOCK = 0 NA_NAS_CLOCK(ONE),
-	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3 + N_REALS + N_CLOCK,
+	N_ZFS = 0 NA_NAS_ZFS_REALS(ONE),
+	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3 + N_REALS + N_CLOCK + 1 + N_ZFS,
 };
 
 /* Binds ints[0..n) from column *col on, or NULL for each when !known. */
@@ -142,6 +153,12 @@ int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error 
 			b = n->clock_known ? sqlite3_bind_double(st, ++col, clock[i])
 			                   : sqlite3_bind_null(st, ++col);
 		if (b == SQLITE_OK)
+			b = n->txgs_known ? sqlite3_bind_int64(st, ++col, n->txg_count)
+			                  : sqlite3_bind_null(st, ++col);
+		const double zfs[] = {NA_NAS_ZFS_REALS(REAL_VALUE)};
+		for (size_t i = 0; b == SQLITE_OK && i < N_ZFS; i++)
+			b = zfs[i] >= 0 ? sqlite3_bind_double(st, ++col, zfs[i]) : sqlite3_bind_null(st, ++col);
+		if (b == SQLITE_OK)
 			b = sqlite3_step(st);
 		if (b != SQLITE_DONE)
 			rc = na_sql_fail(s, b, err);
@@ -199,6 +216,13 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 		double *const clock[] = {NA_NAS_CLOCK(REAL_OUT)};
 		for (size_t i = 0; i < N_CLOCK; i++, col++)
 			*clock[i] = sqlite3_column_double(st, col + 1);
+		n.txgs_known = sqlite3_column_type(st, ++col) != SQLITE_NULL;
+		n.txg_count = sqlite3_column_int64(st, col);
+		double *const zfs[] = {NA_NAS_ZFS_REALS(REAL_OUT)};
+		for (size_t i = 0; i < N_ZFS; i++, col++)
+			*zfs[i] = sqlite3_column_type(st, col + 1) == SQLITE_NULL
+			                  ? -1
+			                  : sqlite3_column_double(st, col + 1);
 		*found = true;
 		rc = fn(&n, ud, err);
 	} else if (rc == VS_OK && step != SQLITE_DONE) {

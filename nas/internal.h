@@ -40,4 +40,9 @@ char *nas_span_dup(nas_span s);
  * NAS prints one; every parser refuses it first, so that spans are strings). */
 int nas_text_check(const char *text, size_t len, const char *what, vs_error *err);
 
+/* txgs.c: w's txgs over [from, to] of the NAS's clock, from its readings'
+ * first and last (nas_window's txg fields). */
+typedef struct nas_window nas_window;
+void nas_txgs_select(nas_window *w, double from, double to);
+
 #endif

@@ -32,7 +32,7 @@ void nas_samples_free(nas_samples *s)
 /* One interval being read: sums, and waits weighted by their ops. */
 typedef struct interval {
 	nas_sample s;
-	double rwait[NAS_CLASS_N], wwait[NAS_CLASS_N];
+	double rwait[NAS_CLASS_N], wwait[NAS_CLASS_N], swait[NAS_CLASS_N];
 	size_t next;      /* the layout's next top-level vdev */
 	bool class_open;  /* the line after the pool's or an empty one: a top-level vdev's */
 	bool open;
@@ -46,7 +46,8 @@ static bool sane(uint64_t v)
 }
 
 /* A top-level vdev's or the pool's figures: name, alloc, free, read and
- * write ops, read and write bytes, then with -l total_wait read and write. */
+ * write ops, read and write bytes, then with -l total_wait read and write,
+ * disk_wait read and write, syncq_wait read and write. */
 static bool io_fields(const nas_span *f, size_t n, nas_io *io)
 {
 	uint64_t skip;
@@ -56,13 +57,12 @@ static bool io_fields(const nas_span *f, size_t n, nas_io *io)
 	    !sane(io->read_ops) || !sane(io->write_ops) || !sane(io->read_bytes) ||
 	    !sane(io->write_bytes))
 		return false;
-	io->read_wait_ns = io->write_wait_ns = 0;
-	if (n >= 9) {
-		if (!nas_span_is(f[7], "-") && !nas_span_u64(f[7], &io->read_wait_ns))
+	io->read_wait_ns = io->write_wait_ns = io->sync_write_wait_ns = 0;
+	uint64_t *wait[] = {&io->read_wait_ns, &io->write_wait_ns, &io->sync_write_wait_ns};
+	const size_t at[] = {7, 8, 12};
+	for (size_t i = 0; i < 3; i++)
+		if (n > at[i] && !nas_span_is(f[at[i]], "-") && !nas_span_u64(f[at[i]], wait[i]))
 			return false;
-		if (!nas_span_is(f[8], "-") && !nas_span_u64(f[8], &io->write_wait_ns))
-			return false;
-	}
 	return true;
 }
 
@@ -88,6 +88,7 @@ static void add_io(interval *in, nas_class c, const nas_io *io)
 	sum->write_bytes += io->write_bytes;
 	in->rwait[c] += (double)io->read_wait_ns * (double)io->read_ops;
 	in->wwait[c] += (double)io->write_wait_ns * (double)io->write_ops;
+	in->swait[c] += (double)io->sync_write_wait_ns * (double)io->write_ops;
 }
 
 /* The layout's vdevs zpool iostat prints: all but spares. */
@@ -129,6 +130,7 @@ static int close_interval(interval *in, const nas_layout *l, bool last, nas_samp
 		nas_io *io = &in->s.cls[c];
 		io->read_wait_ns = io->read_ops ? (uint64_t)(in->rwait[c] / (double)io->read_ops) : 0;
 		io->write_wait_ns = io->write_ops ? (uint64_t)(in->wwait[c] / (double)io->write_ops) : 0;
+		io->sync_write_wait_ns = io->write_ops ? (uint64_t)(in->swait[c] / (double)io->write_ops) : 0;
 	}
 	nas_sample *v = realloc(out->v, (out->n + 1) * sizeof(*v));
 	if (!v)

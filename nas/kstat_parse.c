@@ -41,7 +41,7 @@ static const row_field fields[] = {
 #undef F
 
 /* "KID TYPE 0xFLAGS NDATA DATASIZE CRTIME SNAPTIME" of a named kstat. */
-static bool header_line(nas_span line, bool *named)
+static bool header_line(nas_span line, bool *named, uint64_t *snaptime)
 {
 	nas_span f[8];
 	uint64_t v;
@@ -51,6 +51,7 @@ static bool header_line(nas_span line, bool *named)
 		if (i != 2 && !nas_span_u64(f[i], &v))
 			return false;
 	*named = nas_span_is(f[1], "1");
+	nas_span_u64(f[6], snaptime);
 	return true;
 }
 
@@ -103,6 +104,7 @@ int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *
 	nas_span line;
 	block b = {0};
 	bool in_block = false, want_titles = false, named = false;
+	uint64_t snaptime = 0;
 	while (rc == VS_OK && nas_next_line(&lines, &line)) {
 		if (want_titles) {
 			nas_span f[4];
@@ -111,7 +113,7 @@ int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *
 				rc = vs_fail(err, VS_ERR_PROTOCOL, "line %zu of the kstats is not 'name type data'",
 				             lines.number);
 			want_titles = false;
-		} else if (header_line(line, &named)) {
+		} else if (header_line(line, &named, &snaptime)) {
 			if (in_block)
 				keep(&b, out);
 			if (!named)
@@ -126,10 +128,12 @@ int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *
 	}
 	if (rc == VS_OK && (!in_block || want_titles))
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "no kstat rows");
-	if (rc == VS_OK)
+	if (rc == VS_OK) {
 		keep(&b, out);
-	else
+		out->snaptime = snaptime;
+	} else {
 		*out = (nas_counters){0};
+	}
 	return rc;
 }
 
@@ -151,6 +155,35 @@ static bool stamp_line(nas_span line, double *at)
 	return true;
 }
 
+/* Where the txgs begin in [from, end), else end: their titles line, or
+ * the kstat header of a raw kstat before it (ZoL 0.7's form, not read: it
+ * costs the txgs alone, never the reading's kstats). */
+static const char *txgs_titles(const char *from, const char *end)
+{
+	nas_lines lines = nas_lines_of(from, (size_t)(end - from));
+	nas_span line, f[8], before = {NULL, 0};
+	while (nas_next_line(&lines, &line)) {
+		if (nas_fields(line, ' ', f, 2) == 2 && nas_span_is(f[0], "txg"))
+			return before.s && nas_fields(before, ' ', f, 8) == 7 ? before.s : line.s;
+		before = line;
+	}
+	return end;
+}
+
+/* The txgs of reading r, from what follows its kstats; one that cannot be
+ * read costs them alone: the first such failure is said in why. */
+static int reading_txgs(const char *titles, const char *end, nas_reading *r, nas_readings *out,
+                        vs_error *err)
+{
+	vs_error e = {0};
+	int rc = nas_parse_txgs(titles, (size_t)(end - titles), &r->txgs, &e);
+	if (rc == VS_ERR_NOMEM)
+		*err = e;
+	else if (rc != VS_OK && !out->txgs_why[0])
+		vs_error_format(&e, out->txgs_why, sizeof(out->txgs_why));
+	return rc == VS_ERR_NOMEM ? rc : VS_OK;
+}
+
 int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_error *err)
 {
 	*out = (nas_readings){0};
@@ -169,15 +202,20 @@ int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_e
 		if (lines.p[-1] != '\n' || !stamp_line(line, &at))
 			continue;
 		nas_reading r = {.at = at};
-		rc = nas_parse_kstats(from, (size_t)(line.s - from), &r.c, err);
+		const char *titles = txgs_titles(from, line.s);
+		rc = nas_parse_kstats(from, (size_t)(titles - from), &r.c, err);
 		if (rc == VS_OK && (!r.c.objset.found || !r.c.arc.found || !r.c.zil.found))
 			rc = vs_fail(err, VS_ERR_PROTOCOL, "a reading lacks arcstats, zil or the objset's");
+		if (rc == VS_OK && titles < line.s)
+			rc = reading_txgs(titles, line.s, &r, out, err);
 		nas_reading *v = rc == VS_OK ? realloc(out->v, (out->n + 1) * sizeof(*v)) : NULL;
 		if (rc == VS_OK && !v)
 			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		if (rc == VS_OK) {
 			out->v = v;
 			out->v[out->n++] = r;
+		} else {
+			nas_txgs_free(&r.txgs);
 		}
 		from = lines.p;
 		if (rc != VS_OK)
@@ -190,6 +228,8 @@ int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_e
 
 void nas_readings_free(nas_readings *r)
 {
+	for (size_t i = 0; i < r->n; i++)
+		nas_txgs_free(&r->v[i].txgs);
 	free(r->v);
 	*r = (nas_readings){0};
 }

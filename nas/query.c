@@ -62,9 +62,15 @@ static int layout_of(const char *pool, int rc, nas_layout *out, vs_error *err)
 	return rc;
 }
 
-#define KSTAT_READ                                                                       \
+#define KSTATS                                                                           \
 	"cat", "/proc/spl/kstat/zfs/arcstats", "/proc/spl/kstat/zfs/zil",                   \
-		"/proc/spl/kstat/zfs/\"$pool\"/objset-0x\"$objset\"", "&&", "date", "+%s.%N"
+		"/proc/spl/kstat/zfs/\"$pool\"/objset-0x\"$objset\""
+#define KSTAT_READ KSTATS, "&&", "date", "+%s.%N"
+/* The first and the last reading add the pool's txg history (a ring of
+ * 100 txgs: read twice, not every interval); a history that cannot be
+ * read costs the txgs' figures alone, never the reading. */
+#define TXG_READ KSTATS, "&&", "{", "cat", "/proc/spl/kstat/zfs/\"$pool\"/txgs", "2>", \
+	"/dev/null", ";", "date", "+%s.%N", ";", "}"
 
 /* The words a parked job begins with: it waits for the line "EVERY COUNT
  * OBJSET POOL" (unpark) before it does anything, and ends, 0,
@@ -101,18 +107,20 @@ int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err)
 		"trap", "'last=1 ; test -z \"$s\" || kill $s 2> /dev/null'", "USR1", ";",
 		"{", "read", "x", "<&3", ";", "kill", "-USR1", "$$", ";", "}", ">", "/dev/null", "2>&1",
 		"&", "h=$!", ";", "trap", "'test -n \"$last\" || kill $h 2> /dev/null'", "EXIT", ";",
-		KSTAT_READ, "||", "exit", ";", "echo", NAS_FIRST_READING, ";",
+		TXG_READ, "||", "exit", ";", "echo", NAS_FIRST_READING, ";",
 		"for", "i", "in", "$(seq", "1", "$count)", ";", "do", "test", "-z", "\"$last\"", "||",
 		"break", ";", "sleep", "$every", ">", "/dev/null", "2>&1", "&", "s=$!", ";",
 		"test", "-z", "\"$last\"", "&&", "wait", "$s", ";", "s=", ";",
 		"test", "-z", "\"$last\"", "||", "break", ";", KSTAT_READ, "||", "exit", ";", "done", ";",
-		"test", "-z", "\"$last\"", "||", "{", KSTAT_READ, "&&", "echo", NAS_LAST_READING, ";",
+		"test", "-z", "\"$last\"", "||", "{", TXG_READ, "&&", "echo", NAS_LAST_READING, ";",
 		"}", NULL};
 	return nas_job_start(t, cmd, "cat /proc/spl/kstat/zfs/arcstats /proc/spl/kstat/zfs/zil", true,
 	                     job, err);
 }
 #undef PARKED
 #undef KSTAT_READ
+#undef TXG_READ
+#undef KSTATS
 
 /* Sends a parked job its line, and names it what in messages from here
  * on (their first word the program). */

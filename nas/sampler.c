@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "internal.h"
 #include "nfsagent/nas.h"
 
 /* 4 MiB of output (the target's limit) at some 9 KB a reading, with margin. */
@@ -60,6 +61,7 @@ static void totals(const nas_samples *s, int interval_s, const double *share,
                    nas_io total[NAS_CLASS_N], nas_io *pool)
 {
 	double sum[NAS_CLASS_N][4] = {{0}}, rwait[NAS_CLASS_N] = {0}, wwait[NAS_CLASS_N] = {0};
+	double swait[NAS_CLASS_N] = {0};
 	double psum[4] = {0};
 	double secs = interval_s > 0 ? interval_s : 1;
 	for (size_t i = 0; i < s->n; i++) {
@@ -72,6 +74,7 @@ static void totals(const nas_samples *s, int interval_s, const double *share,
 			sum[c][3] += (double)io->write_bytes * k;
 			rwait[c] += (double)io->read_wait_ns * (double)io->read_ops * k;
 			wwait[c] += (double)io->write_wait_ns * (double)io->write_ops * k;
+			swait[c] += (double)io->sync_write_wait_ns * (double)io->write_ops * k;
 		}
 		const nas_io *p = &s->v[i].pool;
 		psum[0] += (double)p->read_ops * k;
@@ -81,11 +84,12 @@ static void totals(const nas_samples *s, int interval_s, const double *share,
 	}
 	/* Rounded to the nearest: exact for whole intervals (integers below 2^53). */
 #define IO_OF(a) (nas_io){(uint64_t)((a)[0] + 0.5), (uint64_t)((a)[1] + 0.5), \
-	                      (uint64_t)((a)[2] + 0.5), (uint64_t)((a)[3] + 0.5), 0, 0}
+	                      (uint64_t)((a)[2] + 0.5), (uint64_t)((a)[3] + 0.5), 0, 0, 0}
 	for (int c = 0; c < NAS_CLASS_N; c++) {
 		total[c] = IO_OF(sum[c]);
 		total[c].read_wait_ns = sum[c][0] > 0 ? (uint64_t)(rwait[c] / sum[c][0]) : 0;
 		total[c].write_wait_ns = sum[c][1] > 0 ? (uint64_t)(wwait[c] / sum[c][1]) : 0;
+		total[c].sync_write_wait_ns = sum[c][1] > 0 ? (uint64_t)(swait[c] / sum[c][1]) : 0;
 	}
 	*pool = IO_OF(psum);
 #undef IO_OF
@@ -187,6 +191,7 @@ bool nas_window_select(nas_window *w, double from, double to)
 		w->seconds = seconds;
 		w->span = to - from;
 		counters_select(w, from, to);
+		nas_txgs_select(w, from, to);
 	}
 	free(share);
 	return stamped;
@@ -389,6 +394,8 @@ static bool last_reading(nas_sampler *s, nas_window *w, vs_error *err)
 	for (size_t i = 0; i < w->readings.n; i++)
 		if (!kept || w->readings.v[i].at > w->readings.v[kept - 1].at)
 			w->readings.v[kept++] = w->readings.v[i];
+		else
+			nas_txgs_free(&w->readings.v[i].txgs);
 	w->readings.n = kept;
 	if (rc != VS_OK || parsed != VS_OK) {
 		*err = rc != VS_OK ? job_err : parse_err;
@@ -459,6 +466,9 @@ void nas_sampler_stop(nas_sampler **sp, nas_window *w)
 	if (read && nas_counters_delta(&w->readings.v[0].c, &w->readings.v[w->readings.n - 1].c, w,
 	                               &err) != VS_OK)
 		incomplete(w, &err);
+	/* the txgs over the same span as the deltas, till the window's cut */
+	size_t n = w->readings.n;
+	nas_txgs_select(w, n ? w->readings.v[0].at : 0, n ? w->readings.v[n - 1].at : 0);
 	free(s);
 	*sp = NULL;
 }

@@ -49,6 +49,7 @@ typedef struct na_bench {
 	bool nas_ready;
 	bool nas_lost_said;         /* a run lost the NAS (its readings failed): said once */
 	bool nas_shape_said;        /* zpool iostat printed what could not be placed: said once */
+	bool nas_txgs_said;         /* the pool's txgs could not be read: said once */
 	/* The pool's health as its results' provenance ("ONLINE", "DEGRADED
 	 * (resilver 43%)", nas_health_words), read with the view. */
 	char pool_health[128];

@@ -54,6 +54,9 @@ void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run
 	const nas_view *v = &b->nas_view;
 	const nas_window *w = &out->nas_window;
 	const nas_io *t = w->total;
+	const nas_io *log = &t[NAS_CLASS_LOG];
+	/* as the counters: an incomplete row's txgs may be the whole sampling's */
+	bool txgs = w->txgs && !w->incomplete;
 	nas_layout_summary(&v->layout, layout, size);
 	nas_amplification a;
 	nas_amplification_of(w, na_bench_guest_written(&out->fio.write), &a);
@@ -88,6 +91,15 @@ void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run
 		.amp_log_share = a.known ? a.log_share : -1,
 		.clock_known = out->clock_known, .clock_shift_s = out->clock_shift,
 		.clock_err_s = out->clock_err,
+		/* a wait is the log's writes': none without them ('-', 0) */
+		.log_write_wait_ms = w->timeline.n && log->write_ops && log->write_wait_ns
+		                         ? (double)log->write_wait_ns / 1e6 : -1,
+		.log_sync_write_wait_ms = w->timeline.n && log->write_ops && log->sync_write_wait_ns
+		                              ? (double)log->sync_write_wait_ns / 1e6 : -1,
+		.txgs_known = txgs, .txg_count = (int64_t)w->txg_count,
+		.txg_sync_mean_ms = txgs && w->txg_count ? w->txg_sync_mean_ns / 1e6 : -1,
+		.txg_sync_max_ms = txgs && w->txg_count ? w->txg_sync_max_ns / 1e6 : -1,
+		.txg_dirty_mean_bytes = txgs && w->txg_count ? w->txg_dirty_mean : -1,
 	};
 }
 
@@ -271,6 +283,11 @@ void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out)
 	if (w->unreadable && !b->nas_shape_said)
 		na_say_warning(b->s, "the NAS side of this run is lost: %s", w->why);
 	b->nas_shape_said |= w->unreadable;
+	/* A txgs file nfsagent cannot read costs those figures alone. */
+	bool txgs_unread = w->readings.txgs_why[0] != '\0';
+	if (txgs_unread && !b->nas_txgs_said)
+		na_say_warning(b->s, "the pool's txgs are not shown: %s", w->readings.txgs_why);
+	b->nas_txgs_said |= txgs_unread;
 }
 
 /* The pool's totals over fio's measured window: it ended when fio wrote its
@@ -412,11 +429,60 @@ static void pool_words_of_row(const char *layout, pool_words *p)
 	}
 }
 
+/* A time as the NAS line says it: "0.095 ms", "812 ms", "1.2 s" (buf: 24 bytes). */
+static const char *duration(double ns, char *buf)
+{
+	if (ns >= 1e9)
+		snprintf(buf, 24, "%.1f s", ns / 1e9);
+	else if (ns >= 10e6)
+		snprintf(buf, 24, "%.0f ms", ns / 1e6);
+	else
+		snprintf(buf, 24, "%.3f ms", ns / 1e6);
+	return buf;
+}
+
+/* What a VM datastore's admin watches beside the rates: the log device's
+ * write wait (sync writes wait for it) and the ZIL's commits and where its
+ * bytes went, of a run that wrote (a read run's are others' writes), and
+ * the txgs that synced in the window (long syncs: the pool does not absorb
+ * the dirty data).  Each only when measured. */
+static void zfs_words(const nas_window *w, const pool_words *pw, bool wrote, double secs,
+                      char *buf, size_t size)
+{
+	const nas_io *log = &w->total[NAS_CLASS_LOG];
+	char a[24], b[24], c[24];
+	size_t n = strlen(buf);
+	if (wrote && pw->log && log->write_ops && log->write_wait_ns && n < size) {
+		n += (size_t)snprintf(buf + n, size - n, "; log write wait %s",
+		                      duration((double)log->write_wait_ns, a));
+		if (log->sync_write_wait_ns && n < size)
+			n += (size_t)snprintf(buf + n, size - n, " (sync queue %s)",
+			                      duration((double)log->sync_write_wait_ns, b));
+	}
+	if (wrote && w->counters && w->zil_commits && secs > 0 && n < size)
+		n += (size_t)snprintf(buf + n, size - n, "; ZIL %.0f commits/s, %s to the SLOG, %s to the pool",
+		                      (double)w->zil_commits / secs, rate((double)w->zil_slog_bytes / secs, a, sizeof(a)),
+		                      rate((double)w->zil_normal_bytes / secs, b, sizeof(b)));
+	if (w->txgs && w->txg_count && n < size)
+		snprintf(buf + n, size - n, "; %llu txgs synced in %s mean (%s max), %s dirty on average",
+		         (unsigned long long)w->txg_count, duration(w->txg_sync_mean_ns, a),
+		         duration(w->txg_sync_max_ns, b), na_size((int64_t)w->txg_dirty_mean, c, sizeof(c)));
+	else if (w->txgs && n < size)
+		snprintf(buf + n, size - n, "; no txg synced in the window");
+}
+
+/* The seconds the window's totals are over: fio's window once placed
+ * (none when no interval measured it), else the whole timeline. */
+static double window_seconds(const nas_window *w)
+{
+	return w->fio_window ? (w->seconds > 0 ? w->span : 0)
+	                     : (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
+}
+
 static void nas_line_body(const nas_window *w, const pool_words *pw, const na_fio_dir *read,
                           const na_fio_dir *write, uint64_t working_set, char *buf, size_t size)
 {
-	double secs = w->fio_window ? (w->seconds > 0 ? w->span : 0)
-	                            : (double)w->timeline.n * (w->interval_s > 0 ? w->interval_s : 1);
+	double secs = window_seconds(w);
 	if (w->incomplete || secs <= 0) {
 		snprintf(buf, size, "figures incomplete: %s",
 		         w->incomplete       ? w->why
@@ -454,12 +520,15 @@ static void nas_line_body(const nas_window *w, const pool_words *pw, const na_fi
 		if ((!read || !read->present) && data_r > 0 && n >= 0 && (size_t)n < size)
 			snprintf(buf + n, size - (size_t)n, "; pool read %s (read-modify-write)",
 			         rate(data_r / secs, r, sizeof(r)));
+		zfs_words(w, pw, true, secs, buf, size);
 		return;
 	}
 	n = snprintf(buf, size, "pool read %s (%s) for %s from the guest", rate(data_r / secs, a, sizeof(a)),
 	             word, rate(read && read->present ? read->bw_bytes : 0, g, sizeof(g)));
 	if (w->arc_hit_ratio >= 0 && n >= 0 && (size_t)n < size)
-		n += snprintf(buf + n, size - (size_t)n, ", ARC demand hits %.0f%%", w->arc_hit_ratio * 100);
+		snprintf(buf + n, size - (size_t)n, ", ARC demand hits %.0f%%", w->arc_hit_ratio * 100);
+	zfs_words(w, pw, false, secs, buf, size);
+	n = (int)strlen(buf);
 	char ws[32], arc[32];
 	if (nas_cache_served(w, working_set, NA_ARC_SERVED) && n >= 0 && (size_t)n < size)
 		snprintf(buf + n, size - (size_t)n, " [cache-served: %s fits in the ARC's %s]",
@@ -510,7 +579,12 @@ void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t wor
 	                .counters = n->counters_known, .incomplete = n->incomplete,
 	                .dataset_written = (uint64_t)n->dataset_written,
 	                .arc_hit_ratio = n->counters_known ? n->arc_hit_ratio : -1,
-	                .arc_size = (uint64_t)n->arc_size};
+	                .arc_size = (uint64_t)n->arc_size, .zil_commits = (uint64_t)n->zil_commits,
+	                .zil_slog_bytes = (uint64_t)n->zil_slog_bytes,
+	                .zil_normal_bytes = (uint64_t)n->zil_normal_bytes, .txgs = n->txgs_known,
+	                .txg_count = (uint64_t)n->txg_count, .txg_sync_mean_ns = n->txg_sync_mean_ms * 1e6,
+	                .txg_sync_max_ns = n->txg_sync_max_ms * 1e6,
+	                .txg_dirty_mean = n->txg_dirty_mean_bytes};
 	snprintf(w.why, sizeof(w.why), "%s", n->why ? n->why : "");
 	if (!n->pool_known)
 		w.seconds = 0;
@@ -522,6 +596,11 @@ void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t wor
 	CLASS_OF(dedup, NAS_CLASS_DEDUP);
 	CLASS_OF(log, NAS_CLASS_LOG);
 #undef CLASS_OF
+	/* the log's waits as stored (NULL: none, as a '-' is 0) */
+	t[NAS_CLASS_LOG].write_ops = (uint64_t)n->log_write_ops;
+	t[NAS_CLASS_LOG].write_wait_ns = n->log_write_wait_ms > 0 ? (uint64_t)(n->log_write_wait_ms * 1e6) : 0;
+	t[NAS_CLASS_LOG].sync_write_wait_ns =
+		n->log_sync_write_wait_ms > 0 ? (uint64_t)(n->log_sync_write_wait_ms * 1e6) : 0;
 	pool_words pw = {0};
 	pool_words_of_row(n->pool_layout ? n->pool_layout : "", &pw);
 	na_fio_dir rd = fio_dir_of(&r->read), wr = fio_dir_of(&r->write);

@@ -250,6 +250,10 @@ void nas_health_words(const char *state, const nas_activity *a, char *buf, size_
 typedef struct nas_io {
 	uint64_t read_ops, write_ops, read_bytes, write_bytes;
 	uint64_t read_wait_ns, write_wait_ns;  /* total_wait, ops-weighted; 0 = none */
+	/* syncq_wait write, weighted by the writes: the time a sync write
+	 * queued before it went to the disk (a log device's writes are all
+	 * sync); 0 = none */
+	uint64_t sync_write_wait_ns;
 } nas_io;
 
 typedef struct nas_sample {
@@ -296,6 +300,10 @@ typedef struct nas_counters {
 	nas_objset objset;
 	nas_arc arc;
 	nas_zil zil;
+	/* The SNAPTIME of the last kstat's header: the NAS's gethrtime() (ns
+	 * since boot, CLOCK_MONOTONIC_RAW) as it was read, which places the
+	 * txgs' times, in that clock, on the reading's `date`. */
+	uint64_t snaptime;
 } nas_counters;
 
 /* One or several named kstats (`cat arcstats zil POOL/objset-0x36`: each
@@ -304,21 +312,49 @@ typedef struct nas_counters {
  * of kstat's format is VS_ERR_PROTOCOL; a kind not present stays !found. */
 int nas_parse_kstats(const char *text, size_t len, nas_counters *out, vs_error *err);
 
+/* One txg of the pool's history, /proc/spl/kstat/zfs/POOL/txgs
+ * (spa_txg_history_show: a procfs list, its titles "txg birth state ndirty
+ * nread nwritten reads writes otime qtime wtime stime", no kstat header;
+ * times in ns of gethrtime(), oldest txg first). */
+typedef struct nas_txg {
+	uint64_t txg;
+	uint64_t ndirty;   /* bytes of dirty data it synced */
+	uint64_t stime;    /* ns its sync took */
+	uint64_t synced;   /* gethrtime() its sync ended (birth + otime + qtime + wtime +
+	                      stime); 0 for one not committed yet (state other than C) */
+} nas_txg;
+
+typedef struct nas_txgs {
+	bool found;  /* the reading held the file (its titles) */
+	nas_txg *v;
+	size_t n;
+} nas_txgs;
+
+/* The txgs file from its titles line on; a line that is not a txg's is
+ * VS_ERR_PROTOCOL naming it. */
+int nas_parse_txgs(const char *text, size_t len, nas_txgs *out, vs_error *err);
+void nas_txgs_free(nas_txgs *t);
+
 /* The counters at one moment of the NAS's clock. */
 typedef struct nas_reading {
 	double at;  /* Unix s on the NAS: `date +%s.%N` right after the cat */
 	nas_counters c;
+	nas_txgs txgs;  /* the first and the last reading only */
 } nas_reading;
 
 typedef struct nas_readings {
 	nas_reading *v;
 	size_t n;
+	char txgs_why[200];  /* why a reading's txgs could not be read ("" when they could) */
 } nas_readings;
 
 /* `cat FILES && date +%s.%N`, once or repeated: kstats, then the stamp
  * line ("1764600000.123456789") that closes the reading.  A last reading
  * without its stamp (the job was stopped inside it) is left out, never
- * taken with counters cut short.  Each reading needs all three kstats. */
+ * taken with counters cut short.  Each reading needs all three kstats.
+ * The pool's txgs may follow them (nas_counters_job's first and last
+ * readings): ones that cannot be read cost those alone, said in
+ * txgs_why. */
 int nas_parse_kstat_series(const char *text, size_t len, nas_readings *out, vs_error *err);
 void nas_readings_free(nas_readings *r);
 
@@ -338,7 +374,9 @@ int nas_iostat_job(const nas_target *t, nas_job **job, vs_error *err);
  * COUNT times, and once more when a line is sent to the job or its stdin
  * ends, after which it prints NAS_LAST_READING and ends.  These are the
  * readings that put the kstat deltas on fio's window;
- * nas_parse_kstat_series skips the two words. */
+ * nas_parse_kstat_series skips the two words.  The first and the last
+ * reading also `cat /proc/spl/kstat/zfs/POOL/txgs` before the date (its
+ * failure, the file missing, is theirs alone). */
 #define NAS_FIRST_READING "begun"
 #define NAS_LAST_READING "end"
 int nas_counters_job(const nas_target *t, nas_job **job, vs_error *err);
@@ -410,6 +448,16 @@ typedef struct nas_window {
 	double arc_hit_ratio;           /* hits / (hits + misses); -1 without demand reads */
 	uint64_t arc_size, arc_c_max;   /* after the run */
 	uint64_t zil_commits, zil_slog_bytes, zil_normal_bytes;
+	/* The txgs whose sync ended in the same span (the last reading's
+	 * history, its times put on the NAS's clock by the reading's snaptime
+	 * and date), when the history reaches back to the first reading: how
+	 * many, their sync time (stime) mean and max, their dirty data mean
+	 * (bytes; -1 when none ended in it).  txgs false: not known, txgs_why
+	 * says why. */
+	bool txgs;
+	uint64_t txg_count;
+	double txg_sync_mean_ns, txg_sync_max_ns, txg_dirty_mean;
+	char txgs_why[200];
 	/* The NAS's clock minus this machine's (s), from the last reading,
 	 * bracketed by our clock: right to within clock_err, half the time
 	 * between asking for it and seeing it; clock_err < 0: not measured. */

@@ -1,7 +1,7 @@
 /* libFuzzer target for the NAS parsers (the nas/ parse files): every input goes
  * through all of them, as zfs list, zfs get, zpool list (and its words),
  * zpool iostat (with a fixed layout, and with the input's own when it is
- * one), zpool status, kstats and zpool history.
+ * one), zpool status, kstats (with the pool's txgs) and zpool history.
  * Besides "does not crash" it checks what callers rely on: on success the
  * structures are whole (names set, every vdev with a type and its disks,
  * none only for a removed vdev or a distributed spare, a dataset found for
@@ -128,9 +128,27 @@ static void counters(const char *text, size_t size)
 	if (rc != VS_OK && (r.n || r.v))
 		abort();
 	for (size_t i = 0; i < r.n; i++)
-		if (!r.v[i].c.arc.found || !r.v[i].c.zil.found || !r.v[i].c.objset.found)
+		if (!r.v[i].c.arc.found || !r.v[i].c.zil.found || !r.v[i].c.objset.found ||
+		    (!r.v[i].txgs.found && r.v[i].txgs.n))
 			abort();
 	nas_readings_free(&r);
+}
+
+/* The txgs: none kept on failure; a committed one synced after its birth. */
+static void txgs(const char *text, size_t size)
+{
+	nas_txgs t;
+	vs_error err = {0};
+	int rc = nas_parse_txgs(text, size, &t, &err);
+	if (rc != VS_OK) {
+		failed(rc, &err);
+		if (t.found || t.n || t.v)
+			abort();
+	}
+	for (size_t i = 0; i < t.n; i++)
+		if (t.v[i].synced && t.v[i].synced < t.v[i].stime)
+			abort();
+	nas_txgs_free(&t);
 }
 
 /* The activity's words always end within their buffer. */
@@ -166,6 +184,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	layout(text, size);
 	samples(text, size, &fixed);
 	counters(text, size);
+	txgs(text, size);
 	status(text, size);
 	history(text, size);
 	nas_layout_free(&fixed);

@@ -30,11 +30,15 @@ assert_not_contains "$out" "exit "
 # figures are fio's window's (2 s: zpool's 1 s intervals measure part of it,
 # said; on a loaded machine zpool's first interval may even end after fio:
 # said too).
-wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\)( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$'
+# After them what an admin watches beside a benchmark: the lab SLOG's
+# write wait (95 us, 15 of them in the sync queue), the ZIL's commits and
+# bytes, and the txgs synced in the window (the lab's: one a second).
+txgs='; ([0-9]+ txgs synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)'
+wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool'"$txgs"'( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$'
 assert_eq "$(grep -cE "$wrote|^  NAS: figures incomplete: no zpool iostat interval in fio's window\$" <<< "$out")" 2 \
 	"NAS lines of the write runs ($out)"
 [ "$(grep -cE "$wrote" <<< "$out")" -ge 1 ] || fail "no write run's pool figures ($out)"
-assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest, ARC demand hits 100% \[cache-served: 4\.0 MiB fits in the ARC.s 7\.2 GiB\]( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$' <<< "$out")" 2 \
+assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest, ARC demand hits 100%'"$txgs"' \[cache-served: 4\.0 MiB fits in the ARC.s 7\.2 GiB\]( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$' <<< "$out")" 2 \
 	"NAS lines of the read runs: all from the ARC ($out)"
 assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1:' <<< "$out" | tail -1 | cut -c1-7)" "  NAS: " "the line follows its run"
 # The lab's fio reads a local file: every read is under the NFS floor.
@@ -64,6 +68,21 @@ assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, dataset_written > 0
 2 0 0 1
 3 1 1 0
 4 0 0 1" "each run's direction in the dataset's counters and the ZIL"
+# The log's waits as the lab's SLOG has them, for the writes only (the
+# reads wrote nothing to it); the txgs read before and after each run,
+# those synced in fio's window counted: a write run's held its writes
+# (the lab syncs 3 ms plus the dirty bytes at 2 GB/s; a read run's may
+# hold its file's layout, synced a second later: no ramp here).
+assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT result_id, log_write_wait_ms, log_sync_write_wait_ms,
+	txg_count >= 1, txg_count <= 3,
+	txg_count = 0 OR result_id % 2 = 0 OR txg_dirty_mean_bytes > 0,
+	txg_count = 0 OR abs(txg_sync_mean_ms - 3 - txg_dirty_mean_bytes / 2e6) < 0.01,
+	txg_sync_max_ms >= txg_sync_mean_ms OR txg_count = 0
+	FROM nas_runs WHERE result_id <= 4 ORDER BY result_id")" \
+"1 0.095 0.015 1 1 1 1 1
+2   1 1 1 1 1
+3 0.095 0.015 1 1 1 1 1
+4   1 1 1 1 1" "the log's waits and the txgs in each run's window"
 # Each run's two NAS sessions (iostat's, the readings') were opened parked
 # and given their run: one pair a run, none opened in vain (the last run
 # parks none).  Whether a pair was connected before its run began depends
@@ -124,7 +143,7 @@ echo "$OUT" > "$WORK/results.json"
 run 0 "$NFSAGENT" results --db "$db" --csv
 echo "$OUT" > "$WORK/results.csv"
 assert_contains "$(head -1 <<< "$OUT")" '"labels","nas_dataset","nas_pool_layout",' "the NAS columns after the labels"
-assert_contains "$(head -1 <<< "$OUT")" '"nas_window_s","nas_amplification","nas_amp_guest_to_dataset","nas_amp_dataset_to_data","nas_amp_log_share","nas_clock_shift_s","nas_clock_err_s","nas_incomplete","nas_timeline"' "CSV header's figures"
+assert_contains "$(head -1 <<< "$OUT")" '"nas_window_s","nas_amplification","nas_amp_guest_to_dataset","nas_amp_dataset_to_data","nas_amp_log_share","nas_clock_shift_s","nas_clock_err_s","nas_txg_count","nas_log_write_wait_ms","nas_log_sync_write_wait_ms","nas_txg_sync_mean_ms","nas_txg_sync_max_ms","nas_txg_dirty_mean_bytes","nas_incomplete","nas_timeline"' "CSV header's figures"
 check=$(python3 - "$WORK/results.csv" "$WORK/results.json" <<-'PY'
 	import csv, json, math, re, sys
 	rows = list(csv.DictReader(open(sys.argv[1], newline="")))
@@ -166,7 +185,7 @@ check=$(python3 - "$WORK/results.csv" "$WORK/results.json" <<-'PY'
 	      "; an amplification cell equal to its JSON:", amp[0]["nas_amplification"] != "")
 	PY
 ) || fail "results --csv against --json"
-assert_eq "$check" "54 columns; without a NAS side [5, 6, 7, 8, 9, 10] ; clocks known on [1, 2, 3, 4] ; an amplification cell equal to its JSON: True" "results --csv's NAS cells ($check)"
+assert_eq "$check" "60 columns; without a NAS side [5, 6, 7, 8, 9, 10] ; clocks known on [1, 2, 3, 4] ; an amplification cell equal to its JSON: True" "results --csv's NAS cells ($check)"
 
 # ---- The settings as measured are provenance fields (zfs_), whatever a
 # label said: selected by any spelling of a size, in JSON and CSV ----

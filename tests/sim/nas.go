@@ -95,6 +95,10 @@ type nasState struct {
 	// The pool's history and its last txg (nashistory.go).
 	History []nasRecord `json:"history"`
 	Txg     uint64      `json:"txg"`
+	// The last txgs, the open one last (nastxg.go), and a txgs file of a
+	// form nfsagent cannot read, printed as it is instead (a test sets it).
+	Txgs     []nasTxg `json:"txgs,omitempty"`
+	TxgsText string   `json:"txgs_text,omitempty"`
 	// The pool's state when not ONLINE, and zpool status's scan lines
 	// (nasshapes.go).
 	Health string   `json:"health,omitempty"`
@@ -178,6 +182,7 @@ func (n *nasModel) setup(l *lab) error {
 	st.ARC = nasARC{Hits: 918273645, Misses: 20318475, DemandDataHits: 402117730,
 		DemandDataMisses: 9120334, Size: n.arc / 10 * 9, CMax: n.arc}
 	st.ZIL = nasZIL{CommitCount: 7712093, ItxCount: 9013442}
+	st.txgsAt(time.Now())
 	n.filename = filepath.Join(l.dir, "nas.json")
 	return st.save(n.filename)
 }

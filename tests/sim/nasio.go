@@ -318,8 +318,18 @@ func (st *nasState) guestIO(dataset string, j fioJob, dr, dw, rops, wops uint64)
 	st.ARC.DemandDataMisses += missOps + rmwOps
 	st.ARC.Hits += hits + (wops - rmwOps)
 	st.ARC.Misses += missOps + rmwOps
+	var before nasIO
+	for _, v := range st.classVdevs(class) {
+		before = nasIO{WriteOps: before.WriteOps + v.IO.WriteOps, WriteBytes: before.WriteBytes + v.IO.WriteBytes}
+	}
 	st.spread(class, nasIO{ReadOps: missOps + rmwOps, ReadBytes: miss + rmw, WriteOps: dataOps,
 		WriteBytes: data})
+	// the txg open now takes the guest's bytes and their records' writes
+	var after nasIO
+	for _, v := range st.classVdevs(class) {
+		after = nasIO{WriteOps: after.WriteOps + v.IO.WriteOps, WriteBytes: after.WriteBytes + v.IO.WriteBytes}
+	}
+	st.txgWrote(time.Now(), dw, after.WriteBytes-before.WriteBytes, after.WriteOps-before.WriteOps)
 
 	// ESXi sends every NFS write stable: each goes through the ZIL unless
 	// sync=disabled, to the SLOG (logbias=latency) or else to the data vdevs.

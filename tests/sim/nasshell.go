@@ -230,6 +230,17 @@ func zpoolList(st *nasState, out io.Writer) {
 	}
 }
 
+// The model's fixed waits (ns) of a write: total_wait, disk_wait, and
+// syncq_wait (-1: '-'). A log device's writes are all sync: an NVMe SLOG's
+// 80 us on the disk after 15 us in the sync queue; the data vdevs' are the
+// txg's async writes, none queued as sync.
+func writeWaits(class string) (total, disk, syncq int) {
+	if class == "logs" {
+		return 95000, 80000, 15000
+	}
+	return 1830000, 1210000, -1
+}
+
 // One interval of `zpool iostat -Hpvy -l`: rates from the counters' change,
 // the pool's line first, leaves after their vdev, an empty line before
 // each class; latencies from the model's fixed waits ('-' without I/O).
@@ -245,11 +256,16 @@ func iostatInterval(old, cur *nasState, secs float64, out io.Writer) {
 		}
 		return strconv.Itoa(ns)
 	}
-	line := func(name string, alloc, free uint64, io nasIO) {
-		fmt.Fprintf(out, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t-\t-\t-\t-\t-\t-\t-\n", name,
+	line := func(name, class string, alloc, free uint64, io nasIO) {
+		total, disk, syncq := writeWaits(class)
+		sq := "-"
+		if syncq >= 0 {
+			sq = wait(io.WriteOps, syncq)
+		}
+		fmt.Fprintf(out, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s\t%s\t%s\t-\t%s\t-\t-\t-\t-\t-\n", name,
 			alloc, free, io.ReadOps, io.WriteOps, io.ReadBytes, io.WriteBytes,
-			wait(io.ReadOps, 412000), wait(io.WriteOps, 1830000), wait(io.ReadOps, 398000),
-			wait(io.WriteOps, 1210000))
+			wait(io.ReadOps, 412000), wait(io.WriteOps, total), wait(io.ReadOps, 398000),
+			wait(io.WriteOps, disk), sq)
 	}
 	var pool nasIO
 	var alloc, size uint64
@@ -265,19 +281,19 @@ func iostatInterval(old, cur *nasState, secs float64, out io.Writer) {
 			size += v.Size
 		}
 	}
-	line(cur.Pool, alloc, size-alloc, pool)
+	line(cur.Pool, "data", alloc, size-alloc, pool)
 	vdev := func(i int) {
 		v := cur.Vdevs[i]
 		if v.Removed { // no space, no I/O of its own
-			line(v.Name, 0, 0, nasIO{})
+			line(v.Name, v.Class, 0, 0, nasIO{})
 			return
 		}
-		line(v.Name, v.Alloc, v.Size-v.Alloc, ios[i])
+		line(v.Name, v.Class, v.Alloc, v.Size-v.Alloc, ios[i])
 		under := v.children()
 		n := uint64(len(under))
 		for _, c := range under {
 			io := ios[i]
-			line(c.Name, 0, 0, nasIO{io.ReadOps / n, io.WriteOps / n, io.ReadBytes / n, io.WriteBytes / n})
+			line(c.Name, v.Class, 0, 0, nasIO{io.ReadOps / n, io.WriteOps / n, io.ReadBytes / n, io.WriteBytes / n})
 		}
 	}
 	for i, v := range cur.Vdevs {
@@ -382,14 +398,28 @@ func catKstats(st *nasState, files []string, out, errOut io.Writer) int {
 	return status
 }
 
+// The tail of the first and last readings: the txgs, quiet, then the time.
+var txgTail = strings.Fields("&& { cat TXGS 2> /dev/null ; date +%s.%N ; }")
+
 // kstatRead: `cat FILES [&& date +%s.%N]`, the counters and the NAS's time
-// after them: one reading of nas_counters_job's loop (and `nas_command cat`).
+// after them: one reading of nas_counters_job's loop (and `nas_command
+// cat`); the loop's first and last add the pool's txgs, `cat FILES && {
+// cat TXGS 2> /dev/null ; date +%s.%N ; }`.
 func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
-	files, date := w[1:], false
+	files, date, txgs := w[1:], false, ""
 	if n := len(w); n >= 4 && w[n-3] == "&&" && w[n-2] == "date" && w[n-1] == "+%s.%N" {
 		files, date = w[1:n-3], true
 	}
+	if n, k := len(w), len(txgTail); n > k && strings.Join(w[n-k:n-k+3], " ") == "&& { cat" &&
+		strings.Join(w[n-k+4:], " ") == strings.Join(txgTail[4:], " ") {
+		files, date, txgs = w[1:n-k], true, w[n-k+3]
+	}
 	status := catKstats(st, files, out, errOut)
+	if status == 0 && txgs != "" {
+		if text, ok := st.kstatFile(txgs); ok {
+			io.WriteString(out, text)
+		}
+	}
 	if status == 0 && date {
 		now := st.now()
 		fmt.Fprintf(out, "%d.%09d\n", now.Unix(), now.Nanosecond())
@@ -398,16 +428,17 @@ func kstatRead(st *nasState, w []string, out, errOut io.Writer) int {
 }
 
 // The readings' loop (nas_counters_job) in its fixed words, READ being
-// kstatRead's `cat FILES && date +%s.%N` (7 words): a reading at once and
-// "begun", then one every S seconds N times; a line on stdin, or its end,
-// cuts the wait short for a last reading, then "end".
+// kstatRead's `cat FILES && date +%s.%N` (7 words), TXGREAD the same with
+// the txgs (15): a reading at once and "begun", then one every S seconds N
+// times; a line on stdin, or its end, cuts the wait short for a last
+// reading, then "end".
 var loopWords = [][]string{
 	strings.Fields(`exec 3<&0 ; s= ; last= ; trap 'last=1 ; test -z "$s" || kill $s 2> /dev/null' USR1 ;` +
 		` { read x <&3 ; kill -USR1 $$ ; } > /dev/null 2>&1 & h=$! ; trap 'test -n "$last" || kill $h 2> /dev/null' EXIT ;`),
-	{"READ"}, strings.Fields("|| exit ; echo begun ; for i in $(seq 1"), {"N)"},
+	{"TXGREAD"}, strings.Fields("|| exit ; echo begun ; for i in $(seq 1"), {"N)"},
 	strings.Fields(`; do test -z "$last" || break ; sleep`), {"S"},
 	strings.Fields(`> /dev/null 2>&1 & s=$! ; test -z "$last" && wait $s ; s= ; test -z "$last" || break ;`),
-	{"READ"}, strings.Fields(`|| exit ; done ; test -z "$last" || {`), {"READ"}, strings.Fields("&& echo end ; }"),
+	{"READ"}, strings.Fields(`|| exit ; done ; test -z "$last" || {`), {"TXGREAD"}, strings.Fields("&& echo end ; }"),
 }
 
 // The words a parked job (nas_iostat_job, nas_counters_job) begins with:
@@ -492,15 +523,19 @@ func unparked(w []string, f []string) []string {
 	return out
 }
 
-// loopOf matches w against loopWords: its count, seconds and READ words.
-func loopOf(w []string) (count, secs int, read []string, ok bool) {
-	var reads [][]string
+// loopOf matches w against loopWords: its count, seconds, READ words and
+// TXGREAD words (READ's files and the txgs).
+func loopOf(w []string) (count, secs int, read, txgRead []string, ok bool) {
+	var reads, txgReads [][]string
 	var err error
 	for _, part := range loopWords {
 		switch {
 		case part[0] == "READ" && len(w) >= 7:
 			reads = append(reads, w[:7])
 			w = w[7:]
+		case part[0] == "TXGREAD" && len(w) >= 4+len(txgTail):
+			txgReads = append(txgReads, w[:4+len(txgTail)])
+			w = w[4+len(txgTail):]
 		case part[0] == "N)" && len(w) > 0 && strings.HasSuffix(w[0], ")"):
 			count, err = strconv.Atoi(strings.TrimSuffix(w[0], ")"))
 			w = w[1:]
@@ -510,25 +545,24 @@ func loopOf(w []string) (count, secs int, read []string, ok bool) {
 		case len(w) >= len(part) && strings.Join(w[:len(part)], " ") == strings.Join(part, " "):
 			w = w[len(part):]
 		default:
-			return 0, 0, nil, false
+			return 0, 0, nil, nil, false
 		}
 		if err != nil {
-			return 0, 0, nil, false
+			return 0, 0, nil, nil, false
 		}
 	}
-	ok = len(w) == 0 && len(reads) == 3
-	for _, r := range reads {
-		ok = ok && strings.Join(r, " ") == strings.Join(reads[0], " ")
-	}
+	ok = len(w) == 0 && len(reads) == 1 && len(txgReads) == 2 &&
+		strings.Join(txgReads[0], " ") == strings.Join(txgReads[1], " ") &&
+		strings.Join(txgReads[0][:4], " ") == strings.Join(reads[0][:4], " ")
 	if !ok {
-		return 0, 0, nil, false
+		return 0, 0, nil, nil, false
 	}
-	return count, secs, reads[0], true
+	return count, secs, reads[0], txgReads[0], true
 }
 
 // kstatLoop runs that loop from the model as it is at each reading.
 func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer) int {
-	count, secs, read, ok := loopOf(w)
+	count, secs, read, txgRead, ok := loopOf(w)
 	if !ok {
 		fmt.Fprintf(errOut, "labsim nas: '%s' is not modelled\n", strings.Join(w, " "))
 		return 2
@@ -538,36 +572,36 @@ func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer
 		bufio.NewScanner(in).Scan()
 		close(asked)
 	}()
-	reading := func() int {
+	reading := func(words []string) int {
 		st, err := loadNAS(stateFile)
 		if err != nil {
 			fmt.Fprintf(errOut, "labsim nas: %v\n", err)
 			return 1
 		}
 		time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
-		return kstatRead(st, read, out, errOut)
+		return kstatRead(st, words, out, errOut)
 	}
-	if status := reading(); status != 0 {
+	if status := reading(txgRead); status != 0 {
 		return status
 	}
 	fmt.Fprintln(out, "begun")
 	for i := 0; i < count; i++ {
 		select {
 		case <-asked:
-			if status := reading(); status != 0 {
+			if status := reading(txgRead); status != 0 {
 				return status
 			}
 			fmt.Fprintln(out, "end")
 			return 0
 		case <-time.After(time.Duration(secs) * time.Second):
 		}
-		if status := reading(); status != 0 {
+		if status := reading(read); status != 0 {
 			return status
 		}
 	}
 	select { // asked during the count's last reading: the shell's loop falls through to it
 	case <-asked:
-		if status := reading(); status != 0 {
+		if status := reading(txgRead); status != 0 {
 			return status
 		}
 		fmt.Fprintln(out, "end")
@@ -583,6 +617,8 @@ func (st *nasState) kstatFile(f string) (string, bool) {
 		return kstatText(9, st.Born, arcRows(st.ARC)), true
 	case dir + "zil":
 		return kstatText(12, st.Born, zilRows(st.ZIL)), true
+	case dir + st.Pool + "/txgs":
+		return st.txgsText(time.Now()), true
 	}
 	for i, d := range st.Datasets {
 		if f == fmt.Sprintf("%s%s/objset-0x%x", dir, st.Pool, d.Objsetid) {

@@ -47,14 +47,31 @@ static void write_run_line(void **state)
 	 * 900 MB to the dataset for 828 MB (1.1x), (21088377600 + 412876800) /
 	 * 900 MB to the data and special vdevs (24x), 6527385600 / 828 MB to
 	 * the log (7.9x): 1.087 x 23.9 + 7.9 = 33.8. */
+	/* The SLOG's writes waited 96 us, 4 us of it in the sync queue
+	 * (total_wait and syncq_wait write of its lines). */
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
 	                          "for 138 MB/s from the guest: 34x (dataset 1.1x, data vdevs 24x, "
-	                          "log 7.9x); pool read 23 MB/s (read-modify-write)");
-	/* Without the counters the ratio is not guessed. */
+	                          "log 7.9x); pool read 23 MB/s (read-modify-write); log write wait "
+	                          "0.096 ms (sync queue 0.004 ms)");
+	/* The ZIL's commits and bytes over the 6 s, and the txgs synced. */
+	w.zil_commits = 126000;
+	w.zil_slog_bytes = 828000000;
+	w.txgs = true;
+	w.txg_count = 2;
+	w.txg_sync_mean_ns = 1455284554;
+	w.txg_sync_max_ns = 1712339402;
+	w.txg_dirty_mean = 1342177280;
+	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
+	assert_non_null(strstr(line, "; log write wait 0.096 ms (sync queue 0.004 ms); ZIL 21000 "
+	                             "commits/s, 138 MB/s to the SLOG, 0 B/s to the pool; 2 txgs synced "
+	                             "in 1.5 s mean (1.7 s max), 1.2 GiB dirty on average"));
+	/* Without the counters the ratio is not guessed, nor the ZIL's said. */
 	w.counters = false;
+	w.txgs = false;
 	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
-	                          "for 138 MB/s from the guest; pool read 23 MB/s (read-modify-write)");
+	                          "for 138 MB/s from the guest; pool read 23 MB/s (read-modify-write); "
+	                          "log write wait 0.096 ms (sync queue 0.004 ms)");
 	/* A sampler that died: incomplete, never a figure. */
 	w.incomplete = true;
 	strcpy(w.why, "zpool exited 1");
@@ -98,6 +115,31 @@ static void stored_row_line(void **state)
 	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (draid2:4d:12c:1s vdevs) for 138 MB/s from the "
 	                          "guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x)");
+	/* Schema 11's figures as stored: the log's waits (ms), the ZIL's
+	 * counters over the window, the txgs; none synced is said so. */
+	n.pool_layout = "2 mirror + log";
+	n.log_write_ops = 600000;
+	n.log_write_wait_ms = 0.095;
+	n.log_sync_write_wait_ms = 0.015;
+	n.zil_commits = 60000;
+	n.zil_slog_bytes = 828000000;
+	n.txgs_known = true;
+	n.txg_count = 6;
+	n.txg_sync_mean_ms = 71.5;
+	n.txg_sync_max_ms = 74;
+	n.txg_dirty_mean_bytes = 138e6;
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
+	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x); log write "
+	                          "wait 0.095 ms (sync queue 0.015 ms); ZIL 10000 commits/s, 138 MB/s "
+	                          "to the SLOG, 0 B/s to the pool; 6 txgs synced in 72 ms mean (74 ms "
+	                          "max), 131.6 MiB dirty on average");
+	n.txg_count = 0;
+	n.txg_sync_mean_ms = n.txg_sync_max_ms = n.txg_dirty_mean_bytes = -1;
+	n.log_write_wait_ms = n.log_sync_write_wait_ms = -1;
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_non_null(strstr(line, "log 1.0x); ZIL 10000 commits/s, 138 MB/s to the SLOG, 0 B/s to "
+	                             "the pool; no txg synced in the window"));
 }
 
 static void read_run_line(void **state)
@@ -117,6 +159,13 @@ static void read_run_line(void **state)
 	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 97% [cache-served: 8.0 GiB fits in the ARC's 256.0 GiB]");
+	/* The txgs before the brackets; the log's writes, others', unsaid. */
+	w.txgs = true;
+	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
+	                          "ARC demand hits 97%; no txg synced in the window [cache-served: "
+	                          "8.0 GiB fits in the ARC's 256.0 GiB]");
+	w.txgs = false;
 	w.arc_hit_ratio = 0.5;
 	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "

@@ -703,6 +703,50 @@ static const char trap_16k_after_1[] =
 /* The seeds' trap: runs on a disk whose dataset's recordsize changed under
  * it (an earlier result of its stay measured another), a move away ending
  * the stay. */
+/* Schema 11's figures as layers: the log's waits in us (judged, lower
+ * better), the ZIL's a second, the txgs' sync time and dirty data; none
+ * from an incomplete row, none not measured. */
+static void test_zfs_layers(void **state)
+{
+	(void)state;
+	na_result r = {.write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 60000}};
+	na_nas_run n = {.pool_known = true, .log_write_ops = 600000, .counters_known = true,
+	                .zil_commits = 1200000, .zil_slog_bytes = (int64_t)(138e6 * 30),
+	                .arc_hit_ratio = -1, .window_s = 30, .amplification = -1,
+	                .log_write_wait_ms = 0.095, .log_sync_write_wait_ms = 0.015,
+	                .txgs_known = true, .txg_count = 6, .txg_sync_mean_ms = 812.5,
+	                .txg_sync_max_ms = 1204, .txg_dirty_mean_bytes = 410e6};
+	double layer[NA_L_COUNT];
+	na_cmp_layers(&r, &n, layer);
+	assert_true(fabs(layer[NA_L_LOG_WAIT] - 95) < 1e-9);
+	assert_true(fabs(layer[NA_L_LOG_SYNC_WAIT] - 15) < 1e-9);
+	assert_true(fabs(layer[NA_L_ZIL_COMMITS] - 40000) < 1e-9);  /* over the 30 s window */
+	assert_true(fabs(layer[NA_L_ZIL_SLOG] - 138) < 1e-9);
+	assert_true(layer[NA_L_ZIL_NORMAL] == 0);
+	assert_true(layer[NA_L_TXG_SYNC] == 812.5 && layer[NA_L_TXG_SYNC_MAX] == 1204);
+	assert_true(fabs(layer[NA_L_TXG_DIRTY] - 410) < 1e-9);
+	assert_string_equal(na_layers[NA_L_LOG_WAIT].unit, " us");
+	/* not measured: none; an incomplete row: none */
+	n.log_write_wait_ms = n.txg_sync_mean_ms = -1;
+	n.zil_commits = 0;
+	na_cmp_layers(&r, &n, layer);
+	assert_true(layer[NA_L_LOG_WAIT] < 0 && layer[NA_L_TXG_SYNC] < 0 && layer[NA_L_ZIL_COMMITS] < 0);
+	assert_true(layer[NA_L_LOG_SYNC_WAIT] == 15);
+	n.incomplete = true;
+	na_cmp_layers(&r, &n, layer);
+	assert_true(layer[NA_L_LOG_SYNC_WAIT] < 0 && layer[NA_L_TXG_SYNC_MAX] < 0);
+	/* A SLOG ten times slower in B: judged worse, by the same engine. */
+	const double a[] = {95, 96, 94, 95, 97}, b[] = {950, 960, 940, 955, 965};
+	na_effect e = na_cmp_layer_effect(NA_L_LOG_WAIT, a, 5, b, 5, 0);
+	assert_true(e.judged);
+	assert_int_equal(e.verdict, NA_NOISE_BEYOND);
+	assert_true(e.ratio > 9.9 && e.ratio < 10.1);
+	/* Longer txg syncs may be more data: shown, no verdict. */
+	e = na_cmp_layer_effect(NA_L_TXG_SYNC, a, 5, b, 5, 0);
+	assert_false(e.judged);
+	assert_int_equal(e.verdict, NA_NOISE_SHOWN);
+}
+
 static void test_recordsize_trap(void **state)
 {
 	(void)state;
@@ -824,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_pooled_p99),     cmocka_unit_test(test_mixed_family),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
+		cmocka_unit_test(test_zfs_layers),
 		cmocka_unit_test(test_recordsize_trap), cmocka_unit_test(test_stored_split),
 		cmocka_unit_test(test_trap_stays),
 	};

@@ -299,6 +299,8 @@ static void test_iostat_classes_apart_leaves_never_added(void **state)
 	assert_int_equal(a->cls[NAS_CLASS_DATA].write_wait_ns, 1830000);
 	assert_int_equal(a->cls[NAS_CLASS_LOG].read_wait_ns, 0);  /* '-': nothing waited */
 	assert_int_equal(a->cls[NAS_CLASS_LOG].write_wait_ns, 96000);
+	assert_int_equal(a->cls[NAS_CLASS_LOG].sync_write_wait_ns, 4000);  /* syncq_wait write */
+	assert_int_equal(a->cls[NAS_CLASS_DATA].sync_write_wait_ns, 0);    /* '-' */
 	assert_int_equal(s.v[2].cls[NAS_CLASS_DATA].write_bytes, 2 * 1758364800ULL);
 	nas_samples_free(&s);
 
@@ -848,6 +850,113 @@ static void test_kstats_21_and_23(void **state)
 	assert_string_equal(c.objset.dataset, "zroot-nas/000196");
 }
 
+/* The pool's txg history (spa_txg_history_show @ zfs-2.2.0): ten txgs
+ * committed, one syncing, one open. */
+static void test_txgs(void **state)
+{
+	(void)state;
+	size_t len;
+	nas_txgs t;
+	vs_error err = {0};
+	char *text = load("txgs", &len);
+	assert_int_equal(nas_parse_txgs(text, len, &t, &err), VS_OK);
+	assert_true(t.found);
+	assert_int_equal(t.n, 12);
+	assert_int_equal(t.v[0].txg, 1840201);
+	assert_int_equal(t.v[0].ndirty, 12582912);
+	assert_int_equal(t.v[0].stime, 48210337);
+	/* birth + otime + qtime + wtime + stime */
+	assert_int_equal(t.v[0].synced, 2589029959677ULL + 5000123456ULL + 4130 + 9870 + 48210337);
+	assert_int_equal(t.v[9].txg, 1840210);
+	assert_int_equal(t.v[9].synced, 2618493302100ULL - 1200000000ULL);
+	assert_int_equal(t.v[9].stime, 1466010870);
+	assert_int_equal(t.v[10].synced, 0);  /* S: syncing, not committed */
+	assert_int_equal(t.v[11].synced, 0);  /* O: open */
+	nas_txgs_free(&t);
+	/* zfs_txg_history = 0: the titles alone */
+	char *end = strchr(text, '\n');
+	assert_int_equal(nas_parse_txgs(text, (size_t)(end + 1 - text), &t, &err), VS_OK);
+	assert_true(t.found);
+	assert_int_equal(t.n, 0);
+	/* A line that is not a txg's is named, and nothing is kept. */
+	char *bad = malloc(len);
+	memcpy(bad, text, len);
+	bad[strstr(text, "1840205  ") - text + 30] = 'X';
+	assert_int_equal(nas_parse_txgs(bad, len, &t, &err), VS_ERR_PROTOCOL);
+	assert_string_equal(err.message, "line 6 of the txgs is not a txg's: '1840205  2606634819775    C   X "
+	                                 "1476395008   0            2952790016   9        '");
+	assert_false(t.found);
+	assert_null(t.v);
+	bad[0] = 'T';  /* not OpenZFS's titles */
+	assert_int_equal(nas_parse_txgs(bad, len, &t, &err), VS_ERR_PROTOCOL);
+	assert_non_null(strstr(err.message, "the txgs' titles are not OpenZFS's"));
+	free(bad);
+	free(text);
+}
+
+/* A reading with the txgs after its kstats (the first and the last of
+ * nas_counters_job); txgs it cannot read cost them alone. */
+static void test_kstat_series_with_txgs(void **state)
+{
+	(void)state;
+	size_t a, z, o, t;
+	char *arc = load("arcstats", &a), *zil = load("zil", &z), *os = load("objset-0x36", &o),
+	     *txgs = load("txgs", &t);
+	size_t size = 2 * (a + z + o + t) + 128, len = 0;
+	char *all = malloc(size);
+	assert_non_null(all);
+	for (int k = 0; k < 2; k++) {
+		memcpy(all + len, arc, a);
+		memcpy(all + len + a, zil, z);
+		memcpy(all + len + a + z, os, o);
+		memcpy(all + len + a + z + o, txgs, t);
+		len += a + z + o + t;
+		len += (size_t)snprintf(all + len, size - len, "1764600000.%d\n", k + 1);
+	}
+	nas_readings r;
+	vs_error err = {0};
+	assert_int_equal(nas_parse_kstat_series(all, len, &r, &err), VS_OK);
+	assert_int_equal(r.n, 2);
+	assert_true(r.v[0].c.objset.found);
+	assert_int_equal(r.v[0].c.snaptime, 2618493302100ULL);  /* the objset's, the last header */
+	assert_true(r.v[1].txgs.found);
+	assert_int_equal(r.v[1].txgs.n, 12);
+	assert_string_equal(r.txgs_why, "");
+	nas_readings_free(&r);
+	/* The second reading's txgs damaged: both readings kept, its txgs not. */
+	char *second = all + a + z + o + t + strlen("1764600000.1\n") + a + z + o;
+	second[strstr(second, "1840203") - second] = 'x';
+	assert_int_equal(nas_parse_kstat_series(all, len, &r, &err), VS_OK);
+	assert_int_equal(r.n, 2);
+	assert_true(r.v[0].txgs.found);
+	assert_false(r.v[1].txgs.found);
+	assert_true(r.v[1].c.objset.found);
+	assert_non_null(strstr(r.txgs_why, "line 4 of the txgs is not a txg's: 'x840203 "));
+	nas_readings_free(&r);
+	/* ZoL 0.7's raw kstat header before the titles: the txgs alone lost. */
+	static const char raw[] = "13 0 0x01 12 1344 5327563469 2618493302100\n";
+	len = 0;
+	memcpy(all, arc, a);
+	memcpy(all + a, zil, z);
+	memcpy(all + a + z, os, o);
+	memcpy(all + a + z + o, raw, strlen(raw));
+	memcpy(all + a + z + o + strlen(raw), txgs, t);
+	len = a + z + o + strlen(raw) + t;
+	len += (size_t)snprintf(all + len, size - len, "1764600000.5\n");
+	assert_int_equal(nas_parse_kstat_series(all, len, &r, &err), VS_OK);
+	assert_int_equal(r.n, 1);
+	assert_true(r.v[0].c.objset.found);
+	assert_false(r.v[0].txgs.found);
+	assert_string_equal(r.txgs_why, "the txgs' titles are not OpenZFS's: '13 0 0x01 12 1344 "
+	                                "5327563469 2618493302100'");
+	nas_readings_free(&r);
+	free(all);
+	free(arc);
+	free(zil);
+	free(os);
+	free(txgs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -874,6 +983,8 @@ int main(void)
 		cmocka_unit_test(test_longest_pool_name),
 		cmocka_unit_test(test_zpool_status),
 		cmocka_unit_test(test_kstats_21_and_23),
+		cmocka_unit_test(test_txgs),
+		cmocka_unit_test(test_kstat_series_with_txgs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

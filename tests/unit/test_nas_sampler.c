@@ -158,8 +158,9 @@ static void fake_nas(nas_target *t, const char *iostat_script, const char *cat_s
 
 /* The goldens, for a reading of the pool and objset its line named (else
  * the reading fails). */
-static const char cat_goldens[] = "test \"$3\" = /proc/spl/kstat/zfs/tank/objset-0x36 || return 9; "
-                                  "command cat $d/arcstats $d/zil $d/objset-0x36";
+static const char cat_goldens[] = "case $1 in */tank/txgs) command cat $d/txgs ;; *) "
+                                  "test \"$3\" = /proc/spl/kstat/zfs/tank/objset-0x36 || return 9; "
+                                  "command cat $d/arcstats $d/zil $d/objset-0x36 ;; esac";
 
 /* A sampler opened and started for a window of 6 s, iostat every 2 s. */
 static nas_sampler *started(const nas_target *t, const nas_layout *l)
@@ -214,6 +215,11 @@ static void sampled_in(const char *shell)
 	assert_int_equal(w.dataset_written, 0);  /* the same golden before and after */
 	assert_int_equal(w.arc_c_max, 67444088832);
 	assert_int_equal(w.readings.n, 2);  /* at once and at the end (the next was due at 2 s) */
+	/* the txgs read with both: none of the golden's ended in that span */
+	assert_true(w.readings.v[0].txgs.found && w.readings.v[1].txgs.found);
+	assert_true(w.txgs);
+	assert_int_equal(w.txg_count, 0);
+	assert_true(w.txg_sync_mean_ns == -1);
 	/* The last reading is the answer: taken after it was asked for.  The
 	 * stand-in's `date` is this machine's: the clocks agree, to about half
 	 * a round trip. */
@@ -244,7 +250,8 @@ static void stopped_early_in(const char *shell)
 	load_layout(&l);
 	nas_target t;
 	char slow[256];
-	snprintf(slow, sizeof(slow), "sleep 0.4; %s", cat_goldens);
+	snprintf(slow, sizeof(slow), "test \"$1\" = /proc/spl/kstat/zfs/tank/txgs || sleep 0.4; %s",
+	         cat_goldens);
 	fake_nas_in(&t, shell, "exec sleep 30", slow);
 	nas_sampler *s = started(&t, &l);
 	double t0 = seconds(), asked = nas_unix_now();
@@ -604,15 +611,38 @@ static void test_window_counters(void **state)
 		r[i].c.objset.nwritten = written[i];
 		r[i].c.zil.slog_bytes = written[i] / 2;
 	}
-	w.readings = (nas_readings){malloc(sizeof(r)), 5};
+	w.readings = (nas_readings){.v = malloc(sizeof(r)), .n = 5};
 	assert_non_null(w.readings.v);
 	memcpy(w.readings.v, r, sizeof(r));
+	/* The pool's txgs with the first and the last reading, the last's
+	 * gethrtime() 2618493302100 ns at its date (t0 + 6.5). */
+	text = golden("zfs/txgs", &len);
+	assert_int_equal(nas_parse_txgs(text, len, &w.readings.v[0].txgs, &err), VS_OK);
+	assert_int_equal(nas_parse_txgs(text, len, &w.readings.v[4].txgs, &err), VS_OK);
+	free(text);
+	w.readings.v[4].c.snaptime = 2618493302100ULL;
 	assert_int_equal(nas_counters_delta(&r[0].c, &r[4].c, &w, &err), VS_OK);
 	assert_int_equal(w.dataset_written, 1006000);  /* the sampler's span: layout too */
 	assert_true(nas_window_select(&w, t0 + 1.5, t0 + 5.5));
 	assert_true(w.counters);
 	assert_int_equal(w.dataset_written, 4000);  /* fio's 4 s only */
 	assert_int_equal(w.zil_slog_bytes, 2000);
+	/* txgs 1840208-10 synced 3.85, 2.67 and 1.2 s before the last reading:
+	 * in fio's window (t0 + 1.5 to t0 + 5.5); 1840207's, 5.63 s before, not */
+	assert_true(w.txgs);
+	assert_int_equal(w.txg_count, 3);
+	double off = w.txg_sync_mean_ns - (1712339402.0 + 1187503391 + 1466010870) / 3;
+	assert_true(off > -1 && off < 1);
+	assert_true(w.txg_sync_max_ns == 1712339402);
+	assert_true(w.txg_dirty_mean == 1342177280);
+	/* A history whose ring lost txgs of the run (the first reading's newest
+	 * is older than the last's oldest): not known rather than part. */
+	for (size_t i = 0; i < w.readings.v[0].txgs.n; i++)
+		w.readings.v[0].txgs.v[i].txg -= 20;
+	assert_true(nas_window_select(&w, t0 + 1.5, t0 + 5.5));
+	assert_false(w.txgs);
+	assert_string_equal(w.txgs_why, "the pool's txg history kept 12 txgs, fewer than the run "
+	                                "committed (raise zfs_txg_history)");
 	nas_amplification a;
 	nas_amplification_of(&w, 4000, &a);
 	assert_true(a.known);
@@ -637,7 +667,7 @@ static void test_window_counters(void **state)
 	text = golden("zfs/zpool_iostat_stamped.txt", &len);
 	assert_int_equal(nas_parse_iostat(text, len, &l, &w.timeline, &err), VS_OK);
 	free(text);
-	w.readings = (nas_readings){malloc(2 * sizeof(r[0])), 2};
+	w.readings = (nas_readings){.v = malloc(2 * sizeof(r[0])), .n = 2};
 	assert_non_null(w.readings.v);
 	w.readings.v[0] = r[0];
 	w.readings.v[1] = r[4];

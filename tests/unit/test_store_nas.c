@@ -81,6 +81,10 @@ static na_nas_run sample(void)
 		.amp_dataset_to_data = 25.3, .amp_log_share = 6.5,
 		/* the NAS's clock behind the guest's: a shift below 0 is known */
 		.clock_known = true, .clock_shift_s = -0.25, .clock_err_s = 0.004,
+		/* schema 11: the SLOG's waits, 12 txgs in the window */
+		.log_write_wait_ms = 0.095, .log_sync_write_wait_ms = 0.015, .txgs_known = true,
+		.txg_count = 12, .txg_sync_mean_ms = 812.5, .txg_sync_max_ms = 1204,
+		.txg_dirty_mean_bytes = 410e6,
 	};
 }
 
@@ -110,7 +114,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_schema_version(), 10);
+	assert_int_equal(na_store_schema_version(), 11);
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
@@ -121,6 +125,9 @@ static void recorded_and_read_back(void **state)
 	lost.measured_s = lost.window_s = lost.amplification = -1;
 	lost.amp_guest_to_dataset = lost.amp_dataset_to_data = lost.amp_log_share = -1;
 	lost.clock_known = false;  /* the guest's clock.txt could not be read */
+	lost.txgs_known = false;   /* nor the txgs */
+	lost.log_write_wait_ms = lost.log_sync_write_wait_ms = lost.txg_sync_mean_ms = -1;
+	lost.txg_sync_max_ms = lost.txg_dirty_mean_bytes = -1;
 	int64_t other = add_result(s, &lost);
 
 	seen got = {0};
@@ -148,6 +155,11 @@ static void recorded_and_read_back(void **state)
 	assert_true(got.n.amp_dataset_to_data == 25.3 && got.n.amp_log_share == 6.5);
 	assert_true(got.n.clock_known);
 	assert_true(got.n.clock_shift_s == -0.25 && got.n.clock_err_s == 0.004);
+	assert_true(got.n.log_write_wait_ms == 0.095 && got.n.log_sync_write_wait_ms == 0.015);
+	assert_true(got.n.txgs_known);
+	assert_int_equal(got.n.txg_count, 12);
+	assert_true(got.n.txg_sync_mean_ms == 812.5 && got.n.txg_sync_max_ms == 1204);
+	assert_true(got.n.txg_dirty_mean_bytes == 410e6);
 
 	got = (seen){0};
 	assert_int_equal(na_store_nas_of(s, other, keep, &got, &found, &err), VS_OK);
@@ -161,6 +173,8 @@ static void recorded_and_read_back(void **state)
 	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
 	assert_true(got.n.amp_dataset_to_data < 0 && got.n.amp_log_share < 0);
 	assert_false(got.n.clock_known);
+	assert_false(got.n.txgs_known);
+	assert_true(got.n.log_write_wait_ms < 0 && got.n.txg_sync_mean_ms < 0);
 
 	/* A result without one; the refusals, which refuse the result too: a
 	 * result and its NAS side are one transaction. */
@@ -188,7 +202,9 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT data_write_bytes IS NULL, dataset_written IS NULL,"
 	                                        " arc_hit_ratio IS NULL, recordsize,"
 	                                        " measured_s IS NULL AND amp_log_share IS NULL,"
-	                                        " clock_shift_s IS NULL AND clock_err_s IS NULL FROM nas_runs"
+	                                        " clock_shift_s IS NULL AND clock_err_s IS NULL,"
+	                                        " txg_count IS NULL AND log_write_wait_ms IS NULL"
+	                                        " AND txg_dirty_mean_bytes IS NULL FROM nas_runs"
 	                                        " WHERE result_id = ?", -1, &st, NULL), SQLITE_OK);
 	sqlite3_bind_int64(st, 1, other);
 	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -198,6 +214,7 @@ static void recorded_and_read_back(void **state)
 	assert_int_equal(sqlite3_column_int(st, 3), 65536);
 	assert_int_equal(sqlite3_column_int(st, 4), 1);
 	assert_int_equal(sqlite3_column_int(st, 5), 1);
+	assert_int_equal(sqlite3_column_int(st, 6), 1);
 	sqlite3_finalize(st);
 	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM results),"
 	                                        " (SELECT count(*) FROM nas_runs)", -1, &st, NULL),
@@ -209,10 +226,10 @@ static void recorded_and_read_back(void **state)
 	sqlite3_close(db);
 }
 
-/* A file of schema 6 (7, 8, 9): its NAS rows read without a timeline
+/* A file of schema 6 (7, 8, 9, 10): its NAS rows read without a timeline
  * (without step 8's seconds and split, without step 9's clocks, without
- * step 10's pool health), the file left as it is; the next recording
- * command adds the columns. */
+ * step 10's pool health, without step 11's txgs and log waits), the file
+ * left as it is; the next recording command adds the columns. */
 static void older_nas_rows(int version)
 {
 	na_store *s = NULL;
@@ -238,6 +255,10 @@ static void older_nas_rows(int version)
 	assert_true(got.n.measured_s < 0 && got.n.window_s < 0 && got.n.amplification < 0);
 	assert_false(got.n.clock_known);
 	assert_string_equal(got.health, "(null)");
+	assert_false(got.n.txgs_known);
+	assert_true(got.n.log_write_wait_ms < 0 && got.n.log_sync_write_wait_ms < 0);
+	assert_true(got.n.txg_sync_mean_ms < 0 && got.n.txg_sync_max_ms < 0);
+	assert_true(got.n.txg_dirty_mean_bytes < 0);
 	na_store_close(&s);
 	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
 	sqlite3_stmt *st = NULL;
@@ -255,6 +276,7 @@ static void older_nas_rows(int version)
 	assert_true(got.n.amp_dataset_to_data == 25.3);
 	assert_true(got.n.clock_known && got.n.clock_shift_s == -0.25 && got.n.clock_err_s == 0.004);
 	assert_string_equal(got.health, "ONLINE");
+	assert_true(got.n.txgs_known && got.n.txg_count == 12 && got.n.log_write_wait_ms == 0.095);
 	na_store_close(&s);
 }
 
@@ -280,6 +302,12 @@ static void schema_9_files(void **state)
 {
 	(void)state;
 	older_nas_rows(9);
+}
+
+static void schema_10_files(void **state)
+{
+	(void)state;
+	older_nas_rows(10);
 }
 
 /* A file of schema 5: a reader sees no NAS side and leaves it at 5; the
@@ -400,6 +428,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_7_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_8_files, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_9_files, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_10_files, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
