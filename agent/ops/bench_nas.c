@@ -464,8 +464,9 @@ static void zfs_words(const nas_window *w, const pool_words *pw, bool wrote, dou
 		                      (double)w->zil_commits / secs, rate((double)w->zil_slog_bytes / secs, a, sizeof(a)),
 		                      rate((double)w->zil_normal_bytes / secs, b, sizeof(b)));
 	if (w->txgs && w->txg_count && n < size)
-		snprintf(buf + n, size - n, "; %llu txgs synced in %s mean (%s max), %s dirty on average",
-		         (unsigned long long)w->txg_count, duration(w->txg_sync_mean_ns, a),
+		snprintf(buf + n, size - n, "; %llu txg%s synced in %s mean (%s max), %s dirty on average",
+		         (unsigned long long)w->txg_count, w->txg_count == 1 ? "" : "s",
+		         duration(w->txg_sync_mean_ns, a),
 		         duration(w->txg_sync_max_ns, b), na_size((int64_t)w->txg_dirty_mean, c, sizeof(c)));
 	else if (w->txgs && n < size)
 		snprintf(buf + n, size - n, "; no txg synced in the window");

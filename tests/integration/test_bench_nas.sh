@@ -33,7 +33,7 @@ assert_not_contains "$out" "exit "
 # After them what an admin watches beside a benchmark: the lab SLOG's
 # write wait (95 us, 15 of them in the sync queue), the ZIL's commits and
 # bytes, and the txgs synced in the window (the lab's: one a second).
-txgs='; ([0-9]+ txgs synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)'
+txgs='; ([0-9]+ txgs? synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)'
 wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool'"$txgs"'( \[pool measured [0-9.]+ s of fio.s 2\.0 s\])?$'
 assert_eq "$(grep -cE "$wrote|^  NAS: figures incomplete: no zpool iostat interval in fio's window\$" <<< "$out")" 2 \
 	"NAS lines of the write runs ($out)"

@@ -134,6 +134,9 @@ static void stored_row_line(void **state)
 	                          "wait 0.095 ms (sync queue 0.015 ms); ZIL 10000 commits/s, 138 MB/s "
 	                          "to the SLOG, 0 B/s to the pool; 6 txgs synced in 72 ms mean (74 ms "
 	                          "max), 131.6 MiB dirty on average");
+	n.txg_count = 1;  /* one txg, said so */
+	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	assert_non_null(strstr(line, "; 1 txg synced in 72 ms mean (74 ms max)"));
 	n.txg_count = 0;
 	n.txg_sync_mean_ms = n.txg_sync_max_ms = n.txg_dirty_mean_bytes = -1;
 	n.log_write_wait_ms = n.log_sync_write_wait_ms = -1;
