@@ -9,6 +9,7 @@
 
 #include "compare.h"
 #include "nfsagent/nas.h"
+#include "nfsagent/vsphere.h"
 
 const na_layer_info na_layers[NA_L_COUNT] = {
 	{"esxi_read_mbps", "ESXi datastore read", " MB/s", false, false},
@@ -70,20 +71,11 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l)
 
 /* ESXi's datastore read and write rates over the run (KBps samples, as
  * bench stored them), in MB/s; -1 when none came back. */
-/* Seconds since 1970 of "2026-12-05T10:13:25Z" (vCenter's and the store's
- * UTC stamps), or -1. */
+/* Seconds since 1970 of a UTC stamp (vCenter's and the store's), or -1. */
 static double utc_seconds(const char *iso)
 {
-	int y, mo, d, h, mi, s;
-	if (!iso || sscanf(iso, "%4d-%2d-%2dT%2d:%2d:%2d", &y, &mo, &d, &h, &mi, &s) != 6 || mo < 1 ||
-	    mo > 12)
-		return -1;
-	/* days from the civil date (the proleptic Gregorian calendar's) */
-	y -= mo <= 2;
-	int era = (y >= 0 ? y : y - 399) / 400, yoe = y - era * 400;
-	int doy = (153 * (mo + (mo > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	long days = (long)era * 146097 + yoe * 365 + yoe / 4 - yoe / 100 + doy - 719468;
-	return (double)days * 86400 + h * 3600 + mi * 60 + s;
+	int64_t ms = iso ? vs_time_parse(iso, NULL) : -1;
+	return ms < 0 ? -1 : (double)ms / 1000;
 }
 
 /* ESXi's datastore rates over the run, from the realtime samples whose 20 s
