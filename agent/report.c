@@ -118,11 +118,17 @@ static int collect(const na_result *res, void *ud, vs_error *err)
 	return ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
-/* A provenance field ("protocol" is datastore_type, as in queries) or a label. */
+/* The field a grouping name stands for: "protocol" is datastore_type, as
+ * in queries. */
+static const char *field_of(const char *name)
+{
+	return strcmp(name, "protocol") == 0 ? "datastore_type" : name;
+}
+
+/* A provenance field or a label. */
 static const char *value_of(const na_report_row *w, const char *field)
 {
-	if (strcmp(field, "protocol") == 0)
-		field = "datastore_type";
+	field = field_of(field);
 	for (int f = 0; f < NA_N_FIELDS; f++)
 		if (na_field_kept(f) && strcmp(field, na_fields[f].name) == 0)
 			return w->f[f];
@@ -134,8 +140,7 @@ static const char *value_of(const na_report_row *w, const char *field)
 
 static bool is_label(const char *field)
 {
-	if (strcmp(field, "protocol") == 0)
-		return false;
+	field = field_of(field);
 	for (int f = 0; f < NA_N_FIELDS; f++)
 		if (na_field_kept(f) && strcmp(field, na_fields[f].name) == 0)
 			return false;
@@ -195,7 +200,7 @@ static char *group_name(const na_report_page *r, const na_report_row *w)
 	char *name = strdup("");
 	for (size_t b = 0; name && b < r->n_by; b++) {
 		const char *v = value_of(w, r->by[b]), *sep = b ? ", " : "";
-		if (v && (!strcmp(r->by[b], "protocol") || !strcmp(r->by[b], "datastore_type")))
+		if (v && strcmp(field_of(r->by[b]), "datastore_type") == 0)
 			v = na_nfs_label(v);
 		char *next = !is_label(r->by[b]) ? fmt("%s%s%s", name, sep, v ? v : "(unknown)")
 		             : v                 ? fmt("%s%s%s=%s", name, sep, r->by[b], v)
