@@ -1030,31 +1030,33 @@ func (g *guestOps) listedLocked(vm string, pid int64) *guestProc {
 func (g *guestOps) listProcesses(vm string, pids []int64) string {
 	g.mu.Lock()
 	g.pruneLocked()
-	all := make(map[int64]*guestProc)
-	for pid := range g.procs[vm] {
-		if p := g.listedLocked(vm, pid); p != nil {
-			all[pid] = p
-		}
-	}
-	for _, p := range g.children(vm, g.procs[vm]) {
-		all[p.pid] = p
-	}
-	g.mu.Unlock()
 	var list []*guestProc
 	if len(pids) == 0 {
-		for _, p := range all {
-			list = append(list, p)
+		for pid := range g.procs[vm] {
+			if p := g.listedLocked(vm, pid); p != nil {
+				list = append(list, p)
+			}
 		}
+		list = append(list, g.children(vm, g.procs[vm])...)
 		sort.Slice(list, func(i, j int) bool { return list[i].pid < list[j].pid })
 	} else {
+		// A wait asks for its pids only: each is looked up, /proc is not
+		// walked.
 		seen := make(map[int64]bool)
 		for _, pid := range pids {
-			if p := all[pid]; p != nil && !seen[pid] {
+			p := g.listedLocked(vm, pid)
+			if p == nil {
+				if hp, ok := g.guestOf(pid, ""); ok && hp.vm == vm {
+					p = g.guestView(hp)
+				}
+			}
+			if p != nil && !seen[pid] {
 				seen[pid] = true
 				list = append(list, p)
 			}
 		}
 	}
+	g.mu.Unlock()
 	var b strings.Builder
 	for _, p := range list {
 		fmt.Fprintf(&b, "<returnval><name>%s</name><pid>%d</pid><owner>%s</owner><cmdLine>%s</cmdLine><startTime>%s</startTime>",
