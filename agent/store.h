@@ -58,6 +58,11 @@ typedef struct na_result {
 	const char *profile, *job_file, *fio_version;
 	na_dir_stats read, write;   /* stored as NULL for a failed run */
 	const char *fio_json, *host_counters_json;
+	/* Made by na_store_add, never taken from the caller: the host name of
+	 * the machine nfsagent recorded on, and the result's UUID, by which a
+	 * central database knows it (NULL before schema 11; the upgrade gives
+	 * every older result a UUID and leaves its runner unknown). */
+	const char *runner, *uuid;
 	const na_label *labels;
 	size_t n_labels;
 	/* Its NAS side (store_nas.c), recorded in the result's transaction
@@ -100,7 +105,9 @@ typedef struct na_result {
 	X(error,           TEXT, 0, 1, 0)            \
 	X(job_file,        TEXT, 0, 0, 1)            \
 	X(fio_json,        TEXT, 0, 0, 0)            \
-	X(host_counters_json, TEXT, 0, 0, 0)
+	X(host_counters_json, TEXT, 0, 0, 0)      \
+	X(runner,          TEXT, 1, 1, 0)            \
+	X(uuid,            TEXT, 1, 1, 0)
 /* One direction's statistics (na_dir_stats), in the same way. */
 #define NA_DIR_STATS(X) \
 	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \

@@ -1,6 +1,6 @@
-/* What the store's files share (store.c: the schema, opening, queries;
- * store_journal.c: recording results, findings and the campaign journal):
- * the handle, the columns of results, and the helpers that run SQL and turn
+/* What the store's files share (store.c: the schema, opening;
+ * store_query.c: queries; store_journal.c: recording results, findings and
+ * the campaign journal): the handle, the columns of results, and the helpers that run SQL and turn
  * SQLite's status into a vs_error.  Only the store layer includes this;
  * the rest of nfsagent sees store.h. */
 #ifndef NFSAGENT_STORE_INTERNAL_H
@@ -13,7 +13,11 @@
 struct na_store {
 	sqlite3 *db;
 	char *path;
+	int version;  /* the file's schema version, as opened */
 };
+/* The schema step that gave results their uuid and runner columns: a file
+ * held at an older schema (na_store_open_version) records without them. */
+enum { NA_SCHEMA_UUID = 11 };
 
 /* Fills err from SQLite's status rc (a lock, damage and memory each get
  * their own message) and returns the vs_error status. */
@@ -34,8 +38,8 @@ typedef struct na_column {
 } na_column;
 extern const na_column na_columns[];
 extern const size_t na_n_columns;
-/* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
-void na_sql_columns(sqlite3_str *t, bool marks);
+/* Appends "a, b, c" of the columns' names to t. */
+void na_sql_columns(sqlite3_str *t);
 
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
  * window's seconds, the split), 9 (the clocks) and 10 (the pool's health),

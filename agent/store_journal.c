@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -197,20 +198,33 @@ static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_re
 	}
 }
 
+/* Whether the file has column c: one held at a schema before
+ * NA_SCHEMA_UUID (na_store_open_version, for tests) lacks runner and uuid. */
+static bool has_column(const na_store *s, const na_column *c)
+{
+	return s->version >= NA_SCHEMA_UUID ||
+	       (c->off != offsetof(na_result, runner) && c->off != offsetof(na_result, uuid));
+}
+
 static int insert_result(na_store *s, na_result *r, vs_error *err)
 {
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "INSERT INTO results (");
-	na_sql_columns(t, false);
+	int n = 0;
+	for (size_t i = 0; i < na_n_columns; i++)
+		if (has_column(s, &na_columns[i]))
+			sqlite3_str_appendf(t, "%s%s", n++ ? ", " : "", na_columns[i].name);
 	sqlite3_str_appendall(t, ") VALUES (");
-	na_sql_columns(t, true);
+	for (int i = 0; i < n; i++)
+		sqlite3_str_appendall(t, i ? ", ?" : "?");
 	sqlite3_str_appendall(t, ")");
 	char *sql = sqlite3_str_finish(t);
 	sqlite3_stmt *st = NULL;
 	int rc = sql ? na_sql_prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	int step = SQLITE_OK;
+	int step = SQLITE_OK, at = 1;
 	for (size_t i = 0; rc == VS_OK && step == SQLITE_OK && i < na_n_columns; i++)
-		step = bind_column(st, (int)i + 1, &na_columns[i], r);
+		if (has_column(s, &na_columns[i]))
+			step = bind_column(st, at++, &na_columns[i], r);
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
 	if (rc == VS_OK && step != SQLITE_DONE && sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
@@ -245,9 +259,32 @@ static int insert_labels(na_store *s, const na_result *r, vs_error *err)
 	return rc;
 }
 
+/* A version 4 UUID (random), as PostgreSQL's uuid type writes it. */
+static int make_uuid(char out[37], vs_error *err)
+{
+	unsigned char b[16];
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return vs_fail(err, VS_ERR_FAULT, "cannot make a UUID: no random bytes");
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	char *p = out;
+	for (int i = 0; i < 16; i++)
+		p += sprintf(p, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", b[i]);
+	return VS_OK;
+}
+
 int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err)
 {
-	int rc = check_result(r, err);
+	/* The runner is the machine that records: results from many runners
+	 * meet in a central database. */
+	char uuid[37], runner[256] = "";
+	if (gethostname(runner, sizeof(runner) - 1) != 0)
+		runner[0] = '\0';
+	r->runner = runner[0] ? runner : NULL;
+	r->uuid = uuid;
+	int rc = make_uuid(uuid, err);
+	if (rc == VS_OK)
+		rc = check_result(r, err);
 	if (rc == VS_OK && step && !r->campaign)
 		rc = vs_fail(err, VS_ERR_USAGE, "a journaled result needs its campaign run");
 	if (rc == VS_OK)
@@ -266,6 +303,8 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 		rc = journal_step(s, r->campaign, step, id, r->finished_at ? r->finished_at : r->started_at,
 		                  err);
 	rc = na_sql_finish(s, rc, err);
+	/* they live in this frame: a caller reads them back with a query */
+	r->runner = r->uuid = NULL;
 	if (rc != VS_OK) {
 		r->id = 0;
 		vs_error_context(err, "record result");

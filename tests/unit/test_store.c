@@ -346,7 +346,7 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
-	                    "finished_at, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
+	                    "finished_at, runner, uuid, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
 	                    "zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
 	                    "zfs_pool_health; "
 	                    "the labels recorded are recordsize, slog");
@@ -478,6 +478,45 @@ static void version_1_is_migrated(void **state)
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
 	assert_int_equal(raw_int(path, index), 1);
 	assert_string_equal(WHERE(s, "recordsize=64K"), "1");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+/* Every result has a UUID of its own: made when it is recorded, and given
+ * by the upgrade to results recorded before schema 11 (whose runner stays
+ * unknown); a new one names the host it was recorded on. */
+static void every_result_gets_a_uuid(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("uuid.db"));
+	const char *v4 = "SELECT count(*) FROM results WHERE length(uuid) = 36 AND lower(uuid) = uuid"
+	                 " AND substr(uuid, 9, 1) || substr(uuid, 14, 1) || substr(uuid, 19, 1)"
+	                 " || substr(uuid, 24, 1) = '----' AND substr(uuid, 15, 1) = '4'"
+	                 " AND substr(uuid, 20, 1) IN ('8', '9', 'a', 'b')";
+	na_store *s = open_version_with_samples(path, 10);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('results') "
+	                               "WHERE name IN ('uuid', 'runner')"), 0);
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_null(r.uuid);  /* the caller's struct keeps no pointer into the store */
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 4);
+	assert_int_equal(raw_int(path, v4), 4);
+	assert_int_equal(raw_int(path, "SELECT count(DISTINCT uuid) FROM results"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE runner IS NULL"), 3);
+	char host[256] = "";
+	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+	assert_string_equal(raw_text(path, "SELECT runner FROM results WHERE id = 4"), host);
+	/* a reader sees them as fields, a reader of an older file as unknown */
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	char cond[300];
+	snprintf(cond, sizeof(cond), "runner=%s", host);
+	assert_string_equal(WHERE(s, cond), "4");
+	snprintf(cond, sizeof(cond), "uuid=%s", raw_text(path, "SELECT uuid FROM results WHERE id = 2"));
+	assert_string_equal(WHERE(s, cond), "2");
 	na_store_close(&s);
 	free((char *)path);
 }
@@ -1066,6 +1105,7 @@ int main(void)
 		cmocka_unit_test(journal_read_errors_are_errors),
 		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
 		cmocka_unit_test(readers_read_older_schemas_unchanged),
+		cmocka_unit_test(every_result_gets_a_uuid),
 		cmocka_unit_test(findings_are_selected_by_provenance),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
