@@ -290,6 +290,17 @@ void na_sql_columns(sqlite3_str *t)
 		sqlite3_str_appendf(t, "%s%s", i ? ", " : "", na_columns[i].name);
 }
 
+int na_sql_bind(sqlite3_stmt *st, int at, const na_value *v)
+{
+	if (v->null)
+		return sqlite3_bind_null(st, at);
+	switch (v->type) {
+	case NA_TYPE_TEXT: return sqlite3_bind_text(st, at, v->text, -1, SQLITE_STATIC);
+	case NA_TYPE_REAL: return sqlite3_bind_double(st, at, v->d);
+	default: return sqlite3_bind_int64(st, at, v->i);
+	}
+}
+
 /* ---- opening ---- */
 
 /* $XDG_DATA_HOME/nfsagent/results.db, else ~/.local/share/nfsagent/results.db;

@@ -41,6 +41,21 @@ extern const size_t na_n_columns;
 /* Appends "a, b, c" of the columns' names to t. */
 void na_sql_columns(sqlite3_str *t);
 
+/* A column's value as either engine takes it: SQLite binds it, PostgreSQL
+ * gets it as text (store_pg.c), so both record a row the same way. */
+typedef struct na_value {
+	na_type type;      /* TEXT: text; INT, I64: i; REAL: d */
+	bool null;
+	const char *text;
+	int64_t i;
+	double d;
+} na_value;
+/* Column c of result r: a failed run's statistics, and a direction that did
+ * no I/O, are NULL (store_journal.c). */
+na_value na_column_value(const na_result *r, const na_column *c);
+/* Binds v as parameter at of st. */
+int na_sql_bind(sqlite3_stmt *st, int at, const na_value *v);
+
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
  * window's seconds, the split), 9 (the clocks) and 10 (the pool's health),
  * and what a reader of an older file sees instead (before 6: an empty temp
@@ -58,6 +73,24 @@ extern const char na_store_nas_no_health[];
 /* Inserts the NAS side of result result_id inside the caller's
  * transaction (na_store_add_journaled's). */
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);
+/* The columns of nas_runs in one order, "result_id, dataset, ...": texts,
+ * settings, pool, counters, then arc_hit_ratio, incomplete, timeline, the
+ * reals and the clocks; and a NAS row's values in that order (what is not
+ * measured is NULL), for either engine.  NULL: n has no dataset, or no why
+ * while incomplete. */
+#define NA_NAS_NAME(name) ", " #name
+#define NA_NAS_COLUMNS                                                                    \
+	"result_id" NA_NAS_TEXTS(NA_NAS_NAME) NA_NAS_SETTINGS(NA_NAS_NAME) NA_NAS_POOL(NA_NAS_NAME) \
+	NA_NAS_COUNTERS(NA_NAS_NAME) ", arc_hit_ratio, incomplete, timeline"                  \
+	NA_NAS_REALS(NA_NAS_NAME) NA_NAS_CLOCK(NA_NAS_NAME)
+#define NA_NAS_ONE(name) +1
+enum {
+	NA_NAS_N_COLUMNS = 1 + 0 NA_NAS_TEXTS(NA_NAS_ONE) NA_NAS_SETTINGS(NA_NAS_ONE)
+		NA_NAS_POOL(NA_NAS_ONE) NA_NAS_COUNTERS(NA_NAS_ONE) + 3 NA_NAS_REALS(NA_NAS_ONE)
+		NA_NAS_CLOCK(NA_NAS_ONE)
+};
+int na_nas_values(const na_nas_run *n, int64_t result_id, na_value v[NA_NAS_N_COLUMNS],
+                  vs_error *err);
 
 /* The zfs_ fields' SQL (store_nas.c), in NA_ZFS_FIELDS' order: what a
  * query reads (a size as zfs writes it: 16K, 1M, 0) and what a condition

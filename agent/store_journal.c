@@ -183,19 +183,29 @@ static int check_result(const na_result *r, vs_error *err)
 	return VS_OK;
 }
 
-static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_result *r)
+na_value na_column_value(const na_result *r, const na_column *c)
 {
 	const char *field = (const char *)r + c->off;
+	na_value v = {.type = c->type};
 	/* A failed run has no statistics: whatever fio printed is not a result. */
 	if (c->dir && (!((const na_dir_stats *)((const char *)r + c->dir))->present ||
 	               strcmp(r->status, "failed") == 0))
-		return sqlite3_bind_null(st, at);
-	switch (c->type) {
-	case NA_TYPE_TEXT: return sqlite3_bind_text(st, at, *(const char *const *)field, -1, SQLITE_STATIC);
-	case NA_TYPE_INT: return sqlite3_bind_int(st, at, *(const int *)field);
-	case NA_TYPE_REAL: return sqlite3_bind_double(st, at, *(const double *)field);
-	default: return sqlite3_bind_int64(st, at, *(const int64_t *)field);
-	}
+		v.null = true;
+	else if (c->type == NA_TYPE_TEXT)
+		v.null = !(v.text = *(const char *const *)field);
+	else if (c->type == NA_TYPE_INT)
+		v.i = *(const int *)field;
+	else if (c->type == NA_TYPE_REAL)
+		v.d = *(const double *)field;
+	else
+		v.i = *(const int64_t *)field;
+	return v;
+}
+
+static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_result *r)
+{
+	na_value v = na_column_value(r, c);
+	return na_sql_bind(st, at, &v);
 }
 
 /* Whether the file has column c: one held at a schema before
