@@ -365,6 +365,7 @@ vs_status cmd_migrate(int argc, char **argv, na_outcome *out);
 vs_status cmd_profiles(int argc, char **argv, na_outcome *out);
 vs_status cmd_bench(int argc, char **argv, na_outcome *out);
 vs_status cmd_results(int argc, char **argv, na_outcome *out);
+vs_status cmd_push(int argc, char **argv, na_outcome *out);
 vs_status cmd_report(int argc, char **argv, na_outcome *out);
 vs_status cmd_run(int argc, char **argv, na_outcome *out);
 vs_status cmd_compare(int argc, char **argv, na_outcome *out);

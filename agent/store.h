@@ -315,6 +315,40 @@ int na_store_step_done(na_store *s, const char *run, const char *step, const cha
 int na_store_step_is_done(na_store *s, const char *run, const char *step, bool *done,
                           char **detail, vs_error *err);
 
+/* ---- the central database: PostgreSQL, where the results of many runners
+ * meet (store_pg.c, store_push.c; docs/central.md).  The local file stays
+ * the outbox: a result is recorded there first, then pushed. ---- */
+typedef struct na_central na_central;
+/* Refuses (VS_ERR_USAGE) a URL that is not postgresql:// or postgres://, or
+ * that holds a password: libpq's own PGPASSWORD, ~/.pgpass (PGPASSFILE)
+ * or a service file bring it.  The message never repeats the URL. */
+int na_central_check_url(const char *url, vs_error *err);
+/* Connects (giving up after 10 s unless the URL sets connect_timeout) and
+ * brings the central schema to this nfsagent's version, creating it in a
+ * database without one.  Refused: a newer schema, an older one the role may
+ * not upgrade, a database with a results table that is not nfsagent's.
+ * VS_ERR_CONNECT: unreachable; VS_ERR_AUTH: login or a right refused. */
+int na_central_open(const char *url, na_central **out, vs_error *err);
+void na_central_close(na_central **c);
+/* The central schema version this nfsagent writes. */
+int na_central_schema_version(void);
+
+typedef struct na_push_counts {
+	size_t sent;     /* recorded in the central database by this push */
+	size_t present;  /* there already: pushed by a run that was killed before it noted so */
+	size_t waiting;  /* left to push after an error */
+} na_push_counts;
+/* Pushes every result of s that central c lacks, oldest first, each with
+ * its labels and NAS side in one transaction of c: whole or not at all.
+ * The central database knows a result by its UUID (INSERT ... ON CONFLICT
+ * DO NOTHING), so pushing again, or two runners at once, records it once.
+ * Each pushed result is noted in s (central_pushes).  Stops at the first
+ * error, with n->waiting counted. */
+int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err);
+/* How many results of s no central database has been seen to hold: what
+ * waits when the central database cannot be reached. */
+int na_store_unpushed(na_store *s, size_t *n, vs_error *err);
+
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */
 int na_store_open_version(const char *path, int version, na_store **out, vs_error *err);

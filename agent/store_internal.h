@@ -107,6 +107,15 @@ extern const na_zfs_column na_zfs_columns[NA_N_ZFS];
  * for no size. */
 int64_t na_zfs_size_of(const char *v);
 
+/* store_pg.c for store_push.c: records result r, its labels and its NAS
+ * side (nas, may be NULL) in one transaction of c; *sent is false when c
+ * had r's UUID already (and then nothing is written). */
+int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
+                      vs_error *err);
+/* The central database's own UUID (its nfsagent_meta database_id): what
+ * central_pushes notes a push to. */
+const char *na_central_id(const na_central *c);
+
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */
 const char *na_protocol_value(const char *v);

@@ -1,0 +1,401 @@
+/* The central database (store.h): PostgreSQL through libpq, where the
+ * results of many runners meet.  Its schema, opening it, and recording one
+ * result whole in one transaction.  As in the SQLite store, column names
+ * come from the store's tables and every value is a parameter ($1, ...),
+ * so nothing a user types becomes SQL text. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "store_internal.h"
+
+struct na_central {
+	PGconn *pg;
+	char id[64];        /* nfsagent_meta's database_id */
+	char *insert_sql;   /* INSERT INTO results ... RETURNING id */
+};
+
+/* ---- the central schema: step i takes it from version i to i + 1, in the
+ * transaction that raises nfsagent_schema's version.  A released step never
+ * changes; a new schema is a new step at the end.  Plain columns a
+ * dashboard can read: times as timestamptz, figures as numbers. ---- */
+static const char *const central_migrations[] = {
+	/* 1: results with their labels and NAS side, as the SQLite store's
+	 * schema 11 holds them, each known by its UUID */
+	"CREATE TABLE nfsagent_schema (version integer NOT NULL);"
+	"INSERT INTO nfsagent_schema (version) VALUES (0);"
+	"CREATE TABLE nfsagent_meta (key text PRIMARY KEY, value text NOT NULL);"
+	"INSERT INTO nfsagent_meta (key, value) VALUES ('application', 'nfsagent'),"
+	" ('database_id', gen_random_uuid()::text);"
+	"CREATE TABLE results ("
+	" id bigserial PRIMARY KEY,"
+	" uuid uuid NOT NULL UNIQUE, runner text, pushed_at timestamptz NOT NULL DEFAULT now(),"
+	" started_at timestamptz NOT NULL, finished_at timestamptz,"
+	" status text NOT NULL CHECK (status IN ('ok', 'failed')),"
+	" error text CHECK (status = 'ok' OR error IS NOT NULL),"
+	" campaign text, target text, repetition integer NOT NULL,"
+	" vcenter text, vcenter_version text, vcenter_build text,"
+	" host text, esxi_version text, esxi_build text,"
+	" datastore text, datastore_type text, servers text, export_path text,"
+	" vm text, guest_os text, disk text,"
+	" profile text, job_file text, fio_version text,"
+	" read_iops double precision, read_bw_bytes double precision,"
+	" read_lat_mean_us double precision, read_p50_us double precision,"
+	" read_p95_us double precision, read_p99_us double precision,"
+	" read_p999_us double precision, read_max_us double precision,"
+	" read_total_ios bigint, read_runtime_ms bigint,"
+	" write_iops double precision, write_bw_bytes double precision,"
+	" write_lat_mean_us double precision, write_p50_us double precision,"
+	" write_p95_us double precision, write_p99_us double precision,"
+	" write_p999_us double precision, write_max_us double precision,"
+	" write_total_ios bigint, write_runtime_ms bigint,"
+	" fio_json text, host_counters_json text);"
+	"CREATE INDEX results_started_at ON results (started_at);"
+	"CREATE TABLE result_labels ("
+	" result_id bigint NOT NULL REFERENCES results (id) ON DELETE CASCADE,"
+	" key text NOT NULL, value text NOT NULL, PRIMARY KEY (result_id, key));"
+	"CREATE INDEX result_labels_key_value ON result_labels (key, value);"
+	"CREATE TABLE nas_runs ("
+	" result_id bigint PRIMARY KEY REFERENCES results (id) ON DELETE CASCADE,"
+	" dataset text NOT NULL, pool_layout text, sync text, compression text, atime text,"
+	" logbias text, primarycache text, why text, pool_health text,"
+	" recordsize bigint, special_small_blocks bigint, interval_s bigint, intervals bigint,"
+	" data_read_ops bigint, data_write_ops bigint, data_read_bytes bigint,"
+	" data_write_bytes bigint, special_read_ops bigint, special_write_ops bigint,"
+	" special_read_bytes bigint, special_write_bytes bigint, dedup_read_ops bigint,"
+	" dedup_write_ops bigint, dedup_read_bytes bigint, dedup_write_bytes bigint,"
+	" log_read_ops bigint, log_write_ops bigint, log_read_bytes bigint, log_write_bytes bigint,"
+	" cache_read_ops bigint, cache_write_ops bigint, cache_read_bytes bigint,"
+	" cache_write_bytes bigint, dataset_writes bigint, dataset_written bigint,"
+	" dataset_reads bigint, dataset_read bigint, arc_demand_hits bigint,"
+	" arc_demand_misses bigint, arc_size bigint, zil_commits bigint, zil_slog_bytes bigint,"
+	" zil_normal_bytes bigint, arc_hit_ratio double precision,"
+	" incomplete boolean NOT NULL, timeline text,"
+	" measured_s double precision, window_s double precision, amplification double precision,"
+	" amp_guest_to_dataset double precision, amp_dataset_to_data double precision,"
+	" amp_log_share double precision, clock_shift_s double precision,"
+	" clock_err_s double precision,"
+	" CHECK (NOT incomplete OR why IS NOT NULL));",
+};
+enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
+
+int na_central_schema_version(void)
+{
+	return CENTRAL_LATEST;
+}
+
+/* Every runner takes this lock (pg_advisory_xact_lock) before it reads or
+ * changes the schema, so two that start at once create it once. */
+static const char schema_lock[] = "SELECT pg_advisory_xact_lock(7306226105310523187)";
+
+/* ---- the URL ---- */
+
+int na_central_check_url(const char *url, vs_error *err)
+{
+	const char *rest = NULL;
+	if (strncmp(url, "postgresql://", strlen("postgresql://")) == 0)
+		rest = url + strlen("postgresql://");
+	else if (strncmp(url, "postgres://", strlen("postgres://")) == 0)
+		rest = url + strlen("postgres://");
+	/* not echoed: a URL of another kind may hold a password */
+	if (!rest)
+		return vs_fail(err, VS_ERR_USAGE, "the central database's URL must start with "
+		               "postgresql:// or postgres:// (a libpq URI)");
+	size_t authority = strcspn(rest, "/?#");
+	const char *at = NULL;
+	for (const char *p = rest; p < rest + authority; p++)
+		if (*p == '@')
+			at = p;
+	bool in_user = at && memchr(rest, ':', (size_t)(at - rest));
+	bool in_query = false;
+	for (const char *q = strchr(rest, '?'); q && !in_query; q = strchr(q + 1, '&'))
+		in_query = strncmp(q + 1, "password=", strlen("password=")) == 0;
+	if (in_user || in_query)
+		return vs_fail(err, VS_ERR_USAGE, "do not put the password in the central database's URL: "
+		               "use PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file (PGSERVICE)");
+	return VS_OK;
+}
+
+/* ---- errors: one line each ---- */
+
+/* The first line of libpq's text, without its "ERROR:  " (s may be NULL). */
+static void first_line(const char *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", s && *s ? s : "no reason given");
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+/* Fills err for what res (or the connection, res NULL) reports; doing:
+ * what was refused, in words ("record results"). */
+static int pg_fail(const na_central *c, const PGresult *res, const char *doing, vs_error *err)
+{
+	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *primary = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+	char why[512];
+	first_line(primary ? primary : PQerrorMessage(c->pg), why, sizeof(why));
+	if (PQstatus(c->pg) == CONNECTION_BAD)
+		return vs_fail(err, VS_ERR_CONNECT, "the central database went away: %s", why);
+	if (state && strcmp(state, "42501") == 0)
+		return vs_fail(err, VS_ERR_AUTH, "role %s may not %s in the central database (%s): "
+		               "GRANT it INSERT and SELECT on results, result_labels and nas_runs, and "
+		               "USAGE on results_id_seq", PQuser(c->pg), doing, why);
+	return vs_fail(err, VS_ERR_FAULT, "the central database refused to %s: %s", doing, why);
+}
+
+/* Runs sql with n text parameters (NULL: SQL NULL); *out (may be NULL)
+ * takes the result to read rows from. */
+static int pg_exec(na_central *c, const char *sql, int n, const char *const *values,
+                   const char *doing, PGresult **out, vs_error *err)
+{
+	/* without parameters, a migration's several statements in one call */
+	PGresult *res = n ? PQexecParams(c->pg, sql, n, NULL, values, NULL, NULL, 0) : PQexec(c->pg, sql);
+	ExecStatusType st = PQresultStatus(res);
+	int rc = st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK ? VS_OK
+	                                                       : pg_fail(c, res, doing, err);
+	if (rc == VS_OK && out)
+		*out = res;
+	else
+		PQclear(res);
+	return rc;
+}
+
+/* Ends the transaction: commits if rc is VS_OK, else rolls back. */
+static int pg_finish(na_central *c, int rc, const char *doing, vs_error *err)
+{
+	if (rc == VS_OK)
+		return pg_exec(c, "COMMIT", 0, NULL, doing, NULL, err);
+	if (PQstatus(c->pg) == CONNECTION_OK)
+		PQclear(PQexec(c->pg, "ROLLBACK"));
+	return rc;
+}
+
+/* ---- opening ---- */
+
+/* The schema's version under the schema lock: 0 in a database without
+ * nfsagent's tables; a database with a results table of another kind is
+ * refused. */
+static int read_version(na_central *c, int *version, vs_error *err)
+{
+	PGresult *res = NULL;
+	int rc = pg_exec(c, "SELECT to_regclass('nfsagent_schema') IS NOT NULL, "
+	                 "to_regclass('results') IS NOT NULL", 0, NULL, "read its schema", &res, err);
+	if (rc != VS_OK)
+		return rc;
+	bool ours = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
+	bool results = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
+	PQclear(res);
+	*version = 0;
+	if (!ours)
+		return results ? vs_fail(err, VS_ERR_USAGE, "the central database has a results table "
+		                         "that is not nfsagent's (no nfsagent_schema); refusing to use it")
+		               : VS_OK;
+	rc = pg_exec(c, "SELECT max(version) FROM nfsagent_schema", 0, NULL, "read its schema", &res,
+	             err);
+	if (rc == VS_OK)
+		*version = atoi(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return rc;
+}
+
+/* Creates or upgrades the schema in one transaction. */
+static int ensure_schema(na_central *c, vs_error *err)
+{
+	int version = 0;
+	int rc = pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err);
+	if (rc == VS_OK)
+		rc = pg_exec(c, schema_lock, 0, NULL, "lock its schema", NULL, err);
+	if (rc == VS_OK)
+		rc = read_version(c, &version, err);
+	if (rc == VS_OK && version > CENTRAL_LATEST)
+		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
+		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
+	for (int v = version; rc == VS_OK && v < CENTRAL_LATEST; v++)
+		rc = pg_exec(c, central_migrations[v], 0, NULL, "create or upgrade the schema", NULL, err);
+	if (rc == VS_ERR_AUTH && version)
+		rc = vs_fail(err, VS_ERR_AUTH, "the central database has schema version %d and this "
+		             "nfsagent writes %d, but role %s may not upgrade it: run 'nfsagent push' "
+		             "once as the role that owns its tables", version, CENTRAL_LATEST, PQuser(c->pg));
+	else if (rc == VS_ERR_AUTH)
+		rc = vs_fail(err, VS_ERR_AUTH, "the central database has no nfsagent schema yet and role "
+		             "%s may not create it: run 'nfsagent push' once as a role that may create "
+		             "tables there", PQuser(c->pg));
+	char v[16];
+	snprintf(v, sizeof(v), "%d", CENTRAL_LATEST);
+	const char *const args[] = {v};
+	if (rc == VS_OK && version < CENTRAL_LATEST)
+		rc = pg_exec(c, "UPDATE nfsagent_schema SET version = $1", 1, args, "record its schema",
+		             NULL, err);
+	return pg_finish(c, rc, "create or upgrade the schema", err);
+}
+
+static int read_id(na_central *c, vs_error *err)
+{
+	PGresult *res = NULL;
+	int rc = pg_exec(c, "SELECT value FROM nfsagent_meta WHERE key = 'database_id'", 0, NULL,
+	                 "read its database_id", &res, err);
+	if (rc == VS_OK && PQntuples(res) != 1)
+		rc = vs_fail(err, VS_ERR_FAULT, "the central database has no database_id in nfsagent_meta");
+	if (rc == VS_OK)
+		snprintf(c->id, sizeof(c->id), "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return rc;
+}
+
+static int build_insert(na_central *c, vs_error *err)
+{
+	size_t size = 64;
+	for (size_t i = 0; i < na_n_columns; i++)
+		size += strlen(na_columns[i].name) + 12;
+	if (!(c->insert_sql = malloc(size)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	size_t len = (size_t)snprintf(c->insert_sql, size, "INSERT INTO results (");
+	for (size_t i = 0; i < na_n_columns; i++)
+		len += (size_t)snprintf(c->insert_sql + len, size - len, "%s%s", i ? ", " : "",
+		                        na_columns[i].name);
+	len += (size_t)snprintf(c->insert_sql + len, size - len, ") VALUES (");
+	for (size_t i = 0; i < na_n_columns; i++)
+		len += (size_t)snprintf(c->insert_sql + len, size - len, "%s$%zu", i ? ", " : "", i + 1);
+	snprintf(c->insert_sql + len, size - len, ") ON CONFLICT (uuid) DO NOTHING RETURNING id");
+	return VS_OK;
+}
+
+/* libpq would print the server's notices on stderr: nfsagent's lines are its own. */
+static void quiet(void *ud, const char *message)
+{
+	(void)ud;
+	(void)message;
+}
+
+int na_central_open(const char *url, na_central **out, vs_error *err)
+{
+	*out = NULL;
+	int rc = na_central_check_url(url, err);
+	na_central *c = rc == VS_OK ? calloc(1, sizeof(*c)) : NULL;
+	if (rc == VS_OK && !c)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK) {
+		/* the URL comes last, so that its own connect_timeout wins */
+		const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
+		const char *const values[] = {"10", "nfsagent", url, NULL};
+		c->pg = PQconnectdbParams(keys, values, 1);
+		if (!c->pg)
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	if (rc == VS_OK && PQstatus(c->pg) != CONNECTION_OK) {
+		char why[512];
+		first_line(PQerrorMessage(c->pg), why, sizeof(why));
+		bool login = strstr(why, "authentication failed") || strstr(why, "no password supplied") ||
+		             strstr(why, "does not exist");
+		rc = vs_fail(err, login ? VS_ERR_AUTH : VS_ERR_CONNECT, "%s", why);
+	}
+	if (rc == VS_OK) {
+		PQsetNoticeProcessor(c->pg, quiet, NULL);
+		rc = ensure_schema(c, err);
+	}
+	if (rc == VS_OK)
+		rc = read_id(c, err);
+	if (rc == VS_OK)
+		rc = build_insert(c, err);
+	if (rc != VS_OK) {
+		vs_error_context(err, "open the central database");
+		na_central_close(&c);
+	}
+	*out = c;
+	return rc;
+}
+
+void na_central_close(na_central **cp)
+{
+	na_central *c = *cp;
+	if (!c)
+		return;
+	PQfinish(c->pg);
+	free(c->insert_sql);
+	free(c);
+	*cp = NULL;
+}
+
+const char *na_central_id(const na_central *c)
+{
+	return c->id;
+}
+
+/* ---- recording a result ---- */
+
+/* v as the text PostgreSQL reads it (NULL for NULL); buf holds a number's. */
+static const char *text_of(const na_value *v, char buf[32])
+{
+	if (v->null)
+		return NULL;
+	if (v->type == NA_TYPE_TEXT)
+		return v->text;
+	/* %.17g: a double read back is the double written; a flag's 0 or 1
+	 * reads as boolean (nas_runs.incomplete) */
+	if (v->type == NA_TYPE_REAL)
+		snprintf(buf, 32, "%.17g", v->d);
+	else
+		snprintf(buf, 32, "%lld", (long long)v->i);
+	return buf;
+}
+
+static int insert_labels(na_central *c, const na_result *r, const char *id, vs_error *err)
+{
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < r->n_labels; i++) {
+		const char *const args[] = {id, r->labels[i].key, r->labels[i].value};
+		rc = pg_exec(c, "INSERT INTO result_labels (result_id, key, value) VALUES ($1, $2, $3)", 3,
+		             args, "record results", NULL, err);
+	}
+	return rc;
+}
+
+static int insert_nas(na_central *c, const na_nas_run *n, const char *id, vs_error *err)
+{
+	na_value v[NA_NAS_N_COLUMNS];
+	int rc = na_nas_values(n, 0, v, err);
+	char nums[NA_NAS_N_COLUMNS][32];
+	const char *args[NA_NAS_N_COLUMNS];
+	char sql[2048] = "INSERT INTO nas_runs (" NA_NAS_COLUMNS ") VALUES ($1";
+	for (int i = 0; rc == VS_OK && i < NA_NAS_N_COLUMNS; i++) {
+		args[i] = i ? text_of(&v[i], nums[i]) : id;
+		if (i)
+			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ", $%d", i + 1);
+	}
+	strcat(sql, ")");
+	return rc == VS_OK ? pg_exec(c, sql, NA_NAS_N_COLUMNS, args, "record results", NULL, err) : rc;
+}
+
+int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
+                      vs_error *err)
+{
+	*sent = false;
+	const char **args = calloc(na_n_columns, sizeof(*args));
+	char (*nums)[32] = calloc(na_n_columns, sizeof(*nums));
+	int rc = args && nums ? pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err)
+	                      : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < na_n_columns; i++) {
+		na_value v = na_column_value(r, &na_columns[i]);
+		args[i] = text_of(&v, nums[i]);
+	}
+	PGresult *res = NULL;
+	if (rc == VS_OK)
+		rc = pg_exec(c, c->insert_sql, (int)na_n_columns, args, "record results", &res, err);
+	/* no row: another push recorded this UUID first */
+	*sent = rc == VS_OK && PQntuples(res) == 1;
+	char id[32] = "";
+	if (*sent)
+		snprintf(id, sizeof(id), "%s", PQgetvalue(res, 0, 0));
+	PQclear(res);
+	if (*sent)
+		rc = insert_labels(c, r, id, err);
+	if (*sent && rc == VS_OK && nas)
+		rc = insert_nas(c, nas, id, err);
+	rc = pg_finish(c, rc, "record results", err);
+	if (rc != VS_OK)
+		*sent = false;
+	free(args);
+	free(nums);
+	return rc;
+}

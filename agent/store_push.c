@@ -1,0 +1,126 @@
+/* Pushing the local store's results to the central database (store.h):
+ * which results the central database lacks, each sent whole
+ * (store_pg.c), and the note in central_pushes that it holds them.  The
+ * note comes after the central commit: a kill between the two leaves a
+ * result sent and not noted, and the next push finds its UUID there. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "store_internal.h"
+
+/* The ids of the results central (a database_id) lacks, oldest first
+ * (malloc'd).  A row without a UUID (written past nfsagent) cannot be
+ * known centrally: it is never pushed. */
+static int unpushed_ids(na_store *s, const char *central, int64_t **ids, size_t *n, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	*ids = NULL;
+	*n = 0;
+	int rc = na_sql_prepare(s, "SELECT id FROM results WHERE uuid IS NOT NULL AND id NOT IN "
+	                           "(SELECT result_id FROM central_pushes WHERE ?1 IS NULL OR central = ?1)"
+	                           " ORDER BY id", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, central, -1, SQLITE_STATIC) : SQLITE_OK;
+	size_t cap = 0;
+	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			int64_t *grown = realloc(*ids, cap * sizeof(**ids));
+			if (!grown) {
+				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+				break;
+			}
+			*ids = grown;
+		}
+		(*ids)[(*n)++] = sqlite3_column_int64(st, 0);
+		step = SQLITE_OK;
+	}
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = na_sql_fail(s, step, err);
+	sqlite3_finalize(st);
+	if (rc != VS_OK) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int na_store_unpushed(na_store *s, size_t *n, vs_error *err)
+{
+	int64_t *ids = NULL;
+	int rc = unpushed_ids(s, NULL, &ids, n, err);
+	free(ids);
+	return rc;
+}
+
+static int note_pushed(na_store *s, int64_t id, const char *central, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = na_sql_begin(s, err);
+	if (rc == VS_OK)
+		rc = na_sql_prepare(s, "INSERT OR IGNORE INTO central_pushes (result_id, central, at) "
+		                       "VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, id) : SQLITE_OK;
+	if (step == SQLITE_OK && rc == VS_OK)
+		step = sqlite3_bind_text(st, 2, central, -1, SQLITE_STATIC);
+	if (step == SQLITE_OK && rc == VS_OK)
+		step = sqlite3_step(st);
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = na_sql_fail(s, step, err);
+	sqlite3_finalize(st);
+	return na_sql_finish(s, rc, err);
+}
+
+/* One result on its way: the row's strings live only in the callbacks. */
+typedef struct sending {
+	na_store *s;
+	na_central *c;
+	const na_result *r;
+	bool sent, done;
+} sending;
+
+static int send_with_nas(const na_nas_run *n, void *ud, vs_error *err)
+{
+	sending *x = ud;
+	x->done = true;
+	return na_central_insert(x->c, x->r, n, &x->sent, err);
+}
+
+static int send_row(const na_result *r, void *ud, vs_error *err)
+{
+	sending *x = ud;
+	bool has_nas = false;
+	x->r = r;
+	int rc = na_store_nas_of(x->s, r->id, send_with_nas, x, &has_nas, err);
+	if (rc == VS_OK && !has_nas) {
+		x->done = true;
+		rc = na_central_insert(x->c, r, NULL, &x->sent, err);
+	}
+	return rc;
+}
+
+int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
+{
+	int64_t *ids = NULL;
+	size_t count = 0, i = 0;
+	*n = (na_push_counts){0};
+	int rc = unpushed_ids(s, na_central_id(c), &ids, &count, err);
+	for (; rc == VS_OK && i < count; i += rc == VS_OK) {
+		char cond[40];
+		snprintf(cond, sizeof(cond), "id=%lld", (long long)ids[i]);
+		const char *const conds[] = {cond};
+		sending x = {s, c, NULL, false, false};
+		rc = na_store_query(s, conds, 1, send_row, &x, err);
+		if (rc == VS_OK && x.done)
+			rc = note_pushed(s, ids[i], na_central_id(c), err);
+		if (rc == VS_OK && x.done)
+			x.sent ? n->sent++ : n->present++;
+	}
+	n->waiting = count - i;  /* i: the first not pushed */
+	free(ids);
+	if (rc != VS_OK)
+		vs_error_context(err, "push results");
+	return rc;
+}
