@@ -801,6 +801,8 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 		               "no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
 	vs_error e = {0};
 	int rc = na_store_open(o->db, &r.store, &e) == VS_OK ? VS_OK : na_run_fail(&r, &e);
+	if (rc == VS_OK && o->central && na_store_push_each(r.store, o->central, &e) != VS_OK)
+		rc = na_run_fail(&r, &e);
 	if (rc == VS_OK && (o->resume || o->abort)) {
 		char *prev = NULL;
 		if (na_store_run_unfinished(r.store, c->name, &prev, &e) != VS_OK)
@@ -841,6 +843,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	}
 	vs_disconnect(&r.cl);
 	na_inventory_free(&r.inv);
+	na_push_warn(r.store);
 	na_store_close(&r.store);
 	free(r.vm_moref);
 	free(r.home);

@@ -47,6 +47,23 @@ static void say_waiting(vs_error *err, size_t waiting)
 	strncat(err->message, more, sizeof(err->message) - strlen(err->message) - 1);
 }
 
+const char *na_central_url(const char *flag, const char *file)
+{
+	const char *env = getenv("NFSAGENT_CENTRAL");
+	return flag ? flag : env && env[0] ? env : file;
+}
+
+void na_push_warn(na_store *s)
+{
+	vs_error why = {0};
+	size_t n = s ? na_store_push_waiting(s, &why) : 0;
+	char line[sizeof(why.message) + sizeof(why.context) + 16];
+	vs_error_format(&why, line, sizeof(line));
+	if (n)
+		na_warn("%zu result%s wait%s for the central database (%s); run nfsagent push", n,
+		        n == 1 ? "" : "s", n == 1 ? "s" : "", line);
+}
+
 vs_status cmd_push(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
@@ -59,8 +76,7 @@ vs_status cmd_push(int argc, char **argv, na_outcome *out)
 	int go = na_parse_local_options(argc, argv, longopts, usage, on_option, &a, NULL, out);
 	if (go <= 0)
 		return go < 0 ? out->err.status : VS_OK;
-	if (!a.central)
-		a.central = getenv("NFSAGENT_CENTRAL");
+	a.central = na_central_url(a.central, NULL);
 	if (!a.central || !a.central[0])
 		return na_usage_error(out, "give the central database: --central URL or NFSAGENT_CENTRAL");
 	vs_error *err = &out->err;

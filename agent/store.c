@@ -526,6 +526,7 @@ void na_store_close(na_store **sp)
 	na_store *s = *sp;
 	if (!s)
 		return;
+	na_push_close(s);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);

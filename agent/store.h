@@ -348,6 +348,14 @@ int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err);
 /* How many results of s no central database has been seen to hold: what
  * waits when the central database cannot be reached. */
 int na_store_unpushed(na_store *s, size_t *n, vs_error *err);
+/* From now on each result na_store_add records is pushed to url right after
+ * its local commit (bench, run --central), connecting at the first.  A push
+ * that fails costs the run nothing: the result waits in s, and no push is
+ * tried again in this process.  Only checks url here (na_central_check_url). */
+int na_store_push_each(na_store *s, const char *url, vs_error *err);
+/* After na_store_push_each: 0 when no push failed; else how many results
+ * wait for the central database, and why (the first failure). */
+size_t na_store_push_waiting(na_store *s, vs_error *why);
 
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */

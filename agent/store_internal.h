@@ -14,6 +14,12 @@ struct na_store {
 	sqlite3 *db;
 	char *path;
 	int version;  /* the file's schema version, as opened */
+	/* na_store_push_each's (store_push.c): where each result goes, the
+	 * connection once made, and the failure after which none is tried */
+	char *central_url;
+	na_central *central;
+	bool central_failed;
+	vs_error central_err;
 };
 /* The schema step that gave results their uuid and runner columns: a file
  * held at an older schema (na_store_open_version) records without them. */
@@ -112,6 +118,11 @@ int64_t na_zfs_size_of(const char *v);
  * had r's UUID already (and then nothing is written). */
 int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
                       vs_error *err);
+/* store_push.c: pushes result id when na_store_push_each asked for it
+ * (after its local commit); a failure is kept for na_store_push_waiting. */
+void na_push_recorded(na_store *s, int64_t id);
+/* Closes what na_store_push_each opened (na_store_close). */
+void na_push_close(na_store *s);
 /* The central database's own UUID (its nfsagent_meta database_id): what
  * central_pushes notes a push to. */
 const char *na_central_id(const na_central *c);

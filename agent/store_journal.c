@@ -315,6 +315,8 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	rc = na_sql_finish(s, rc, err);
 	/* they live in this frame: a caller reads them back with a query */
 	r->runner = r->uuid = NULL;
+	if (rc == VS_OK)
+		na_push_recorded(s, r->id);
 	if (rc != VS_OK) {
 		r->id = 0;
 		vs_error_context(err, "record result");

@@ -101,26 +101,83 @@ static int send_row(const na_result *r, void *ud, vs_error *err)
 	return rc;
 }
 
+/* Pushes result id and notes it; *sent or *present says which it was. */
+static int push_one(na_store *s, na_central *c, int64_t id, na_push_counts *n, vs_error *err)
+{
+	char cond[40];
+	snprintf(cond, sizeof(cond), "id=%lld", (long long)id);
+	const char *const conds[] = {cond};
+	sending x = {s, c, NULL, false, false};
+	int rc = na_store_query(s, conds, 1, send_row, &x, err);
+	if (rc == VS_OK && x.done)
+		rc = note_pushed(s, id, na_central_id(c), err);
+	if (rc == VS_OK && x.done)
+		x.sent ? n->sent++ : n->present++;
+	return rc;
+}
+
 int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
 {
 	int64_t *ids = NULL;
 	size_t count = 0, i = 0;
 	*n = (na_push_counts){0};
 	int rc = unpushed_ids(s, na_central_id(c), &ids, &count, err);
-	for (; rc == VS_OK && i < count; i += rc == VS_OK) {
-		char cond[40];
-		snprintf(cond, sizeof(cond), "id=%lld", (long long)ids[i]);
-		const char *const conds[] = {cond};
-		sending x = {s, c, NULL, false, false};
-		rc = na_store_query(s, conds, 1, send_row, &x, err);
-		if (rc == VS_OK && x.done)
-			rc = note_pushed(s, ids[i], na_central_id(c), err);
-		if (rc == VS_OK && x.done)
-			x.sent ? n->sent++ : n->present++;
-	}
+	for (; rc == VS_OK && i < count; i += rc == VS_OK)
+		rc = push_one(s, c, ids[i], n, err);
 	n->waiting = count - i;  /* i: the first not pushed */
 	free(ids);
 	if (rc != VS_OK)
 		vs_error_context(err, "push results");
 	return rc;
+}
+
+/* ---- a push after each result recorded (bench, run --central) ---- */
+
+int na_store_push_each(na_store *s, const char *url, vs_error *err)
+{
+	int rc = na_central_check_url(url, err);
+	if (rc == VS_OK && !(s->central_url = strdup(url)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return rc;
+}
+
+/* After the first failure no push is tried again in this process: a
+ * central database that is down would cost every later result its
+ * connect_timeout. */
+void na_push_recorded(na_store *s, int64_t id)
+{
+	if (!s->central_url || s->central_failed)
+		return;
+	na_push_counts n = {0};
+	int rc = s->central ? VS_OK : na_central_open(s->central_url, &s->central, &s->central_err);
+	if (rc == VS_OK)
+		rc = push_one(s, s->central, id, &n, &s->central_err);
+	if (rc == VS_OK)
+		return;
+	s->central_failed = true;
+	if (!s->central_err.context[0])
+		vs_error_context(&s->central_err, "push results");
+}
+
+size_t na_store_push_waiting(na_store *s, vs_error *why)
+{
+	size_t n = 0;
+	if (!s->central_failed)
+		return 0;
+	*why = s->central_err;
+	int64_t *ids = NULL;
+	/* what this central database lacks, or when it was never reached,
+	 * what no central database has */
+	vs_error err = {0};
+	if (unpushed_ids(s, s->central ? na_central_id(s->central) : NULL, &ids, &n, &err) != VS_OK)
+		n = 1;  /* the one that failed, at least */
+	free(ids);
+	return n;
+}
+
+void na_push_close(na_store *s)
+{
+	na_central_close(&s->central);
+	free(s->central_url);
+	s->central_url = NULL;
 }

@@ -183,4 +183,48 @@ newdb empty
 run 6 "$NFSAGENT" push --db "$WORK/reader.db" --central "$(url empty reader)"
 assert_one_line "$ERR"
 assert_contains "$ERR" "the central database has no nfsagent schema yet and role reader may not create it"
+# ---- bench and run push each result as it is recorded; a central
+# database that is down, or stops mid-campaign, costs one warning ----
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+newdb live
+L="$WORK/live.db"
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 2 --size 4M --runtime 1 \
+	--label recordsize=16K --db "$L" --central "$(url live)"
+assert_not_contains "$ERR" "wait for the central database"
+assert_eq "$(counts live)" "2 2 0 2" "results bench pushed"
+assert_eq "$(q live "SELECT string_agg(uuid::text, ',' ORDER BY uuid) FROM results")" \
+	"$(sqlite3 "$L" "SELECT group_concat(uuid, ',') FROM (SELECT uuid FROM results ORDER BY uuid)")" "UUIDs bench pushed"
+pg_stop
+NFSAGENT_CENTRAL=$(url live) run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 \
+	--repeat 2 --size 4M --runtime 1 --label recordsize=16K --db "$L"
+assert_one_line "$ERR"
+assert_contains "$ERR" "nfsagent: warning: 2 results wait for the central database (open the central database failed: "
+assert_contains "$ERR" "); run nfsagent push"
+pg_start
+assert_eq "$(counts live)" "2 2 0 2" "while the server was down"
+# a campaign whose [campaign] names the central database; the server
+# stops inside its second result's push
+c="$WORK/c.ini"
+{
+	tiny_campaign central profiles="randread-4k-qd1, randwrite-4k-qd1" repeat=2 labels="slog=none" \
+		central="$(url live)"
+	nfs_target v3 bench-v3 /mnt/tank/vmware64k 3
+} > "$c"
+LD_PRELOAD="$MID_PUSH" MID_PUSH_AT=2 MID_PUSH_DO="$PG_CTL -m fast -w stop > /dev/null" \
+	run 0 "$NFSAGENT" run "$c" --db "$L"
+assert_eq "$(grep -c 'central database' <<< "$ERR")" 1 "lines about the central database ($ERR)"
+assert_contains "$ERR" "nfsagent: warning: 5 results wait for the central database (push results failed: the central database went away: "
+pg_start
+assert_eq "$(counts live)" "3 3 0 3" "the central database after the stop mid-campaign"
+run 0 "$NFSAGENT" push --db "$L" --central "$(url live)"
+assert_eq "$OUT" "pushed 5 results to the central database"
+assert_eq "$(counts live)" "8 8 0 8" "every result once after the restart"
+assert_eq "$(q live "SELECT count(*) FROM results WHERE campaign LIKE 'central-%'")" 4 "the campaign's results"
+# a password in the campaign file is refused before anything runs
+sed -i "s|^central = .*|central = postgresql://postgres:hunter2@/live?host=$PGDIR|" "$c"
+run 2 "$NFSAGENT" run "$c" --db "$L" --dry-run
+assert_one_line "$ERR"
+assert_contains "$ERR" "central: do not put the password in the central database's URL"
+assert_not_contains "$ERR" hunter2
 echo "PASS"
