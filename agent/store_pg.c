@@ -77,7 +77,19 @@ static const char *const central_migrations[] = {
 	" amp_guest_to_dataset double precision, amp_dataset_to_data double precision,"
 	" amp_log_share double precision, clock_shift_s double precision,"
 	" clock_err_s double precision,"
-	" CHECK (NOT incomplete OR why IS NOT NULL));",
+	" CHECK (NOT incomplete OR why IS NOT NULL));"
+	/* a dashboard's (Grafana's) one row per result that ran: its time, its
+	 * provenance, the main figures and the labels as one jsonb */
+	"CREATE VIEW result_figures AS SELECT r.id, r.uuid, r.started_at AS time, r.finished_at,"
+	" r.runner, r.vcenter, r.host, r.esxi_version, r.esxi_build, r.datastore,"
+	" r.datastore_type AS protocol, r.export_path, r.vm, r.profile, r.campaign, r.target,"
+	" r.repetition, r.read_iops, r.write_iops, r.read_bw_bytes, r.write_bw_bytes,"
+	" r.read_lat_mean_us, r.write_lat_mean_us, r.read_p99_us, r.write_p99_us,"
+	" n.recordsize AS zfs_recordsize, n.sync AS zfs_sync, n.pool_layout, n.pool_health,"
+	" n.amplification AS nas_amplification, n.arc_hit_ratio AS nas_arc_hit_ratio,"
+	" coalesce((SELECT jsonb_object_agg(l.key, l.value) FROM result_labels l"
+	" WHERE l.result_id = r.id), '{}') AS labels"
+	" FROM results r LEFT JOIN nas_runs n ON n.result_id = r.id WHERE r.status = 'ok';",
 };
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
 

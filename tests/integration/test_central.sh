@@ -108,6 +108,11 @@ assert_eq "$(q central "SELECT n.amplification || ' ' || n.recordsize || ' ' || 
 	FROM nas_runs n JOIN results r ON r.id = n.result_id WHERE r.uuid = '$u2'")" "2.5 16384 false" "NAS row"
 assert_eq "$(q central "SELECT string_agg(key || '=' || value, ',' ORDER BY key) FROM result_labels l
 	JOIN results r ON r.id = l.result_id WHERE r.uuid = '$u2'")" "recordsize=16K,slog=yes" "labels"
+# the dashboard's view: a row per result that ran, its labels as jsonb
+assert_eq "$(q central "SELECT count(*) || ' ' || count(DISTINCT uuid) FROM result_figures")" "400 400" "result_figures rows"
+assert_eq "$(q central "SELECT read_iops = $iops::float8 AND labels->>'recordsize' = '16K' AND zfs_recordsize = 16384
+	AND nas_amplification = 2.5 AND protocol = 'NFS' AND time IS NOT NULL FROM result_figures WHERE uuid = '$u2'")" t \
+	"result 2 in result_figures"
 run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
 assert_eq "$OUT" "pushed 0 results to the central database"
 assert_eq "$(counts central)" "400 800 1 400" "after a second push"
