@@ -99,8 +99,11 @@ vs_status cmd_push(int argc, char **argv, na_outcome *out)
 	if (rc != VS_OK && rc != VS_ERR_USAGE && n.waiting)
 		say_waiting(err, n.waiting);
 	if (rc == VS_OK)
-		printf("pushed %zu result%s to the central database%s", n.sent, n.sent == 1 ? "" : "s",
-		       n.present ? "" : "\n");
+		printf("pushed %zu result%s", n.sent, n.sent == 1 ? "" : "s");
+	if (rc == VS_OK && n.findings)
+		printf(" and %zu finding%s", n.findings, n.findings == 1 ? "" : "s");
+	if (rc == VS_OK)
+		printf(" to the central database%s", n.present ? "" : "\n");
 	if (rc == VS_OK && n.present)
 		printf(" (%zu there already)\n", n.present);
 	na_central_close(&central);

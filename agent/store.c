@@ -29,6 +29,12 @@ enum { DEFAULT_BUSY_MS = 5000 };
 	" SELECT 1 FROM " results " o WHERE o.campaign = r.campaign AND o.target = r.target" \
 	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id)"
 
+/* A version 4 UUID, as make_uuid (store_journal.c) writes one. */
+#define RANDOM_UUID                                                                   \
+	"lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'"                   \
+	" || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)" \
+	" || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
+
 /* ---- the schema: step i takes a database from version i to i + 1.  A
  * released step never changes (databases in the field ran it); a new schema
  * is a new step at the end. ---- */
@@ -108,20 +114,26 @@ static const char *const migrations[] = {
 	na_store_nas_clock,
 	/* 10: the pool's health (a resilver, a scrub) as the results' provenance */
 	na_store_nas_health,
-	/* 11: a central database (nfsagent push) knows a result by its UUID,
-	 * made when it is recorded; older results get theirs here (version 4,
-	 * random).  Who recorded one, the runner's host name, is unknown
-	 * before.  central_pushes: which central database (its database_id)
-	 * has each result, so a push sends only what it lacks. */
+	/* 11: a central database (nfsagent push) knows a result or a finding
+	 * by its UUID, made when it is recorded; older ones get theirs here
+	 * (version 4, random).  Who recorded one, the runner's host name, is
+	 * unknown before.  central_pushes and central_finding_pushes: which
+	 * central database (its database_id) has each, so a push sends only
+	 * what it lacks. */
 	"ALTER TABLE results ADD COLUMN runner TEXT;"
 	"ALTER TABLE results ADD COLUMN uuid TEXT;"
-	"UPDATE results SET uuid = lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'"
-	" || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)"
-	" || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)));"
+	"UPDATE results SET uuid = " RANDOM_UUID ";"
 	"CREATE UNIQUE INDEX results_uuid ON results (uuid);"
 	"CREATE TABLE central_pushes ("
 	" result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,"
-	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (result_id, central));",
+	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (result_id, central));"
+	"ALTER TABLE findings ADD COLUMN runner TEXT;"
+	"ALTER TABLE findings ADD COLUMN uuid TEXT;"
+	"UPDATE findings SET uuid = " RANDOM_UUID ";"
+	"CREATE UNIQUE INDEX findings_uuid ON findings (uuid);"
+	"CREATE TABLE central_finding_pushes ("
+	" finding_id INTEGER NOT NULL REFERENCES findings (id) ON DELETE CASCADE,"
+	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (finding_id, central));",
 };
 enum { LATEST = sizeof(migrations) / sizeof(migrations[0]) };
 

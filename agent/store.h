@@ -337,9 +337,11 @@ typedef struct na_push_counts {
 	size_t sent;     /* recorded in the central database by this push */
 	size_t present;  /* there already: pushed by a run that was killed before it noted so */
 	size_t waiting;  /* left to push after an error */
+	size_t findings; /* findings recorded there by this push */
 } na_push_counts;
 /* Pushes every result of s that central c lacks, oldest first, each with
- * its labels and NAS side in one transaction of c: whole or not at all.
+ * its labels and NAS side in one transaction of c: whole or not at all;
+ * then the findings (probe verdicts, failed moves) it lacks.
  * The central database knows a result by its UUID (INSERT ... ON CONFLICT
  * DO NOTHING), so pushing again, or two runners at once, records it once.
  * Each pushed result is noted in s (central_pushes).  Stops at the first

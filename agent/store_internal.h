@@ -118,9 +118,20 @@ int64_t na_zfs_size_of(const char *v);
  * had r's UUID already (and then nothing is written). */
 int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
                       vs_error *err);
-/* store_push.c: pushes result id when na_store_push_each asked for it
- * (after its local commit); a failure is kept for na_store_push_waiting. */
-void na_push_recorded(na_store *s, int64_t id);
+/* A finding's columns as a push sends them, the same in both engines. */
+#define NA_FINDING_PUSHED                                                                       \
+	"uuid, runner, at, kind, campaign, target, host, esxi_version, esxi_build, datastore,"      \
+	" datastore_type, servers, export_path, vm, extent_bug, verdict, evidence_json, extent_case"
+enum { NA_FINDING_N_PUSHED = 18 };
+/* store_pg.c: records a finding, NA_FINDING_PUSHED's values as text (NULL:
+ * NULL); *sent is false when c had its UUID already. */
+int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PUSHED], bool *sent,
+                              vs_error *err);
+/* store_push.c: pushes result or finding id when na_store_push_each asked
+ * for it (after its local commit); a failure is kept for
+ * na_store_push_waiting. */
+typedef enum na_push_kind { NA_PUSH_RESULT, NA_PUSH_FINDING } na_push_kind;
+void na_push_recorded(na_store *s, na_push_kind kind, int64_t id);
 /* Closes what na_store_push_each opened (na_store_close). */
 void na_push_close(na_store *s);
 /* The central database's own UUID (its nfsagent_meta database_id): what

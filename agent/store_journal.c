@@ -283,14 +283,18 @@ static int make_uuid(char out[37], vs_error *err)
 	return VS_OK;
 }
 
+/* The runner is the machine that records: results and findings from many
+ * runners meet in a central database.  NULL when it has no name. */
+static const char *runner_of(char buf[256])
+{
+	buf[255] = '\0';
+	return gethostname(buf, 255) == 0 && buf[0] ? buf : NULL;
+}
+
 int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err)
 {
-	/* The runner is the machine that records: results from many runners
-	 * meet in a central database. */
-	char uuid[37], runner[256] = "";
-	if (gethostname(runner, sizeof(runner) - 1) != 0)
-		runner[0] = '\0';
-	r->runner = runner[0] ? runner : NULL;
+	char uuid[37], runner[256];
+	r->runner = runner_of(runner);
 	r->uuid = uuid;
 	int rc = make_uuid(uuid, err);
 	if (rc == VS_OK)
@@ -316,7 +320,7 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	/* they live in this frame: a caller reads them back with a query */
 	r->runner = r->uuid = NULL;
 	if (rc == VS_OK)
-		na_push_recorded(s, r->id);
+		na_push_recorded(s, NA_PUSH_RESULT, r->id);
 	if (rc != VS_OK) {
 		r->id = 0;
 		vs_error_context(err, "record result");
@@ -334,12 +338,16 @@ int na_store_add(na_store *s, na_result *r, vs_error *err)
 int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = na_sql_begin(s, err);
+	char uuid[37], buf[256];
+	const char *runner = runner_of(buf);
+	int rc = make_uuid(uuid, err);
+	if (rc == VS_OK)
+		rc = na_sql_begin(s, err);
 	if (rc == VS_OK)
 		rc = na_sql_prepare(s, "INSERT INTO findings (at, kind, campaign, target, host, esxi_version, "
 		                       "esxi_build, datastore, datastore_type, servers, export_path, vm, "
-		                       "extent_bug, verdict, evidence_json, extent_case) "
-		                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
+		                       "extent_bug, verdict, evidence_json, extent_case, runner, uuid) "
+		                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
 	const char *const text[] = {f->at, f->kind, f->campaign, f->target, f->host, f->esxi_version,
 	                            f->esxi_build, f->datastore, f->datastore_type, f->servers,
 	                            f->export_path, f->vm};
@@ -355,6 +363,10 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_bind_text(st, 16, f->extent_case, -1, SQLITE_STATIC);
 	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 17, runner, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 18, uuid, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
 	if (rc == VS_OK && step != SQLITE_DONE)
 		rc = na_sql_fail(s, step, err);
@@ -363,6 +375,8 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	rc = na_sql_finish(s, rc, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "record finding");
+	else
+		na_push_recorded(s, NA_PUSH_FINDING, f->id);
 	return rc;
 }
 

@@ -22,8 +22,8 @@ struct na_central {
  * changes; a new schema is a new step at the end.  Plain columns a
  * dashboard can read: times as timestamptz, figures as numbers. ---- */
 static const char *const central_migrations[] = {
-	/* 1: results with their labels and NAS side, as the SQLite store's
-	 * schema 11 holds them, each known by its UUID */
+	/* 1: results with their labels and NAS side, and findings, as the
+	 * SQLite store's schema 11 holds them, each known by its UUID */
 	"CREATE TABLE nfsagent_schema (version integer NOT NULL);"
 	"INSERT INTO nfsagent_schema (version) VALUES (0);"
 	"CREATE TABLE nfsagent_meta (key text PRIMARY KEY, value text NOT NULL);"
@@ -78,6 +78,13 @@ static const char *const central_migrations[] = {
 	" amp_log_share double precision, clock_shift_s double precision,"
 	" clock_err_s double precision,"
 	" CHECK (NOT incomplete OR why IS NOT NULL));"
+	"CREATE TABLE findings ("
+	" id bigserial PRIMARY KEY,"
+	" uuid uuid NOT NULL UNIQUE, runner text, pushed_at timestamptz NOT NULL DEFAULT now(),"
+	" at timestamptz NOT NULL, kind text NOT NULL, campaign text, target text, host text,"
+	" esxi_version text, esxi_build text, datastore text, datastore_type text, servers text,"
+	" export_path text, vm text, extent_bug boolean NOT NULL, verdict text NOT NULL,"
+	" evidence_json text, extent_case text);"
 	/* a dashboard's (Grafana's) one row per result that ran: its time, its
 	 * provenance, the main figures and the labels as one jsonb */
 	"CREATE VIEW result_figures AS SELECT r.id, r.uuid, r.started_at AS time, r.finished_at,"
@@ -151,8 +158,8 @@ static int pg_fail(const na_central *c, const PGresult *res, const char *doing, 
 		return vs_fail(err, VS_ERR_CONNECT, "the central database went away: %s", why);
 	if (state && strcmp(state, "42501") == 0)
 		return vs_fail(err, VS_ERR_AUTH, "role %s may not %s in the central database (%s): "
-		               "GRANT it INSERT and SELECT on results, result_labels and nas_runs, and "
-		               "USAGE on results_id_seq", PQuser(c->pg), doing, why);
+		               "GRANT it INSERT and SELECT on results, result_labels, nas_runs and findings, "
+		               "and USAGE on their id sequences", PQuser(c->pg), doing, why);
 	return vs_fail(err, VS_ERR_FAULT, "the central database refused to %s: %s", doing, why);
 }
 
@@ -377,6 +384,21 @@ static int insert_nas(na_central *c, const na_nas_run *n, const char *id, vs_err
 	}
 	strcat(sql, ")");
 	return rc == VS_OK ? pg_exec(c, sql, NA_NAS_N_COLUMNS, args, "record results", NULL, err) : rc;
+}
+
+int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PUSHED], bool *sent,
+                              vs_error *err)
+{
+	char sql[512] = "INSERT INTO findings (" NA_FINDING_PUSHED ") VALUES ($1";
+	for (int i = 1; i < NA_FINDING_N_PUSHED; i++)
+		snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ", $%d", i + 1);
+	strcat(sql, ") ON CONFLICT (uuid) DO NOTHING");
+	/* one statement: whole or not at all without a transaction of its own */
+	PGresult *res = NULL;
+	int rc = pg_exec(c, sql, NA_FINDING_N_PUSHED, v, "record findings", &res, err);
+	*sent = rc == VS_OK && strcmp(PQcmdTuples(res), "1") == 0;
+	PQclear(res);
+	return rc;
 }
 
 int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,

@@ -10,17 +10,32 @@
 
 #include "store_internal.h"
 
-/* The ids of the results central (a database_id) lacks, oldest first
- * (malloc'd).  A row without a UUID (written past nfsagent) cannot be
- * known centrally: it is never pushed. */
-static int unpushed_ids(na_store *s, const char *central, int64_t **ids, size_t *n, vs_error *err)
+/* Per kind: which rows there are, and where a push is noted. */
+static const struct {
+	const char *unpushed, *note;
+} kinds[] = {
+	[NA_PUSH_RESULT] = {
+		"SELECT id FROM results WHERE uuid IS NOT NULL AND id NOT IN (SELECT result_id FROM "
+		"central_pushes WHERE ?1 IS NULL OR central = ?1) ORDER BY id",
+		"INSERT OR IGNORE INTO central_pushes (result_id, central, at) "
+		"VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"},
+	[NA_PUSH_FINDING] = {
+		"SELECT id FROM findings WHERE uuid IS NOT NULL AND id NOT IN (SELECT finding_id FROM "
+		"central_finding_pushes WHERE ?1 IS NULL OR central = ?1) ORDER BY id",
+		"INSERT OR IGNORE INTO central_finding_pushes (finding_id, central, at) "
+		"VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"},
+};
+
+/* The ids of the rows of a kind central (a database_id; NULL: any) lacks,
+ * oldest first (malloc'd).  A row without a UUID (written past nfsagent)
+ * cannot be known centrally: it is never pushed. */
+static int unpushed_ids(na_store *s, na_push_kind kind, const char *central, int64_t **ids,
+                        size_t *n, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	*ids = NULL;
 	*n = 0;
-	int rc = na_sql_prepare(s, "SELECT id FROM results WHERE uuid IS NOT NULL AND id NOT IN "
-	                           "(SELECT result_id FROM central_pushes WHERE ?1 IS NULL OR central = ?1)"
-	                           " ORDER BY id", &st, err);
+	int rc = na_sql_prepare(s, kinds[kind].unpushed, &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, central, -1, SQLITE_STATIC) : SQLITE_OK;
 	size_t cap = 0;
 	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -50,18 +65,18 @@ static int unpushed_ids(na_store *s, const char *central, int64_t **ids, size_t 
 int na_store_unpushed(na_store *s, size_t *n, vs_error *err)
 {
 	int64_t *ids = NULL;
-	int rc = unpushed_ids(s, NULL, &ids, n, err);
+	int rc = unpushed_ids(s, NA_PUSH_RESULT, NULL, &ids, n, err);
 	free(ids);
 	return rc;
 }
 
-static int note_pushed(na_store *s, int64_t id, const char *central, vs_error *err)
+static int note_pushed(na_store *s, na_push_kind kind, int64_t id, const char *central,
+                       vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = na_sql_begin(s, err);
 	if (rc == VS_OK)
-		rc = na_sql_prepare(s, "INSERT OR IGNORE INTO central_pushes (result_id, central, at) "
-		                       "VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))", &st, err);
+		rc = na_sql_prepare(s, kinds[kind].note, &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, id) : SQLITE_OK;
 	if (step == SQLITE_OK && rc == VS_OK)
 		step = sqlite3_bind_text(st, 2, central, -1, SQLITE_STATIC);
@@ -110,10 +125,41 @@ static int push_one(na_store *s, na_central *c, int64_t id, na_push_counts *n, v
 	sending x = {s, c, NULL, false, false};
 	int rc = na_store_query(s, conds, 1, send_row, &x, err);
 	if (rc == VS_OK && x.done)
-		rc = note_pushed(s, id, na_central_id(c), err);
+		rc = note_pushed(s, NA_PUSH_RESULT, id, na_central_id(c), err);
 	if (rc == VS_OK && x.done)
 		x.sent ? n->sent++ : n->present++;
 	return rc;
+}
+
+/* Pushes finding id and notes it. */
+static int push_finding(na_store *s, na_central *c, int64_t id, na_push_counts *n, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = na_sql_prepare(s, "SELECT " NA_FINDING_PUSHED " FROM findings WHERE id = ?", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, id) : SQLITE_OK;
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	bool sent = false;
+	if (rc == VS_OK && step == SQLITE_ROW) {
+		const char *v[NA_FINDING_N_PUSHED];
+		for (int i = 0; i < NA_FINDING_N_PUSHED; i++)
+			v[i] = (const char *)sqlite3_column_text(st, i);
+		rc = na_central_insert_finding(c, v, &sent, err);
+	} else if (rc == VS_OK && step != SQLITE_DONE) {
+		rc = na_sql_fail(s, step, err);
+	}
+	sqlite3_finalize(st);
+	if (rc == VS_OK && step == SQLITE_ROW)
+		rc = note_pushed(s, NA_PUSH_FINDING, id, na_central_id(c), err);
+	n->findings += rc == VS_OK && sent;
+	return rc;
+}
+
+/* push_one or push_finding. */
+static int push_kind(na_store *s, na_central *c, na_push_kind kind, int64_t id, na_push_counts *n,
+                     vs_error *err)
+{
+	return kind == NA_PUSH_RESULT ? push_one(s, c, id, n, err) : push_finding(s, c, id, n, err);
 }
 
 int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
@@ -121,10 +167,17 @@ int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
 	int64_t *ids = NULL;
 	size_t count = 0, i = 0;
 	*n = (na_push_counts){0};
-	int rc = unpushed_ids(s, na_central_id(c), &ids, &count, err);
+	int rc = unpushed_ids(s, NA_PUSH_RESULT, na_central_id(c), &ids, &count, err);
 	for (; rc == VS_OK && i < count; i += rc == VS_OK)
 		rc = push_one(s, c, ids[i], n, err);
 	n->waiting = count - i;  /* i: the first not pushed */
+	free(ids);
+	ids = NULL;
+	count = 0;
+	if (rc == VS_OK)
+		rc = unpushed_ids(s, NA_PUSH_FINDING, na_central_id(c), &ids, &count, err);
+	for (i = 0; rc == VS_OK && i < count; i++)
+		rc = push_finding(s, c, ids[i], n, err);
 	free(ids);
 	if (rc != VS_OK)
 		vs_error_context(err, "push results");
@@ -144,14 +197,14 @@ int na_store_push_each(na_store *s, const char *url, vs_error *err)
 /* After the first failure no push is tried again in this process: a
  * central database that is down would cost every later result its
  * connect_timeout. */
-void na_push_recorded(na_store *s, int64_t id)
+void na_push_recorded(na_store *s, na_push_kind kind, int64_t id)
 {
 	if (!s->central_url || s->central_failed)
 		return;
 	na_push_counts n = {0};
 	int rc = s->central ? VS_OK : na_central_open(s->central_url, &s->central, &s->central_err);
 	if (rc == VS_OK)
-		rc = push_one(s, s->central, id, &n, &s->central_err);
+		rc = push_kind(s, s->central, kind, id, &n, &s->central_err);
 	if (rc == VS_OK)
 		return;
 	s->central_failed = true;
@@ -169,7 +222,8 @@ size_t na_store_push_waiting(na_store *s, vs_error *why)
 	/* what this central database lacks, or when it was never reached,
 	 * what no central database has */
 	vs_error err = {0};
-	if (unpushed_ids(s, s->central ? na_central_id(s->central) : NULL, &ids, &n, &err) != VS_OK)
+	if (unpushed_ids(s, NA_PUSH_RESULT, s->central ? na_central_id(s->central) : NULL, &ids, &n,
+	                 &err) != VS_OK)
 		n = 1;  /* the one that failed, at least */
 	free(ids);
 	return n;

@@ -70,6 +70,11 @@ grow "$A" 398
 # copy FROM TO: another runner's file, or this one before any push
 copy() { sqlite3 "$1" ".backup '$2'" && sqlite3 "$2" "DELETE FROM central_pushes"; }
 copy "$A" "$WORK/pristine.db"
+# a probe's finding, in A only
+sqlite3 "$A" "INSERT INTO findings (at, kind, host, datastore, datastore_type, extent_bug, verdict,
+	evidence_json, extent_case, runner, uuid) VALUES ('2026-10-03T09:00:00Z', 'probe', 'DC0_H0',
+	'bench-v41', 'NFS41', 1, 'NFS 4.1 extent-size mismatch', '[\"e\"]', 'host', 'ci-07',
+	'0b7c2f3e-1d2a-4c5b-9e8f-0123456789ab')"
 assert_eq "$(sqlite3 "$A" "SELECT count(*) || ' ' || count(DISTINCT uuid) FROM results")" "400 400" "local results"
 assert_eq "$(sqlite3 "$A" "SELECT count(*) FROM results WHERE runner = '$(uname -n)'")" 400 "runner recorded"
 
@@ -88,7 +93,9 @@ assert_contains "$ERR" "give the central database: --central URL or NFSAGENT_CEN
 # ---- a push, and a push again ----
 newdb central
 NFSAGENT_CENTRAL=$(url central) run 0 "$NFSAGENT" push --db "$A"
-assert_eq "$OUT" "pushed 400 results to the central database"
+assert_eq "$OUT" "pushed 400 results and 1 finding to the central database"
+assert_eq "$(q central "SELECT kind || ' ' || extent_bug || ' ' || runner || ' ' || extent_case || ' '
+	|| to_char(at AT TIME ZONE 'UTC', 'HH24:MI') FROM findings")" "probe true ci-07 host 09:00" "the finding pushed"
 assert_eq "$(counts central)" "400 800 1 400" "results, labels, NAS rows, UUIDs after a push"
 assert_eq "$(q central "SELECT version FROM nfsagent_schema")" 1 "central schema version"
 # the values as recorded: UUIDs, a statistic to the last bit, a NAS figure, the runner

@@ -510,6 +510,14 @@ static void every_result_gets_a_uuid(void **state)
 	char host[256] = "";
 	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
 	assert_string_equal(raw_text(path, "SELECT runner FROM results WHERE id = 4"), host);
+	/* a finding too */
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_finding f = {.at = "2026-10-03T09:00:00Z", .kind = "probe", .host = "esx1",
+	                .verdict = "the extent bug showed", .extent_bug = true};
+	assert_int_equal(na_store_add_finding(s, &f, &err), VS_OK);
+	na_store_close(&s);
+	assert_string_equal(raw_text(path, "SELECT runner FROM findings"), host);
+	assert_int_equal(raw_int(path, "SELECT length(uuid) FROM findings"), 36);
 	/* a reader sees them as fields, a reader of an older file as unknown */
 	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
 	char cond[300];
