@@ -500,9 +500,12 @@ int na_store_open_readonly(const char *path, na_store **out, vs_error *err)
 {
 	na_store *s = calloc(1, sizeof(*s));
 	int rc = s ? resolve_path(s, path, false, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc == VS_OK)
+	bool central = na_is_central_url(path);
+	if (rc == VS_OK && central)
+		rc = na_central_open_reader(s, path, err);
+	if (rc == VS_OK && !central)
 		rc = check_readable(s->path, err);
-	if (rc == VS_OK)
+	if (rc == VS_OK && !central)
 		rc = connect_readonly(s, err);
 	if (rc != VS_OK) {
 		vs_error_context(err, "open results database");
@@ -539,6 +542,7 @@ void na_store_close(na_store **sp)
 	if (!s)
 		return;
 	na_push_close(s);
+	na_central_close(&s->reader);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);

@@ -18,6 +18,7 @@ struct na_store {
 	 * connection once made, and the failure after which none is tried */
 	char *central_url;
 	na_central *central;
+	na_central *reader;  /* set: this store is a central database, read only */
 	bool central_failed;
 	vs_error central_err;
 };
@@ -97,6 +98,9 @@ enum {
 };
 int na_nas_values(const na_nas_run *n, int64_t result_id, na_value v[NA_NAS_N_COLUMNS],
                   vs_error *err);
+/* The reverse, from NA_NAS_COLUMNS' values as text (PostgreSQL's: a flag
+ * "t" or "f"); n's strings are v's. */
+void na_nas_from_text(na_nas_run *n, const na_value v[NA_NAS_N_COLUMNS]);
 
 /* The zfs_ fields' SQL (store_nas.c), in NA_ZFS_FIELDS' order: what a
  * query reads (a size as zfs writes it: 16K, 1M, 0) and what a condition
@@ -137,6 +141,28 @@ void na_push_close(na_store *s);
 /* The central database's own UUID (its nfsagent_meta database_id): what
  * central_pushes notes a push to. */
 const char *na_central_id(const na_central *c);
+
+/* store_query.c, for both engines: the column condition "field=value"
+ * names (a static string, never the user's text; NULL: a label key), the
+ * zfs_ field (its na_zfs_columns index) such a column is, or -1, and the
+ * value the condition compares with (a protocol as vSphere records it). */
+const char *na_condition_column(const char *cond, size_t len);
+int na_zfs_of(const char *col);
+const char *na_condition_value(const char *cond, const char *col);
+/* store_journal.c: the findings column a condition selects by, or NULL. */
+const char *na_finding_column(const char *cond);
+
+/* store_pg.c: a store that reads a central database (results, compare,
+ * report, regress with --db postgresql://...): s->reader is set, and the
+ * store's reads go there.  Opening never creates nor upgrades its schema. */
+int na_central_open_reader(na_store *s, const char *url, vs_error *err);
+bool na_is_central_url(const char *path);
+int na_central_query(na_store *s, const char *const *conds, size_t n, na_result_fn fn, void *ud,
+                     vs_error *err);
+int na_central_nas_of(na_store *s, int64_t id, na_nas_fn fn, void *ud, bool *found,
+                      vs_error *err);
+int na_central_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn,
+                        void *ud, vs_error *err);
 
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */

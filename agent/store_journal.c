@@ -382,7 +382,7 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 
 /* The findings column condition "field=value" selects by (protocol: the
  * datastore_type alias), or NULL. */
-static const char *finding_column(const char *cond)
+const char *na_finding_column(const char *cond)
 {
 	static const char *const fields[] = {"kind", "campaign", "target", "host", "esxi_version",
 	                                     "esxi_build", "datastore", "datastore_type", "servers",
@@ -400,13 +400,15 @@ static const char *finding_column(const char *cond)
 int na_store_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn, void *ud,
                       vs_error *err)
 {
+	if (s->reader)
+		return na_central_findings(s, conds, n, fn, ud, err);
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "SELECT id, at, kind, campaign, target, host, esxi_version, esxi_build, "
 	                         "datastore, datastore_type, servers, export_path, vm, extent_bug, "
 	                         "verdict, evidence_json, extent_case FROM findings WHERE 1 = 1");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		const char *col = finding_column(conds[i]);
+		const char *col = na_finding_column(conds[i]);
 		if (!col)
 			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
 		else
@@ -420,7 +422,7 @@ int na_store_findings(na_store *s, const char *const *conds, size_t n, na_findin
 	int step = SQLITE_OK;
 	for (size_t i = 0; rc == VS_OK && step == SQLITE_OK && i < n; i++) {
 		const char *v = strchr(conds[i], '=') + 1;
-		if (strcmp(finding_column(conds[i]), "datastore_type") == 0)
+		if (strcmp(na_finding_column(conds[i]), "datastore_type") == 0)
 			v = na_protocol_value(v);
 		step = sqlite3_bind_text(st, (int)i + 1, v, -1, SQLITE_STATIC);
 	}

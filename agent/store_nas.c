@@ -118,6 +118,51 @@ int na_nas_values(const na_nas_run *n, int64_t result_id, na_value v[NA_NAS_N_CO
 	return VS_OK;
 }
 
+/* ints[0..n) from the texts at *at on; *known: whether the first was recorded. */
+static void int_texts(const na_value *v, int *at, int64_t *const *ints, size_t n, bool *known)
+{
+	if (known)
+		*known = !v[*at].null;
+	for (size_t i = 0; i < n; i++, (*at)++)
+		*ints[i] = strtoll(v[*at].text, NULL, 10);
+}
+
+static double real_text(const na_value *v)
+{
+	return v->null ? -1 : strtod(v->text, NULL);
+}
+
+void na_nas_from_text(na_nas_run *n, const na_value v[NA_NAS_N_COLUMNS])
+{
+#define TEXT_OUT(name) &n->name,
+#define INT_OUT(name) &n->name,
+#define REAL_OUT(name) &n->name,
+	const char **texts[] = {NA_NAS_TEXTS(TEXT_OUT)};
+	int64_t *const settings[] = {NA_NAS_SETTINGS(INT_OUT)};
+	int64_t *const pool[] = {NA_NAS_POOL(INT_OUT)};
+	int64_t *const counters[] = {NA_NAS_COUNTERS(INT_OUT)};
+	double *const reals[] = {NA_NAS_REALS(REAL_OUT)};
+	double *const clock[] = {NA_NAS_CLOCK(REAL_OUT)};
+	int at = 1;
+	for (size_t i = 0; i < N_TEXTS; i++, at++)
+		*texts[i] = v[at].null ? NULL : v[at].text;
+	int_texts(v, &at, settings, N_SETTINGS, NULL);
+	int_texts(v, &at, pool, N_POOL, &n->pool_known);
+	int_texts(v, &at, counters, N_COUNTERS, &n->counters_known);
+	n->arc_hit_ratio = real_text(&v[at++]);
+	n->incomplete = !strcmp(v[at++].text, "t");
+	n->timeline = v[at].null ? NULL : v[at].text;
+	at++;
+	for (size_t i = 0; i < N_REALS; i++, at++)
+		*reals[i] = real_text(&v[at]);
+	n->clock_known = !v[at].null;
+	for (size_t i = 0; i < N_CLOCK; i++, at++)
+		*clock[i] = real_text(&v[at]);
+#undef TEXT_OUT
+#undef INT_OUT
+#undef REAL_OUT
+}
+
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err)
 {
 	na_value v[NA_NAS_N_COLUMNS];
@@ -157,6 +202,8 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 {
 	sqlite3_stmt *st = NULL;
 	*found = false;
+	if (s->reader)
+		return na_central_nas_of(s, result_id, fn, ud, found, err);
 	int rc = na_sql_prepare(s, "SELECT " COLUMNS " FROM nas_runs WHERE result_id = ?", &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, result_id) : SQLITE_OK;
 	if (rc == VS_OK && step == SQLITE_OK)

@@ -287,7 +287,8 @@ static void quiet(void *ud, const char *message)
 	(void)message;
 }
 
-int na_central_open(const char *url, na_central **out, vs_error *err)
+/* Connects to url (checked first); VS_ERR_AUTH for a login refused. */
+static int pg_connect(const char *url, na_central **out, vs_error *err)
 {
 	*out = NULL;
 	int rc = na_central_check_url(url, err);
@@ -309,10 +310,20 @@ int na_central_open(const char *url, na_central **out, vs_error *err)
 		             strstr(why, "does not exist");
 		rc = vs_fail(err, login ? VS_ERR_AUTH : VS_ERR_CONNECT, "%s", why);
 	}
-	if (rc == VS_OK) {
+	if (rc == VS_OK)
 		PQsetNoticeProcessor(c->pg, quiet, NULL);
+	if (rc != VS_OK)
+		na_central_close(&c);
+	*out = c;
+	return rc;
+}
+
+int na_central_open(const char *url, na_central **out, vs_error *err)
+{
+	na_central *c = NULL;
+	int rc = pg_connect(url, &c, err);
+	if (rc == VS_OK)
 		rc = ensure_schema(c, err);
-	}
 	if (rc == VS_OK)
 		rc = read_id(c, err);
 	if (rc == VS_OK)
@@ -431,5 +442,233 @@ int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, 
 		*sent = false;
 	free(args);
 	free(nums);
+	return rc;
+}
+
+/* ---- reading: results, compare, report and regress on the central database ---- */
+
+bool na_is_central_url(const char *path)
+{
+	return path && (strncmp(path, "postgresql://", strlen("postgresql://")) == 0 ||
+	                strncmp(path, "postgres://", strlen("postgres://")) == 0);
+}
+
+int na_central_open_reader(na_store *s, const char *url, vs_error *err)
+{
+	na_central *c = NULL;
+	int rc = pg_connect(url, &c, err);
+	int version = 0;
+	if (rc == VS_OK)
+		rc = read_version(c, &version, err);
+	if (rc == VS_OK && version == 0)
+		rc = vs_fail(err, VS_ERR_USAGE, "the central database holds no nfsagent results yet "
+		             "('nfsagent push' records them there)");
+	if (rc == VS_OK && version > CENTRAL_LATEST)
+		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
+		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
+	if (rc != VS_OK)
+		na_central_close(&c);
+	s->reader = c;
+	return rc;
+}
+
+/* A results column as the SQLite store gives it: times as ISO-8601 UTC. */
+static void select_column(char *sql, size_t size, const char *name)
+{
+	size_t len = strlen(sql);
+	if (!strcmp(name, "started_at") || !strcmp(name, "finished_at"))
+		snprintf(sql + len, size - len, ", to_char(results.%s AT TIME ZONE 'UTC', "
+		         "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", name);
+	else
+		snprintf(sql + len, size - len, ", results.%s", name);
+}
+
+/* The query of na_store_query, its conditions as $1...; args: their
+ * values, in buf when made here (a label's key, a size's bytes; n of 256). */
+static int build_select(const char *const *conds, size_t n, char *sql, size_t size,
+                        const char **args, char (*buf)[256], int *n_args, vs_error *err)
+{
+	snprintf(sql, size, "SELECT results.id");
+	for (size_t i = 0; i < na_n_columns; i++)
+		select_column(sql, size, na_columns[i].name);
+	for (int i = 0; i < NA_N_ZFS; i++)
+		snprintf(sql + strlen(sql), size - strlen(sql), ", %s", na_zfs_columns[i].shown);
+	snprintf(sql + strlen(sql), size - strlen(sql), " FROM" NA_RESULTS_AND_NAS " WHERE true");
+	*n_args = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(conds[i], '=');
+		if (!eq || eq == conds[i])
+			return vs_fail(err, VS_ERR_USAGE, "'%s' is not a field=value condition", conds[i]);
+		size_t len = (size_t)(eq - conds[i]);
+		const char *col = na_condition_column(conds[i], len);
+		const char *v = na_condition_value(conds[i], col);
+		int z = na_zfs_of(col);
+		size_t at = strlen(sql);
+		if (!col && len >= sizeof(buf[i]))
+			return vs_fail(err, VS_ERR_USAGE, "a label's key is at most 255 bytes");
+		if (!col) {
+			/* a label: its key is the text before '=' */
+			snprintf(buf[i], sizeof(buf[i]), "%.*s", (int)len, conds[i]);
+			args[(*n_args)++] = buf[i];
+			args[(*n_args)++] = v;
+			snprintf(sql + at, size - at, " AND EXISTS (SELECT 1 FROM result_labels l WHERE "
+			         "l.result_id = results.id AND l.key = $%d AND l.value = $%d)", *n_args - 1,
+			         *n_args);
+			continue;
+		}
+		/* a size by its bytes; a value that is no size matches none */
+		if (z >= 0 && na_zfs_columns[z].size) {
+			snprintf(buf[i], sizeof(buf[i]), "%lld", (long long)na_zfs_size_of(v));
+			v = buf[i];
+		}
+		args[(*n_args)++] = v;
+		snprintf(sql + at, size - at, " AND %s%s::text = $%d", z >= 0 ? "" : "results.", col,
+		         *n_args);
+	}
+	snprintf(sql + strlen(sql), size - strlen(sql), " ORDER BY results.id");
+	return VS_OK;
+}
+
+/* Row row of res as a na_result (its strings res's); labels not read. */
+static void read_row(const PGresult *res, int row, na_result *r)
+{
+	r->id = strtoll(PQgetvalue(res, row, 0), NULL, 10);
+	for (size_t i = 0; i < na_n_columns; i++) {
+		const na_column *c = &na_columns[i];
+		int at = (int)i + 1;
+		bool null = PQgetisnull(res, row, at);
+		const char *v = PQgetvalue(res, row, at);
+		char *field = (char *)r + c->off;
+		if (c->dir && !null)
+			((na_dir_stats *)((char *)r + c->dir))->present = true;
+		if (c->type == NA_TYPE_TEXT)
+			*(const char **)field = null ? NULL : v;
+		else if (c->type == NA_TYPE_INT)
+			*(int *)field = atoi(v);
+		else if (c->type == NA_TYPE_REAL)
+			*(double *)field = strtod(v, NULL);
+		else
+			*(int64_t *)field = strtoll(v, NULL, 10);
+	}
+	for (int i = 0; i < NA_N_ZFS; i++) {
+		int at = (int)na_n_columns + 1 + i;
+		*(const char **)((char *)r + na_fields[NA_FIELD_FIRST_ZFS + i].off) =
+			PQgetisnull(res, row, at) ? NULL : PQgetvalue(res, row, at);
+	}
+}
+
+/* Calls fn for the row with its labels (read while the cursor waits). */
+static int each_result(na_central *c, const PGresult *res, int row, na_result_fn fn, void *ud,
+                       vs_error *err)
+{
+	na_result r = {0};
+	read_row(res, row, &r);
+	PGresult *labels = NULL;
+	const char *const args[] = {PQgetvalue(res, row, 0)};
+	int rc = pg_exec(c, "SELECT key, value FROM result_labels WHERE result_id = $1 ORDER BY key", 1,
+	                 args, "read results", &labels, err);
+	int n = rc == VS_OK ? PQntuples(labels) : 0;
+	na_label *l = n ? calloc((size_t)n, sizeof(*l)) : NULL;
+	if (n && !l)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (int i = 0; l && i < n; i++)
+		l[i] = (na_label){PQgetvalue(labels, i, 0), PQgetvalue(labels, i, 1)};
+	r.labels = l;
+	r.n_labels = l ? (size_t)n : 0;
+	if (rc == VS_OK)
+		rc = fn(&r, ud, err);
+	free(l);
+	PQclear(labels);
+	return rc;
+}
+
+/* A cursor, 200 rows at a time: a fio JSON is large, and fn may query. */
+int na_central_query(na_store *s, const char *const *conds, size_t n, na_result_fn fn, void *ud,
+                     vs_error *err)
+{
+	na_central *c = s->reader;
+	char sql[8192] = "DECLARE rows NO SCROLL CURSOR FOR ";
+	const char **args = calloc(2 * n + 1, sizeof(*args));
+	char (*buf)[256] = calloc(n + 1, sizeof(*buf));
+	int n_args = 0;
+	int rc = args && buf ? build_select(conds, n, sql + strlen(sql), sizeof(sql) - strlen(sql), args,
+	                                    buf, &n_args, err)
+	                     : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		rc = pg_exec(c, "BEGIN READ ONLY", 0, NULL, "read results", NULL, err);
+	if (rc == VS_OK)
+		rc = n_args ? pg_exec(c, sql, n_args, args, "read results", NULL, err)
+		            : pg_exec(c, sql, 0, NULL, "read results", NULL, err);
+	for (bool more = rc == VS_OK; more;) {
+		PGresult *res = NULL;
+		rc = pg_exec(c, "FETCH 200 FROM rows", 0, NULL, "read results", &res, err);
+		int rows = rc == VS_OK ? PQntuples(res) : 0;
+		for (int i = 0; rc == VS_OK && i < rows; i++)
+			rc = each_result(c, res, i, fn, ud, err);
+		more = rc == VS_OK && rows == 200;
+		PQclear(res);
+	}
+	rc = pg_finish(c, rc, "read results", err);
+	free(args);
+	free(buf);
+	return rc;
+}
+
+int na_central_nas_of(na_store *s, int64_t id, na_nas_fn fn, void *ud, bool *found, vs_error *err)
+{
+	char key[24];
+	snprintf(key, sizeof(key), "%lld", (long long)id);
+	const char *const args[] = {key};
+	PGresult *res = NULL;
+	*found = false;
+	int rc = pg_exec(s->reader, "SELECT " NA_NAS_COLUMNS " FROM nas_runs WHERE result_id = $1", 1,
+	                 args, "read results", &res, err);
+	if (rc == VS_OK && PQntuples(res) == 1) {
+		na_nas_run n = {.result_id = id};
+		na_value v[NA_NAS_N_COLUMNS];
+		for (int i = 0; i < NA_NAS_N_COLUMNS; i++)
+			v[i] = (na_value){.null = PQgetisnull(res, 0, i), .text = PQgetvalue(res, 0, i)};
+		na_nas_from_text(&n, v);
+		*found = true;
+		rc = fn(&n, ud, err);
+	}
+	PQclear(res);
+	return rc;
+}
+
+int na_central_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn,
+                        void *ud, vs_error *err)
+{
+	char sql[2048] = "SELECT id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), "
+	                 "kind, campaign, target, host, esxi_version, esxi_build, datastore, "
+	                 "datastore_type, servers, export_path, vm, extent_bug, verdict, evidence_json, "
+	                 "extent_case FROM findings WHERE true";
+	const char **args = calloc(n + 1, sizeof(*args));
+	int rc = args ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		const char *col = na_finding_column(conds[i]);
+		if (!col)
+			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
+		else
+			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " AND %s = $%zu", col, i + 1);
+		const char *v = col ? strchr(conds[i], '=') + 1 : NULL;
+		args[i] = col && !strcmp(col, "datastore_type") ? na_protocol_value(v) : v;
+	}
+	strcat(sql, " ORDER BY id");
+	PGresult *res = NULL;
+	if (rc == VS_OK)
+		rc = n ? pg_exec(s->reader, sql, (int)n, args, "read findings", &res, err)
+		       : pg_exec(s->reader, sql, 0, NULL, "read findings", &res, err);
+	for (int row = 0; rc == VS_OK && row < PQntuples(res); row++) {
+		const char *v[17];
+		for (int i = 1; i < 17; i++)
+			v[i] = PQgetisnull(res, row, i) ? NULL : PQgetvalue(res, row, i);
+		na_finding f = {strtoll(PQgetvalue(res, row, 0), NULL, 10), v[1], v[2], v[3], v[4], v[5],
+		                v[6], v[7], v[8], v[9], v[10], v[11], v[12], !strcmp(v[13], "t"), v[14],
+		                v[15], v[16]};
+		rc = fn(&f, ud, err);
+	}
+	PQclear(res);
+	free(args);
 	return rc;
 }

@@ -11,9 +11,8 @@
 
 #include "store_internal.h"
 
-/* The column a condition's field names (a static string, never the
- * user's text), or NULL when the field is a label key: id or a query field. */
-static const char *condition_column(const char *cond, size_t len)
+/* id or a query field (protocol: datastore_type). */
+const char *na_condition_column(const char *cond, size_t len)
 {
 	if (len == strlen("protocol") && strncmp(cond, "protocol", len) == 0)
 		return "datastore_type";
@@ -27,8 +26,7 @@ static const char *condition_column(const char *cond, size_t len)
 	return NULL;
 }
 
-/* The zfs_ field whose column condition_column gave (its na_zfs_columns index), or -1. */
-static int zfs_of(const char *col)
+int na_zfs_of(const char *col)
 {
 	for (int i = 0; col && i < NA_N_ZFS; i++)
 		if (col == na_zfs_columns[i].compared)
@@ -38,7 +36,7 @@ static int zfs_of(const char *col)
 
 bool na_store_is_field(const char *name)
 {
-	return condition_column(name, strlen(name)) != NULL;
+	return na_condition_column(name, strlen(name)) != NULL;
 }
 
 /* vSphere records NFS 3 as "NFS" and NFS 4.1 as "NFS41"; people write
@@ -62,8 +60,8 @@ const char *na_protocol_value(const char *v)
 	return v;
 }
 
-/* The value a condition compares with (its text after '='). */
-static const char *condition_value(const char *cond, const char *col)
+/* its text after '=' */
+const char *na_condition_value(const char *cond, const char *col)
 {
 	const char *v = strchr(cond, '=') + 1;
 	return col && strcmp(col, "datastore_type") == 0 ? na_protocol_value(v) : v;
@@ -103,7 +101,7 @@ static int check_fields(na_store *s, const char *const *conds, size_t n, vs_erro
 	for (size_t i = 0; i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
 		size_t len = eq ? (size_t)(eq - conds[i]) : 0;
-		if (!eq || !len || condition_column(conds[i], len))
+		if (!eq || !len || na_condition_column(conds[i], len))
 			continue;
 		char found[8], labels[512];
 		int rc = list_values(s, "SELECT 1 FROM result_labels WHERE key = ?1 LIMIT 1", conds[i], len,
@@ -135,6 +133,9 @@ int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_er
 {
 	if (!n)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "no results are recorded in %s yet", s->path);
+	if (s->reader)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "no result in the central database has %s%s",
+		               conds[0], n > 1 ? " and the other conditions" : "");
 	for (size_t i = 0; i < n; i++) {
 		bool any = false;
 		int rc = any_match(s, &conds[i], 1, &any, err);
@@ -143,8 +144,8 @@ int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_er
 		if (any)
 			continue;
 		size_t len = (size_t)(strchr(conds[i], '=') - conds[i]);
-		const char *col = condition_column(conds[i], len);
-		int z = zfs_of(col);
+		const char *col = na_condition_column(conds[i], len);
+		int z = na_zfs_of(col);
 		char sql[512], values[512];
 		if (z >= 0)
 			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM" NA_RESULTS_AND_NAS " WHERE %s IS NOT "
@@ -182,7 +183,7 @@ static int build_query(na_store *s, const char *const *conds, size_t n, char **s
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
-		const char *col = eq ? condition_column(conds[i], (size_t)(eq - conds[i])) : NULL;
+		const char *col = eq ? na_condition_column(conds[i], (size_t)(eq - conds[i])) : NULL;
 		if (!eq || eq == conds[i])
 			rc = vs_fail(err, VS_ERR_USAGE, "'%s' is not a field=value condition", conds[i]);
 		else if (col)
@@ -203,11 +204,11 @@ static int bind_conditions(na_store *s, sqlite3_stmt *st, const char *const *con
 	for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
 		const char *eq = strchr(conds[i], '=');
 		int len = (int)(eq - conds[i]);
-		const char *col = condition_column(conds[i], (size_t)len);
+		const char *col = na_condition_column(conds[i], (size_t)len);
 		if (!col)
 			rc = sqlite3_bind_text(st, at++, conds[i], len, SQLITE_STATIC);
-		const char *v = condition_value(conds[i], col);
-		int z = zfs_of(col);
+		const char *v = na_condition_value(conds[i], col);
+		int z = na_zfs_of(col);
 		/* a size by its bytes; a value that is no size matches none */
 		int64_t bytes = z >= 0 && na_zfs_columns[z].size ? na_zfs_size_of(v) : -1;
 		if (rc == SQLITE_OK && bytes >= 0)
@@ -319,6 +320,8 @@ int na_store_query(na_store *s, const char *const *conditions, size_t n, na_resu
 {
 	char *sql = NULL;
 	sqlite3_stmt *rows = NULL, *labels = NULL;
+	if (s->reader)
+		return na_central_query(s, conditions, n, fn, ud, err);
 	int rc = check_fields(s, conditions, n, err);
 	if (rc != VS_OK)
 		return rc;  /* a whole sentence, about the user's words */

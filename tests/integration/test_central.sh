@@ -120,6 +120,23 @@ assert_eq "$(q central "SELECT count(*) || ' ' || count(DISTINCT uuid) FROM resu
 assert_eq "$(q central "SELECT read_iops = $iops::float8 AND labels->>'recordsize' = '16K' AND zfs_recordsize = 16384
 	AND nas_amplification = 2.5 AND protocol = 'NFS' AND time IS NOT NULL FROM result_figures WHERE uuid = '$u2'")" t \
 	"result 2 in result_figures"
+# read back as a file is read: the same rows, fields, labels and NAS sides
+norm() { jq -S 'map(del(.id)) | sort_by(.uuid)'; }
+run 0 "$NFSAGENT" results --db "$A" --json
+norm <<< "$OUT" > "$WORK/local.json"
+run 0 "$NFSAGENT" results --db "$(url central)" --json
+norm <<< "$OUT" > "$WORK/central.json"
+assert_eq "$(jq length "$WORK/central.json")" 400 "results read from the central database"
+cmp -s "$WORK/local.json" "$WORK/central.json" ||
+	fail "results --json differs: $(diff "$WORK/local.json" "$WORK/central.json" | head -n 20)"
+for where in recordsize=16K zfs_recordsize=16k protocol=NFSv3 "uuid=$u2" "runner=$(uname -n)" repetition=2; do
+	run 0 "$NFSAGENT" results --db "$A" --where "$where" --csv
+	want=$(wc -l <<< "$OUT")
+	run 0 "$NFSAGENT" results --db "$(url central)" --where "$where" --csv
+	assert_eq "$(wc -l <<< "$OUT")" "$want" "CSV lines with $where"
+done
+run 2 "$NFSAGENT" results --db "$(url central)" --where recordsize=1M
+assert_eq "$ERR" "nfsagent: no result in the central database has recordsize=1M"
 run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
 assert_eq "$OUT" "pushed 0 results to the central database"
 assert_eq "$(counts central)" "400 800 1 400" "after a second push"
