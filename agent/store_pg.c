@@ -3,6 +3,7 @@
  * result whole in one transaction.  As in the SQLite store, column names
  * come from the store's tables and every value is a parameter ($1, ...),
  * so nothing a user types becomes SQL text. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,9 +140,12 @@ int na_central_check_url(const char *url, vs_error *err)
 
 /* ---- errors: one line each ---- */
 
-/* The first line of libpq's text, without its "ERROR:  " (s may be NULL). */
+/* The first line of libpq's text, without its "FATAL:  " (s may be NULL). */
 static void first_line(const char *s, char *buf, size_t size)
 {
+	const char *severity = s ? strstr(s, ":  ") : NULL;
+	if (severity && severity - s <= (ptrdiff_t)strlen("WARNING"))
+		s = severity + strlen(":  ");
 	snprintf(buf, size, "%s", s && *s ? s : "no reason given");
 	buf[strcspn(buf, "\n")] = '\0';
 }

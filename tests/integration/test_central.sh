@@ -135,6 +135,11 @@ for where in recordsize=16K zfs_recordsize=16k protocol=NFSv3 "uuid=$u2" "runner
 	run 0 "$NFSAGENT" results --db "$(url central)" --where "$where" --csv
 	assert_eq "$(wc -l <<< "$OUT")" "$want" "CSV lines with $where"
 done
+# compare gives the same verdict on both
+run 0 "$NFSAGENT" compare --db "$A" --a repetition=1 --b repetition=2 --json
+local_cmp=$(jq -S 'del(.db)' <<< "$OUT")
+run 0 "$NFSAGENT" compare --db "$(url central)" --a repetition=1 --b repetition=2 --json
+assert_eq "$(jq -S 'del(.db)' <<< "$OUT")" "$local_cmp" "compare --json on the file and on the central database"
 run 2 "$NFSAGENT" results --db "$(url central)" --where recordsize=1M
 assert_eq "$ERR" "nfsagent: no result in the central database has recordsize=1M"
 run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
@@ -185,7 +190,7 @@ newdb stopped
 LD_PRELOAD="$MID_PUSH" MID_PUSH_AT=101 MID_PUSH_DO="$PG_CTL -m fast -w stop > /dev/null" \
 	run 4 "$NFSAGENT" push --db "$WORK/s.db" --central "$(url stopped)"
 assert_one_line "$ERR"
-assert_contains "$ERR" "nfsagent: push results failed: the central database went away: "
+assert_contains "$ERR" "nfsagent: push results failed: the central database went away: terminating connection due to administrator command"
 assert_contains "$ERR" "; 350 results wait for the central database: run nfsagent push again"
 run 4 "$NFSAGENT" push --db "$WORK/s.db" --central "$(url stopped)"
 assert_one_line "$ERR"
