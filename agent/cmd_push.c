@@ -16,8 +16,8 @@ static const char usage[] =
 	"PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file, never from the URL.\n"
 	"Pushing again, or from two runners at once, records each result once.\n"
 	"Examples:\n"
-	"  nfsagent push --central postgresql://nfsagent@db.example.com/results\n"
-	"  NFSAGENT_CENTRAL=postgresql:///results?host=/run/postgresql nfsagent push\n";
+	"  nfsagent push --central postgresql://nfsagent@db.example.com/results?sslmode=verify-full\n"
+	"  nfsagent push --db ci.db --central 'postgresql:///results?host=/run/postgresql'\n";
 
 enum { OPT_DB = NA_OPT_FIRST_COMMAND_OPTION, OPT_CENTRAL };
 
