@@ -529,6 +529,35 @@ static void every_result_gets_a_uuid(void **state)
 	free((char *)path);
 }
 
+/* A central database's URL: PostgreSQL's, without a password (libpq's own
+ * ways bring it), and the refusal never repeats the URL. */
+static void central_urls_are_checked(void **state)
+{
+	(void)state;
+	const char *good[] = {"postgresql://ci@db.example.com/results?sslmode=verify-full",
+	                      "postgres:///results?host=/run/postgresql", "postgresql://[::1]:5432/r",
+	                      "postgresql://ci@[::1]/r?service=nfsagent", "postgresql:///r?user=a:b"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		vs_error err = {0};
+		assert_int_equal(na_central_check_url(good[i], &err), VS_OK);
+	}
+	const char *secret[] = {"postgresql://ci:hunter2@db/r", "postgres://ci:@db/r",
+	                        "postgresql:///r?password=hunter2", "postgresql:///r?user=ci&password=hunter2"};
+	for (size_t i = 0; i < sizeof(secret) / sizeof(*secret); i++) {
+		vs_error err = {0};
+		assert_int_equal(na_central_check_url(secret[i], &err), VS_ERR_USAGE);
+		assert_string_equal(err.message, "do not put the password in the central database's URL: "
+		                    "use PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file (PGSERVICE)");
+	}
+	const char *other[] = {"mysql://ci:hunter2@db/r", "db.example.com", "postgresql:/r", ""};
+	for (size_t i = 0; i < sizeof(other) / sizeof(*other); i++) {
+		vs_error err = {0};
+		assert_int_equal(na_central_check_url(other[i], &err), VS_ERR_USAGE);
+		assert_string_equal(err.message, "the central database's URL must start with postgresql:// "
+		                    "or postgres:// (a libpq URI)");
+	}
+}
+
 /* Opening must fail and leave the file byte for byte as it was. */
 static void assert_refused_unchanged(const char *path, const char *why)
 {
@@ -1114,6 +1143,7 @@ int main(void)
 		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
 		cmocka_unit_test(readers_read_older_schemas_unchanged),
 		cmocka_unit_test(every_result_gets_a_uuid),
+		cmocka_unit_test(central_urls_are_checked),
 		cmocka_unit_test(findings_are_selected_by_provenance),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
