@@ -27,6 +27,9 @@ PGresult *PQexecParams(PGconn *conn, const char *sql, int n, const Oid *types,
 	static const char insert[] = "INSERT INTO result_labels ";
 	if (at && what && strncmp(sql, insert, strlen(insert)) == 0 &&
 	    PQresultStatus(res) == PGRES_COMMAND_OK && ++labels == atoi(at)) {
+		/* the command is no nfsagent: it runs without this shim (and
+		 * without ASan's runtime, which an instrumented shim would need) */
+		unsetenv("LD_PRELOAD");
 		if (strcmp(what, "kill") == 0)
 			raise(SIGKILL);
 		else if (system(what) != 0)

@@ -10,6 +10,8 @@
 
 . "$(dirname "$0")/pg.sh"
 pg_start
+# Under AddressSanitizer the preloaded shim comes before ASan's runtime.
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0"
 
 # the central database's counts: results, labels, NAS rows, distinct UUIDs
 counts() {
