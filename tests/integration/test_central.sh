@@ -115,6 +115,12 @@ run 0 "$NFSAGENT" compare --db "$A" --a repetition=1 --b repetition=2 --json
 local_cmp=$(jq -S 'del(.db)' <<< "$OUT")
 run 0 "$NFSAGENT" compare --db "$(url central)" --a repetition=1 --b repetition=2 --json
 assert_eq "$(jq -S 'del(.db)' <<< "$OUT")" "$local_cmp" "compare --json on the file and on the central database"
+# and report the same page, its finding included (but for the minute it was made)
+run 0 "$NFSAGENT" report --db "$A" --html "$WORK/local.html"
+run 0 "$NFSAGENT" report --db "$(url central)" --html "$WORK/central.html"
+assert_contains "$(cat "$WORK/central.html")" "NFS 4.1 extent-size mismatch" "the central report"
+diff <(grep -v ' UTC' "$WORK/local.html") <(grep -v ' UTC' "$WORK/central.html") > "$WORK/report.diff" ||
+	fail "report --html differs: $(head -n 20 "$WORK/report.diff")"
 run 2 "$NFSAGENT" results --db "$(url central)" --where recordsize=1M
 assert_eq "$ERR" "nfsagent: no result in the central database has recordsize=1M"
 run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
