@@ -300,9 +300,13 @@ static int pg_connect(const char *url, na_central **out, vs_error *err)
 	if (rc == VS_OK && !c)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK) {
-		/* the URL comes last, so that its own connect_timeout wins */
-		const char *const keys[] = {"connect_timeout", "application_name", "dbname", NULL};
-		const char *const values[] = {"10", "nfsagent", url, NULL};
+		/* The URL comes last, so that its own settings win.  A server that
+		 * stops answering over TCP mid-push is given up after 30 s
+		 * (tcp_user_timeout, keepalives) rather than waited on for ever. */
+		const char *const keys[] = {"connect_timeout", "tcp_user_timeout", "keepalives_idle",
+		                            "keepalives_interval", "keepalives_count",
+		                            "application_name", "dbname", NULL};
+		const char *const values[] = {"10", "30000", "10", "5", "4", "nfsagent", url, NULL};
 		c->pg = PQconnectdbParams(keys, values, 1);
 		if (!c->pg)
 			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
