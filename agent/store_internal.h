@@ -163,6 +163,16 @@ int na_central_nas_of(na_store *s, int64_t id, na_nas_fn fn, void *ud, bool *fou
                       vs_error *err);
 int na_central_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn,
                         void *ud, vs_error *err);
+/* What na_store_explain_none and the check of a query's fields ask, there:
+ * whether any result meets conds, and the values of sql's first column
+ * (key: its $1) as na_values_add lists them. */
+int na_central_any_match(na_store *s, const char *const *conds, size_t n, bool *any,
+                         vs_error *err);
+int na_central_list_values(na_store *s, const char *sql, const char *key, size_t keylen,
+                           size_t max, char *buf, size_t size, vs_error *err);
+/* Adds value v (the n-th) to buf's ", "-separated list of at most max
+ * ("..." after); false once max are there. */
+bool na_values_add(char *buf, size_t size, size_t *len, size_t *n, size_t max, const char *v);
 
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */

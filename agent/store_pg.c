@@ -680,3 +680,42 @@ int na_central_findings(na_store *s, const char *const *conds, size_t n, na_find
 	free(args);
 	return rc;
 }
+
+int na_central_any_match(na_store *s, const char *const *conds, size_t n, bool *any, vs_error *err)
+{
+	char sql[8192] = "SELECT EXISTS (";
+	const char **args = calloc(2 * n + 1, sizeof(*args));
+	char (*buf)[256] = calloc(n + 1, sizeof(*buf));
+	int n_args = 0;
+	int rc = args && buf ? build_select(conds, n, sql + strlen(sql), sizeof(sql) - strlen(sql) - 2,
+	                                    args, buf, &n_args, err)
+	                     : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	strcat(sql, ")");
+	PGresult *res = NULL;
+	if (rc == VS_OK)
+		rc = pg_exec(s->reader, sql, n_args, args, "read results", &res, err);
+	*any = rc == VS_OK && !strcmp(PQgetvalue(res, 0, 0), "t");
+	PQclear(res);
+	free(args);
+	free(buf);
+	return rc;
+}
+
+int na_central_list_values(na_store *s, const char *sql, const char *key, size_t keylen,
+                           size_t max, char *buf, size_t size, vs_error *err)
+{
+	char k[256];
+	snprintf(k, sizeof(k), "%.*s", (int)(keylen < sizeof(k) ? keylen : sizeof(k) - 1),
+	         key ? key : "");
+	const char *const args[] = {k};
+	PGresult *res = NULL;
+	int rc = pg_exec(s->reader, sql, key ? 1 : 0, args, "read results", &res, err);
+	size_t len = 0, n = 0;
+	buf[0] = '\0';
+	for (int row = 0; rc == VS_OK && row < PQntuples(res); row++)
+		if (!na_values_add(buf, size, &len, &n, max,
+		                 PQgetisnull(res, row, 0) ? NULL : PQgetvalue(res, row, 0)))
+			break;
+	PQclear(res);
+	return rc;
+}

@@ -67,27 +67,32 @@ const char *na_condition_value(const char *cond, const char *col)
 	return col && strcmp(col, "datastore_type") == 0 ? na_protocol_value(v) : v;
 }
 
+bool na_values_add(char *buf, size_t size, size_t *len, size_t *n, size_t max, const char *v)
+{
+	if (v && *len < size)
+		*len += (size_t)snprintf(buf + *len, size - *len, "%s%s", *n ? ", " : "",
+		                         *n < max ? v : "...");
+	return ++*n <= max;
+}
+
 /* Up to max distinct values of sql's first column, ", "-separated, into buf
- * ("" if none; "..." after the max-th).  key: bound to ?1 when not NULL. */
+ * ("" if none; "..." after the max-th).  key: bound to $1 when not NULL.
+ * The SQL is the same for both engines. */
 static int list_values(na_store *s, const char *sql, const char *key, size_t keylen, size_t max,
                        char *buf, size_t size, vs_error *err)
 {
+	if (s->reader)
+		return na_central_list_values(s, sql, key, keylen, max, buf, size, err);
 	sqlite3_stmt *st = NULL;
 	int rc = na_sql_prepare(s, sql, &st, err);
 	int step = rc == VS_OK && key ? sqlite3_bind_text(st, 1, key, (int)keylen, SQLITE_STATIC)
 	                              : SQLITE_OK;
 	size_t len = 0, n = 0;
 	buf[0] = '\0';
-	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(st, 0);
-		if (v && len < size)
-			len += (size_t)snprintf(buf + len, size - len, "%s%s", n ? ", " : "",
-			                        n < max ? v : "...");
-		if (++n > max)
-			step = SQLITE_DONE;
-		else
-			step = SQLITE_OK;
-	}
+	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW)
+		step = na_values_add(buf, size, &len, &n, max, (const char *)sqlite3_column_text(st, 0))
+		               ? SQLITE_OK
+		               : SQLITE_DONE;
 	if (rc == VS_OK && step != SQLITE_DONE)
 		rc = na_sql_fail(s, step, err);
 	sqlite3_finalize(st);
@@ -104,7 +109,7 @@ static int check_fields(na_store *s, const char *const *conds, size_t n, vs_erro
 		if (!eq || !len || na_condition_column(conds[i], len))
 			continue;
 		char found[8], labels[512];
-		int rc = list_values(s, "SELECT 1 FROM result_labels WHERE key = ?1 LIMIT 1", conds[i], len,
+		int rc = list_values(s, "SELECT 1 FROM result_labels WHERE key = $1 LIMIT 1", conds[i], len,
 		                     1, found, sizeof(found), err);
 		if (rc == VS_OK && found[0])
 			continue;
@@ -133,9 +138,6 @@ int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_er
 {
 	if (!n)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "no results are recorded in %s yet", s->path);
-	if (s->reader)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "no result in the central database has %s%s",
-		               conds[0], n > 1 ? " and the other conditions" : "");
 	for (size_t i = 0; i < n; i++) {
 		bool any = false;
 		int rc = any_match(s, &conds[i], 1, &any, err);
@@ -147,14 +149,16 @@ int na_store_explain_none(na_store *s, const char *const *conds, size_t n, vs_er
 		const char *col = na_condition_column(conds[i], len);
 		int z = na_zfs_of(col);
 		char sql[512], values[512];
+		/* a size in its bytes' order (DISTINCT sorts by what it selects) */
 		if (z >= 0)
-			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM" NA_RESULTS_AND_NAS " WHERE %s IS NOT "
-			         "NULL ORDER BY nas_runs.%s", na_zfs_columns[z].shown, col, col + strlen("nas_runs."));
+			snprintf(sql, sizeof(sql), "SELECT v FROM (SELECT DISTINCT %s AS v, %s AS k FROM"
+			         NA_RESULTS_AND_NAS " WHERE %s IS NOT NULL) t ORDER BY k",
+			         na_zfs_columns[z].shown, col, col);
 		else if (col)
 			snprintf(sql, sizeof(sql), "SELECT DISTINCT %s FROM results WHERE %s IS NOT NULL "
 			         "ORDER BY 1", col, col);
 		else
-			snprintf(sql, sizeof(sql), "SELECT DISTINCT value FROM result_labels WHERE key = ?1 "
+			snprintf(sql, sizeof(sql), "SELECT DISTINCT value FROM result_labels WHERE key = $1 "
 			         "ORDER BY 1");
 		rc = list_values(s, sql, col ? NULL : conds[i], len, 10, values, sizeof(values), err);
 		if (rc != VS_OK)
@@ -299,6 +303,8 @@ static int each_row(na_store *s, sqlite3_stmt *rows, sqlite3_stmt *labels, na_re
 
 static int any_match(na_store *s, const char *const *conds, size_t n, bool *any, vs_error *err)
 {
+	if (s->reader)
+		return na_central_any_match(s, conds, n, any, err);
 	char *sql = NULL;
 	sqlite3_stmt *rows = NULL;
 	int rc = build_query(s, conds, n, &sql, err);
@@ -320,11 +326,11 @@ int na_store_query(na_store *s, const char *const *conditions, size_t n, na_resu
 {
 	char *sql = NULL;
 	sqlite3_stmt *rows = NULL, *labels = NULL;
-	if (s->reader)
-		return na_central_query(s, conditions, n, fn, ud, err);
 	int rc = check_fields(s, conditions, n, err);
 	if (rc != VS_OK)
 		return rc;  /* a whole sentence, about the user's words */
+	if (s->reader)
+		return na_central_query(s, conditions, n, fn, ud, err);
 	rc = build_query(s, conditions, n, &sql, err);
 	if (rc == VS_OK)
 		rc = na_sql_prepare(s, sql, &rows, err);

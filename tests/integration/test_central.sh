@@ -121,8 +121,14 @@ run 0 "$NFSAGENT" report --db "$(url central)" --html "$WORK/central.html"
 assert_contains "$(cat "$WORK/central.html")" "NFS 4.1 extent-size mismatch" "the central report"
 diff <(grep -v ' UTC' "$WORK/local.html") <(grep -v ' UTC' "$WORK/central.html") > "$WORK/report.diff" ||
 	fail "report --html differs: $(head -n 20 "$WORK/report.diff")"
-run 2 "$NFSAGENT" results --db "$(url central)" --where recordsize=1M
-assert_eq "$ERR" "nfsagent: no result in the central database has recordsize=1M"
+# a selection that matches nothing, or names no field, is said as for a file
+for where in recordsize=1M zfs_recordsize=1M protocol=NFS41 protcol=NFS "repetition=1 --where repetition=2"; do
+	run 2 "$NFSAGENT" results --db "$A" --where $where
+	want=$ERR
+	run 2 "$NFSAGENT" results --db "$(url central)" --where $where
+	assert_eq "$ERR" "$want" "the error for --where $where"
+done
+assert_eq "$want" "nfsagent: no result has repetition=1 and repetition=2 together, though each of them matches some"
 run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
 assert_eq "$OUT" "pushed 0 results to the central database"
 assert_eq "$(counts central)" "400 800 1 400" "after a second push"
