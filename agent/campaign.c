@@ -72,100 +72,14 @@ const char *na_run_nfs_of(const na_run *r, const na_target *t)
 	return r->nfs3[index_of(r, t)] ? "3" : t->nfs;
 }
 
-static const char *policy_of(const na_target *t)
+const char *na_run_policy(const na_target *t)
 {
 	return t->on_extent_bug ? t->on_extent_bug : "fail";
 }
 
-static const char *ds_type(const na_run *r, const na_target *t)
+const char *na_run_ds_type(const na_run *r, const na_target *t)
 {
 	return !strcmp(na_run_nfs_of(r, t), "3") ? "NFS" : "NFS41";
-}
-
-static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
-{
-	vs_error err = {0};
-	na_host_choice choice;
-	if (!na_run_target_hosts(r, t, &choice, &err))
-		return na_run_fail(r, &err);
-	vs_datastore *d = NULL;
-	for (size_t i = 0; i < r->inv.n_datastores; i++)
-		if (!strcmp(r->inv.datastores[i].name, t->datastore))
-			d = &r->inv.datastores[i];
-	if (!d && !t->servers)
-		return na_run_failf(r, VS_ERR_USAGE, "target %s: no datastore is named '%s' and the target names no export to mount",
-		                 t->name, t->datastore);
-	if (d && t->servers && na_run_alternating(r, t) && !r->o->resume)
-		return na_run_failf(r, VS_ERR_USAGE, "target %s alternates NFS versions on %s:%s: datastore '%s' must not be "
-		                 "mounted before the campaign", t->name, t->servers, t->path, t->datastore);
-	if (d && t->servers) {
-		const char *servers[] = {t->servers, NULL};
-		if (!na_same_export(d, servers, t->path))
-			return na_run_failf(r, VS_ERR_USAGE, "target %s: datastore '%s' exists for another export", t->name, t->datastore);
-	}
-	/* The export mounted already under the other NFS version: the run would
-	 * measure that one, or fail to mount.  (A resumed run may have switched
-	 * it to NFS 3 itself; alternating targets unmount it in turn.) */
-	for (size_t i = 0; t->servers && !na_run_alternating(r, t) && !r->o->resume && i < r->inv.n_datastores; i++) {
-		const vs_datastore *e = &r->inv.datastores[i];
-		const char *servers[] = {t->servers, NULL};
-		if (na_same_export(e, servers, t->path) && e->type && strcmp(e->type, ds_type(r, t)) != 0)
-			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s:%s is mounted as %s already (datastore '%s'); the target asks "
-			                 "for NFS %s: unmount it first, or set nfs = %s",
-			                 t->name, t->servers, t->path, na_nfs_label(e->type), e->name, t->nfs,
-			                 strcmp(e->type, "NFS41") == 0 ? "4.1" : "3");
-	}
-	if (choice.host && strcmp(na_host_name(&r->inv, vm->host), choice.host) != 0)
-		return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on another host", t->name, vm->name);
-	return VS_OK;
-}
-
-static void print_plan(na_run *r, const vs_vm *vm)
-{
-	na_campaign *c = r->c;
-	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
-	printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
-	for (size_t i = 0; i < c->n_targets; i++) {
-		const na_target *t = &c->targets[i];
-		printf("  target %s: ", t->name);
-		if (t->servers)
-			printf("%s:%s as NFS %s named %s on %s hosts", t->servers, t->path, t->nfs,
-			       t->datastore, t->hosts ? t->hosts : "all");
-		else
-			printf("datastore %s", t->datastore);
-		printf("%s; on the extent-size bug: %s", t->probe ? "; probe first" : "", policy_of(t));
-		for (size_t k = 0; k < t->labels.n; k++)
-			printf("%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
-		printf("\n");
-	}
-	printf("  profiles:");
-	for (size_t i = 0; i < c->n_profiles; i++)
-		printf(" %s", c->profiles[i]);
-	printf(" x %ld repetitions, targets interleaved; size %s, runtime %ld s\n", c->repeat, c->size,
-	       c->runtime);
-	printf("  then: %s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
-	                                   : "leave everything as it is (cleanup = no)");
-	fflush(stdout);
-}
-
-/* The VM, and the datastore it is on now (its home, unless the journal
- * says where it started). */
-static int find_vm(na_run *r)
-{
-	vs_error err = {0};
-	int rc = na_run_reload(r);
-	vs_vm *vm = NULL;
-	if (rc == VS_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
-		return na_run_fail(r, &err);
-	if (rc != VS_OK)
-		return rc;
-	r->vm_moref = strdup(vm->moref);
-	char *path = NULL;
-	rc = vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) == VS_OK
-	             ? VS_OK
-	             : na_run_fail(r, &err);
-	free(path);
-	return rc;
 }
 
 /* The session the campaign's ops share: its client, inventory and store. */
@@ -173,37 +87,6 @@ na_session na_run_session(na_run *r)
 {
 	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
 	                    .output = na_print_line, .warning = na_print_warning};
-}
-
-static int preflight(na_run *r)
-{
-	vs_error err = {0};
-	int rc = r->o->resume ? na_run_wait_for_move(r) : VS_OK;
-	if (rc != VS_OK)
-		return rc;
-	vs_vm *vm = na_run_vm(r);
-	/* A run that stopped during a cold move left the VM off: a resume
-	 * powers it on again if it ran at the start (na_run_go_home's rule). */
-	char *power = NULL;
-	bool powered = false;
-	if (r->o->resume && vm->power_state && strcmp(vm->power_state, "poweredOn") != 0 &&
-	    na_run_done(r, "start-power", &power) && power && !strcmp(power, "poweredOn")) {
-		printf("Powering %s on: it ran when the campaign started.\n", r->c->vm);
-		fflush(stdout);
-		if (vs_vm_power_on(r->cl, vm->moref, NULL, NULL, &err) != VS_OK) {
-			free(power);
-			return na_run_fail(r, &err);
-		}
-		powered = true;
-	}
-	free(power);
-	na_session s = na_run_session(r);
-	if (powered ? na_wait_for_tools(&s, vm->moref, r->c->vm, &err) != VS_OK
-	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
-		return na_run_fail(r, &err);
-	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
-		rc = check_target(r, &r->c->targets[i], vm);
-	return rc;
 }
 
 /* ---- steps ---------------------------------------------------------------------- */
@@ -244,7 +127,7 @@ bool na_run_has_work(na_run *r, const na_target *t)
 static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 {
 	size_t ti = index_of(r, t);
-	if (!t->servers || strcmp(t->nfs, "4.1") != 0 || strcmp(policy_of(t), "nfs3") != 0 || r->nfs3[ti])
+	if (!t->servers || strcmp(t->nfs, "4.1") != 0 || strcmp(na_run_policy(t), "nfs3") != 0 || r->nfs3[ti])
 		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);
@@ -388,7 +271,7 @@ static int take_turn(na_run *r, na_target *t)
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < r->inv.n_datastores; i++) {
 		vs_datastore *d = &r->inv.datastores[i];
-		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, ds_type(r, t)))
+		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, na_run_ds_type(r, t)))
 			continue;
 		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
 		/* The admin's own mount, switched by what the campaign learned:
@@ -518,7 +401,7 @@ static int rounds(na_run *r)
 			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
 			if (rc == VS_OK)
-				rc = na_run_move(r, ti, t->datastore, policy_of(t));
+				rc = na_run_move(r, ti, t->datastore, na_run_policy(t));
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
 				rc = bench_round(r, t, rep, runs);
 		}
@@ -733,6 +616,8 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 		               "no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
 	vs_error e = {0};
 	int rc = na_store_open(o->db, &r.store, &e) == VS_OK ? VS_OK : na_run_fail(&r, &e);
+	if (rc == VS_OK && o->central && na_store_push_each(r.store, o->central, &e) != VS_OK)
+		rc = na_run_fail(&r, &e);
 	if (rc == VS_OK && (o->resume || o->abort)) {
 		char *prev = NULL;
 		if (na_store_run_unfinished(r.store, c->name, &prev, &e) != VS_OK)
@@ -744,17 +629,17 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	if (rc == VS_OK && na_conn_open(o->conn, &r.cl, &e) != VS_OK)
 		rc = na_run_fail(&r, &e);
 	if (rc == VS_OK)
-		rc = find_vm(&r);
+		rc = na_run_find_vm(&r);
 	/* A resume's preflight changes things (it waits for a relocation and
 	 * powers the VM on): the run is this process's first, so that two
 	 * resumes never both act.  A fresh run's preflight only reads. */
 	bool claimed = rc == VS_OK && o->resume && (rc = na_run_claim(&r)) == VS_OK;
 	if (rc == VS_OK && !o->abort)
-		rc = preflight(&r);
+		rc = na_run_preflight(&r);
 	if (rc != VS_OK && claimed)
 		na_run_set_state(&r, "stopped");  /* not left "running" under this process's pid */
 	if (rc == VS_OK && !o->abort)
-		print_plan(&r, na_run_vm(&r));
+		na_run_print_plan(&r, na_run_vm(&r));
 	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = na_run_claim(&r)) == VS_OK)) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
@@ -773,6 +658,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	}
 	vs_disconnect(&r.cl);
 	na_inventory_free(&r.inv);
+	na_push_warn(r.store);
 	na_store_close(&r.store);
 	free(r.vm_moref);
 	free(r.home);

@@ -45,6 +45,7 @@ typedef struct na_campaign {
 	na_labels labels;    /* empty: the parser folds the [campaign]'s labels into
 	                      * each target's (a target's own value wins) */
 	char *nas, *nas_command;  /* [campaign]'s, folded into each target's by the parser */
+	char *central;       /* [campaign]'s central database URL (checked, never a password) */
 	char *url, *username, *thumbprint, *cacert;  /* [connection]; never a password */
 	bool insecure;
 	na_target targets[NA_MAX_TARGETS];
@@ -75,6 +76,7 @@ typedef struct na_run_options {
 	bool dry_run, resume;
 	bool abort;          /* undo the unfinished run: nothing more runs */
 	const char *db;
+	const char *central; /* push each result there (na_store_push_each); NULL: none */
 	na_conn *conn;       /* connection flags from the command line */
 } na_run_options;
 

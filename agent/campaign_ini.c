@@ -264,6 +264,15 @@ static bool set_nas(parse *p, const char *name, char **field, const char *other,
 	return p->error[0] || set_str(field, value);
 }
 
+/* A central database's URL, refused here like --central's (a password in it above all). */
+static bool set_central(parse *p, char **field, const char *value)
+{
+	vs_error err = {0};
+	if (na_central_check_url(value, &err) != VS_OK)
+		fail_at(p, "central: %s", err.message);
+	return p->error[0] || set_str(field, value);
+}
+
 static bool campaign_key(parse *p, const char *name, const char *value)
 {
 	na_campaign *c = p->c;
@@ -288,6 +297,7 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "labels")) return set_labels(p, &p->campaign_labels, value);
 	if (!strcmp(name, "nas")) return set_nas(p, name, &c->nas, c->nas_command, value);
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &c->nas_command, c->nas, value);
+	if (!strcmp(name, "central")) return set_central(p, &c->central, value);
 	fail_at(p, "unknown key '%s' in [campaign]", name);
 	return false;
 }
@@ -611,7 +621,7 @@ void na_campaign_free(na_campaign *c)
 {
 	char *strings[] = {c->file, c->name, c->vm, c->guest_user, c->guest_password_file, c->size,
 	                   c->dir, c->probe_size, c->url, c->username, c->thumbprint, c->cacert,
-	                   c->nas, c->nas_command};
+	                   c->nas, c->nas_command, c->central};
 	for (size_t i = 0; i < sizeof(strings) / sizeof(*strings); i++)
 		free(strings[i]);
 	for (size_t i = 0; i < c->n_profiles; i++)

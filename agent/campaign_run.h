@@ -87,6 +87,18 @@ bool na_run_alternating(const na_run *r, const na_target *t);
 bool na_run_has_work(na_run *r, const na_target *t);
 /* "3" or "4.1": what t mounts as now (a learned switch makes it "3"). */
 const char *na_run_nfs_of(const na_run *r, const na_target *t);
+/* t's on_extent_bug ("fail" when unset), and the datastore type it mounts as now. */
+const char *na_run_policy(const na_target *t);
+const char *na_run_ds_type(const na_run *r, const na_target *t);
+
+/* campaign_preflight.c */
+/* The VM, and the datastore it is on now (its home, unless the journal
+ * says where it started). */
+int na_run_find_vm(na_run *r);
+/* A resume waits for a move a killed run left and powers the VM on again;
+ * then the guest is checked, and each target against vSphere. */
+int na_run_preflight(na_run *r);
+void na_run_print_plan(na_run *r, const vs_vm *vm);
 
 /* campaign_mounts.c: the campaign's datastores */
 /* The target's hosts ("all", "cluster:NAME" or a host) as a choice. */

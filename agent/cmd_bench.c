@@ -30,6 +30,8 @@ static const char usage[] =
 	"  --guest-password-file FILE   or NFSAGENT_GUEST_PASSWORD\n"
 	"  --db FILE             results database\n"
 	"                        (default $XDG_DATA_HOME/nfsagent/results.db)\n"
+	"  --central URL         after each result is recorded, push it to this central\n"
+	"                        PostgreSQL database (or NFSAGENT_CENTRAL; see push)\n"
 	"Examples:\n"
 	"  nfsagent bench --vm fiotest --profile randread-4k-qd1 --repeat 5\n"
 	"  nfsagent bench --vm fiotest --profile randwrite-4k-qd16 --datastore tank-16k \\\n"
@@ -38,11 +40,11 @@ static const char usage[] =
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,
        OPT_SIZE, OPT_RUNTIME, OPT_RAMP, OPT_DIR, OPT_DATASTORE, OPT_GUEST_USER,
-       OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND };
+       OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND, OPT_CENTRAL };
 enum { MAX_PROFILES = 32, MAX_JOB_FILE = 1 << 20 };
 
 typedef struct bench_args {
-	const char *vm, *job_path, *datastore, *guest_user, *guest_pw_file, *db;
+	const char *vm, *job_path, *datastore, *guest_user, *guest_pw_file, *db, *central;
 	const char *nas, *nas_command;
 	nas_target target;       /* the NAS, when --nas or --nas-command is given */
 	const na_profile *profiles[MAX_PROFILES];
@@ -98,6 +100,7 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_GUEST_USER: a->guest_user = arg; return 1;
 	case OPT_GUEST_PW_FILE: a->guest_pw_file = arg; return 1;
 	case OPT_DB: a->db = arg; return 1;
+	case OPT_CENTRAL: a->central = arg; return 1;
 	case OPT_NAS: a->nas = arg; return 1;
 	case OPT_NAS_COMMAND: a->nas_command = arg; return 1;
 	case OPT_DIR: return set_dir(a, arg, out);
@@ -394,6 +397,9 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	for (size_t i = 0; !a->job_path && i < n; i++)
 		profiles[i] = a->profiles[i];
 	int rc = na_store_open(a->db, &s.store, &err);
+	const char *central = na_central_url(a->central, NULL);
+	if (rc == VS_OK && central)
+		rc = na_store_push_each(s.store, central, &err);
 	if (rc == VS_OK)
 		rc = na_inventory_load(c, true, &inv, &err);
 	if (rc == VS_OK)
@@ -421,6 +427,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 		rc = vs_fail(&out->err, VS_ERR_TASK, "%zu repetition%s failed (recorded as failed)", failed,
 		             na_s(failed));
 	na_inventory_free(&inv);
+	na_push_warn(s.store);
 	na_store_close(&s.store);
 	na_bench_disks_free(&b);
 	free(password);
@@ -444,6 +451,7 @@ vs_status cmd_bench(int argc, char **argv, na_outcome *out)
 		{"guest-user", required_argument, NULL, OPT_GUEST_USER},
 		{"guest-password-file", required_argument, NULL, OPT_GUEST_PW_FILE},
 		{"db", required_argument, NULL, OPT_DB},
+		{"central", required_argument, NULL, OPT_CENTRAL},
 		{"nas", required_argument, NULL, OPT_NAS},
 		{"nas-command", required_argument, NULL, OPT_NAS_COMMAND},
 		{0},

@@ -12,7 +12,7 @@
 #include "trap.h"
 
 static const char usage[] =
-	"Usage: nfsagent compare --a SELECTOR --b SELECTOR [--db FILE]\n"
+	"Usage: nfsagent compare --a SELECTOR --b SELECTOR [--db FILE|URL]\n"
 	"                        [--min-change PCT] [--runs-needed PCT]\n"
 	"                        [--json | --csv | --markdown]\n"
 	"Compares two groups of recorded results, profile by profile: IOPS, MB/s, average\n"

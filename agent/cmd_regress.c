@@ -18,7 +18,7 @@
 static const char usage[] =
 	"Usage: nfsagent regress --baseline SELECTOR [--candidate SELECTOR]\n"
 	"                        [--max-drop METRIC=PCT] [--max-rise METRIC=PCT]\n"
-	"                        [--db FILE] [--junit FILE] [--json]\n"
+	"                        [--db FILE|URL] [--junit FILE] [--json]\n"
 	"Compares candidate results with baseline results of the same datastore, protocol\n"
 	"and profile. SELECTOR is comma-separated field=value conditions\n"
 	"(esxi_build=24022510, campaign=RUN); only ok runs count. Without --candidate the\n"

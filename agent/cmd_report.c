@@ -11,7 +11,7 @@
 
 static const char usage[] =
 	"Usage: nfsagent report --html FILE [--where KEY=VALUE ...]\n"
-	"                       [--group-by FIELD ...] [--db FILE]\n"
+	"                       [--group-by FIELD ...] [--db FILE|URL]\n"
 	"Writes one self-contained HTML page (mode 0600, opens offline) comparing the\n"
 	"selected results: each group's provenance, per profile a table and charts of\n"
 	"median IOPS, throughput and latency with their spread, and the probe verdicts\n"

@@ -11,11 +11,12 @@
 
 static const char usage[] =
 	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full]\n"
-	"                        [--db FILE]\n"
+	"                        [--db FILE | --db postgresql://...]\n"
 	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
 	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
 	"(recordsize=16K). --full adds the job file and fio's raw JSON. A result's NAS\n"
 	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n"
+	"--db postgresql://... reads a central database (see nfsagent push).\n"
 	"Examples:\n"
 	"  nfsagent results --where recordsize=16K\n"
 	"  nfsagent results --where campaign=nfs3-vs-nfs41-20261130T101500 --csv\n";

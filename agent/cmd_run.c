@@ -5,7 +5,8 @@
 #include "campaign.h"
 
 static const char usage[] =
-	"Usage: nfsagent run CAMPAIGN.ini [--dry-run | --resume | --abort] [--db FILE] [OPTIONS]\n"
+	"Usage: nfsagent run CAMPAIGN.ini [--dry-run | --resume | --abort] [--db FILE]\n"
+	"                    [--central URL] [OPTIONS]\n"
 	"Runs a campaign: preflight and plan (--dry-run stops there and changes nothing),\n"
 	"then per target mount, probe, Storage vMotion of the test VM, verify, and the\n"
 	"profiles x repetitions interleaved across targets; at the end the VM goes home\n"
@@ -13,17 +14,19 @@ static const char usage[] =
 	"continues after Ctrl-C, a kill or a failed run, from where things really are;\n"
 	"--abort runs nothing more and brings everything back instead: the VM and each\n"
 	"disk where they started, the campaign's mounts and probe folders removed.\n"
-	"Exit 3 when the extent-size bug stopped a target. See examples/*.ini.\n"
+	"Exit 3 when the extent-size bug stopped a target. With --central URL (or\n"
+	"NFSAGENT_CENTRAL, or central = in [campaign]) each result is pushed to that\n"
+	"PostgreSQL database once recorded (see nfsagent push). See examples/*.ini.\n"
 	"Examples:\n"
 	"  nfsagent run examples/nfs3-vs-nfs41.ini --dry-run\n"
 	"  nfsagent run examples/nfs3-vs-nfs41.ini --resume\n\n"
 	NA_CONNECT_HELP;
 
-enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_ABORT, OPT_DB };
+enum { OPT_DRY_RUN = NA_OPT_FIRST_COMMAND_OPTION, OPT_RESUME, OPT_ABORT, OPT_DB, OPT_CENTRAL };
 
 typedef struct run_args {
 	bool dry_run, resume, abort;
-	const char *db;
+	const char *db, *central;
 } run_args;
 
 static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
@@ -35,6 +38,7 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_RESUME: a->resume = true; return 1;
 	case OPT_ABORT: a->abort = true; return 1;
 	case OPT_DB: a->db = arg; return 1;
+	case OPT_CENTRAL: a->central = arg; return 1;
 	default: return 0;
 	}
 }
@@ -63,6 +67,7 @@ vs_status cmd_run(int argc, char **argv, na_outcome *out)
 		{"resume", no_argument, NULL, OPT_RESUME},
 		{"abort", no_argument, NULL, OPT_ABORT},
 		{"db", required_argument, NULL, OPT_DB},
+		{"central", required_argument, NULL, OPT_CENTRAL},
 		{0},
 	};
 	na_conn conn = {0};
@@ -80,7 +85,7 @@ vs_status cmd_run(int argc, char **argv, na_outcome *out)
 	if (go > 0 && rc == VS_OK) {
 		connection_defaults(&conn, &c);
 		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
-		                    .conn = &conn};
+		                    .central = na_central_url(a.central, c.central), .conn = &conn};
 		rc = na_campaign_run(&c, &o, &out->verdict, &out->err);
 	}
 	na_campaign_free(&c);

@@ -27,6 +27,7 @@ static const command commands[] = {
 	{"run", cmd_run, "run a campaign file: mount, probe, move, bench, compare, clean up"},
 	{"bench", cmd_bench, "run fio in a VM's guest, repeated, and record every result"},
 	{"results", cmd_results, "list and export recorded results (--where, --json, --csv)"},
+	{"push", cmd_push, "send the results a central PostgreSQL database lacks"},
 	{"report", cmd_report, "write an HTML report comparing results, with charts and findings"},
 	{"compare", cmd_compare, "compare two result sets: median, spread, change, noise, confounders"},
 	{"regress", cmd_regress, "check a candidate against a baseline: noise, limits, probe verdicts"},

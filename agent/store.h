@@ -58,6 +58,11 @@ typedef struct na_result {
 	const char *profile, *job_file, *fio_version;
 	na_dir_stats read, write;   /* stored as NULL for a failed run */
 	const char *fio_json, *host_counters_json;
+	/* Made by na_store_add, never taken from the caller: the host name of
+	 * the machine nfsagent recorded on, and the result's UUID, by which a
+	 * central database knows it (NULL before schema 12; the upgrade gives
+	 * every older result a UUID and leaves its runner unknown). */
+	const char *runner, *uuid;
 	const na_label *labels;
 	size_t n_labels;
 	/* Its NAS side (store_nas.c), recorded in the result's transaction
@@ -100,7 +105,9 @@ typedef struct na_result {
 	X(error,           TEXT, 0, 1, 0)            \
 	X(job_file,        TEXT, 0, 0, 1)            \
 	X(fio_json,        TEXT, 0, 0, 0)            \
-	X(host_counters_json, TEXT, 0, 0, 0)
+	X(host_counters_json, TEXT, 0, 0, 0)      \
+	X(runner,          TEXT, 1, 1, 0)            \
+	X(uuid,            TEXT, 1, 1, 0)
 /* One direction's statistics (na_dir_stats), in the same way. */
 #define NA_DIR_STATS(X) \
 	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \
@@ -319,6 +326,50 @@ int na_store_step_done(na_store *s, const char *run, const char *step, const cha
 /* *done: whether step is journaled; *detail (may be NULL; malloc'd) what was noted. */
 int na_store_step_is_done(na_store *s, const char *run, const char *step, bool *done,
                           char **detail, vs_error *err);
+
+/* ---- the central database: PostgreSQL, where the results of many runners
+ * meet (store_pg.c, store_push.c; docs/central.md).  The local file stays
+ * the outbox: a result is recorded there first, then pushed. ---- */
+typedef struct na_central na_central;
+/* Refuses (VS_ERR_USAGE) a URL that is not postgresql:// or postgres://, or
+ * that holds a password: libpq's own PGPASSWORD, ~/.pgpass (PGPASSFILE)
+ * or a service file bring it.  The message never repeats the URL. */
+int na_central_check_url(const char *url, vs_error *err);
+/* Connects (giving up after 10 s unless the URL sets connect_timeout) and
+ * brings the central schema to this nfsagent's version, creating it in a
+ * database without one.  Refused: a newer schema, an older one the role may
+ * not upgrade, a database with a results table that is not nfsagent's.
+ * VS_ERR_CONNECT: unreachable; VS_ERR_AUTH: login or a right refused. */
+int na_central_open(const char *url, na_central **out, vs_error *err);
+void na_central_close(na_central **c);
+/* The central schema version this nfsagent writes. */
+int na_central_schema_version(void);
+
+typedef struct na_push_counts {
+	size_t sent;     /* recorded in the central database by this push */
+	size_t present;  /* there already: pushed by a run that was killed before it noted so */
+	size_t waiting;  /* left to push after an error */
+	size_t findings; /* findings recorded there by this push */
+} na_push_counts;
+/* Pushes every result of s that central c lacks, oldest first, each with
+ * its labels and NAS side in one transaction of c: whole or not at all;
+ * then the findings (probe verdicts, failed moves) it lacks.
+ * The central database knows a result by its UUID (INSERT ... ON CONFLICT
+ * DO NOTHING), so pushing again, or two runners at once, records it once.
+ * Each pushed result is noted in s (central_pushes).  Stops at the first
+ * error, with n->waiting counted. */
+int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err);
+/* How many results of s no central database has been seen to hold: what
+ * waits when the central database cannot be reached. */
+int na_store_unpushed(na_store *s, size_t *n, vs_error *err);
+/* From now on each result na_store_add records is pushed to url right after
+ * its local commit (bench, run --central), connecting at the first.  A push
+ * that fails costs the run nothing: the result waits in s, and no push is
+ * tried again in this process.  Only checks url here (na_central_check_url). */
+int na_store_push_each(na_store *s, const char *url, vs_error *err);
+/* After na_store_push_each: 0 when no push failed; else how many results
+ * wait for the central database, and why (the first failure). */
+size_t na_store_push_waiting(na_store *s, vs_error *why);
 
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */

@@ -1,6 +1,6 @@
-/* What the store's files share (store.c: the schema, opening, queries;
- * store_journal.c: recording results, findings and the campaign journal):
- * the handle, the columns of results, and the helpers that run SQL and turn
+/* What the store's files share (store.c: the schema, opening;
+ * store_query.c: queries; store_journal.c: recording results, findings and
+ * the campaign journal): the handle, the columns of results, and the helpers that run SQL and turn
  * SQLite's status into a vs_error.  Only the store layer includes this;
  * the rest of nfsagent sees store.h. */
 #ifndef NFSAGENT_STORE_INTERNAL_H
@@ -13,7 +13,18 @@
 struct na_store {
 	sqlite3 *db;
 	char *path;
+	int version;  /* the file's schema version, as opened */
+	/* na_store_push_each's (store_push.c): where each result goes, the
+	 * connection once made, and the failure after which none is tried */
+	char *central_url;
+	na_central *central;
+	na_central *reader;  /* set: this store is a central database, read only */
+	bool central_failed;
+	vs_error central_err;
 };
+/* The schema step that gave results their uuid and runner columns: a file
+ * held at an older schema (na_store_open_version) records without them. */
+enum { NA_SCHEMA_UUID = 12 };
 
 /* Fills err from SQLite's status rc (a lock, damage and memory each get
  * their own message) and returns the vs_error status. */
@@ -34,8 +45,23 @@ typedef struct na_column {
 } na_column;
 extern const na_column na_columns[];
 extern const size_t na_n_columns;
-/* Appends "a, b, c" of the columns' names to t, or "?, ?, ?" (marks). */
-void na_sql_columns(sqlite3_str *t, bool marks);
+/* Appends "a, b, c" of the columns' names to t. */
+void na_sql_columns(sqlite3_str *t);
+
+/* A column's value as either engine takes it: SQLite binds it, PostgreSQL
+ * gets it as text (store_pg.c), so both record a row the same way. */
+typedef struct na_value {
+	na_type type;      /* TEXT: text; INT, I64: i; REAL: d */
+	bool null;
+	const char *text;
+	int64_t i;
+	double d;
+} na_value;
+/* Column c of result r: a failed run's statistics, and a direction that did
+ * no I/O, are NULL (store_journal.c). */
+na_value na_column_value(const na_result *r, const na_column *c);
+/* Binds v as parameter at of st. */
+int na_sql_bind(sqlite3_stmt *st, int at, const na_value *v);
 
 /* store_schema.c: step i of na_schema_migrations takes a database from
  * version i to i + 1 (na_schema_latest steps in all); a reader of version
@@ -69,6 +95,27 @@ extern const char na_store_nas_no_zfs[];
 /* Inserts the NAS side of result result_id inside the caller's
  * transaction (na_store_add_journaled's). */
 int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err);
+/* The columns of nas_runs in one order, "result_id, dataset, ...": texts,
+ * settings, pool, counters, then arc_hit_ratio, incomplete, timeline, the
+ * reals, the clocks, txg_count and the ZFS reals; and a NAS row's values in that order (what is not
+ * measured is NULL), for either engine.  NULL: n has no dataset, or no why
+ * while incomplete. */
+#define NA_NAS_NAME(name) ", " #name
+#define NA_NAS_COLUMNS                                                                    \
+	"result_id" NA_NAS_TEXTS(NA_NAS_NAME) NA_NAS_SETTINGS(NA_NAS_NAME) NA_NAS_POOL(NA_NAS_NAME) \
+	NA_NAS_COUNTERS(NA_NAS_NAME) ", arc_hit_ratio, incomplete, timeline"                  \
+	NA_NAS_REALS(NA_NAS_NAME) NA_NAS_CLOCK(NA_NAS_NAME) ", txg_count" NA_NAS_ZFS_REALS(NA_NAS_NAME)
+#define NA_NAS_ONE(name) +1
+enum {
+	NA_NAS_N_COLUMNS = 1 + 0 NA_NAS_TEXTS(NA_NAS_ONE) NA_NAS_SETTINGS(NA_NAS_ONE)
+		NA_NAS_POOL(NA_NAS_ONE) NA_NAS_COUNTERS(NA_NAS_ONE) + 3 NA_NAS_REALS(NA_NAS_ONE)
+		NA_NAS_CLOCK(NA_NAS_ONE) + 1 NA_NAS_ZFS_REALS(NA_NAS_ONE)
+};
+int na_nas_values(const na_nas_run *n, int64_t result_id, na_value v[NA_NAS_N_COLUMNS],
+                  vs_error *err);
+/* The reverse, from NA_NAS_COLUMNS' values as text (PostgreSQL's: a flag
+ * "t" or "f"); n's strings are v's. */
+void na_nas_from_text(na_nas_run *n, const na_value v[NA_NAS_N_COLUMNS]);
 
 /* The zfs_ fields' SQL (store_nas.c), in NA_ZFS_FIELDS' order: what a
  * query reads (a size as zfs writes it: 16K, 1M, 0) and what a condition
@@ -84,6 +131,63 @@ extern const na_zfs_column na_zfs_columns[NA_N_ZFS];
 /* A size as zfs or a label writes it ("0", "16K", "16384"), in bytes; -1
  * for no size. */
 int64_t na_zfs_size_of(const char *v);
+
+/* store_pg.c for store_push.c: records result r, its labels and its NAS
+ * side (nas, may be NULL) in one transaction of c; *sent is false when c
+ * had r's UUID already (and then nothing is written). */
+int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
+                      vs_error *err);
+/* A finding's columns as a push sends them, the same in both engines. */
+#define NA_FINDING_PUSHED                                                                       \
+	"uuid, runner, at, kind, campaign, target, host, esxi_version, esxi_build, datastore,"      \
+	" datastore_type, servers, export_path, vm, extent_bug, verdict, evidence_json, extent_case"
+enum { NA_FINDING_N_PUSHED = 18 };
+/* store_pg.c: records a finding, NA_FINDING_PUSHED's values as text (NULL:
+ * NULL); *sent is false when c had its UUID already. */
+int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PUSHED], bool *sent,
+                              vs_error *err);
+/* store_push.c: pushes result or finding id when na_store_push_each asked
+ * for it (after its local commit); a failure is kept for
+ * na_store_push_waiting. */
+typedef enum na_push_kind { NA_PUSH_RESULT, NA_PUSH_FINDING } na_push_kind;
+void na_push_recorded(na_store *s, na_push_kind kind, int64_t id);
+/* Closes what na_store_push_each opened (na_store_close). */
+void na_push_close(na_store *s);
+/* The central database's own UUID (its nfsagent_meta database_id): what
+ * central_pushes notes a push to. */
+const char *na_central_id(const na_central *c);
+
+/* store_query.c, for both engines: the column condition "field=value"
+ * names (a static string, never the user's text; NULL: a label key), the
+ * zfs_ field (its na_zfs_columns index) such a column is, or -1, and the
+ * value the condition compares with (a protocol as vSphere records it). */
+const char *na_condition_column(const char *cond, size_t len);
+int na_zfs_of(const char *col);
+const char *na_condition_value(const char *cond, const char *col);
+/* store_journal.c: the findings column a condition selects by, or NULL. */
+const char *na_finding_column(const char *cond);
+
+/* store_pg.c: a store that reads a central database (results, compare,
+ * report, regress with --db postgresql://...): s->reader is set, and the
+ * store's reads go there.  Opening never creates nor upgrades its schema. */
+int na_central_open_reader(na_store *s, const char *url, vs_error *err);
+bool na_is_central_url(const char *path);
+int na_central_query(na_store *s, const char *const *conds, size_t n, na_result_fn fn, void *ud,
+                     vs_error *err);
+int na_central_nas_of(na_store *s, int64_t id, na_nas_fn fn, void *ud, bool *found,
+                      vs_error *err);
+int na_central_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn,
+                        void *ud, vs_error *err);
+/* What na_store_explain_none and the check of a query's fields ask, there:
+ * whether any result meets conds, and the values of sql's first column
+ * (key: its $1) as na_values_add lists them. */
+int na_central_any_match(na_store *s, const char *const *conds, size_t n, bool *any,
+                         vs_error *err);
+int na_central_list_values(na_store *s, const char *sql, const char *key, size_t keylen,
+                           size_t max, char *buf, size_t size, vs_error *err);
+/* Adds value v (the n-th) to buf's ", "-separated list of at most max
+ * ("..." after); false once max are there. */
+bool na_values_add(char *buf, size_t size, size_t *len, size_t *n, size_t max, const char *v);
 
 /* A protocol as vSphere records it ("NFS", "NFS41") for the ways people
  * write it (NFS3, NFSv4.1...); any other value as typed. */

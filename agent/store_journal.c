@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -182,35 +183,58 @@ static int check_result(const na_result *r, vs_error *err)
 	return VS_OK;
 }
 
-static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_result *r)
+na_value na_column_value(const na_result *r, const na_column *c)
 {
 	const char *field = (const char *)r + c->off;
+	na_value v = {.type = c->type};
 	/* A failed run has no statistics: whatever fio printed is not a result. */
 	if (c->dir && (!((const na_dir_stats *)((const char *)r + c->dir))->present ||
 	               strcmp(r->status, "failed") == 0))
-		return sqlite3_bind_null(st, at);
-	switch (c->type) {
-	case NA_TYPE_TEXT: return sqlite3_bind_text(st, at, *(const char *const *)field, -1, SQLITE_STATIC);
-	case NA_TYPE_INT: return sqlite3_bind_int(st, at, *(const int *)field);
-	case NA_TYPE_REAL: return sqlite3_bind_double(st, at, *(const double *)field);
-	default: return sqlite3_bind_int64(st, at, *(const int64_t *)field);
-	}
+		v.null = true;
+	else if (c->type == NA_TYPE_TEXT)
+		v.null = !(v.text = *(const char *const *)field);
+	else if (c->type == NA_TYPE_INT)
+		v.i = *(const int *)field;
+	else if (c->type == NA_TYPE_REAL)
+		v.d = *(const double *)field;
+	else
+		v.i = *(const int64_t *)field;
+	return v;
+}
+
+static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_result *r)
+{
+	na_value v = na_column_value(r, c);
+	return na_sql_bind(st, at, &v);
+}
+
+/* Whether the file has column c: one held at a schema before
+ * NA_SCHEMA_UUID (na_store_open_version, for tests) lacks runner and uuid. */
+static bool has_column(const na_store *s, const na_column *c)
+{
+	return s->version >= NA_SCHEMA_UUID ||
+	       (c->off != offsetof(na_result, runner) && c->off != offsetof(na_result, uuid));
 }
 
 static int insert_result(na_store *s, na_result *r, vs_error *err)
 {
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "INSERT INTO results (");
-	na_sql_columns(t, false);
+	int n = 0;
+	for (size_t i = 0; i < na_n_columns; i++)
+		if (has_column(s, &na_columns[i]))
+			sqlite3_str_appendf(t, "%s%s", n++ ? ", " : "", na_columns[i].name);
 	sqlite3_str_appendall(t, ") VALUES (");
-	na_sql_columns(t, true);
+	for (int i = 0; i < n; i++)
+		sqlite3_str_appendall(t, i ? ", ?" : "?");
 	sqlite3_str_appendall(t, ")");
 	char *sql = sqlite3_str_finish(t);
 	sqlite3_stmt *st = NULL;
 	int rc = sql ? na_sql_prepare(s, sql, &st, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	int step = SQLITE_OK;
+	int step = SQLITE_OK, at = 1;
 	for (size_t i = 0; rc == VS_OK && step == SQLITE_OK && i < na_n_columns; i++)
-		step = bind_column(st, (int)i + 1, &na_columns[i], r);
+		if (has_column(s, &na_columns[i]))
+			step = bind_column(st, at++, &na_columns[i], r);
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
 	if (rc == VS_OK && step != SQLITE_DONE && sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_UNIQUE)
@@ -245,9 +269,36 @@ static int insert_labels(na_store *s, const na_result *r, vs_error *err)
 	return rc;
 }
 
+/* A version 4 UUID (random), as PostgreSQL's uuid type writes it. */
+static int make_uuid(char out[37], vs_error *err)
+{
+	unsigned char b[16];
+	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
+		return vs_fail(err, VS_ERR_FAULT, "cannot make a UUID: no random bytes");
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40);
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80);
+	char *p = out;
+	for (int i = 0; i < 16; i++)
+		p += sprintf(p, "%s%02x", i == 4 || i == 6 || i == 8 || i == 10 ? "-" : "", b[i]);
+	return VS_OK;
+}
+
+/* The runner is the machine that records: results and findings from many
+ * runners meet in a central database.  NULL when it has no name. */
+static const char *runner_of(char buf[256])
+{
+	buf[255] = '\0';
+	return gethostname(buf, 255) == 0 && buf[0] ? buf : NULL;
+}
+
 int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err)
 {
-	int rc = check_result(r, err);
+	char uuid[37], runner[256];
+	r->runner = runner_of(runner);
+	r->uuid = uuid;
+	int rc = make_uuid(uuid, err);
+	if (rc == VS_OK)
+		rc = check_result(r, err);
 	if (rc == VS_OK && step && !r->campaign)
 		rc = vs_fail(err, VS_ERR_USAGE, "a journaled result needs its campaign run");
 	if (rc == VS_OK)
@@ -266,6 +317,10 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 		rc = journal_step(s, r->campaign, step, id, r->finished_at ? r->finished_at : r->started_at,
 		                  err);
 	rc = na_sql_finish(s, rc, err);
+	/* they live in this frame: a caller reads them back with a query */
+	r->runner = r->uuid = NULL;
+	if (rc == VS_OK)
+		na_push_recorded(s, NA_PUSH_RESULT, r->id);
 	if (rc != VS_OK) {
 		r->id = 0;
 		vs_error_context(err, "record result");
@@ -283,12 +338,16 @@ int na_store_add(na_store *s, na_result *r, vs_error *err)
 int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	int rc = na_sql_begin(s, err);
+	char uuid[37], buf[256];
+	const char *runner = runner_of(buf);
+	int rc = make_uuid(uuid, err);
+	if (rc == VS_OK)
+		rc = na_sql_begin(s, err);
 	if (rc == VS_OK)
 		rc = na_sql_prepare(s, "INSERT INTO findings (at, kind, campaign, target, host, esxi_version, "
 		                       "esxi_build, datastore, datastore_type, servers, export_path, vm, "
-		                       "extent_bug, verdict, evidence_json, extent_case) "
-		                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
+		                       "extent_bug, verdict, evidence_json, extent_case, runner, uuid) "
+		                       "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", &st, err);
 	const char *const text[] = {f->at, f->kind, f->campaign, f->target, f->host, f->esxi_version,
 	                            f->esxi_build, f->datastore, f->datastore_type, f->servers,
 	                            f->export_path, f->vm};
@@ -304,6 +363,10 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_bind_text(st, 16, f->extent_case, -1, SQLITE_STATIC);
 	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 17, runner, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_bind_text(st, 18, uuid, -1, SQLITE_STATIC);
+	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
 	if (rc == VS_OK && step != SQLITE_DONE)
 		rc = na_sql_fail(s, step, err);
@@ -312,12 +375,14 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	rc = na_sql_finish(s, rc, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "record finding");
+	else
+		na_push_recorded(s, NA_PUSH_FINDING, f->id);
 	return rc;
 }
 
 /* The findings column condition "field=value" selects by (protocol: the
  * datastore_type alias), or NULL. */
-static const char *finding_column(const char *cond)
+const char *na_finding_column(const char *cond)
 {
 	static const char *const fields[] = {"kind", "campaign", "target", "host", "esxi_version",
 	                                     "esxi_build", "datastore", "datastore_type", "servers",
@@ -335,13 +400,15 @@ static const char *finding_column(const char *cond)
 int na_store_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn, void *ud,
                       vs_error *err)
 {
+	if (s->reader)
+		return na_central_findings(s, conds, n, fn, ud, err);
 	sqlite3_str *t = sqlite3_str_new(s->db);
 	sqlite3_str_appendall(t, "SELECT id, at, kind, campaign, target, host, esxi_version, esxi_build, "
 	                         "datastore, datastore_type, servers, export_path, vm, extent_bug, "
 	                         "verdict, evidence_json, extent_case FROM findings WHERE 1 = 1");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
-		const char *col = finding_column(conds[i]);
+		const char *col = na_finding_column(conds[i]);
 		if (!col)
 			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
 		else
@@ -355,7 +422,7 @@ int na_store_findings(na_store *s, const char *const *conds, size_t n, na_findin
 	int step = SQLITE_OK;
 	for (size_t i = 0; rc == VS_OK && step == SQLITE_OK && i < n; i++) {
 		const char *v = strchr(conds[i], '=') + 1;
-		if (strcmp(finding_column(conds[i]), "datastore_type") == 0)
+		if (strcmp(na_finding_column(conds[i]), "datastore_type") == 0)
 			v = na_protocol_value(v);
 		step = sqlite3_bind_text(st, (int)i + 1, v, -1, SQLITE_STATIC);
 	}

@@ -80,89 +80,128 @@ const char na_store_nas_no_zfs[] = "CREATE TEMP VIEW nas_runs AS SELECT *" NO_ZF
 #undef REAL_COLUMN
 #undef NULL_REAL
 
-/* The columns in the order of the statements below: texts, settings, pool,
- * counters, then arc_hit_ratio, incomplete, timeline, the reals, the
- * clocks, txg_count and the ZFS reals. */
-#define NAME(name) ", " #name
-#define COLUMNS                                                                          \
-	"result_id" NA_NAS_TEXTS(NAME) NA_NAS_SETTINGS(NAME) NA_NAS_POOL(NAME) NA_NAS_COUNTERS(NAME) \
-	", arc_hit_ratio, incomplete, timeline" NA_NAS_REALS(NAME) NA_NAS_CLOCK(NAME)          \
-	", txg_count" NA_NAS_ZFS_REALS(NAME)
+#define COLUMNS NA_NAS_COLUMNS
 #define ONE(name) +1
 enum {
 	N_TEXTS = 0 NA_NAS_TEXTS(ONE), N_SETTINGS = 0 NA_NAS_SETTINGS(ONE),
 	N_POOL = 0 NA_NAS_POOL(ONE), N_COUNTERS = 0 NA_NAS_COUNTERS(ONE),
 	N_REALS = 0 NA_NAS_REALS(ONE), N_CLOCK = 0 NA_NAS_CLOCK(ONE),
 	N_ZFS = 0 NA_NAS_ZFS_REALS(ONE),
-	N_COLUMNS = 1 + N_TEXTS + N_SETTINGS + N_POOL + N_COUNTERS + 3 + N_REALS + N_CLOCK + 1 + N_ZFS,
 };
 
-/* Binds ints[0..n) from column *col on, or NULL for each when !known. */
-static int bind_ints(sqlite3_stmt *st, int *col, const int64_t *const *ints, size_t n, bool known)
+/* ints[0..n) as values from *at on, or NULL for each when !known. */
+static void int_values(na_value *v, int *at, const int64_t *const *ints, size_t n, bool known)
 {
-	int rc = SQLITE_OK;
-	for (size_t i = 0; rc == SQLITE_OK && i < n; i++, (*col)++)
-		rc = known ? sqlite3_bind_int64(st, *col, *ints[i]) : sqlite3_bind_null(st, *col);
-	return rc;
+	for (size_t i = 0; i < n; i++, (*at)++)
+		v[*at] = (na_value){NA_TYPE_I64, !known, NULL, *ints[i], 0};
 }
 
-int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err)
+int na_nas_values(const na_nas_run *n, int64_t result_id, na_value v[NA_NAS_N_COLUMNS],
+                  vs_error *err)
 {
 	if (!n->dataset || (n->incomplete && !n->why))
 		return vs_fail(err, VS_ERR_USAGE, "a NAS row needs its dataset, and why when incomplete");
 #define TEXT_PTR(name) n->name,
 #define INT_PTR(name) &n->name,
+#define REAL_VALUE(name) n->name,
 	const char *const texts[] = {NA_NAS_TEXTS(TEXT_PTR)};
 	const int64_t *const settings[] = {NA_NAS_SETTINGS(INT_PTR)};
 	const int64_t *const pool[] = {NA_NAS_POOL(INT_PTR)};
 	const int64_t *const counters[] = {NA_NAS_COUNTERS(INT_PTR)};
+	const double reals[] = {NA_NAS_REALS(REAL_VALUE)};
+	const double clock[] = {NA_NAS_CLOCK(REAL_VALUE)};
+	const double zfs[] = {NA_NAS_ZFS_REALS(REAL_VALUE)};
+	int at = 0;
+	v[at++] = (na_value){NA_TYPE_I64, false, NULL, result_id, 0};
+	for (size_t i = 0; i < N_TEXTS; i++, at++)
+		v[at] = (na_value){NA_TYPE_TEXT, !texts[i], texts[i], 0, 0};
+	int_values(v, &at, settings, N_SETTINGS, true);
+	int_values(v, &at, pool, N_POOL, n->pool_known);
+	int_values(v, &at, counters, N_COUNTERS, n->counters_known);
+	v[at++] = (na_value){NA_TYPE_REAL, !(n->counters_known && n->arc_hit_ratio >= 0), NULL, 0,
+	                     n->arc_hit_ratio};
+	v[at++] = (na_value){NA_TYPE_INT, false, NULL, n->incomplete, 0};
+	v[at++] = (na_value){NA_TYPE_TEXT, !(n->pool_known && n->timeline), n->timeline, 0, 0};
+	for (size_t i = 0; i < N_REALS; i++, at++)
+		v[at] = (na_value){NA_TYPE_REAL, reals[i] < 0, NULL, 0, reals[i]};
+	for (size_t i = 0; i < N_CLOCK; i++, at++)
+		v[at] = (na_value){NA_TYPE_REAL, !n->clock_known, NULL, 0, clock[i]};
+	v[at++] = (na_value){NA_TYPE_I64, !n->txgs_known, NULL, n->txg_count, 0};
+	for (size_t i = 0; i < N_ZFS; i++, at++)
+		v[at] = (na_value){NA_TYPE_REAL, zfs[i] < 0, NULL, 0, zfs[i]};
+	return VS_OK;
+}
+
+/* ints[0..n) from the texts at *at on; *known: whether the first was recorded. */
+static void int_texts(const na_value *v, int *at, int64_t *const *ints, size_t n, bool *known)
+{
+	if (known)
+		*known = !v[*at].null;
+	for (size_t i = 0; i < n; i++, (*at)++)
+		*ints[i] = strtoll(v[*at].text, NULL, 10);
+}
+
+static double real_text(const na_value *v)
+{
+	return v->null ? -1 : strtod(v->text, NULL);
+}
+
+void na_nas_from_text(na_nas_run *n, const na_value v[NA_NAS_N_COLUMNS])
+{
+#define TEXT_OUT(name) &n->name,
+#define INT_OUT(name) &n->name,
+#define REAL_OUT(name) &n->name,
+	const char **texts[] = {NA_NAS_TEXTS(TEXT_OUT)};
+	int64_t *const settings[] = {NA_NAS_SETTINGS(INT_OUT)};
+	int64_t *const pool[] = {NA_NAS_POOL(INT_OUT)};
+	int64_t *const counters[] = {NA_NAS_COUNTERS(INT_OUT)};
+	double *const reals[] = {NA_NAS_REALS(REAL_OUT)};
+	double *const clock[] = {NA_NAS_CLOCK(REAL_OUT)};
+	double *const zfs[] = {NA_NAS_ZFS_REALS(REAL_OUT)};
+	int at = 1;
+	for (size_t i = 0; i < N_TEXTS; i++, at++)
+		*texts[i] = v[at].null ? NULL : v[at].text;
+	int_texts(v, &at, settings, N_SETTINGS, NULL);
+	int_texts(v, &at, pool, N_POOL, &n->pool_known);
+	int_texts(v, &at, counters, N_COUNTERS, &n->counters_known);
+	n->arc_hit_ratio = real_text(&v[at++]);
+	n->incomplete = !strcmp(v[at++].text, "t");
+	n->timeline = v[at].null ? NULL : v[at].text;
+	at++;
+	for (size_t i = 0; i < N_REALS; i++, at++)
+		*reals[i] = real_text(&v[at]);
+	n->clock_known = !v[at].null;
+	for (size_t i = 0; i < N_CLOCK; i++, at++)
+		*clock[i] = real_text(&v[at]);
+	n->txgs_known = !v[at].null;
+	n->txg_count = n->txgs_known ? strtoll(v[at].text, NULL, 10) : 0;
+	at++;
+	for (size_t i = 0; i < N_ZFS; i++, at++)
+		*zfs[i] = real_text(&v[at]);
+#undef TEXT_OUT
+#undef INT_OUT
+#undef REAL_OUT
+}
+
+int na_nas_insert(na_store *s, const na_nas_run *n, int64_t result_id, vs_error *err)
+{
+	na_value v[NA_NAS_N_COLUMNS];
+	int rc = na_nas_values(n, result_id, v, err);
+	if (rc != VS_OK)
+		return rc;
 	char sql[2048] = "INSERT INTO nas_runs (" COLUMNS ") VALUES (?";
-	for (int i = 1; i < N_COLUMNS; i++)
+	for (int i = 1; i < NA_NAS_N_COLUMNS; i++)
 		strcat(sql, ", ?");
 	strcat(sql, ")");
 	sqlite3_stmt *st = NULL;
-	int rc = na_sql_prepare(s, sql, &st, err);
-	if (rc == VS_OK) {
-		int col = 1, b = sqlite3_bind_int64(st, col++, result_id);
-		for (size_t i = 0; b == SQLITE_OK && i < N_TEXTS; i++, col++)
-			b = texts[i] ? sqlite3_bind_text(st, col, texts[i], -1, SQLITE_STATIC)
-			             : sqlite3_bind_null(st, col);
-		if (b == SQLITE_OK)
-			b = bind_ints(st, &col, settings, N_SETTINGS, true);
-		if (b == SQLITE_OK)
-			b = bind_ints(st, &col, pool, N_POOL, n->pool_known);
-		if (b == SQLITE_OK)
-			b = bind_ints(st, &col, counters, N_COUNTERS, n->counters_known);
-		if (b == SQLITE_OK)
-			b = n->counters_known && n->arc_hit_ratio >= 0
-			        ? sqlite3_bind_double(st, col, n->arc_hit_ratio)
-			        : sqlite3_bind_null(st, col);
-		if (b == SQLITE_OK)
-			b = sqlite3_bind_int(st, ++col, n->incomplete);
-		if (b == SQLITE_OK)
-			b = n->pool_known && n->timeline
-			        ? sqlite3_bind_text(st, ++col, n->timeline, -1, SQLITE_STATIC)
-			        : sqlite3_bind_null(st, ++col);
-#define REAL_VALUE(name) n->name,
-		const double reals[] = {NA_NAS_REALS(REAL_VALUE)};
-		for (size_t i = 0; b == SQLITE_OK && i < N_REALS; i++)
-			b = reals[i] >= 0 ? sqlite3_bind_double(st, ++col, reals[i])
-			                  : sqlite3_bind_null(st, ++col);
-		const double clock[] = {NA_NAS_CLOCK(REAL_VALUE)};
-		for (size_t i = 0; b == SQLITE_OK && i < N_CLOCK; i++)
-			b = n->clock_known ? sqlite3_bind_double(st, ++col, clock[i])
-			                   : sqlite3_bind_null(st, ++col);
-		if (b == SQLITE_OK)
-			b = n->txgs_known ? sqlite3_bind_int64(st, ++col, n->txg_count)
-			                  : sqlite3_bind_null(st, ++col);
-		const double zfs[] = {NA_NAS_ZFS_REALS(REAL_VALUE)};
-		for (size_t i = 0; b == SQLITE_OK && i < N_ZFS; i++)
-			b = zfs[i] >= 0 ? sqlite3_bind_double(st, ++col, zfs[i]) : sqlite3_bind_null(st, ++col);
-		if (b == SQLITE_OK)
-			b = sqlite3_step(st);
-		if (b != SQLITE_DONE)
-			rc = na_sql_fail(s, b, err);
-	}
+	rc = na_sql_prepare(s, sql, &st, err);
+	int b = SQLITE_OK;
+	for (int i = 0; rc == VS_OK && b == SQLITE_OK && i < NA_NAS_N_COLUMNS; i++)
+		b = na_sql_bind(st, i + 1, &v[i]);
+	if (rc == VS_OK && b == SQLITE_OK)
+		b = sqlite3_step(st);
+	if (rc == VS_OK && b != SQLITE_DONE)
+		rc = na_sql_fail(s, b, err);
 	sqlite3_finalize(st);
 	if (rc != VS_OK)
 		vs_error_context(err, "record the NAS side of result %lld", (long long)result_id);
@@ -183,6 +222,8 @@ int na_store_nas_of(na_store *s, int64_t result_id, na_nas_fn fn, void *ud, bool
 {
 	sqlite3_stmt *st = NULL;
 	*found = false;
+	if (s->reader)
+		return na_central_nas_of(s, result_id, fn, ud, found, err);
 	int rc = na_sql_prepare(s, "SELECT " COLUMNS " FROM nas_runs WHERE result_id = ?", &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, result_id) : SQLITE_OK;
 	if (rc == VS_OK && step == SQLITE_OK)

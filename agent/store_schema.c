@@ -14,6 +14,12 @@
 	" SELECT 1 FROM " results " o WHERE o.campaign = r.campaign AND o.target = r.target" \
 	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id)"
 
+/* A version 4 UUID, as make_uuid (store_journal.c) writes one. */
+#define RANDOM_UUID                                                                   \
+	"lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'"                   \
+	" || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)" \
+	" || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
+
 /* ---- the schema: step i takes a database from version i to i + 1.  A
  * released step never changes (databases in the field ran it); a new schema
  * is a new step at the end. ---- */
@@ -95,6 +101,26 @@ const char *const na_schema_migrations[] = {
 	na_store_nas_health,
 	/* 11: the txgs and the log's waits over fio's window */
 	na_store_nas_zfs,
+	/* 12: a central database (nfsagent push) knows a result or a finding
+	 * by its UUID, made when it is recorded; older ones get theirs here
+	 * (version 4, random).  Who recorded one, the runner's host name, is
+	 * unknown before.  central_pushes and central_finding_pushes: which
+	 * central database (its database_id) has each, so a push sends only
+	 * what it lacks. */
+	"ALTER TABLE results ADD COLUMN runner TEXT;"
+	"ALTER TABLE results ADD COLUMN uuid TEXT;"
+	"UPDATE results SET uuid = " RANDOM_UUID ";"
+	"CREATE UNIQUE INDEX results_uuid ON results (uuid);"
+	"CREATE TABLE central_pushes ("
+	" result_id INTEGER NOT NULL REFERENCES results (id) ON DELETE CASCADE,"
+	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (result_id, central));"
+	"ALTER TABLE findings ADD COLUMN runner TEXT;"
+	"ALTER TABLE findings ADD COLUMN uuid TEXT;"
+	"UPDATE findings SET uuid = " RANDOM_UUID ";"
+	"CREATE UNIQUE INDEX findings_uuid ON findings (uuid);"
+	"CREATE TABLE central_finding_pushes ("
+	" finding_id INTEGER NOT NULL REFERENCES findings (id) ON DELETE CASCADE,"
+	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (finding_id, central));",
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
@@ -102,6 +128,7 @@ const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_sche
  * through objects in its connection's temp schema, which SQLite searches
  * before the file's own.  Each applies to the versions from..to-1; a new
  * step that changes what the queries read adds its view here. */
+#define NO_UUID ", NULL AS runner, NULL AS uuid"
 const na_schema_view na_schema_views[] = {
 	/* before 3 no finding was recorded */
 	{1, 3, "CREATE TEMP TABLE findings (id INTEGER PRIMARY KEY, at TEXT, kind TEXT,"
@@ -109,8 +136,9 @@ const na_schema_view na_schema_views[] = {
 	       " datastore TEXT, datastore_type TEXT, servers TEXT, export_path TEXT, vm TEXT,"
 	       " extent_bug INTEGER, verdict TEXT, evidence_json TEXT, extent_case TEXT)"},
 	/* before 4 a campaign's result could be recorded twice: the oldest is
-	 * read, as step 4 keeps it, with its own labels only */
-	{1, 4, "CREATE TEMP VIEW results AS SELECT * FROM main.results r"
+	 * read, as step 4 keeps it, with its own labels only; before 12 no
+	 * result had its runner nor its UUID */
+	{1, 4, "CREATE TEMP VIEW results AS SELECT *" NO_UUID " FROM main.results r"
 	       " WHERE NOT (" LATER_TWIN("main.results") ");"
 	       "CREATE TEMP VIEW result_labels AS SELECT * FROM main.result_labels"
 	       " WHERE result_id IN (SELECT id FROM temp.results)"},
@@ -127,5 +155,7 @@ const na_schema_view na_schema_views[] = {
 	{8, 9, na_store_nas_no_clock},
 	{9, 10, na_store_nas_no_health},
 	{10, 11, na_store_nas_no_zfs},
+	{4, NA_SCHEMA_UUID, "CREATE TEMP VIEW results AS SELECT *" NO_UUID " FROM main.results"},
 };
+#undef NO_UUID
 const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_views[0]);

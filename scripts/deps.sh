@@ -4,10 +4,10 @@
 set -euo pipefail
 packages=(
 	build-essential cmake pkg-config
-	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libinih-dev
+	libcurl4-openssl-dev libxml2-dev libssl-dev libjansson-dev libcmocka-dev libsqlite3-dev libinih-dev libpq-dev
 	golang-go golang-github-vmware-govmomi-dev
 	jq python3 openssl curl fio sqlite3 procps libxml2-utils
-	openssh-client openssh-server zsh
+	openssh-client openssh-server zsh postgresql
 	chromium
 )
 missing=()

@@ -346,7 +346,7 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
-	                    "finished_at, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
+	                    "finished_at, runner, uuid, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
 	                    "zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
 	                    "zfs_pool_health; "
 	                    "the labels recorded are recordsize, slog");
@@ -480,6 +480,82 @@ static void version_1_is_migrated(void **state)
 	assert_string_equal(WHERE(s, "recordsize=64K"), "1");
 	na_store_close(&s);
 	free((char *)path);
+}
+
+/* Every result has a UUID of its own: made when it is recorded, and given
+ * by the upgrade to results recorded before schema 12 (whose runner stays
+ * unknown); a new one names the host it was recorded on. */
+static void every_result_gets_a_uuid(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("uuid.db"));
+	const char *v4 = "SELECT count(*) FROM results WHERE length(uuid) = 36 AND lower(uuid) = uuid"
+	                 " AND substr(uuid, 9, 1) || substr(uuid, 14, 1) || substr(uuid, 19, 1)"
+	                 " || substr(uuid, 24, 1) = '----' AND substr(uuid, 15, 1) = '4'"
+	                 " AND substr(uuid, 20, 1) IN ('8', '9', 'a', 'b')";
+	na_store *s = open_version_with_samples(path, 11);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM pragma_table_info('results') "
+	                               "WHERE name IN ('uuid', 'runner')"), 0);
+	vs_error err = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_null(r.uuid);  /* the caller's struct keeps no pointer into the store */
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 4);
+	assert_int_equal(raw_int(path, v4), 4);
+	assert_int_equal(raw_int(path, "SELECT count(DISTINCT uuid) FROM results"), 4);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE runner IS NULL"), 3);
+	char host[256] = "";
+	assert_int_equal(gethostname(host, sizeof(host) - 1), 0);
+	assert_string_equal(raw_text(path, "SELECT runner FROM results WHERE id = 4"), host);
+	/* a finding too */
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_finding f = {.at = "2026-10-03T09:00:00Z", .kind = "probe", .host = "esx1",
+	                .verdict = "the extent bug showed", .extent_bug = true};
+	assert_int_equal(na_store_add_finding(s, &f, &err), VS_OK);
+	na_store_close(&s);
+	assert_string_equal(raw_text(path, "SELECT runner FROM findings"), host);
+	assert_int_equal(raw_int(path, "SELECT length(uuid) FROM findings"), 36);
+	/* a reader sees them as fields, a reader of an older file as unknown */
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	char cond[300];
+	snprintf(cond, sizeof(cond), "runner=%s", host);
+	assert_string_equal(WHERE(s, cond), "4");
+	snprintf(cond, sizeof(cond), "uuid=%s", raw_text(path, "SELECT uuid FROM results WHERE id = 2"));
+	assert_string_equal(WHERE(s, cond), "2");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+/* A central database's URL: PostgreSQL's, without a password (libpq's own
+ * ways bring it), and the refusal never repeats the URL. */
+static void central_urls_are_checked(void **state)
+{
+	(void)state;
+	const char *good[] = {"postgresql://ci@db.example.com/results?sslmode=verify-full",
+	                      "postgres:///results?host=/run/postgresql", "postgresql://[::1]:5432/r",
+	                      "postgresql://ci@[::1]/r?service=nfsagent", "postgresql:///r?user=a:b"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
+		vs_error err = {0};
+		assert_int_equal(na_central_check_url(good[i], &err), VS_OK);
+	}
+	const char *secret[] = {"postgresql://ci:hunter2@db/r", "postgres://ci:@db/r",
+	                        "postgresql:///r?password=hunter2", "postgresql:///r?user=ci&password=hunter2"};
+	for (size_t i = 0; i < sizeof(secret) / sizeof(*secret); i++) {
+		vs_error err = {0};
+		assert_int_equal(na_central_check_url(secret[i], &err), VS_ERR_USAGE);
+		assert_string_equal(err.message, "do not put the password in the central database's URL: "
+		                    "use PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file (PGSERVICE)");
+	}
+	const char *other[] = {"mysql://ci:hunter2@db/r", "db.example.com", "postgresql:/r", ""};
+	for (size_t i = 0; i < sizeof(other) / sizeof(*other); i++) {
+		vs_error err = {0};
+		assert_int_equal(na_central_check_url(other[i], &err), VS_ERR_USAGE);
+		assert_string_equal(err.message, "the central database's URL must start with postgresql:// "
+		                    "or postgres:// (a libpq URI)");
+	}
 }
 
 /* Opening must fail and leave the file byte for byte as it was. */
@@ -1066,6 +1142,8 @@ int main(void)
 		cmocka_unit_test(journal_read_errors_are_errors),
 		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
 		cmocka_unit_test(readers_read_older_schemas_unchanged),
+		cmocka_unit_test(every_result_gets_a_uuid),
+		cmocka_unit_test(central_urls_are_checked),
 		cmocka_unit_test(findings_are_selected_by_provenance),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
