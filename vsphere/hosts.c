@@ -64,10 +64,53 @@ static char *url_host(const char *name)
 	return b.data;
 }
 
+/* A host the transport was told about, by moref: each file transfer and
+ * extent read of a campaign reaches a host, and asking vCenter again each
+ * time was a third of a campaign's property reads. */
+struct vs_reached_host {
+	struct vs_reached_host *next;
+	char *moref, *name;
+};
+
+void vs_reached_hosts_free(struct vs_reached_host **list)
+{
+	while (*list) {
+		struct vs_reached_host *h = *list;
+		*list = h->next;
+		free(h->moref);
+		free(h->name);
+		free(h);
+	}
+}
+
+static const char *reached_before(const vs_client *c, const char *moref)
+{
+	for (const struct vs_reached_host *h = c->reached; h; h = h->next)
+		if (strcmp(h->moref, moref) == 0 && vs_transport_knows(c->transport, h->name))
+			return h->name;
+	return NULL;
+}
+
+/* Notes host moref as reached by name; a failure to note it costs only a
+ * later read. */
+static void note_reached(vs_client *c, const char *moref, const char *name)
+{
+	struct vs_reached_host *h = calloc(1, sizeof(*h));
+	if (h && (h->moref = strdup(moref)) && (h->name = strdup(name))) {
+		h->next = c->reached;
+		c->reached = h;
+		return;
+	}
+	vs_reached_hosts_free(&h);
+}
+
 int vs_host_reach(vs_client *c, const char *host, char **name, vs_error *err)
 {
 	static const char *const paths[] = {"name", "summary.config.sslThumbprint",
 	                                    "config.virtualNicManagerInfo.netConfig", NULL};
+	const char *known = reached_before(c, host);
+	if (known)
+		return (*name = strdup(known)) ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	*name = NULL;
 	host_endpoint e = {0};
 	int rc = vs_props_one(c, "HostSystem", host, paths, read_endpoint, &e, err);
@@ -77,6 +120,8 @@ int vs_host_reach(vs_client *c, const char *host, char **name, vs_error *err)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && !vs_transport_knows(c->transport, *name))
 		rc = vs_transport_add_host(c->transport, *name, e.address, e.thumbprint, err);
+	if (rc == VS_OK)
+		note_reached(c, host, *name);
 	if (rc != VS_OK) {
 		free(*name);
 		*name = NULL;

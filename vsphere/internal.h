@@ -238,6 +238,8 @@ struct vs_client {
 	struct vs_dc_cache *dcs;
 	/* performance counter names and ids, read once on first need */
 	struct vs_perf_names *perf_names;
+	/* the hosts vs_host_reach has read, by moref: read once per client */
+	struct vs_reached_host *reached;
 };
 
 /* Logs in again after NotAuthenticated; drops session-bound objects. */
@@ -247,8 +249,10 @@ int vs_session_relogin(vs_client *c, vs_error *err);
 
 /* Learns from vCenter where ESXi host `host` (moref) is and which certificate
  * it has, so that the transport can reach it; *name (malloc'd) is the
- * host's name as a URL's host. */
+ * host's name as a URL's host.  Asked once per client: a host whose
+ * certificate changes later is refused by the transport, not trusted. */
 int vs_host_reach(vs_client *c, const char *host, char **name, vs_error *err);
+void vs_reached_hosts_free(struct vs_reached_host **list);
 
 /* ---- props.c ----------------------------------------------------------- */
 

@@ -220,6 +220,7 @@ void vs_disconnect(vs_client **cp)
 	drop_guest_managers(c);
 	vs_dc_cache_free(&c->dcs);
 	vs_perf_names_free(&c->perf_names);
+	vs_reached_hosts_free(&c->reached);
 	vs_transport_free(&c->transport);
 	free_service(&c->sc);
 	free_about(&c->about);
