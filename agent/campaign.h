@@ -64,10 +64,11 @@ int na_campaign_load(const char *path, na_campaign *c, vs_error *err);
  * na_campaign_free c after either, whatever they return. */
 int na_campaign_parse(const char *file, const char *text, na_campaign *c, vs_error *err);
 
-/* Adds "KEY=VALUE" (blanks around either dropped; copied) to l.  false, with
- * the reason in why, for no '=' or an empty key, a key already in l, a key
- * or value with a control character or that is not UTF-8, or l full. */
-bool na_labels_add(na_labels *l, const char *kv, char *why, size_t size);
+/* Adds "KEY=VALUE" (blanks around either dropped; copied) to l.
+ * VS_ERR_USAGE for no '=' or an empty key, a key already in l or that is a
+ * result field, a key or value with a control character or that is not
+ * UTF-8, or l full. */
+int na_labels_add(na_labels *l, const char *kv, vs_error *err);
 const na_label *na_labels_find(const na_labels *l, const char *key);
 void na_labels_free(na_labels *l);
 void na_campaign_free(na_campaign *c);

@@ -149,49 +149,53 @@ static const char *trimmed(char *s, char *end)
 	return s;
 }
 
-bool na_labels_add(na_labels *l, const char *kv, char *why, size_t size)
+/* Why kv cannot be added to l, as a vs_error; VS_OK when it can. */
+static int label_check(const na_labels *l, const char *kv, bool has_eq, const char *key,
+                       const char *value, vs_error *err)
+{
+	long bad_key = na_bad_text_at(key), bad_value = na_bad_text_at(value);
+	if ((!has_eq || !*key) && na_bad_text_at(kv) < 0)
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not a label: give KEY=VALUE, such as "
+		               "recordsize=16K", kv);
+	if (!has_eq || !*key)
+		return vs_fail(err, VS_ERR_USAGE, "a label is KEY=VALUE, such as recordsize=16K");
+	if (bad_key >= 0)
+		return vs_fail(err, VS_ERR_USAGE, "a label key has a control character or is not UTF-8 "
+		               "(byte 0x%02x)", (unsigned char)key[bad_key]);
+	if (bad_value >= 0)
+		return vs_fail(err, VS_ERR_USAGE, "label %s: its value has a control character or is not "
+		               "UTF-8 (byte 0x%02x)", key, (unsigned char)value[bad_value]);
+	if (na_store_is_field(key))
+		return vs_fail(err, VS_ERR_USAGE, "label key %s is a result field, which --where would "
+		               "select instead: name the label otherwise", key);
+	if (na_labels_find(l, key))
+		return vs_fail(err, VS_ERR_USAGE, "label %s is given twice: give each key once", key);
+	if (l->n == NA_MAX_LABELS)
+		return vs_fail(err, VS_ERR_USAGE, "more than %d labels", NA_MAX_LABELS);
+	return VS_OK;
+}
+
+int na_labels_add(na_labels *l, const char *kv, vs_error *err)
 {
 	char *text = strdup(kv);
-	char *eq = text ? strchr(text, '=') : NULL;
-	if (!text) {
-		snprintf(why, size, "out of memory");
-		return false;
-	}
+	if (!text)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	char *eq = strchr(text, '=');
 	const char *key = text, *value = "";
 	if (eq) {
 		*eq = '\0';
 		key = trimmed(text, eq);
 		value = trimmed(eq + 1, eq + 1 + strlen(eq + 1));
 	}
-	long bad_key = na_bad_text_at(key), bad_value = na_bad_text_at(value);
-	bool ok = false;
-	if ((!eq || !*key) && na_bad_text_at(kv) < 0)
-		snprintf(why, size, "'%s' is not a label: give KEY=VALUE, such as recordsize=16K", kv);
-	else if (!eq || !*key)
-		snprintf(why, size, "a label is KEY=VALUE, such as recordsize=16K");
-	else if (bad_key >= 0)
-		snprintf(why, size, "a label key has a control character or is not UTF-8 (byte 0x%02x)",
-		         (unsigned char)key[bad_key]);
-	else if (bad_value >= 0)
-		snprintf(why, size, "label %s: its value has a control character or is not UTF-8 (byte 0x%02x)",
-		         key, (unsigned char)value[bad_value]);
-	else if (na_store_is_field(key))
-		snprintf(why, size, "label key %s is a result field, which --where would select instead: "
-		         "name the label otherwise", key);
-	else if (na_labels_find(l, key))
-		snprintf(why, size, "label %s is given twice: give each key once", key);
-	else if (l->n == NA_MAX_LABELS)
-		snprintf(why, size, "more than %d labels", NA_MAX_LABELS);
-	else
-		ok = true;
-	if (!ok) {
+	int rc = label_check(l, kv, eq != NULL, key, value, err);
+	if (rc != VS_OK) {
 		free(text);
-		return false;
+		return rc;
 	}
 	/* key and value live in text, which l keeps. */
 	l->text[l->n] = text;
 	l->v[l->n++] = (na_label){key, value};
-	return true;
+	return VS_OK;
 }
 
 const na_label *na_labels_find(const na_labels *l, const char *key)
@@ -207,10 +211,10 @@ static bool set_labels(parse *p, na_labels *l, const char *value)
 {
 	char *copy = strdup(value), *save = NULL;
 	bool ok = copy != NULL;
-	char why[256];
+	vs_error err = {0};
 	for (char *kv = strtok_r(copy, ",", &save); ok && kv; kv = strtok_r(NULL, ",", &save))
-		if (!(ok = na_labels_add(l, kv, why, sizeof(why))))
-			fail_at(p, "%s", why);
+		if (!(ok = na_labels_add(l, kv, &err) == VS_OK))
+			fail_at(p, "%s", err.message);
 	free(copy);
 	return ok;
 }
@@ -238,9 +242,9 @@ static bool one_of(const char *v, const char *const *allowed)
 
 static bool set_dir(parse *p, const char *value)
 {
-	char why[128];
-	if (na_job_dir_problem(value, why, sizeof(why))) {
-		fail_at(p, "dir %s", why);
+	vs_error err = {0};
+	if (na_job_dir_check(value, &err) != VS_OK) {
+		fail_at(p, "dir %s", err.message);
 		return false;
 	}
 	return set_str(&p->c->dir, value);
@@ -522,7 +526,7 @@ static void fold_labels(parse *p)
 	const na_labels *from = &p->campaign_labels;
 	for (size_t i = 0; i < p->c->n_targets && !p->error[0]; i++) {
 		na_target *t = &p->c->targets[i];
-		char why[256];
+		vs_error err = {0};
 		for (size_t k = 0; k < from->n && !p->error[0]; k++) {
 			const na_label *l = &from->v[k];
 			if (na_labels_find(&t->labels, l->key))
@@ -534,8 +538,8 @@ static void fold_labels(parse *p)
 			p->line = t->line;
 			if (!kv)
 				fail_at(p, "out of memory");
-			else if (!na_labels_add(&t->labels, kv, why, sizeof(why)))
-				fail_at(p, "[target %s]: %s with the campaign's", t->name, why);
+			else if (na_labels_add(&t->labels, kv, &err) != VS_OK)
+				fail_at(p, "[target %s]: %s with the campaign's", t->name, err.message);
 			free(kv);
 		}
 	}

@@ -58,18 +58,18 @@ typedef struct bench_args {
 
 static int add_label(bench_args *a, const char *arg, na_outcome *out)
 {
-	char why[256];
-	if (na_labels_add(&a->labels, arg, why, sizeof(why)))
+	vs_error err = {0};
+	if (na_labels_add(&a->labels, arg, &err) == VS_OK)
 		return 1;
-	na_usage_error(out, "--label: %s", why);
+	na_usage_error(out, "--label: %s", err.message);
 	return -1;
 }
 
 static int set_dir(bench_args *a, const char *arg, na_outcome *out)
 {
-	char why[128];
-	if (na_job_dir_problem(arg, why, sizeof(why))) {
-		na_usage_error(out, "--dir %s", why);
+	vs_error err = {0};
+	if (na_job_dir_check(arg, &err) != VS_OK) {
+		na_usage_error(out, "--dir %s", err.message);
 		return -1;
 	}
 	a->job.dir = arg;

@@ -178,26 +178,19 @@ int64_t na_parse_size(const char *s)
 	return v;
 }
 
-const char *na_job_dir_problem(const char *dir, char *buf, size_t size)
+int na_job_dir_check(const char *dir, vs_error *err)
 {
-	if (dir[0] != '/') {
-		snprintf(buf, size, "must be an absolute path, such as /var/tmp");
-		return buf;
-	}
+	if (dir[0] != '/')
+		return vs_fail(err, VS_ERR_USAGE, "must be an absolute path, such as /var/tmp");
 	for (const unsigned char *c = (const unsigned char *)dir; *c; c++)
-		if (*c < 0x20 || *c == 0x7f) {
-			snprintf(buf, size, "has a control character (0x%02x): remove it", *c);
-			return buf;
-		} else if (strchr(":;#=$\\", *c)) {
-			snprintf(buf, size, "has '%c', which fio's job files give a meaning: choose a folder "
-			         "without it", *c);
-			return buf;
-		}
-	if (dir[strlen(dir) - 1] == ' ') {
-		snprintf(buf, size, "ends in a blank, which fio would drop: remove it");
-		return buf;
-	}
-	return NULL;
+		if (*c < 0x20 || *c == 0x7f)
+			return vs_fail(err, VS_ERR_USAGE, "has a control character (0x%02x): remove it", *c);
+		else if (strchr(":;#=$\\", *c))
+			return vs_fail(err, VS_ERR_USAGE, "has '%c', which fio's job files give a meaning: "
+			               "choose a folder without it", *c);
+	if (dir[strlen(dir) - 1] == ' ')
+		return vs_fail(err, VS_ERR_USAGE, "ends in a blank, which fio would drop: remove it");
+	return VS_OK;
 }
 
 static const char *file_kind(mode_t mode)

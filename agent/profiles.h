@@ -39,12 +39,12 @@ const na_profile *na_profile_find(const char *name);
 /* The fio job file for a profile (malloc'd).  Flags are written name=1 so
  * that fio echoes them in "job options". */
 char *na_job_file(const na_profile *p, const na_job_overrides *o);
-/* Why dir cannot be fio's folder in the guest (NULL when it can): it must be
- * absolute, without control characters and without the characters fio's
- * job syntax gives meaning (':' separates folders, '$' expands variables,
- * ';' and '#' start comments, '=' and '\\'), and fio would drop a trailing
- * blank.  The text names the first bad character. */
-const char *na_job_dir_problem(const char *dir, char *buf, size_t size);
+/* Whether dir can be fio's folder in the guest (VS_ERR_USAGE, saying why,
+ * when not): it must be absolute, without control characters and without
+ * the characters fio's job syntax gives meaning (':' separates folders, '$'
+ * expands variables, ';' and '#' start comments, '=' and '\\'), and fio
+ * would drop a trailing blank.  The message names the first bad character. */
+int na_job_dir_check(const char *dir, vs_error *err);
 /* Reads a text file of at most max bytes (malloc'd, NUL-terminated) into
  * *text; refuses, in err as VS_ERR_USAGE, what is not a regular file (a
  * directory, /dev/zero, a FIFO: opened without blocking, then checked on
