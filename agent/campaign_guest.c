@@ -23,6 +23,7 @@ na_bench na_run_bench(na_run *r, na_session *s)
 	return (na_bench){.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
 	                  .auth = na_run_guest_auth(r),
 	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
+	                  .fio_checked = r->fio_checked, .fio_libaio = r->fio_libaio,
 	                  .stop = &na_stop_requested};
 }
 
@@ -36,6 +37,8 @@ int na_run_check_guest(na_run *r)
 	na_bench b = na_run_bench(r, &s);
 	if (na_bench_begin(&b, &err) != VS_OK)
 		return na_run_fail(r, &err);
+	r->fio_checked = b.fio_checked;
+	r->fio_libaio = b.fio_libaio;
 	na_bench_end(&b);
 	return VS_OK;
 }

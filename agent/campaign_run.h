@@ -26,6 +26,7 @@ typedef struct na_run {
 	vs_error err;            /* the run's first error: the one main.c prints */
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
+	bool fio_checked, fio_libaio;  /* the VM's fio, as na_run_check_guest found it */
 } na_run;
 
 /* The campaign's functions return a vs_status; the first error is kept in

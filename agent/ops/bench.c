@@ -55,7 +55,7 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = vs_guest_check(b->s->client, b->vm->moref, err);
 	bool made = rc == VS_OK &&
 	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
-	if (rc == VS_OK)
+	if (rc == VS_OK && !b->fio_checked)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
 		rc = vs_perf_counter_ids(b->s->client, counter_names, 6, b->counter_ids, err);
@@ -305,23 +305,30 @@ int na_bench_fetch(na_bench *b, const char *name, size_t max, char **data, size_
  * runs, rather than a failed result for every repetition. */
 static int check_fio(na_bench *b, vs_error *err)
 {
-	char args[256];
+	/* The report's name is the start's mark: no listing before it (as a
+	 * job file's name, na_bench_run). */
+	char report_name[64], args[256];
+	struct timespec now;
+	clock_gettime(CLOCK_REALTIME, &now);
+	snprintf(report_name, sizeof(report_name), "fio-check-%lld%03ld.txt", (long long)now.tv_sec,
+	         now.tv_nsec / 1000000);
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; } > fio-check.txt 2>&1'",
-	         b->staging);
+	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; } > %s 2>&1'",
+	         b->staging, report_name);
 	int64_t pid = -1;
 	vs_guest_process proc;
 	char *report = NULL;
 	size_t len = 0;
-	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, NULL,
-	                        &pid, err);
+	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging,
+	                        report_name, &pid, err);
 	if (rc == VS_OK)
 		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL, NULL,
 		                   &proc, err);
 	if (rc == VS_OK)
-		rc = na_bench_fetch(b, "fio-check.txt", MAX_STDERR, &report, &len, err);
+		rc = na_bench_fetch(b, report_name, MAX_STDERR, &report, &len, err);
 	if (rc == VS_OK)
 		rc = na_fio_guest_check(b->vm->name, report ? report : "", &b->fio_libaio, err);
+	b->fio_checked = rc == VS_OK;
 	free(report);
 	return rc;
 }

@@ -40,6 +40,8 @@ typedef struct na_bench {
 	char data[1024];            /* fio's folder under job.dir: made and removed for
 	                             * each repetition */
 	bool fio_libaio;            /* the guest's fio has the libaio engine */
+	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
+	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
 	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
 	 * dataset behind ds, its settings and its pool were read
