@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "cmd_bench_group.h"
-#include "group.h"
 
 const char *na_bench_group_twice(const char *const *vms, size_t n)
 {
@@ -118,21 +117,6 @@ static void print_dirs(const na_fio_result *f)
 	}
 }
 
-/* The figures of the members that ran the whole job. */
-static int figures(na_bench *const *m, size_t n, const na_bench_group_run *r, na_group_figures *g,
-                   vs_error *err)
-{
-	const na_fio_result *fio[NA_GROUP_MAX_VMS];
-	const char *names[NA_GROUP_MAX_VMS];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!r->m[i].why) {
-			fio[k] = &r->m[i].o.fio;
-			names[k++] = m[i]->vm->name;
-		}
-	return na_group_figures_of(fio, names, k, g, err);
-}
-
 static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *p,
                       const na_bench_group_run *r)
 {
@@ -148,20 +132,18 @@ static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *
 			printf("  (result %lld)", (long long)x->o.row);
 		printf("\n");
 	}
-	na_group_figures g;
-	vs_error err = {0};
+	const na_group_figures *g = &r->fig;
 	printf("%s #%d group of %zu%s:", p->name, r->repetition, n, r->incomplete ? " (INCOMPLETE)" : "");
-	if (figures(m, n, r, &g, &err) == VS_OK) {
-		print_dirs(&g.merged);
+	if (g->n) {
+		print_dirs(&g->merged);
 		printf("  skew %.0f ms  slowest %s %.0f IOPS (%.2f of a fair share)", r->skew_ms,
-		       g.slowest.name, g.slowest.iops, g.slowest_share);
+		       g->slowest.name, g->slowest.iops, g->slowest_share);
 		if (r->incomplete)
-			printf("  [%zu of %zu VMs]", g.n, n);
-		na_group_figures_clear(&g);
+			printf("  [%zu of %zu VMs]", g->n, n);
 	} else {
 		printf("  no VM ran the whole job");
 	}
-	printf("\n");
+	printf("  (group %lld)\n", (long long)r->group_id);
 	fflush(stdout);
 }
 
@@ -194,22 +176,21 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p, const
 			json_object_update_new(o, fio_json(&x->o.fio));
 		json_array_append_new(members, o);
 	}
-	json_t *run = json_pack("{s:s, s:i, s:i, s:b, s:o, s:o}", "profile", p->name, "repetition",
+	json_t *run = json_pack("{s:s, s:i, s:i, s:b, s:o, s:I, s:o}", "profile", p->name, "repetition",
 	                        r->repetition, "vms", (int)n, "complete", !r->incomplete, "start_skew_ms",
-	                        r->skew_ms >= 0 ? json_real(r->skew_ms) : json_null(), "members", members);
-	na_group_figures g;
-	vs_error err = {0};
-	if (figures(m, n, r, &g, &err) == VS_OK) {
-		json_t *group = fio_json(&g.merged);
-		json_object_set_new(group, "vms_measured", json_integer((json_int_t)g.n));
-		json_object_set_new(group, "iops", json_real(g.iops));
+	                        r->skew_ms >= 0 ? json_real(r->skew_ms) : json_null(), "group_id",
+	                        (json_int_t)r->group_id, "members", members);
+	const na_group_figures *g = &r->fig;
+	if (g->n) {
+		json_t *group = fio_json(&g->merged);
+		json_object_set_new(group, "vms_measured", json_integer((json_int_t)g->n));
+		json_object_set_new(group, "iops", json_real(g->iops));
 		json_object_set_new(group, "spread", json_pack("{s:s, s:f, s:s, s:f, s:s, s:f, s:f}",
-		                    "slowest", g.slowest.name, "slowest_iops", g.slowest.iops,
-		                    "median", g.median.name, "median_iops", g.median.iops,
-		                    "fastest", g.fastest.name, "fastest_iops", g.fastest.iops,
-		                    "slowest_share", g.slowest_share));
+		                    "slowest", g->slowest.name, "slowest_iops", g->slowest.iops,
+		                    "median", g->median.name, "median_iops", g->median.iops,
+		                    "fastest", g->fastest.name, "fastest_iops", g->fastest.iops,
+		                    "slowest_share", g->slowest_share));
 		json_object_set_new(run, "group", group);
-		na_group_figures_clear(&g);
 	}
 	return run;
 }

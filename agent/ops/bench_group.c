@@ -133,6 +133,64 @@ static void end_all(na_bench *const *m, size_t n, const na_profile *p, const cha
 	}
 }
 
+static void stats_of(const na_fio_dir *d, na_dir_stats *s)
+{
+	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
+	                    d->p99_us, d->p999_us, d->max_us, d->total_ios, d->runtime_ms};
+}
+
+/* The figures of the members that ran the whole job. */
+static int figures(na_bench *const *m, size_t n, na_bench_group_run *r, vs_error *err)
+{
+	const na_fio_result *fio[NA_GROUP_MAX_VMS];
+	const char *names[NA_GROUP_MAX_VMS];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < NA_GROUP_MAX_VMS; i++)
+		if (!r->m[i].why) {
+			fio[k] = &r->m[i].o.fio;
+			names[k++] = m[i]->vm->name;
+		}
+	return k ? na_group_figures_of(fio, names, k, &r->fig, err) : VS_OK;
+}
+
+/* "fleet-03: fio failed: ...; fleet-04: never started: ..." (malloc'd), or NULL. */
+static char *whys(na_bench *const *m, size_t n, const na_bench_group_run *r)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += r->m[i].why ? strlen(m[i]->vm->name) + strlen(r->m[i].why) + 4 : 0;
+	char *s = r->incomplete ? calloc(len, 1) : NULL;
+	for (size_t i = 0, at = 0; s && i < n; i++)
+		if (r->m[i].why)
+			at += (size_t)snprintf(s + at, len - at, "%s%s: %s", at ? "; " : "", m[i]->vm->name,
+			                       r->m[i].why);
+	return s;
+}
+
+/* The group's row and its members' links, committing the members' results
+ * recorded since na_store_group_begin. */
+static int record_group(na_bench *const *m, size_t n, const na_profile *p, const char *started_at,
+                        na_bench_group_run *r, int rc, vs_error *err)
+{
+	na_group_member links[NA_GROUP_MAX_VMS];
+	for (size_t i = 0; i < n && i < NA_GROUP_MAX_VMS; i++)
+		links[i] = (na_group_member){m[i]->vm->name, r->m[i].o.row, r->m[i].why};
+	char *why = whys(m, n, r);
+	na_group_row g = {.started_at = started_at, .profile = p->name, .repetition = r->repetition,
+	                  .vms = (int)n, .start_skew_ms = r->skew_ms, .why = why, .iops = r->fig.iops,
+	                  .slowest_vm = r->fig.n ? r->fig.slowest.name : NULL,
+	                  .slowest_share = r->fig.slowest_share};
+	const na_fio_result *f = &r->fig.merged;
+	stats_of(f->mixed ? &f->mixed_dir : &f->read, &g.read);
+	stats_of(&f->write, &g.write);
+	if (rc == VS_OK && r->incomplete && !why)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	rc = na_store_group_end(m[0]->s->store, rc, &g, links, n, err);
+	r->group_id = g.id;
+	free(why);
+	return rc;
+}
+
 static int run_group(na_bench *const *m, size_t n, const na_profile *p, const char *job, int rep,
                      na_bench_group_run *r, vs_error *err)
 {
@@ -154,10 +212,17 @@ static int run_group(na_bench *const *m, size_t n, const na_profile *p, const ch
 			na_bench_stop_fio(m[i]);
 	for (size_t i = 0; i < n; i++)
 		na_bench_remove_data(m[i]);
+	/* The group and its members are recorded together or not at all. */
+	if (rc == VS_OK)
+		rc = na_store_group_begin(m[0]->s->store, err);
 	if (rc == VS_OK)
 		end_all(m, n, p, job, rep, st, proc, r);
 	for (size_t i = 0; i < n; i++)
 		r->incomplete += r->m[i].why != NULL;
+	if (rc == VS_OK) {
+		rc = figures(m, n, r, err);
+		rc = record_group(m, n, p, st[0].started_at, r, rc, err);
+	}
 	free(st);
 	free(proc);
 	return rc;
@@ -247,6 +312,7 @@ void na_bench_group_result_free(na_bench_group_result *r)
 			na_bench_outcome_clear(&r->runs[i].m[k].o);
 			free(r->runs[i].m[k].why);
 		}
+		na_group_figures_clear(&r->runs[i].fig);
 		free(r->runs[i].m);
 	}
 	free(r->runs);

@@ -3,6 +3,7 @@
 #ifndef NFSAGENT_OPS_BENCH_GROUP_H
 #define NFSAGENT_OPS_BENCH_GROUP_H
 
+#include "group.h"
 #include "ops/bench.h"
 
 enum { NA_GROUP_MAX_VMS = 64 };
@@ -27,6 +28,10 @@ typedef struct na_bench_group_run {
 	/* The spread of the members' starts (ms), right to within the longest
 	 * StartProgramInGuest call's half; -1 when fewer than two started. */
 	double skew_ms;
+	/* The group's figures over its complete members (fig.n of them; 0:
+	 * none ran the whole job), and its row in the store (0: not recorded). */
+	na_group_figures fig;
+	int64_t group_id;
 } na_bench_group_run;
 
 typedef struct na_bench_group_result {
@@ -44,7 +49,7 @@ typedef void (*na_bench_group_fn)(void *ud, na_bench *const *members, size_t n,
 /* The whole benchmark on n members (each resolved as for na_op_bench, all
  * on one datastore, without a NAS side): prepares every guest, then runs
  * each profile plan->repeat times, interleaved, in every guest at once,
- * each member recorded as it is read.  A member that fails, ends early or
+ * each repetition recorded with its members in one transaction.  A member that fails, ends early or
  * never starts is named in its run, never left out; Ctrl-C stops fio in
  * every guest. */
 int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *plan,

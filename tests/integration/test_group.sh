@@ -32,6 +32,15 @@ assert_eq "$(jq '[.runs[] | .group.iops == ([.members[] | .read.iops + .write.io
 	true "group IOPS"
 assert_eq "$(jq -r '[.runs[] | .group.spread.slowest_share > 0 and .group.spread.slowest_share <= 1] | all' <<< "$bench")" \
 	true "the slowest VM's share of the fair share"
+# Stored as one group per repetition, its figures the ones printed, its members linked.
+assert_eq "$(sqlite3 "$db" "SELECT count(*), sum(vms), sum(incomplete) FROM result_groups")" "2|4|0" "groups"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id")" \
+	4 "members linked to their results"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(v) FROM (SELECT round(read_iops, 3) AS v FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[] | .group.read.iops * 1000 | round / 1000 | tostring] | join(",")' <<< "$bench")" \
+	"stored group IOPS"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(id) FROM (SELECT id FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "group ids in JSON"
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq '[.[] | select(.status == "ok")] | length' <<< "$OUT")" 4 "every member recorded"
 assert_eq "$(jq -r '[.[] | .vm] | unique | join(",")' <<< "$OUT")" "fleet-01,fleet-02" "members' rows"
@@ -47,6 +56,11 @@ run 1 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randread-4k-qd1 --repeat 
 assert_eq "$(jq -r '.runs[0] | [.complete, (.members[] | select(.complete | not) | .vm)] | join(" ")' <<< "$OUT")" \
 	"false fleet-03" "JSON names the incomplete member"
 assert_contains "$(jq -r '.runs[0].members[2].why' <<< "$OUT")" "fio failed"
+assert_eq "$(sqlite3 "$db" "SELECT vms, incomplete, substr(why, 1, 21) FROM result_groups WHERE incomplete")" \
+	"3|1|fleet-03: fio failed:
+3|1|fleet-03: fio failed:" "incomplete groups stored naming the VM"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members WHERE vm = 'fleet-03' AND why LIKE 'fio failed%'")" \
+	2 "the failed member's reason stored"
 
 # Bad groups: one line each, before any guest is touched.
 before=$(calls StartProgramInGuest)

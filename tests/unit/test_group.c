@@ -6,12 +6,16 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <sqlite3.h>
 
 #include "group.h"
+#include "store.h"
 
 /* Three VMs' completion-latency bins (ns -> count): a fast one with a thin
  * tail, a middling one, and a slow one with a heavy tail. */
@@ -117,11 +121,98 @@ static void test_both_directions(void **state)
 	assert_int_not_equal(na_group_figures_of(fio, names, 0, &g, &err), VS_OK);
 }
 
+/* ---- a group in the results database ---- */
+
+static int raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	sqlite3_stmt *st = NULL;
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	int v = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static na_result member(const char *vm, double iops)
+{
+	return (na_result){.started_at = "2026-12-05T14:00:00Z", .finished_at = "2026-12-05T14:00:10Z",
+	                   .status = "ok", .repetition = 1, .host = "DC0_H0", .datastore = "truenas-vmware",
+	                   .vm = vm, .profile = "randread-4k-qd1",
+	                   .read = {true, iops, iops * 4096, 100, 90, 150, 400, 900, 2000, 1000, 10000}};
+}
+
+/* A file of schema 12 reads as one without groups, and is migrated to
+ * hold them; a group and its members commit together or not at all. */
+static void test_group_store(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-test-group-XXXXXX", path[64];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/results.db", dir);
+	na_store *s = NULL;
+	vs_error err = {0};
+	int64_t group = -1;
+	int vms = -1;
+	assert_int_equal(na_store_open_version(path, 12, &s, &err), VS_OK);
+	na_result single = member("fiotest", 5000);
+	assert_int_equal(na_store_add(s, &single, &err), VS_OK);
+	assert_int_not_equal(na_store_group_begin(s, &err), VS_OK);  /* schema 12 holds no group */
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 12);
+	/* A reader of the old file sees no group, and leaves it at 12. */
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_int_equal(na_store_group_of(s, single.id, &group, &vms, &err), VS_OK);
+	assert_true(group == 0 && vms == 0);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 12);
+
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), 13);
+	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
+	na_result a = member("fleet-01", 3000), b = member("fleet-02", 1000);
+	assert_int_equal(na_store_add(s, &a, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &b, &err), VS_OK);
+	na_group_member links[] = {{"fleet-01", a.id, NULL}, {"fleet-02", b.id, NULL},
+	                           {"fleet-03", 0, "never started: Tools went away"}};
+	na_group_row g = {.started_at = "2026-12-05T14:00:00Z", .profile = "randread-4k-qd1",
+	                  .repetition = 1, .vms = 3, .start_skew_ms = 12.5,
+	                  .why = "fleet-03: never started: Tools went away",
+	                  .read = {true, 4000, 4000 * 4096.0, 100, 90, 150, 400, 900, 2000, 2000, 10000},
+	                  .iops = 4000, .slowest_vm = "fleet-02", .slowest_share = 0.5};
+	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 3, &err), VS_OK);
+	assert_true(g.id > 0);
+	assert_int_equal(na_store_group_of(s, b.id, &group, &vms, &err), VS_OK);
+	assert_true(group == g.id && vms == 3);
+	assert_int_equal(na_store_group_of(s, single.id, &group, &vms, &err), VS_OK);
+	assert_true(group == 0);
+	/* A group that fails takes its members with it. */
+	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
+	na_result c = member("fleet-01", 2000);
+	assert_int_equal(na_store_add(s, &c, &err), VS_OK);
+	vs_error why = {0};
+	assert_int_equal(na_store_group_end(s, VS_ERR_TASK, &g, links, 1, &why), VS_ERR_TASK);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results"), 3);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_groups"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_group_members"), 3);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_group_members WHERE result_id IS NULL"
+	                               " AND why LIKE 'never started%'"), 1);
+	assert_int_equal(raw_int(path, "SELECT incomplete + vms * 10 FROM result_groups"), 31);
+	assert_int_equal(raw_int(path, "SELECT round(read_iops) + round(start_skew_ms * 2) FROM result_groups"),
+	                 4025);
+	remove(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_merged_percentiles),
 		cmocka_unit_test(test_both_directions),
+		cmocka_unit_test(test_group_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
