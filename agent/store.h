@@ -212,8 +212,10 @@ int na_store_group_begin(na_store *s, vs_error *err);
  * the outcome. */
 int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_member *m, size_t n,
                        vs_error *err);
-/* The group of result id (*group 0: none) and how many members it has. */
-int na_store_group_of(na_store *s, int64_t result_id, int64_t *group, int *vms, vs_error *err);
+/* The group result id was recorded in (g->id 0: none): its id, started_at
+ * (malloc'd; free it), vms, why ("incomplete" when it was, else NULL) and
+ * each direction's IOPS and p99.  A central database holds none yet. */
+int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err);
 
 /* Called for each row; returns VS_OK to go on, or a negative status (with err
  * filled) to stop the query, which then returns that status. */

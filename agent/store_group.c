@@ -4,6 +4,7 @@
  * which pool results by profile and provenance, never pool a group's sums
  * with one VM's runs (docs/groups.md). */
 #include <stdlib.h>
+#include <string.h>
 
 #include "store_internal.h"
 
@@ -137,20 +138,35 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 	return rc;
 }
 
-int na_store_group_of(na_store *s, int64_t result_id, int64_t *group, int *vms, vs_error *err)
+static void dir_of(sqlite3_stmt *st, int at, na_dir_stats *d)
+{
+	d->present = sqlite3_column_type(st, at) != SQLITE_NULL;
+	d->iops = sqlite3_column_double(st, at);
+	d->p99_us = sqlite3_column_type(st, at + 1) != SQLITE_NULL ? sqlite3_column_double(st, at + 1) : -1;
+}
+
+int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	*group = 0;
-	*vms = 0;
-	int rc = na_sql_prepare(s, "SELECT g.id, g.vms FROM result_group_members m"
+	*g = (na_group_row){0};
+	if (s->reader)
+		return VS_OK;
+	int rc = na_sql_prepare(s, "SELECT g.id, g.vms, g.incomplete, g.read_iops, g.read_p99_us,"
+	                           " g.write_iops, g.write_p99_us, g.started_at FROM result_group_members m"
 	                           " JOIN result_groups g ON g.id = m.group_id WHERE m.result_id = ?",
 	                        &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, result_id) : SQLITE_OK;
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		*group = sqlite3_column_int64(st, 0);
-		*vms = sqlite3_column_int(st, 1);
+	if (rc == VS_OK && step == SQLITE_ROW) {
+		g->id = sqlite3_column_int64(st, 0);
+		g->vms = sqlite3_column_int(st, 1);
+		g->why = sqlite3_column_int(st, 2) ? "incomplete" : NULL;
+		dir_of(st, 3, &g->read);
+		dir_of(st, 5, &g->write);
+		const unsigned char *at = sqlite3_column_text(st, 7);
+		if (!(g->started_at = strdup(at ? (const char *)at : "")))
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	} else if (rc == VS_OK && step != SQLITE_DONE) {
 		rc = na_sql_fail(s, step, err);
 	}

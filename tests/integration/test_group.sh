@@ -44,6 +44,16 @@ assert_eq "$(sqlite3 "$db" "SELECT group_concat(id) FROM (SELECT id FROM result_
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq '[.[] | select(.status == "ok")] | length' <<< "$OUT")" 4 "every member recorded"
 assert_eq "$(jq -r '[.[] | .vm] | unique | join(",")' <<< "$OUT")" "fleet-01,fleet-02" "members' rows"
+assert_eq "$(jq -r '[.[] | .group] | unique | map(tostring) | join(",")' <<< "$OUT")" \
+	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "each member's group in results' JSON"
+# results: a group is one row; --members lists its VMs.
+run 0 "$NFSAGENT" results --db "$db"
+assert_eq "$(grep -c '^group [0-9]* .* 2 VMs  *ok ' <<< "$OUT")" 2 "one row per group"
+assert_not_contains "$OUT" "fleet-01"
+run 0 "$NFSAGENT" results --db "$db" --members
+assert_eq "$(grep -c ' fleet-0[12] ' <<< "$OUT")" 4 "--members lists every member"
+run 0 "$NFSAGENT" results --db "$db" --csv
+assert_eq "$(wc -l <<< "$OUT")" 5 "CSV carries every member"
 
 # fleet-03's fio dies a second into its run: the group is incomplete, naming it.
 run 1 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randread-4k-qd1 --repeat 1 "${quick[@]}"

@@ -154,8 +154,7 @@ static void test_group_store(void **state)
 	snprintf(path, sizeof(path), "%s/results.db", dir);
 	na_store *s = NULL;
 	vs_error err = {0};
-	int64_t group = -1;
-	int vms = -1;
+	na_group_row found;
 	assert_int_equal(na_store_open_version(path, 12, &s, &err), VS_OK);
 	na_result single = member("fiotest", 5000);
 	assert_int_equal(na_store_add(s, &single, &err), VS_OK);
@@ -164,8 +163,8 @@ static void test_group_store(void **state)
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 12);
 	/* A reader of the old file sees no group, and leaves it at 12. */
 	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_group_of(s, single.id, &group, &vms, &err), VS_OK);
-	assert_true(group == 0 && vms == 0);
+	assert_int_equal(na_store_group_of(s, single.id, &found, &err), VS_OK);
+	assert_true(found.id == 0 && found.vms == 0);
 	na_store_close(&s);
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 12);
 
@@ -184,10 +183,13 @@ static void test_group_store(void **state)
 	                  .iops = 4000, .slowest_vm = "fleet-02", .slowest_share = 0.5};
 	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 3, &err), VS_OK);
 	assert_true(g.id > 0);
-	assert_int_equal(na_store_group_of(s, b.id, &group, &vms, &err), VS_OK);
-	assert_true(group == g.id && vms == 3);
-	assert_int_equal(na_store_group_of(s, single.id, &group, &vms, &err), VS_OK);
-	assert_true(group == 0);
+	assert_int_equal(na_store_group_of(s, b.id, &found, &err), VS_OK);
+	assert_true(found.id == g.id && found.vms == 3 && found.read.iops == 4000 && found.read.p99_us == 400);
+	assert_true(found.why && !found.write.present);
+	assert_string_equal(found.started_at, "2026-12-05T14:00:00Z");
+	free((char *)found.started_at);
+	assert_int_equal(na_store_group_of(s, single.id, &found, &err), VS_OK);
+	assert_true(found.id == 0);
 	/* A group that fails takes its members with it. */
 	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
 	na_result c = member("fleet-01", 2000);
