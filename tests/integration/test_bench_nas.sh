@@ -269,10 +269,10 @@ bench_pid=$!
 # This bench's own fio (its folder names its pid): the fio of the bench
 # killed above may still run in the guest.
 for i in $(seq 1 600); do
-	pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null && break
+	pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid-" > /dev/null && break
 	sleep 0.05
 done
-pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null || fail "the bench's fio never ran"
+pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid-" > /dev/null || fail "the bench's fio never ran"
 pkill -P "${OTHER_PIDS[-1]}" || true  # its sessions, if any is open now
 kill "${OTHER_PIDS[-1]}"
 wait "$bench_pid" || fail "bench with the NAS lost: exit $? ($(cat "$WORK/lost.err"))"
