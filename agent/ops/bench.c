@@ -171,6 +171,23 @@ static bool our_instance(const vs_datastore *d, const char *instance)
 	       strncmp(last, instance, (size_t)(url + n - last)) == 0;
 }
 
+/* Whether no run on host (moref) went without counters before, in this
+ * process: what keeps one run's counters away (a statistics level, a
+ * permission) keeps every later one's on that host too, and a campaign said
+ * it 18 times.  Another host's cause is named.  Each result still records
+ * none. */
+static bool first_without_counters(const char *host)
+{
+	static char said[16][32];
+	static size_t n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(said[i], host) == 0)
+			return false;
+	if (n < sizeof(said) / sizeof(*said))
+		snprintf(said[n++], sizeof(said[0]), "%s", host);
+	return true;
+}
+
 static char *host_counters(na_bench *b, time_t started)
 {
 	int samples = (int)((time(NULL) - started) / 20) + 1;
@@ -180,14 +197,6 @@ static char *host_counters(na_bench *b, time_t started)
 	json_t *out = json_array();
 	bool asked = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &v, &n,
 	                           &err) == VS_OK;
-	/* Said for the first run only: what keeps one run's counters away (a
-	 * statistics level, a permission) keeps every later one's too, and a
-	 * campaign repeated it 18 times.  Each result still records none. */
-	static bool said;
-	bool say = !said;
-	if (!asked && say)
-		na_say_warning(b->s, "no host counters for this run: %s (later runs without them are not "
-		               "named again)", err.message);
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < 6 && b->counter_ids[k] != v[i].counter)
@@ -198,12 +207,15 @@ static char *host_counters(na_bench *b, time_t started)
 	}
 	vs_perf_samples_free(&v, n);
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
-	if (asked && !json_array_size(out) && say)
+	bool say = (!asked || !json_array_size(out)) && first_without_counters(b->host->moref);
+	if (say && !asked)
+		na_say_warning(b->s, "no host counters for this run on %s: %s (later runs there without "
+		               "them are not named again)", b->host->name, err.message);
+	else if (say)
 		na_say_warning(b->s, "no host counters for this run: %s gave no samples of datastore %s in "
 		               "the run's window (vCenter's statistics level or interval may not keep them; "
-		               "later runs without them are not named again)",
+		               "later runs there without them are not named again)",
 		               b->host->name, b->ds->name);
-	said |= !asked || !json_array_size(out);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	return s;
