@@ -213,6 +213,15 @@ static void print_protocols(const na_cmp_group *g)
 	}
 }
 
+/* Markdown's own paragraph, or wrapped to the terminal's width. */
+static void warn(const char *text, bool md)
+{
+	if (md)
+		printf("\nwarning: %s\n", text);
+	else
+		na_warn_wrapped(text);
+}
+
 static void print_header(const comparison *c, bool md)
 {
 	const char *quote = md ? "`" : "", *bold = md ? "**" : "", *gap = md ? "\n" : "";
@@ -222,13 +231,16 @@ static void print_header(const comparison *c, bool md)
 	printf("%sB%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->b, quote, c->b.n);
 	print_protocols(&c->b);
 	printf(")\n");
-	printf("%s%s\n", gap, c->sentence);
+	if (md)
+		printf("\n%s\n", c->sentence);
+	else
+		na_print_wrapped(stdout, c->sentence, NA_TEXT_WIDTH, 0, 2);
 	if (c->time_warning)
-		printf("%swarning: %s\n", gap, c->time_warning);
+		warn(c->time_warning, md);
 	for (size_t i = 0; i < c->n_conflicts; i++)
-		printf("%swarning: %s\n", gap, c->conflicts[i]);
+		warn(c->conflicts[i], md);
 	for (size_t i = 0; i < c->n_traps; i++)
-		printf("%swarning: %s\n", gap, c->traps[i]);
+		warn(c->traps[i], md);
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
@@ -305,7 +317,7 @@ static void print_method(const comparison *c, bool wrap)
 		fclose(out);
 	}
 	if (text && wrap)
-		na_print_wrapped(stdout, text, 80);
+		na_print_wrapped(stdout, text, 80, 0, 0);
 	else if (text)
 		printf("%s\n", text);
 	free(text);
@@ -318,11 +330,65 @@ static void md_text(const char *s)
 		fputs(*s == '|' ? "\\|" : (char[2]){*s, '\0'}, stdout);
 }
 
-/* Under a key's fio rows: what ESXi and the pool saw of the same runs. */
-static void print_layers(const comparison *c, const na_cmp_row *key, bool md)
+/* The runs of one side behind every line of key in lines, or 0 when they
+ * differ (then each cell says its own). */
+static size_t same_n(const na_cmp_line *lines, size_t n, const na_cmp_row *key, bool b)
 {
-	static const char *const headers[] = {"LAYER", "A", "B", "CHANGE B/A", "VERDICT"};
-	na_table *t = md ? NULL : na_table_new(5, headers);
+	size_t runs = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t here = b ? lines[i].sb.n : lines[i].sa.n;
+		if (lines[i].key != key)
+			continue;
+		if (runs && here != runs)
+			return 0;
+		runs = here;
+	}
+	return runs;
+}
+
+/* key's lines of one kind (fio's metrics, or the layers) as a table of at
+ * most 120 columns: each side's runs in its header when all lines agree,
+ * each line's interval and the rest of its verdict in a note under it. */
+static void print_table(const na_cmp_line *lines, size_t n, const na_cmp_row *key, bool layers)
+{
+	size_t na = same_n(lines, n, key, false), nb = same_n(lines, n, key, true);
+	char ha[32] = "A", hb[32] = "B";
+	if (na && nb) {
+		snprintf(ha, sizeof(ha), "A (n=%zu)", na);
+		snprintf(hb, sizeof(hb), "B (n=%zu)", nb);
+	}
+	const char *headers[] = {layers ? "LAYER" : "METRIC", ha, hb, "CHANGE B/A", "VERDICT"};
+	na_table *t = na_table_new(5, headers);
+	bool any = false, no_side = false;
+	for (size_t i = 0; t && i < n; i++) {
+		if (lines[i].key != key)
+			continue;
+		na_cmp_cells s;
+		if (layers)
+			na_cmp_layer_cells_of(&lines[i], &s);
+		else
+			na_cmp_cells_of(&lines[i], &s);
+		const char *row[] = {s.metric, na && nb ? s.a_bare : s.a, na && nb ? s.b_bare : s.b,
+		                     s.change_bare, s.verdict_bare};
+		na_table_add(t, row);
+		if (s.note[0])
+			na_table_note(t, s.note);
+		no_side |= layers && !na_layers[lines[i].metric].judged && !s.note[0];
+		any = true;
+	}
+	if (t && any) {
+		if (layers)
+			putchar('\n');
+		na_table_print(t, stdout);
+	}
+	if (no_side)
+		printf("no verdict: neither side of these is better by itself\n");
+	na_table_free(&t);
+}
+
+/* Under a key's fio rows: what ESXi and the pool saw of the same runs. */
+static void print_layers_md(const comparison *c, const na_cmp_row *key)
+{
 	bool any = false;
 	for (size_t i = 0; i < c->cmp.n_layers; i++) {
 		if (c->cmp.layers[i].key != key)
@@ -330,47 +396,31 @@ static void print_layers(const comparison *c, const na_cmp_row *key, bool md)
 		na_cmp_cells s;
 		na_cmp_layer_cells_of(&c->cmp.layers[i], &s);
 		const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
-		if (md && !any)
+		if (!any)
 			fputs("\n| Layer | A | B | Change B/A | Verdict |\n|---|---|---|---|---|\n", stdout);
-		for (size_t k = 0; md && k < 5; k++) {
+		for (size_t k = 0; k < 5; k++) {
 			fputs("| ", stdout);
 			md_text(row[k]);
 			fputs(k == 4 ? " |\n" : " ", stdout);
 		}
-		if (t)
-			na_table_add(t, row);
 		any = true;
 	}
-	if (t && any) {
+	if (any)
 		putchar('\n');
-		na_table_print(t, stdout);
-	}
-	if (md && any)
-		putchar('\n');
-	na_table_free(&t);
 }
 
 static void print_text(const comparison *c)
 {
-	static const char *const headers[] = {"METRIC", "A", "B", "CHANGE B/A", "VERDICT"};
 	print_header(c, false);
 	for (size_t i = 0; i < c->cmp.n;) {
 		const na_cmp_line *first = &c->cmp.lines[i];
 		size_t from = i;
-		na_table *t = na_table_new(5, headers);
-		for (; i < c->cmp.n && c->cmp.lines[i].key == first->key; i++) {
-			na_cmp_cells s;
-			na_cmp_cells_of(&c->cmp.lines[i], &s);
-			const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
-			if (t)
-				na_table_add(t, row);
-		}
+		while (i < c->cmp.n && c->cmp.lines[i].key == first->key)
+			i++;
 		printf("\n%s\n", profile_of(first));
-		if (t)
-			na_table_print(t, stdout);
-		na_table_free(&t);
+		print_table(c->cmp.lines + from, i - from, first->key, false);
 		print_notes(c, from, i, "");
-		print_layers(c, first->key, false);
+		print_table(c->cmp.layers, c->cmp.n_layers, first->key, true);
 	}
 	putchar('\n');
 	print_method(c, true);
@@ -401,7 +451,7 @@ static void print_markdown(const comparison *c)
 				from--;
 			putchar('\n');
 			print_notes(c, from, i + 1, "- ");
-			print_layers(c, l->key, true);
+			print_layers_md(c, l->key);
 		}
 	}
 	putchar('\n');

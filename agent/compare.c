@@ -694,6 +694,7 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
 	if (l->metric == NA_M_IOPS && l->eff.verdict == NA_NOISE_SHOWN)
 		snprintf(c->verdict, sizeof(c->verdict), "follows read IOPS (the job's mix)");
+	na_cmp_cells_narrow(l, scale, unit, c);
 	c->pooled[0] = '\0';
 	if (l->pooled_a > 0 && l->pooled_b > 0) {
 		char pa[32], pb[32];

@@ -173,11 +173,18 @@ char *na_factors_sentence(const na_factor *f, size_t n);
 /* What a line prints: "write IOPS", "17,700 (12,100-17,700, n=3)",
  * "7.20 ms (6.90-8.10, n=3)", "+12.3% better (95% CI +8.0% to +16.8%)",
  * "within noise: could only see ...", and for p99 "pooled 7.90 ms" from
- * the fio bins ("" when they are not stored). */
+ * the fio bins ("" when they are not stored).  A terminal's table is
+ * narrower (issue 24: 120 columns): the spreads without their n (said once
+ * in the header), the change without its interval, the verdict's name, and
+ * the rest (interval, what "within noise" could see) in the row's note. */
 typedef struct na_cmp_cells {
 	char metric[64], a[96], b[96], change[96], verdict[128], pooled[64];
+	char a_bare[80], b_bare[80], change_bare[32], verdict_bare[48], note[192];
 } na_cmp_cells;
 void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c);
+/* The narrow cells and the note from the wide ones (na_cmp_cells_of and
+ * na_cmp_layer_cells_of call it; compare_layers.c). */
+void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, na_cmp_cells *c);
 
 /* A layer's line in the same cells: "pool data write", "3,500 MB/s (...)". */
 void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c);

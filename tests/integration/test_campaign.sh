@@ -146,7 +146,12 @@ assert_eq "$(jq '[.[] | select(.datastore_type == "NFS41")] | length' <<< "$rows
 assert_eq "$(jq '[.[] | select(.datastore_type == "NFS")] | length' <<< "$rows")" 4 "results over NFS 3"
 assert_eq "$(jq -r '[.[] | .export_path] | unique | join(",")' <<< "$rows")" /mnt/tank/vmware64k "one export"
 assert_contains "$OUT" "  v41  4 ok, over NFS 4.1"
-assert_contains "$OUT" "Compare: nfsagent compare --a campaign=$(run_id),target=v3 --b campaign=$(run_id),target=v41"
+# The commands to go on with, each line within 120 columns.
+assert_contains "$OUT" "Compare: nfsagent compare --a campaign=$(run_id),target=v3 \\
+           --b campaign=$(run_id),target=v41"
+assert_contains "$OUT" "Report: nfsagent report --html report.html --where campaign=$(run_id)"
+assert_le "$(sed -n '/^Results of run/,/^Report: /p' <<< "$OUT" | awk '{ if (length > m) m = length } END { print m }')" \
+	120 "the summary's widest line"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
 lab_stop
