@@ -106,6 +106,24 @@ assert_not_contains "$page" "ranges overlap"
 assert_contains "$page" "How changes are judged: A change is &quot;beyond noise&quot; when"
 assert_eq "$(ls "$WORK" | grep -c '^report.html.')" 0 "temporary files left"
 
+# ---- the summary at the top: compare's own verdict lines for the same groups ----
+run 0 "$NFSAGENT" compare --db "$db" --a protocol=NFS --b protocol=NFS41 --markdown
+echo "$OUT" > "$WORK/compare.md"
+python3 - "$html" "$WORK/compare.md" <<-'PY' || fail "the report's verdicts are not compare's"
+	import html, re, sys
+	page, md = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+	summary = re.search(r'<section id="summary">(.*?)</section>', page, re.S).group(1)
+	report = sorted(html.unescape(t) for t in re.findall(r'<li class="verdict">(.*?)</li>', summary))
+	# compare's IOPS and p99 rows, the ones judged: "metric: change; verdict"
+	rows = [[c.strip() for c in l.strip('|').split(' | ')] for l in md.splitlines()
+	        if l.startswith('| ') and not l.startswith(('| Metric', '| Layer'))]
+	ours = sorted(f'{r[0]}: {r[3]}; {r[4]}' for r in rows
+	              if re.search(r'IOPS|p99', r[0]) and not r[4].startswith('follows'))
+	assert len(ours) == 6, ours  # IOPS and p99 of each direction of each profile
+	assert report == ours, (report, ours)
+	PY
+assert_contains "$page" '<li><b>randwrite-4k-qd32x4</b>: NFS 4.1 against NFS 3'
+
 # ---- the rendering ----
 chromium() {
 	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
