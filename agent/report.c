@@ -124,8 +124,10 @@ static int collect(const na_result *res, void *ud, vs_error *err)
 	int rc = ok ? na_report_nas_side(r->store, w, res, err) : VS_OK;
 	/* compare's row of it, with the layers its NAS side gave */
 	ok &= rc != VS_OK || na_cmp_group_add(&r->results, res) == VS_OK;
-	if (ok && rc == VS_OK)
+	if (ok && rc == VS_OK) {
 		memcpy(r->results.rows[r->results.n - 1].layer, w->layer, sizeof(w->layer));
+		na_report_cache_bins(w, &r->results.rows[r->results.n - 1]);
+	}
 	return ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
@@ -632,6 +634,7 @@ static void profile_section(const na_report_page *r, size_t p)
 	esc(r, r->profiles[p]);
 	fputs("</h2>\n", r->out);
 	few_runs_note(r, p);
+	na_report_cache_notes(r, p, "p");
 	comparison(r, p);
 	na_report_layers(r, p);
 	charts(r, p);

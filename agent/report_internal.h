@@ -25,6 +25,8 @@ typedef struct na_report_row {
 	size_t group, profile;
 	double layer[NA_L_COUNT];  /* ESXi's and the pool's (compare's), -1 not measured */
 	na_timeline timeline;      /* n 0 without a NAS side */
+	char cache[96];            /* why its reads came from a cache, as the CLI flags them
+	                            * ("16.0 MiB fits in the ARC's 7.2 GiB"); "" if not */
 } na_report_row;
 
 /* Group g of a profile against the profile's first group, as compare
@@ -66,11 +68,17 @@ const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, i
 /* report_summary.c: the page's top, compare's verdict lines for its groups
  * and the caveats. */
 void na_report_summary(const na_report_page *r);
+/* A note per group whose runs of profile p read from a cache, as element
+ * tag ("p" under the profile, "li" in the summary's caveats). */
+void na_report_cache_notes(const na_report_page *r, size_t p, const char *tag);
 
 /* report_layers.c */
 /* Row w's layers (na_cmp_layers) from result res and, when the store has
  * one, its NAS side, whose pool timeline w keeps; VS_ERR_NOMEM. */
 int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_error *err);
+/* Flags w's reads cache-served from fio's latency bins (c's), as bench does
+ * without a NAS side: a quarter or more under an NFS round trip. */
+void na_report_cache_bins(na_report_row *w, const na_cmp_row *c);
 /* Profile p's table of layers under its fio numbers (none when no run of p
  * measured any). */
 void na_report_layers(const na_report_page *r, size_t p);

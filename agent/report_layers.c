@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 
+#include "agent.h"
+#include "ops/bench.h"
 #include "report_internal.h"
 #include "trap.h"
 
@@ -59,11 +61,49 @@ typedef struct nas_side {
 	bool ok;
 } nas_side;
 
+/* The working set a job file names (its first size= line), 0 for none. */
+static uint64_t working_set(const char *job)
+{
+	for (const char *l = job; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		if (strncmp(l, "size=", 5) != 0)
+			continue;
+		char v[32];
+		snprintf(v, sizeof(v), "%.*s", (int)strcspn(l + 5, "\n"), l + 5);
+		int64_t size = na_parse_size(v);
+		return size > 0 ? (uint64_t)size : 0;
+	}
+	return 0;
+}
+
+/* A read run whose working set fits in the ARC, with NA_ARC_SERVED of its
+ * demand reads hits: the pool's memory answered, as the campaign's summary
+ * flags it (na_bench_nas_row_line). */
+static void cache_served(na_report_row *w, const na_result *res, const na_nas_run *n)
+{
+	nas_window win = {.counters = n->counters_known && !n->incomplete,
+	                  .arc_size = (uint64_t)n->arc_size, .arc_hit_ratio = n->arc_hit_ratio};
+	uint64_t ws = working_set(res->job_file);
+	char a[32], b[32];
+	if (!res->write.present && res->read.present && nas_cache_served(&win, ws, NA_ARC_SERVED))
+		snprintf(w->cache, sizeof(w->cache), "%s fits in the ARC's %s", na_size((int64_t)ws, a, sizeof(a)),
+		         na_size(n->arc_size, b, sizeof(b)));
+}
+
+void na_report_cache_bins(na_report_row *w, const na_cmp_row *c)
+{
+	const na_fio_dir *d = c->fio.mixed ? &c->fio.mixed_dir : &c->fio.read;
+	double under = c->present[0] ? na_bench_share_under(d, NA_CACHE_FLOOR_US) : -1;
+	if (!w->cache[0] && under >= NA_CACHE_SHARE)
+		snprintf(w->cache, sizeof(w->cache), "%.0f%% of reads under %.0f µs", under * 100,
+		         NA_CACHE_FLOOR_US);
+}
+
 static int nas_of(const na_nas_run *n, void *ud, vs_error *err)
 {
 	(void)err;
 	nas_side *side = ud;
 	na_cmp_layers(side->res, n, side->w->layer);
+	cache_served(side->w, side->res, n);
 	side->w->timeline.id = side->res->id;
 	side->ok = !n->timeline || parse_timeline(n->timeline, &side->w->timeline);
 	return VS_OK;

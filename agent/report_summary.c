@@ -39,6 +39,40 @@ static void verdict_lines(const na_report_page *r, size_t p, size_t g)
 	fputs("</ul></li>\n", r->out);
 }
 
+/* Group g's runs of profile p whose reads came from a cache, and the first
+ * one's why. */
+static size_t cached(const na_report_page *r, size_t p, size_t g, const char **why)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->n; i++) {
+		const na_report_row *w = &r->rows[i];
+		if (w->ok && w->profile == p && w->group == g && w->cache[0] && !n++)
+			*why = w->cache;
+	}
+	return n;
+}
+
+void na_report_cache_notes(const na_report_page *r, size_t p, const char *tag)
+{
+	for (size_t g = 0; g < r->n_groups; g++) {
+		const char *why = NULL;
+		size_t n = cached(r, p, g, &why), ok = 0;
+		for (size_t i = 0; i < r->n; i++)
+			ok += r->rows[i].ok && r->rows[i].profile == p && r->rows[i].group == g;
+		if (!n)
+			continue;
+		fprintf(r->out, "<%s class=\"note cache\" data-group=\"", tag);
+		na_html_escape(r->out, r->groups[g]);
+		fputs("\"><span class=\"few\">Cache-served reads in ", r->out);
+		na_html_escape(r->out, r->groups[g]);
+		fputs(", ", r->out);
+		na_html_escape(r->out, r->profiles[p]);
+		fprintf(r->out, ":</span> %zu of %zu runs [cache-served: ", n, ok);
+		na_html_escape(r->out, why);
+		fprintf(r->out, "]: their figures are a cache's, not the disks'.</%s>\n", tag);
+	}
+}
+
 void na_report_summary(const na_report_page *r)
 {
 	bool any = false;
@@ -54,5 +88,8 @@ void na_report_summary(const na_report_page *r)
 			verdict_lines(r, p, g);
 		}
 	fputs(any ? "</ul>\n" : "<p>One group: nothing to compare.</p>\n", r->out);
-	fputs("</section>\n", r->out);
+	fputs("<ul class=\"caveats\">\n", r->out);
+	for (size_t p = 0; p < r->n_profiles; p++)
+		na_report_cache_notes(r, p, "li");
+	fputs("</ul>\n</section>\n", r->out);
 }

@@ -252,6 +252,25 @@ python3 - "$html" <<-'PY' || fail "the timeline's SVG is not well-formed"
 	    ET.fromstring(svg)
 	PY
 assert_eq "$(grep -c 'Recordsize trap' "$html")" 0 "no recordsize trap: each run's stay on its datastore was one run"
+assert_eq "$(grep -c 'Cache-served' "$html")" 0 "no cache-served reads"
+
+# ---- cache-served reads, flagged as the campaign's summary flags them: the
+# NFS 3 mixed runs made reads of 16M whose every demand read hit an ARC of 8G
+cachedb="$WORK/cache.db"
+cp "$nasdb" "$cachedb"
+sqlite3 "$cachedb" "UPDATE results SET job_file = '[job]' || char(10) || 'size=16M' || char(10),
+	  write_iops = NULL, write_bw_bytes = NULL, write_lat_mean_us = NULL, write_p50_us = NULL,
+	  write_p95_us = NULL, write_p99_us = NULL, write_p999_us = NULL, write_max_us = NULL,
+	  write_total_ios = NULL, write_runtime_ms = NULL WHERE id IN (3, 7, 11);
+	UPDATE nas_runs SET dataset_writes = 0, dataset_written = 0, dataset_reads = 100, dataset_read = 0,
+	  arc_demand_hits = 100, arc_demand_misses = 0, arc_size = 8589934592, zil_commits = 0,
+	  zil_slog_bytes = 0, zil_normal_bytes = 0, arc_hit_ratio = 1.0 WHERE result_id IN (3, 7, 11);"
+run 0 "$NFSAGENT" report --html "$html" --db "$cachedb"
+page=$(cat "$html")
+flag="<span class=\"few\">Cache-served reads in NFS 3, $M:</span> 3 of 3 runs [cache-served: 16.0 MiB fits in the ARC&#39;s 8.0 GiB]"
+assert_contains "$(sed -n '/<section id="summary">/,/<\/section>/p' <<< "$page")" "<li class=\"note cache\" data-group=\"NFS 3\">$flag"
+assert_contains "$page" "<p class=\"note cache\" data-group=\"NFS 3\">$flag"
+assert_eq "$(grep -c 'Cache-served reads in NFS 4.1' <<< "$page")" 0 "NFS 4.1's reads were not cache-served"
 
 # ---- the recordsize trap, as compare warns of it: the NFS runs alone
 # stay on one disk; the first measured 128K, the 5 after it 16K, so the
