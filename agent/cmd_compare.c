@@ -59,6 +59,8 @@ typedef struct comparison {
 	size_t n_conflicts;
 	char **traps;              /* runs on a disk whose dataset's recordsize changed under it */
 	size_t n_traps;
+	char *fell[2];             /* A's and B's targets that ran as NFS 3 (the extent-size bug) */
+	char *not_protocols;       /* why this is no NFS 3 vs NFS 4.1 comparison; NULL */
 } comparison;
 
 /* ---- building ---- */
@@ -117,6 +119,28 @@ static int take(char ***list, size_t *n, char **more, size_t n_more)
 	return all ? VS_OK : VS_ERR_NOMEM;
 }
 
+/* The targets that ran as NFS 3 on the extent-size bug, and then why the
+ * comparison is not one of NFS 3 with NFS 4.1 (a fallen-back target keeps
+ * its NFS 4.1 name, so its selector reads like one). */
+static int name_fallbacks(comparison *c)
+{
+	c->fell[0] = na_cmp_fallback_text(&c->a);
+	c->fell[1] = na_cmp_fallback_text(&c->b);
+	if (!c->fell[0] && !c->fell[1])
+		return VS_OK;
+	size_t size = 0;
+	FILE *out = open_memstream(&c->not_protocols, &size);
+	if (!out)
+		return VS_ERR_NOMEM;
+	fputs("no NFS 3 vs NFS 4.1 comparison: ", out);
+	for (int g = 0; g < 2; g++)
+		if (c->fell[g])
+			fprintf(out, "%s%s's %s", g && c->fell[0] ? "; " : "", g ? "B" : "A", c->fell[g]);
+	fputs("; add protocol=NFS41 to a selector to compare only what ran as NFS 4.1", out);
+	fclose(out);
+	return c->not_protocols ? VS_OK : VS_ERR_NOMEM;
+}
+
 static int build(comparison *c, na_store *s, vs_error *err)
 {
 	int rc = na_cmp_load(s, c->args->a, &c->a, err);
@@ -145,6 +169,8 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		rc = VS_ERR_NOMEM;
 	if (rc == VS_OK)
 		c->time_warning = na_cmp_time_warning(&c->a, &c->b, "A", "B");
+	if (rc == VS_OK)
+		rc = name_fallbacks(c);
 	/* what was measured against what the runs say of themselves */
 	for (int g = 0; rc == VS_OK && g < 2; g++) {
 		char **more = NULL;
@@ -171,6 +197,9 @@ static void comparison_free(comparison *c)
 	free(c->only_b);
 	free(c->sentence);
 	free(c->time_warning);
+	free(c->fell[0]);
+	free(c->fell[1]);
+	free(c->not_protocols);
 	for (size_t i = 0; i < c->n_conflicts; i++)
 		free(c->conflicts[i]);
 	free(c->conflicts);
@@ -189,7 +218,7 @@ static const char *profile_of(const na_cmp_line *l)
 /* ", over NFS 3", or ", over NFS 3 (4) and NFS 4.1 (2)": what the group's
  * runs ran over, whatever its selector's names say (a campaign target that
  * fell back to NFS 3 on the extent-size bug keeps its NFS 4.1 name). */
-static void print_protocols(const na_cmp_group *g)
+static void print_protocols(FILE *out, const na_cmp_group *g)
 {
 	enum { MAX = 8 };
 	const char *type[MAX];
@@ -207,9 +236,9 @@ static void print_protocols(const na_cmp_group *g)
 			count[k]++;
 	}
 	for (size_t k = 0; k < n; k++) {
-		printf("%s%s", !k ? ", over " : k + 1 == n ? " and " : ", ", na_nfs_label(type[k]));
+		fprintf(out, "%s%s", !k ? ", over " : k + 1 == n ? " and " : ", ", na_nfs_label(type[k]));
 		if (n > 1)
-			printf(" (%zu)", count[k]);
+			fprintf(out, " (%zu)", count[k]);
 	}
 }
 
@@ -222,19 +251,39 @@ static void warn(const char *text, bool md)
 		na_warn_wrapped(text);
 }
 
+/* "A: SELECTOR (6 ok results, over NFS 3): nfs41 (ran as NFS 3: extent-size
+ * bug)", wrapped on a terminal. */
+static void print_group(const comparison *c, int g, bool md)
+{
+	const char *quote = md ? "`" : "", *bold = md ? "**" : "";
+	char *line = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&line, &size);
+	if (!out)
+		return;
+	fprintf(out, "%s%c%s: %s%s%s (%zu ok results", bold, g ? 'B' : 'A', bold, quote,
+	        g ? c->args->b : c->args->a, quote, g ? c->b.n : c->a.n);
+	print_protocols(out, g ? &c->b : &c->a);
+	fprintf(out, ")%s%s", c->fell[g] ? ": " : "", c->fell[g] ? c->fell[g] : "");
+	fclose(out);
+	if (md)
+		printf("%s%s\n", line, g ? "" : "  ");
+	else if (line)
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 3);
+	free(line);
+}
+
 static void print_header(const comparison *c, bool md)
 {
-	const char *quote = md ? "`" : "", *bold = md ? "**" : "", *gap = md ? "\n" : "";
-	printf("%sA%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->a, quote, c->a.n);
-	print_protocols(&c->a);
-	printf(")%s\n", md ? "  " : "");
-	printf("%sB%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->b, quote, c->b.n);
-	print_protocols(&c->b);
-	printf(")\n");
+	const char *gap = md ? "\n" : "";
+	print_group(c, 0, md);
+	print_group(c, 1, md);
 	if (md)
 		printf("\n%s\n", c->sentence);
 	else
 		na_print_wrapped(stdout, c->sentence, NA_TEXT_WIDTH, 0, 2);
+	if (c->not_protocols)
+		warn(c->not_protocols, md);
 	if (c->time_warning)
 		warn(c->time_warning, md);
 	for (size_t i = 0; i < c->n_conflicts; i++)
@@ -648,10 +697,14 @@ static json_t *strings_json(char *const *v, const size_t *count, size_t n)
 	return a;
 }
 
-static json_t *group_json(const char *selector, const na_cmp_group *g, const char *only)
+static json_t *group_json(const char *selector, const na_cmp_group *g, const char *only,
+                          const char *fell)
 {
-	return json_pack("{s:s, s:I, s:s?}", "selector", selector, "results", (json_int_t)g->n,
-	                 "only_profiles", only);
+	size_t n = 0;
+	for (size_t i = 0; i < g->n; i++)
+		n += g->rows[i].fell_back;
+	return json_pack("{s:s, s:I, s:s?, s:I, s:s?}", "selector", selector, "results", (json_int_t)g->n,
+	                 "only_profiles", only, "ran_as_nfs3", (json_int_t)n, "ran_as_text", fell);
 }
 
 static void print_json(const comparison *c)
@@ -669,8 +722,8 @@ static void print_json(const comparison *c)
 		json_array_append_new(lines, o);
 	}
 	json_t *root = json_pack("{s:o, s:o, s:o, s:s, s:s?, s:o, s:I, s:s}",
-	                         "a", group_json(c->args->a, &c->a, c->only_a),
-	                         "b", group_json(c->args->b, &c->b, c->only_b), "factors", factors,
+	                         "a", group_json(c->args->a, &c->a, c->only_a, c->fell[0]),
+	                         "b", group_json(c->args->b, &c->b, c->only_b, c->fell[1]), "factors", factors,
 	                         "factors_text", c->sentence, "time_warning", c->time_warning,
 	                         "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
 	                         "noise_method", na_noise_method);
@@ -682,6 +735,8 @@ static void print_json(const comparison *c)
 	for (size_t i = 0; i < c->n_traps; i++)
 		json_array_append_new(traps, json_string(c->traps[i]));
 	json_object_set_new(root, "recordsize_changed_under_disk", traps);
+	json_object_set_new(root, "not_nfs3_vs_nfs41", c->not_protocols ? json_string(c->not_protocols)
+	                                                                 : json_null());
 	json_object_set_new(root, "layers", layers);
 	json_object_set_new(root, "label_conflicts", conflicts);
 	na_json_print(root);

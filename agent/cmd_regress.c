@@ -402,12 +402,30 @@ static size_t print_key(const regress_state *r, size_t from)
 	return to;
 }
 
+/* "baseline: SELECTOR (6 ok results): nfs41 (ran as NFS 3: extent-size
+ * bug)", wrapped. */
+static void print_group(const char *name, const char *selector, const na_cmp_group *g)
+{
+	char *fell = na_cmp_fallback_text(g), *line = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&line, &size);
+	if (out) {
+		fprintf(out, "%s: %s (%zu ok results)%s%s", name, selector, g->n, fell ? ": " : "",
+		        fell ? fell : "");
+		fclose(out);
+	}
+	if (line)
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
+	free(line);
+	free(fell);
+}
+
 static void print_text(const regress_state *r)
 {
 	char cand[320];
 	candidate_text(r, cand, sizeof(cand));
-	printf("baseline: %s (%zu ok results)\ncandidate: %s (%zu ok results)\n", r->args->baseline,
-	       r->base.n, cand, r->cand.n);
+	print_group("baseline", r->args->baseline, &r->base);
+	print_group("candidate", cand, &r->cand);
 	if (r->time_warning)
 		na_warn_wrapped(r->time_warning);
 	for (size_t i = 0; i < r->n_checks;)

@@ -182,6 +182,8 @@ int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *er
 	int rc = na_selector_parse(selector, &sel, err);
 	if (rc == VS_OK)
 		rc = na_store_query(s, sel.conds, sel.n, on_result, &l, err);
+	if (rc == VS_OK)
+		rc = na_cmp_mark_fallbacks(s, g, err);
 	na_selector_free(&sel);
 	return rc;
 }

@@ -81,6 +81,7 @@ typedef struct na_cmp_row {
 	double metric[2][NA_M_COUNT];   /* IOPS, MB/s (10^6 B), avg us, p99 us; -1 unknown */
 	na_fio_result fio;              /* its latency bins when fio's json+ was stored */
 	double layer[NA_L_COUNT];       /* -1: not measured (no NAS side, no host counters) */
+	bool fell_back;                 /* asked NFS 4.1, ran as NFS 3: the extent-size bug */
 } na_cmp_row;
 
 typedef struct na_cmp_group {
@@ -104,6 +105,16 @@ int na_selector_none(na_store *s, const char *what, const char *selector, vs_err
 /* The ok results the selector picks, in id order. */
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err);
 int na_cmp_group_add(na_cmp_group *g, const na_result *r);
+/* compare_fallback.c: marks the rows of g that ran as NFS 3 because their
+ * campaign target's NFS 4.1 showed the extent-size bug (the campaign's
+ * finding says so; na_cmp_load does this). */
+int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err);
+/* " (ran as NFS 3: extent-size bug)": what follows such a target's name. */
+extern const char na_cmp_ran_as[];
+/* "nfs41 (ran as NFS 3: extent-size bug)", each such target of g once,
+ * with " in 2 of 6 results" when not all of g fell back (malloc'd); NULL
+ * when none did. */
+char *na_cmp_fallback_text(const na_cmp_group *g);
 /* Drops (and frees) the rows keep() refuses. */
 void na_cmp_group_filter(na_cmp_group *g, bool (*keep)(const na_cmp_row *r, void *ud), void *ud);
 void na_cmp_group_free(na_cmp_group *g);

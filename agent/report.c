@@ -180,12 +180,24 @@ static void add_by(na_report_page *r, const char *field)
 		r->by[r->n_by++] = field;
 }
 
-/* By default what tells the results apart: the protocol and the labels that
- * vary; failing those the datastore, so that a group is one place. */
+/* Every row is of one campaign, and names its target. */
+static bool one_campaign(const na_report_page *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rows[i].f[NA_FIELD_campaign] || !r->rows[i].f[NA_FIELD_target])
+			return false;
+	return r->n && !varies(r, "campaign");
+}
+
+/* By default what tells the results apart: a campaign's targets (what its
+ * file compares); else the protocol and the labels that vary; failing
+ * those the datastore, so that a group is one place. */
 static void choose_grouping(na_report_page *r)
 {
 	for (size_t i = 0; i < r->o->n_group_by; i++)
 		add_by(r, r->o->group_by[i]);
+	if (!r->n_by && one_campaign(r) && varies(r, "target"))
+		add_by(r, "target");
 	if (r->n_by)
 		return;
 	if (varies(r, "datastore_type"))
@@ -215,7 +227,11 @@ static char *group_name(const na_report_page *r, const na_report_row *w)
 		const char *v = value_of(w, r->by[b]), *sep = b ? ", " : "";
 		if (v && strcmp(field_of(r->by[b]), "datastore_type") == 0)
 			v = na_nfs_label(v);
-		char *next = !is_label(r->by[b]) ? fmt("%s%s%s", name, sep, v ? v : "(unknown)")
+		/* a target that fell back is named so (na_cmp_ran_as) */
+		bool fell = !strcmp(r->by[b], "target") && (size_t)(w - r->rows) < r->results.n &&
+		            r->results.rows[w - r->rows].fell_back;
+		char *next = !is_label(r->by[b]) ? fmt("%s%s%s%s", name, sep, v ? v : "(unknown)",
+		                                       fell ? na_cmp_ran_as : "")
 		             : v                 ? fmt("%s%s%s=%s", name, sep, r->by[b], v)
 		                                 : fmt("%s%sno %s label", name, sep, r->by[b]);
 		free(name);
@@ -405,6 +421,14 @@ static void title(const na_report_page *r, const char *generated)
 	join(r, r->by, r->n_by, ", ", r->n_by);
 	fprintf(r->out, ". %zu run%s in %zu group%s, %zu profile%s.</p>\n", r->n, na_s(r->n),
 	        r->n_groups, na_s(r->n_groups), r->n_profiles, na_s(r->n_profiles));
+	char *fell = na_cmp_fallback_text(&r->results);
+	if (fell) {  /* its NFS 4.1 name would mislead */
+		fputs("<p class=\"note fellback\"><span class=\"few\">What ran:</span> ", r->out);
+		esc(r, fell);
+		fputs(". Its results ran over NFS 3, not the NFS 4.1 its name says: no NFS 3 vs NFS 4.1 "
+		      "comparison.</p>\n", r->out);
+	}
+	free(fell);
 	fputs("<p class=\"meta\" id=\"method\">How changes are judged: ", r->out);
 	esc(r, na_noise_method);
 	fputs("</p>\n</header>\n", r->out);
@@ -707,6 +731,8 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 {
 	na_report_page r = {.o = o, .out = out, .store = s};
 	int rc = na_store_query(s, o->where, o->n_where, collect, &r, err);
+	if (rc == VS_OK)
+		rc = na_cmp_mark_fallbacks(s, &r.results, err);
 	if (rc == VS_OK)
 		rc = assign_groups(&r, err);
 	if (rc == VS_OK)
