@@ -197,6 +197,8 @@ sed -i 's/^name = fb/name = fb1/; s/^datastore = bench-v41/datastore = bench-v3/
 run 0 "$NFSAGENT" run "$fb"
 assert_contains "$OUT" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v3 as NFS 3 from the start."
 assert_contains "$OUT" "Repetition 2 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
+# The end state names the disk by its label, as ESXi does.
+assert_contains "$OUT" "  Hard disk 1: on truenas-vmware: as it started"
 assert_eq "$(grep -c 'Target v41: NFS 3 leaves /mnt/tank/vmware64k first.' <<< "$OUT")" 1 "switches to NFS 4.1 (for the probe only)"
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3 (the extent-size bug), so this target tells nothing about NFS 4.1"
 # regress's groups name what ran too (one datastore: a key both share)
