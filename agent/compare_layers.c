@@ -204,22 +204,10 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	c->pooled[0] = '\0';
 }
 
-/* "36,857 (36,437-36,885)": a spread without its n. */
-static void bare_spread(const na_spread *s, double scale, const char *unit, char *buf, size_t size)
-{
-	char med[48], lo[48], hi[48];
-	na_number_text(s->median * scale, med, sizeof(med));
-	if (s->n < 2)
-		snprintf(buf, size, "%s%s", med, unit);
-	else
-		snprintf(buf, size, "%s%s (%s-%s)", med, unit, na_number_text(s->min * scale, lo, sizeof(lo)),
-		         na_number_text(s->max * scale, hi, sizeof(hi)));
-}
-
 void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, na_cmp_cells *c)
 {
-	bare_spread(&l->sa, scale, unit, c->a_bare, sizeof(c->a_bare));
-	bare_spread(&l->sb, scale, unit, c->b_bare, sizeof(c->b_bare));
+	na_spread_bare_text(&l->sa, scale, unit, c->a_bare, sizeof(c->a_bare));
+	na_spread_bare_text(&l->sb, scale, unit, c->b_bare, sizeof(c->b_bare));
 	/* the wide cells are the narrow ones with more said: cut there */
 	size_t change = strcspn(c->change, "(");
 	snprintf(c->change_bare, sizeof(c->change_bare), "%.*s", (int)(change && c->change[change] ?

@@ -484,18 +484,32 @@ const char *na_thousands(double v, char *buf, size_t size)
 	return buf;
 }
 
+static const char *spread_text(const na_spread *s, double scale, const char *unit, bool with_n,
+                               char *buf, size_t size)
+{
+	char med[48], lo[48], hi[48], n[32] = "";
+	na_number_text(s->median * scale, med, sizeof(med));
+	if (with_n)
+		snprintf(n, sizeof(n), "%sn=%zu", s->n < 2 ? "" : ", ", s->n);
+	if (s->n < 2)
+		snprintf(buf, size, "%s%s%s%s%s", med, unit, with_n ? " (" : "", n, with_n ? ")" : "");
+	else
+		snprintf(buf, size, "%s%s (%s-%s%s)", med, unit,
+		         na_number_text(s->min * scale, lo, sizeof(lo)),
+		         na_number_text(s->max * scale, hi, sizeof(hi)), n);
+	return buf;
+}
+
 const char *na_spread_text(const na_spread *s, double scale, const char *unit, char *buf,
                            size_t size)
 {
-	char med[48], lo[48], hi[48];
-	na_number_text(s->median * scale, med, sizeof(med));
-	if (s->n < 2)
-		snprintf(buf, size, "%s%s (n=%zu)", med, unit, s->n);
-	else
-		snprintf(buf, size, "%s%s (%s-%s, n=%zu)", med, unit,
-		         na_number_text(s->min * scale, lo, sizeof(lo)),
-		         na_number_text(s->max * scale, hi, sizeof(hi)), s->n);
-	return buf;
+	return spread_text(s, scale, unit, true, buf, size);
+}
+
+const char *na_spread_bare_text(const na_spread *s, double scale, const char *unit, char *buf,
+                                size_t size)
+{
+	return spread_text(s, scale, unit, false, buf, size);
 }
 
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size)

@@ -140,6 +140,10 @@ const char *na_number_text(double v, char *buf, size_t size);
 /* "17,700 (12,100-17,700, n=3)": the values times scale, unit after the median. */
 const char *na_spread_text(const na_spread *s, double scale, const char *unit, char *buf,
                            size_t size);
+/* The same without its n, "17,700 (12,100-17,700)": a table that says the
+ * runs once in its header. */
+const char *na_spread_bare_text(const na_spread *s, double scale, const char *unit, char *buf,
+                                size_t size);
 /* "+12.3% better", "-8.1% worse" (better knows whether lower is better),
  * "+0.0%" or "n/a". */
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size);
