@@ -210,9 +210,12 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l);
  * them); VS_ERR_NOMEM. */
 int na_cmp_label_conflicts(const na_cmp_group *g, const char *name, char ***out, size_t *n);
 
-/* The line as JSON: values, spreads, estimate, interval, p, MDE, verdict and
- * method (cmd_compare.c). */
+/* compare_json.c: the line as JSON: values, spreads, estimate, interval, p,
+ * MDE, verdict and method; na_cmp_effect_json the figures alone, for a
+ * metric where lower is better or not; na_cmp_unit "IOPS", "MB/s", "us". */
 json_t *na_cmp_line_json(const na_cmp_line *l);
+json_t *na_cmp_effect_json(const na_cmp_line *l, bool lower_is_better);
+const char *na_cmp_unit(int metric);
 
 /* --max-drop iops=10% / --max-rise p99=20% (cmd_regress.c) */
 typedef struct na_threshold {
