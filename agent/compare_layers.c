@@ -197,5 +197,26 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	else
 		snprintf(c->verdict, sizeof(c->verdict), "%s%s", na_cmp_layer_verdict(l),
 		         zero_line(l) ? ", which has no ratio of logs" : ": neither side is better by itself");
+	na_cmp_cells_narrow(l, 1, m->unit, c);
+	/* said once under the table, not on each line without a better side */
+	if (!m->judged && !zero_line(l))
+		c->note[0] = '\0';
 	c->pooled[0] = '\0';
+}
+
+void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, na_cmp_cells *c)
+{
+	na_spread_bare_text(&l->sa, scale, unit, c->a_bare, sizeof(c->a_bare));
+	na_spread_bare_text(&l->sb, scale, unit, c->b_bare, sizeof(c->b_bare));
+	/* the wide cells are the narrow ones with more said: cut there */
+	size_t change = strcspn(c->change, "(");
+	snprintf(c->change_bare, sizeof(c->change_bare), "%.*s", (int)(change && c->change[change] ?
+	         change - 1 : change), c->change);
+	size_t name = strcspn(c->verdict, ":;(,");
+	snprintf(c->verdict_bare, sizeof(c->verdict_bare), "%.*s",
+	         (int)(name && c->verdict[name] == '(' ? name - 1 : name), c->verdict);
+	const char *ci = c->change[change] ? c->change + change + 1 : "";
+	const char *more = c->verdict + name + (c->verdict[name] == '(' ? 0 : strspn(c->verdict + name, ":;, "));
+	snprintf(c->note, sizeof(c->note), "%.*s%s%s", (int)(*ci ? strlen(ci) - 1 : 0), ci,
+	         *ci && *more ? "; " : "", more);
 }
