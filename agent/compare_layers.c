@@ -69,8 +69,6 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l)
 	                      : "no verdict";
 }
 
-/* ESXi's datastore read and write rates over the run (KBps samples, as
- * bench stored them), in MB/s; -1 when none came back. */
 /* Seconds since 1970 of a UTC stamp (vCenter's and the store's), or -1. */
 static double utc_seconds(const char *iso)
 {
@@ -78,18 +76,21 @@ static double utc_seconds(const char *iso)
 	return ms < 0 ? -1 : (double)ms / 1000;
 }
 
-/* ESXi's datastore rates over the run, from the realtime samples whose 20 s
- * lie wholly inside it (started, and runtime_ms of I/O after the ramp): a
- * sample that reaches outside the run averages in other time, and a run
- * shorter than 20 s has none of its own, so it is not measured (two runs
- * in one sample showed the same figure). */
+/* ESXi's datastore read and write rates over the run (KBps samples, as
+ * bench stored them), in MB/s, from the realtime samples whose 20 s lie
+ * wholly inside fio's I/O: the runtime_ms before the result was recorded
+ * (its output fetched right after fio ended; the start is no anchor, as
+ * fio lays out its file and ramps first).  A sample that reaches outside
+ * averages in other time, and a run shorter than 20 s has none of its own,
+ * so it is not measured (two runs in one sample showed the same figure);
+ * -1 then, or when none came back. */
 static void layers_esxi(double *layer, const na_result *r)
 {
 	static const char *const counter[2] = {"datastore.read.average", "datastore.write.average"};
 	enum { SAMPLE_S = 20 };
 	json_t *samples = r->host_counters_json ? json_loads(r->host_counters_json, 0, NULL) : NULL;
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	double from = utc_seconds(r->started_at), to = from + (double)ms / 1000;
+	double to = utc_seconds(r->finished_at), from = to - (double)ms / 1000;
 	for (int d = 0; d < 2; d++) {
 		double sum = 0;
 		size_t n = 0, i;
