@@ -495,8 +495,9 @@ static void print_time(const na_run *r)
 	char nas[64] = "";
 	if (r->t_nas > 0)  /* each round with a NAS reads its settings before its runs */
 		snprintf(nas, sizeof(nas), ", reading the NAS %.1f s", r->t_nas);
-	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s, "
-	       "mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
+	/* two lines: one did not fit a terminal's 120 columns */
+	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s,\n"
+	       "  mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
 	       total, r->t_move, r->t_bench, nas, r->t_probe, r->t_mount, other,
 	       total > 0 ? 100 * other / total : 0);
 }
