@@ -17,12 +17,12 @@ static const char usage[] =
 	"(recordsize=16K). --full adds the job file and fio's raw JSON. A result's NAS\n"
 	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n"
 	"--db postgresql://... reads a central database (see nfsagent push).\n"
-	"Examples:\n"
-	"  nfsagent results --where recordsize=16K\n"
-	"  nfsagent results --where campaign=nfs3-vs-nfs41-20261130T101500 --csv\n"
 	"A group run (bench on several VMs at once) is one row, its VM column \"3 VMs\"\n"
 	"and its figures the group's; --members lists its VMs' results instead. JSON\n"
-	"and CSV carry every member, JSON with its \"group\" id.\n";
+	"and CSV carry every member, JSON with its \"group\" id.\n"
+	"Examples:\n"
+	"  nfsagent results --where recordsize=16K\n"
+	"  nfsagent results --where campaign=nfs3-vs-nfs41-20261130T101500 --csv\n";
 
 enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB, OPT_MEMBERS };
 enum { MAX_WHERE = 32 };

@@ -3,8 +3,10 @@
  * it, parse it, and record it with where it came from.  The host's datastore
  * counters for the same minutes are recorded next to it. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,18 +34,40 @@ static void iso_now(char *buf, size_t size)
 
 static int check_fio(na_bench *b, vs_error *err);
 
-/* The guest folders of nfsagent process pid: its staging folder (job file,
- * fio's output) and fio's data folder under dir; snprintf's count for data. */
-static int folders(const char *dir, long pid, char *staging, size_t staging_size, char *data,
-                   size_t data_size)
+const char *na_bench_mark(void)
 {
-	snprintf(staging, staging_size, "/tmp/nfsagent-%ld", pid);
-	return snprintf(data, data_size, "%s/nfsagent-fio-%ld", dir, pid);
+	static char mark[32];
+	if (!mark[0]) {
+		uint32_t token = 0;
+		if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token))
+			token = (uint32_t)time(NULL) ^ ((uint32_t)clock() << 16);
+		snprintf(mark, sizeof(mark), "%ld-%08x", (long)getpid(), (unsigned)token);
+	}
+	return mark;
+}
+
+bool na_bench_mark_valid(const char *mark)
+{
+	size_t digits = strspn(mark, "0123456789");
+	return digits > 0 && digits <= 10 &&
+	       (!mark[digits] ||  /* a bare pid: a journal from before the marks */
+	        (mark[digits] == '-' && strspn(mark + digits + 1, "0123456789abcdef") == 8 &&
+	         !mark[digits + 9]));
+}
+
+/* The guest folders of the nfsagent process of mark: its staging folder
+ * (job file, fio's output) and fio's data folder under dir; snprintf's
+ * count for data. */
+static int folders(const char *dir, const char *mark, char *staging, size_t staging_size,
+                   char *data, size_t data_size)
+{
+	snprintf(staging, staging_size, "/tmp/nfsagent-%s", mark);
+	return snprintf(data, data_size, "%s/nfsagent-fio-%s", dir, mark);
 }
 
 int na_bench_begin(na_bench *b, vs_error *err)
 {
-	int n = folders(b->job.dir, (long)getpid(), b->staging, sizeof(b->staging), b->data,
+	int n = folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data,
 	                sizeof(b->data));
 	int rc;
 	if (n < 0 || (size_t)n >= sizeof(b->data))
@@ -147,6 +171,23 @@ static bool our_instance(const vs_datastore *d, const char *instance)
 	       strncmp(last, instance, (size_t)(url + n - last)) == 0;
 }
 
+/* Whether no run on host (moref) went without counters before, in this
+ * process: what keeps one run's counters away (a statistics level, a
+ * permission) keeps every later one's on that host too, and a campaign said
+ * it 18 times.  Another host's cause is named.  Each result still records
+ * none. */
+static bool first_without_counters(const char *host)
+{
+	static char said[16][32];
+	static size_t n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(said[i], host) == 0)
+			return false;
+	if (n < sizeof(said) / sizeof(*said))
+		snprintf(said[n++], sizeof(said[0]), "%s", host);
+	return true;
+}
+
 static char *host_counters(na_bench *b, time_t started)
 {
 	int samples = (int)((time(NULL) - started) / 20) + 1;
@@ -156,14 +197,6 @@ static char *host_counters(na_bench *b, time_t started)
 	json_t *out = json_array();
 	bool asked = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &v, &n,
 	                           &err) == VS_OK;
-	/* Said for the first run only: what keeps one run's counters away (a
-	 * statistics level, a permission) keeps every later one's too, and a
-	 * campaign repeated it 18 times.  Each result still records none. */
-	static bool said;
-	bool say = !said;
-	if (!asked && say)
-		na_say_warning(b->s, "no host counters for this run: %s (later runs without them are not "
-		               "named again)", err.message);
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < 6 && b->counter_ids[k] != v[i].counter)
@@ -174,12 +207,15 @@ static char *host_counters(na_bench *b, time_t started)
 	}
 	vs_perf_samples_free(&v, n);
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
-	if (asked && !json_array_size(out) && say)
+	bool say = (!asked || !json_array_size(out)) && first_without_counters(b->host->moref);
+	if (say && !asked)
+		na_say_warning(b->s, "no host counters for this run on %s: %s (later runs there without "
+		               "them are not named again)", b->host->name, err.message);
+	else if (say)
 		na_say_warning(b->s, "no host counters for this run: %s gave no samples of datastore %s in "
 		               "the run's window (vCenter's statistics level or interval may not keep them; "
-		               "later runs without them are not named again)",
+		               "later runs there without them are not named again)",
 		               b->host->name, b->ds->name);
-	said |= !asked || !json_array_size(out);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	return s;
@@ -197,8 +233,9 @@ static char *staged(const na_bench *b, const char *name)
 }
 
 /* Ends what still runs from a staging folder: its name is in the command
- * line of fio and of fio's job processes, which outlive a fio killed
- * outright and are not the process Tools started (a shell). */
+ * line of fio (the process Tools started: the shell exec'd it) and of fio's
+ * job processes, which Tools does not signal and which outlive a fio
+ * killed outright. */
 static int end_staged(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *staging,
                       vs_guest_programs *ended, vs_error *err)
 {
@@ -211,8 +248,11 @@ void na_bench_stop_fio(na_bench *b)
 {
 	vs_guest_programs ended = {0};
 	vs_error err = {0};
-	if (end_staged(b->s->client, b->vm, &b->auth, b->staging, &ended, &err) != VS_OK)
-		na_say_warning(b->s, "fio may still run in %s: %s", b->vm->name, err.message);
+	if (end_staged(b->s->client, b->vm, &b->auth, b->staging, &ended, &err) != VS_OK) {
+		char why[1200];
+		vs_error_format(&err, why, sizeof(why));
+		na_say_warning(b->s, "fio may still run in %s: %s", b->vm->name, why);
+	}
 	vs_guest_programs_free(&ended);
 }
 
@@ -280,9 +320,9 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 		                   b->stop, na_wait_tick, &shown, proc, err);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
-	/* Stopped (Ctrl-C, timeout): Tools signalled the shell it started, which
-	 * leaves fio and its job processes running.  Each is ended, and its
-	 * files go only once fio has let go of them. */
+	/* Stopped (Ctrl-C, timeout): Tools signalled the process it started,
+	 * fio, which can leave its job processes running.  Each is ended, and
+	 * its files go only once fio has let go of them. */
 	if (rc == VS_ERR_TASK && st->pid >= 0)
 		na_bench_stop_fio(b);
 	return rc;
@@ -473,10 +513,12 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 }
 
 int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_guest_programs *ended, vs_error *err)
+                   const char *mark, vs_guest_programs *ended, vs_error *err)
 {
 	char staging[64], data[sizeof(((na_bench *)0)->data)];
-	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
+	if (!na_bench_mark_valid(mark))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not an nfsagent process's mark", mark);
+	folders(dir, mark, staging, sizeof(staging), data, sizeof(data));
 	/* Its fio may still run: ended first, or it would write into the
 	 * folders again and load the datastore under the next measurement. */
 	int rc = end_staged(c, vm, auth, staging, ended, err);

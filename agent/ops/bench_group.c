@@ -206,7 +206,7 @@ static int run_group(na_bench *const *m, size_t n, const na_profile *p, const ch
 	start_all(m, n, job, st, r);
 	r->skew_ms = skew_ms(r, n);
 	int rc = wait_all(m, n, job, what, st, proc, r, err);
-	/* Interrupted, or one timed out: Tools ended only the shells it started. */
+	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
 	for (size_t i = 0; i < n; i++)
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
 			na_bench_stop_fio(m[i]);

@@ -30,8 +30,8 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                      const na_bench_started *st, const vs_guest_process *proc,
                      na_bench_outcome *out, vs_error *err);
-/* Ends fio and its job processes (a shell stopped by Tools leaves them);
- * what could not be ended is said. */
+/* Ends fio and its job processes (a fio stopped by Tools can leave its
+ * jobs running); what could not be ended is said. */
 void na_bench_stop_fio(na_bench *b);
 /* fio's files go after every repetition, whatever became of it. */
 void na_bench_remove_data(na_bench *b);

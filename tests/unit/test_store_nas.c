@@ -1,6 +1,6 @@
 /* The NAS side of results (store_nas.c): a row recorded and read back with
  * what was not measured kept apart from zero, one per result, refused
- * without its dataset or an incomplete one without why, schema steps 6 to 10
+ * without its dataset or an incomplete one without why, schema steps 6 to 11
  * on an older file, and a reader of an older file that sees no NAS side (or
  * a later step's columns NULL). */
 #include <setjmp.h>
