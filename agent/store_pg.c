@@ -99,6 +99,30 @@ static const char *const central_migrations[] = {
 	" coalesce((SELECT jsonb_object_agg(l.key, l.value) FROM result_labels l"
 	" WHERE l.result_id = r.id), '{}') AS labels"
 	" FROM results r LEFT JOIN nas_runs n ON n.result_id = r.id WHERE r.status = 'ok';",
+	/* 2: group runs (the SQLite store's schema 13, store_group.c): the
+	 * group's figures and its members, each a result known by its UUID */
+	"CREATE TABLE result_groups ("
+	" id bigserial PRIMARY KEY, uuid uuid NOT NULL UNIQUE,"
+	" pushed_at timestamptz NOT NULL DEFAULT now(), started_at timestamptz NOT NULL,"
+	" profile text NOT NULL, repetition integer NOT NULL, vms integer NOT NULL,"
+	" start_skew_ms double precision, incomplete boolean NOT NULL, why text,"
+	" read_iops double precision, read_bw_bytes double precision,"
+	" read_lat_mean_us double precision, read_p50_us double precision,"
+	" read_p95_us double precision, read_p99_us double precision,"
+	" read_p999_us double precision, read_max_us double precision,"
+	" read_total_ios bigint, read_runtime_ms bigint,"
+	" write_iops double precision, write_bw_bytes double precision,"
+	" write_lat_mean_us double precision, write_p50_us double precision,"
+	" write_p95_us double precision, write_p99_us double precision,"
+	" write_p999_us double precision, write_max_us double precision,"
+	" write_total_ios bigint, write_runtime_ms bigint,"
+	" iops double precision, slowest_vm text, slowest_share double precision,"
+	" CHECK (NOT incomplete OR why IS NOT NULL));"
+	"CREATE TABLE result_group_members ("
+	" group_id bigint NOT NULL REFERENCES result_groups (id) ON DELETE CASCADE,"
+	" vm text NOT NULL, result_id bigint REFERENCES results (id) ON DELETE CASCADE,"
+	" why text, PRIMARY KEY (group_id, vm));"
+	"CREATE INDEX result_group_members_result ON result_group_members (result_id);",
 };
 #undef PG_REAL
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };

@@ -244,8 +244,7 @@ static int end_staged(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, 
 	return vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, ended, err);
 }
 
-/* This bench's fio, stopped: what could not be ended is said. */
-static void stop_staged(na_bench *b)
+void na_bench_stop_fio(na_bench *b)
 {
 	vs_guest_programs ended = {0};
 	vs_error err = {0};
@@ -257,12 +256,18 @@ static void stop_staged(na_bench *b)
 	vs_guest_programs_free(&ended);
 }
 
-/* Runs fio, once the NAS's sampler (NULL: none) has its first reading, and
- * waits for it, showing how long it has run (what names the run) against
- * the job's own time; started: this machine's time before and after the
- * call that started it (the guest's `date` into clock.txt ran between). */
-static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, const char *what,
-                   long timeout_s, vs_guest_process *proc, double started[2], vs_error *err)
+na_bench_started na_bench_started_now(void)
+{
+	na_bench_started st = {.started = time(NULL), .pid = -1};
+	iso_now(st.started_at, sizeof(st.started_at));
+	return st;
+}
+
+/* Starts fio once the NAS's sampler (NULL: none) has its first reading;
+ * st->asked: this machine's time before and after the call that started
+ * it (the guest's `date` into clock.txt ran between). */
+int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
+                       na_bench_started *st, vs_error *err)
 {
 	/* A job file of its own: its absolute path, in fio's command line after
 	 * exec, is a mark no earlier process had (test_chaos: lost answers), by which vs_guest_start knows
@@ -282,7 +287,6 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
 	         "--output=%s/out.json %s > stdout.txt 2> stderr.txt; }'",
 	         b->staging, b->staging, job ? job : "");
-	int64_t pid = -1;
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -291,32 +295,40 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 	 * up.  One that never came is said by the stop. */
 	if (rc == VS_OK && sampler)
 		nas_sampler_ready(sampler);
-	started[0] = nas_unix_now();
+	st->asked[0] = nas_unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, job,
-		                    &pid, err);
-	started[1] = nas_unix_now();
+		                    &st->pid, err);
+	st->asked[1] = nas_unix_now();
+	free(job);
+	return rc;
+}
+
+/* Runs fio and waits for it, showing how long it has run (what names the
+ * run) against the job's own time. */
+static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, const char *what,
+                   long timeout_s, vs_guest_process *proc, na_bench_started *st, vs_error *err)
+{
+	int rc = na_bench_fio_start(b, sampler, job_text, st, err);
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
 	/* A job without a runtime counts 0 here: the wait knows only the least. */
 	long expected_s = na_job_seconds(job_text, 0);
 	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, timeout_s, expected_s, b->stop,
-		                   na_wait_tick, &shown, proc, err);
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, st->pid, timeout_s, expected_s,
+		                   b->stop, na_wait_tick, &shown, proc, err);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
 	/* Stopped (Ctrl-C, timeout): Tools signalled the process it started,
 	 * fio, which can leave its job processes running.  Each is ended, and
 	 * its files go only once fio has let go of them. */
-	if (rc == VS_ERR_TASK && pid >= 0)
-		stop_staged(b);
-	free(job);
+	if (rc == VS_ERR_TASK && st->pid >= 0)
+		na_bench_stop_fio(b);
 	return rc;
 }
 
-/* fio's files go after every repetition, whatever became of it. */
-static void remove_data(na_bench *b)
+void na_bench_remove_data(na_bench *b)
 {
 	vs_error err = {0};
 	if (vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
@@ -439,9 +451,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
                  na_bench_outcome *out, vs_error *err)
 {
 	*out = (na_bench_outcome){.guest_clock_err = -1};
-	char started_at[32];
-	iso_now(started_at, sizeof(started_at));
-	time_t started = time(NULL);
+	na_bench_started st = na_bench_started_now();
 	vs_guest_process proc;
 	long timeout = na_bench_timeout(job_text);
 	char what[160];
@@ -451,19 +461,25 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	/* The NAS's window is fio's: started right before it, stopped right after. */
 	nas_sampler *sampler = rc == VS_OK ? na_bench_sampling_start(b, job_text, out) : NULL;
-	double asked[2] = {0};
 	if (rc == VS_OK)
-		rc = run_fio(b, sampler, job_text, what, timeout, &proc, asked, err);
+		rc = run_fio(b, sampler, job_text, what, timeout, &proc, &st, err);
 	if (sampler)
 		na_bench_sampling_stop(b, &sampler, out);
-	remove_data(b);
+	na_bench_remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
+	return na_bench_fio_end(b, p, job_text, repetition, &st, &proc, out, err);
+}
+
+int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                     const na_bench_started *st, const vs_guest_process *proc,
+                     na_bench_outcome *out, vs_error *err)
+{
 	char *json = NULL, *stderr_text = NULL;
 	size_t json_len = 0, stderr_len = 0;
-	rc = na_bench_fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
+	int rc = na_bench_fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
 	if (rc == VS_OK && out->nas)
-		na_bench_guest_clock(b, asked, out);
+		na_bench_guest_clock(b, st->asked, out);
 	vs_error parse_err = {0};
 	out->ok = rc == VS_OK && json && na_fio_parse(json, json_len, &out->fio, &parse_err) == VS_OK;
 	/* fio's stderr says why it failed; a run that worked needs no look at it. */
@@ -475,13 +491,13 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 		return rc;
 	}
 	if (!json)
-		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc.exit_code);
+		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc->exit_code);
 	if (!out->ok)
 		out->error = failure_text(&parse_err, stderr_text);
 	if (out->ok && out->nas)
 		na_bench_fio_window(out);
-	char *counters = host_counters(b, started);
-	rc = record(b, p, job_text, repetition, started_at, json, counters, out, err);
+	char *counters = host_counters(b, st->started);
+	rc = record(b, p, job_text, repetition, st->started_at, json, counters, out, err);
 	free(counters);
 	free(json);
 	free(stderr_text);
