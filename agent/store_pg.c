@@ -149,16 +149,20 @@ int na_central_check_url(const char *url, vs_error *err)
 	if (!rest)
 		return vs_fail(err, VS_ERR_USAGE, "the central database's URL must start with "
 		               "postgresql:// or postgres:// (a libpq URI)");
-	size_t authority = strcspn(rest, "/?#");
-	const char *at = NULL;
-	for (const char *p = rest; p < rest + authority; p++)
-		if (*p == '@')
-			at = p;
-	bool in_user = at && memchr(rest, ':', (size_t)(at - rest));
-	bool in_query = false;
-	for (const char *q = strchr(rest, '?'); q && !in_query; q = strchr(q + 1, '&'))
-		in_query = strncmp(q + 1, "password=", strlen("password=")) == 0;
-	if (in_user || in_query)
+	/* libpq's own parse: what it would use is what is checked (a key
+	 * percent-encoded, a '?' inside the user's part).  Its complaint is not
+	 * echoed either: it may quote the URL. */
+	char *why = NULL;
+	PQconninfoOption *options = PQconninfoParse(url, &why);
+	PQfreemem(why);
+	if (!options)
+		return vs_fail(err, VS_ERR_USAGE, "the central database's URL is not a libpq URI libpq "
+		               "can read");
+	bool password = false;
+	for (const PQconninfoOption *o = options; o->keyword; o++)
+		password |= strcmp(o->keyword, "password") == 0 && o->val;
+	PQconninfoFree(options);
+	if (password)
 		return vs_fail(err, VS_ERR_USAGE, "do not put the password in the central database's URL: "
 		               "use PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file (PGSERVICE)");
 	return VS_OK;
