@@ -130,6 +130,9 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		rc = insert_member(s, g->id, &m[i], err);
 	rc = na_sql_finish(s, rc, err);
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		if (m[i].result_id)
+			na_push_recorded(s, NA_PUSH_RESULT, m[i].result_id);
 	if (rc != VS_OK) {
 		g->id = 0;
 		if (!err->context[0])
