@@ -359,20 +359,22 @@ static int check_fio(na_bench *b, vs_error *err)
 {
 	/* The report's name is the start's mark: no listing before it (as a
 	 * job file's name, na_bench_run). */
-	char report_name[64], args[256];
+	char report_name[64], args[384], mark[128];
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(report_name, sizeof(report_name), "fio-check-%lld%03ld.txt", (long long)now.tv_sec,
 	         now.tv_nsec / 1000000);
+	/* the absolute path: it holds this process's mark, which another's lacks */
+	snprintf(mark, sizeof(mark), "%s/%s", b->staging, report_name);
 	snprintf(args, sizeof(args),
 	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; } > %s 2>&1'",
-	         b->staging, report_name);
+	         b->staging, mark);
 	int64_t pid = -1;
 	vs_guest_process proc;
 	char *report = NULL;
 	size_t len = 0;
-	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging,
-	                        report_name, &pid, err);
+	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, mark,
+	                        &pid, err);
 	if (rc == VS_OK)
 		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL, NULL,
 		                   &proc, err);
