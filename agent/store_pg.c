@@ -510,13 +510,24 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 	return rc;
 }
 
-/* A results column as the SQLite store gives it: times as ISO-8601 UTC. */
+/* A time column of results as the SQLite store gives it, ISO-8601 UTC,
+ * into out (false: name is no time), so that a time `results` shows is
+ * one --where matches. */
+static bool time_text(char *out, size_t size, const char *name)
+{
+	if (strcmp(name, "started_at") != 0 && strcmp(name, "finished_at") != 0)
+		return false;
+	snprintf(out, size, "to_char(results.%s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+	         name);
+	return true;
+}
+
 static void select_column(char *sql, size_t size, const char *name)
 {
+	char time[128];
 	size_t len = strlen(sql);
-	if (!strcmp(name, "started_at") || !strcmp(name, "finished_at"))
-		snprintf(sql + len, size - len, ", to_char(results.%s AT TIME ZONE 'UTC', "
-		         "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", name);
+	if (time_text(time, sizeof(time), name))
+		snprintf(sql + len, size - len, ", %s", time);
 	else
 		snprintf(sql + len, size - len, ", results.%s", name);
 }
@@ -560,8 +571,12 @@ static int build_select(const char *const *conds, size_t n, char *sql, size_t si
 			v = buf[i];
 		}
 		args[(*n_args)++] = v;
-		snprintf(sql + at, size - at, " AND %s%s::text = $%d", z >= 0 ? "" : "results.", col,
-		         *n_args);
+		char time[128];
+		if (time_text(time, sizeof(time), col))
+			snprintf(sql + at, size - at, " AND %s = $%d", time, *n_args);
+		else
+			snprintf(sql + at, size - at, " AND %s%s::text = $%d", z >= 0 ? "" : "results.", col,
+			         *n_args);
 	}
 	snprintf(sql + strlen(sql), size - strlen(sql), " ORDER BY results.id");
 	return VS_OK;

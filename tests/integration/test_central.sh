@@ -106,7 +106,9 @@ norm <<< "$OUT" > "$WORK/central.json"
 assert_eq "$(jq length "$WORK/central.json")" 400 "results read from the central database"
 cmp -s "$WORK/local.json" "$WORK/central.json" ||
 	fail "results --json differs: $(diff "$WORK/local.json" "$WORK/central.json" | head -n 20)"
-for where in recordsize=16K zfs_recordsize=16k protocol=NFSv3 "uuid=$u2" "runner=$(uname -n)" repetition=2; do
+started2=$(sqlite3 "$A" "SELECT started_at FROM results WHERE id = 2")
+for where in recordsize=16K zfs_recordsize=16k protocol=NFSv3 "uuid=$u2" "runner=$(uname -n)" repetition=2 \
+	"started_at=$started2"; do
 	run 0 "$NFSAGENT" results --db "$A" --where "$where" --csv
 	want=$(wc -l <<< "$OUT")
 	run 0 "$NFSAGENT" results --db "$(url central)" --where "$where" --csv
