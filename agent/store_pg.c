@@ -22,7 +22,14 @@ struct na_central {
  * transaction that raises nfsagent_schema's version.  A released step never
  * changes; a new schema is a new step at the end.  Plain columns a
  * dashboard can read: times as timestamptz, figures as numbers. ---- */
-#define PG_REAL(name) ", " #name " double precision"
+/* A direction's statistics as results (step 1) and result_groups (step 2)
+ * hold them.  Released steps use it: its text never changes. */
+#define DIRECTION_COLUMNS(d)                                                          \
+	" " d "_iops double precision, " d "_bw_bytes double precision,"                  \
+	" " d "_lat_mean_us double precision, " d "_p50_us double precision,"             \
+	" " d "_p95_us double precision, " d "_p99_us double precision,"                  \
+	" " d "_p999_us double precision, " d "_max_us double precision,"                 \
+	" " d "_total_ios bigint, " d "_runtime_ms bigint,"
 static const char *const central_migrations[] = {
 	/* 1: results with their labels and NAS side, and findings, as the
 	 * SQLite store's schema 11 holds them, each known by its UUID */
@@ -43,16 +50,7 @@ static const char *const central_migrations[] = {
 	" datastore text, datastore_type text, servers text, export_path text,"
 	" vm text, guest_os text, disk text,"
 	" profile text, job_file text, fio_version text,"
-	" read_iops double precision, read_bw_bytes double precision,"
-	" read_lat_mean_us double precision, read_p50_us double precision,"
-	" read_p95_us double precision, read_p99_us double precision,"
-	" read_p999_us double precision, read_max_us double precision,"
-	" read_total_ios bigint, read_runtime_ms bigint,"
-	" write_iops double precision, write_bw_bytes double precision,"
-	" write_lat_mean_us double precision, write_p50_us double precision,"
-	" write_p95_us double precision, write_p99_us double precision,"
-	" write_p999_us double precision, write_max_us double precision,"
-	" write_total_ios bigint, write_runtime_ms bigint,"
+	DIRECTION_COLUMNS("read") DIRECTION_COLUMNS("write")
 	" fio_json text, host_counters_json text);"
 	"CREATE INDEX results_started_at ON results (started_at);"
 	"CREATE TABLE result_labels ("
@@ -78,7 +76,9 @@ static const char *const central_migrations[] = {
 	" measured_s double precision, window_s double precision, amplification double precision,"
 	" amp_guest_to_dataset double precision, amp_dataset_to_data double precision,"
 	" amp_log_share double precision, clock_shift_s double precision,"
-	" clock_err_s double precision, txg_count bigint" NA_NAS_ZFS_REALS(PG_REAL) ","
+	" clock_err_s double precision, txg_count bigint, log_write_wait_ms double precision,"
+	" log_sync_write_wait_ms double precision, txg_sync_mean_ms double precision,"
+	" txg_sync_max_ms double precision, txg_dirty_mean_bytes double precision,"
 	" CHECK (NOT incomplete OR why IS NOT NULL));"
 	"CREATE TABLE findings ("
 	" id bigserial PRIMARY KEY,"
@@ -106,16 +106,7 @@ static const char *const central_migrations[] = {
 	" pushed_at timestamptz NOT NULL DEFAULT now(), started_at timestamptz NOT NULL,"
 	" profile text NOT NULL, repetition integer NOT NULL, vms integer NOT NULL,"
 	" start_skew_ms double precision, incomplete boolean NOT NULL, why text,"
-	" read_iops double precision, read_bw_bytes double precision,"
-	" read_lat_mean_us double precision, read_p50_us double precision,"
-	" read_p95_us double precision, read_p99_us double precision,"
-	" read_p999_us double precision, read_max_us double precision,"
-	" read_total_ios bigint, read_runtime_ms bigint,"
-	" write_iops double precision, write_bw_bytes double precision,"
-	" write_lat_mean_us double precision, write_p50_us double precision,"
-	" write_p95_us double precision, write_p99_us double precision,"
-	" write_p999_us double precision, write_max_us double precision,"
-	" write_total_ios bigint, write_runtime_ms bigint,"
+	DIRECTION_COLUMNS("read") DIRECTION_COLUMNS("write")
 	" iops double precision, slowest_vm text, slowest_share double precision,"
 	" CHECK (NOT incomplete OR why IS NOT NULL));"
 	"CREATE TABLE result_group_members ("
@@ -124,7 +115,7 @@ static const char *const central_migrations[] = {
 	" why text, PRIMARY KEY (group_id, vm));"
 	"CREATE INDEX result_group_members_result ON result_group_members (result_id);",
 };
-#undef PG_REAL
+#undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
 
 int na_central_schema_version(void)
