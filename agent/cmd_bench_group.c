@@ -165,7 +165,8 @@ static json_t *fio_json(const na_fio_result *f)
 	                 dir_json(f->mixed ? &f->mixed_dir : &f->read), "write", dir_json(&f->write));
 }
 
-static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p, const na_bench_group_run *r)
+static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
+                        const na_bench_group_run *r)
 {
 	json_t *members = json_array();
 	for (size_t i = 0; i < n; i++) {
@@ -226,8 +227,8 @@ static int resolve(const na_bench_group_args *g, const na_bench *tmpl, na_bench 
 	return rc;
 }
 
-int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl, const na_bench_plan *plan,
-                       bool json, size_t *incomplete, vs_error *err)
+int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
+                       const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err)
 {
 	na_bench m[NA_GROUP_MAX_VMS];
 	na_bench *mp[NA_GROUP_MAX_VMS];

@@ -17,7 +17,7 @@ const char *na_bench_group_twice(const char *const *vms, size_t n);
 /* Resolves the group in tmpl's inventory (VS_ERR_USAGE for a group that
  * cannot run), runs plan in every member at once as tmpl would in one, and
  * renders it; *incomplete counts the runs that lost a member. */
-int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl, const na_bench_plan *plan,
-                       bool json, size_t *incomplete, vs_error *err);
+int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
+                       const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err);
 
 #endif

@@ -37,7 +37,8 @@ static json_t *method_json(const na_effect *e)
 		snprintf(holm, sizeof(holm), "; Holm across the profile's %zu verdict line%s (IOPS weighs "
 		         "%g), this line at %.4g%%", e->family, na_s(e->family), NA_IOPS_WEIGHT,
 		         e->alpha * 100);
-	snprintf(text, sizeof(text), "t test on log values, pooled variance, df=%zu%s%s", e->na + e->nb - 2,
+	snprintf(text, sizeof(text), "t test on log values, pooled variance, df=%zu%s%s",
+	         e->na + e->nb - 2,
 	         !e->judged ? "; no verdict of its own (follows IOPS)" : holm,
 	         e->judged && e->band > 0 ? "; the interval must clear the --min-change band" : "");
 	return json_string(text);

@@ -217,7 +217,8 @@ void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, n
 	snprintf(c->verdict_bare, sizeof(c->verdict_bare), "%.*s",
 	         (int)(name && c->verdict[name] == '(' ? name - 1 : name), c->verdict);
 	const char *ci = c->change[change] ? c->change + change + 1 : "";
-	const char *more = c->verdict + name + (c->verdict[name] == '(' ? 0 : strspn(c->verdict + name, ":;, "));
+	size_t skip = c->verdict[name] == '(' ? 0 : strspn(c->verdict + name, ":;, ");
+	const char *more = c->verdict + name + skip;
 	snprintf(c->note, sizeof(c->note), "%.*s%s%s", (int)(*ci ? strlen(ci) - 1 : 0), ci,
 	         *ci && *more ? "; " : "", more);
 }

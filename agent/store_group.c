@@ -145,7 +145,8 @@ static void dir_of(sqlite3_stmt *st, int at, na_dir_stats *d)
 {
 	d->present = sqlite3_column_type(st, at) != SQLITE_NULL;
 	d->iops = sqlite3_column_double(st, at);
-	d->p99_us = sqlite3_column_type(st, at + 1) != SQLITE_NULL ? sqlite3_column_double(st, at + 1) : -1;
+	d->p99_us =
+		sqlite3_column_type(st, at + 1) != SQLITE_NULL ? sqlite3_column_double(st, at + 1) : -1;
 }
 
 int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err)
@@ -155,7 +156,8 @@ int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error 
 	if (s->reader)
 		return VS_OK;
 	int rc = na_sql_prepare(s, "SELECT g.id, g.vms, g.incomplete, g.read_iops, g.read_p99_us,"
-	                           " g.write_iops, g.write_p99_us, g.started_at FROM result_group_members m"
+	                           " g.write_iops, g.write_p99_us, g.started_at"
+	                           " FROM result_group_members m"
 	                           " JOIN result_groups g ON g.id = m.group_id WHERE m.result_id = ?",
 	                        &st, err);
 	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, result_id) : SQLITE_OK;
