@@ -78,9 +78,9 @@ static double utc_seconds(const char *iso)
 
 /* ESXi's datastore read and write rates over the run (KBps samples, as
  * bench stored them), in MB/s, from the realtime samples whose 20 s lie
- * wholly inside fio's I/O: the runtime_ms before the result was recorded
- * (its output fetched right after fio ended; the start is no anchor, as
- * fio lays out its file and ramps first).  A sample that reaches outside
+ * wholly inside fio's I/O: the runtime_ms before the result's finish (when
+ * bench saw fio end; the start is no anchor, as fio lays out its file and
+ * ramps first).  A sample that reaches outside
  * averages in other time, and a run shorter than 20 s has none of its own,
  * so it is not measured (two runs in one sample showed the same figure);
  * -1 then, or when none came back. */

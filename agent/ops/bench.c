@@ -256,6 +256,11 @@ void na_bench_stop_fio(na_bench *b)
 	vs_guest_programs_free(&ended);
 }
 
+void na_bench_note_end(na_bench_started *st)
+{
+	iso_now(st->ended_at, sizeof(st->ended_at));
+}
+
 na_bench_started na_bench_started_now(void)
 {
 	na_bench_started st = {.started = time(NULL), .pid = -1};
@@ -318,6 +323,8 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 	if (rc == VS_OK)
 		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, st->pid, timeout_s, expected_s,
 		                   b->stop, na_wait_tick, &shown, proc, err);
+	if (rc == VS_OK)
+		na_bench_note_end(st);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
 	/* Stopped (Ctrl-C, timeout): Tools signalled the process it started,
@@ -404,16 +411,19 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
-/* The bytes fio wrote over its window (0 without writes). */
+/* Records one run with its provenance, in one transaction with b->step. */
 static int record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
-                  const char *started_at, const char *fio_json, const char *counters,
+                  const na_bench_started *st, const char *fio_json, const char *counters,
                   na_bench_outcome *out, vs_error *err)
 {
 	char finished_at[32];
-	iso_now(finished_at, sizeof(finished_at));
+	if (st->ended_at[0])
+		snprintf(finished_at, sizeof(finished_at), "%s", st->ended_at);
+	else
+		iso_now(finished_at, sizeof(finished_at));
 	const vs_about *about = vs_client_about(b->s->client);
 	na_result r = {
-		.started_at = started_at, .finished_at = finished_at,
+		.started_at = st->started_at, .finished_at = finished_at,
 		.status = out->ok ? "ok" : "failed", .error = out->error,
 		.campaign = b->campaign, .target = b->target, .repetition = repetition,
 		.vcenter = vs_client_host(b->s->client), .vcenter_version = about->version,
@@ -499,7 +509,7 @@ int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int
 	if (out->ok && out->nas)
 		na_bench_fio_window(out);
 	char *counters = host_counters(b, st->started);
-	rc = record(b, p, job_text, repetition, st->started_at, json, counters, out, err);
+	rc = record(b, p, job_text, repetition, st, json, counters, out, err);
 	free(counters);
 	free(json);
 	free(stderr_text);

@@ -68,10 +68,11 @@ static double skew_ms(const na_bench_group_run *r, size_t n)
 
 /* Waits for every started fio in turn.  They run together, so the first
  * wait covers the job's time and each later one polls from what is left
- * of it (at once, for those that ended with the first).  Ctrl-C returns
+ * of it (at once, for those that ended with the first); each end seen is
+ * noted as that member's finish.  Ctrl-C returns
  * VS_ERR_TASK; a member timed out or refused is named. */
 static int wait_all(na_bench *const *m, size_t n, const char *job, const char *what,
-                    const na_bench_started *st, vs_guest_process *proc, na_bench_group_run *r,
+                    na_bench_started *st, vs_guest_process *proc, na_bench_group_run *r,
                     vs_error *err)
 {
 	long expected = na_job_seconds(job, 0), timeout = na_bench_timeout(job);
@@ -88,6 +89,8 @@ static int wait_all(na_bench *const *m, size_t n, const char *job, const char *w
 		int w = vs_guest_wait(m[i]->s->client, m[i]->vm->moref, &m[i]->auth, st[i].pid,
 		                      timeout > gone ? timeout - gone : 1, expected > gone ? expected - gone : 0,
 		                      m[i]->stop, na_wait_tick, &shown, &proc[i], &e);
+		if (w == VS_OK)
+			na_bench_note_end(&st[i]);
 		if (w != VS_OK && *m[i]->stop)
 			rc = vs_fail(err, VS_ERR_TASK, "%s", e.message);
 		else if (w != VS_OK)

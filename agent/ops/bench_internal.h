@@ -20,8 +20,14 @@ typedef struct na_bench_started {
 	time_t started;             /* the host counters' window opens here */
 	double asked[2];            /* this machine's time around StartProgramInGuest */
 	int64_t pid;                /* the guest's shell; -1 not started */
+	/* When the wait saw fio end ("": not seen), recorded as the result's
+	 * finish: compare's ESXi layer takes fio's runtime before it, which the
+	 * fetching and recording after it would shift. */
+	char ended_at[32];
 } na_bench_started;
 na_bench_started na_bench_started_now(void);
+/* Notes now as st's ended_at. */
+void na_bench_note_end(na_bench_started *st);
 /* Uploads the job and starts fio in b's data folder (made by the caller). */
 int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
                        na_bench_started *st, vs_error *err);
