@@ -42,6 +42,15 @@ static int target_hit_bug(na_store *s, const char *campaign, const char *target,
 	return rc;
 }
 
+/* Whether row w ran over NFS 3 for campaign's target: its findings were
+ * asked for already (with either answer). */
+static bool asked_of(const na_cmp_row *w, const char *campaign, const char *target)
+{
+	const char *c = w->field[NA_FIELD_campaign], *t = w->field[NA_FIELD_target],
+	           *type = w->field[NA_FIELD_datastore_type];
+	return c && t && type && !strcmp(type, "NFS") && !strcmp(c, campaign) && !strcmp(t, target);
+}
+
 int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err)
 {
 	int rc = VS_OK;
@@ -51,12 +60,12 @@ int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err)
 		           *type = r->field[NA_FIELD_datastore_type];
 		if (!campaign || !target || !type || strcmp(type, "NFS") != 0)
 			continue;
-		size_t k = 0;  /* a row of the same target asked already */
-		while (k < i && !(g->rows[k].fell_back && !strcmp(g->rows[k].field[NA_FIELD_target], target) &&
-		                  !strcmp(g->rows[k].field[NA_FIELD_campaign], campaign)))
-			k++;
-		if (k < i)
-			r->fell_back = true;
+		const na_cmp_row *asked = NULL;  /* a row of the same target, asked already */
+		for (size_t k = 0; k < i && !asked; k++)
+			if (asked_of(&g->rows[k], campaign, target))
+				asked = &g->rows[k];
+		if (asked)
+			r->fell_back = asked->fell_back;
 		else
 			rc = target_hit_bug(s, campaign, target, &r->fell_back, err);
 	}
