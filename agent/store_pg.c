@@ -183,8 +183,9 @@ static int pg_fail(const na_central *c, const PGresult *res, const char *doing, 
 		return vs_fail(err, VS_ERR_CONNECT, "the central database went away: %s", why);
 	if (state && strcmp(state, "42501") == 0)
 		return vs_fail(err, VS_ERR_AUTH, "role %s may not %s in the central database (%s): "
-		               "GRANT it INSERT and SELECT on results, result_labels, nas_runs and findings, "
-		               "and USAGE on their id sequences", PQuser(c->pg), doing, why);
+		               "GRANT it SELECT on nfsagent_schema and nfsagent_meta, INSERT and SELECT "
+		               "on results, result_labels, nas_runs and findings, and USAGE on their id "
+		               "sequences", PQuser(c->pg), doing, why);
 	return vs_fail(err, VS_ERR_FAULT, "the central database refused to %s: %s", doing, why);
 }
 
@@ -230,6 +231,7 @@ static int read_version(na_central *c, int *version, vs_error *err)
 	bool ours = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	bool results = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
 	PQclear(res);
+	res = NULL;  /* a refused read below leaves it untouched */
 	*version = 0;
 	if (!ours)
 		return results ? vs_fail(err, VS_ERR_USAGE, "the central database has a results table "
@@ -255,13 +257,16 @@ static int ensure_schema(na_central *c, vs_error *err)
 	if (rc == VS_OK && version > CENTRAL_LATEST)
 		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
+	/* A refusal by a step is a role that may not change the schema; one
+	 * before (reading the version) is said as refused. */
+	bool migrating = rc == VS_OK;
 	for (int v = version; rc == VS_OK && v < CENTRAL_LATEST; v++)
 		rc = pg_exec(c, central_migrations[v], 0, NULL, "create or upgrade the schema", NULL, err);
-	if (rc == VS_ERR_AUTH && version)
+	if (migrating && rc == VS_ERR_AUTH && version)
 		rc = vs_fail(err, VS_ERR_AUTH, "the central database has schema version %d and this "
 		             "nfsagent writes %d, but role %s may not upgrade it: run 'nfsagent push' "
 		             "once as the role that owns its tables", version, CENTRAL_LATEST, PQuser(c->pg));
-	else if (rc == VS_ERR_AUTH)
+	else if (migrating && rc == VS_ERR_AUTH)
 		rc = vs_fail(err, VS_ERR_AUTH, "the central database has no nfsagent schema yet and role "
 		             "%s may not create it: run 'nfsagent push' once as a role that may create "
 		             "tables there", PQuser(c->pg));

@@ -208,6 +208,11 @@ newdb empty
 run 6 "$NFSAGENT" push --db "$WORK/reader.db" --central "$(url empty reader)"
 assert_one_line "$ERR"
 assert_contains "$ERR" "the central database has no nfsagent schema yet and role reader may not create it"
+# a role that may not even read the schema's version is told so, not "no schema yet"
+q postgres "CREATE ROLE blind LOGIN"
+run 6 "$NFSAGENT" push --db "$WORK/reader.db" --central "$(url central blind)"
+assert_one_line "$ERR"
+assert_contains "$ERR" "role blind may not read its schema in the central database (permission denied for table nfsagent_schema): GRANT it SELECT on nfsagent_schema"
 # ---- bench and run push each result as it is recorded; a central
 # database that is down, or stops mid-campaign, costs one warning ----
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k
