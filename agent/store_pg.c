@@ -696,14 +696,17 @@ int na_central_findings(na_store *s, const char *const *conds, size_t n, na_find
 	int rc = args ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		const char *col = na_finding_column(conds[i]);
+		size_t len = strlen(sql);
 		if (!col)
 			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
+		else if (len + 64 > sizeof(sql))  /* this condition and the ORDER BY must fit */
+			rc = vs_fail(err, VS_ERR_USAGE, "findings are selected by at most %zu conditions", i);
 		else
-			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " AND %s = $%zu", col, i + 1);
+			snprintf(sql + len, sizeof(sql) - len, " AND %s = $%zu", col, i + 1);
 		const char *v = col ? strchr(conds[i], '=') + 1 : NULL;
 		args[i] = col && !strcmp(col, "datastore_type") ? na_protocol_value(v) : v;
 	}
-	strcat(sql, " ORDER BY id");
+	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY id");
 	PGresult *res = NULL;
 	if (rc == VS_OK)
 		rc = n ? pg_exec(s->reader, sql, (int)n, args, "read findings", &res, err)
