@@ -12,7 +12,7 @@
 
 /* A NAS command's time during a bench (bench --nas and a campaign's): a
  * run waits so long at most for the NAS's first and last readings. */
-enum { NA_BENCH_NAS_TIMEOUT_S = 10 };
+enum { NA_BENCH_NAS_TIMEOUT_S = 10, NA_BENCH_TOOK = 16 };
 
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
@@ -43,6 +43,13 @@ typedef struct na_bench {
 	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
 	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
+	/* How long each profile's last run took to be seen ended: its next
+	 * is first looked at then (na_bench_expected_s); each look is a call. */
+	struct na_bench_took {
+		char profile[64];
+		double s;
+	} took[NA_BENCH_TOOK];
+	size_t n_took;
 	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
 	 * dataset behind ds, its settings and its pool were read
 	 * (na_bench_nas_begin): then each run is sampled. */

@@ -399,9 +399,9 @@ typedef struct vs_guest_process {
 
 /* Waits for pid to end, polling ListProcessesInGuest: for a program of
  * unknown length (expected_s 0) at once and after 0.25 s (a short program
- * has ended); for one expected to take expected_s, first after a second (a
- * failing start) or at its end if sooner, then sparsely until its end,
- * every 0.25 s past it and ever less often after, at most 10 s apart
+ * has ended); for one expected to take expected_s, at its end (a job of
+ * over 30 s also after a second, a failing start, and every 5 minutes),
+ * then every 0.25 s past it and ever less often after, at most 10 s apart
  * (exit codes are kept only ~5 minutes after the end).  Gives up after
  * timeout_s or when *stop becomes non-zero, terminating the process; then
  * returns VS_ERR_TASK ("timed out" / "interrupted"). */
@@ -409,7 +409,7 @@ typedef struct vs_guest_process {
  * it began: the caller's progress. */
 typedef void (*vs_tick_fn)(long elapsed_s, void *ud);
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
+                  long timeout_s, double expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
                   void *ud, vs_guest_process *out, vs_error *err);
 int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
                        vs_error *err);
