@@ -66,6 +66,18 @@ static int folders(const char *dir, const char *mark, char *staging, size_t stag
 	return snprintf(data, data_size, "%s/nfsagent-fio-%s", dir, mark);
 }
 
+/* The host's link to the datastore's (first) NFS server: the ceiling of
+ * the network-bound hint; unknown (speed 0) when vSphere does not say,
+ * never an error. */
+static void read_link(na_bench *b)
+{
+	char server[256] = "";
+	const char *servers = b->ds && b->ds->remote_host ? b->ds->remote_host : "";
+	snprintf(server, sizeof(server), "%.*s", (int)strcspn(servers, ","), servers);
+	vs_error ignored = {0};
+	vs_host_link_to(b->s->client, b->host->moref, server, &b->link, &ignored);
+}
+
 int na_bench_begin(na_bench *b, vs_error *err)
 {
 	int n = folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data,
@@ -84,6 +96,8 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
 		rc = vs_perf_counter_ids(b->s->client, counter_names, 6, b->counter_ids, err);
+	if (rc == VS_OK)
+		read_link(b);
 	if (rc != VS_OK && made)  /* the caller ends only a bench that began */
 		na_bench_end(b);
 	if (rc != VS_OK && !err->context[0])

@@ -43,6 +43,7 @@ typedef struct na_bench {
 	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
 	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
+	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_begin) */
 	/* How long each profile's last run took to be seen ended: its next
 	 * is first looked at then (na_bench_expected_s); each look is a call. */
 	struct na_bench_took {

@@ -119,6 +119,14 @@ typedef struct vs_host {
 	char *parent;            /* compute resource moref */
 } vs_host;
 
+/* The link a host reaches an NFS server through (vs_host_link_to). */
+typedef struct vs_host_link {
+	int64_t speed_mb;  /* its fastest uplink's negotiated Mb/s: one flow's most; 0 unknown */
+	char vmk[16];      /* the vmkernel port: on the server's subnet, else the default route's */
+	char pnic[32];     /* that uplink */
+	bool by_subnet;
+} vs_host_link;
+
 typedef struct vs_ds_mount {
 	char *host;         /* HostSystem moref */
 	char *access_mode;  /* "readWrite" | "readOnly" */
@@ -254,6 +262,11 @@ int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *data
 /* Reads one host or datastore by moref. */
 int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
 int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
+/* Reads how host reaches server (an IPv4 address, or a name: then through
+ * the default route) from its config.network; speed_mb 0 when vSphere does
+ * not say (no such port, a link down).  One call. */
+int vs_host_link_to(vs_client *c, const char *host, const char *server, vs_host_link *out,
+                    vs_error *err);
 
 /* ---- Datastore files --------------------------------------------------- */
 

@@ -159,6 +159,21 @@ run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 3 --size
 row=$(grep '^randread-4k-qd1  *read  *3 ' <<< "$OUT")
 [[ $row =~ ±[0-9.]+%,\ sees\ \+([0-9]+)%/-([0-9]+)% ]] || fail "RUN-TO-RUN of 3 runs: $row"
 assert_ge "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "the rise seen against the drop seen"
+# The lab's hosts have 10 Gb/s uplinks: a lab run (tens of MB/s) is not
+# network-bound.
+assert_not_contains "$OUT" "network-bound"
+# A host whose uplinks negotiated 100 Mb/s (12.5 MB/s): the same run says
+# its figure is the link's, naming the host, the link and the uplink, which
+# vSphere says carries NFS (vmk0, the default route: no port is on the
+# export's subnet); its JSON carries the link.
+lab_stop
+lab_start -link-speed DC0_H0=100
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 1 --db "$WORK/slow.db"
+grep -Eq "^randread-4k-qd1 read: network-bound: [0-9]+ MB/s through DC0_H0's 100 Mb/s link \(vmnic0\)" <<< "$OUT" ||
+	fail "no network-bound line on a 100 Mb/s link: $OUT"
+run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 1 --db "$WORK/slow.db" --json
+assert_eq "$(jq -c .link <<< "$OUT")" '{"host":"DC0_H0","speed_mb":100,"pnic":"vmnic0","vmk":"vmk0"}' "the link in JSON"
+assert_contains "$(jq -r '.runs[0].network_bound' <<< "$OUT")" "network-bound: "
 # A vCenter that keeps no datastore samples (-perf-empty): the run is
 # recorded, one warning says why its host counters are missing, and they
 # are stored as NULL (not measured), never as an empty list.
