@@ -370,6 +370,7 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
 	if (rc == VS_OK)
 		na_bench_end(&b);
+	r->took = b.took;
 	na_bench_nas_end(&b);
 	nas_target_free(&nas);
 	na_bench_disks_free(&b);

@@ -22,7 +22,7 @@ na_bench na_run_bench(na_run *r, na_session *s)
 	                  .auth = na_run_guest_auth(r),
 	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
 	                  .fio_checked = r->fio_checked, .fio_libaio = r->fio_libaio,
-	                  .stop = &na_stop_requested};
+	                  .took = r->took, .stop = &na_stop_requested};
 }
 
 /* The guest can benchmark (credentials, fio and its libaio), checked once

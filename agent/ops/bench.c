@@ -66,10 +66,7 @@ static int folders(const char *dir, const char *mark, char *staging, size_t stag
 	return snprintf(data, data_size, "%s/nfsagent-fio-%s", dir, mark);
 }
 
-/* The host's link to the datastore's (first) NFS server: the ceiling of
- * the network-bound hint; unknown (speed 0) when vSphere does not say,
- * never an error. */
-static void read_link(na_bench *b)
+void na_bench_read_link(na_bench *b)
 {
 	char server[256] = "";
 	const char *servers = b->ds && b->ds->remote_host ? b->ds->remote_host : "";
@@ -96,8 +93,6 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
 		rc = vs_perf_counter_ids(b->s->client, counter_names, 6, b->counter_ids, err);
-	if (rc == VS_OK)
-		read_link(b);
 	if (rc != VS_OK && made)  /* the caller ends only a bench that began */
 		na_bench_end(b);
 	if (rc != VS_OK && !err->context[0])
@@ -277,27 +272,34 @@ void na_bench_note_end(na_bench_started *st)
 	st->took_s = nas_unix_now() - st->asked[1];
 }
 
+/* p's entry on b's datastore in b->took, or its count if none. */
+static size_t took_index(const na_bench *b, const na_profile *p)
+{
+	const char *ds = b->ds ? b->ds->name : "";
+	size_t i = 0;
+	while (i < b->took.n &&
+	       (strcmp(b->took.v[i].profile, p->name) != 0 || strcmp(b->took.v[i].datastore, ds) != 0))
+		i++;
+	return i;
+}
+
 double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *job_text)
 {
 	double job_s = (double)na_job_seconds(job_text, 0);
-	for (size_t i = 0; i < b->n_took; i++)
-		if (!strcmp(b->took[i].profile, p->name))
-			return fmax(job_s, b->took[i].s);
-	return job_s;
+	size_t i = took_index(b, p);
+	return i < b->took.n ? fmax(job_s, b->took.v[i].s) : job_s;
 }
 
 void na_bench_learn(na_bench *b, const na_profile *p, const na_bench_started *st)
 {
-	if (st->took_s <= 0)
-		return;
-	size_t i = 0;
-	while (i < b->n_took && strcmp(b->took[i].profile, p->name) != 0)
-		i++;
-	if (i == NA_BENCH_TOOK)
-		return;  /* so many profiles: the later ones are looked at from their job's time */
-	b->n_took += i == b->n_took;
-	snprintf(b->took[i].profile, sizeof(b->took[i].profile), "%s", p->name);
-	b->took[i].s = st->took_s;
+	size_t i = took_index(b, p);
+	if (st->took_s <= 0 || i == NA_BENCH_TOOK)
+		return;  /* not seen; or so many: the later ones are looked at from their job's time */
+	b->took.n += i == b->took.n;
+	snprintf(b->took.v[i].profile, sizeof(b->took.v[i].profile), "%s", p->name);
+	snprintf(b->took.v[i].datastore, sizeof(b->took.v[i].datastore), "%s",
+	         b->ds ? b->ds->name : "");
+	b->took.v[i].s = st->took_s;
 }
 
 na_bench_started na_bench_started_now(void)
@@ -622,6 +624,7 @@ int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs
 	b->nas_runs = plan->n * (size_t)plan->repeat;
 	int rc = na_bench_begin(b, err);
 	if (rc == VS_OK) {
+		na_bench_read_link(b);
 		na_bench_nas_begin(b);
 		/* The profiles' jobs name the folder na_bench_begin chose for fio. */
 		for (size_t i = 0; rc == VS_OK && i < plan->n; i++)

@@ -74,13 +74,15 @@ static void timeout_comes_from_the_job(void **state)
 	assert_int_equal(na_job_seconds("[a]\nruntime=99999999999999999999999d\n", 1), 366L * 86400);
 }
 
-/* A wait first looks at fio when the profile's last run here was seen to
- * end (fio lays out its file each run), or at the job's own time before;
- * each profile its own; never before the job's time. */
+/* A wait first looks at fio when the profile's last run on the datastore
+ * was seen to end (fio lays out its file each run), or at the job's own
+ * time before; each profile and datastore its own; never before the job's
+ * time. */
 static void next_run_is_looked_at_when_the_last_ended(void **state)
 {
 	(void)state;
-	na_bench b = {0};
+	vs_datastore v3 = {.name = "v3"}, v41 = {.name = "v41"};
+	na_bench b = {.ds = &v3};
 	const na_profile *read = na_profile_find("randread-4k-qd1");
 	const na_profile *write = na_profile_find("randwrite-4k-qd1");
 	const char *job = "[a]\nrw=randread\nruntime=2\ntime_based=1\n";
@@ -94,7 +96,9 @@ static void next_run_is_looked_at_when_the_last_ended(void **state)
 	assert_true(na_bench_expected_s(&b, read, job) == 2);
 	st.took_s = 0;    /* an end not seen teaches nothing */
 	na_bench_learn(&b, write, &st);
-	assert_int_equal(b.n_took, 1);
+	assert_int_equal(b.took.n, 1);
+	b.ds = &v41;      /* another datastore: its own time */
+	assert_true(na_bench_expected_s(&b, read, job) == 2);
 }
 
 /* As the seeds ran them: the 4 jobs of a qd32x4 profile share one file of
