@@ -341,7 +341,9 @@ static int migrate(migration *m, vs_error *err)
 	int rc = m->a->bug_seen ? VS_ERR_TASK : move(m, err);
 	m->out->diag.extent_bug |= m->a->bug_seen;
 	if (rc == VS_ERR_TASK && m->out->diag.extent_bug && strcmp(m->a->policy, "fail") != 0) {
-		na_say(m->s, "%s: working around it (--on-extent-bug %s).", err->message, m->a->policy);
+		/* a fleet's VM not moved again has no verdict of its own */
+		na_say(m->s, "%s: working around it (--on-extent-bug %s).",
+		       err->message[0] ? err->message : "the NFS 4.1 extent-size bug", m->a->policy);
 		rc = work_around(m, err);
 	} else if (rc == VS_ERR_TASK && m->out->diag.extent_bug) {
 		na_say(m->s, m->a->campaign ? "To move it all the same, set on_extent_bug = nfs3 in the "
