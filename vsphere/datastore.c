@@ -206,6 +206,8 @@ int vs_nas_mount(vs_client *c, const vs_host *host, const vs_nas_spec *spec, cha
 		vs_buf_elem(&p, "remoteHostNames", *s);
 	if (v41 && spec->security)
 		vs_buf_elem(&p, "securityType", spec->security);
+	if (spec->connections > 0)  /* last of the spec's elements, as the WSDL orders them */
+		vs_buf_addf(&p, "<connections>%d</connections>", spec->connections);
 	vs_buf_add(&p, "</spec>");
 	vs_reply r = {0};
 	host_datastore want = {host->moref, spec->name, NULL, NULL, false};

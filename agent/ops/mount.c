@@ -2,10 +2,14 @@
  * export (VMware warns that the two lock differently and data can be
  * corrupted, and ESXi does not stop you), and a mount that fails on one
  * host is undone on the others, so that no target is half mounted. */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/mount.h"
+
+enum { MAX_CONNECTIONS = 8 };  /* ESXi's most, raised from its default 4 */
 
 const char *na_nfs_label(const char *type)
 {
@@ -122,7 +126,10 @@ static int mount_hosts(na_session *s, const na_mount_args *a, const vs_datastore
 		if (same && na_mounted_on(same, h->host->moref)) {
 			h->outcome = NA_MOUNT_PRESENT;
 			out->present++;
-			na_say(s, "%s: %s is already mounted", h->host->name, a->spec.name);
+			/* vSphere's API sets connections only when it mounts */
+			na_say(s, "%s: %s is already mounted%s", h->host->name, a->spec.name,
+			       a->spec.connections ? " (with the connections it has: --connections is for a "
+			                             "new mount)" : "");
 			continue;
 		}
 		vs_nas_spec spec = a->spec;
@@ -138,9 +145,31 @@ static int mount_hosts(na_session *s, const na_mount_args *a, const vs_datastore
 		}
 		h->outcome = NA_MOUNT_MOUNTED;
 		out->mounted++;
-		na_say(s, "%s: mounted %s (%s %s:%s, %s)", h->host->name, a->spec.name,
+		char conns[32] = "";
+		if (spec.connections)
+			snprintf(conns, sizeof(conns), ", %d connections", spec.connections);
+		na_say(s, "%s: mounted %s (%s %s:%s, %s%s)", h->host->name, a->spec.name,
 		       na_nfs_label(a->spec.type), servers, a->spec.path,
-		       spec.read_only ? "read-only" : "read-write");
+		       spec.read_only ? "read-only" : "read-write", conns);
+	}
+	return VS_OK;
+}
+
+/* ESXi takes connections (nConnect) for NFS 3 from 8.0 U1, for NFS 4.1
+ * from 8.0 U3; an older host would refuse the spec mid-mount. */
+static int hosts_take_connections(const vs_nas_spec *spec, vs_host *const *hosts, size_t n,
+                                  vs_error *err)
+{
+	bool v41 = strcmp(spec->type, "NFS41") == 0;
+	int update = v41 ? 3 : 1;  /* 8.0 U3, 8.0 U1: "8.0.3", "8.0.1" */
+	for (size_t i = 0; spec->connections && i < n; i++) {
+		int major = 0, minor = 0, patch = 0;
+		if (hosts[i]->version)
+			sscanf(hosts[i]->version, "%d.%d.%d", &major, &minor, &patch);
+		if (major < 8 || (major == 8 && minor == 0 && patch < update))
+			return vs_fail(err, VS_ERR_USAGE, "--connections needs ESXi 8.0 U%d for %s; %s runs %s",
+			               update, v41 ? "NFS 4.1" : "NFS 3", hosts[i]->name,
+			               hosts[i]->version ? hosts[i]->version : "an unknown version");
 	}
 	return VS_OK;
 }
@@ -155,6 +184,8 @@ int na_op_mount(na_session *s, const na_mount_args *a, na_mount_result *out, vs_
 	if (rc == VS_OK && !a->hosts)
 		rc = na_select_hosts(s->inv, &a->choice, &chosen, &n, err);
 	vs_host *const *hosts = a->hosts ? a->hosts : chosen;
+	if (rc == VS_OK)
+		rc = hosts_take_connections(&a->spec, hosts, n, err);
 	if (rc == VS_OK)
 		rc = check_existing(s->inv, &a->spec, &same, err);
 	if (rc == VS_OK && !(out->hosts = calloc(n + 1, sizeof(*out->hosts))))
@@ -187,6 +218,22 @@ char **na_split_servers(char *list, size_t *n)
 	return v;
 }
 
+/* --connections: ESXi takes 1 to 8 (more than 4 once an advanced option
+ * is raised: docs/mount-and-migrate.md). */
+static vs_status check_connections(na_mount_args *a, vs_error *err)
+{
+	if (!a->connections)
+		return VS_OK;
+	char *end = NULL;
+	errno = 0;
+	long n = strtol(a->connections, &end, 10);
+	if (errno || end == a->connections || *end || n < 1 || n > MAX_CONNECTIONS)
+		return vs_fail(err, VS_ERR_USAGE, "--connections is a whole number from 1 to %d, not '%s'",
+		               MAX_CONNECTIONS, a->connections);
+	a->spec.connections = (int)n;
+	return VS_OK;
+}
+
 vs_status na_mount_check(na_mount_args *a, vs_error *err)
 {
 	if (!a->spec.name || !a->server_list || !a->spec.path || !a->nfs)
@@ -211,5 +258,5 @@ vs_status na_mount_check(na_mount_args *a, vs_error *err)
 	if (a->spec.security && strcmp(a->spec.security, "AUTH_SYS") != 0 &&
 	    strcmp(a->spec.security, "SEC_KRB5") != 0 && strcmp(a->spec.security, "SEC_KRB5I") != 0)
 		return vs_fail(err, VS_ERR_USAGE, "--security is AUTH_SYS, SEC_KRB5 or SEC_KRB5I");
-	return VS_OK;
+	return check_connections(a, err);
 }

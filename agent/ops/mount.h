@@ -15,6 +15,7 @@ typedef struct na_mount_args {
 	vs_nas_spec spec;
 	char *server_list;  /* "a,b" as given; spec.servers points into it */
 	const char *nfs;    /* "3" or "4.1" */
+	const char *connections;  /* "1" to "8" as given, NULL: ESXi's one (na_mount_check reads it) */
 } na_mount_args;
 
 /* cmd_mount.c: the command line's shape of a mount (NFS version, servers,

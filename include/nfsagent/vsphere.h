@@ -248,6 +248,7 @@ typedef struct vs_nas_spec {
 	const char *type;          /* "NFS" (v3) or "NFS41" */
 	bool read_only;
 	const char *security;      /* NFS 4.1: "AUTH_SYS", "SEC_KRB5", "SEC_KRB5I"; NULL = default */
+	int connections;           /* nConnect, TCP connections to the server (API 8.0.1); 0 = ESXi's one */
 } vs_nas_spec;
 
 /* HostDatastoreSystem.CreateNasDatastore on one host; *datastore gets the moref. */

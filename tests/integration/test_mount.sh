@@ -152,4 +152,33 @@ DC0_C0_H0: mounted late (NFS 3 10.0.0.5:/mnt/tank/vmware64k, read-write)
 DC0_C0_H1: mounting late failed; unmounting it again from DC0_C0_H0 (all or nothing)" "a present host is not undone"
 assert_eq "$(ds_field late '.hosts | join(",")')" DC0_H0 "hosts of late after the second failed mount"
 assert_eq "$(calls RemoveDatastore)" 5 "mounts undone (2 + 2 + 1)"
+
+# nConnect: --connections reaches every host's CreateNasDatastore (the lab
+# says what it was asked: vSphere reports no datastore's connections back).
+lab_stop
+lab_start
+run 0 "$NFSAGENT" mount --all-hosts --name conn3 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3 \
+	--connections 4
+assert_eq "$(grep -c 'mounted conn3 (NFS 3 10.0.0.5:/mnt/tank/vmware64k, read-write, 4 connections)' <<< "$OUT")" 4 \
+	"hosts mounted with 4 connections"
+assert_eq "$(grep -c 'CreateNasDatastore conn3 on .*: connections 4$' "$WORK/lab.err")" 4 "connections the hosts were asked for"
+# What ESXi refuses is refused before any host is asked.
+for bad in 0 9 4x; do
+	run 2 "$NFSAGENT" mount --all-hosts --name conn9 --server 10.0.0.5 --path /mnt/tank/vmware16k --nfs 3 \
+		--connections "$bad"
+	assert_contains "$ERR" "--connections is a whole number from 1 to 8, not '$bad'"
+done
+assert_eq "$(calls CreateNasDatastore)" 4 "mount calls after bad --connections"
+# NFS 4.1 takes connections from ESXi 8.0 U3, NFS 3 from 8.0 U1.
+lab_stop
+lab_start -esxi 8.0.2:22380479
+run 2 "$NFSAGENT" mount --all-hosts --name conn41 --server 10.0.0.5 --path /mnt/tank/vmware16k --nfs 4.1 \
+	--connections 2
+assert_one_line "$ERR"
+assert_contains "$ERR" "--connections needs ESXi 8.0 U3 for NFS 4.1; "
+assert_contains "$ERR" " runs 8.0.2"
+assert_eq "$(calls CreateNasDatastore)" 0 "mount calls on hosts too old for NFS 4.1 connections"
+run 0 "$NFSAGENT" mount --host DC0_H0 --name conn3 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3 \
+	--connections 2
+assert_contains "$(cat "$WORK/lab.err")" "CreateNasDatastore conn3 on DC0_H0: connections 2"
 echo "mount: ok"

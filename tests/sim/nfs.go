@@ -26,6 +26,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -75,6 +76,7 @@ type nfsServer struct {
 	exports map[string]*nfsExport // by exportKey
 	l       *lab
 	mu      sync.Mutex // serialises mounts and unmounts
+	nconn   nconnectAsks
 }
 
 func exportKey(server, p string) string { return server + ":" + path.Clean(p) }
@@ -86,6 +88,7 @@ func (n *nfsServer) flags(fs *flag.FlagSet) {
 
 func (n *nfsServer) setup(l *lab) error {
 	n.l = l
+	l.beforeCall(func(c *soapCall, _ http.ResponseWriter) bool { n.nconn.note(c); return false })
 	// See "Datastore URLs" above.
 	if err := os.Chdir(l.dir); err != nil {
 		return err

@@ -20,6 +20,7 @@ package main
 import (
 	"crypto/sha1"
 	"fmt"
+	"log"
 	"sort"
 
 	"github.com/vmware/govmomi/simulator"
@@ -91,6 +92,13 @@ func (n *nfsServer) mount(dss *nasDatastoreSystem, spec *types.HostNasVolumeSpec
 		return none, invalidArgument("spec.remoteHost")
 	case spec.RemotePath == "":
 		return none, invalidArgument("spec.remotePath")
+	}
+	conns := n.nconn.take(dss.Self.Value, name)
+	if conns != 0 {
+		if fault := nconnectFault(host, kind, conns); fault != nil {
+			return none, fault
+		}
+		log.Printf("CreateNasDatastore %s on %s: connections %d", name, host.Name, conns)
 	}
 	export := n.lookup(servers[0], spec.RemotePath)
 	if export == nil {
