@@ -124,9 +124,12 @@ static int collect(const na_result *res, void *ud, vs_error *err)
 	int rc = ok ? na_report_nas_side(r->store, w, res, err) : VS_OK;
 	/* compare's row of it, with the layers its NAS side gave */
 	ok &= rc != VS_OK || na_cmp_group_add(&r->results, res) == VS_OK;
-	if (ok && rc == VS_OK) {
-		memcpy(r->results.rows[r->results.n - 1].layer, w->layer, sizeof(w->layer));
-		na_report_cache_bins(w, &r->results.rows[r->results.n - 1]);
+	na_cmp_row *c = ok && rc == VS_OK ? &r->results.rows[r->results.n - 1] : NULL;
+	if (c)
+		rc = na_cmp_row_bins(r->store, c, err);
+	if (c && rc == VS_OK) {
+		memcpy(c->layer, w->layer, sizeof(w->layer));
+		na_report_cache_bins(w, c);
 	}
 	return ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }

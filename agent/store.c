@@ -288,7 +288,9 @@ static int connect_db(na_store *s, int target, vs_error *err)
 		return na_sql_fail(s, rc, err);
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
-	rc = read_version(s, &version, err);
+	rc = na_bins_register(s, err);
+	if (rc == VS_OK)
+		rc = read_version(s, &version, err);
 	if (rc == VS_OK)
 		rc = configure(s, err);
 	if (rc == VS_OK && version < target)
@@ -342,7 +344,9 @@ static int connect_readonly(na_store *s, vs_error *err)
 		return na_sql_fail(s, rc, err);
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
-	rc = read_version(s, &version, err);
+	rc = na_bins_register(s, err);
+	if (rc == VS_OK)
+		rc = read_version(s, &version, err);
 	if (rc == VS_OK && version == 0)
 		return empty_file(s->path, err);
 	s->version = version;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fio.h"
 #include "nfsagent/vsphere.h"
 
 typedef struct na_store na_store;
@@ -181,6 +182,12 @@ int na_store_add(na_store *s, na_result *r, vs_error *err);
  * the row's id) in the same transaction: the result and its step are
  * recorded together or not at all.  step NULL: na_store_add. */
 int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err);
+
+/* Result id's fio latency bins as recorded with it (store_bins.c): out[0]
+ * read (a mixed job's), out[1] write, each ascending by value, present
+ * when it has some, total_ios their count; none when fio's output held no
+ * bins (plain json).  Free each with na_fio_dir_clear, whatever it returns. */
+int na_store_bins_of(na_store *s, int64_t result_id, na_fio_dir out[2], vs_error *err);
 
 /* ---- a group run (bench on several VMs at once; store_group.c) ---- */
 typedef struct na_group_row {
