@@ -578,12 +578,6 @@ static int push_factor(na_factor **out, size_t *n, const char *name, tally *a, t
 	return VS_OK;
 }
 
-/* A field as people name it: the datastore type is its protocol. */
-static const char *factor_name(size_t f)
-{
-	return f == NA_FIELD_datastore_type ? "protocol" : na_fields[f].name;
-}
-
 /* A factor when its mix of values differs between the groups. */
 static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, const char *label,
                         na_factor **out, size_t *n)
@@ -593,7 +587,7 @@ static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, 
 	if (rc == VS_OK)
 		rc = values_of(b, f, label, &sb);
 	if (rc == VS_OK && !same_mix(&sa, a->n, &sb, b->n))
-		rc = push_factor(out, n, label ? label : factor_name(f), &sa, &sb);
+		rc = push_factor(out, n, label ? label : na_field_shown((int)f), &sa, &sb);
 	tally_free(&sa);
 	tally_free(&sb);
 	return rc;

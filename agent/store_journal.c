@@ -383,8 +383,8 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	return rc;
 }
 
-/* The findings column condition "field=value" selects by (protocol: the
- * datastore_type alias), or NULL. */
+/* The findings column condition "field=value" selects by (a result
+ * field's alias: its name), or NULL. */
 const char *na_finding_column(const char *cond)
 {
 	static const char *const fields[] = {"kind", "campaign", "target", "host", "esxi_version",
@@ -392,8 +392,11 @@ const char *na_finding_column(const char *cond)
 	                                     "export_path", "vm"};
 	const char *eq = strchr(cond, '=');
 	size_t len = eq ? (size_t)(eq - cond) : 0;
-	if (len == strlen("protocol") && strncmp(cond, "protocol", len) == 0)
-		return "datastore_type";
+	int f = len ? na_field_named(cond, len) : -1;
+	if (f >= 0) {
+		cond = na_fields[f].name;
+		len = strlen(cond);
+	}
 	for (size_t k = 0; len && k < sizeof(fields) / sizeof(*fields); k++)
 		if (strlen(fields[k]) == len && strncmp(cond, fields[k], len) == 0)
 			return fields[k];
