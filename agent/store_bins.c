@@ -2,10 +2,10 @@
  * result_bins: stored once, when the result is recorded, so that compare
  * and report read them as rows instead of parsing fio's JSON again.
  * Recording, the schema step that fills the table for older results and a
- * reader's view of an older file all take the bins from one place, SQL
- * function nfsagent_fio_bins: what na_fio_parse makes of the stored output,
- * so a run with plain json (no bins) or output that does not parse has
- * none, as compare read them before. */
+ * reader's view of an older file all take the bins from one place, the
+ * table-valued SQL function nfsagent_fio_bins(fio_json): what na_fio_parse
+ * makes of the stored output, so a run with plain json (no bins) or output
+ * that does not parse has none, as compare read them before. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,10 +13,9 @@
 #include "store_internal.h"
 
 /* Each result's bins as rows (result_id, direction, bin_ns, count). */
-#define BINS_OF(results)                                                                  \
-	"SELECT r.id AS result_id, json_extract(b.value, '$[0]') AS direction,"               \
-	" json_extract(b.value, '$[1]') AS bin_ns, json_extract(b.value, '$[2]') AS count"    \
-	" FROM " results " r, json_each(nfsagent_fio_bins(r.fio_json)) b"
+#define BINS_OF(results)                                     \
+	"SELECT r.id AS result_id, b.direction, b.bin_ns, b.count" \
+	" FROM " results " r, nfsagent_fio_bins(r.fio_json) b"
 #define INSERT_BINS "INSERT INTO result_bins (result_id, direction, bin_ns, count) "
 
 /* Step 14: the table, filled for the results recorded before it. */
@@ -46,38 +45,144 @@ bool na_bins_of_fio_json(const char *json, na_fio_result *f, const na_fio_dir *d
 	return true;
 }
 
-/* nfsagent_fio_bins(fio_json): [["read", ns, count], ...] or NULL. */
-static void fio_bins_sql(sqlite3_context *ctx, int argc, sqlite3_value **argv)
-{
-	(void)argc;
+/* ---- nfsagent_fio_bins(fio_json): rows (direction, bin_ns, count), an
+ * eponymous virtual table whose hidden column fio_json is its argument ---- */
+enum { COL_DIRECTION, COL_BIN_NS, COL_COUNT, COL_FIO_JSON };
+
+typedef struct bins_cursor {
+	sqlite3_vtab_cursor base;
 	na_fio_result f;
 	const na_fio_dir *d[2];
-	if (!na_bins_of_fio_json((const char *)sqlite3_value_text(argv[0]), &f, d)) {
-		sqlite3_result_null(ctx);
-		return;
-	}
-	sqlite3_str *t = sqlite3_str_new(sqlite3_context_db_handle(ctx));
-	sqlite3_str_appendchar(t, 1, '[');
-	for (int k = 0; k < 2; k++)
-		for (size_t i = 0; i < d[k]->n_bins; i++)
-			sqlite3_str_appendf(t, "%s[\"%s\",%lld,%lld]", sqlite3_str_length(t) > 1 ? "," : "",
-			                    na_bins_directions[k], (long long)d[k]->bin_ns[i],
-			                    (long long)d[k]->bin_count[i]);
-	sqlite3_str_appendchar(t, 1, ']');
-	na_fio_result_clear(&f);
-	int len = sqlite3_str_length(t);
-	char *text = sqlite3_str_finish(t);
-	if (text)
-		sqlite3_result_text(ctx, text, len, sqlite3_free);
-	else
-		sqlite3_result_error_nomem(ctx);
+	int k;       /* the direction read; 2: past the last */
+	size_t i;    /* its bin */
+	int64_t row;
+} bins_cursor;
+
+static int bins_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                        sqlite3_vtab **vtab, char **err)
+{
+	(void)aux, (void)argc, (void)argv, (void)err;
+	int rc = sqlite3_declare_vtab(db, "CREATE TABLE x (direction TEXT, bin_ns INTEGER,"
+	                                  " count INTEGER, fio_json HIDDEN)");
+	if (rc == SQLITE_OK)
+		rc = sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+	if (rc == SQLITE_OK && !(*vtab = sqlite3_malloc(sizeof(**vtab))))
+		rc = SQLITE_NOMEM;
+	if (rc == SQLITE_OK)
+		memset(*vtab, 0, sizeof(**vtab));
+	return rc;
 }
+
+static int bins_disconnect(sqlite3_vtab *vtab)
+{
+	sqlite3_free(vtab);
+	return SQLITE_OK;
+}
+
+/* Only with its argument: fio_json = the result's output. */
+static int bins_best_index(sqlite3_vtab *vtab, sqlite3_index_info *info)
+{
+	(void)vtab;
+	for (int c = 0; c < info->nConstraint; c++)
+		if (info->aConstraint[c].iColumn == COL_FIO_JSON &&
+		    info->aConstraint[c].op == SQLITE_INDEX_CONSTRAINT_EQ) {
+			if (!info->aConstraint[c].usable)
+				return SQLITE_CONSTRAINT;
+			info->aConstraintUsage[c].argvIndex = 1;
+			info->aConstraintUsage[c].omit = 1;
+			info->estimatedCost = 1000;
+			return SQLITE_OK;
+		}
+	return SQLITE_CONSTRAINT;
+}
+
+static int bins_open(sqlite3_vtab *vtab, sqlite3_vtab_cursor **cur)
+{
+	(void)vtab;
+	bins_cursor *c = sqlite3_malloc(sizeof(*c));
+	if (!c)
+		return SQLITE_NOMEM;
+	memset(c, 0, sizeof(*c));
+	c->k = 2;
+	*cur = &c->base;
+	return SQLITE_OK;
+}
+
+static int bins_close(sqlite3_vtab_cursor *cur)
+{
+	na_fio_result_clear(&((bins_cursor *)cur)->f);
+	sqlite3_free(cur);
+	return SQLITE_OK;
+}
+
+static int bins_eof(sqlite3_vtab_cursor *cur)
+{
+	return ((bins_cursor *)cur)->k >= 2;
+}
+
+/* From the cursor's place on to a bin, the write's after the read's. */
+static void bins_settle(bins_cursor *c)
+{
+	while (c->k < 2 && c->i >= c->d[c->k]->n_bins) {
+		c->k++;
+		c->i = 0;
+	}
+}
+
+static int bins_filter(sqlite3_vtab_cursor *cur, int plan, const char *plan_text, int argc,
+                       sqlite3_value **argv)
+{
+	(void)plan, (void)plan_text;
+	bins_cursor *c = (bins_cursor *)cur;
+	na_fio_result_clear(&c->f);
+	bool some = argc == 1 && na_bins_of_fio_json((const char *)sqlite3_value_text(argv[0]),
+	                                             &c->f, c->d);
+	c->k = some ? 0 : 2;
+	c->i = 0;
+	c->row = 0;
+	bins_settle(c);
+	return SQLITE_OK;
+}
+
+static int bins_next(sqlite3_vtab_cursor *cur)
+{
+	bins_cursor *c = (bins_cursor *)cur;
+	c->i++;
+	c->row++;
+	bins_settle(c);
+	return SQLITE_OK;
+}
+
+static int bins_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col)
+{
+	const bins_cursor *c = (const bins_cursor *)cur;
+	const na_fio_dir *d = c->d[c->k];
+	if (col == COL_DIRECTION)
+		sqlite3_result_text(ctx, na_bins_directions[c->k], -1, SQLITE_STATIC);
+	else if (col == COL_BIN_NS)
+		sqlite3_result_int64(ctx, d->bin_ns[c->i]);
+	else if (col == COL_COUNT)
+		sqlite3_result_int64(ctx, d->bin_count[c->i]);
+	else
+		sqlite3_result_null(ctx);
+	return SQLITE_OK;
+}
+
+static int bins_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid)
+{
+	*rowid = ((bins_cursor *)cur)->row;
+	return SQLITE_OK;
+}
+
+static const sqlite3_module bins_module = {
+	.xConnect = bins_connect, .xBestIndex = bins_best_index, .xDisconnect = bins_disconnect,
+	.xOpen = bins_open, .xClose = bins_close, .xFilter = bins_filter, .xNext = bins_next,
+	.xEof = bins_eof, .xColumn = bins_column, .xRowid = bins_rowid,
+};
 
 int na_bins_register(na_store *s, vs_error *err)
 {
-	int rc = sqlite3_create_function(s->db, "nfsagent_fio_bins", 1,
-	                                 SQLITE_UTF8 | SQLITE_DETERMINISTIC | SQLITE_INNOCUOUS, NULL,
-	                                 fio_bins_sql, NULL, NULL);
+	int rc = sqlite3_create_module(s->db, "nfsagent_fio_bins", &bins_module, NULL);
 	return rc == SQLITE_OK ? VS_OK : na_sql_fail(s, rc, err);
 }
 

@@ -97,9 +97,9 @@ extern const char na_store_nas_none[];
 extern const char na_store_group_schema[];
 extern const char na_store_group_none[];
 /* store_bins.c: step 14 (result_bins, filled for older results), what a
- * reader of an older file sees instead, and SQL function
- * nfsagent_fio_bins that both use (na_bins_register adds it to the
- * connection, before either runs). */
+ * reader of an older file sees instead, and the table-valued SQL function
+ * nfsagent_fio_bins(fio_json) that both use (na_bins_register adds it to
+ * the connection, before either runs). */
 extern const char na_store_bins_schema[];
 extern const char na_store_bins_view[];
 int na_bins_register(na_store *s, vs_error *err);
