@@ -471,7 +471,8 @@ static void print_json(const regress_state *r)
 		/* The check's verdict replaces the line's, kept as "noise". */
 		json_object_set_new(o, "noise", json_string(na_noise_name(c->line->eff.verdict)));
 		json_object_update_new(o, json_pack("{s:s, s:s, s:s, s:f, s:s, s:b}",
-		    "datastore", field(c->line, NA_FIELD_datastore), "protocol", field(c->line, NA_FIELD_datastore_type),
+		    "datastore", field(c->line, NA_FIELD_datastore),
+		    na_field_shown(NA_FIELD_datastore_type), field(c->line, NA_FIELD_datastore_type),
 		    "profile", field(c->line, NA_FIELD_profile), "limit_pct", c->limit->rise ? c->limit->pct : -c->limit->pct,
 		    "verdict", c->verdict, "regression", c->regression));
 		json_array_append_new(checks, o);

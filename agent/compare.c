@@ -75,7 +75,8 @@ static void row_free(na_cmp_row *r)
 	}
 	free(r->label_keys);
 	free(r->label_values);
-	na_fio_result_clear(&r->fio);
+	na_fio_dir_clear(&r->bins[0]);
+	na_fio_dir_clear(&r->bins[1]);
 }
 
 /* A latency of 0 is a NULL column read back: unknown, not instantaneous. */
@@ -98,15 +99,6 @@ static char *job_hash(const char *job)
 	return strdup(text);
 }
 
-/* fio's stored json+ for its latency bins; a run without them (plain json,
- * or none stored) simply has none, which is no error. */
-static void row_bins(na_cmp_row *w, const char *fio_json)
-{
-	vs_error ignored = {0};
-	if (fio_json && na_fio_parse(fio_json, strlen(fio_json), &w->fio, &ignored) != VS_OK)
-		na_fio_result_clear(&w->fio);
-}
-
 static bool row_fill(na_cmp_row *w, const na_result *r)
 {
 	bool ok = true;
@@ -117,7 +109,6 @@ static bool row_fill(na_cmp_row *w, const na_result *r)
 		ok &= !v || (w->field[i] = strdup(v)) != NULL;
 	}
 	ok &= !r->job_file || (w->field[NA_FIELD_job_file] = job_hash(r->job_file)) != NULL;
-	row_bins(w, r->fio_json);
 	w->label_keys = calloc(r->n_labels + 1, sizeof(char *));
 	w->label_values = calloc(r->n_labels + 1, sizeof(char *));
 	ok &= w->label_keys && w->label_values;
@@ -165,6 +156,13 @@ static int row_pool(const na_nas_run *n, void *ud, vs_error *err)
 	return VS_OK;
 }
 
+int na_cmp_row_bins(na_store *s, na_cmp_row *w, vs_error *err)
+{
+	na_fio_dir_clear(&w->bins[0]);
+	na_fio_dir_clear(&w->bins[1]);
+	return na_store_bins_of(s, w->id, w->bins, err);
+}
+
 static int on_result(const na_result *r, void *ud, vs_error *err)
 {
 	loading *l = ud;
@@ -172,7 +170,8 @@ static int on_result(const na_result *r, void *ud, vs_error *err)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	l->r = r;
 	bool found;
-	return na_store_nas_of(l->store, r->id, row_pool, l, &found, err);
+	int rc = na_cmp_row_bins(l->store, &l->g->rows[l->g->n - 1], err);
+	return rc == VS_OK ? na_store_nas_of(l->store, r->id, row_pool, l, &found, err) : rc;
 }
 
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err)
@@ -287,12 +286,6 @@ static int add_line(na_cmp *c, const na_cmp_line *l)
 	return VS_OK;
 }
 
-/* The row's fio direction for dir: a mixed job's numbers are its read's. */
-static const na_fio_dir *row_fio_dir(const na_cmp_row *r, int dir)
-{
-	return dir ? &r->fio.write : r->fio.mixed ? &r->fio.mixed_dir : &r->fio.read;
-}
-
 /* The p99 of the merged latency bins of g's runs with key that did I/O in
  * dir: the tail of all their I/Os together; -1 when a run has no bins. */
 static double pooled_p99(const na_cmp_group *g, const na_cmp_row *k, const int *key,
@@ -305,7 +298,7 @@ static double pooled_p99(const na_cmp_group *g, const na_cmp_row *k, const int *
 		const na_cmp_row *r = &g->rows[i];
 		if (!r->present[dir] || !na_cmp_same_key(r, k, key, n_key))
 			continue;
-		const na_fio_dir *f = row_fio_dir(r, dir);
+		const na_fio_dir *f = &r->bins[dir];
 		every = f->n_bins && na_fio_dir_merge(&all.read, f, &err) == VS_OK;
 	}
 	double p99 = every && all.read.n_bins ? all.read.p99_us : -1;
@@ -585,12 +578,6 @@ static int push_factor(na_factor **out, size_t *n, const char *name, tally *a, t
 	return VS_OK;
 }
 
-/* A field as people name it: the datastore type is its protocol. */
-static const char *factor_name(size_t f)
-{
-	return f == NA_FIELD_datastore_type ? "protocol" : na_fields[f].name;
-}
-
 /* A factor when its mix of values differs between the groups. */
 static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, const char *label,
                         na_factor **out, size_t *n)
@@ -600,7 +587,7 @@ static int check_factor(const na_cmp_group *a, const na_cmp_group *b, size_t f, 
 	if (rc == VS_OK)
 		rc = values_of(b, f, label, &sb);
 	if (rc == VS_OK && !same_mix(&sa, a->n, &sb, b->n))
-		rc = push_factor(out, n, label ? label : factor_name(f), &sa, &sb);
+		rc = push_factor(out, n, label ? label : na_field_shown((int)f), &sa, &sb);
 	tally_free(&sa);
 	tally_free(&sb);
 	return rc;

@@ -79,7 +79,8 @@ typedef struct na_cmp_row {
 	size_t n_labels;
 	bool present[2];                /* [read, write]: the direction did I/O */
 	double metric[2][NA_M_COUNT];   /* IOPS, MB/s (10^6 B), avg us, p99 us; -1 unknown */
-	na_fio_result fio;              /* its latency bins when fio's json+ was stored */
+	na_fio_dir bins[2];             /* [read (a mixed job's), write]: its latency bins
+	                                 * (na_cmp_row_bins); n_bins 0: none (plain json) */
 	double layer[NA_L_COUNT];       /* -1: not measured (no NAS side, no host counters) */
 	bool fell_back;                 /* asked NFS 4.1, ran as NFS 3: the extent-size bug */
 } na_cmp_row;
@@ -104,7 +105,10 @@ void na_selector_free(na_selector *sel);
 int na_selector_none(na_store *s, const char *what, const char *selector, vs_error *err);
 /* The ok results the selector picks, in id order. */
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err);
+/* A row of r, without its latency bins: na_cmp_row_bins reads them. */
 int na_cmp_group_add(na_cmp_group *g, const na_result *r);
+/* Row w's latency bins, as the store recorded them with its result. */
+int na_cmp_row_bins(na_store *s, na_cmp_row *w, vs_error *err);
 /* compare_fallback.c: marks the rows of g that ran as NFS 3 because their
  * campaign target's NFS 4.1 showed the extent-size bug (the campaign's
  * finding says so; na_cmp_load does this). */

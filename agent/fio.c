@@ -40,6 +40,12 @@ static void bins_free(na_fio_dir *d)
 	d->n_bins = 0;
 }
 
+void na_fio_dir_clear(na_fio_dir *d)
+{
+	bins_free(d);
+	dir_init(d);
+}
+
 /* fio (stat.c, calc_clat_percentiles) walks its buckets upwards and reports
  * the first whose cumulative count reaches p% of the total; the bins' keys are
  * already the values it reports (plat_idx_to_val, the middle of a bucket),

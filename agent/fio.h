@@ -50,6 +50,8 @@ typedef struct na_fio_result {
  * na_fio_result_clear() whatever it returns. */
 int na_fio_parse(const char *text, size_t len, na_fio_result *out, vs_error *err);
 void na_fio_result_clear(na_fio_result *r);
+/* Frees d's bins and makes it a direction that did no I/O. */
+void na_fio_dir_clear(na_fio_dir *d);
 /* Merges src's bins into dst (same direction from several VMs or runs) and recomputes
  * dst's percentiles from the merged bins; sums iops/bw/ios, IO-weighted mean.  When
  * only one side has bins the merged percentiles are unknown (-1). */

@@ -5,12 +5,40 @@
 #include <string.h>
 
 #include "render.h"
+#include "stats.h"
 
-/* The verdict, then each canary's check. */
+/* Each check's line ("  STATE     what") wrapped to a terminal's width,
+ * its continuation under the what. */
+static void checks_wrapped(const na_checks *checks)
+{
+	char *text = NULL;
+	size_t size = 0;
+	FILE *lines = open_memstream(&text, &size);
+	if (!lines) {
+		na_checks_print(checks, stdout);
+		return;
+	}
+	na_checks_print(checks, lines);
+	fclose(lines);
+	for (char *line = text; line && *line;) {
+		char *end = strchr(line, '\n');
+		if (end)
+			*end = '\0';
+		na_print_wrapped(stdout, line + strspn(line, " "), NA_TEXT_WIDTH, 2, 12);
+		line = end ? end + 1 : NULL;
+	}
+	free(text);
+}
+
+/* The verdict, then each canary's check, within NA_TEXT_WIDTH columns (the
+ * verdict names hosts and the datastore: escaped). */
 void na_probe_print(const na_probe_result *r)
 {
-	na_print_line(NULL, r->verdict);  /* it names hosts and the datastore: escaped */
-	na_checks_print(&r->checks, stdout);
+	char *shown = na_escaped(r->verdict);
+	na_print_wrapped(stdout, shown ? shown : r->verdict, NA_TEXT_WIDTH, 0, 2);
+	free(shown);
+	checks_wrapped(&r->checks);
+	fflush(stdout);
 }
 
 /* The verdict line, then each extent's check. */

@@ -124,18 +124,22 @@ static int collect(const na_result *res, void *ud, vs_error *err)
 	int rc = ok ? na_report_nas_side(r->store, w, res, err) : VS_OK;
 	/* compare's row of it, with the layers its NAS side gave */
 	ok &= rc != VS_OK || na_cmp_group_add(&r->results, res) == VS_OK;
-	if (ok && rc == VS_OK) {
-		memcpy(r->results.rows[r->results.n - 1].layer, w->layer, sizeof(w->layer));
-		na_report_cache_bins(w, &r->results.rows[r->results.n - 1]);
+	na_cmp_row *c = ok && rc == VS_OK ? &r->results.rows[r->results.n - 1] : NULL;
+	if (c)
+		rc = na_cmp_row_bins(r->store, c, err);
+	if (c && rc == VS_OK) {
+		memcpy(c->layer, w->layer, sizeof(w->layer));
+		na_report_cache_bins(w, c);
 	}
 	return ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
-/* The field a grouping name stands for: "protocol" is datastore_type, as
+/* The field a grouping name stands for (an alias: its field's name), as
  * in queries. */
 static const char *field_of(const char *name)
 {
-	return strcmp(name, "protocol") == 0 ? "datastore_type" : name;
+	int f = na_field_named(name, strlen(name));
+	return f >= 0 ? na_fields[f].name : name;
 }
 
 /* A provenance field or a label. */
@@ -680,15 +684,16 @@ static int finding(const na_finding *f, void *ud, vs_error *err)
 static int findings(na_report_page *r, na_store *s, vs_error *err)
 {
 	static const char *const known[] = {"campaign", "target", "host", "esxi_version", "esxi_build",
-	                                    "datastore", "datastore_type", "protocol", "servers",
-	                                    "export_path", "vm"};
+	                                    "datastore", "datastore_type", "servers", "export_path", "vm"};
 	const char *conds[64];
 	size_t n = 0;
-	for (size_t i = 0; i < r->o->n_where && n < 64; i++)
-		for (size_t k = 0; k < sizeof(known) / sizeof(*known); k++)
-			if (strncmp(r->o->where[i], known[k], strlen(known[k])) == 0 &&
-			    r->o->where[i][strlen(known[k])] == '=')
-				conds[n++] = r->o->where[i];
+	for (size_t i = 0; i < r->o->n_where && n < 64; i++) {
+		const char *w = r->o->where[i];
+		int f = na_field_named(w, strcspn(w, "="));
+		for (size_t k = 0; f >= 0 && w[strcspn(w, "=")] && k < sizeof(known) / sizeof(*known); k++)
+			if (strcmp(na_fields[f].name, known[k]) == 0)
+				conds[n++] = w;
+	}
 	fputs("<section id=\"findings\">\n<h2>Probe verdicts and failed moves</h2>\n", r->out);
 	if (n < r->o->n_where)
 		fputs("<p class=\"cap\">Findings have no labels or profiles: only the selection's"

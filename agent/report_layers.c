@@ -91,8 +91,7 @@ static void cache_served(na_report_row *w, const na_result *res, const na_nas_ru
 
 void na_report_cache_bins(na_report_row *w, const na_cmp_row *c)
 {
-	const na_fio_dir *d = c->fio.mixed ? &c->fio.mixed_dir : &c->fio.read;
-	double under = c->present[0] ? na_bench_share_under(d, NA_CACHE_FLOOR_US) : -1;
+	double under = c->present[0] ? na_bench_share_under(&c->bins[0], NA_CACHE_FLOOR_US) : -1;
 	if (!w->cache[0] && under >= NA_CACHE_SHARE)
 		snprintf(w->cache, sizeof(w->cache), "%.0f%% of reads under %.0f µs", under * 100,
 		         NA_CACHE_FLOOR_US);

@@ -24,14 +24,27 @@
 enum { DEFAULT_BUSY_MS = 5000 };
 
 /* ---- the result's fields (store.h) and the columns of results (all but id) ---- */
-#define FIELD(name, type, query, list, factor) \
-	{#name, NA_TYPE_##type, offsetof(na_result, name), query, list, factor},
+#define FIELD(name, type, query, list, factor, alias) \
+	{#name, NA_TYPE_##type, offsetof(na_result, name), query, list, factor, alias},
 #define ZFS_FIELD(col, kind) \
-	{"zfs_" #col, NA_TYPE_TEXT, offsetof(na_result, zfs_##col), true, true, true},
+	{"zfs_" #col, NA_TYPE_TEXT, offsetof(na_result, zfs_##col), true, true, true, NULL},
 const na_field na_fields[NA_N_FIELDS] = {NA_RESULT_FIELDS(FIELD) NA_ZFS_FIELDS(ZFS_FIELD)};
 
-#define STAT(name, type) {#name, NA_TYPE_##type, offsetof(na_dir_stats, name), false, false, false},
+#define STAT(name, type) {#name, NA_TYPE_##type, offsetof(na_dir_stats, name), false, false, false, NULL},
 const na_field na_stats[NA_N_STATS] = {NA_DIR_STATS(STAT)};
+
+static bool named(const char *name, size_t len, const char *what)
+{
+	return what && strlen(what) == len && strncmp(name, what, len) == 0;
+}
+
+int na_field_named(const char *name, size_t len)
+{
+	for (int f = 0; f < NA_N_FIELDS; f++)
+		if (named(name, len, na_fields[f].name) || named(name, len, na_fields[f].alias))
+			return f;
+	return -1;
+}
 
 const char *na_field_text(const na_result *r, int field)
 {
@@ -44,7 +57,7 @@ double na_stat_value(const na_dir_stats *d, int stat)
 	return na_stats[stat].type == NA_TYPE_REAL ? *(const double *)at : (double)*(const int64_t *)at;
 }
 
-#define FIELD_COLUMN(name, type, query, list, factor) \
+#define FIELD_COLUMN(name, type, query, list, factor, alias) \
 	{#name, NA_TYPE_##type, offsetof(na_result, name), 0},
 #define READ_COLUMN(name, type) \
 	{"read_" #name, NA_TYPE_##type, offsetof(na_result, read.name), offsetof(na_result, read)},
@@ -288,7 +301,9 @@ static int connect_db(na_store *s, int target, vs_error *err)
 		return na_sql_fail(s, rc, err);
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
-	rc = read_version(s, &version, err);
+	rc = na_bins_register(s, err);
+	if (rc == VS_OK)
+		rc = read_version(s, &version, err);
 	if (rc == VS_OK)
 		rc = configure(s, err);
 	if (rc == VS_OK && version < target)
@@ -342,7 +357,9 @@ static int connect_readonly(na_store *s, vs_error *err)
 		return na_sql_fail(s, rc, err);
 	sqlite3_busy_timeout(s->db, DEFAULT_BUSY_MS);
 	int version = 0;
-	rc = read_version(s, &version, err);
+	rc = na_bins_register(s, err);
+	if (rc == VS_OK)
+		rc = read_version(s, &version, err);
 	if (rc == VS_OK && version == 0)
 		return empty_file(s->path, err);
 	s->version = version;

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fio.h"
 #include "nfsagent/vsphere.h"
 
 typedef struct na_store na_store;
@@ -38,8 +39,8 @@ typedef struct na_dir_stats {
  * bytes there, shown as zfs writes them ("16K", "1M", "0"), and a query
  * matches any spelling of the size (16K, 16k, 16384); WORD: as measured. */
 #define NA_ZFS_FIELDS(X)                                                               \
-	X(recordsize, SIZE) X(sync, WORD) X(compression, WORD) X(atime, WORD)             \
-	X(logbias, WORD) X(primarycache, WORD) X(special_small_blocks, SIZE)              \
+	X(recordsize, SIZE) X(sync, WORD) X(compression, WORD) X(atime, WORD) \
+	X(logbias, WORD) X(primarycache, WORD) X(special_small_blocks, SIZE) \
 	X(pool_layout, WORD) X(pool_health, WORD)
 
 typedef struct na_nas_run na_nas_run;
@@ -78,42 +79,44 @@ typedef struct na_result {
  * order the store lists them, then the NA_ZFS_FIELDS (text fields that are
  * query, list and factor).  query: --where and selectors name it; list:
  * results shows it; factor: compare names it when its mix of values
- * differs between two groups (the job file by a hash of its content). */
-#define NA_RESULT_FIELDS(X)                    \
-	/* name            type  query list factor */ \
-	X(status,          TEXT, 1, 1, 0)            \
-	X(campaign,        TEXT, 1, 1, 0)            \
-	X(target,          TEXT, 1, 1, 0)            \
-	X(repetition,      INT,  1, 1, 0)            \
-	X(vcenter,         TEXT, 1, 1, 1)            \
-	X(vcenter_version, TEXT, 1, 1, 1)            \
-	X(vcenter_build,   TEXT, 1, 1, 1)            \
-	X(host,            TEXT, 1, 1, 1)            \
-	X(esxi_version,    TEXT, 1, 1, 1)            \
-	X(esxi_build,      TEXT, 1, 1, 1)            \
-	X(datastore,       TEXT, 1, 1, 1)            \
-	X(datastore_type,  TEXT, 1, 1, 1)            \
-	X(servers,         TEXT, 1, 1, 1)            \
-	X(export_path,     TEXT, 1, 1, 1)            \
-	X(vm,              TEXT, 1, 1, 1)            \
-	X(guest_os,        TEXT, 1, 1, 1)            \
-	X(disk,            TEXT, 1, 1, 1)            \
-	X(profile,         TEXT, 1, 1, 0)            \
-	X(fio_version,     TEXT, 1, 1, 1)            \
-	X(started_at,      TEXT, 1, 1, 0)            \
-	X(finished_at,     TEXT, 1, 1, 0)            \
-	X(error,           TEXT, 0, 1, 0)            \
-	X(job_file,        TEXT, 0, 0, 1)            \
-	X(fio_json,        TEXT, 0, 0, 0)            \
-	X(host_counters_json, TEXT, 0, 0, 0)      \
-	X(runner,          TEXT, 1, 1, 0)            \
-	X(uuid,            TEXT, 1, 1, 0)
+ * differs between two groups (the job file by a hash of its content).
+ * alias: another name people give it, which conditions, grouping and
+ * compare's factors take and show (protocol, the datastore's type). */
+#define NA_RESULT_FIELDS(X)                                     \
+	/* name            type  query list factor alias */ \
+	X(status,          TEXT, 1, 1, 0, NULL)         \
+	X(campaign,        TEXT, 1, 1, 0, NULL)         \
+	X(target,          TEXT, 1, 1, 0, NULL)         \
+	X(repetition,      INT,  1, 1, 0, NULL)         \
+	X(vcenter,         TEXT, 1, 1, 1, NULL)         \
+	X(vcenter_version, TEXT, 1, 1, 1, NULL)         \
+	X(vcenter_build,   TEXT, 1, 1, 1, NULL)         \
+	X(host,            TEXT, 1, 1, 1, NULL)         \
+	X(esxi_version,    TEXT, 1, 1, 1, NULL)         \
+	X(esxi_build,      TEXT, 1, 1, 1, NULL)         \
+	X(datastore,       TEXT, 1, 1, 1, NULL)         \
+	X(datastore_type,  TEXT, 1, 1, 1, "protocol")   \
+	X(servers,         TEXT, 1, 1, 1, NULL)         \
+	X(export_path,     TEXT, 1, 1, 1, NULL)         \
+	X(vm,              TEXT, 1, 1, 1, NULL)         \
+	X(guest_os,        TEXT, 1, 1, 1, NULL)         \
+	X(disk,            TEXT, 1, 1, 1, NULL)         \
+	X(profile,         TEXT, 1, 1, 0, NULL)         \
+	X(fio_version,     TEXT, 1, 1, 1, NULL)         \
+	X(started_at,      TEXT, 1, 1, 0, NULL)         \
+	X(finished_at,     TEXT, 1, 1, 0, NULL)         \
+	X(error,           TEXT, 0, 1, 0, NULL)         \
+	X(job_file,        TEXT, 0, 0, 1, NULL)         \
+	X(fio_json,        TEXT, 0, 0, 0, NULL)         \
+	X(host_counters_json, TEXT, 0, 0, 0, NULL)      \
+	X(runner,          TEXT, 1, 1, 0, NULL)         \
+	X(uuid,            TEXT, 1, 1, 0, NULL)
 /* One direction's statistics (na_dir_stats), in the same way. */
 #define NA_DIR_STATS(X) \
 	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \
 	X(p99_us, REAL) X(p999_us, REAL) X(max_us, REAL) X(total_ios, I64) X(runtime_ms, I64)
 
-#define NA_FIELD_ID(name, type, query, list, factor) NA_FIELD_##name,
+#define NA_FIELD_ID(name, type, query, list, factor, alias) NA_FIELD_##name,
 #define NA_ZFS_ID(col, kind) NA_FIELD_zfs_##col,
 enum { NA_RESULT_FIELDS(NA_FIELD_ID) NA_ZFS_FIELDS(NA_ZFS_ID) NA_N_FIELDS };
 #undef NA_FIELD_ID
@@ -129,6 +132,7 @@ typedef struct na_field {
 	na_type type;
 	size_t off;               /* in na_result, or in na_dir_stats for a statistic */
 	bool query, list, factor;
+	const char *alias;        /* NULL: none */
 } na_field;
 extern const na_field na_fields[NA_N_FIELDS];
 extern const na_field na_stats[NA_N_STATS];
@@ -136,6 +140,13 @@ extern const na_field na_stats[NA_N_STATS];
 static inline bool na_field_kept(int field)
 {
 	return na_fields[field].type == NA_TYPE_TEXT && na_fields[field].list;
+}
+/* The field name[0..len) names, by its name or its alias, or -1. */
+int na_field_named(const char *name, size_t len);
+/* Field f as people name it: its alias, else its name. */
+static inline const char *na_field_shown(int f)
+{
+	return na_fields[f].alias ? na_fields[f].alias : na_fields[f].name;
 }
 /* The zfs_ field a label key names ("recordsize": NA_FIELD_zfs_recordsize),
  * or -1. */
@@ -181,6 +192,12 @@ int na_store_add(na_store *s, na_result *r, vs_error *err);
  * the row's id) in the same transaction: the result and its step are
  * recorded together or not at all.  step NULL: na_store_add. */
 int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err);
+
+/* Result id's fio latency bins as recorded with it (store_bins.c): out[0]
+ * read (a mixed job's), out[1] write, each ascending by value, present
+ * when it has some, total_ios their count; none when fio's output held no
+ * bins (plain json).  Free each with na_fio_dir_clear, whatever it returns. */
+int na_store_bins_of(na_store *s, int64_t result_id, na_fio_dir out[2], vs_error *err);
 
 /* ---- a group run (bench on several VMs at once; store_group.c) ---- */
 typedef struct na_group_row {
@@ -265,15 +282,15 @@ int na_store_findings(na_store *s, const char *const *conditions, size_t n, na_f
  * deltas (NULL when they were not read before and after). */
 #define NA_NAS_SETTINGS(X) X(recordsize) X(special_small_blocks)
 #define NA_NAS_POOL(X)                                                                          \
-	X(interval_s) X(intervals)                                                                  \
-	X(data_read_ops) X(data_write_ops) X(data_read_bytes) X(data_write_bytes)                   \
-	X(special_read_ops) X(special_write_ops) X(special_read_bytes) X(special_write_bytes)       \
-	X(dedup_read_ops) X(dedup_write_ops) X(dedup_read_bytes) X(dedup_write_bytes)               \
-	X(log_read_ops) X(log_write_ops) X(log_read_bytes) X(log_write_bytes)                       \
+	X(interval_s) X(intervals)                      \
+	X(data_read_ops) X(data_write_ops) X(data_read_bytes) X(data_write_bytes) \
+	X(special_read_ops) X(special_write_ops) X(special_read_bytes) X(special_write_bytes) \
+	X(dedup_read_ops) X(dedup_write_ops) X(dedup_read_bytes) X(dedup_write_bytes) \
+	X(log_read_ops) X(log_write_ops) X(log_read_bytes) X(log_write_bytes) \
 	X(cache_read_ops) X(cache_write_ops) X(cache_read_bytes) X(cache_write_bytes)
 #define NA_NAS_COUNTERS(X)                                                                      \
-	X(dataset_writes) X(dataset_written) X(dataset_reads) X(dataset_read)                       \
-	X(arc_demand_hits) X(arc_demand_misses) X(arc_size) X(zil_commits) X(zil_slog_bytes)        \
+	X(dataset_writes) X(dataset_written) X(dataset_reads) X(dataset_read) \
+	X(arc_demand_hits) X(arc_demand_misses) X(arc_size) X(zil_commits) X(zil_slog_bytes) \
 	X(zil_normal_bytes)
 /* Real numbers (schema 8; NULL when not known, or before it): the seconds
  * of fio's window zpool iostat's intervals measured and the window's own

@@ -30,6 +30,8 @@ struct na_store {
 enum { NA_SCHEMA_UUID = 12 };
 /* The step that added result_groups (store_group.c). */
 enum { NA_SCHEMA_GROUPS = 13 };
+/* The step that added result_bins (store_bins.c). */
+enum { NA_SCHEMA_BINS = 14 };
 
 /* Fills err from SQLite's status rc (a lock, damage and memory each get
  * their own message) and returns the vs_error status. */
@@ -38,6 +40,9 @@ int na_sql_prepare(na_store *s, const char *sql, sqlite3_stmt **st, vs_error *er
 /* BEGIN IMMEDIATE, and its end: commits if rc is VS_OK, else rolls back;
  * returns the outcome. */
 int na_sql_begin(na_store *s, vs_error *err);
+/* Runs sql with n text parameters, inside the caller's transaction
+ * (store_journal.c). */
+int na_sql_exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err);
 int na_sql_finish(na_store *s, int rc, vs_error *err);
 
 /* A column of results (all but id): a field of na_result, or a statistic of
@@ -91,6 +96,26 @@ extern const char na_store_nas_none[];
 /* store_group.c: step 13, and what a reader of an older file sees */
 extern const char na_store_group_schema[];
 extern const char na_store_group_none[];
+/* store_bins.c: step 14 (result_bins, filled for older results), what a
+ * reader of an older file sees instead, and the table-valued SQL function
+ * nfsagent_fio_bins(fio_json) that both use (na_bins_register adds it to
+ * the connection, before either runs). */
+extern const char na_store_bins_schema[];
+extern const char na_store_bins_view[];
+int na_bins_register(na_store *s, vs_error *err);
+/* Records result_id's bins from its stored fio_json, inside the caller's
+ * transaction (na_store_add_journaled's). */
+int na_bins_insert(na_store *s, int64_t result_id, vs_error *err);
+/* result_bins' directions, "read" (a mixed job's) and "write". */
+extern const char *const na_bins_directions[2];
+/* The bins of fio's stored output json (may be NULL): false when it has
+ * none that parse; else d[0] read (a mixed job's), d[1] write, in f, which
+ * the caller clears (na_fio_result_clear). */
+bool na_bins_of_fio_json(const char *json, na_fio_result *f, const na_fio_dir *d[2]);
+/* Appends one bin read back (rows in order of direction and value) to
+ * out's direction. */
+int na_bins_append(na_fio_dir out[2], const char *direction, int64_t ns, int64_t count,
+                   vs_error *err);
 /* A version 4 UUID (store_journal.c). */
 int na_store_make_uuid(char out[37], vs_error *err);
 extern const char na_store_nas_no_timeline[];
@@ -142,11 +167,12 @@ extern const na_zfs_column na_zfs_columns[NA_N_ZFS];
  * for no size. */
 int64_t na_zfs_size_of(const char *v);
 
-/* store_pg.c for store_push.c: records result r, its labels and its NAS
- * side (nas, may be NULL) in one transaction of c; *sent is false when c
- * had r's UUID already (and then nothing is written). */
-int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
-                      vs_error *err);
+/* store_pg.c for store_push.c: records result r, its labels, its NAS
+ * side (nas, may be NULL) and its latency bins (bins[0] read, bins[1]
+ * write, as na_store_bins_of reads them) in one transaction of c; *sent is
+ * false when c had r's UUID already (and then nothing is written). */
+int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
+                      const na_fio_dir bins[2], bool *sent, vs_error *err);
 /* A finding's columns as a push sends them, the same in both engines. */
 #define NA_FINDING_PUSHED                                                                       \
 	"uuid, runner, at, kind, campaign, target, host, esxi_version, esxi_build, datastore,"      \
@@ -186,6 +212,7 @@ int na_central_query(na_store *s, const char *const *conds, size_t n, na_result_
                      vs_error *err);
 int na_central_nas_of(na_store *s, int64_t id, na_nas_fn fn, void *ud, bool *found,
                       vs_error *err);
+int na_central_bins_of(na_store *s, int64_t id, na_fio_dir out[2], vs_error *err);
 int na_central_findings(na_store *s, const char *const *conds, size_t n, na_finding_fn fn,
                         void *ud, vs_error *err);
 /* What na_store_explain_none and the check of a query's fields ask, there:

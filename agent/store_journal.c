@@ -80,8 +80,7 @@ int na_store_run_unfinished(na_store *s, const char *name, char **run, vs_error 
 	return rc;
 }
 
-/* sql with n text parameters, inside the caller's transaction. */
-static int exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
+int na_sql_exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = na_sql_prepare(s, sql, &st, err);
@@ -101,7 +100,7 @@ static int run_exec(na_store *s, const char *sql, const char *const *args, int n
 {
 	int rc = na_sql_begin(s, err);
 	if (rc == VS_OK)
-		rc = exec_args(s, sql, args, n, err);
+		rc = na_sql_exec_args(s, sql, args, n, err);
 	return na_sql_finish(s, rc, err);
 }
 
@@ -111,7 +110,7 @@ static int journal_step(na_store *s, const char *run, const char *step, const ch
                         const char *now, vs_error *err)
 {
 	const char *const args[] = {run, step, detail, now};
-	return exec_args(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
+	return na_sql_exec_args(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
 	                    "VALUES (?1, ?2, ?3, ?4)", args, 4, err);
 }
 
@@ -309,6 +308,8 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 		na_store_midwrite_hook();
 	if (rc == VS_OK)
 		rc = insert_labels(s, r, err);
+	if (rc == VS_OK)
+		rc = na_bins_insert(s, r->id, err);
 	if (rc == VS_OK && r->nas)
 		rc = na_nas_insert(s, r->nas, r->id, err);
 	char id[24];
@@ -382,8 +383,8 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	return rc;
 }
 
-/* The findings column condition "field=value" selects by (protocol: the
- * datastore_type alias), or NULL. */
+/* The findings column condition "field=value" selects by (a result
+ * field's alias: its name), or NULL. */
 const char *na_finding_column(const char *cond)
 {
 	static const char *const fields[] = {"kind", "campaign", "target", "host", "esxi_version",
@@ -391,8 +392,11 @@ const char *na_finding_column(const char *cond)
 	                                     "export_path", "vm"};
 	const char *eq = strchr(cond, '=');
 	size_t len = eq ? (size_t)(eq - cond) : 0;
-	if (len == strlen("protocol") && strncmp(cond, "protocol", len) == 0)
-		return "datastore_type";
+	int f = len ? na_field_named(cond, len) : -1;
+	if (f >= 0) {
+		cond = na_fields[f].name;
+		len = strlen(cond);
+	}
 	for (size_t k = 0; len && k < sizeof(fields) / sizeof(*fields); k++)
 		if (strlen(fields[k]) == len && strncmp(cond, fields[k], len) == 0)
 			return fields[k];

@@ -10,13 +10,7 @@
 
 #include <libpq-fe.h>
 
-#include "store_internal.h"
-
-struct na_central {
-	PGconn *pg;
-	char id[64];        /* nfsagent_meta's database_id */
-	char *insert_sql;   /* INSERT INTO results ... RETURNING id */
-};
+#include "store_pg.h"
 
 /* ---- the central schema: step i takes it from version i to i + 1, in the
  * transaction that raises nfsagent_schema's version.  A released step never
@@ -114,6 +108,10 @@ static const char *const central_migrations[] = {
 	" vm text NOT NULL, result_id bigint REFERENCES results (id) ON DELETE CASCADE,"
 	" why text, PRIMARY KEY (group_id, vm));"
 	"CREATE INDEX result_group_members_result ON result_group_members (result_id);",
+	/* 3: fio's latency bins of each result (the SQLite store's schema 14,
+	 * store_pg_bins.c); the results pushed before get theirs in the same
+	 * transaction */
+	na_central_bins_schema,
 };
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
@@ -184,15 +182,13 @@ static int pg_fail(const na_central *c, const PGresult *res, const char *doing, 
 	if (state && strcmp(state, "42501") == 0)
 		return vs_fail(err, VS_ERR_AUTH, "role %s may not %s in the central database (%s): "
 		               "GRANT it SELECT on nfsagent_schema and nfsagent_meta, INSERT and SELECT "
-		               "on results, result_labels, nas_runs and findings, and USAGE on their id "
-		               "sequences", PQuser(c->pg), doing, why);
+		               "on results, result_labels, nas_runs, result_bins and findings, and USAGE "
+		               "on their id sequences", PQuser(c->pg), doing, why);
 	return vs_fail(err, VS_ERR_FAULT, "the central database refused to %s: %s", doing, why);
 }
 
-/* Runs sql with n text parameters (NULL: SQL NULL); *out (may be NULL)
- * takes the result to read rows from. */
-static int pg_exec(na_central *c, const char *sql, int n, const char *const *values,
-                   const char *doing, PGresult **out, vs_error *err)
+int na_pg_exec(na_central *c, const char *sql, int n, const char *const *values,
+               const char *doing, PGresult **out, vs_error *err)
 {
 	/* without parameters, a migration's several statements in one call */
 	PGresult *res = n ? PQexecParams(c->pg, sql, n, NULL, values, NULL, NULL, 0) : PQexec(c->pg, sql);
@@ -210,7 +206,7 @@ static int pg_exec(na_central *c, const char *sql, int n, const char *const *val
 static int pg_finish(na_central *c, int rc, const char *doing, vs_error *err)
 {
 	if (rc == VS_OK)
-		return pg_exec(c, "COMMIT", 0, NULL, doing, NULL, err);
+		return na_pg_exec(c, "COMMIT", 0, NULL, doing, NULL, err);
 	if (PQstatus(c->pg) == CONNECTION_OK)
 		PQclear(PQexec(c->pg, "ROLLBACK"));
 	return rc;
@@ -224,7 +220,7 @@ static int pg_finish(na_central *c, int rc, const char *doing, vs_error *err)
 static int read_version(na_central *c, int *version, vs_error *err)
 {
 	PGresult *res = NULL;
-	int rc = pg_exec(c, "SELECT to_regclass('nfsagent_schema') IS NOT NULL, "
+	int rc = na_pg_exec(c, "SELECT to_regclass('nfsagent_schema') IS NOT NULL, "
 	                 "to_regclass('results') IS NOT NULL", 0, NULL, "read its schema", &res, err);
 	if (rc != VS_OK)
 		return rc;
@@ -237,7 +233,7 @@ static int read_version(na_central *c, int *version, vs_error *err)
 		return results ? vs_fail(err, VS_ERR_USAGE, "the central database has a results table "
 		                         "that is not nfsagent's (no nfsagent_schema); refusing to use it")
 		               : VS_OK;
-	rc = pg_exec(c, "SELECT max(version) FROM nfsagent_schema", 0, NULL, "read its schema", &res,
+	rc = na_pg_exec(c, "SELECT max(version) FROM nfsagent_schema", 0, NULL, "read its schema", &res,
 	             err);
 	if (rc == VS_OK)
 		*version = atoi(PQgetvalue(res, 0, 0));
@@ -249,9 +245,9 @@ static int read_version(na_central *c, int *version, vs_error *err)
 static int ensure_schema(na_central *c, vs_error *err)
 {
 	int version = 0;
-	int rc = pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err);
+	int rc = na_pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err);
 	if (rc == VS_OK)
-		rc = pg_exec(c, schema_lock, 0, NULL, "lock its schema", NULL, err);
+		rc = na_pg_exec(c, schema_lock, 0, NULL, "lock its schema", NULL, err);
 	if (rc == VS_OK)
 		rc = read_version(c, &version, err);
 	if (rc == VS_OK && version > CENTRAL_LATEST)
@@ -260,8 +256,11 @@ static int ensure_schema(na_central *c, vs_error *err)
 	/* A refusal by a step is a role that may not change the schema; one
 	 * before (reading the version) is said as refused. */
 	bool migrating = rc == VS_OK;
-	for (int v = version; rc == VS_OK && v < CENTRAL_LATEST; v++)
-		rc = pg_exec(c, central_migrations[v], 0, NULL, "create or upgrade the schema", NULL, err);
+	for (int v = version; rc == VS_OK && v < CENTRAL_LATEST; v++) {
+		rc = na_pg_exec(c, central_migrations[v], 0, NULL, "create or upgrade the schema", NULL, err);
+		if (rc == VS_OK && v + 1 == NA_CENTRAL_BINS)
+			rc = na_central_backfill_bins(c, err);
+	}
 	if (migrating && rc == VS_ERR_AUTH && version)
 		rc = vs_fail(err, VS_ERR_AUTH, "the central database has schema version %d and this "
 		             "nfsagent writes %d, but role %s may not upgrade it: run 'nfsagent push' "
@@ -274,7 +273,7 @@ static int ensure_schema(na_central *c, vs_error *err)
 	snprintf(v, sizeof(v), "%d", CENTRAL_LATEST);
 	const char *const args[] = {v};
 	if (rc == VS_OK && version < CENTRAL_LATEST)
-		rc = pg_exec(c, "UPDATE nfsagent_schema SET version = $1", 1, args, "record its schema",
+		rc = na_pg_exec(c, "UPDATE nfsagent_schema SET version = $1", 1, args, "record its schema",
 		             NULL, err);
 	return pg_finish(c, rc, "create or upgrade the schema", err);
 }
@@ -282,7 +281,7 @@ static int ensure_schema(na_central *c, vs_error *err)
 static int read_id(na_central *c, vs_error *err)
 {
 	PGresult *res = NULL;
-	int rc = pg_exec(c, "SELECT value FROM nfsagent_meta WHERE key = 'database_id'", 0, NULL,
+	int rc = na_pg_exec(c, "SELECT value FROM nfsagent_meta WHERE key = 'database_id'", 0, NULL,
 	                 "read its database_id", &res, err);
 	if (rc == VS_OK && PQntuples(res) != 1)
 		rc = vs_fail(err, VS_ERR_FAULT, "the central database has no database_id in nfsagent_meta");
@@ -409,7 +408,7 @@ static int insert_labels(na_central *c, const na_result *r, const char *id, vs_e
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < r->n_labels; i++) {
 		const char *const args[] = {id, r->labels[i].key, r->labels[i].value};
-		rc = pg_exec(c, "INSERT INTO result_labels (result_id, key, value) VALUES ($1, $2, $3)", 3,
+		rc = na_pg_exec(c, "INSERT INTO result_labels (result_id, key, value) VALUES ($1, $2, $3)", 3,
 		             args, "record results", NULL, err);
 	}
 	return rc;
@@ -428,7 +427,7 @@ static int insert_nas(na_central *c, const na_nas_run *n, const char *id, vs_err
 			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), ", $%d", i + 1);
 	}
 	strcat(sql, ")");
-	return rc == VS_OK ? pg_exec(c, sql, NA_NAS_N_COLUMNS, args, "record results", NULL, err) : rc;
+	return rc == VS_OK ? na_pg_exec(c, sql, NA_NAS_N_COLUMNS, args, "record results", NULL, err) : rc;
 }
 
 int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PUSHED], bool *sent,
@@ -440,19 +439,19 @@ int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PU
 	strcat(sql, ") ON CONFLICT (uuid) DO NOTHING");
 	/* one statement: whole or not at all without a transaction of its own */
 	PGresult *res = NULL;
-	int rc = pg_exec(c, sql, NA_FINDING_N_PUSHED, v, "record findings", &res, err);
+	int rc = na_pg_exec(c, sql, NA_FINDING_N_PUSHED, v, "record findings", &res, err);
 	*sent = rc == VS_OK && strcmp(PQcmdTuples(res), "1") == 0;
 	PQclear(res);
 	return rc;
 }
 
-int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, bool *sent,
-                      vs_error *err)
+int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
+                      const na_fio_dir bins[2], bool *sent, vs_error *err)
 {
 	*sent = false;
 	const char **args = calloc(na_n_columns, sizeof(*args));
 	char (*nums)[32] = calloc(na_n_columns, sizeof(*nums));
-	int rc = args && nums ? pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err)
+	int rc = args && nums ? na_pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err)
 	                      : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < na_n_columns; i++) {
 		na_value v = na_column_value(r, &na_columns[i]);
@@ -460,7 +459,7 @@ int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, 
 	}
 	PGresult *res = NULL;
 	if (rc == VS_OK)
-		rc = pg_exec(c, c->insert_sql, (int)na_n_columns, args, "record results", &res, err);
+		rc = na_pg_exec(c, c->insert_sql, (int)na_n_columns, args, "record results", &res, err);
 	/* no row: another push recorded this UUID first */
 	*sent = rc == VS_OK && PQntuples(res) == 1;
 	char id[32] = "";
@@ -471,6 +470,8 @@ int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas, 
 		rc = insert_labels(c, r, id, err);
 	if (*sent && rc == VS_OK && nas)
 		rc = insert_nas(c, nas, id, err);
+	if (*sent && rc == VS_OK)
+		rc = na_central_insert_bins(c, id, bins, err);
 	rc = pg_finish(c, rc, "record results", err);
 	if (rc != VS_OK)
 		*sent = false;
@@ -500,6 +501,8 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 	if (rc == VS_OK && version > CENTRAL_LATEST)
 		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
+	if (rc == VS_OK)
+		c->version = version;
 	if (rc != VS_OK)
 		na_central_close(&c);
 	s->reader = c;
@@ -614,7 +617,7 @@ static int each_result(na_central *c, const PGresult *res, int row, na_result_fn
 	read_row(res, row, &r);
 	PGresult *labels = NULL;
 	const char *const args[] = {PQgetvalue(res, row, 0)};
-	int rc = pg_exec(c, "SELECT key, value FROM result_labels WHERE result_id = $1 ORDER BY key", 1,
+	int rc = na_pg_exec(c, "SELECT key, value FROM result_labels WHERE result_id = $1 ORDER BY key", 1,
 	                 args, "read results", &labels, err);
 	int n = rc == VS_OK ? PQntuples(labels) : 0;
 	na_label *l = n ? calloc((size_t)n, sizeof(*l)) : NULL;
@@ -644,13 +647,13 @@ int na_central_query(na_store *s, const char *const *conds, size_t n, na_result_
 	                                    buf, &n_args, err)
 	                     : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
-		rc = pg_exec(c, "BEGIN READ ONLY", 0, NULL, "read results", NULL, err);
+		rc = na_pg_exec(c, "BEGIN READ ONLY", 0, NULL, "read results", NULL, err);
 	if (rc == VS_OK)
-		rc = n_args ? pg_exec(c, sql, n_args, args, "read results", NULL, err)
-		            : pg_exec(c, sql, 0, NULL, "read results", NULL, err);
+		rc = n_args ? na_pg_exec(c, sql, n_args, args, "read results", NULL, err)
+		            : na_pg_exec(c, sql, 0, NULL, "read results", NULL, err);
 	for (bool more = rc == VS_OK; more;) {
 		PGresult *res = NULL;
-		rc = pg_exec(c, "FETCH 200 FROM rows", 0, NULL, "read results", &res, err);
+		rc = na_pg_exec(c, "FETCH 200 FROM rows", 0, NULL, "read results", &res, err);
 		int rows = rc == VS_OK ? PQntuples(res) : 0;
 		for (int i = 0; rc == VS_OK && i < rows; i++)
 			rc = each_result(c, res, i, fn, ud, err);
@@ -670,7 +673,7 @@ int na_central_nas_of(na_store *s, int64_t id, na_nas_fn fn, void *ud, bool *fou
 	const char *const args[] = {key};
 	PGresult *res = NULL;
 	*found = false;
-	int rc = pg_exec(s->reader, "SELECT " NA_NAS_COLUMNS " FROM nas_runs WHERE result_id = $1", 1,
+	int rc = na_pg_exec(s->reader, "SELECT " NA_NAS_COLUMNS " FROM nas_runs WHERE result_id = $1", 1,
 	                 args, "read results", &res, err);
 	if (rc == VS_OK && PQntuples(res) == 1) {
 		na_nas_run n = {.result_id = id};
@@ -709,8 +712,8 @@ int na_central_findings(na_store *s, const char *const *conds, size_t n, na_find
 	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY id");
 	PGresult *res = NULL;
 	if (rc == VS_OK)
-		rc = n ? pg_exec(s->reader, sql, (int)n, args, "read findings", &res, err)
-		       : pg_exec(s->reader, sql, 0, NULL, "read findings", &res, err);
+		rc = n ? na_pg_exec(s->reader, sql, (int)n, args, "read findings", &res, err)
+		       : na_pg_exec(s->reader, sql, 0, NULL, "read findings", &res, err);
 	for (int row = 0; rc == VS_OK && row < PQntuples(res); row++) {
 		const char *v[17];
 		for (int i = 1; i < 17; i++)
@@ -737,7 +740,7 @@ int na_central_any_match(na_store *s, const char *const *conds, size_t n, bool *
 	strcat(sql, ")");
 	PGresult *res = NULL;
 	if (rc == VS_OK)
-		rc = pg_exec(s->reader, sql, n_args, args, "read results", &res, err);
+		rc = na_pg_exec(s->reader, sql, n_args, args, "read results", &res, err);
 	*any = rc == VS_OK && !strcmp(PQgetvalue(res, 0, 0), "t");
 	PQclear(res);
 	free(args);
@@ -753,7 +756,7 @@ int na_central_list_values(na_store *s, const char *sql, const char *key, size_t
 	         key ? key : "");
 	const char *const args[] = {k};
 	PGresult *res = NULL;
-	int rc = pg_exec(s->reader, sql, key ? 1 : 0, args, "read results", &res, err);
+	int rc = na_pg_exec(s->reader, sql, key ? 1 : 0, args, "read results", &res, err);
 	size_t len = 0, n = 0;
 	buf[0] = '\0';
 	for (int row = 0; rc == VS_OK && row < PQntuples(res); row++)

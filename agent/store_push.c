@@ -93,6 +93,7 @@ typedef struct sending {
 	na_store *s;
 	na_central *c;
 	const na_result *r;
+	na_fio_dir bins[2];
 	bool sent, done;
 } sending;
 
@@ -100,7 +101,7 @@ static int send_with_nas(const na_nas_run *n, void *ud, vs_error *err)
 {
 	sending *x = ud;
 	x->done = true;
-	return na_central_insert(x->c, x->r, n, &x->sent, err);
+	return na_central_insert(x->c, x->r, n, x->bins, &x->sent, err);
 }
 
 static int send_row(const na_result *r, void *ud, vs_error *err)
@@ -108,11 +109,15 @@ static int send_row(const na_result *r, void *ud, vs_error *err)
 	sending *x = ud;
 	bool has_nas = false;
 	x->r = r;
-	int rc = na_store_nas_of(x->s, r->id, send_with_nas, x, &has_nas, err);
+	int rc = na_store_bins_of(x->s, r->id, x->bins, err);
+	if (rc == VS_OK)
+		rc = na_store_nas_of(x->s, r->id, send_with_nas, x, &has_nas, err);
 	if (rc == VS_OK && !has_nas) {
 		x->done = true;
-		rc = na_central_insert(x->c, r, NULL, &x->sent, err);
+		rc = na_central_insert(x->c, r, NULL, x->bins, &x->sent, err);
 	}
+	na_fio_dir_clear(&x->bins[0]);
+	na_fio_dir_clear(&x->bins[1]);
 	return rc;
 }
 
@@ -122,7 +127,7 @@ static int push_one(na_store *s, na_central *c, int64_t id, na_push_counts *n, v
 	char cond[40];
 	snprintf(cond, sizeof(cond), "id=%lld", (long long)id);
 	const char *const conds[] = {cond};
-	sending x = {s, c, NULL, false, false};
+	sending x = {.s = s, .c = c};
 	int rc = na_store_query(s, conds, 1, send_row, &x, err);
 	if (rc == VS_OK && x.done)
 		rc = note_pushed(s, NA_PUSH_RESULT, id, na_central_id(c), err);

@@ -11,19 +11,15 @@
 
 #include "store_internal.h"
 
-/* id or a query field (protocol: datastore_type). */
+/* id or a query field, by its name or its alias (protocol). */
 const char *na_condition_column(const char *cond, size_t len)
 {
-	if (len == strlen("protocol") && strncmp(cond, "protocol", len) == 0)
-		return "datastore_type";
 	if (len == strlen("id") && strncmp(cond, "id", len) == 0)
 		return "id";
-	for (size_t i = 0; i < NA_N_FIELDS; i++)
-		if (na_fields[i].query && strlen(na_fields[i].name) == len &&
-		    strncmp(cond, na_fields[i].name, len) == 0)
-			return i >= NA_FIELD_FIRST_ZFS ? na_zfs_columns[i - NA_FIELD_FIRST_ZFS].compared
-			                               : na_fields[i].name;
-	return NULL;
+	int f = na_field_named(cond, len);
+	if (f < 0 || !na_fields[f].query)
+		return NULL;
+	return f >= NA_FIELD_FIRST_ZFS ? na_zfs_columns[f - NA_FIELD_FIRST_ZFS].compared : na_fields[f].name;
 }
 
 int na_zfs_of(const char *col)
@@ -118,8 +114,14 @@ static int check_fields(na_store *s, const char *const *conds, size_t n, vs_erro
 			                 labels, sizeof(labels), err);
 		if (rc != VS_OK)
 			return rc;
-		char fields[512];
-		size_t flen = (size_t)snprintf(fields, sizeof(fields), "protocol, id");
+		char fields[512] = "";
+		size_t flen = 0;
+		for (size_t k = 0; k < NA_N_FIELDS && flen < sizeof(fields); k++)
+			if (na_fields[k].query && na_fields[k].alias)
+				flen += (size_t)snprintf(fields + flen, sizeof(fields) - flen, "%s, ",
+				                         na_fields[k].alias);
+		if (flen < sizeof(fields))
+			flen += (size_t)snprintf(fields + flen, sizeof(fields) - flen, "id");
 		for (size_t k = 0; k < NA_N_FIELDS && flen < sizeof(fields); k++)
 			if (na_fields[k].query)
 				flen += (size_t)snprintf(fields + flen, sizeof(fields) - flen, ", %s",

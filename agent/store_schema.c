@@ -126,6 +126,10 @@ const char *const na_schema_migrations[] = {
 	 * bins' percentiles, the slowest VM); its members are ordinary results,
 	 * linked by result_group_members (result_id NULL: nothing recorded) */
 	na_store_group_schema,
+	/* 14: fio's latency bins of each result (json+), stored once so that
+	 * compare and report read rows instead of fio's JSON; older results
+	 * get theirs from their stored output here (store_bins.c) */
+	na_store_bins_schema,
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
@@ -163,6 +167,8 @@ const na_schema_view na_schema_views[] = {
 	{4, NA_SCHEMA_UUID, "CREATE TEMP VIEW results AS SELECT *" NO_UUID " FROM main.results"},
 	/* before 13 no group was recorded */
 	{1, NA_SCHEMA_GROUPS, na_store_group_none},
+	/* before 14 the bins are made from the stored output as they are read */
+	{1, NA_SCHEMA_BINS, na_store_bins_view},
 };
 #undef NO_UUID
 const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_views[0]);

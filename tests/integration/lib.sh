@@ -127,6 +127,11 @@ assert_ge() {
 	[ "$1" -ge "$2" ] || fail "${3:-value} is $1, expected at least $2"
 }
 
+# flat TEXT: a wrapped line and the lines indented under it joined to it.
+flat() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$1"; }
+# widest TEXT: the longest line's length (issue 24: output fits 120 columns).
+widest() { awk '{ if (length > m) m = length } END { print m }' <<< "$1"; }
+
 # interrupt_when_called METHOD cmd...: runs cmd in the background (stdout in
 # $OUT, stderr in $ERR afterwards), presses Ctrl-C once the lab has been
 # called with METHOD, and keeps cmd's exit status in $RC.

@@ -31,7 +31,7 @@ lab_stop
 sqlite3 "$A" "INSERT INTO nas_runs (result_id, dataset, recordsize, special_small_blocks, incomplete,
 	pool_health, amplification, txg_count, txg_sync_max_ms) VALUES (2, 'tank/vmware', 16384, 0, 0, 'ONLINE', 2.5,
 	12, 840.5)"
-# grow FILE N: N more copies of result 1 with its labels
+# grow FILE N: N more copies of result 1 with its labels and latency bins
 grow() {
 	local cols
 	cols=$(sqlite3 "$1" "SELECT group_concat(name, ', ') FROM pragma_table_info('results') WHERE name NOT IN ('id', 'uuid')")
@@ -40,7 +40,9 @@ grow() {
 		|| '-4' || substr(hex(randomblob(2)), 2) || '-a' || substr(hex(randomblob(2)), 2) || '-'
 		|| hex(randomblob(6))) FROM results, n WHERE results.id = 1;
 		INSERT INTO result_labels (result_id, key, value) SELECT r.id, l.key, l.value
-		FROM results r JOIN result_labels l ON l.result_id = 1 WHERE r.id NOT IN (SELECT result_id FROM result_labels)"
+		FROM results r JOIN result_labels l ON l.result_id = 1 WHERE r.id NOT IN (SELECT result_id FROM result_labels);
+		INSERT INTO result_bins (result_id, direction, bin_ns, count) SELECT r.id, b.direction, b.bin_ns, b.count
+		FROM results r JOIN result_bins b ON b.result_id = 1 WHERE r.id NOT IN (SELECT result_id FROM result_bins)"
 }
 grow "$A" 398
 # copy FROM TO: another runner's file, or this one before any push
@@ -73,7 +75,22 @@ assert_eq "$OUT" "pushed 400 results and 1 finding to the central database"
 assert_eq "$(q central "SELECT kind || ' ' || extent_bug || ' ' || runner || ' ' || extent_case || ' '
 	|| to_char(at AT TIME ZONE 'UTC', 'HH24:MI') FROM findings")" "probe true ci-07 host 09:00" "the finding pushed"
 assert_eq "$(counts central)" "400 800 1 400" "results, labels, NAS rows, UUIDs after a push"
-assert_eq "$(q central "SELECT version FROM nfsagent_schema")" 2 "central schema version"
+assert_eq "$(q central "SELECT version FROM nfsagent_schema")" 3 "central schema version"
+# fio's latency bins (the lab's fio writes json+), each result's as in the file
+BINS="SELECT r.uuid || ' ' || b.direction || ' ' || b.bin_ns || ' ' || b.count
+	FROM result_bins b JOIN results r ON r.id = b.result_id"
+sqlite3 "$A" "$BINS" | LC_ALL=C sort > "$WORK/local.bins"
+q central "$BINS" | LC_ALL=C sort > "$WORK/central.bins"
+[ "$(sqlite3 "$A" "SELECT count(DISTINCT result_id) FROM result_bins")" -eq 400 ] || fail "results with bins in the file"
+cmp -s "$WORK/local.bins" "$WORK/central.bins" || fail "the central bins are not the file's"
+# a central database from before the bins (schema 2) gets its results'
+# bins from their fio output when a push upgrades it
+q central "DROP TABLE result_bins; UPDATE nfsagent_schema SET version = 2"
+run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
+assert_eq "$OUT" "pushed 0 results to the central database"
+assert_eq "$(q central "SELECT version FROM nfsagent_schema")" 3 "central schema version upgraded"
+q central "$BINS" | LC_ALL=C sort > "$WORK/central.bins"
+cmp -s "$WORK/local.bins" "$WORK/central.bins" || fail "the bins the upgrade made are not the file's"
 # the values as recorded: UUIDs, a statistic to the last bit, a NAS figure, the runner
 sqlite3 "$A" "SELECT uuid FROM results ORDER BY uuid" > "$WORK/local.uuids"
 q central "SELECT uuid FROM results ORDER BY uuid" > "$WORK/central.uuids"
@@ -117,6 +134,9 @@ done
 # compare gives the same verdict on both
 run 0 "$NFSAGENT" compare --db "$A" --a repetition=1 --b repetition=2 --json
 local_cmp=$(jq -S 'del(.db)' <<< "$OUT")
+# its p99 pooled from both groups' bins
+assert_eq "$(jq '[.. | .pooled_p99_us? | select(. != null) | .a, .b | numbers] | length' <<< "$OUT")" 2 \
+	"p99 pooled from the bins on both sides"
 run 0 "$NFSAGENT" compare --db "$(url central)" --a repetition=1 --b repetition=2 --json
 assert_eq "$(jq -S 'del(.db)' <<< "$OUT")" "$local_cmp" "compare --json on the file and on the central database"
 # and report the same page, its finding included (but for the minute it was made)
@@ -195,8 +215,8 @@ assert_eq "$(counts stopped)" "400 800 1 400" "after the restart's push"
 # ---- a newer central schema, a role without INSERT: one line each ----
 q stopped "UPDATE nfsagent_schema SET version = 99"
 run 2 "$NFSAGENT" push --db "$WORK/pristine.db" --central "$(url stopped)"
-assert_eq "$ERR" "nfsagent: open the central database failed: the central database has schema version 99, newer than this nfsagent's 2: use a newer nfsagent"
-q stopped "UPDATE nfsagent_schema SET version = 2"
+assert_eq "$ERR" "nfsagent: open the central database failed: the central database has schema version 99, newer than this nfsagent's 3: use a newer nfsagent"
+q stopped "UPDATE nfsagent_schema SET version = 3"
 q postgres "CREATE ROLE reader LOGIN"
 q central "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader"
 copy "$WORK/pristine.db" "$WORK/reader.db"

@@ -44,10 +44,6 @@ add_probe() {
 }
 
 rw=randwrite-4k-qd32x4
-# flat TEXT: a wrapped line and the note under a table's row joined to it.
-flat() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$1"; }
-# widest TEXT: the longest line's length (issue 24: output fits 120 columns).
-widest() { awk '{ if (length > m) m = length } END { print m }' <<< "$1"; }
 
 # ---- compare: confounded groups, one run each ----
 add_run conf a NFS41 1 ds1 "$rw" 33700 recordsize=64K

@@ -38,8 +38,9 @@ lab_start "${REAL[@]}" -nfs41-bug always
 mount_as nfs41-16k /mnt/tank/vmware16k 4.1
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0 --db "$WORK/r.db"
 assert_eq "$(sqlite3 "$WORK/r.db" 'SELECT extent_bug, extent_case FROM findings')" "1|host" "the finding's case"
-assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore nfs41-16k (host DC0_C0_H0, ESXi 8.0.3 build 24022510): 1 of 1 canary disks read short by host DC0_C0_H0, right on hosts DC0_C0_H1, DC0_C0_H2, DC0_H0: ESXi's NFS 4.1 view of the files, not the files"
-assert_contains "$OUT" "canary-01-flat.vmdk: descriptor declares 67108864 bytes, host DC0_C0_H0 reads 0; right on hosts DC0_C0_H1, DC0_C0_H2, DC0_H0"
+assert_le "$(widest "$OUT")" 120 "probe's widest line"
+assert_contains "$(flat "$OUT")" "NFS 4.1 extent-size mismatch on datastore nfs41-16k (host DC0_C0_H0, ESXi 8.0.3 build 24022510): 1 of 1 canary disks read short by host DC0_C0_H0, right on hosts DC0_C0_H1, DC0_C0_H2, DC0_H0: ESXi's NFS 4.1 view of the files, not the files"
+assert_contains "$(flat "$OUT")" "canary-01-flat.vmdk: descriptor declares 67108864 bytes, host DC0_C0_H0 reads 0; right on hosts DC0_C0_H1, DC0_C0_H2, DC0_H0"
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0 --json
 assert_eq "$(jq -r '.checks[0] | [.state, .case, (.short_on | join(",")), (.right_on | length)] | join(" ")' <<< "$OUT")" \
 	"short host DC0_C0_H1 3" "the second canary's case and hosts"
@@ -48,7 +49,7 @@ assert_eq "$(ls "$(export_of /mnt/tank/vmware16k)")" "" "files left on the expor
 # the file's, and nfsagent does not pretend it can.
 "$NFSAGENT" mount --host DC0_H0 --name one41 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 4.1 > /dev/null
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore one41 --disks 1 --size 64M --recheck 0 --db "$WORK/u.db"
-assert_contains "$OUT" "1 of 1 canary disks read short by host DC0_H0; no other host could read them, so whether the files themselves are short stays open"
+assert_contains "$(flat "$OUT")" "1 of 1 canary disks read short by host DC0_H0; no other host could read them, so whether the files themselves are short stays open"
 assert_eq "$(sqlite3 "$WORK/u.db" 'SELECT extent_case FROM findings')" "unconfirmed" "the finding's case"
 lab_stop
 
@@ -57,8 +58,8 @@ lab_start "${REAL[@]}" -nfs41-bug always -nfs41-bug-heal 4
 mount_as nfs41-16k /mnt/tank/vmware16k 4.1
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 2 --size 64M --recheck 6 --db "$WORK/t.db"
 assert_eq "$(sqlite3 "$WORK/t.db" 'SELECT extent_bug, extent_case FROM findings')" "1|transient" "the finding's case"
-assert_contains "$OUT" "2 of 2 canary disks read short by hosts DC0_C0_H0, DC0_C0_H1 at first, whole 6 s later: transient"
-assert_contains "$OUT" "read short at first by host DC0_C0_H0 (transient)"
+assert_contains "$(flat "$OUT")" "2 of 2 canary disks read short by hosts DC0_C0_H0, DC0_C0_H1 at first, whole 6 s later: transient"
+assert_contains "$(flat "$OUT")" "read short at first by host DC0_C0_H0 (transient)"
 lab_stop
 
 # The legacy lab: the file on the export itself is short, so every host
@@ -67,7 +68,7 @@ lab_start -nfs41-bug-view export -nfs41-bug always
 mount_as nfs41-16k /mnt/tank/vmware16k 4.1
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-16k --disks 1 --size 64M --recheck 0 --db "$WORK/e.db"
 assert_eq "$(sqlite3 "$WORK/e.db" 'SELECT extent_case FROM findings')" "export" "the finding's case"
-assert_contains "$OUT" "1 of 1 canary disks read short by every host that could read them (DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0): the files on the export are short"
+assert_contains "$(flat "$OUT")" "1 of 1 canary disks read short by every host that could read them (DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0): the files on the export are short"
 lab_stop
 
 # An extent no host can read (a running VM's, where HEAD is refused too):

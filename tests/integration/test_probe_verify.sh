@@ -11,7 +11,8 @@ export16k() { echo "$WORK/lab/nfs/10.0.0.5/mnt/tank/vmware16k"; }
 lab_start -nfs41-bug off
 mount41
 run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M
-assert_contains "$OUT" "clean: 4 of 4 canary disks on datastore truenas-vmware16k (NFS 4.1, host DC0_H0, ESXi 8.0.3 build 24022510)"
+assert_contains "$(flat "$OUT")" "clean: 4 of 4 canary disks on datastore truenas-vmware16k (NFS 4.1, host DC0_H0, ESXi 8.0.3 build 24022510)"
+assert_le "$(widest "$OUT")" 120 "probe's widest line"
 assert_eq "$(ls "$(export16k)")" "" "files left on the export"
 run 2 "$NFSAGENT" probe --host DC0_H0 --datastore LocalDS_1
 assert_contains "$ERR" "no datastore is named 'LocalDS_1'"
@@ -35,7 +36,8 @@ lab_stop
 lab_start -nfs41-bug always
 mount41
 run 3 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M
-assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_C0_H0, ESXi 8.0.3 build 24022510): 4 of 4 canary disks read short by hosts DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0, each whole on the other hosts"
+assert_le "$(widest "$OUT")" 120 "probe's widest line, with a mismatch"
+assert_contains "$(flat "$OUT")" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_C0_H0, ESXi 8.0.3 build 24022510): 4 of 4 canary disks read short by hosts DC0_C0_H0, DC0_C0_H1, DC0_C0_H2, DC0_H0, each whole on the other hosts"
 assert_eq "$(ls "$(export16k)")" "" "files left on the export"
 lab_stop
 
@@ -64,5 +66,5 @@ mount41
 run 0 "$NFSAGENT" verify --vm fiotest
 assert_contains "$OUT" "all hold what their descriptors declare"
 run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 2 --size 64M
-assert_contains "$OUT" "clean: 2 of 2 canary disks"
+assert_contains "$(flat "$OUT")" "clean: 2 of 2 canary disks"
 echo "probe/verify: ok"

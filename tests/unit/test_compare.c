@@ -283,18 +283,21 @@ static void test_factor_mix(void **state)
 	na_cmp_group_free(&d);
 }
 
-/* A run with fio's json+ stored: 100 writes, bins in ns. */
-static void add_binned(na_cmp_group *g, const char *bins)
+/* A run whose 100 writes have latency bins (ns -> count), as the store
+ * reads them back (na_cmp_row_bins). */
+static void add_binned(na_cmp_group *g, int64_t ns1, int64_t count1, int64_t ns2, int64_t count2)
 {
-	char json[512];
-	snprintf(json, sizeof(json), "{\"fio version\": \"fio-3.33\", \"jobs\": [{\"jobname\": \"j\", "
-	         "\"error\": 0, \"write\": {\"total_ios\": 100, \"runtime\": 1000, \"iops\": 100, "
-	         "\"bw_bytes\": 409600, \"clat_ns\": {\"N\": 100, \"mean\": 1000000, \"max\": 1e7, "
-	         "\"bins\": %s}}}]}", bins);
-	na_result r = {.id = 1, .status = "ok", .profile = "p", .fio_json = json};
+	na_result r = {.id = 1, .status = "ok", .profile = "p"};
 	r.write = (na_dir_stats){.present = true, .iops = 100, .bw_bytes = 409600, .lat_mean_us = 1000,
 	                         .p99_us = 1500};
 	assert_int_equal(na_cmp_group_add(g, &r), VS_OK);
+	na_fio_dir *d = &g->rows[g->n - 1].bins[1];
+	d->bin_ns = malloc(2 * sizeof(int64_t));
+	d->bin_count = malloc(2 * sizeof(int64_t));
+	assert_true(d->bin_ns && d->bin_count);
+	d->bin_ns[0] = ns1, d->bin_count[0] = count1, d->bin_ns[1] = ns2, d->bin_count[1] = count2;
+	*d = (na_fio_dir){.present = true, .total_ios = 100, .n_bins = 2, .bin_ns = d->bin_ns,
+	                  .bin_count = d->bin_count};
 }
 
 /* p99 beside its median of runs: the p99 of all the runs' I/Os together,
@@ -304,8 +307,8 @@ static void test_pooled_p99(void **state)
 	(void)state;
 	na_cmp_group a = {0}, b = {0};
 	for (int i = 0; i < 3; i++) {
-		add_binned(&a, "{\"1000000\": 99, \"10000000\": 1}");
-		add_binned(&b, "{\"1000000\": 97, \"2000000\": 3}");
+		add_binned(&a, 1000000, 99, 10000000, 1);
+		add_binned(&b, 1000000, 97, 2000000, 3);
 	}
 	na_cmp c;
 	assert_int_equal(na_cmp_run(&a, &b, by_profile, 1, 0, &c), VS_OK);

@@ -206,6 +206,21 @@ static const char *ids_where(na_store *s, const char *const *conds, size_t n)
 
 /* ---- tests ---- */
 
+/* The datastore's type is called protocol too: one table says so, for
+ * every place that takes or shows the name. */
+static void fields_are_named_by_alias(void **state)
+{
+	(void)state;
+	assert_int_equal(na_field_named("protocol", 8), NA_FIELD_datastore_type);
+	assert_int_equal(na_field_named("protocol=NFS", 8), NA_FIELD_datastore_type);
+	assert_int_equal(na_field_named("datastore_type", 14), NA_FIELD_datastore_type);
+	assert_int_equal(na_field_named("zfs_sync", 8), NA_FIELD_zfs_sync);
+	assert_int_equal(na_field_named("protoco", 7), -1);
+	assert_string_equal(na_field_shown(NA_FIELD_datastore_type), "protocol");
+	assert_string_equal(na_field_shown(NA_FIELD_host), "host");
+	assert_true(na_store_is_field("protocol"));
+}
+
 static void creates_private_wal_database(void **state)
 {
 	(void)state;
@@ -1130,6 +1145,7 @@ static void duplicates_are_migrated_keeping_the_oldest(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(fields_are_named_by_alias),
 		cmocka_unit_test(creates_private_wal_database),
 		cmocka_unit_test(default_location_is_xdg_then_home),
 		cmocka_unit_test(queries_by_provenance_and_labels),
