@@ -20,7 +20,7 @@ enum {
 	NA_FIO_DIRS = 3,                /* 0 read, 1 write, 2 trim */
 };
 /* Bounds on what one log may hold, so a huge or hostile file cannot exhaust
- * memory: 2^20 samples is 12 days of 1 s intervals in both directions; 2^25
+ * memory: 2^20 samples is 6 days of 1 s intervals in both directions; 2^25
  * histogram buckets (128 MiB) is 2.5 hours of 1 s intervals in both
  * directions at coarseness 0, 20 hours at coarseness 3. */
 #define NA_FIO_LOG_MAX_SAMPLES ((size_t)1 << 20)

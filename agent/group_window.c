@@ -182,10 +182,12 @@ static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FI
 	int rc = VS_OK;
 	for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++) {
 		dir_reset(&dirs[d]);
-		if (llround(ios[d]) <= 0)
-			continue;
-		dirs[d].present = true;
 		dirs[d].total_ios = llround(ios[d]);
+		if (dirs[d].total_ios <= 0) {
+			dirs[d].total_ios = 0;
+			continue;
+		}
+		dirs[d].present = true;
 		dirs[d].iops = ios[d] / secs;
 		dirs[d].bw_bytes = bytes[d] / secs;
 		dirs[d].runtime_ms = w.to - w.from;

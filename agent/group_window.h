@@ -33,11 +33,14 @@ typedef struct na_gw_spread {  /* members by their IOPS in the window, all direc
 typedef struct na_gw_result {
 	int64_t from_ms, to_ms;  /* the window on the common clock */
 	size_t n;
-	/* Per member and direction (0 read, 1 write, 2 trim), over the window:
-	 * iops and bw_bytes the rates, total_ios the completions (rounded), the
-	 * histogram of those completions in bin_ns/bin_count and the percentiles
-	 * read off it; lat_mean_us and max_us are the buckets' mean and the
-	 * highest bucket, within fio's bucket width (1/64 of the value). */
+	/* Per member and direction (0 read, 1 write, 2 trim), over the window
+	 * (runtime_ms its length): iops and bw_bytes the rates, total_ios the
+	 * IOs by the IOPS log (rounded; the bytes are bw_bytes * runtime), the
+	 * histogram log's completions in bin_ns/bin_count (fio samples the two
+	 * logs a moment apart: their totals may differ by a few) and the
+	 * percentiles read off them; lat_mean_us and max_us are the buckets'
+	 * mean and the highest bucket, within fio's bucket width (1/64 of the
+	 * value).  A direction is present when it did I/O in the window. */
 	na_fio_dir (*member)[NA_FIO_DIRS];
 	/* The group: the sum of the members' directions (na_fio_dir_merge), so
 	 * its percentiles come from every member's completions together. */
