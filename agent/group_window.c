@@ -16,6 +16,7 @@ typedef struct window {
 	int64_t from, to;
 } window;
 
+/* The percentiles na_fio_dir carries (fio.h). */
 static const double PCTS[] = {50.0, 95.0, 99.0, 99.9};
 
 static int64_t samples_end(const na_fio_log *log)
@@ -160,10 +161,14 @@ static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, 
 		sum += (double)c * (double)na_fio_hist_bucket_ns(b, h->coarseness);
 		total += (double)c;
 	}
-	if (d->n_bins) {
-		d->lat_mean_us = sum / total / 1000.0;
-		d->max_us = (double)d->bin_ns[d->n_bins - 1] / 1000.0;
+	if (!d->n_bins) {  /* the I/O fell in intervals the window cuts to less than one completion */
+		free(d->bin_ns);
+		free(d->bin_count);
+		d->bin_ns = d->bin_count = NULL;
+		return VS_OK;
 	}
+	d->lat_mean_us = sum / total / 1000.0;
+	d->max_us = (double)d->bin_ns[d->n_bins - 1] / 1000.0;
 	double *p[] = {&d->p50_us, &d->p95_us, &d->p99_us, &d->p999_us};
 	for (size_t i = 0; i < 4; i++)
 		*p[i] = na_fio_bins_percentile(d->bin_ns, d->bin_count, d->n_bins, PCTS[i]);
