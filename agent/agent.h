@@ -161,6 +161,10 @@ void na_conn_close(na_conn *conn, vs_client **client);
 typedef struct na_table na_table;
 na_table *na_table_new(size_t ncols, const char *const *headers);
 void na_table_add(na_table *t, const char *const *cells);
+/* A line of text under the last row added, wrapped to NA_TEXT_WIDTH and
+ * indented: a row's detail that would make the table too wide.  It takes
+ * no part in the columns' widths.  Tables of 2 columns or more. */
+void na_table_note(na_table *t, const char *text);
 void na_table_print(const na_table *t, FILE *out);
 void na_table_free(na_table **t);
 void na_json_print(json_t *json);

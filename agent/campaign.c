@@ -386,6 +386,11 @@ static int rounds(na_run *r)
 	for (size_t ti = 0; ti < r->c->n_targets; ti++)
 		left |= na_run_has_work(r, &r->c->targets[ti]);
 	int rc = left ? na_run_sweep_guest(r, true) : VS_OK;
+	/* No fio runs beside one a killed run left running. */
+	if (rc == VS_OK && left && r->guest_leftovers)
+		rc = na_run_failf(r, VS_ERR_TASK, "what %zu killed benchmark%s left in %s may still run: "
+		                  "not benchmarking beside it", r->guest_leftovers,
+		                  na_s(r->guest_leftovers), r->c->vm);
 	if (rc == VS_OK && left)
 		rc = na_run_check_guest(r);
 	for (long rep = 1; rc == VS_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
@@ -446,12 +451,17 @@ static int clean_up(na_run *r)
 	if (!r->c->cleanup && !r->o->abort)
 		return VS_OK;
 	printf("Cleaning up:\n");
-	/* Home first: a kill during a cold move left the VM off, and the sweep
-	 * needs its guest (go_home powers it on if it ran at the start). */
+	/* A killed run's fio is ended before the VM moves: it would write into
+	 * the disk being copied.  A kill during a cold move left the VM off:
+	 * then the sweep waits until go_home has powered it on (if it ran at the
+	 * start).  Swept also when the VM could not go home: what can be
+	 * removed goes (what cannot keeps its mark for the next cleanup). */
+	const vs_vm *vm = na_run_vm(r);
+	bool on = vm && vm->power_state && strcmp(vm->power_state, "poweredOn") == 0;
+	int swept = on ? na_run_sweep_guest(r, false) : VS_OK;
 	int rc = na_run_go_home(r);
-	/* Swept also when the VM could not go home: what can be removed goes
-	 * (a folder that cannot keeps its pid for the next cleanup). */
-	int swept = na_run_sweep_guest(r, false);
+	if (swept == VS_OK && (!on || r->guest_leftovers))
+		swept = na_run_sweep_guest(r, false);
 	if (rc == VS_OK)
 		rc = swept;
 	if (rc == VS_OK)
@@ -485,8 +495,9 @@ static void print_time(const na_run *r)
 	char nas[64] = "";
 	if (r->t_nas > 0)  /* each round with a NAS reads its settings before its runs */
 		snprintf(nas, sizeof(nas), ", reading the NAS %.1f s", r->t_nas);
-	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s, "
-	       "mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
+	/* two lines: one did not fit a terminal's 120 columns */
+	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s,\n"
+	       "  mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
 	       total, r->t_move, r->t_bench, nas, r->t_probe, r->t_mount, other,
 	       total > 0 ? 100 * other / total : 0);
 }
@@ -579,6 +590,11 @@ static int execute(na_run *r)
 	int cleaned = clean_up(r);
 	if (rc == VS_OK)
 		rc = cleaned;
+	/* The journal keeps their marks: --resume or --abort tries again. */
+	if (rc == VS_OK && r->guest_leftovers)
+		rc = na_run_failf(r, VS_ERR_TASK, "not everything is back: what %zu killed benchmark%s "
+		                  "left in %s remains; nfsagent run %s --abort tries again",
+		                  r->guest_leftovers, na_s(r->guest_leftovers), r->c->vm, r->c->file);
 	/* An error recorded on the way (a journal read in the cleanup) is no success. */
 	if (rc == VS_OK)
 		rc = r->err.status;

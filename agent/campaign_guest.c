@@ -1,11 +1,9 @@
 /* What a campaign's runs leave in its VM's guest: the programs and folders
  * of a killed run, found by the pids the journal holds, ended and removed
  * before anything new runs there. */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "campaign_run.h"
 #include "ops/bench.h"
@@ -45,7 +43,7 @@ int na_run_check_guest(na_run *r)
 
 /* "Ended fio of an earlier run (nfsagent 4242) in fiotest: guest pids 7, 9."
  * (or what else of that run was still running there). */
-static void say_ended(const na_run *r, long pid, const vs_guest_programs *ended)
+static void say_ended(const na_run *r, const char *mark, const vs_guest_programs *ended)
 {
 	if (ended->n == 0)
 		return;
@@ -62,48 +60,64 @@ static void say_ended(const na_run *r, long pid, const vs_guest_programs *ended)
 			np += (size_t)snprintf(pids + np, sizeof(pids) - np, "%s%lld", np ? ", " : "",
 			                       (long long)ended->v[i].pid);
 	}
-	printf("Ended %s of an earlier run (nfsagent %ld) in %s: guest pid%s %s.\n", names, pid, r->c->vm,
-	       ended->n > 1 ? "s" : "", pids);
+	printf("Ended %s of an earlier run (nfsagent %.*s) in %s: guest pid%s %s.\n", names,
+	       (int)strspn(mark, "0123456789"), mark, r->c->vm, ended->n > 1 ? "s" : "", pids);
 	fflush(stdout);
 }
 
-/* Every process of a run that benchmarks is journaled first ("bench-pids"),
- * so that what a killed one left in the guest (its fio still running, fio's
- * folder and files, its staging folder) is ended and removed by the next: before it benchmarks (self: it
- * joins the list), and at cleanup or abort.  A folder that cannot be removed
- * now (the guest is off, no password) keeps its pid for the next time. */
+/* Why what the run of mark left in the guest could not be removed. */
+static void warn_left(const na_run *r, const char *mark, const vs_vm *vm, const vs_error *err)
+{
+	char why[1200];
+	if (!r->password)
+		snprintf(why, sizeof(why), "%s", r->c->guest_password_file
+		                                     ? "the guest password file could not be read"
+		                                     : "no guest password to remove it with");
+	else if (!vm)
+		snprintf(why, sizeof(why), "the VM is not in the inventory");
+	else
+		vs_error_format(err, why, sizeof(why));
+	na_warn("what benchmark process %.*s left in %s may remain in the guest: %s",
+	        (int)strspn(mark, "0123456789"), mark, r->c->vm, why);
+}
+
+/* Every process of a run that benchmarks is journaled first ("bench-pids",
+ * each by its mark, na_bench_mark), so that what a killed one left in the
+ * guest (its fio still running, fio's folder and files, its staging
+ * folder) is ended and removed by the next: before it benchmarks (self: it
+ * joins the list), and at cleanup or abort.  This process's own mark is
+ * swept too: before it benchmarks nothing of it runs there, and at cleanup
+ * its fio is over unless stopping it failed.  A folder that cannot be
+ * removed now (the guest is off, no password) keeps its mark for the next
+ * time, and r->guest_leftovers counts it. */
 int na_run_sweep_guest(na_run *r, bool self)
 {
-	char *pids = NULL, *save = NULL, *left = NULL, me[32];
-	na_run_done(r, "bench-pids", &pids);
-	snprintf(me, sizeof(me), "%ld", (long)getpid());
+	char *marks = NULL, *save = NULL, *left = NULL;
+	const char *me = na_bench_mark();
+	na_run_done(r, "bench-pids", &marks);
 	vs_guest_auth auth = na_run_guest_auth(r);
-	bool ok = true;
+	bool ok = true, me_left = false;
 	r->guest_leftovers = 0;
-	for (char *p = pids ? strtok_r(pids, ", ", &save) : NULL; p; p = strtok_r(NULL, ", ", &save)) {
-		long pid = 0;
+	for (char *m = marks ? strtok_r(marks, ", ", &save) : NULL; m; m = strtok_r(NULL, ", ", &save)) {
+		if (!na_bench_mark_valid(m))
+			continue;  /* nfsagent wrote it: never */
 		vs_error err = {0};
-		if (!na_parse_long(p, 1, LONG_MAX, &pid) || !strcmp(p, me))
-			continue;  /* not a pid (nfsagent wrote it: never), or this process */
 		vs_vm *vm = na_run_vm(r);  /* NULL: gone from the inventory (a cleanup goes on) */
 		vs_guest_programs ended = {0};
-		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, &auth, r->c->dir, pid, &ended, &err)
+		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, &auth, r->c->dir, m, &ended, &err)
 		                              : VS_ERR_USAGE;
-		say_ended(r, pid, &ended);
+		say_ended(r, m, &ended);
 		vs_guest_programs_free(&ended);
 		if (swept == VS_OK)
 			continue;
-		na_warn("what benchmark process %ld left in %s may remain in the guest: %s", pid, r->c->vm,
-		        !r->password && r->c->guest_password_file ? "the guest password file could not be read"
-		        : !r->password                            ? "no guest password to remove it with"
-		        : !vm                                     ? "the VM is not in the inventory"
-		                                                  : err.message);
+		warn_left(r, m, vm, &err);
 		r->guest_leftovers++;
-		ok &= na_list_add(&left, p);
+		me_left |= strcmp(m, me) == 0;
+		ok &= na_list_add(&left, m);
 	}
-	if (self)
+	if (self && !me_left)
 		ok &= na_list_add(&left, me);
-	free(pids);
+	free(marks);
 	int rc = ok ? na_run_mark(r, "bench-pids", left ? left : "")
 	            : na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	free(left);

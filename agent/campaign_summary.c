@@ -9,6 +9,7 @@
 
 #include "ops/bench.h"
 #include "campaign.h"
+#include "stats.h"
 
 enum { MAX_TYPES = 4 };
 
@@ -130,16 +131,16 @@ static size_t over(const target_tally *t, const char *type)
 }
 
 /* ", over NFS 3 (4) and NFS 4.1 (2)" or ", over NFS 3". */
-static void print_types(const target_tally *t)
+static void print_types(FILE *out, const target_tally *t)
 {
 	size_t n = 0;
 	while (n < MAX_TYPES && t->types[n].type)
 		n++;
 	for (size_t i = 0; i < n; i++) {
-		printf("%s%s", i == 0 ? ", over " : i + 1 == n ? " and " : ", ",
-		       na_nfs_label(t->types[i].type));
+		fprintf(out, "%s%s", i == 0 ? ", over " : i + 1 == n ? " and " : ", ",
+		        na_nfs_label(t->types[i].type));
 		if (n > 1)
-			printf(" (%zu)", t->types[i].n);
+			fprintf(out, " (%zu)", t->types[i].n);
 	}
 }
 
@@ -148,30 +149,45 @@ static bool all_fell_back(const target_tally *t)
 	return t->n_fallback_reps && !over(t, "NFS41");
 }
 
+/* "6 ok, over NFS 3: all fell back ...": what a target with results holds. */
+static void print_counts(FILE *out, const target_tally *t)
+{
+	fprintf(out, "%zu ok", t->ok);
+	if (t->failed)
+		fprintf(out, ", %zu failed", t->failed);
+	print_types(out, t);
+	if (all_fell_back(t)) {
+		fprintf(out, ": all fell back to NFS 3 (the extent-size bug), so this target tells nothing "
+		        "about NFS 4.1");
+	} else if (t->n_fallback_reps) {
+		fprintf(out, ": repetition%s", t->n_fallback_reps > 1 ? "s" : "");
+		for (size_t i = 0; i < t->n_fallback_reps; i++)
+			fprintf(out, "%s%d", i ? ", " : " ", t->fallback_reps[i]);
+		fprintf(out, " fell back to NFS 3 (the extent-size bug); add protocol=NFS41 to compare only "
+		        "what ran as asked");
+	}
+}
+
+/* One target's line, and its results' NAS lines under it, each wrapped to
+ * the terminal's width (a NAS line alone is some 370 columns). */
 static void print_target(const na_target *target, const target_tally *t, int width)
 {
-	printf("  %-*s  ", width, target->name);
-	if (!t->ok && !t->failed) {
-		printf("no results%s\n", t->bug_on_move ? ": the extent-size bug stopped the move there" : "");
+	char *line = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&line, &size);
+	if (!out)
 		return;
-	}
-	printf("%zu ok", t->ok);
-	if (t->failed)
-		printf(", %zu failed", t->failed);
-	print_types(t);
-	if (all_fell_back(t)) {
-		printf(": all fell back to NFS 3 (the extent-size bug), so this target tells nothing "
-		       "about NFS 4.1");
-	} else if (t->n_fallback_reps) {
-		printf(": repetition%s", t->n_fallback_reps > 1 ? "s" : "");
-		for (size_t i = 0; i < t->n_fallback_reps; i++)
-			printf("%s%d", i ? ", " : " ", t->fallback_reps[i]);
-		printf(" fell back to NFS 3 (the extent-size bug); add protocol=NFS41 to compare only "
-		       "what ran as asked");
-	}
-	printf("\n");
+	fprintf(out, "%-*s  ", width, target->name);
+	if (t->ok || t->failed)
+		print_counts(out, t);
+	else
+		fprintf(out, "no results%s", t->bug_on_move ? ": the extent-size bug stopped the move there" : "");
+	fclose(out);
+	if (line)
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 2, 4 + (size_t)width);
+	free(line);
 	for (size_t i = 0; i < t->n_nas_lines; i++)
-		printf("    %s\n", t->nas_lines[i]);
+		na_print_wrapped(stdout, t->nas_lines[i], NA_TEXT_WIDTH, 4, 6);
 }
 
 static void print_all(const summary *s, const char *run_id)
@@ -190,18 +206,22 @@ static void print_all(const summary *s, const char *run_id)
 	for (size_t i = 0, n = 0; i < c->n_targets && n < 2; i++)
 		if (s->t[i].ok && !all_fell_back(&s->t[i]))
 			with[n++] = c->targets[i].name;
-	if (!with[1])
-		return;
 	char *group[2] = {NULL, NULL};  /* pasted into a shell: quoted */
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && with[1]; i++) {
 		char text[1024];
 		snprintf(text, sizeof(text), "campaign=%s,target=%s", run_id, with[i]);
 		group[i] = na_shell_quote(text);
 	}
+	/* each group on a line of its own: a run id makes one line too wide */
 	if (group[0] && group[1])
-		printf("Compare: nfsagent compare --a %s --b %s\n", group[0], group[1]);
+		printf("Compare: nfsagent compare --a %s \\\n           --b %s\n", group[0], group[1]);
 	free(group[0]);
 	free(group[1]);
+	char where[200], *quoted;  /* run ids are shorter than 160 */
+	snprintf(where, sizeof(where), "campaign=%s", run_id);
+	if ((quoted = na_shell_quote(where)))
+		printf("Report: nfsagent report --html report.html --where %s\n", quoted);
+	free(quoted);
 }
 
 int na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id,

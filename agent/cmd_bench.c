@@ -6,12 +6,16 @@
 
 #include "ops/bench.h"
 #include "campaign.h"
+#include "cmd_bench_group.h"
 #include "stats.h"
 
 static const char usage[] =
 	"Usage: nfsagent bench --vm VM (--profile P ... | --job FILE) [OPTIONS]\n"
 	"Runs fio in VM's guest through VMware Tools (no SSH), records every repetition\n"
 	"in the results database with where it came from, and prints median and spread.\n\n"
+	"  --vm VM               repeat it (--vm A --vm B) to run the same profile in\n"
+	"                        several VMs at once: a group run (docs/groups.md)\n"
+	"  --vms GLOB            every VM whose name matches GLOB, e.g. 'fleet-*'\n"
 	"  --profile NAME        a built-in profile (nfsagent profiles); repeatable\n"
 	"  --job FILE            a fio job file of your own instead\n"
 	"  --repeat N            repetitions of each profile, interleaved (default 3)\n"
@@ -35,16 +39,22 @@ static const char usage[] =
 	"Examples:\n"
 	"  nfsagent bench --vm fiotest --profile randread-4k-qd1 --repeat 5\n"
 	"  nfsagent bench --vm fiotest --profile randwrite-4k-qd16 --datastore tank-16k \\\n"
-	"        --label recordsize=16K --nas root@truenas\n\n"
+	"        --label recordsize=16K --nas root@truenas\n"
+	"  nfsagent bench --vms 'fleet-*' --profile randwrite-4k-qd16 --repeat 3\n\n"
 	NA_CONNECT_HELP;
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,
        OPT_SIZE, OPT_RUNTIME, OPT_RAMP, OPT_DIR, OPT_DATASTORE, OPT_GUEST_USER,
-       OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND, OPT_CENTRAL };
+       OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND, OPT_CENTRAL, OPT_VMS };
 enum { MAX_PROFILES = 32, MAX_JOB_FILE = 1 << 20 };
 
 typedef struct bench_args {
-	const char *vm, *job_path, *datastore, *guest_user, *guest_pw_file, *db, *central;
+	const char *vm;          /* the first --vm */
+	/* Every --vm, one past the most a group takes, to say that it is too many. */
+	const char *vms[NA_GROUP_MAX_VMS + 1];
+	size_t n_vms;
+	const char *glob;        /* --vms */
+	const char *job_path, *datastore, *guest_user, *guest_pw_file, *db, *central;
 	const char *nas, *nas_command;
 	nas_target target;       /* the NAS, when --nas or --nas-command is given */
 	const na_profile *profiles[MAX_PROFILES];
@@ -89,12 +99,12 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	bench_args *a = ud;
 	switch (opt) {
 	case OPT_VM:
-		if (a->vm) {
-			na_usage_error(out, "one --vm at a time: bench runs on one VM");
-			return -1;
-		}
-		a->vm = arg;
+		if (a->n_vms <= NA_GROUP_MAX_VMS)
+			a->vms[a->n_vms++] = arg;
+		if (!a->vm)
+			a->vm = arg;
 		return 1;
+	case OPT_VMS: a->glob = arg; return 1;
 	case OPT_JOB: a->job_path = arg; return 1;
 	case OPT_DATASTORE: a->datastore = arg; return 1;
 	case OPT_GUEST_USER: a->guest_user = arg; return 1;
@@ -163,13 +173,27 @@ static vs_status read_job(bench_args *a, vs_error *err)
 	return VS_OK;
 }
 
+/* Several VMs at once: more than one --vm, or a glob. */
+static bool is_group(const bench_args *a)
+{
+	return a->n_vms > 1 || a->glob;
+}
+
 static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 {
 	bench_args *a = args;
 	if (argc > 0)
 		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
-	if (!a->vm)
-		return na_usage_error(out, "--vm is required");
+	if (!a->vm && !a->glob)
+		return na_usage_error(out, "--vm or --vms is required");
+	if (a->n_vms > NA_GROUP_MAX_VMS)
+		return na_usage_error(out, "more than %d VMs in one group", NA_GROUP_MAX_VMS);
+	const char *twice = na_bench_group_twice(a->vms, a->n_vms);
+	if (twice)
+		return na_usage_error(out, "--vm %s is named twice", twice);
+	if (is_group(a) && (a->nas || a->nas_command))
+		return na_usage_error(out, "--nas measures one VM's runs: a group's NAS side is not "
+		                      "done yet (docs/groups.md)");
 	if (!a->n_profiles == !a->job_path)
 		return na_usage_error(out, "give --profile (one or more) or --job, not both");
 	if (a->nas && a->nas_command)
@@ -402,13 +426,18 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 		rc = na_store_push_each(s.store, central, &err);
 	if (rc == VS_OK)
 		rc = na_inventory_load(c, true, &inv, &err);
-	if (rc == VS_OK)
+	bool group = is_group(a);
+	if (rc == VS_OK && !group)
 		rc = resolve(a, &inv, &b, &err);
 	b.nas = a->nas || a->nas_command ? &a->target : NULL;
 	na_bench_plan plan = {.profiles = profiles, .n = n, .job = a->job_text, .repeat = a->repeat,
 	                      .on_run = json ? NULL : print_run};
 	na_bench_result r = {0};
-	if (rc == VS_OK)
+	na_bench_group_args g = {a->vms, a->n_vms, a->glob, a->datastore};
+	size_t incomplete = 0;
+	if (rc == VS_OK && group)
+		rc = na_bench_group_cmd(&g, &b, &plan, json, &incomplete, &err);
+	else if (rc == VS_OK)
 		rc = na_op_bench(&b, &plan, &r, &err);
 	if (json && b.vm && b.ds)
 		print_json(&b, profiles, &r);
@@ -426,6 +455,9 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	else if (failed)
 		rc = vs_fail(&out->err, VS_ERR_TASK, "%zu repetition%s failed (recorded as failed)", failed,
 		             na_s(failed));
+	else if (incomplete)
+		rc = vs_fail(&out->err, VS_ERR_TASK, "%zu group run%s incomplete: a VM did not run the "
+		             "whole job (named above)", incomplete, na_s(incomplete));
 	na_inventory_free(&inv);
 	na_push_warn(s.store);
 	na_store_close(&s.store);
@@ -439,6 +471,7 @@ vs_status cmd_bench(int argc, char **argv, na_outcome *out)
 	static const struct option longopts[] = {
 		NA_CONNECT_LONGOPTS,
 		{"vm", required_argument, NULL, OPT_VM},
+		{"vms", required_argument, NULL, OPT_VMS},
 		{"profile", required_argument, NULL, OPT_PROFILE},
 		{"job", required_argument, NULL, OPT_JOB},
 		{"repeat", required_argument, NULL, OPT_REPEAT},

@@ -59,6 +59,8 @@ typedef struct comparison {
 	size_t n_conflicts;
 	char **traps;              /* runs on a disk whose dataset's recordsize changed under it */
 	size_t n_traps;
+	char *fell[2];             /* A's and B's targets that ran as NFS 3 (the extent-size bug) */
+	char *not_protocols;       /* why this is no NFS 3 vs NFS 4.1 comparison; NULL */
 } comparison;
 
 /* ---- building ---- */
@@ -117,6 +119,28 @@ static int take(char ***list, size_t *n, char **more, size_t n_more)
 	return all ? VS_OK : VS_ERR_NOMEM;
 }
 
+/* The targets that ran as NFS 3 on the extent-size bug, and then why the
+ * comparison is not one of NFS 3 with NFS 4.1 (a fallen-back target keeps
+ * its NFS 4.1 name, so its selector reads like one). */
+static int name_fallbacks(comparison *c)
+{
+	c->fell[0] = na_cmp_fallback_text(&c->a);
+	c->fell[1] = na_cmp_fallback_text(&c->b);
+	if (!c->fell[0] && !c->fell[1])
+		return VS_OK;
+	size_t size = 0;
+	FILE *out = open_memstream(&c->not_protocols, &size);
+	if (!out)
+		return VS_ERR_NOMEM;
+	fputs("no NFS 3 vs NFS 4.1 comparison: ", out);
+	for (int g = 0; g < 2; g++)
+		if (c->fell[g])
+			fprintf(out, "%s%s's %s", g && c->fell[0] ? "; " : "", g ? "B" : "A", c->fell[g]);
+	fputs("; add protocol=NFS41 to a selector to compare only what ran as NFS 4.1", out);
+	fclose(out);
+	return c->not_protocols ? VS_OK : VS_ERR_NOMEM;
+}
+
 static int build(comparison *c, na_store *s, vs_error *err)
 {
 	int rc = na_cmp_load(s, c->args->a, &c->a, err);
@@ -145,6 +169,8 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		rc = VS_ERR_NOMEM;
 	if (rc == VS_OK)
 		c->time_warning = na_cmp_time_warning(&c->a, &c->b, "A", "B");
+	if (rc == VS_OK)
+		rc = name_fallbacks(c);
 	/* what was measured against what the runs say of themselves */
 	for (int g = 0; rc == VS_OK && g < 2; g++) {
 		char **more = NULL;
@@ -171,6 +197,9 @@ static void comparison_free(comparison *c)
 	free(c->only_b);
 	free(c->sentence);
 	free(c->time_warning);
+	free(c->fell[0]);
+	free(c->fell[1]);
+	free(c->not_protocols);
 	for (size_t i = 0; i < c->n_conflicts; i++)
 		free(c->conflicts[i]);
 	free(c->conflicts);
@@ -189,7 +218,7 @@ static const char *profile_of(const na_cmp_line *l)
 /* ", over NFS 3", or ", over NFS 3 (4) and NFS 4.1 (2)": what the group's
  * runs ran over, whatever its selector's names say (a campaign target that
  * fell back to NFS 3 on the extent-size bug keeps its NFS 4.1 name). */
-static void print_protocols(const na_cmp_group *g)
+static void print_protocols(FILE *out, const na_cmp_group *g)
 {
 	enum { MAX = 8 };
 	const char *type[MAX];
@@ -207,28 +236,60 @@ static void print_protocols(const na_cmp_group *g)
 			count[k]++;
 	}
 	for (size_t k = 0; k < n; k++) {
-		printf("%s%s", !k ? ", over " : k + 1 == n ? " and " : ", ", na_nfs_label(type[k]));
+		fprintf(out, "%s%s", !k ? ", over " : k + 1 == n ? " and " : ", ", na_nfs_label(type[k]));
 		if (n > 1)
-			printf(" (%zu)", count[k]);
+			fprintf(out, " (%zu)", count[k]);
 	}
+}
+
+/* Markdown's own paragraph, or wrapped to the terminal's width. */
+static void warn(const char *text, bool md)
+{
+	if (md)
+		printf("\nwarning: %s\n", text);
+	else
+		na_warn_wrapped(text);
+}
+
+/* "A: SELECTOR (6 ok results, over NFS 3): nfs41 (ran as NFS 3: extent-size
+ * bug)", wrapped on a terminal. */
+static void print_group(const comparison *c, int g, bool md)
+{
+	const char *quote = md ? "`" : "", *bold = md ? "**" : "";
+	char *line = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&line, &size);
+	if (!out)
+		return;
+	fprintf(out, "%s%c%s: %s%s%s (%zu ok results", bold, g ? 'B' : 'A', bold, quote,
+	        g ? c->args->b : c->args->a, quote, g ? c->b.n : c->a.n);
+	print_protocols(out, g ? &c->b : &c->a);
+	fprintf(out, ")%s%s", c->fell[g] ? ": " : "", c->fell[g] ? c->fell[g] : "");
+	fclose(out);
+	if (md)
+		printf("%s%s\n", line, g ? "" : "  ");
+	else if (line)
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 3);
+	free(line);
 }
 
 static void print_header(const comparison *c, bool md)
 {
-	const char *quote = md ? "`" : "", *bold = md ? "**" : "", *gap = md ? "\n" : "";
-	printf("%sA%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->a, quote, c->a.n);
-	print_protocols(&c->a);
-	printf(")%s\n", md ? "  " : "");
-	printf("%sB%s: %s%s%s (%zu ok results", bold, bold, quote, c->args->b, quote, c->b.n);
-	print_protocols(&c->b);
-	printf(")\n");
-	printf("%s%s\n", gap, c->sentence);
+	const char *gap = md ? "\n" : "";
+	print_group(c, 0, md);
+	print_group(c, 1, md);
+	if (md)
+		printf("\n%s\n", c->sentence);
+	else
+		na_print_wrapped(stdout, c->sentence, NA_TEXT_WIDTH, 0, 2);
+	if (c->not_protocols)
+		warn(c->not_protocols, md);
 	if (c->time_warning)
-		printf("%swarning: %s\n", gap, c->time_warning);
+		warn(c->time_warning, md);
 	for (size_t i = 0; i < c->n_conflicts; i++)
-		printf("%swarning: %s\n", gap, c->conflicts[i]);
+		warn(c->conflicts[i], md);
 	for (size_t i = 0; i < c->n_traps; i++)
-		printf("%swarning: %s\n", gap, c->traps[i]);
+		warn(c->traps[i], md);
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
@@ -305,7 +366,7 @@ static void print_method(const comparison *c, bool wrap)
 		fclose(out);
 	}
 	if (text && wrap)
-		na_print_wrapped(stdout, text, 80);
+		na_print_wrapped(stdout, text, 80, 0, 0);
 	else if (text)
 		printf("%s\n", text);
 	free(text);
@@ -318,11 +379,65 @@ static void md_text(const char *s)
 		fputs(*s == '|' ? "\\|" : (char[2]){*s, '\0'}, stdout);
 }
 
-/* Under a key's fio rows: what ESXi and the pool saw of the same runs. */
-static void print_layers(const comparison *c, const na_cmp_row *key, bool md)
+/* The runs of one side behind every line of key in lines, or 0 when they
+ * differ (then each cell says its own). */
+static size_t same_n(const na_cmp_line *lines, size_t n, const na_cmp_row *key, bool b)
 {
-	static const char *const headers[] = {"LAYER", "A", "B", "CHANGE B/A", "VERDICT"};
-	na_table *t = md ? NULL : na_table_new(5, headers);
+	size_t runs = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t here = b ? lines[i].sb.n : lines[i].sa.n;
+		if (lines[i].key != key)
+			continue;
+		if (runs && here != runs)
+			return 0;
+		runs = here;
+	}
+	return runs;
+}
+
+/* key's lines of one kind (fio's metrics, or the layers) as a table of at
+ * most 120 columns: each side's runs in its header when all lines agree,
+ * each line's interval and the rest of its verdict in a note under it. */
+static void print_table(const na_cmp_line *lines, size_t n, const na_cmp_row *key, bool layers)
+{
+	size_t na = same_n(lines, n, key, false), nb = same_n(lines, n, key, true);
+	char ha[32] = "A", hb[32] = "B";
+	if (na && nb) {
+		snprintf(ha, sizeof(ha), "A (n=%zu)", na);
+		snprintf(hb, sizeof(hb), "B (n=%zu)", nb);
+	}
+	const char *headers[] = {layers ? "LAYER" : "METRIC", ha, hb, "CHANGE B/A", "VERDICT"};
+	na_table *t = na_table_new(5, headers);
+	bool any = false, no_side = false;
+	for (size_t i = 0; t && i < n; i++) {
+		if (lines[i].key != key)
+			continue;
+		na_cmp_cells s;
+		if (layers)
+			na_cmp_layer_cells_of(&lines[i], &s);
+		else
+			na_cmp_cells_of(&lines[i], &s);
+		const char *row[] = {s.metric, na && nb ? s.a_bare : s.a, na && nb ? s.b_bare : s.b,
+		                     s.change_bare, s.verdict_bare};
+		na_table_add(t, row);
+		if (s.note[0])
+			na_table_note(t, s.note);
+		no_side |= layers && !na_layers[lines[i].metric].judged && !s.note[0];
+		any = true;
+	}
+	if (t && any) {
+		if (layers)
+			putchar('\n');
+		na_table_print(t, stdout);
+	}
+	if (no_side)
+		printf("no verdict: neither side of these is better by itself\n");
+	na_table_free(&t);
+}
+
+/* Under a key's fio rows: what ESXi and the pool saw of the same runs. */
+static void print_layers_md(const comparison *c, const na_cmp_row *key)
+{
 	bool any = false;
 	for (size_t i = 0; i < c->cmp.n_layers; i++) {
 		if (c->cmp.layers[i].key != key)
@@ -330,47 +445,31 @@ static void print_layers(const comparison *c, const na_cmp_row *key, bool md)
 		na_cmp_cells s;
 		na_cmp_layer_cells_of(&c->cmp.layers[i], &s);
 		const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
-		if (md && !any)
+		if (!any)
 			fputs("\n| Layer | A | B | Change B/A | Verdict |\n|---|---|---|---|---|\n", stdout);
-		for (size_t k = 0; md && k < 5; k++) {
+		for (size_t k = 0; k < 5; k++) {
 			fputs("| ", stdout);
 			md_text(row[k]);
 			fputs(k == 4 ? " |\n" : " ", stdout);
 		}
-		if (t)
-			na_table_add(t, row);
 		any = true;
 	}
-	if (t && any) {
+	if (any)
 		putchar('\n');
-		na_table_print(t, stdout);
-	}
-	if (md && any)
-		putchar('\n');
-	na_table_free(&t);
 }
 
 static void print_text(const comparison *c)
 {
-	static const char *const headers[] = {"METRIC", "A", "B", "CHANGE B/A", "VERDICT"};
 	print_header(c, false);
 	for (size_t i = 0; i < c->cmp.n;) {
 		const na_cmp_line *first = &c->cmp.lines[i];
 		size_t from = i;
-		na_table *t = na_table_new(5, headers);
-		for (; i < c->cmp.n && c->cmp.lines[i].key == first->key; i++) {
-			na_cmp_cells s;
-			na_cmp_cells_of(&c->cmp.lines[i], &s);
-			const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
-			if (t)
-				na_table_add(t, row);
-		}
+		while (i < c->cmp.n && c->cmp.lines[i].key == first->key)
+			i++;
 		printf("\n%s\n", profile_of(first));
-		if (t)
-			na_table_print(t, stdout);
-		na_table_free(&t);
+		print_table(c->cmp.lines + from, i - from, first->key, false);
 		print_notes(c, from, i, "");
-		print_layers(c, first->key, false);
+		print_table(c->cmp.layers, c->cmp.n_layers, first->key, true);
 	}
 	putchar('\n');
 	print_method(c, true);
@@ -401,7 +500,7 @@ static void print_markdown(const comparison *c)
 				from--;
 			putchar('\n');
 			print_notes(c, from, i + 1, "- ");
-			print_layers(c, l->key, true);
+			print_layers_md(c, l->key);
 		}
 	}
 	putchar('\n');
@@ -417,11 +516,6 @@ static void csv_field(const char *s, bool last)
 	for (; s && *s; s++)
 		fputs(*s == '"' ? "\"\"" : (char[2]){*s, '\0'}, stdout);
 	fputs(last ? "\"\n" : "\",", stdout);
-}
-
-static const char *unit_of(int metric)
-{
-	return na_metrics[metric].lower_is_better ? "us" : metric == NA_M_MBPS ? "MB/s" : "IOPS";
 }
 
 static void csv_spread(const na_spread *s)
@@ -456,7 +550,7 @@ static void print_csv(const comparison *c)
 		csv_field(headers[i], i + 1 == N_HEADERS);
 	for (size_t i = 0; i < c->cmp.n; i++) {
 		const na_cmp_line *l = &c->cmp.lines[i];
-		csv_line(l, na_dir_names[l->dir], na_metrics[l->metric].key, unit_of(l->metric),
+		csv_line(l, na_dir_names[l->dir], na_metrics[l->metric].key, na_cmp_unit(l->metric),
 		         bool_text(na_metrics[l->metric].lower_is_better), na_noise_name(l->eff.verdict));
 	}
 	/* the layers' lines: direction "esxi" or "pool" */
@@ -496,80 +590,6 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
 	csv_field(verdict, true);
 }
 
-static json_t *spread_json(const na_spread *s, const double *v)
-{
-	json_t *values = json_array();
-	for (size_t i = 0; i < s->n; i++)
-		json_array_append_new(values, json_real(v[i]));
-	return json_pack("{s:f, s:f, s:f, s:I, s:o}", "median", s->median, "min", s->min, "max", s->max,
-	                 "n", (json_int_t)s->n, "values", values);
-}
-
-/* A number, or null when it is unknown. */
-static json_t *num_json(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
-}
-
-/* How the line's verdict was reached, in words. */
-static json_t *method_json(const na_effect *e)
-{
-	if (e->verdict == NA_NOISE_TOO_FEW)
-		return json_string("fewer than 3 runs a side: no verdict");
-	char text[256];
-	char holm[128] = "";
-	if (e->judged)
-		snprintf(holm, sizeof(holm), "; Holm across the profile's %zu verdict line%s (IOPS weighs "
-		         "%g), this line at %.4g%%", e->family, na_s(e->family), NA_IOPS_WEIGHT,
-		         e->alpha * 100);
-	snprintf(text, sizeof(text), "t test on log values, pooled variance, df=%zu%s%s", e->na + e->nb - 2,
-	         !e->judged ? "; no verdict of its own (follows IOPS)" : holm,
-	         e->judged && e->band > 0 ? "; the interval must clear the --min-change band" : "");
-	return json_string(text);
-}
-
-/* A line's figures and verdict, for a metric where lower is better or not:
- * the spreads, estimate, interval, p, MDE, verdict and method. */
-static json_t *effect_json(const na_cmp_line *l, bool lower_is_better)
-{
-	const na_effect *e = &l->eff;
-	double pct = na_effect_pct(e);
-	bool known = !isnan(pct) && pct != 0;
-	bool better = (pct > 0) != lower_is_better;
-	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:f, s:o, s:o}}",
-	                      "a", spread_json(&l->sa, l->a),
-	                      "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(pct),
-	                      "ratio", num_json(e->ratio),
-	                      "better", known ? json_boolean(better) : json_null(),
-	                      "interval", "level", 1 - e->alpha, "low_pct", num_json((e->lo - 1) * 100),
-	                      "high_pct", num_json((e->hi - 1) * 100));
-	json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:o, s:o, s:{s:I, s:I}, s:s, s:b, "
-	                                    "s:o, s:o, s:o, s:b}",
-	    "p", num_json(e->p), "p_holm", e->judged ? num_json(e->p_holm) : json_null(),
-	    "mde_rise_pct", num_json(e->mde * 100), "mde_drop_pct", num_json(e->mde_drop * 100),
-	    "min_change_pct", num_json(e->band * 100),
-	    "family_lines", e->judged ? json_integer((json_int_t)e->family) : json_null(),
-	    "left_out_at_zero", "a", (json_int_t)e->stalled_a, "b", (json_int_t)e->stalled_b,
-	    "verdict", na_noise_name(e->verdict), "judged", e->judged, "method", method_json(e),
-	    "mann_whitney_p", num_json(e->mw_p), "hodges_lehmann_pct", num_json((e->hl_ratio - 1) * 100),
-	    "depends_on_one_run", e->fragile));
-	return o;
-}
-
-json_t *na_cmp_line_json(const na_cmp_line *l)
-{
-	bool lower = na_metrics[l->metric].lower_is_better;
-	json_t *o = json_pack("{s:s, s:s, s:s, s:b}", "direction", na_dir_names[l->dir],
-	                      "metric", na_metrics[l->metric].key, "unit", unit_of(l->metric),
-	                      "lower_is_better", lower);
-	json_object_update_new(o, effect_json(l, lower));
-	if (l->metric == NA_M_P99)
-		json_object_set_new(o, "pooled_p99_us", json_pack("{s:o, s:o}",
-		    "a", l->pooled_a > 0 ? json_real(l->pooled_a) : json_null(),
-		    "b", l->pooled_b > 0 ? json_real(l->pooled_b) : json_null()));
-	return o;
-}
-
 /* A layer's line: the guest's figures' neighbours, judged the same way. */
 static json_t *layer_json(const na_cmp_line *l)
 {
@@ -578,7 +598,7 @@ static json_t *layer_json(const na_cmp_line *l)
 	                      "layer", l->metric <= NA_L_ESXI_WRITE ? "esxi" : "pool", "metric", m->key,
 	                      "unit", m->unit[0] == ' ' ? m->unit + 1 : m->unit,
 	                      "lower_is_better", m->lower_is_better);
-	json_object_update_new(o, effect_json(l, m->lower_is_better));
+	json_object_update_new(o, na_cmp_effect_json(l, m->lower_is_better));
 	/* Only a layer with a better side has a verdict (and a "better"). */
 	json_object_set_new(o, "verdict", json_string(na_cmp_layer_verdict(l)));
 	if (!m->judged) {
@@ -598,10 +618,14 @@ static json_t *strings_json(char *const *v, const size_t *count, size_t n)
 	return a;
 }
 
-static json_t *group_json(const char *selector, const na_cmp_group *g, const char *only)
+static json_t *group_json(const char *selector, const na_cmp_group *g, const char *only,
+                          const char *fell)
 {
-	return json_pack("{s:s, s:I, s:s?}", "selector", selector, "results", (json_int_t)g->n,
-	                 "only_profiles", only);
+	size_t n = 0;
+	for (size_t i = 0; i < g->n; i++)
+		n += g->rows[i].fell_back;
+	return json_pack("{s:s, s:I, s:s?, s:I, s:s?}", "selector", selector, "results", (json_int_t)g->n,
+	                 "only_profiles", only, "ran_as_nfs3", (json_int_t)n, "ran_as_text", fell);
 }
 
 static void print_json(const comparison *c)
@@ -619,8 +643,8 @@ static void print_json(const comparison *c)
 		json_array_append_new(lines, o);
 	}
 	json_t *root = json_pack("{s:o, s:o, s:o, s:s, s:s?, s:o, s:I, s:s}",
-	                         "a", group_json(c->args->a, &c->a, c->only_a),
-	                         "b", group_json(c->args->b, &c->b, c->only_b), "factors", factors,
+	                         "a", group_json(c->args->a, &c->a, c->only_a, c->fell[0]),
+	                         "b", group_json(c->args->b, &c->b, c->only_b, c->fell[1]), "factors", factors,
 	                         "factors_text", c->sentence, "time_warning", c->time_warning,
 	                         "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
 	                         "noise_method", na_noise_method);
@@ -632,6 +656,8 @@ static void print_json(const comparison *c)
 	for (size_t i = 0; i < c->n_traps; i++)
 		json_array_append_new(traps, json_string(c->traps[i]));
 	json_object_set_new(root, "recordsize_changed_under_disk", traps);
+	json_object_set_new(root, "not_nfs3_vs_nfs41", c->not_protocols ? json_string(c->not_protocols)
+	                                                                 : json_null());
 	json_object_set_new(root, "layers", layers);
 	json_object_set_new(root, "label_conflicts", conflicts);
 	na_json_print(root);

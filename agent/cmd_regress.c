@@ -356,32 +356,80 @@ static void candidate_text(const regress_state *r, char *buf, size_t size)
 		snprintf(buf, size, "esxi_build=%s, the newest results not in the baseline", r->cand_build);
 }
 
-static void print_text(const regress_state *r)
+/* The checks of one key (datastore, protocol, profile) from checks[from],
+ * as a table of at most 120 columns under a line naming the key; returns
+ * where the next key starts.  The runs a side are in the header when every
+ * check agrees, each interval in a note under its line. */
+static size_t print_key(const regress_state *r, size_t from)
 {
-	static const char *const headers[] = {"DATASTORE", "PROTOCOL", "PROFILE", "METRIC", "BASELINE",
-	                                      "CANDIDATE", "CHANGE", "LIMIT", "VERDICT"};
-	char cand[320];
-	candidate_text(r, cand, sizeof(cand));
-	printf("baseline: %s (%zu ok results)\ncandidate: %s (%zu ok results)\n", r->args->baseline,
-	       r->base.n, cand, r->cand.n);
-	if (r->time_warning)
-		printf("warning: %s\n", r->time_warning);
-	putchar('\n');
-	na_table *t = na_table_new(9, headers);
-	for (size_t i = 0; t && i < r->n_checks; i++) {
+	const na_cmp_line *first = r->checks[from].line;
+	size_t to = from, na = first->sa.n, nb = first->sb.n;
+	bool same = true, p99 = false;
+	for (; to < r->n_checks && r->checks[to].line->key == first->key; to++)
+		same &= r->checks[to].line->sa.n == na && r->checks[to].line->sb.n == nb;
+	char hb[40] = "BASELINE", hc[40] = "CANDIDATE";
+	if (same) {
+		snprintf(hb, sizeof(hb), "BASELINE (n=%zu)", na);
+		snprintf(hc, sizeof(hc), "CANDIDATE (n=%zu)", nb);
+	}
+	const char *headers[] = {"METRIC", hb, hc, "CHANGE", "LIMIT", "VERDICT"};
+	na_table *t = na_table_new(6, headers);
+	for (size_t i = from; t && i < to; i++) {
 		const check *c = &r->checks[i];
 		const na_cmp_line *l = c->line;
 		na_cmp_cells s;
-		char limit[32];
+		char limit[32], metric[64], note[sizeof(s.change)];
 		na_cmp_cells_of(l, &s);
 		limit_text(c->limit, limit, sizeof(limit));
-		const char *row[] = {field(l, NA_FIELD_datastore), field(l, NA_FIELD_datastore_type), field(l, NA_FIELD_profile),
-		                     s.metric, s.a, s.b, s.change, limit, c->verdict};
+		/* "(median of runs)" said once under the table */
+		snprintf(metric, sizeof(metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
+		p99 |= l->metric == NA_M_P99;
+		const char *row[] = {metric, same ? s.a_bare : s.a, same ? s.b_bare : s.b, s.change_bare,
+		                     limit, c->verdict};
 		na_table_add(t, row);
+		/* the check's verdict is its own: of the line's note, the interval */
+		snprintf(note, sizeof(note), "%.*s", (int)strcspn(s.note, ";"), s.note);
+		if (note[0])
+			na_table_note(t, note);
 	}
+	printf("\n%s (%s), %s\n", field(first, NA_FIELD_datastore),
+	       na_nfs_label(field(first, NA_FIELD_datastore_type)), field(first, NA_FIELD_profile));
 	if (t)
 		na_table_print(t, stdout);
 	na_table_free(&t);
+	if (p99)
+		printf("p99 latency: the median of the runs' own p99s\n");
+	return to;
+}
+
+/* "baseline: SELECTOR (6 ok results): nfs41 (ran as NFS 3: extent-size
+ * bug)", wrapped. */
+static void print_group(const char *name, const char *selector, const na_cmp_group *g)
+{
+	char *fell = na_cmp_fallback_text(g), *line = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&line, &size);
+	if (out) {
+		fprintf(out, "%s: %s (%zu ok results)%s%s", name, selector, g->n, fell ? ": " : "",
+		        fell ? fell : "");
+		fclose(out);
+	}
+	if (line)
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
+	free(line);
+	free(fell);
+}
+
+static void print_text(const regress_state *r)
+{
+	char cand[320];
+	candidate_text(r, cand, sizeof(cand));
+	print_group("baseline", r->args->baseline, &r->base);
+	print_group("candidate", cand, &r->cand);
+	if (r->time_warning)
+		na_warn_wrapped(r->time_warning);
+	for (size_t i = 0; i < r->n_checks;)
+		i = print_key(r, i);
 	for (size_t i = 0; i < r->n_probes; i++)
 		if (r->probes[i].text[0])
 			printf("\n%s%s\n", r->probes[i].text, r->probes[i].regression ? " (REGRESSION)" : "");
@@ -392,7 +440,7 @@ static void print_text(const regress_state *r)
 		printf("\nno regression (%zu check%s, %zu with too few runs to tell)\n", r->n_checks,
 		       na_s(r->n_checks), r->n_too_few);
 	putchar('\n');
-	na_print_wrapped(stdout, regress_method, 80);
+	na_print_wrapped(stdout, regress_method, 80, 0, 0);
 }
 
 static json_t *probe_json(const probe_check *p)

@@ -10,24 +10,28 @@
 #include "store.h"
 
 static const char usage[] =
-	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full]\n"
+	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full] [--members]\n"
 	"                        [--db FILE | --db postgresql://...]\n"
 	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
 	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
 	"(recordsize=16K). --full adds the job file and fio's raw JSON. A result's NAS\n"
 	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n"
 	"--db postgresql://... reads a central database (see nfsagent push).\n"
+	"A group run (bench on several VMs at once) is one row, its VM column \"3 VMs\"\n"
+	"and its figures the group's; --members lists its VMs' results instead. JSON\n"
+	"and CSV carry every member, JSON with its \"group\" id.\n"
 	"Examples:\n"
 	"  nfsagent results --where recordsize=16K\n"
 	"  nfsagent results --where campaign=nfs3-vs-nfs41-20261130T101500 --csv\n";
 
-enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB };
+enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB, OPT_MEMBERS };
 enum { MAX_WHERE = 32 };
 
 typedef struct results_args {
 	const char *where[MAX_WHERE];
 	size_t n_where;
 	bool csv, full, json;
+	bool members;            /* a group's members as rows of their own */
 	const char *db;
 } results_args;
 
@@ -271,7 +275,46 @@ typedef struct listing {
 	na_store *store;
 	na_table *table;
 	size_t n;
+	int64_t *groups;         /* the groups shown as one row already */
+	size_t n_groups;
 } listing;
+
+/* "R 12,000 W 3,100" and the worse p99 of a group's own figures. */
+static void group_cells(const na_group_row *g, char iops[80], char p99[32])
+{
+	na_result r = {.read = g->read, .write = g->write};
+	char id[24], started[20], profile[160];
+	table_cells(&r, id, started, profile, iops, p99);
+}
+
+/* A group's first member seen stands for the group: one row with its
+ * figures; the others add none.  Without a group: false. */
+static bool group_row(listing *l, const na_result *r, const na_group_row *g)
+{
+	if (!g->id)
+		return false;
+	for (size_t i = 0; i < l->n_groups; i++)
+		if (l->groups[i] == g->id)
+			return true;
+	int64_t *more = realloc(l->groups, (l->n_groups + 1) * sizeof(*more));
+	if (!more)
+		return true;
+	l->groups = more;
+	l->groups[l->n_groups++] = g->id;
+	char id[24], started[20], profile[160], iops[80], p99[32], vms[32];
+	table_cells(r, id, started, profile, iops, p99);
+	snprintf(id, sizeof(id), "group %lld", (long long)g->id);
+	snprintf(started, sizeof(started), "%.16s", g->started_at);
+	if (strchr(started, 'T'))
+		*strchr(started, 'T') = ' ';
+	snprintf(vms, sizeof(vms), "%d VMs", g->vms);
+	group_cells(g, iops, p99);
+	const char *cells[] = {id, started, r->target ? r->target : "-", profile, "-", r->esxi_build,
+	                       r->datastore, na_nfs_label(r->datastore_type), vms,
+	                       g->why ? "incomplete" : "ok", iops, p99};
+	na_table_add(l->table, cells);
+	return true;
+}
 
 static int on_row(const na_result *r, void *ud, vs_error *err)
 {
@@ -284,8 +327,11 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		csv_header();
 	json_t *nas = NULL;
 	bool found;
+	na_group_row g = {0};
 	int rc = l->a->json || l->a->csv ? na_store_nas_of(l->store, r->id, nas_json, &nas, &found, err)
 	                                 : VS_OK;
+	if (rc == VS_OK && !l->a->csv && !l->a->members)
+		rc = na_store_group_of(l->store, r->id, &g, err);
 	if (rc != VS_OK) {
 		json_decref(nas);
 		return rc;
@@ -293,6 +339,7 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 	if (l->a->json) {
 		json_t *o = result_json(r, l->a->full);
 		json_object_set_new(o, "nas", nas ? nas : json_null());
+		json_object_set_new(o, "group", g.id ? json_integer((json_int_t)g.id) : json_null());
 		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
 		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
 		free(s);
@@ -300,7 +347,7 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 	} else if (l->a->csv) {
 		csv_row(r, nas);
 		json_decref(nas);
-	} else {
+	} else if (!group_row(l, r, &g)) {
 		char id[24], started[20], profile[160], iops[80], p99[32];
 		table_cells(r, id, started, profile, iops, p99);
 		const char *cells[] = {id, started, r->target ? r->target : "-", profile, r->host,
@@ -308,6 +355,7 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		                       r->status, iops, p99};
 		na_table_add(l->table, cells);
 	}
+	free((char *)g.started_at);
 	l->n++;
 	return VS_OK;
 }
@@ -320,7 +368,7 @@ static vs_status list(const results_args *a, na_outcome *out)
 	na_store *store = NULL;
 	vs_error *err = &out->err;
 	vs_status rc = na_store_open_readonly(a->db, &store, err);
-	listing l = {a, store, NULL, 0};
+	listing l = {a, store, NULL, 0, NULL, 0};
 	if (rc == VS_OK && !a->json && !a->csv)
 		l.table = na_table_new(12, headers);
 	if (rc == VS_OK)
@@ -343,6 +391,7 @@ static vs_status list(const results_args *a, na_outcome *out)
 	if (rc == VS_OK && l.n && l.table)
 		na_table_print(l.table, stdout);
 	na_table_free(&l.table);
+	free(l.groups);
 	na_store_close(&store);
 	return rc;
 }
@@ -353,6 +402,7 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	switch (opt) {
 	case OPT_CSV: a->csv = true; return 1;
 	case OPT_FULL: a->full = true; return 1;
+	case OPT_MEMBERS: a->members = true; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_WHERE:
 		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE) {
@@ -371,6 +421,7 @@ vs_status cmd_results(int argc, char **argv, na_outcome *out)
 		{"where", required_argument, NULL, OPT_WHERE}, {"csv", no_argument, NULL, OPT_CSV},
 		{"full", no_argument, NULL, OPT_FULL},         {"db", required_argument, NULL, OPT_DB},
 		{"json", no_argument, NULL, NA_OPT_JSON},      {"help", no_argument, NULL, NA_OPT_HELP},
+		{"members", no_argument, NULL, OPT_MEMBERS},
 		{0},
 	};
 	results_args a = {0};

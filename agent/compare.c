@@ -182,6 +182,8 @@ int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *er
 	int rc = na_selector_parse(selector, &sel, err);
 	if (rc == VS_OK)
 		rc = na_store_query(s, sel.conds, sel.n, on_result, &l, err);
+	if (rc == VS_OK)
+		rc = na_cmp_mark_fallbacks(s, g, err);
 	na_selector_free(&sel);
 	return rc;
 }
@@ -694,6 +696,7 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
 	if (l->metric == NA_M_IOPS && l->eff.verdict == NA_NOISE_SHOWN)
 		snprintf(c->verdict, sizeof(c->verdict), "follows read IOPS (the job's mix)");
+	na_cmp_cells_narrow(l, scale, unit, c);
 	c->pooled[0] = '\0';
 	if (l->pooled_a > 0 && l->pooled_b > 0) {
 		char pa[32], pb[32];

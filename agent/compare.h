@@ -81,6 +81,7 @@ typedef struct na_cmp_row {
 	double metric[2][NA_M_COUNT];   /* IOPS, MB/s (10^6 B), avg us, p99 us; -1 unknown */
 	na_fio_result fio;              /* its latency bins when fio's json+ was stored */
 	double layer[NA_L_COUNT];       /* -1: not measured (no NAS side, no host counters) */
+	bool fell_back;                 /* asked NFS 4.1, ran as NFS 3: the extent-size bug */
 } na_cmp_row;
 
 typedef struct na_cmp_group {
@@ -104,6 +105,16 @@ int na_selector_none(na_store *s, const char *what, const char *selector, vs_err
 /* The ok results the selector picks, in id order. */
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err);
 int na_cmp_group_add(na_cmp_group *g, const na_result *r);
+/* compare_fallback.c: marks the rows of g that ran as NFS 3 because their
+ * campaign target's NFS 4.1 showed the extent-size bug (the campaign's
+ * finding says so; na_cmp_load does this). */
+int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err);
+/* " (ran as NFS 3: extent-size bug)": what follows such a target's name. */
+extern const char na_cmp_ran_as[];
+/* "nfs41 (ran as NFS 3: extent-size bug)", each such target of g once,
+ * with " in 2 of 6 results" when not all of g fell back (malloc'd); NULL
+ * when none did. */
+char *na_cmp_fallback_text(const na_cmp_group *g);
 /* Drops (and frees) the rows keep() refuses. */
 void na_cmp_group_filter(na_cmp_group *g, bool (*keep)(const na_cmp_row *r, void *ud), void *ud);
 void na_cmp_group_free(na_cmp_group *g);
@@ -173,11 +184,18 @@ char *na_factors_sentence(const na_factor *f, size_t n);
 /* What a line prints: "write IOPS", "17,700 (12,100-17,700, n=3)",
  * "7.20 ms (6.90-8.10, n=3)", "+12.3% better (95% CI +8.0% to +16.8%)",
  * "within noise: could only see ...", and for p99 "pooled 7.90 ms" from
- * the fio bins ("" when they are not stored). */
+ * the fio bins ("" when they are not stored).  A terminal's table is
+ * narrower (issue 24: 120 columns): the spreads without their n (said once
+ * in the header), the change without its interval, the verdict's name, and
+ * the rest (interval, what "within noise" could see) in the row's note. */
 typedef struct na_cmp_cells {
 	char metric[64], a[96], b[96], change[96], verdict[128], pooled[64];
+	char a_bare[80], b_bare[80], change_bare[32], verdict_bare[48], note[192];
 } na_cmp_cells;
 void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c);
+/* The narrow cells and the note from the wide ones (na_cmp_cells_of and
+ * na_cmp_layer_cells_of call it; compare_layers.c). */
+void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, na_cmp_cells *c);
 
 /* A layer's line in the same cells: "pool data write", "3,500 MB/s (...)". */
 void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c);
@@ -192,9 +210,12 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l);
  * them); VS_ERR_NOMEM. */
 int na_cmp_label_conflicts(const na_cmp_group *g, const char *name, char ***out, size_t *n);
 
-/* The line as JSON: values, spreads, estimate, interval, p, MDE, verdict and
- * method (cmd_compare.c). */
+/* compare_json.c: the line as JSON: values, spreads, estimate, interval, p,
+ * MDE, verdict and method; na_cmp_effect_json the figures alone, for a
+ * metric where lower is better or not; na_cmp_unit "IOPS", "MB/s", "us". */
 json_t *na_cmp_line_json(const na_cmp_line *l);
+json_t *na_cmp_effect_json(const na_cmp_line *l, bool lower_is_better);
+const char *na_cmp_unit(int metric);
 
 /* --max-drop iops=10% / --max-rise p99=20% (cmd_regress.c) */
 typedef struct na_threshold {

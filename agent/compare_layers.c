@@ -69,8 +69,6 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l)
 	                      : "no verdict";
 }
 
-/* ESXi's datastore read and write rates over the run (KBps samples, as
- * bench stored them), in MB/s; -1 when none came back. */
 /* Seconds since 1970 of a UTC stamp (vCenter's and the store's), or -1. */
 static double utc_seconds(const char *iso)
 {
@@ -78,18 +76,21 @@ static double utc_seconds(const char *iso)
 	return ms < 0 ? -1 : (double)ms / 1000;
 }
 
-/* ESXi's datastore rates over the run, from the realtime samples whose 20 s
- * lie wholly inside it (started, and runtime_ms of I/O after the ramp): a
- * sample that reaches outside the run averages in other time, and a run
- * shorter than 20 s has none of its own, so it is not measured (two runs
- * in one sample showed the same figure). */
+/* ESXi's datastore read and write rates over the run (KBps samples, as
+ * bench stored them), in MB/s, from the realtime samples whose 20 s lie
+ * wholly inside fio's I/O: the runtime_ms before the result's finish (when
+ * bench saw fio end; the start is no anchor, as fio lays out its file and
+ * ramps first).  A sample that reaches outside
+ * averages in other time, and a run shorter than 20 s has none of its own,
+ * so it is not measured (two runs in one sample showed the same figure);
+ * -1 then, or when none came back. */
 static void layers_esxi(double *layer, const na_result *r)
 {
 	static const char *const counter[2] = {"datastore.read.average", "datastore.write.average"};
 	enum { SAMPLE_S = 20 };
 	json_t *samples = r->host_counters_json ? json_loads(r->host_counters_json, 0, NULL) : NULL;
 	int64_t ms = r->read.runtime_ms > r->write.runtime_ms ? r->read.runtime_ms : r->write.runtime_ms;
-	double from = utc_seconds(r->started_at), to = from + (double)ms / 1000;
+	double to = utc_seconds(r->finished_at), from = to - (double)ms / 1000;
 	for (int d = 0; d < 2; d++) {
 		double sum = 0;
 		size_t n = 0, i;
@@ -197,5 +198,27 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	else
 		snprintf(c->verdict, sizeof(c->verdict), "%s%s", na_cmp_layer_verdict(l),
 		         zero_line(l) ? ", which has no ratio of logs" : ": neither side is better by itself");
+	na_cmp_cells_narrow(l, 1, m->unit, c);
+	/* said once under the table, not on each line without a better side */
+	if (!m->judged && !zero_line(l))
+		c->note[0] = '\0';
 	c->pooled[0] = '\0';
+}
+
+void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, na_cmp_cells *c)
+{
+	na_spread_bare_text(&l->sa, scale, unit, c->a_bare, sizeof(c->a_bare));
+	na_spread_bare_text(&l->sb, scale, unit, c->b_bare, sizeof(c->b_bare));
+	/* the wide cells are the narrow ones with more said: cut there */
+	size_t change = strcspn(c->change, "(");
+	snprintf(c->change_bare, sizeof(c->change_bare), "%.*s", (int)(change && c->change[change] ?
+	         change - 1 : change), c->change);
+	size_t name = strcspn(c->verdict, ":;(,");
+	snprintf(c->verdict_bare, sizeof(c->verdict_bare), "%.*s",
+	         (int)(name && c->verdict[name] == '(' ? name - 1 : name), c->verdict);
+	const char *ci = c->change[change] ? c->change + change + 1 : "";
+	size_t skip = c->verdict[name] == '(' ? 0 : strspn(c->verdict + name, ":;, ");
+	const char *more = c->verdict + name + skip;
+	snprintf(c->note, sizeof(c->note), "%.*s%s%s", (int)(*ci ? strlen(ci) - 1 : 0), ci,
+	         *ci && *more ? "; " : "", more);
 }

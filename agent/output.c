@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "stats.h"
 
 /* ---- messages: one line on stderr (a fault's details indented below it) ---- */
 
@@ -129,7 +130,7 @@ void na_print_warning_error(const vs_error *err)
 struct na_table {
 	size_t ncols;
 	char **headers;
-	char ***rows;
+	char ***rows;           /* a note: its text in cell 0, the other cells NULL */
 	size_t nrows, cap;
 };
 
@@ -146,22 +147,39 @@ na_table *na_table_new(size_t ncols, const char *const *headers)
 	return t;
 }
 
-void na_table_add(na_table *t, const char *const *cells)
+/* Room for one more row. */
+static bool grow(na_table *t)
 {
 	if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
 		char ***rows = realloc(t->rows, cap * sizeof(*rows));
 		if (!rows)
-			return;
+			return false;
 		t->rows = rows;
 		t->cap = cap;
 	}
-	char **row = calloc(t->ncols, sizeof(char *));
+	return true;
+}
+
+void na_table_add(na_table *t, const char *const *cells)
+{
+	char **row = grow(t) ? calloc(t->ncols, sizeof(char *)) : NULL;
 	if (!row)
 		return;
 	for (size_t i = 0; i < t->ncols; i++)
 		row[i] = na_escaped(cells[i] ? cells[i] : "");  /* a name's control characters shown */
 	t->rows[t->nrows++] = row;
+}
+
+void na_table_note(na_table *t, const char *text)
+{
+	char **row = grow(t) ? calloc(t->ncols, sizeof(char *)) : NULL;
+	if (row && !(row[0] = na_escaped(text))) {
+		free(row);
+		row = NULL;
+	}
+	if (row)
+		t->rows[t->nrows++] = row;
 }
 
 /* Display width of UTF-8 text: one column per code point. */
@@ -191,18 +209,21 @@ void na_table_print(const na_table *t, FILE *out)
 	for (size_t i = 0; i < t->ncols; i++) {
 		widths[i] = width(t->headers[i]);
 		for (size_t r = 0; r < t->nrows; r++)
-			if (width(t->rows[r][i]) > widths[i])
+			if (t->rows[r][t->ncols - 1] && width(t->rows[r][i]) > widths[i])
 				widths[i] = width(t->rows[r][i]);
 	}
 	print_row(t->headers, widths, t->ncols, out);
 	for (size_t r = 0; r < t->nrows; r++)
-		print_row(t->rows[r], widths, t->ncols, out);
+		if (t->rows[r][t->ncols - 1])
+			print_row(t->rows[r], widths, t->ncols, out);
+		else  /* a note: under its row, wrapped */
+			na_print_wrapped(out, t->rows[r][0], NA_TEXT_WIDTH, 2, 4);
 	free(widths);
 }
 
 static void free_cells(char **cells, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; cells && i < n; i++)
 		free(cells[i]);
 	free(cells);
 }

@@ -79,6 +79,13 @@ static void free_rows(na_report_page *r)
 		free(r->rows[i].timeline.at);
 	}
 	free(r->rows);
+	for (size_t i = 0; r->pairs && i < r->n_profiles * r->n_groups; i++) {
+		free(r->pairs[i].a.rows);
+		free(r->pairs[i].b.rows);
+		na_cmp_free(&r->pairs[i].cmp);
+	}
+	free(r->pairs);
+	na_cmp_group_free(&r->results);
 	free_list(r->groups, r->n_groups);
 	free_list(r->profiles, r->n_profiles);
 }
@@ -115,6 +122,12 @@ static int collect(const na_result *res, void *ud, vs_error *err)
 	bool ok = copy_row(w, res);
 	r->n++;  /* even half-copied, so that free_rows frees it */
 	int rc = ok ? na_report_nas_side(r->store, w, res, err) : VS_OK;
+	/* compare's row of it, with the layers its NAS side gave */
+	ok &= rc != VS_OK || na_cmp_group_add(&r->results, res) == VS_OK;
+	if (ok && rc == VS_OK) {
+		memcpy(r->results.rows[r->results.n - 1].layer, w->layer, sizeof(w->layer));
+		na_report_cache_bins(w, &r->results.rows[r->results.n - 1]);
+	}
 	return ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
@@ -167,12 +180,24 @@ static void add_by(na_report_page *r, const char *field)
 		r->by[r->n_by++] = field;
 }
 
-/* By default what tells the results apart: the protocol and the labels that
- * vary; failing those the datastore, so that a group is one place. */
+/* Every row is of one campaign, and names its target. */
+static bool one_campaign(const na_report_page *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (!r->rows[i].f[NA_FIELD_campaign] || !r->rows[i].f[NA_FIELD_target])
+			return false;
+	return r->n && !varies(r, "campaign");
+}
+
+/* By default what tells the results apart: a campaign's targets (what its
+ * file compares); else the protocol and the labels that vary; failing
+ * those the datastore, so that a group is one place. */
 static void choose_grouping(na_report_page *r)
 {
 	for (size_t i = 0; i < r->o->n_group_by; i++)
 		add_by(r, r->o->group_by[i]);
+	if (!r->n_by && one_campaign(r) && varies(r, "target"))
+		add_by(r, "target");
 	if (r->n_by)
 		return;
 	if (varies(r, "datastore_type"))
@@ -202,7 +227,11 @@ static char *group_name(const na_report_page *r, const na_report_row *w)
 		const char *v = value_of(w, r->by[b]), *sep = b ? ", " : "";
 		if (v && strcmp(field_of(r->by[b]), "datastore_type") == 0)
 			v = na_nfs_label(v);
-		char *next = !is_label(r->by[b]) ? fmt("%s%s%s", name, sep, v ? v : "(unknown)")
+		/* a target that fell back is named so (na_cmp_ran_as) */
+		bool fell = !strcmp(r->by[b], "target") && (size_t)(w - r->rows) < r->results.n &&
+		            r->results.rows[w - r->rows].fell_back;
+		char *next = !is_label(r->by[b]) ? fmt("%s%s%s%s", name, sep, v ? v : "(unknown)",
+		                                       fell ? na_cmp_ran_as : "")
 		             : v                 ? fmt("%s%s%s=%s", name, sep, r->by[b], v)
 		                                 : fmt("%s%sno %s label", name, sep, r->by[b]);
 		free(name);
@@ -392,6 +421,14 @@ static void title(const na_report_page *r, const char *generated)
 	join(r, r->by, r->n_by, ", ", r->n_by);
 	fprintf(r->out, ". %zu run%s in %zu group%s, %zu profile%s.</p>\n", r->n, na_s(r->n),
 	        r->n_groups, na_s(r->n_groups), r->n_profiles, na_s(r->n_profiles));
+	char *fell = na_cmp_fallback_text(&r->results);
+	if (fell) {  /* its NFS 4.1 name would mislead */
+		fputs("<p class=\"note fellback\"><span class=\"few\">What ran:</span> ", r->out);
+		esc(r, fell);
+		fputs(". Its results ran over NFS 3, not the NFS 4.1 its name says: no NFS 3 vs NFS 4.1 "
+		      "comparison.</p>\n", r->out);
+	}
+	free(fell);
 	fputs("<p class=\"meta\" id=\"method\">How changes are judged: ", r->out);
 	esc(r, na_noise_method);
 	fputs("</p>\n</header>\n", r->out);
@@ -433,40 +470,47 @@ static int provenance(const na_report_page *r, vs_error *err)
 	return rc;
 }
 
-/* The comparison table's metrics: IOPS and p99 carry verdicts, MB/s and
- * average latency follow from IOPS (as in compare). */
-static const struct cmp_metric {
-	int m;
-	const char *name;
-	bool judged, lower_is_better;
-} cmp_metrics[] = {
-	{M_IOPS, "IOPS", true, false}, {M_BW, "MB/s", false, false},
-	{M_LAT, "avg latency", false, true}, {M_P99, "p99 latency (median of runs)", true, true},
-};
-enum { N_CMP = sizeof(cmp_metrics) / sizeof(*cmp_metrics) };
+/* The report's statistic of each of compare's metrics (NA_M_*). */
+static const int stat_of[NA_M_COUNT] = {M_IOPS, M_BW, M_LAT, M_P99};
 
-/* The effects of group g against the profile's first group: [dir][metric],
- * with Holm's correction across this pair's verdict lines, as compare does. */
-static void effects(const na_report_page *r, size_t p, size_t g, na_effect eff[2][N_CMP])
+/* Group g's ok rows of profile p, borrowed from r->results; false without memory. */
+static bool pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out)
 {
-	size_t first = na_report_first_group(r, p), n = 0;
-	na_effect *lines[2 * N_CMP];
-	for (int d = 0; d < 2; d++)
-		for (size_t i = 0; i < N_CMP; i++) {
-			size_t na, nb;
-			double *a = values(r, p, first, d, cmp_metrics[i].m, &na);
-			double *b = values(r, p, g, d, cmp_metrics[i].m, &nb);
-			/* A mixed job's write IOPS follow its read IOPS, as in compare. */
-			bool judged = cmp_metrics[i].judged &&
-			              !(cmp_metrics[i].m == M_IOPS && d == 1 && has_dir(r, p, 0));
-			eff[d][i] = na_effect_of(a, a ? na : 0, b, b ? nb : 0, 0, judged);
-			eff[d][i].weight = cmp_metrics[i].m == M_IOPS ? NA_IOPS_WEIGHT : 1;
-			free(a);
-			free(b);
-			if (has_dir(r, p, d))
-				lines[n++] = &eff[d][i];
+	out->rows = malloc((r->n + 1) * sizeof(na_cmp_row));
+	for (size_t i = 0; out->rows && i < r->n; i++)
+		if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].group == g)
+			out->rows[out->n++] = r->results.rows[i];
+	return out->rows != NULL;
+}
+
+/* Each group of each profile against the profile's first, by compare's
+ * engine: the report shows compare's verdicts, never its own. */
+static int compare_pairs(na_report_page *r, vs_error *err)
+{
+	static const int by_profile[] = {NA_FIELD_profile};
+	int rc = r->results.n == r->n ? VS_OK : VS_ERR_NOMEM;
+	r->pairs = calloc(r->n_profiles * r->n_groups + 1, sizeof(na_report_pair));
+	for (size_t p = 0; rc == VS_OK && r->pairs && p < r->n_profiles; p++)
+		for (size_t g = 0; rc == VS_OK && g < r->n_groups; g++) {
+			na_report_pair *pair = &r->pairs[p * r->n_groups + g];
+			if (g == na_report_first_group(r, p) || !na_report_in_profile(r, p, g))
+				continue;
+			rc = pick(r, p, na_report_first_group(r, p), &pair->a) && pick(r, p, g, &pair->b)
+			         ? na_cmp_run(&pair->a, &pair->b, by_profile, 1, 0, &pair->cmp)
+			         : VS_ERR_NOMEM;
 		}
-	na_verdicts(lines, n);
+	return rc == VS_OK && r->pairs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,
+                                  bool layer)
+{
+	const na_cmp *c = &r->pairs[p * r->n_groups + g].cmp;
+	const na_cmp_line *lines = layer ? c->layers : c->lines;
+	for (size_t i = 0; i < (layer ? c->n_layers : c->n); i++)
+		if (lines[i].metric == metric && (layer || lines[i].dir == dir))
+			return &lines[i];
+	return NULL;
 }
 
 void na_report_ratio(const na_report_page *r, const char *change, const char *verdict)
@@ -476,48 +520,41 @@ void na_report_ratio(const na_report_page *r, const char *change, const char *ve
 	fputs("</span>", r->out);
 }
 
-static void change_of(const na_report_page *r, const na_effect *e, bool lower_is_better)
+/* Group g's cell of metric m: its spread, and compare's line against the
+ * profile's first group in compare's words. */
+static void cell(const na_report_page *r, size_t p, size_t g, int dir, int m)
 {
-	char change[160], verdict[160];
-	if (!isnan(e->ratio))
-		na_report_ratio(r, na_effect_text(e, lower_is_better, change, sizeof(change)),
-		                na_verdict_text(e, verdict, sizeof(verdict)));
-}
-
-static void cell(const na_report_page *r, size_t p, size_t g, int dir, size_t i, const na_effect *e)
-{
-	const struct cmp_metric *cm = &cmp_metrics[i];
 	char a[48], b[48], c[48];
-	na_spread s = spread(r, p, g, dir, cm->m);
+	na_spread s = spread(r, p, g, dir, stat_of[m]);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
 		return;
 	}
 	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-	        show(cm->m, s.median, a, sizeof(a)), show(cm->m, s.min, b, sizeof(b)),
-	        show(cm->m, s.max, c, sizeof(c)), s.n);
-	if (g != na_report_first_group(r, p))
-		change_of(r, e, cm->lower_is_better);
+	        show(stat_of[m], s.median, a, sizeof(a)), show(stat_of[m], s.min, b, sizeof(b)),
+	        show(stat_of[m], s.max, c, sizeof(c)), s.n);
+	const na_cmp_line *l = na_report_line(r, p, g, dir, m, false);
+	na_cmp_cells cells;
+	if (l) {
+		na_cmp_cells_of(l, &cells);
+		na_report_ratio(r, cells.change, cells.verdict);
+	}
 	fputs("</td>", r->out);
 }
 
 static void comparison(const na_report_page *r, size_t p)
 {
-	na_effect (*eff)[2][N_CMP] = calloc(r->n_groups + 1, sizeof(*eff));
-	for (size_t g = 0; eff && g < r->n_groups; g++)
-		if (na_report_in_profile(r, p, g))
-			effects(r, p, g, eff[g]);
 	fputs("<table class=\"cmp\">\n", r->out);
 	na_report_group_header(r, p, "Median (min–max · runs)");
-	for (int d = 0; eff && d < 2; d++)
-		for (size_t i = 0; has_dir(r, p, d) && i < N_CMP; i++) {
-			fprintf(r->out, "<tr><th>%s %s</th>", dir_names[d], cmp_metrics[i].name);
+	for (int d = 0; d < 2; d++)
+		for (int m = 0; has_dir(r, p, d) && m < NA_M_COUNT; m++) {
+			fprintf(r->out, "<tr><th>%s %s%s</th>", dir_names[d], na_metrics[m].label,
+			        m == NA_M_P99 ? " (median of runs)" : "");
 			for (size_t g = 0; g < r->n_groups; g++)
 				if (na_report_in_profile(r, p, g))
-					cell(r, p, g, d, i, &eff[g][d][i]);
+					cell(r, p, g, d, m);
 			fputs("</tr>\n", r->out);
 		}
-	free(eff);
 	fputs("<tr><th>runs</th>", r->out);
 	for (size_t g = 0; g < r->n_groups; g++) {
 		size_t ok = runs(r, p, g, true), failed = runs(r, p, g, false);
@@ -621,6 +658,7 @@ static void profile_section(const na_report_page *r, size_t p)
 	esc(r, r->profiles[p]);
 	fputs("</h2>\n", r->out);
 	few_runs_note(r, p);
+	na_report_cache_notes(r, p, "p");
 	comparison(r, p);
 	na_report_layers(r, p);
 	charts(r, p);
@@ -694,14 +732,19 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 	na_report_page r = {.o = o, .out = out, .store = s};
 	int rc = na_store_query(s, o->where, o->n_where, collect, &r, err);
 	if (rc == VS_OK)
+		rc = na_cmp_mark_fallbacks(s, &r.results, err);
+	if (rc == VS_OK)
 		rc = assign_groups(&r, err);
+	if (rc == VS_OK)
+		rc = compare_pairs(&r, err);
 	if (rc == VS_OK) {
 		na_report_head(out);
 		title(&r, o->generated_at ? o->generated_at : "");
 		if (!r.n)
 			fputs("<p class=\"note\">No results match this selection.</p>\n", out);
 		else
-			rc = provenance(&r, err);
+			na_report_summary(&r);
+		rc = r.n ? provenance(&r, err) : rc;
 		for (size_t p = 0; p < r.n_profiles; p++)
 			profile_section(&r, p);
 		if (rc == VS_OK)

@@ -25,7 +25,16 @@ typedef struct na_report_row {
 	size_t group, profile;
 	double layer[NA_L_COUNT];  /* ESXi's and the pool's (compare's), -1 not measured */
 	na_timeline timeline;      /* n 0 without a NAS side */
+	char cache[96];            /* why its reads came from a cache, as the CLI flags them
+	                            * ("16.0 MiB fits in the ARC's 7.2 GiB"); "" if not */
 } na_report_row;
+
+/* Group g of a profile against the profile's first group, as compare
+ * compares them: the lines and verdicts are compare's (na_cmp_run). */
+typedef struct na_report_pair {
+	na_cmp_group a, b;  /* rows borrowed from the page's results, not owned */
+	na_cmp cmp;
+} na_report_pair;
 
 typedef struct na_report_page {
 	na_report_row *rows;
@@ -38,6 +47,8 @@ typedef struct na_report_page {
 	const na_report_opts *o;
 	FILE *out;
 	na_store *store;
+	na_cmp_group results;   /* each row as compare reads it, in the same order */
+	na_report_pair *pairs;  /* [p * n_groups + g]; none for a profile's first group */
 } na_report_page;
 
 /* Whether group g has runs of profile p (SIZE_MAX: of any profile). */
@@ -48,11 +59,26 @@ size_t na_report_first_group(const na_report_page *r, size_t p);
 void na_report_group_header(const na_report_page *r, size_t p, const char *first);
 /* A cell's change against the first group and its verdict, in words. */
 void na_report_ratio(const na_report_page *r, const char *change, const char *verdict);
+/* compare's line of group g of profile p against the profile's first group:
+ * metric (NA_M_* of direction dir, or with layer NA_L_*); NULL when compare
+ * has none (the first group, a metric one side lacks). */
+const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,
+                                  bool layer);
+
+/* report_summary.c: the page's top, compare's verdict lines for its groups
+ * and the caveats. */
+void na_report_summary(const na_report_page *r);
+/* A note per group whose runs of profile p read from a cache, as element
+ * tag ("p" under the profile, "li" in the summary's caveats). */
+void na_report_cache_notes(const na_report_page *r, size_t p, const char *tag);
 
 /* report_layers.c */
 /* Row w's layers (na_cmp_layers) from result res and, when the store has
  * one, its NAS side, whose pool timeline w keeps; VS_ERR_NOMEM. */
 int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_error *err);
+/* Flags w's reads cache-served from fio's latency bins (c's), as bench does
+ * without a NAS side: a quarter or more under an NFS round trip. */
+void na_report_cache_bins(na_report_row *w, const na_cmp_row *c);
 /* Profile p's table of layers under its fio numbers (none when no run of p
  * measured any). */
 void na_report_layers(const na_report_page *r, size_t p);

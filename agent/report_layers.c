@@ -7,6 +7,8 @@
 
 #include <jansson.h>
 
+#include "agent.h"
+#include "ops/bench.h"
 #include "report_internal.h"
 #include "trap.h"
 
@@ -59,11 +61,49 @@ typedef struct nas_side {
 	bool ok;
 } nas_side;
 
+/* The working set a job file names (its first size= line), 0 for none. */
+static uint64_t working_set(const char *job)
+{
+	for (const char *l = job; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : "") {
+		if (strncmp(l, "size=", 5) != 0)
+			continue;
+		char v[32];
+		snprintf(v, sizeof(v), "%.*s", (int)strcspn(l + 5, "\n"), l + 5);
+		int64_t size = na_parse_size(v);
+		return size > 0 ? (uint64_t)size : 0;
+	}
+	return 0;
+}
+
+/* A read run whose working set fits in the ARC, with NA_ARC_SERVED of its
+ * demand reads hits: the pool's memory answered, as the campaign's summary
+ * flags it (na_bench_nas_row_line). */
+static void cache_served(na_report_row *w, const na_result *res, const na_nas_run *n)
+{
+	nas_window win = {.counters = n->counters_known && !n->incomplete,
+	                  .arc_size = (uint64_t)n->arc_size, .arc_hit_ratio = n->arc_hit_ratio};
+	uint64_t ws = working_set(res->job_file);
+	char a[32], b[32];
+	if (!res->write.present && res->read.present && nas_cache_served(&win, ws, NA_ARC_SERVED))
+		snprintf(w->cache, sizeof(w->cache), "%s fits in the ARC's %s", na_size((int64_t)ws, a, sizeof(a)),
+		         na_size(n->arc_size, b, sizeof(b)));
+}
+
+void na_report_cache_bins(na_report_row *w, const na_cmp_row *c)
+{
+	const na_fio_dir *d = c->fio.mixed ? &c->fio.mixed_dir : &c->fio.read;
+	double under = c->present[0] ? na_bench_share_under(d, NA_CACHE_FLOOR_US) : -1;
+	if (!w->cache[0] && under >= NA_CACHE_SHARE)
+		snprintf(w->cache, sizeof(w->cache), "%.0f%% of reads under %.0f µs", under * 100,
+		         NA_CACHE_FLOOR_US);
+}
+
 static int nas_of(const na_nas_run *n, void *ud, vs_error *err)
 {
 	(void)err;
 	nas_side *side = ud;
 	na_cmp_layers(side->res, n, side->w->layer);
+	cache_served(side->w, side->res, n);
 	side->w->timeline.id = side->res->id;
 	side->ok = !n->timeline || parse_timeline(n->timeline, &side->w->timeline);
 	return VS_OK;
@@ -91,65 +131,35 @@ static double *layer_values(const na_report_page *r, size_t p, size_t g, int lay
 	return v;
 }
 
-/* Group g's cell of layer m: its spread and its change against the first
- * group (e, judged with g's other layers), in compare's words. */
-static void layer_cell(const na_report_page *r, size_t p, size_t g, int m, const na_effect *e)
+/* Group g's cell of layer m: its spread, and compare's line against the
+ * profile's first group in compare's words. */
+static void layer_cell(const na_report_page *r, size_t p, size_t g, int m)
 {
-	size_t n, n_first;
-	na_cmp_line l = {.metric = m, .eff = *e};
-	l.b = layer_values(r, p, g, m, &n);
-	l.a = layer_values(r, p, na_report_first_group(r, p), m, &n_first);
-	l.sb = l.b ? na_spread_of(l.b, n) : (na_spread){0};
-	l.sa = l.a ? na_spread_of(l.a, n_first) : (na_spread){0};
-	if (!l.sb.n) {
+	size_t n;
+	double *v = layer_values(r, p, g, m, &n);
+	na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
+	free(v);
+	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
-	} else {
-		const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
-		char a[32], b[32], c[32];
-		fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-		        na_report_grouped(l.sb.median, a, sizeof(a)), unit,
-		        na_report_grouped(l.sb.min, b, sizeof(b)), na_report_grouped(l.sb.max, c, sizeof(c)),
-		        l.sb.n);
-		na_cmp_cells cells;
-		na_cmp_layer_cells_of(&l, &cells);
-		if (g != na_report_first_group(r, p) && !isnan(e->ratio))
-			na_report_ratio(r, cells.change, cells.verdict);
-		fputs("</td>", r->out);
+		return;
 	}
-	free(l.a);
-	free(l.b);
-}
-
-/* Whether one of the n values is above 0: a layer the pair's runs moved. */
-static bool moved(const double *v, size_t n)
-{
-	for (size_t i = 0; v && i < n; i++)
-		if (v[i] > 0)
-			return true;
-	return false;
-}
-
-/* Group g's layers against the first group's, Holm within the layers the
- * pair measured and moved: the family compare builds for the same pair. */
-static void layer_effects(const na_report_page *r, size_t p, size_t g, na_effect *eff)
-{
-	size_t first = na_report_first_group(r, p), n = 0;
-	na_effect *family[NA_L_COUNT];
-	for (int m = 0; g != first && na_report_in_profile(r, p, g) && m < NA_L_COUNT; m++) {
-		size_t na, nb;
-		double *a = layer_values(r, p, first, m, &na), *b = layer_values(r, p, g, m, &nb);
-		eff[m] = na_cmp_layer_effect(m, a, a ? na : 0, b, b ? nb : 0, 0);
-		if (a && b && na && nb && (moved(a, na) || moved(b, nb)))
-			family[n++] = &eff[m];
-		free(a);
-		free(b);
+	const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
+	char a[32], b[32], c[32];
+	fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
+	        na_report_grouped(s.median, a, sizeof(a)), unit, na_report_grouped(s.min, b, sizeof(b)),
+	        na_report_grouped(s.max, c, sizeof(c)), s.n);
+	const na_cmp_line *l = na_report_line(r, p, g, 0, m, true);
+	na_cmp_cells cells;
+	if (l && !isnan(l->eff.ratio)) {
+		na_cmp_layer_cells_of(l, &cells);
+		na_report_ratio(r, cells.change, cells.verdict);
 	}
-	na_verdicts(family, n);
+	fputs("</td>", r->out);
 }
 
 /* Under the fio numbers: what ESXi and the pool saw of the same runs, the
- * write amplification among them, judged against the first group as
- * compare judges its layers (Holm within each group's layers). */
+ * write amplification among them, each group against the first with
+ * compare's lines for the pair. */
 void na_report_layers(const na_report_page *r, size_t p)
 {
 	bool shown[NA_L_COUNT] = {false}, any = false;
@@ -159,22 +169,18 @@ void na_report_layers(const na_report_page *r, size_t p)
 				shown[m] = any = true;
 	if (!any)
 		return;
-	na_effect (*eff)[NA_L_COUNT] = calloc(r->n_groups + 1, sizeof(*eff));
-	for (size_t g = 0; eff && g < r->n_groups; g++)
-		layer_effects(r, p, g, eff[g]);
 	fputs("<table class=\"cmp layers\">\n", r->out);
 	na_report_group_header(r, p, "ESXi and the pool (median, min–max · runs)");
-	for (int m = 0; eff && m < NA_L_COUNT; m++) {
+	for (int m = 0; m < NA_L_COUNT; m++) {
 		if (!shown[m])
 			continue;
 		fprintf(r->out, "<tr data-layer=\"%s\"><th>%s%s</th>", na_layers[m].key, na_layers[m].label,
 		        na_layers[m].unit[0] == ' ' ? na_layers[m].unit : "");
 		for (size_t g = 0; g < r->n_groups; g++)
 			if (na_report_in_profile(r, p, g))
-				layer_cell(r, p, g, m, &eff[g][m]);
+				layer_cell(r, p, g, m);
 		fputs("</tr>\n", r->out);
 	}
-	free(eff);
 	fputs("</tbody>\n</table>\n", r->out);
 }
 

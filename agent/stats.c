@@ -423,23 +423,38 @@ const char na_noise_method[] =
 	"does not mean nothing changed, only that these runs could not see a change smaller than "
 	"the size given; with fewer than 3 runs a side it is \"too few runs to tell\".";
 
-void na_print_wrapped(FILE *out, const char *text, size_t width)
+void na_print_wrapped(FILE *out, const char *text, size_t width, size_t first, size_t rest)
 {
-	size_t col = 0;
+	size_t col = (size_t)fprintf(out, "%*s", (int)first, "");
+	bool fresh = true;  /* nothing on this line yet */
 	while (*text) {
 		size_t word = strcspn(text, " ");
-		if (col && col + 1 + word > width) {
-			fputc('\n', out);
-			col = 0;
-		} else if (col) {
+		if (!fresh && col + 1 + word > width) {
+			col = (size_t)fprintf(out, "\n%*s", (int)rest, "") - 1;
+		} else if (!fresh) {
 			fputc(' ', out);
 			col++;
 		}
 		fwrite(text, 1, word, out);
 		col += word;
+		fresh = false;
 		text += word + (text[word] == ' ');
 	}
 	fputc('\n', out);
+}
+
+void na_warn_wrapped(const char *text)
+{
+	char *line = NULL;
+	size_t size = 0;
+	FILE *out = open_memstream(&line, &size);
+	if (out) {
+		fprintf(out, "warning: %s", text);
+		fclose(out);
+	}
+	if (line)
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
+	free(line);
 }
 
 /* ---- text ---- */
@@ -469,18 +484,32 @@ const char *na_thousands(double v, char *buf, size_t size)
 	return buf;
 }
 
+static const char *spread_text(const na_spread *s, double scale, const char *unit, bool with_n,
+                               char *buf, size_t size)
+{
+	char med[48], lo[48], hi[48], n[32] = "";
+	na_number_text(s->median * scale, med, sizeof(med));
+	if (with_n)
+		snprintf(n, sizeof(n), "%sn=%zu", s->n < 2 ? "" : ", ", s->n);
+	if (s->n < 2)
+		snprintf(buf, size, "%s%s%s%s%s", med, unit, with_n ? " (" : "", n, with_n ? ")" : "");
+	else
+		snprintf(buf, size, "%s%s (%s-%s%s)", med, unit,
+		         na_number_text(s->min * scale, lo, sizeof(lo)),
+		         na_number_text(s->max * scale, hi, sizeof(hi)), n);
+	return buf;
+}
+
 const char *na_spread_text(const na_spread *s, double scale, const char *unit, char *buf,
                            size_t size)
 {
-	char med[48], lo[48], hi[48];
-	na_number_text(s->median * scale, med, sizeof(med));
-	if (s->n < 2)
-		snprintf(buf, size, "%s%s (n=%zu)", med, unit, s->n);
-	else
-		snprintf(buf, size, "%s%s (%s-%s, n=%zu)", med, unit,
-		         na_number_text(s->min * scale, lo, sizeof(lo)),
-		         na_number_text(s->max * scale, hi, sizeof(hi)), s->n);
-	return buf;
+	return spread_text(s, scale, unit, true, buf, size);
+}
+
+const char *na_spread_bare_text(const na_spread *s, double scale, const char *unit, char *buf,
+                                size_t size)
+{
+	return spread_text(s, scale, unit, false, buf, size);
 }
 
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size)

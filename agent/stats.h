@@ -140,6 +140,10 @@ const char *na_number_text(double v, char *buf, size_t size);
 /* "17,700 (12,100-17,700, n=3)": the values times scale, unit after the median. */
 const char *na_spread_text(const na_spread *s, double scale, const char *unit, char *buf,
                            size_t size);
+/* The same without its n, "17,700 (12,100-17,700)": a table that says the
+ * runs once in its header. */
+const char *na_spread_bare_text(const na_spread *s, double scale, const char *unit, char *buf,
+                                size_t size);
 /* "+12.3% better", "-8.1% worse" (better knows whether lower is better),
  * "+0.0%" or "n/a". */
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size);
@@ -153,8 +157,13 @@ const char *na_effect_text(const na_effect *e, bool lower_is_better, char *buf, 
 const char *na_verdict_text(const na_effect *e, char *buf, size_t size);
 /* The rule in words, for output footers. */
 extern const char na_noise_method[];
-/* text on lines of at most width columns (longer words stay whole). */
-void na_print_wrapped(FILE *out, const char *text, size_t width);
+/* Terminal output fits this many columns (issue 24: an admin's terminal). */
+enum { NA_TEXT_WIDTH = 120 };
+/* text on lines of at most width columns (longer words stay whole), the
+ * first line indented by first spaces, the others by rest. */
+void na_print_wrapped(FILE *out, const char *text, size_t width, size_t first, size_t rest);
+/* "warning: text" on stdout, wrapped to NA_TEXT_WIDTH. */
+void na_warn_wrapped(const char *text);
 
 /* "10%" or "10" -> 10: a number >= 0 with an optional '%'; false otherwise. */
 bool na_percent_parse(const char *text, double *pct);

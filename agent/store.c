@@ -132,12 +132,19 @@ static int query_int(na_store *s, const char *sql, int64_t *out, vs_error *err)
  * reported before any work rather than at COMMIT. */
 int na_sql_begin(na_store *s, vs_error *err)
 {
-	return exec(s, "BEGIN IMMEDIATE", err);
+	return exec(s, s->in_group ? "SAVEPOINT result" : "BEGIN IMMEDIATE", err);
 }
 
-/* Commits if all went well, else rolls back; returns the outcome. */
+/* Commits if all went well, else rolls back; returns the outcome.  In a
+ * group's transaction, the savepoint is kept or undone instead. */
 int na_sql_finish(na_store *s, int rc, vs_error *err)
 {
+	if (s->in_group) {
+		if (rc != VS_OK)
+			sqlite3_exec(s->db, "ROLLBACK TO result", NULL, NULL, NULL);
+		int released = exec(s, "RELEASE result", err);
+		return rc != VS_OK ? rc : released;
+	}
 	if (rc == VS_OK && !sqlite3_get_autocommit(s->db))
 		rc = exec(s, "COMMIT", err);
 	if (rc != VS_OK && !sqlite3_get_autocommit(s->db))

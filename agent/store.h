@@ -182,6 +182,41 @@ int na_store_add(na_store *s, na_result *r, vs_error *err);
  * recorded together or not at all.  step NULL: na_store_add. */
 int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error *err);
 
+/* ---- a group run (bench on several VMs at once; store_group.c) ---- */
+typedef struct na_group_row {
+	int64_t id;                 /* set by na_store_group_end */
+	const char *started_at, *profile;
+	int repetition;
+	int vms;                    /* members, complete or not */
+	double start_skew_ms;       /* < 0: fewer than two started */
+	/* NULL: every member ran the whole job; else which did not and why */
+	const char *why;
+	/* The group's figures over its complete members: sums, percentiles of
+	 * the merged bins (group.c) */
+	na_dir_stats read, write;
+	double iops;                /* all directions */
+	const char *slowest_vm;
+	double slowest_share;
+} na_group_row;
+typedef struct na_group_member {
+	const char *vm;
+	int64_t result_id;          /* 0: nothing recorded */
+	const char *why;            /* NULL: it ran the whole job */
+} na_group_member;
+/* Opens one transaction for a group and its members: each result recorded
+ * until na_store_group_end is a part of it, so that a kill leaves the group
+ * with all its members or none of them. */
+int na_store_group_begin(na_store *s, vs_error *err);
+/* Records the group and links its members (rc VS_OK), then commits; rc not
+ * VS_OK (or a failure here) rolls the group and its members back.  Returns
+ * the outcome. */
+int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_member *m, size_t n,
+                       vs_error *err);
+/* The group result id was recorded in (g->id 0: none): its id, started_at
+ * (malloc'd; free it), vms, why ("incomplete" when it was, else NULL) and
+ * each direction's IOPS and p99.  A central database holds none yet. */
+int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err);
+
 /* Called for each row; returns VS_OK to go on, or a negative status (with err
  * filled) to stop the query, which then returns that status. */
 typedef int (*na_result_fn)(const na_result *r, void *ud, vs_error *err);

@@ -21,10 +21,15 @@ struct na_store {
 	na_central *reader;  /* set: this store is a central database, read only */
 	bool central_failed;
 	vs_error central_err;
+	/* A group's transaction is open (na_store_group_begin): each result
+	 * recorded meanwhile is a savepoint of it. */
+	bool in_group;
 };
 /* The schema step that gave results their uuid and runner columns: a file
  * held at an older schema (na_store_open_version) records without them. */
 enum { NA_SCHEMA_UUID = 12 };
+/* The step that added result_groups (store_group.c). */
+enum { NA_SCHEMA_GROUPS = 13 };
 
 /* Fills err from SQLite's status rc (a lock, damage and memory each get
  * their own message) and returns the vs_error status. */
@@ -83,6 +88,11 @@ extern const size_t na_schema_n_views;
 extern const char na_store_nas_schema[];
 extern const char na_store_nas_timeline[];
 extern const char na_store_nas_none[];
+/* store_group.c: step 13, and what a reader of an older file sees */
+extern const char na_store_group_schema[];
+extern const char na_store_group_none[];
+/* A version 4 UUID (store_journal.c). */
+int na_store_make_uuid(char out[37], vs_error *err);
 extern const char na_store_nas_no_timeline[];
 extern const char na_store_nas_window[];
 extern const char na_store_nas_no_window[];

@@ -270,7 +270,7 @@ static int insert_labels(na_store *s, const na_result *r, vs_error *err)
 }
 
 /* A version 4 UUID (random), as PostgreSQL's uuid type writes it. */
-static int make_uuid(char out[37], vs_error *err)
+int na_store_make_uuid(char out[37], vs_error *err)
 {
 	unsigned char b[16];
 	if (getrandom(b, sizeof(b), 0) != (ssize_t)sizeof(b))
@@ -296,7 +296,7 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	char uuid[37], runner[256];
 	r->runner = runner_of(runner);
 	r->uuid = uuid;
-	int rc = make_uuid(uuid, err);
+	int rc = na_store_make_uuid(uuid, err);
 	if (rc == VS_OK)
 		rc = check_result(r, err);
 	if (rc == VS_OK && step && !r->campaign)
@@ -319,7 +319,9 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	rc = na_sql_finish(s, rc, err);
 	/* they live in this frame: a caller reads them back with a query */
 	r->runner = r->uuid = NULL;
-	if (rc == VS_OK)
+	/* A group's member is pushed once its group commits (na_store_group_end):
+	 * a group that rolls back takes it along. */
+	if (rc == VS_OK && !s->in_group)
 		na_push_recorded(s, NA_PUSH_RESULT, r->id);
 	if (rc != VS_OK) {
 		r->id = 0;
@@ -340,7 +342,7 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	sqlite3_stmt *st = NULL;
 	char uuid[37], buf[256];
 	const char *runner = runner_of(buf);
-	int rc = make_uuid(uuid, err);
+	int rc = na_store_make_uuid(uuid, err);
 	if (rc == VS_OK)
 		rc = na_sql_begin(s, err);
 	if (rc == VS_OK)

@@ -22,7 +22,14 @@ struct na_central {
  * transaction that raises nfsagent_schema's version.  A released step never
  * changes; a new schema is a new step at the end.  Plain columns a
  * dashboard can read: times as timestamptz, figures as numbers. ---- */
-#define PG_REAL(name) ", " #name " double precision"
+/* A direction's statistics as results (step 1) and result_groups (step 2)
+ * hold them.  Released steps use it: its text never changes. */
+#define DIRECTION_COLUMNS(d)                                                          \
+	" " d "_iops double precision, " d "_bw_bytes double precision,"                  \
+	" " d "_lat_mean_us double precision, " d "_p50_us double precision,"             \
+	" " d "_p95_us double precision, " d "_p99_us double precision,"                  \
+	" " d "_p999_us double precision, " d "_max_us double precision,"                 \
+	" " d "_total_ios bigint, " d "_runtime_ms bigint,"
 static const char *const central_migrations[] = {
 	/* 1: results with their labels and NAS side, and findings, as the
 	 * SQLite store's schema 11 holds them, each known by its UUID */
@@ -43,16 +50,7 @@ static const char *const central_migrations[] = {
 	" datastore text, datastore_type text, servers text, export_path text,"
 	" vm text, guest_os text, disk text,"
 	" profile text, job_file text, fio_version text,"
-	" read_iops double precision, read_bw_bytes double precision,"
-	" read_lat_mean_us double precision, read_p50_us double precision,"
-	" read_p95_us double precision, read_p99_us double precision,"
-	" read_p999_us double precision, read_max_us double precision,"
-	" read_total_ios bigint, read_runtime_ms bigint,"
-	" write_iops double precision, write_bw_bytes double precision,"
-	" write_lat_mean_us double precision, write_p50_us double precision,"
-	" write_p95_us double precision, write_p99_us double precision,"
-	" write_p999_us double precision, write_max_us double precision,"
-	" write_total_ios bigint, write_runtime_ms bigint,"
+	DIRECTION_COLUMNS("read") DIRECTION_COLUMNS("write")
 	" fio_json text, host_counters_json text);"
 	"CREATE INDEX results_started_at ON results (started_at);"
 	"CREATE TABLE result_labels ("
@@ -78,7 +76,9 @@ static const char *const central_migrations[] = {
 	" measured_s double precision, window_s double precision, amplification double precision,"
 	" amp_guest_to_dataset double precision, amp_dataset_to_data double precision,"
 	" amp_log_share double precision, clock_shift_s double precision,"
-	" clock_err_s double precision, txg_count bigint" NA_NAS_ZFS_REALS(PG_REAL) ","
+	" clock_err_s double precision, txg_count bigint, log_write_wait_ms double precision,"
+	" log_sync_write_wait_ms double precision, txg_sync_mean_ms double precision,"
+	" txg_sync_max_ms double precision, txg_dirty_mean_bytes double precision,"
 	" CHECK (NOT incomplete OR why IS NOT NULL));"
 	"CREATE TABLE findings ("
 	" id bigserial PRIMARY KEY,"
@@ -99,8 +99,23 @@ static const char *const central_migrations[] = {
 	" coalesce((SELECT jsonb_object_agg(l.key, l.value) FROM result_labels l"
 	" WHERE l.result_id = r.id), '{}') AS labels"
 	" FROM results r LEFT JOIN nas_runs n ON n.result_id = r.id WHERE r.status = 'ok';",
+	/* 2: group runs (the SQLite store's schema 13, store_group.c): the
+	 * group's figures and its members, each a result known by its UUID */
+	"CREATE TABLE result_groups ("
+	" id bigserial PRIMARY KEY, uuid uuid NOT NULL UNIQUE,"
+	" pushed_at timestamptz NOT NULL DEFAULT now(), started_at timestamptz NOT NULL,"
+	" profile text NOT NULL, repetition integer NOT NULL, vms integer NOT NULL,"
+	" start_skew_ms double precision, incomplete boolean NOT NULL, why text,"
+	DIRECTION_COLUMNS("read") DIRECTION_COLUMNS("write")
+	" iops double precision, slowest_vm text, slowest_share double precision,"
+	" CHECK (NOT incomplete OR why IS NOT NULL));"
+	"CREATE TABLE result_group_members ("
+	" group_id bigint NOT NULL REFERENCES result_groups (id) ON DELETE CASCADE,"
+	" vm text NOT NULL, result_id bigint REFERENCES results (id) ON DELETE CASCADE,"
+	" why text, PRIMARY KEY (group_id, vm));"
+	"CREATE INDEX result_group_members_result ON result_group_members (result_id);",
 };
-#undef PG_REAL
+#undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
 
 int na_central_schema_version(void)
@@ -125,16 +140,20 @@ int na_central_check_url(const char *url, vs_error *err)
 	if (!rest)
 		return vs_fail(err, VS_ERR_USAGE, "the central database's URL must start with "
 		               "postgresql:// or postgres:// (a libpq URI)");
-	size_t authority = strcspn(rest, "/?#");
-	const char *at = NULL;
-	for (const char *p = rest; p < rest + authority; p++)
-		if (*p == '@')
-			at = p;
-	bool in_user = at && memchr(rest, ':', (size_t)(at - rest));
-	bool in_query = false;
-	for (const char *q = strchr(rest, '?'); q && !in_query; q = strchr(q + 1, '&'))
-		in_query = strncmp(q + 1, "password=", strlen("password=")) == 0;
-	if (in_user || in_query)
+	/* libpq's own parse: what it would use is what is checked (a key
+	 * percent-encoded, a '?' inside the user's part).  Its complaint is not
+	 * echoed either: it may quote the URL. */
+	char *why = NULL;
+	PQconninfoOption *options = PQconninfoParse(url, &why);
+	PQfreemem(why);
+	if (!options)
+		return vs_fail(err, VS_ERR_USAGE, "the central database's URL is not a libpq URI libpq "
+		               "can read");
+	bool password = false;
+	for (const PQconninfoOption *o = options; o->keyword; o++)
+		password |= strcmp(o->keyword, "password") == 0 && o->val;
+	PQconninfoFree(options);
+	if (password)
 		return vs_fail(err, VS_ERR_USAGE, "do not put the password in the central database's URL: "
 		               "use PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file (PGSERVICE)");
 	return VS_OK;
@@ -164,8 +183,9 @@ static int pg_fail(const na_central *c, const PGresult *res, const char *doing, 
 		return vs_fail(err, VS_ERR_CONNECT, "the central database went away: %s", why);
 	if (state && strcmp(state, "42501") == 0)
 		return vs_fail(err, VS_ERR_AUTH, "role %s may not %s in the central database (%s): "
-		               "GRANT it INSERT and SELECT on results, result_labels, nas_runs and findings, "
-		               "and USAGE on their id sequences", PQuser(c->pg), doing, why);
+		               "GRANT it SELECT on nfsagent_schema and nfsagent_meta, INSERT and SELECT "
+		               "on results, result_labels, nas_runs and findings, and USAGE on their id "
+		               "sequences", PQuser(c->pg), doing, why);
 	return vs_fail(err, VS_ERR_FAULT, "the central database refused to %s: %s", doing, why);
 }
 
@@ -211,6 +231,7 @@ static int read_version(na_central *c, int *version, vs_error *err)
 	bool ours = strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 	bool results = strcmp(PQgetvalue(res, 0, 1), "t") == 0;
 	PQclear(res);
+	res = NULL;  /* a refused read below leaves it untouched */
 	*version = 0;
 	if (!ours)
 		return results ? vs_fail(err, VS_ERR_USAGE, "the central database has a results table "
@@ -236,13 +257,16 @@ static int ensure_schema(na_central *c, vs_error *err)
 	if (rc == VS_OK && version > CENTRAL_LATEST)
 		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
+	/* A refusal by a step is a role that may not change the schema; one
+	 * before (reading the version) is said as refused. */
+	bool migrating = rc == VS_OK;
 	for (int v = version; rc == VS_OK && v < CENTRAL_LATEST; v++)
 		rc = pg_exec(c, central_migrations[v], 0, NULL, "create or upgrade the schema", NULL, err);
-	if (rc == VS_ERR_AUTH && version)
+	if (migrating && rc == VS_ERR_AUTH && version)
 		rc = vs_fail(err, VS_ERR_AUTH, "the central database has schema version %d and this "
 		             "nfsagent writes %d, but role %s may not upgrade it: run 'nfsagent push' "
 		             "once as the role that owns its tables", version, CENTRAL_LATEST, PQuser(c->pg));
-	else if (rc == VS_ERR_AUTH)
+	else if (migrating && rc == VS_ERR_AUTH)
 		rc = vs_fail(err, VS_ERR_AUTH, "the central database has no nfsagent schema yet and role "
 		             "%s may not create it: run 'nfsagent push' once as a role that may create "
 		             "tables there", PQuser(c->pg));
@@ -482,13 +506,24 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 	return rc;
 }
 
-/* A results column as the SQLite store gives it: times as ISO-8601 UTC. */
+/* A time column of results as the SQLite store gives it, ISO-8601 UTC,
+ * into out (false: name is no time), so that a time `results` shows is
+ * one --where matches. */
+static bool time_text(char *out, size_t size, const char *name)
+{
+	if (strcmp(name, "started_at") != 0 && strcmp(name, "finished_at") != 0)
+		return false;
+	snprintf(out, size, "to_char(results.%s AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')",
+	         name);
+	return true;
+}
+
 static void select_column(char *sql, size_t size, const char *name)
 {
+	char time[128];
 	size_t len = strlen(sql);
-	if (!strcmp(name, "started_at") || !strcmp(name, "finished_at"))
-		snprintf(sql + len, size - len, ", to_char(results.%s AT TIME ZONE 'UTC', "
-		         "'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')", name);
+	if (time_text(time, sizeof(time), name))
+		snprintf(sql + len, size - len, ", %s", time);
 	else
 		snprintf(sql + len, size - len, ", results.%s", name);
 }
@@ -532,8 +567,12 @@ static int build_select(const char *const *conds, size_t n, char *sql, size_t si
 			v = buf[i];
 		}
 		args[(*n_args)++] = v;
-		snprintf(sql + at, size - at, " AND %s%s::text = $%d", z >= 0 ? "" : "results.", col,
-		         *n_args);
+		char time[128];
+		if (time_text(time, sizeof(time), col))
+			snprintf(sql + at, size - at, " AND %s = $%d", time, *n_args);
+		else
+			snprintf(sql + at, size - at, " AND %s%s::text = $%d", z >= 0 ? "" : "results.", col,
+			         *n_args);
 	}
 	snprintf(sql + strlen(sql), size - strlen(sql), " ORDER BY results.id");
 	return VS_OK;
@@ -657,14 +696,17 @@ int na_central_findings(na_store *s, const char *const *conds, size_t n, na_find
 	int rc = args ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		const char *col = na_finding_column(conds[i]);
+		size_t len = strlen(sql);
 		if (!col)
 			rc = vs_fail(err, VS_ERR_USAGE, "findings cannot be selected by '%s'", conds[i]);
+		else if (len + 64 > sizeof(sql))  /* this condition and the ORDER BY must fit */
+			rc = vs_fail(err, VS_ERR_USAGE, "findings are selected by at most %zu conditions", i);
 		else
-			snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " AND %s = $%zu", col, i + 1);
+			snprintf(sql + len, sizeof(sql) - len, " AND %s = $%zu", col, i + 1);
 		const char *v = col ? strchr(conds[i], '=') + 1 : NULL;
 		args[i] = col && !strcmp(col, "datastore_type") ? na_protocol_value(v) : v;
 	}
-	strcat(sql, " ORDER BY id");
+	snprintf(sql + strlen(sql), sizeof(sql) - strlen(sql), " ORDER BY id");
 	PGresult *res = NULL;
 	if (rc == VS_OK)
 		rc = n ? pg_exec(s->reader, sql, (int)n, args, "read findings", &res, err)

@@ -14,7 +14,7 @@
 	" SELECT 1 FROM " results " o WHERE o.campaign = r.campaign AND o.target = r.target" \
 	" AND o.repetition = r.repetition AND o.profile = r.profile AND o.id < r.id)"
 
-/* A version 4 UUID, as make_uuid (store_journal.c) writes one. */
+/* A version 4 UUID, as na_store_make_uuid (store_journal.c) writes one. */
 #define RANDOM_UUID                                                                   \
 	"lower(hex(randomblob(4)) || '-' || hex(randomblob(2)) || '-4'"                   \
 	" || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)" \
@@ -121,6 +121,11 @@ const char *const na_schema_migrations[] = {
 	"CREATE TABLE central_finding_pushes ("
 	" finding_id INTEGER NOT NULL REFERENCES findings (id) ON DELETE CASCADE,"
 	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (finding_id, central));",
+	/* 13: a group run (bench on several VMs at once, docs/groups.md): its
+	 * start skew, whether a member failed, and its figures (sums, merged
+	 * bins' percentiles, the slowest VM); its members are ordinary results,
+	 * linked by result_group_members (result_id NULL: nothing recorded) */
+	na_store_group_schema,
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
@@ -156,6 +161,8 @@ const na_schema_view na_schema_views[] = {
 	{9, 10, na_store_nas_no_health},
 	{10, 11, na_store_nas_no_zfs},
 	{4, NA_SCHEMA_UUID, "CREATE TEMP VIEW results AS SELECT *" NO_UUID " FROM main.results"},
+	/* before 13 no group was recorded */
+	{1, NA_SCHEMA_GROUPS, na_store_group_none},
 };
 #undef NO_UUID
 const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_views[0]);

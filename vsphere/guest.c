@@ -249,14 +249,18 @@ int vs_guest_download(vs_client *c, const char *vm, const vs_guest_auth *auth, c
 /* ---- starting a program, checked against the guest ------------------------ */
 
 /* The processes of auth's user in the guest now whose command line holds
- * mark (NULL: any); only those still running when running. */
+ * mark (NULL: any), of them pid only when pid >= 0; only those still
+ * running when running. */
 static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth,
-                         const char *mark, bool running, vs_guest_programs *out, vs_error *err)
+                         const char *mark, int64_t pid, bool running, vs_guest_programs *out,
+                         vs_error *err)
 {
 	vs_reply r = {0};
+	char pids[64];
+	snprintf(pids, sizeof(pids), "<pids>%lld</pids>", (long long)pid);
 	*out = (vs_guest_programs){0};
-	int rc = guest_call(c, false, "ListProcessesInGuest", vm, auth, NULL, VS_RET_LIST,
-	                    VS_CALL_SAFE, &r, err);
+	int rc = guest_call(c, false, "ListProcessesInGuest", vm, auth, pid >= 0 ? pids : NULL,
+	                    VS_RET_LIST, VS_CALL_SAFE, &r, err);
 	size_t n = 0;
 	for (xmlNode *p = rc == VS_OK ? vs_reply_ret(&r) : NULL; p; p = vs_xml_next(p))
 		n++;
@@ -272,6 +276,9 @@ static int own_processes(vs_client *c, const char *vm, const vs_guest_auth *auth
 			const char *base = name && strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 			snprintf(g->name, sizeof(g->name), "%s", base && *base ? base : "?");
 			free(name);
+			char *start = vs_xml_path_text(p, "startTime");
+			snprintf(g->start, sizeof(g->start), "%s", start ? start : "");
+			free(start);
 		}
 		free(owner);
 		free(line);
@@ -297,7 +304,7 @@ static int program_started(vs_client *c, void *ud, bool *done, vs_error *err)
 {
 	started_program *s = ud;
 	vs_guest_programs now = {0};
-	int rc = own_processes(c, s->vm, s->auth, s->mark, false, &now, err);
+	int rc = own_processes(c, s->vm, s->auth, s->mark, -1, false, &now, err);
 	size_t fresh = 0;
 	for (size_t i = 0; rc == VS_OK && i < now.n; i++) {
 		bool known = false;
@@ -335,7 +342,7 @@ int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 	/* A mark no earlier process has needs no listing before the start. */
 	int rc = extra.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 	         : unique     ? VS_OK
-	                      : own_processes(c, vm, auth, s.mark, false, &s.before, err);
+	                      : own_processes(c, vm, auth, s.mark, -1, false, &s.before, err);
 	if (rc == VS_OK)
 		rc = guest_call_settled(c, false, "StartProgramInGuest", vm, auth, extra.data, VS_RET_ONE,
 		                        0, &(vs_settle){program_started, &s}, &r, err);
@@ -471,23 +478,55 @@ void vs_guest_programs_free(vs_guest_programs *p)
 	*p = (vs_guest_programs){0};
 }
 
+/* Whether process p, listed a while ago, is still that one and running:
+ * its pid may have gone to another program since (the guest reuses pids),
+ * which must not be signalled. */
+static int still_running(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                         const vs_guest_program *p, bool *running, vs_error *err)
+{
+	vs_guest_programs now = {0};
+	int rc = own_processes(c, vm, auth, mark, p->pid, true, &now, err);
+	*running = rc == VS_OK && now.n == 1 && strcmp(now.v[0].start, p->start) == 0;
+	vs_guest_programs_free(&now);
+	return rc;
+}
+
+/* Signals process p and waits for its end: VS_OK once it is gone. */
+static int stop_one(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                    const vs_guest_program *p, long timeout_s, vs_error *err)
+{
+	bool running = false;
+	vs_guest_process gone;
+	int rc = still_running(c, vm, auth, mark, p, &running, err);
+	if (rc == VS_OK && running)
+		rc = vs_guest_terminate(c, vm, auth, p->pid, err);
+	if (rc == VS_OK && running)
+		rc = vs_guest_wait(c, vm, auth, p->pid, timeout_s, 0, NULL, NULL, NULL, &gone, err);
+	/* Gone from the list, or not found to signal: it ended (fio's job
+	 * processes end with the fio signalled before them). */
+	if (rc == VS_ERR_NOT_FOUND ||
+	    (rc == VS_ERR_FAULT && strcmp(err->fault, "GuestProcessNotFound") == 0))
+		rc = VS_OK;
+	if (rc != VS_OK)
+		vs_error_context(err, "ending %s (pid %lld) in the guest", p->name, (long long)p->pid);
+	return rc;
+}
+
 int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
                         long timeout_s, vs_guest_programs *ended, vs_error *err)
 {
-	int rc = own_processes(c, vm, auth, mark, true, ended, err);
-	for (size_t i = 0; rc == VS_OK && i < ended->n; i++) {
-		vs_guest_process gone;
-		int64_t pid = ended->v[i].pid;
-		rc = vs_guest_terminate(c, vm, auth, pid, err);
-		if (rc == VS_OK)
-			rc = vs_guest_wait(c, vm, auth, pid, timeout_s, 0, NULL, NULL, NULL, &gone, err);
-		/* Gone from the list, or not found to signal: it ended (fio's job
-		 * processes end with the fio signalled before them). */
-		if (rc == VS_ERR_NOT_FOUND ||
-		    (rc == VS_ERR_FAULT && strcmp(err->fault, "GuestProcessNotFound") == 0))
-			rc = VS_OK;
-		if (rc != VS_OK)
-			vs_error_context(err, "ending %s (pid %lld) in the guest", ended->v[i].name, (long long)pid);
+	vs_guest_programs listed = {0};
+	int rc = own_processes(c, vm, auth, mark, -1, true, &listed, err);
+	*ended = (vs_guest_programs){listed.v, 0};
+	/* Each in turn, also after one that would not end; the first failure
+	 * is the error, and *ended keeps only those that ended. */
+	int first = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < listed.n; i++) {
+		vs_error one = {0};
+		if (stop_one(c, vm, auth, mark, &listed.v[i], timeout_s, &one) == VS_OK)
+			ended->v[ended->n++] = listed.v[i];
+		else if (first == VS_OK)
+			first = (*err = one).status;
 	}
-	return rc;
+	return rc == VS_OK ? first : rc;
 }

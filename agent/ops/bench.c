@@ -3,8 +3,10 @@
  * it, parse it, and record it with where it came from.  The host's datastore
  * counters for the same minutes are recorded next to it. */
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,18 +34,40 @@ static void iso_now(char *buf, size_t size)
 
 static int check_fio(na_bench *b, vs_error *err);
 
-/* The guest folders of nfsagent process pid: its staging folder (job file,
- * fio's output) and fio's data folder under dir; snprintf's count for data. */
-static int folders(const char *dir, long pid, char *staging, size_t staging_size, char *data,
-                   size_t data_size)
+const char *na_bench_mark(void)
 {
-	snprintf(staging, staging_size, "/tmp/nfsagent-%ld", pid);
-	return snprintf(data, data_size, "%s/nfsagent-fio-%ld", dir, pid);
+	static char mark[32];
+	if (!mark[0]) {
+		uint32_t token = 0;
+		if (getrandom(&token, sizeof(token), 0) != (ssize_t)sizeof(token))
+			token = (uint32_t)time(NULL) ^ ((uint32_t)clock() << 16);
+		snprintf(mark, sizeof(mark), "%ld-%08x", (long)getpid(), (unsigned)token);
+	}
+	return mark;
+}
+
+bool na_bench_mark_valid(const char *mark)
+{
+	size_t digits = strspn(mark, "0123456789");
+	return digits > 0 && digits <= 10 &&
+	       (!mark[digits] ||  /* a bare pid: a journal from before the marks */
+	        (mark[digits] == '-' && strspn(mark + digits + 1, "0123456789abcdef") == 8 &&
+	         !mark[digits + 9]));
+}
+
+/* The guest folders of the nfsagent process of mark: its staging folder
+ * (job file, fio's output) and fio's data folder under dir; snprintf's
+ * count for data. */
+static int folders(const char *dir, const char *mark, char *staging, size_t staging_size,
+                   char *data, size_t data_size)
+{
+	snprintf(staging, staging_size, "/tmp/nfsagent-%s", mark);
+	return snprintf(data, data_size, "%s/nfsagent-fio-%s", dir, mark);
 }
 
 int na_bench_begin(na_bench *b, vs_error *err)
 {
-	int n = folders(b->job.dir, (long)getpid(), b->staging, sizeof(b->staging), b->data,
+	int n = folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data,
 	                sizeof(b->data));
 	int rc;
 	if (n < 0 || (size_t)n >= sizeof(b->data))
@@ -147,6 +171,23 @@ static bool our_instance(const vs_datastore *d, const char *instance)
 	       strncmp(last, instance, (size_t)(url + n - last)) == 0;
 }
 
+/* Whether no run on host (moref) went without counters before, in this
+ * process: what keeps one run's counters away (a statistics level, a
+ * permission) keeps every later one's on that host too, and a campaign said
+ * it 18 times.  Another host's cause is named.  Each result still records
+ * none. */
+static bool first_without_counters(const char *host)
+{
+	static char said[16][32];
+	static size_t n;
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(said[i], host) == 0)
+			return false;
+	if (n < sizeof(said) / sizeof(*said))
+		snprintf(said[n++], sizeof(said[0]), "%s", host);
+	return true;
+}
+
 static char *host_counters(na_bench *b, time_t started)
 {
 	int samples = (int)((time(NULL) - started) / 20) + 1;
@@ -156,14 +197,6 @@ static char *host_counters(na_bench *b, time_t started)
 	json_t *out = json_array();
 	bool asked = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &v, &n,
 	                           &err) == VS_OK;
-	/* Said for the first run only: what keeps one run's counters away (a
-	 * statistics level, a permission) keeps every later one's too, and a
-	 * campaign repeated it 18 times.  Each result still records none. */
-	static bool said;
-	bool say = !said;
-	if (!asked && say)
-		na_say_warning(b->s, "no host counters for this run: %s (later runs without them are not "
-		               "named again)", err.message);
 	for (size_t i = 0; i < n; i++) {
 		size_t k = 0;
 		while (k < 6 && b->counter_ids[k] != v[i].counter)
@@ -174,12 +207,15 @@ static char *host_counters(na_bench *b, time_t started)
 	}
 	vs_perf_samples_free(&v, n);
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
-	if (asked && !json_array_size(out) && say)
+	bool say = (!asked || !json_array_size(out)) && first_without_counters(b->host->moref);
+	if (say && !asked)
+		na_say_warning(b->s, "no host counters for this run on %s: %s (later runs there without "
+		               "them are not named again)", b->host->name, err.message);
+	else if (say)
 		na_say_warning(b->s, "no host counters for this run: %s gave no samples of datastore %s in "
 		               "the run's window (vCenter's statistics level or interval may not keep them; "
-		               "later runs without them are not named again)",
+		               "later runs there without them are not named again)",
 		               b->host->name, b->ds->name);
-	said |= !asked || !json_array_size(out);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	return s;
@@ -197,8 +233,9 @@ static char *staged(const na_bench *b, const char *name)
 }
 
 /* Ends what still runs from a staging folder: its name is in the command
- * line of fio and of fio's job processes, which outlive a fio killed
- * outright and are not the process Tools started (a shell). */
+ * line of fio (the process Tools started: the shell exec'd it) and of fio's
+ * job processes, which Tools does not signal and which outlive a fio
+ * killed outright. */
 static int end_staged(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *staging,
                       vs_guest_programs *ended, vs_error *err)
 {
@@ -207,22 +244,35 @@ static int end_staged(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, 
 	return vs_guest_stop_named(c, vm->moref, auth, mark, GONE_S, ended, err);
 }
 
-/* This bench's fio, stopped: what could not be ended is said. */
-static void stop_staged(na_bench *b)
+void na_bench_stop_fio(na_bench *b)
 {
 	vs_guest_programs ended = {0};
 	vs_error err = {0};
-	if (end_staged(b->s->client, b->vm, &b->auth, b->staging, &ended, &err) != VS_OK)
-		na_say_warning(b->s, "fio may still run in %s: %s", b->vm->name, err.message);
+	if (end_staged(b->s->client, b->vm, &b->auth, b->staging, &ended, &err) != VS_OK) {
+		char why[1200];
+		vs_error_format(&err, why, sizeof(why));
+		na_say_warning(b->s, "fio may still run in %s: %s", b->vm->name, why);
+	}
 	vs_guest_programs_free(&ended);
 }
 
-/* Runs fio, once the NAS's sampler (NULL: none) has its first reading, and
- * waits for it, showing how long it has run (what names the run) against
- * the job's own time; started: this machine's time before and after the
- * call that started it (the guest's `date` into clock.txt ran between). */
-static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, const char *what,
-                   long timeout_s, vs_guest_process *proc, double started[2], vs_error *err)
+void na_bench_note_end(na_bench_started *st)
+{
+	iso_now(st->ended_at, sizeof(st->ended_at));
+}
+
+na_bench_started na_bench_started_now(void)
+{
+	na_bench_started st = {.started = time(NULL), .pid = -1};
+	iso_now(st.started_at, sizeof(st.started_at));
+	return st;
+}
+
+/* Starts fio once the NAS's sampler (NULL: none) has its first reading;
+ * st->asked: this machine's time before and after the call that started
+ * it (the guest's `date` into clock.txt ran between). */
+int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
+                       na_bench_started *st, vs_error *err)
 {
 	/* A job file of its own: its absolute path, in fio's command line after
 	 * exec, is a mark no earlier process had (test_chaos: lost answers), by which vs_guest_start knows
@@ -242,7 +292,6 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
 	         "--output=%s/out.json %s > stdout.txt 2> stderr.txt; }'",
 	         b->staging, b->staging, job ? job : "");
-	int64_t pid = -1;
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -251,32 +300,42 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, cons
 	 * up.  One that never came is said by the stop. */
 	if (rc == VS_OK && sampler)
 		nas_sampler_ready(sampler);
-	started[0] = nas_unix_now();
+	st->asked[0] = nas_unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, job,
-		                    &pid, err);
-	started[1] = nas_unix_now();
+		                    &st->pid, err);
+	st->asked[1] = nas_unix_now();
+	free(job);
+	return rc;
+}
+
+/* Runs fio and waits for it, showing how long it has run (what names the
+ * run) against the job's own time. */
+static int run_fio(na_bench *b, nas_sampler *sampler, const char *job_text, const char *what,
+                   long timeout_s, vs_guest_process *proc, na_bench_started *st, vs_error *err)
+{
+	int rc = na_bench_fio_start(b, sampler, job_text, st, err);
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
 	/* A job without a runtime counts 0 here: the wait knows only the least. */
 	long expected_s = na_job_seconds(job_text, 0);
 	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, timeout_s, expected_s, b->stop,
-		                   na_wait_tick, &shown, proc, err);
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, st->pid, timeout_s, expected_s,
+		                   b->stop, na_wait_tick, &shown, proc, err);
+	if (rc == VS_OK)
+		na_bench_note_end(st);
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
-	/* Stopped (Ctrl-C, timeout): Tools signalled the shell it started, which
-	 * leaves fio and its job processes running.  Each is ended, and its
-	 * files go only once fio has let go of them. */
-	if (rc == VS_ERR_TASK && pid >= 0)
-		stop_staged(b);
-	free(job);
+	/* Stopped (Ctrl-C, timeout): Tools signalled the process it started,
+	 * fio, which can leave its job processes running.  Each is ended, and
+	 * its files go only once fio has let go of them. */
+	if (rc == VS_ERR_TASK && st->pid >= 0)
+		na_bench_stop_fio(b);
 	return rc;
 }
 
-/* fio's files go after every repetition, whatever became of it. */
-static void remove_data(na_bench *b)
+void na_bench_remove_data(na_bench *b)
 {
 	vs_error err = {0};
 	if (vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
@@ -307,20 +366,22 @@ static int check_fio(na_bench *b, vs_error *err)
 {
 	/* The report's name is the start's mark: no listing before it (as a
 	 * job file's name, na_bench_run). */
-	char report_name[64], args[256];
+	char report_name[64], args[384], mark[128];
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
 	snprintf(report_name, sizeof(report_name), "fio-check-%lld%03ld.txt", (long long)now.tv_sec,
 	         now.tv_nsec / 1000000);
+	/* the absolute path: it holds this process's mark, which another's lacks */
+	snprintf(mark, sizeof(mark), "%s/%s", b->staging, report_name);
 	snprintf(args, sizeof(args),
 	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; } > %s 2>&1'",
-	         b->staging, report_name);
+	         b->staging, mark);
 	int64_t pid = -1;
 	vs_guest_process proc;
 	char *report = NULL;
 	size_t len = 0;
-	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging,
-	                        report_name, &pid, err);
+	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, mark,
+	                        &pid, err);
 	if (rc == VS_OK)
 		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL, NULL,
 		                   &proc, err);
@@ -350,16 +411,19 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
-/* The bytes fio wrote over its window (0 without writes). */
+/* Records one run with its provenance, in one transaction with b->step. */
 static int record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
-                  const char *started_at, const char *fio_json, const char *counters,
+                  const na_bench_started *st, const char *fio_json, const char *counters,
                   na_bench_outcome *out, vs_error *err)
 {
 	char finished_at[32];
-	iso_now(finished_at, sizeof(finished_at));
+	if (st->ended_at[0])
+		snprintf(finished_at, sizeof(finished_at), "%s", st->ended_at);
+	else
+		iso_now(finished_at, sizeof(finished_at));
 	const vs_about *about = vs_client_about(b->s->client);
 	na_result r = {
-		.started_at = started_at, .finished_at = finished_at,
+		.started_at = st->started_at, .finished_at = finished_at,
 		.status = out->ok ? "ok" : "failed", .error = out->error,
 		.campaign = b->campaign, .target = b->target, .repetition = repetition,
 		.vcenter = vs_client_host(b->s->client), .vcenter_version = about->version,
@@ -399,9 +463,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
                  na_bench_outcome *out, vs_error *err)
 {
 	*out = (na_bench_outcome){.guest_clock_err = -1};
-	char started_at[32];
-	iso_now(started_at, sizeof(started_at));
-	time_t started = time(NULL);
+	na_bench_started st = na_bench_started_now();
 	vs_guest_process proc;
 	long timeout = na_bench_timeout(job_text);
 	char what[160];
@@ -411,19 +473,25 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	/* The NAS's window is fio's: started right before it, stopped right after. */
 	nas_sampler *sampler = rc == VS_OK ? na_bench_sampling_start(b, job_text, out) : NULL;
-	double asked[2] = {0};
 	if (rc == VS_OK)
-		rc = run_fio(b, sampler, job_text, what, timeout, &proc, asked, err);
+		rc = run_fio(b, sampler, job_text, what, timeout, &proc, &st, err);
 	if (sampler)
 		na_bench_sampling_stop(b, &sampler, out);
-	remove_data(b);
+	na_bench_remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
+	return na_bench_fio_end(b, p, job_text, repetition, &st, &proc, out, err);
+}
+
+int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                     const na_bench_started *st, const vs_guest_process *proc,
+                     na_bench_outcome *out, vs_error *err)
+{
 	char *json = NULL, *stderr_text = NULL;
 	size_t json_len = 0, stderr_len = 0;
-	rc = na_bench_fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
+	int rc = na_bench_fetch(b, "out.json", MAX_OUTPUT, &json, &json_len, err);
 	if (rc == VS_OK && out->nas)
-		na_bench_guest_clock(b, asked, out);
+		na_bench_guest_clock(b, st->asked, out);
 	vs_error parse_err = {0};
 	out->ok = rc == VS_OK && json && na_fio_parse(json, json_len, &out->fio, &parse_err) == VS_OK;
 	/* fio's stderr says why it failed; a run that worked needs no look at it. */
@@ -435,13 +503,13 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 		return rc;
 	}
 	if (!json)
-		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc.exit_code);
+		vs_fail(&parse_err, VS_ERR_PROTOCOL, "fio wrote no output (exit status %d)", proc->exit_code);
 	if (!out->ok)
 		out->error = failure_text(&parse_err, stderr_text);
 	if (out->ok && out->nas)
 		na_bench_fio_window(out);
-	char *counters = host_counters(b, started);
-	rc = record(b, p, job_text, repetition, started_at, json, counters, out, err);
+	char *counters = host_counters(b, st->started);
+	rc = record(b, p, job_text, repetition, st, json, counters, out, err);
 	free(counters);
 	free(json);
 	free(stderr_text);
@@ -457,10 +525,12 @@ void na_bench_outcome_clear(na_bench_outcome *o)
 }
 
 int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_guest_programs *ended, vs_error *err)
+                   const char *mark, vs_guest_programs *ended, vs_error *err)
 {
 	char staging[64], data[sizeof(((na_bench *)0)->data)];
-	folders(dir, pid, staging, sizeof(staging), data, sizeof(data));
+	if (!na_bench_mark_valid(mark))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not an nfsagent process's mark", mark);
+	folders(dir, mark, staging, sizeof(staging), data, sizeof(data));
 	/* Its fio may still run: ended first, or it would write into the
 	 * folders again and load the datastore under the next measurement. */
 	int rc = end_staged(c, vm, auth, staging, ended, err);

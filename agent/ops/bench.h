@@ -171,11 +171,18 @@ void na_bench_result_free(na_bench_result *r);
 
 /* Removes what the benchmark put in the guest. */
 void na_bench_end(na_bench *b);
-/* Removes what a benchmark of nfsagent process pid (killed: it could not)
- * left in the guest: the programs still running from its staging folder
- * (listed in *ended, to be freed by the caller), then that folder and
- * fio's folder under dir. */
+/* This process's mark, "PID-TOKEN" (TOKEN: 8 random hex digits, made once):
+ * the name of its folders in a guest.  A pid alone is not unique: another
+ * runner, or a container, can have this one's and benchmark the same VM. */
+const char *na_bench_mark(void);
+/* Whether mark is one na_bench_mark makes, or a bare pid (the folders of
+ * an nfsagent from before the marks). */
+bool na_bench_mark_valid(const char *mark);
+/* Removes what a benchmark of the nfsagent process of mark (killed: it
+ * could not) left in the guest: the programs still running from its
+ * staging folder (listed in *ended, to be freed by the caller), then that
+ * folder and fio's folder under dir. */
 int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, const char *dir,
-                   long pid, vs_guest_programs *ended, vs_error *err);
+                   const char *mark, vs_guest_programs *ended, vs_error *err);
 
 #endif

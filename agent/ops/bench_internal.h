@@ -3,6 +3,8 @@
 #ifndef NFSAGENT_OPS_BENCH_INTERNAL_H
 #define NFSAGENT_OPS_BENCH_INTERNAL_H
 
+#include <time.h>
+
 #include "ops/bench.h"
 
 /* The seconds a job without a runtime is taken to run (na_job_seconds). */
@@ -10,6 +12,35 @@ enum { UNBOUNDED_S = 3600 };
 
 /* bench.c: a file of the run's staging folder in the guest, at most max bytes. */
 int na_bench_fetch(na_bench *b, const char *name, size_t max, char **data, size_t *len, vs_error *err);
+
+/* One repetition in two halves, for a group that starts fio in every VM
+ * before it waits for any (ops/bench_group.c). */
+typedef struct na_bench_started {
+	char started_at[32];        /* recorded as the result's start */
+	time_t started;             /* the host counters' window opens here */
+	double asked[2];            /* this machine's time around StartProgramInGuest */
+	int64_t pid;                /* the guest's shell; -1 not started */
+	/* When the wait saw fio end ("": not seen), recorded as the result's
+	 * finish: compare's ESXi layer takes fio's runtime before it, which the
+	 * fetching and recording after it would shift. */
+	char ended_at[32];
+} na_bench_started;
+na_bench_started na_bench_started_now(void);
+/* Notes now as st's ended_at. */
+void na_bench_note_end(na_bench_started *st);
+/* Uploads the job and starts fio in b's data folder (made by the caller). */
+int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
+                       na_bench_started *st, vs_error *err);
+/* After fio ended (proc) and its data folder went: fetches, parses and
+ * records its output as na_bench_run does. */
+int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                     const na_bench_started *st, const vs_guest_process *proc,
+                     na_bench_outcome *out, vs_error *err);
+/* Ends fio and its job processes (a fio stopped by Tools can leave its
+ * jobs running); what could not be ended is said. */
+void na_bench_stop_fio(na_bench *b);
+/* fio's files go after every repetition, whatever became of it. */
+void na_bench_remove_data(na_bench *b);
 
 /* bench_nas.c */
 /* The bytes fio wrote (0 without a write direction). */

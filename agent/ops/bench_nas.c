@@ -61,6 +61,7 @@ void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run
 	nas_amplification a;
 	nas_amplification_of(w, na_bench_guest_written(&out->fio.write), &a);
 	bool measured = w->fio_window && !w->incomplete;
+	bool wrote = w->timeline.n && out->fio.write.present;
 	*n = (na_nas_run){
 		.dataset = v->dataset.name, .pool_layout = layout, .pool_health = b->pool_health,
 		.sync = v->props.sync, .compression = v->props.compression, .atime = v->props.atime,
@@ -91,10 +92,12 @@ void na_bench_nas_row(const na_bench *b, const na_bench_outcome *out, na_nas_run
 		.amp_log_share = a.known ? a.log_share : -1,
 		.clock_known = out->clock_known, .clock_shift_s = out->clock_shift,
 		.clock_err_s = out->clock_err,
-		/* a wait is the log's writes': none without them ('-', 0) */
-		.log_write_wait_ms = w->timeline.n && log->write_ops && log->write_wait_ns
+		/* a wait is the log's writes': none without them ('-', 0), and
+		 * none for a run that did not write (its log writes are other
+		 * clients', nas-sampling.md) */
+		.log_write_wait_ms = wrote && log->write_ops && log->write_wait_ns
 		                         ? (double)log->write_wait_ns / 1e6 : -1,
-		.log_sync_write_wait_ms = w->timeline.n && log->write_ops && log->sync_write_wait_ns
+		.log_sync_write_wait_ms = wrote && log->write_ops && log->sync_write_wait_ns
 		                              ? (double)log->sync_write_wait_ns / 1e6 : -1,
 		.txgs_known = txgs, .txg_count = (int64_t)w->txg_count,
 		.txg_sync_mean_ms = txgs && w->txg_count ? w->txg_sync_mean_ns / 1e6 : -1,

@@ -375,6 +375,7 @@ int vs_guest_start(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 typedef struct vs_guest_program {
 	int64_t pid;
 	char name[64];
+	char start[40];  /* its startTime as the guest gave it: a reused pid's differs */
 } vs_guest_program;
 typedef struct vs_guest_programs {
 	vs_guest_program *v;
@@ -383,10 +384,11 @@ typedef struct vs_guest_programs {
 void vs_guest_programs_free(vs_guest_programs *p);
 /* Ends the processes of auth's user still running in the guest whose
  * command line holds mark (a killed nfsagent's fio and its job processes,
- * by its folder): Tools signals each (SIGTERM, then SIGKILL), and this
- * waits up to timeout_s for each to end.  *ended lists them (free it with
- * vs_guest_programs_free, also on error); on error, err names the one
- * that would not end. */
+ * by its folder): Tools signals each (SIGTERM, then SIGKILL) that is still
+ * the process listed (its pid not reused), and this waits up to timeout_s
+ * for each to end.  *ended lists those that ended (free it with
+ * vs_guest_programs_free, also on error); on error, err names the first
+ * that would not end (the others were still signalled). */
 int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
                         long timeout_s, vs_guest_programs *ended, vs_error *err);
 

@@ -152,8 +152,8 @@ refused "nfsagent: --dir has ';', which fio's job files give a meaning: choose a
 	"${b[@]}" --profile randread-4k-qd1 --dir '/var/tmp;x'
 refused "nfsagent: --dir must be an absolute path, such as /var/tmp" \
 	"${b[@]}" --profile randread-4k-qd1 --dir var/tmp
-refused "nfsagent: one --vm at a time: bench runs on one VM" \
-	"${b[@]}" --vm db01 --profile randread-4k-qd1
+refused "nfsagent: --vm fiotest is named twice" \
+	"${b[@]}" --vm db01 --vm fiotest --profile randread-4k-qd1
 refused "nfsagent: $WORK is a directory, not a job file" "${b[@]}" --job "$WORK"
 refused "nfsagent: /dev/zero is a character device, not a job file" "${b[@]}" --job /dev/zero
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' '#' > "$WORK/big.fio"

@@ -214,7 +214,7 @@ assert_eq "$(jq -c '.label_conflicts' <<< "$OUT")" '["label recordsize=16K contr
 nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 16384'
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
 assert_one_line "$ERR"
-assert_contains "$ERR" "nfsagent: warning: result 1 measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk (20" "the trap ($ERR)"
+assert_contains "$ERR" "nfsagent: warning: result 1 measured recordsize 128K on Hard disk 1 [truenas-vmware] fiotest/fiotest.vmdk (20" "the trap ($ERR)"
 assert_contains "$ERR" "and tank/vmware has 16.0 KiB now: the disk may still hold records of the old size, since a recordsize applies to blocks written after it is set; for results of 16.0 KiB records, move the VM to a dataset that had it before the disk arrived"
 nas_model '(.datasets[] | select(.name == "tank/vmware") | .recordsize) = 131072'
 
@@ -236,21 +236,22 @@ assert_eq "$(awk '$2 == "-" { print $3 }' "$sessions" | sort | tr '\n' ' ')" "io
 	"the next run's pair, parked, ended unused ($(cat "$sessions"))"
 # That run is at 128K again, after the 16K one on the same disk: compare says so.
 run 0 "$NFSAGENT" compare --db "$db" --a recordsize=16K --b zfs_recordsize=128K,profile=randwrite-4k-qd1
-assert_contains "$OUT" "warning: 1 run of B measured recordsize 128K on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"
+# (compare wraps its warnings at 120 columns: joined again)
+assert_contains "$(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$OUT")" "warning: 1 run of B measured recordsize 128K on Hard disk 1 [truenas-vmware] fiotest/fiotest.vmdk after result 13 measured 16K there: the disk may still hold 16K records, since a recordsize applies to blocks written after it is set" "compare's trap ($OUT)"
 # ---- The trap by the pool's history: tank/vmware set to 16K on the NAS
 # while fiotest's disk stayed there since result 1; db01's second disk,
 # benched on LocalDS_0 before the change, moved onto the dataset after it:
 # no warning for db01 (neither disk has a result there before the change) ----
 run 0 "$NFSAGENT" bench --vm db01 --datastore LocalDS_0 --profile randwrite-4k-qd1 "${quick[@]}"
 assert_eq "$(sqlite3 "$db" "SELECT disk FROM results WHERE id = (SELECT max(id) FROM results)")" \
-	"disk-1000-1 [LocalDS_0] db01/db01_1.vmdk" "db01's disk on LocalDS_0"
+	"Hard disk 2 [LocalDS_0] db01/db01_1.vmdk" "db01's disk on LocalDS_0"
 nas_command zfs set recordsize=16K tank/vmware
 assert_eq "$(nas_command env TZ=UTC zpool history -il tank | grep -c 'set tank/vmware ([0-9]*) recordsize=16384 \[on lab-nas\]$')" 1 \
 	"the kernel's record of the change"
 set_at=$(jq -r '.history[-1].time | todate' "$NAS_STATE")
 first=$(sqlite3 "$db" "SELECT started_at FROM results WHERE id = 1")
 run 0 "$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
-assert_eq "$ERR" "nfsagent: warning: the recordsize of tank/vmware was last changed at $set_at (zpool history), after result 1 ran on disk-1000-0 [truenas-vmware] fiotest/fiotest.vmdk there ($first): the disk may still hold records of the old size, since a recordsize applies to blocks written after it is set; for results of 16.0 KiB records, move the VM to a dataset that had it before the disk arrived" \
+assert_eq "$ERR" "nfsagent: warning: the recordsize of tank/vmware was last changed at $set_at (zpool history), after result 1 ran on Hard disk 1 [truenas-vmware] fiotest/fiotest.vmdk there ($first): the disk may still hold records of the old size, since a recordsize applies to blocks written after it is set; for results of 16.0 KiB records, move the VM to a dataset that had it before the disk arrived" \
 	"the trap by zpool history"
 run 0 "$NFSAGENT" migrate --vm db01 --datastore truenas-vmware
 run 0 "$NFSAGENT" bench --vm db01 --profile randwrite-4k-qd1 --nas-command "$NAS" "${quick[@]}"
@@ -269,10 +270,10 @@ bench_pid=$!
 # This bench's own fio (its folder names its pid): the fio of the bench
 # killed above may still run in the guest.
 for i in $(seq 1 600); do
-	pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null && break
+	pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid-" > /dev/null && break
 	sleep 0.05
 done
-pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid/" > /dev/null || fail "the bench's fio never ran"
+pgrep -f -- "-guest-fio-run .*nfsagent-$bench_pid-" > /dev/null || fail "the bench's fio never ran"
 pkill -P "${OTHER_PIDS[-1]}" || true  # its sessions, if any is open now
 kill "${OTHER_PIDS[-1]}"
 wait "$bench_pid" || fail "bench with the NAS lost: exit $? ($(cat "$WORK/lost.err"))"

@@ -146,7 +146,12 @@ assert_eq "$(jq '[.[] | select(.datastore_type == "NFS41")] | length' <<< "$rows
 assert_eq "$(jq '[.[] | select(.datastore_type == "NFS")] | length' <<< "$rows")" 4 "results over NFS 3"
 assert_eq "$(jq -r '[.[] | .export_path] | unique | join(",")' <<< "$rows")" /mnt/tank/vmware64k "one export"
 assert_contains "$OUT" "  v41  4 ok, over NFS 4.1"
-assert_contains "$OUT" "Compare: nfsagent compare --a campaign=$(run_id),target=v3 --b campaign=$(run_id),target=v41"
+# The commands to go on with, each line within 120 columns.
+assert_contains "$OUT" "Compare: nfsagent compare --a campaign=$(run_id),target=v3 \\
+           --b campaign=$(run_id),target=v41"
+assert_contains "$OUT" "Report: nfsagent report --html report.html --where campaign=$(run_id)"
+assert_le "$(sed -n '/^Results of run/,/^Report: /p' <<< "$OUT" | awk '{ if (length > m) m = length } END { print m }')" \
+	120 "the summary's widest line"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
 lab_stop
@@ -163,8 +168,21 @@ assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3 (the ext
 # compare says what each side really ran over, whatever its name.
 assert_not_contains "$OUT" "Compare: nfsagent compare"
 run 0 "$NFSAGENT" compare --a campaign="$(run_id)",target=v3 --b campaign="$(run_id)",target=v41
-assert_contains "$OUT" "A: campaign=$(run_id),target=v3 (2 ok results, over NFS 3)"
-assert_contains "$OUT" "B: campaign=$(run_id),target=v41 (2 ok results, over NFS 3)"
+# What ran is named: v41 ran as NFS 3, and this is no NFS 3 vs NFS 4.1 comparison.
+assert_contains "$OUT" "A: campaign=$(run_id),target=v3 (2 ok results, over NFS 3)
+B: campaign=$(run_id),target=v41 (2 ok results, over NFS 3): v41 (ran as NFS 3: extent-size bug)"
+assert_contains "$(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$OUT")" \
+	"warning: no NFS 3 vs NFS 4.1 comparison: B's v41 (ran as NFS 3: extent-size bug); add protocol=NFS41"
+run 0 "$NFSAGENT" compare --a campaign="$(run_id)",target=v3 --b campaign="$(run_id)",target=v41 --json
+assert_eq "$(jq -r '[.a.ran_as_nfs3, .b.ran_as_nfs3, .b.ran_as_text] | join(",")' <<< "$OUT")" \
+	"0,2,v41 (ran as NFS 3: extent-size bug)" "JSON: what ran"
+# The report groups a campaign by target by default, and names what ran.
+run 0 "$NFSAGENT" report --html "$WORK/fb.html" --where campaign="$(run_id)"
+assert_contains "$OUT" "4 runs (0 failed) in 2 groups"
+page=$(cat "$WORK/fb.html")
+assert_contains "$page" "grouped by target."
+assert_contains "$page" '<p class="note fellback"><span class="few">What ran:</span> v41 (ran as NFS 3: extent-size bug) in 2 of 4 results.'
+assert_contains "$page" "<li><b>randread-4k-qd1</b>: v41 (ran as NFS 3: extent-size bug) against v3"
 # results tells the targets apart, and says what each ran over.
 run 0 "$NFSAGENT" results --where campaign="$(run_id)"
 assert_eq "$(head -n 1 <<< "$OUT" | tr -s ' ')" "ID STARTED (UTC) TARGET PROFILE HOST BUILD DATASTORE PROTOCOL VM STATUS IOPS P99" "results' columns"
@@ -179,6 +197,11 @@ sed -i 's/^name = fb/name = fb1/; s/^datastore = bench-v41/datastore = bench-v3/
 run 0 "$NFSAGENT" run "$fb"
 assert_contains "$OUT" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v3 as NFS 3 from the start."
 assert_contains "$OUT" "Repetition 2 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
+# The end state names the disk by its label, as ESXi does.
+assert_contains "$OUT" "  Hard disk 1: on truenas-vmware: as it started"
 assert_eq "$(grep -c 'Target v41: NFS 3 leaves /mnt/tank/vmware64k first.' <<< "$OUT")" 1 "switches to NFS 4.1 (for the probe only)"
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3 (the extent-size bug), so this target tells nothing about NFS 4.1"
+# regress's groups name what ran too (one datastore: a key both share)
+run 0 "$NFSAGENT" regress --baseline campaign="$(run_id)",target=v3 --candidate campaign="$(run_id)",target=v41
+assert_contains "$OUT" "candidate: campaign=$(run_id),target=v41 (2 ok results): v41 (ran as NFS 3: extent-size bug)"
 echo "campaign: ok"

@@ -69,7 +69,7 @@ assert_contains "$OUT" "Moving 1 disk of db01 back to its own datastore."
 # The end state is read back from vCenter and checked, disk by disk.
 assert_contains "$OUT" "End state, read from vCenter:"
 assert_contains "$OUT" "  db01: files on truenas-vmware, host DC0_H0, poweredOn: as it started"
-assert_contains "$OUT" "  disk-1000-1: on LocalDS_0: as it started"
+assert_contains "$OUT" "  Hard disk 2: on LocalDS_0: as it started"
 assert_eq "$(step two start-disk:2001)" LocalDS_0 "db01's second disk, journaled"
 assert_eq "$(vm_datastores db01)" LocalDS_0,truenas-vmware "db01's datastores"
 # There, home, the second disk to LocalDS_0.

@@ -73,7 +73,7 @@ assert_eq "$OUT" "pushed 400 results and 1 finding to the central database"
 assert_eq "$(q central "SELECT kind || ' ' || extent_bug || ' ' || runner || ' ' || extent_case || ' '
 	|| to_char(at AT TIME ZONE 'UTC', 'HH24:MI') FROM findings")" "probe true ci-07 host 09:00" "the finding pushed"
 assert_eq "$(counts central)" "400 800 1 400" "results, labels, NAS rows, UUIDs after a push"
-assert_eq "$(q central "SELECT version FROM nfsagent_schema")" 1 "central schema version"
+assert_eq "$(q central "SELECT version FROM nfsagent_schema")" 2 "central schema version"
 # the values as recorded: UUIDs, a statistic to the last bit, a NAS figure, the runner
 sqlite3 "$A" "SELECT uuid FROM results ORDER BY uuid" > "$WORK/local.uuids"
 q central "SELECT uuid FROM results ORDER BY uuid" > "$WORK/central.uuids"
@@ -106,7 +106,9 @@ norm <<< "$OUT" > "$WORK/central.json"
 assert_eq "$(jq length "$WORK/central.json")" 400 "results read from the central database"
 cmp -s "$WORK/local.json" "$WORK/central.json" ||
 	fail "results --json differs: $(diff "$WORK/local.json" "$WORK/central.json" | head -n 20)"
-for where in recordsize=16K zfs_recordsize=16k protocol=NFSv3 "uuid=$u2" "runner=$(uname -n)" repetition=2; do
+started2=$(sqlite3 "$A" "SELECT started_at FROM results WHERE id = 2")
+for where in recordsize=16K zfs_recordsize=16k protocol=NFSv3 "uuid=$u2" "runner=$(uname -n)" repetition=2 \
+	"started_at=$started2"; do
 	run 0 "$NFSAGENT" results --db "$A" --where "$where" --csv
 	want=$(wc -l <<< "$OUT")
 	run 0 "$NFSAGENT" results --db "$(url central)" --where "$where" --csv
@@ -193,8 +195,8 @@ assert_eq "$(counts stopped)" "400 800 1 400" "after the restart's push"
 # ---- a newer central schema, a role without INSERT: one line each ----
 q stopped "UPDATE nfsagent_schema SET version = 99"
 run 2 "$NFSAGENT" push --db "$WORK/pristine.db" --central "$(url stopped)"
-assert_eq "$ERR" "nfsagent: open the central database failed: the central database has schema version 99, newer than this nfsagent's 1: use a newer nfsagent"
-q stopped "UPDATE nfsagent_schema SET version = 1"
+assert_eq "$ERR" "nfsagent: open the central database failed: the central database has schema version 99, newer than this nfsagent's 2: use a newer nfsagent"
+q stopped "UPDATE nfsagent_schema SET version = 2"
 q postgres "CREATE ROLE reader LOGIN"
 q central "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader"
 copy "$WORK/pristine.db" "$WORK/reader.db"
@@ -206,6 +208,11 @@ newdb empty
 run 6 "$NFSAGENT" push --db "$WORK/reader.db" --central "$(url empty reader)"
 assert_one_line "$ERR"
 assert_contains "$ERR" "the central database has no nfsagent schema yet and role reader may not create it"
+# a role that may not even read the schema's version is told so, not "no schema yet"
+q postgres "CREATE ROLE blind LOGIN"
+run 6 "$NFSAGENT" push --db "$WORK/reader.db" --central "$(url central blind)"
+assert_one_line "$ERR"
+assert_contains "$ERR" "role blind may not read its schema in the central database (permission denied for table nfsagent_schema): GRANT it SELECT on nfsagent_schema"
 # ---- bench and run push each result as it is recorded; a central
 # database that is down, or stops mid-campaign, costs one warning ----
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k

@@ -47,8 +47,8 @@ check() {
 	local out
 	out=$(cat "$WORK/out")
 	assert_contains "$out" "  db01: files on truenas-vmware, host DC0_H0, poweredOn: as it started"
-	assert_contains "$out" "  disk-1000-0: on truenas-vmware: as it started"
-	assert_contains "$out" "  disk-1000-1: on LocalDS_0: as it started"
+	assert_contains "$out" "  Hard disk 1: on truenas-vmware: as it started"
+	assert_contains "$out" "  Hard disk 2: on LocalDS_0: as it started"
 	assert_eq "$(q "PRAGMA integrity_check")" ok "integrity after $1"
 }
 # shim_run VAR=VALUE... -- ARGS: nfsagent run with the kill shim; RC, OUT, ERR.

@@ -44,14 +44,19 @@ add_probe() {
 }
 
 rw=randwrite-4k-qd32x4
+# flat TEXT: a wrapped line and the note under a table's row joined to it.
+flat() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$1"; }
+# widest TEXT: the longest line's length (issue 24: output fits 120 columns).
+widest() { awk '{ if (length > m) m = length } END { print m }' <<< "$1"; }
 
 # ---- compare: confounded groups, one run each ----
 add_run conf a NFS41 1 ds1 "$rw" 33700 recordsize=64K
 add_run conf b NFS 1 ds1 "$rw" 43500 recordsize=16K
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=conf,target=a --b campaign=conf,target=b
-assert_contains "$OUT" "the groups differ in 2 factors: protocol (NFS41 vs NFS), recordsize (64K vs 16K); a change cannot be pinned on one of them"
+assert_contains "$(flat "$OUT")" "the groups differ in 2 factors: protocol (NFS41 vs NFS), recordsize (64K vs 16K); a change cannot be pinned on one of them"
 assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
-	"write IOPS                          33,700 (n=1)    43,500 (n=1)    +29.1% better  too few runs to tell"
+	"write IOPS                          33,700    43,500    +29.1% better  too few runs to tell"
+assert_contains "$(grep '^METRIC' <<< "$OUT")" "A (n=1)   B (n=1)"
 # Latency: lower is better, so a fall is an improvement.
 assert_contains "$(grep 'write avg latency' <<< "$OUT")" "-22.5% better"
 assert_eq "$(grep -c 'too few runs to tell$' <<< "$OUT")" 4 "every line too few"
@@ -73,26 +78,32 @@ sqlite3 "$db" "INSERT INTO results (started_at, status, error, campaign, target,
 	VALUES ('2026-01-01T00:00:00Z', 'failed', 'fio: boom', 'clear', 'a', 4, '$rw')"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b
 assert_contains "$OUT" "differs in: slog (no vs yes)"
+# Each side's runs once in the header, each line's interval in a note under it.
 assert_eq "$(sed -n '/^METRIC/,/^$/p' <<< "$OUT")" \
-"METRIC                              A                           B                            CHANGE B/A                               VERDICT
-write IOPS                          10,000 (9,900-10,200, n=3)  13,000 (12,900-13,300, n=3)  +30.2% better (96% CI +25.4% to +35.3%)  beyond noise
-write MB/s                          41.0 MB/s (40.6-41.8, n=3)  53.2 MB/s (52.8-54.5, n=3)   +30.2% better (95% CI +25.7% to +34.9%)  follows IOPS
-write avg latency                   3.20 ms (3.14-3.23, n=3)    2.46 ms (2.41-2.48, n=3)     -23.2% better (95% CI -25.9% to -20.5%)  follows IOPS
-write p99 latency (median of runs)  9.60 ms (9.41-9.70, n=3)    7.38 ms (7.22-7.44, n=3)     -23.2% better (95% CI -25.9% to -20.5%)  beyond noise" "the table"
+"METRIC                              A (n=3)                B (n=3)                 CHANGE B/A     VERDICT
+write IOPS                          10,000 (9,900-10,200)  13,000 (12,900-13,300)  +30.2% better  beyond noise
+  96% CI +25.4% to +35.3%
+write MB/s                          41.0 MB/s (40.6-41.8)  53.2 MB/s (52.8-54.5)   +30.2% better  follows IOPS
+  95% CI +25.7% to +34.9%
+write avg latency                   3.20 ms (3.14-3.23)    2.46 ms (2.41-2.48)     -23.2% better  follows IOPS
+  95% CI -25.9% to -20.5%
+write p99 latency (median of runs)  9.60 ms (9.41-9.70)    7.38 ms (7.22-7.44)     -23.2% better  beyond noise
+  95% CI -25.9% to -20.5%" "the table"
 
 # ---- three runs each, noisy and overlapping: within noise, and what it could see ----
 for v in 17700 12100 15000; do add_run noisy a NFS 1 ds1 "$rw" "$v"; done
 for v in 16000 14000 13000; do add_run noisy b NFS 1 ds1 "$rw" "$v"; done
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--runs-needed 10%
-assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
-	"write IOPS                          15,000 (12,100-17,700, n=3)  14,000 (13,000-16,000, n=3)  -3.2% worse (96% CI -33.6% to +41.1%)  within noise: could only see rises of about +64% or drops of about -39% with 3 runs a side"
+assert_eq "$(grep '^write IOPS  ' <<< "$(flat "$OUT")")" \
+	"write IOPS                          15,000 (12,100-17,700)  14,000 (13,000-16,000)  -3.2% worse  within noise 96% CI -33.6% to +41.1%; could only see rises of about +64% or drops of about -39% with 3 runs a side"
 assert_contains "$OUT" "the groups differ in no recorded factor"
 assert_eq "$(grep '^write IOPS:' <<< "$OUT")" "write IOPS: 45 runs a side would see a 10% rise or drop at this spread"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--min-change 5%
+assert_le "$(widest "$OUT")" 120 "compare's widest line"
 assert_contains "$(tr '\n' ' ' <<< "$OUT")" "With --min-change 5%, a change counts only when its interval lies wholly above +5% or wholly below -5%."
-assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "could only see rises of about +72% or drops of about -42% with 3 runs a side"
+assert_contains "$(grep '^write IOPS  ' <<< "$(flat "$OUT")")" "could only see rises of about +72% or drops of about -42% with 3 runs a side"
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--runs-needed 0
 assert_eq "$(head -n 1 <<< "$ERR")" "nfsagent: --runs-needed wants a percentage like 10%, not '0'"
@@ -110,7 +121,7 @@ for v in 10000 10100 9900 10050; do add_run stall a NFS 1 ds1 "$rw" "$v"; done
 for v in 10000 0 9950 10080; do add_run stall b NFS 1 ds1 "$rw" "$v"; done
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=stall,target=a --b campaign=stall,target=b
 assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "0-10,080, n=4)"
-assert_contains "$(grep '^write IOPS  ' <<< "$OUT")" "with 4 and 3 runs; 1 run of B at 0 left out of the test"
+assert_contains "$(grep '^write IOPS  ' <<< "$(flat "$OUT")")" "with 4 and 3 runs; 1 run of B at 0 left out of the test"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=stall,target=a --b campaign=stall,target=b --json
 assert_eq "$(jq -r '.comparisons[0] | [.b.n, .left_out_at_zero.a, .left_out_at_zero.b] | join(" ")' <<< "$OUT")" \
 	"4 0 1" "JSON: the stall counted"
@@ -123,8 +134,9 @@ when=2026-02-01T11:00:00Z; add_run seq b NFS 1 ds1 "$rw" 10300
 when=2026-02-01T11:05:00Z; add_run seq b NFS 1 ds1 "$rw" 10400
 when=2026-02-01T11:10:00Z; add_run seq b NFS 1 ds1 "$rw" 10200
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=seq,target=a --b campaign=seq,target=b
-assert_eq "$(grep '^warning:' <<< "$OUT")" \
+assert_eq "$(grep '^warning:' <<< "$(flat "$OUT")")" \
 	"warning: A ran 2026-02-01T10:00:00Z to 2026-02-01T10:10:00Z, B ran 2026-02-01T11:00:00Z to 2026-02-01T11:10:00Z: every run of A came before every run of B, so a drift over time (other load, a cache warming, a pool filling) would look like this change; nfsagent run interleaves the groups' runs"
+assert_le "$(widest "$OUT")" 120 "compare's widest line, with a warning"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=seq,target=b --b campaign=seq,target=a --json
 assert_contains "$(jq -r .time_warning <<< "$OUT")" "every run of B came before every run of A"
 sqlite3 "$db" "UPDATE results SET started_at = '2026-02-01T10:07:00Z' WHERE campaign = 'seq' AND target = 'b' AND write_iops = 10400"
@@ -207,7 +219,7 @@ assert_contains "$(grep 'write p99 latency' <<< "$OUT")" "+20%"
 for v in 7000 7100 6950; do add_run up a NFS41 300 ds-reg "$rw" "$v"; done
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 --junit "$WORK/junit.xml"
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "REGRESSION"
-assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-30.1% worse (95% CI -32.1% to -27.9%)  -10%   REGRESSION"
+assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-30.1% worse  -10%   REGRESSION 95% CI -32.1% to -27.9%"
 assert_contains "$OUT" "2 regressions: the whole interval past the limit"
 assert_eq "$(stat -c %a "$WORK/junit.xml")" 600 "JUnit file mode"
 junit=$(cat "$WORK/junit.xml")
@@ -245,9 +257,11 @@ when=2026-03-02T10:00:00Z
 for v in 8800 9150 8450; do add_run edge a NFS 300 ds-edge "$rw" "$v"; done
 when=2026-01-01T00:00:00Z
 run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
-assert_eq "$(grep '^warning:' <<< "$OUT")" \
+assert_eq "$(grep '^warning:' <<< "$(flat "$OUT")")" \
 	"warning: the baseline ran 2026-03-01T10:00:00Z to 2026-03-01T10:00:00Z, the candidate ran 2026-03-02T10:00:00Z to 2026-03-02T10:00:00Z: every run of the baseline came before every run of the candidate, so a drift over time (other load, a cache warming, a pool filling) would look like this change; nfsagent run interleaves the groups' runs"
-assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-12.0% worse (95% CI -19.6% to -3.7%)  -10%   over the limit, within noise"
+assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-12.0% worse  -10%   over the limit, within noise 95% CI -19.6% to -3.7%"
+assert_le "$(widest "$OUT")" 120 "regress's widest line"
+assert_contains "$OUT" "ds-edge (NFS 3), $rw"
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
 	--max-drop iops=3%
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-3%    REGRESSION"

@@ -106,6 +106,24 @@ assert_not_contains "$page" "ranges overlap"
 assert_contains "$page" "How changes are judged: A change is &quot;beyond noise&quot; when"
 assert_eq "$(ls "$WORK" | grep -c '^report.html.')" 0 "temporary files left"
 
+# ---- the summary at the top: compare's own verdict lines for the same groups ----
+run 0 "$NFSAGENT" compare --db "$db" --a protocol=NFS --b protocol=NFS41 --markdown
+echo "$OUT" > "$WORK/compare.md"
+python3 - "$html" "$WORK/compare.md" <<-'PY' || fail "the report's verdicts are not compare's"
+	import html, re, sys
+	page, md = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+	summary = re.search(r'<section id="summary">(.*?)</section>', page, re.S).group(1)
+	report = sorted(html.unescape(t) for t in re.findall(r'<li class="verdict">(.*?)</li>', summary))
+	# compare's IOPS and p99 rows, the ones judged: "metric: change; verdict"
+	rows = [[c.strip() for c in l.strip('|').split(' | ')] for l in md.splitlines()
+	        if l.startswith('| ') and not l.startswith(('| Metric', '| Layer'))]
+	ours = sorted(f'{r[0]}: {r[3]}; {r[4]}' for r in rows
+	              if re.search(r'IOPS|p99', r[0]) and not r[4].startswith('follows'))
+	assert len(ours) == 6, ours  # IOPS and p99 of each direction of each profile
+	assert report == ours, (report, ours)
+	PY
+assert_contains "$page" '<li><b>randwrite-4k-qd32x4</b>: NFS 4.1 against NFS 3'
+
 # ---- the rendering ----
 chromium() {
 	timeout 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
@@ -234,6 +252,25 @@ python3 - "$html" <<-'PY' || fail "the timeline's SVG is not well-formed"
 	    ET.fromstring(svg)
 	PY
 assert_eq "$(grep -c 'Recordsize trap' "$html")" 0 "no recordsize trap: each run's stay on its datastore was one run"
+assert_eq "$(grep -c 'Cache-served' "$html")" 0 "no cache-served reads"
+
+# ---- cache-served reads, flagged as the campaign's summary flags them: the
+# NFS 3 mixed runs made reads of 16M whose every demand read hit an ARC of 8G
+cachedb="$WORK/cache.db"
+cp "$nasdb" "$cachedb"
+sqlite3 "$cachedb" "UPDATE results SET job_file = '[job]' || char(10) || 'size=16M' || char(10),
+	  write_iops = NULL, write_bw_bytes = NULL, write_lat_mean_us = NULL, write_p50_us = NULL,
+	  write_p95_us = NULL, write_p99_us = NULL, write_p999_us = NULL, write_max_us = NULL,
+	  write_total_ios = NULL, write_runtime_ms = NULL WHERE id IN (3, 7, 11);
+	UPDATE nas_runs SET dataset_writes = 0, dataset_written = 0, dataset_reads = 100, dataset_read = 0,
+	  arc_demand_hits = 100, arc_demand_misses = 0, arc_size = 8589934592, zil_commits = 0,
+	  zil_slog_bytes = 0, zil_normal_bytes = 0, arc_hit_ratio = 1.0 WHERE result_id IN (3, 7, 11);"
+run 0 "$NFSAGENT" report --html "$html" --db "$cachedb"
+page=$(cat "$html")
+flag="<span class=\"few\">Cache-served reads in NFS 3, $M:</span> 3 of 3 runs [cache-served: 16.0 MiB fits in the ARC&#39;s 8.0 GiB]"
+assert_contains "$(sed -n '/<section id="summary">/,/<\/section>/p' <<< "$page")" "<li class=\"note cache\" data-group=\"NFS 3\">$flag"
+assert_contains "$page" "<p class=\"note cache\" data-group=\"NFS 3\">$flag"
+assert_eq "$(grep -c 'Cache-served reads in NFS 4.1' <<< "$page")" 0 "NFS 4.1's reads were not cache-served"
 
 # ---- the recordsize trap, as compare warns of it: the NFS runs alone
 # stay on one disk; the first measured 128K, the 5 after it 16K, so the

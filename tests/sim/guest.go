@@ -95,6 +95,7 @@ type guestOps struct {
 
 	boot       time.Time // this machine's start: /proc's process start times count from it
 	fioLogPath string    // -guest-fio-log (guestprocs.go)
+	fioFail    string    // -guest-fio-fail: the VM whose fio dies mid-run
 	fioLog     *os.File
 	stopWatch  chan struct{} // ends watchFio
 }
@@ -163,6 +164,7 @@ func (g *guestOps) flags(fs *flag.FlagSet) {
 	fs.Var(&g.fio, "guest-fio", "the guests' fio: present (this machine's), missing, old (2.16) or no-libaio")
 	fs.BoolVar(&g.fio.pace, "guest-fio-pace", true, "hold the guests' fio jobs to a real NFS datastore's rates (37,000 4K writes, 45,000 reads, 930 MB/s writes, 1.1 GB/s reads a second, shared by a run's jobs); false: this machine's speed")
 	fs.StringVar(&g.fioLogPath, "guest-fio-log", "", "append \"<unix-ms> <fio-start|fio-end|fio-overlap> <vm> <job>...\" as the guests' fio runs start, end and overlap")
+	fs.StringVar(&g.fioFail, "guest-fio-fail", "", "the VM (by name) whose fio jobs are killed a second after they start, leaving no output (a group's member failing mid-run)")
 	g.perf.flags(fs)
 }
 
@@ -923,6 +925,9 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 		env[i] = rewriteArgs(root, e)
 	}
 	env = append(g.fio.path(env), guestEnvKey+"="+g.guestToken(vm.Value))
+	if g.fioFail != "" && g.vmName(vm) == g.fioFail {
+		env = append(env, fioFailEnv+"=1")
+	}
 	cmdLine := shellQuote(prog)
 	if spec.Arguments != "" {
 		cmdLine += " " + rewriteArgs(root, spec.Arguments)
@@ -1135,4 +1140,13 @@ func (g *guestOps) logCall(method, vm, detail, outcome string) {
 // xmlTime formats t as xsd:dateTime in UTC, as the simulator does.
 func xmlTime(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// vmName is vm's name in the inventory, "" when it is gone.
+func (g *guestOps) vmName(vm types.ManagedObjectReference) string {
+	name := ""
+	if obj, ok := simulator.Map.Get(vm).(*simulator.VirtualMachine); ok {
+		simulator.Map.WithLock(obj, func() { name = obj.Name })
+	}
+	return name
 }

@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 )
 
 type guestFio struct {
@@ -38,6 +39,8 @@ const (
 	paceReadBytes  = 1100 * 1000 * 1000
 	paceWriteBytes = 930 * 1000 * 1000
 	paceEnv        = "LABSIM_FIO_PACE"
+	fioFailEnv     = "LABSIM_FIO_FAIL" // -guest-fio-fail: this guest's fio dies mid-run
+	fioFailAfter   = time.Second
 )
 
 // In the scripts, %s is this machine's fio, %r the same run through labsim.
@@ -126,6 +129,9 @@ func guestFioRun(fio string, args []string) int {
 				_ = cmd.Process.Signal(s)
 			}
 		}()
+		if os.Getenv(fioFailEnv) != "" {
+			time.AfterFunc(fioFailAfter, func() { _ = cmd.Process.Kill() })
+		}
 		err = cmd.Wait()
 	}
 	if cmd.ProcessState == nil {

@@ -135,6 +135,8 @@ func createSeed(l *lab, seed seedVM) error {
 		}
 		disk := devices.CreateDisk(scsi.(types.BaseVirtualController), ds.Self, joinDSPath(d.ds, d.rel))
 		disk.Key = int32(2000 + i)
+		// ESXi's label; the simulator's own would be its device name, "disk-1000-0".
+		disk.DeviceInfo = &types.Description{Label: fmt.Sprintf("Hard disk %d", i+1)}
 		disk.CapacityInKB = d.gib << 20
 		disk.CapacityInBytes = d.gib << 30
 		devices = append(devices, disk)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -100,6 +101,26 @@ static void profiles_are_the_seeds(void **state)
 	assert_int_equal(na_profile_footprint(na_profile_find("metadata-20k-files"), "8G"), 20000 * 4096);
 }
 
+/* A mark names this process's guest folders and, read back from a
+ * campaign's journal, the folders a sweep removes: nothing else passes. */
+static void marks_are_unique_and_checked(void **state)
+{
+	(void)state;
+	const char *me = na_bench_mark();
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%ld-", (long)getpid());
+	assert_int_equal(strncmp(me, pid, strlen(pid)), 0);
+	assert_int_equal(strlen(me), strlen(pid) + 8);
+	assert_string_equal(na_bench_mark(), me);  /* made once */
+	assert_true(na_bench_mark_valid(me));
+	assert_true(na_bench_mark_valid("4242"));  /* a journal from before the marks */
+	assert_true(na_bench_mark_valid("4242-0123abcd"));
+	const char *bad[] = {"", "-0123abcd", "4242-", "4242-0123abc", "4242-0123abcde", "4242-0123ABCD",
+	                     "4242-../../x", "42 42", "4242/", "12345678901-0123abcd", "4242-0123abcd;"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+		assert_false(na_bench_mark_valid(bad[i]));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -107,6 +128,7 @@ int main(void)
 		cmocka_unit_test(jobs_write_in_our_folder),
 		cmocka_unit_test(timeout_comes_from_the_job),
 		cmocka_unit_test(profiles_are_the_seeds),
+		cmocka_unit_test(marks_are_unique_and_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

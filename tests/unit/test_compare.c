@@ -465,17 +465,22 @@ static void test_nas_layers(void **state)
 	for (int i = 0; i < 10; i++) {
 		bool big = i >= 5;  /* 64K records: the pool writes about twice as much */
 		double jitter = 1 + 0.01 * (i % 5);
-		na_result r = {.started_at = "2026-01-01T00:00:00Z", .status = "ok", .profile = "randwrite",
+		/* fio's 60 s of I/O end by 1:25, when the result is recorded;
+		 * before 0:25 it laid out its file.  20 s samples ending at 1:20
+		 * lie inside the I/O; ending at 0:40, in the layout (the start is
+		 * no anchor); at 1:40, past the end: neither is the run's. */
+		na_result r = {.started_at = "2026-01-01T00:00:00Z", .finished_at = "2026-01-01T00:01:25Z",
+		               .status = "ok", .profile = "randwrite",
 		               .datastore_type = "NFS41", .labels = &label, .n_labels = 1,
-		               /* 20 s samples: ending at 0:40 (inside the 60 s run), and
-		                * at 1:20 (reaching past its end: not the run's alone) */
 		               .host_counters_json = i == 0 ? "[]"
 		                   : big ? "[{\"counter\":\"datastore.write.average\",\"time\":"
-		                           "\"2026-01-01T00:00:40Z\",\"value\":134000},"
+		                           "\"2026-01-01T00:00:40Z\",\"value\":1},"
 		                           "{\"counter\":\"datastore.write.average\",\"time\":"
-		                           "\"2026-01-01T00:01:20Z\",\"value\":1}]"
+		                           "\"2026-01-01T00:01:20Z\",\"value\":134000},"
+		                           "{\"counter\":\"datastore.write.average\",\"time\":"
+		                           "\"2026-01-01T00:01:40Z\",\"value\":1}]"
 		                         : "[{\"counter\":\"datastore.write.average\",\"time\":"
-		                           "\"2026-01-01T00:00:40Z\",\"value\":173000}]"};
+		                           "\"2026-01-01T00:01:00Z\",\"value\":173000}]"};
 		double guest = (big ? 138e6 : 178e6) * jitter;
 		r.write = (na_dir_stats){.present = true, .iops = guest / 4096, .bw_bytes = guest,
 		                         .lat_mean_us = 30, .p99_us = 90, .runtime_ms = 60000};
@@ -505,7 +510,8 @@ static void test_nas_layers(void **state)
 	assert_true(fabs(a.rows[1].layer[NA_L_ESXI_WRITE] - 173000 * 1024 / 1e6) < 1e-6);
 	assert_true(fabs(b.rows[0].layer[NA_L_ESXI_WRITE] - 134000 * 1024 / 1e6) < 1e-6);
 	/* A run shorter than a 20 s sample has none of its own: not measured. */
-	na_result brief = {.started_at = "2026-01-01T00:00:30Z", .host_counters_json =
+	na_result brief = {.started_at = "2026-01-01T00:00:30Z", .finished_at = "2026-01-01T00:00:42Z",
+	                   .host_counters_json =
 	                       "[{\"counter\":\"datastore.write.average\",\"time\":"
 	                       "\"2026-01-01T00:00:40Z\",\"value\":134000}]"};
 	brief.write = (na_dir_stats){.present = true, .runtime_ms = 2000};

@@ -277,9 +277,9 @@ static void test_run_all(void **state)
 {
 	(void)state;
 	nas_target t;
-	fake(&t, "shift; case $1 in ok) sleep 0.5; echo fine;; slow) exec sleep 30;;"
-	         " loud) sleep 0.5; head -c 5000 /dev/zero;; bad) echo \"no such pool\" >&2; exit 1;; esac");
-	t.timeout_s = 1;
+	fake(&t, "shift; case $1 in ok) sleep 2; echo fine;; slow) exec sleep 30;;"
+	         " loud) sleep 2; head -c 5000 /dev/zero;; bad) echo \"no such pool\" >&2; exit 1;; esac");
+	t.timeout_s = 3;
 	t.max_output = 4096;
 	static const char *const ok[] = {"ok", "1", NULL}, *const slow[] = {"slow", NULL},
 	                         *const loud[] = {"loud", NULL}, *const bad[] = {"bad", NULL};
@@ -290,12 +290,14 @@ static void test_run_all(void **state)
 	assert_int_equal(nas_run_all(&t, calls, 5), VS_ERR_CONNECT);  /* slow's, the first failure */
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	assert_true(took >= 1 && took < 2.4);  /* the timeout once, the 0.5 s naps at once (not 2.5 s) */
+	/* the 3 s timeout and the 2 s naps at once (3 s), not one after
+	 * another (9 s) */
+	assert_true(took >= 3 && took < 6);
 	char context[1100];
 	assert_int_equal(calls[0].rc, VS_OK);
 	assert_string_equal(calls[0].out.out, "fine\n");
 	assert_int_equal(calls[1].rc, VS_ERR_CONNECT);
-	snprintf(context, sizeof(context), "no answer from %s in 1 s", t.display);
+	snprintf(context, sizeof(context), "no answer from %s in 3 s", t.display);
 	assert_string_equal(calls[1].err.message, context);
 	snprintf(context, sizeof(context), "running 'slow' on %s", t.display);
 	assert_string_equal(calls[1].err.context, context);

@@ -314,9 +314,15 @@ static void test_wrapped(void **state)
 	char *text = NULL;
 	size_t size = 0;
 	FILE *out = open_memstream(&text, &size);
-	na_print_wrapped(out, "aaa bbb ccc dddddddddd e", 8);
+	na_print_wrapped(out, "aaa bbb ccc dddddddddd e", 8, 0, 0);
 	fclose(out);
 	assert_string_equal(text, "aaa bbb\nccc\ndddddddddd\ne\n");
+	free(text);
+	/* a note under a table row: indented 2, its continuations 4 */
+	out = open_memstream(&text, &size);
+	na_print_wrapped(out, "aaa bbb ccc dd", 10, 2, 4);
+	fclose(out);
+	assert_string_equal(text, "  aaa bbb\n    ccc dd\n");
 	free(text);
 }
 

@@ -536,13 +536,17 @@ static void central_urls_are_checked(void **state)
 	(void)state;
 	const char *good[] = {"postgresql://ci@db.example.com/results?sslmode=verify-full",
 	                      "postgres:///results?host=/run/postgresql", "postgresql://[::1]:5432/r",
-	                      "postgresql://ci@[::1]/r?service=nfsagent", "postgresql:///r?user=a:b"};
+	                      "postgresql://ci@[::1]/r?service=nfsagent", "postgresql:///r?user=a:b",
+	                      /* an empty password is none to libpq: its own ways bring one */
+	                      "postgres://ci:@db/r"};
 	for (size_t i = 0; i < sizeof(good) / sizeof(*good); i++) {
 		vs_error err = {0};
 		assert_int_equal(na_central_check_url(good[i], &err), VS_OK);
 	}
-	const char *secret[] = {"postgresql://ci:hunter2@db/r", "postgres://ci:@db/r",
-	                        "postgresql:///r?password=hunter2", "postgresql:///r?user=ci&password=hunter2"};
+	const char *secret[] = {"postgresql://ci:hunter2@db/r",
+	                        "postgresql:///r?password=hunter2", "postgresql:///r?user=ci&password=hunter2",
+	                        /* what libpq reads as a password, though no text says "password=" */
+	                        "postgresql:///r?pass%77ord=hunter2", "postgresql://ci:hun?ter2@db/r"};
 	for (size_t i = 0; i < sizeof(secret) / sizeof(*secret); i++) {
 		vs_error err = {0};
 		assert_int_equal(na_central_check_url(secret[i], &err), VS_ERR_USAGE);

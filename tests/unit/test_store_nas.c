@@ -1,6 +1,6 @@
 /* The NAS side of results (store_nas.c): a row recorded and read back with
  * what was not measured kept apart from zero, one per result, refused
- * without its dataset or an incomplete one without why, schema steps 6 to 10
+ * without its dataset or an incomplete one without why, schema steps 6 to 11
  * on an older file, and a reader of an older file that sees no NAS side (or
  * a later step's columns NULL). */
 #include <setjmp.h>
@@ -114,7 +114,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(na_store_schema_version(), 12);
+	assert_int_equal(na_store_schema_version(), 13);
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */

@@ -1,0 +1,251 @@
+/* bench --vm A --vm B ... / --vms GLOB: the group is resolved and checked
+ * whole before any guest is touched, then run by na_op_bench_group. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd_bench_group.h"
+
+const char *na_bench_group_twice(const char *const *vms, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(vms[i], vms[k]))
+				return vms[i];
+	return NULL;
+}
+
+/* The members' VMs: the --vm names, then the glob's matches not named
+ * already, in the inventory's order. */
+static int pick(const na_bench_group_args *g, const na_inventory *inv, const vs_vm **vms, size_t *n,
+                vs_error *err)
+{
+	*n = 0;
+	for (size_t i = 0; i < g->n_vms; i++)
+		if (!(vms[(*n)++] = na_find_vm(inv, g->vms[i], err)))
+			return err->status;
+	size_t matched = 0;
+	for (size_t i = 0; g->glob && i < inv->n_vms; i++) {
+		const vs_vm *v = &inv->vms[i];
+		if (fnmatch(g->glob, v->name, 0) != 0)
+			continue;
+		matched++;
+		bool named = false;
+		for (size_t k = 0; k < *n && !named; k++)
+			named = vms[k] == v;
+		if (named)
+			continue;
+		if (*n < NA_GROUP_MAX_VMS)
+			vms[*n] = v;
+		(*n)++;
+	}
+	if (*n > NA_GROUP_MAX_VMS)
+		return vs_fail(err, VS_ERR_USAGE, "%zu VMs in one group: at most %d", *n, NA_GROUP_MAX_VMS);
+	if (g->glob && !matched)
+		return vs_fail(err, VS_ERR_USAGE, "--vms '%s' matches no VM", g->glob);
+	return VS_OK;
+}
+
+/* The VM's home datastore's name (malloc'd), from its .vmx path. */
+static char *home_of(const vs_vm *vm, vs_error *err)
+{
+	char *home = NULL, *path = NULL;
+	if (vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &home, &path, err) != VS_OK)
+		return NULL;
+	free(path);
+	return home;
+}
+
+/* Tools running in each, and one datastore for all: refused with one line. */
+static int check_members(const na_bench_group_args *g, const vs_vm **vms, size_t n, char **ds_name,
+                         vs_error *err)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!vms[i]->tools_status || strcmp(vms[i]->tools_status, "guestToolsRunning") != 0)
+			return vs_fail(err, VS_ERR_USAGE, "%s has no VMware Tools running (%s): a group runs fio "
+			               "through Tools in every VM", vms[i]->name,
+			               vms[i]->tools_status ? vms[i]->tools_status : "unknown");
+	if (g->datastore)
+		return (*ds_name = strdup(g->datastore)) ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		char *home = home_of(vms[i], err);
+		if (!home)
+			return err->status;
+		if (*ds_name && strcmp(*ds_name, home) != 0) {
+			vs_fail(err, VS_ERR_USAGE, "%s is on datastore '%s' and %s on '%s': give --datastore",
+			        vms[0]->name, *ds_name, vms[i]->name, home);
+			free(home);
+			return err->status;
+		}
+		if (!*ds_name)
+			*ds_name = home;
+		else
+			free(home);
+	}
+	return VS_OK;
+}
+
+/* Each member: tmpl's settings on its own VM, its host and disks on ds. */
+static int members_of(const na_bench *tmpl, const vs_vm **vms, size_t n, const vs_datastore *ds,
+                      na_bench *m, size_t *made, vs_error *err)
+{
+	int rc = VS_OK;
+	for (*made = 0; rc == VS_OK && *made < n; (*made)++) {
+		na_bench *b = &m[*made];
+		*b = *tmpl;
+		b->vm = vms[*made];
+		b->ds = ds;
+		b->host = na_host_by_moref(tmpl->s->inv, b->vm->host);
+		if ((rc = na_bench_disks(b, err)) != VS_OK)
+			break;
+	}
+	return rc;
+}
+
+/* ---- output ---------------------------------------------------------------------- */
+
+static void print_dirs(const na_fio_result *f)
+{
+	const na_fio_dir *dirs[] = {f->mixed ? &f->mixed_dir : &f->read, &f->write};
+	const char *names[] = {f->mixed ? "mixed" : "read", "write"};
+	for (int d = 0; d < 2; d++) {
+		if (!dirs[d]->present)
+			continue;
+		printf("  %s %.0f IOPS  %.1f MB/s", names[d], dirs[d]->iops, dirs[d]->bw_bytes / 1e6);
+		if (dirs[d]->p99_us >= 0)
+			printf("  p99 %.3f ms", dirs[d]->p99_us / 1000);
+	}
+}
+
+static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *p,
+                      const na_bench_group_run *r)
+{
+	(void)ud;
+	for (size_t i = 0; i < n; i++) {
+		const na_bench_member_run *x = &r->m[i];
+		printf("%s #%d %s:", p->name, r->repetition, m[i]->vm->name);
+		if (x->why)
+			printf("  INCOMPLETE: %s", x->why);
+		else
+			print_dirs(&x->o.fio);
+		if (x->o.row)
+			printf("  (result %lld)", (long long)x->o.row);
+		printf("\n");
+	}
+	const na_group_figures *g = &r->fig;
+	printf("%s #%d group of %zu%s:", p->name, r->repetition, n, r->incomplete ? " (INCOMPLETE)" : "");
+	if (g->n) {
+		print_dirs(&g->merged);
+		printf("  skew %.0f ms  slowest %s %.0f IOPS (%.2f of a fair share)", r->skew_ms,
+		       g->slowest.name, g->slowest.iops, g->slowest_share);
+		if (r->incomplete)
+			printf("  [%zu of %zu VMs]", g->n, n);
+	} else {
+		printf("  no VM ran the whole job");
+	}
+	printf("  (group %lld)\n", (long long)r->group_id);
+	fflush(stdout);
+}
+
+static json_t *dir_json(const na_fio_dir *d)
+{
+	if (!d->present)
+		return json_null();
+	return json_pack("{s:f, s:f, s:f, s:o?, s:o?, s:o?, s:o?}", "iops", d->iops, "mb_s",
+	                 d->bw_bytes / 1e6, "lat_avg_ms", d->lat_mean_us / 1000,
+	                 "p50_ms", d->p50_us >= 0 ? json_real(d->p50_us / 1000) : NULL,
+	                 "p95_ms", d->p95_us >= 0 ? json_real(d->p95_us / 1000) : NULL,
+	                 "p99_ms", d->p99_us >= 0 ? json_real(d->p99_us / 1000) : NULL,
+	                 "p999_ms", d->p999_us >= 0 ? json_real(d->p999_us / 1000) : NULL);
+}
+
+static json_t *fio_json(const na_fio_result *f)
+{
+	return json_pack("{s:o, s:o}", f->mixed ? "mixed" : "read",
+	                 dir_json(f->mixed ? &f->mixed_dir : &f->read), "write", dir_json(&f->write));
+}
+
+static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
+                        const na_bench_group_run *r)
+{
+	json_t *members = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const na_bench_member_run *x = &r->m[i];
+		json_t *o = json_pack("{s:s, s:b, s:s?, s:I}", "vm", m[i]->vm->name, "complete", !x->why,
+		                      "why", x->why, "result", (json_int_t)x->o.row);
+		if (!x->why)
+			json_object_update_new(o, fio_json(&x->o.fio));
+		json_array_append_new(members, o);
+	}
+	json_t *run = json_pack("{s:s, s:i, s:i, s:b, s:o, s:I, s:o}", "profile", p->name, "repetition",
+	                        r->repetition, "vms", (int)n, "complete", !r->incomplete, "start_skew_ms",
+	                        r->skew_ms >= 0 ? json_real(r->skew_ms) : json_null(), "group_id",
+	                        (json_int_t)r->group_id, "members", members);
+	const na_group_figures *g = &r->fig;
+	if (g->n) {
+		json_t *group = fio_json(&g->merged);
+		json_object_set_new(group, "vms_measured", json_integer((json_int_t)g->n));
+		json_object_set_new(group, "iops", json_real(g->iops));
+		json_object_set_new(group, "spread", json_pack("{s:s, s:f, s:s, s:f, s:s, s:f, s:f}",
+		                    "slowest", g->slowest.name, "slowest_iops", g->slowest.iops,
+		                    "median", g->median.name, "median_iops", g->median.iops,
+		                    "fastest", g->fastest.name, "fastest_iops", g->fastest.iops,
+		                    "slowest_share", g->slowest_share));
+		json_object_set_new(run, "group", group);
+	}
+	return run;
+}
+
+static void print_json(na_bench *const *m, size_t n, const na_bench_plan *plan,
+                       const na_bench_group_result *r)
+{
+	json_t *runs = json_array(), *vms = json_array();
+	for (size_t i = 0; i < r->n; i++)
+		json_array_append_new(runs, run_json(m, n, plan->profiles[r->runs[i].profile], &r->runs[i]));
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(vms, json_string(m[i]->vm->name));
+	na_json_print(json_pack("{s:o, s:s, s:o, s:b}", "vms", vms, "datastore", m[0]->ds->name, "runs",
+	                        runs, "interrupted", r->interrupted));
+}
+
+/* ---- the command ---------------------------------------------------------------- */
+
+static int resolve(const na_bench_group_args *g, const na_bench *tmpl, na_bench *m, size_t *n,
+                   size_t *made, vs_error *err)
+{
+	const vs_vm *vms[NA_GROUP_MAX_VMS];
+	char *ds_name = NULL;
+	int rc = pick(g, tmpl->s->inv, vms, n, err);
+	if (rc == VS_OK)
+		rc = check_members(g, vms, *n, &ds_name, err);
+	const vs_datastore *ds = rc == VS_OK ? na_find_datastore(tmpl->s->inv, ds_name, err) : NULL;
+	if (rc == VS_OK && !ds)
+		rc = err->status;
+	if (rc == VS_OK)
+		rc = members_of(tmpl, vms, *n, ds, m, made, err);
+	free(ds_name);
+	return rc;
+}
+
+int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
+                       const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err)
+{
+	na_bench m[NA_GROUP_MAX_VMS];
+	na_bench *mp[NA_GROUP_MAX_VMS];
+	size_t n = 0, made = 0;
+	*incomplete = 0;
+	int rc = resolve(g, tmpl, m, &n, &made, err);
+	for (size_t i = 0; i < made; i++)
+		mp[i] = &m[i];
+	na_bench_group_result r = {0};
+	if (rc == VS_OK)
+		rc = na_op_bench_group(mp, n, plan, json ? NULL : print_run, NULL, &r, err);
+	if (json && r.runs)
+		print_json(mp, n, plan, &r);
+	for (size_t i = 0; i < r.n; i++)
+		*incomplete += r.runs[i].incomplete > 0;
+	na_bench_group_result_free(&r);
+	for (size_t i = 0; i < made; i++)
+		na_bench_disks_free(&m[i]);
+	return rc;
+}

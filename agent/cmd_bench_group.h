@@ -1,0 +1,23 @@
+/* bench on several VMs at once (--vm A --vm B, --vms GLOB): which VMs, the
+ * checks that refuse a group before anything starts, and its output. */
+#ifndef NFSAGENT_CMD_BENCH_GROUP_H
+#define NFSAGENT_CMD_BENCH_GROUP_H
+
+#include "ops/bench_group.h"
+
+typedef struct na_bench_group_args {
+	const char *const *vms;     /* the --vm names, in order */
+	size_t n_vms;
+	const char *glob;           /* --vms, or NULL */
+	const char *datastore;      /* --datastore, or NULL: the VMs' one home */
+} na_bench_group_args;
+
+/* "--vm X is named twice", or NULL: checked before connecting. */
+const char *na_bench_group_twice(const char *const *vms, size_t n);
+/* Resolves the group in tmpl's inventory (VS_ERR_USAGE for a group that
+ * cannot run), runs plan in every member at once as tmpl would in one, and
+ * renders it; *incomplete counts the runs that lost a member. */
+int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
+                       const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err);
+
+#endif

@@ -1,0 +1,323 @@
+/* A group run: fio in every member's guest at once.  One thread, one
+ * client (docs/architecture.md): every fio is started before any is waited
+ * for, and the waits poll each guest only from the job's expected end. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "ops/bench_group.h"
+#include "ops/bench_internal.h"
+
+/* A member whose fio ran less than this share of the longest member's
+ * time ended early: it did not load the datastore for the group's window. */
+#define EARLY_SHARE 0.9
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void say_why(na_bench_member_run *m, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char buf[1024];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	free(m->why);
+	m->why = strdup(buf);
+}
+
+/* Makes fio's folder and starts fio in every member, one after the other
+ * with nothing in between; a member that cannot start is named. */
+static void start_all(na_bench *const *m, size_t n, const char *job, na_bench_started *st,
+                      na_bench_group_run *r)
+{
+	for (size_t i = 0; i < n; i++) {
+		vs_error e = {0};
+		st[i] = na_bench_started_now();
+		r->m[i].o = (na_bench_outcome){.guest_clock_err = -1};
+		int rc = vs_guest_mkdir(m[i]->s->client, m[i]->vm->moref, &m[i]->auth, m[i]->data, &e);
+		if (rc == VS_OK)
+			rc = na_bench_fio_start(m[i], NULL, job, &st[i], &e);
+		if (rc == VS_OK)
+			r->m[i].start_s = (st[i].asked[0] + st[i].asked[1]) / 2;
+		else
+			say_why(&r->m[i], "never started: %s", e.message);
+	}
+}
+
+/* The spread of the starts; the guests' own `date` stamps would include
+ * each guest's clock error, the start calls' middles only ours. */
+static double skew_ms(const na_bench_group_run *r, size_t n)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	size_t started = 0;
+	for (size_t i = 0; i < n; i++)
+		if (r->m[i].start_s > 0) {
+			started++;
+			lo = fmin(lo, r->m[i].start_s);
+			hi = fmax(hi, r->m[i].start_s);
+		}
+	return started < 2 ? -1 : (hi - lo) * 1000;
+}
+
+/* Waits for every started fio in turn.  They run together, so the first
+ * wait covers the job's time and each later one polls from what is left
+ * of it (at once, for those that ended with the first); each end seen is
+ * noted as that member's finish.  Ctrl-C returns
+ * VS_ERR_TASK; a member timed out or refused is named. */
+static int wait_all(na_bench *const *m, size_t n, const char *job, const char *what,
+                    na_bench_started *st, vs_guest_process *proc, na_bench_group_run *r,
+                    vs_error *err)
+{
+	long expected = na_job_seconds(job, 0), timeout = na_bench_timeout(job);
+	double t0 = monotonic_s();
+	na_wait shown;
+	na_wait_init(&shown, what, na_job_seconds(job, UNBOUNDED_S));
+	na_interrupts_note("stopping fio in every guest; the results recorded so far are kept");
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		if (st[i].pid < 0)
+			continue;
+		long gone = (long)(monotonic_s() - t0);
+		vs_error e = {0};
+		int w = vs_guest_wait(m[i]->s->client, m[i]->vm->moref, &m[i]->auth, st[i].pid,
+		                      timeout > gone ? timeout - gone : 1, expected > gone ? expected - gone : 0,
+		                      m[i]->stop, na_wait_tick, &shown, &proc[i], &e);
+		if (w == VS_OK)
+			na_bench_note_end(&st[i]);
+		if (w != VS_OK && *m[i]->stop)
+			rc = vs_fail(err, VS_ERR_TASK, "%s", e.message);
+		else if (w != VS_OK)
+			say_why(&r->m[i], "%s", e.message);
+	}
+	na_wait_done(&shown);
+	na_interrupts_note(NULL);
+	return rc;
+}
+
+/* The longest fio run of a member that succeeded (ms). */
+static int64_t fio_ms(const na_fio_result *f)
+{
+	int64_t ms = f->read.runtime_ms;
+	if (f->write.runtime_ms > ms)
+		ms = f->write.runtime_ms;
+	return f->mixed_dir.runtime_ms > ms ? f->mixed_dir.runtime_ms : ms;
+}
+
+/* Reads and records each member that ran; names those that failed or
+ * ended well before the others. */
+static void end_all(na_bench *const *m, size_t n, const na_profile *p, const char *job, int rep,
+                    const na_bench_started *st, const vs_guest_process *proc, na_bench_group_run *r)
+{
+	int64_t longest = 0;
+	for (size_t i = 0; i < n; i++) {
+		na_bench_member_run *x = &r->m[i];
+		if (st[i].pid < 0 || x->why)
+			continue;
+		vs_error e = {0};
+		if (na_bench_fio_end(m[i], p, job, rep, &st[i], &proc[i], &x->o, &e) != VS_OK)
+			say_why(x, "its fio output could not be read: %s", e.message);
+		else if (!x->o.ok)
+			say_why(x, "fio failed: %s", x->o.error ? x->o.error : "unknown error");
+		else if (fio_ms(&x->o.fio) > longest)
+			longest = fio_ms(&x->o.fio);
+	}
+	for (size_t i = 0; i < n; i++) {
+		na_bench_member_run *x = &r->m[i];
+		if (!x->why && x->o.ok && (double)fio_ms(&x->o.fio) < EARLY_SHARE * (double)longest)
+			say_why(x, "ended early: fio ran %.1f s, the longest member %.1f s",
+			        (double)fio_ms(&x->o.fio) / 1000, (double)longest / 1000);
+	}
+}
+
+static void stats_of(const na_fio_dir *d, na_dir_stats *s)
+{
+	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
+	                    d->p99_us, d->p999_us, d->max_us, d->total_ios, d->runtime_ms};
+}
+
+/* The figures of the members that ran the whole job. */
+static int figures(na_bench *const *m, size_t n, na_bench_group_run *r, vs_error *err)
+{
+	const na_fio_result *fio[NA_GROUP_MAX_VMS];
+	const char *names[NA_GROUP_MAX_VMS];
+	size_t k = 0;
+	for (size_t i = 0; i < n && k < NA_GROUP_MAX_VMS; i++)
+		if (!r->m[i].why) {
+			fio[k] = &r->m[i].o.fio;
+			names[k++] = m[i]->vm->name;
+		}
+	return k ? na_group_figures_of(fio, names, k, &r->fig, err) : VS_OK;
+}
+
+/* "fleet-03: fio failed: ...; fleet-04: never started: ..." (malloc'd), or NULL. */
+static char *whys(na_bench *const *m, size_t n, const na_bench_group_run *r)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += r->m[i].why ? strlen(m[i]->vm->name) + strlen(r->m[i].why) + 4 : 0;
+	char *s = r->incomplete ? calloc(len, 1) : NULL;
+	for (size_t i = 0, at = 0; s && i < n; i++)
+		if (r->m[i].why)
+			at += (size_t)snprintf(s + at, len - at, "%s%s: %s", at ? "; " : "", m[i]->vm->name,
+			                       r->m[i].why);
+	return s;
+}
+
+/* The group's row and its members' links, committing the members' results
+ * recorded since na_store_group_begin. */
+static int record_group(na_bench *const *m, size_t n, const na_profile *p, const char *started_at,
+                        na_bench_group_run *r, int rc, vs_error *err)
+{
+	na_group_member links[NA_GROUP_MAX_VMS];
+	for (size_t i = 0; i < n && i < NA_GROUP_MAX_VMS; i++)
+		links[i] = (na_group_member){m[i]->vm->name, r->m[i].o.row, r->m[i].why};
+	char *why = whys(m, n, r);
+	na_group_row g = {.started_at = started_at, .profile = p->name, .repetition = r->repetition,
+	                  .vms = (int)n, .start_skew_ms = r->skew_ms, .why = why, .iops = r->fig.iops,
+	                  .slowest_vm = r->fig.n ? r->fig.slowest.name : NULL,
+	                  .slowest_share = r->fig.slowest_share};
+	const na_fio_result *f = &r->fig.merged;
+	stats_of(f->mixed ? &f->mixed_dir : &f->read, &g.read);
+	stats_of(&f->write, &g.write);
+	if (rc == VS_OK && r->incomplete && !why)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	rc = na_store_group_end(m[0]->s->store, rc, &g, links, n, err);
+	r->group_id = g.id;
+	free(why);
+	return rc;
+}
+
+static int run_group(na_bench *const *m, size_t n, const na_profile *p, const char *job, int rep,
+                     na_bench_group_run *r, vs_error *err)
+{
+	na_bench_started *st = calloc(n, sizeof(*st));
+	vs_guest_process *proc = calloc(n, sizeof(*proc));
+	if (!st || !proc) {
+		free(st);
+		free(proc);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	char what[160];
+	snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
+	start_all(m, n, job, st, r);
+	r->skew_ms = skew_ms(r, n);
+	int rc = wait_all(m, n, job, what, st, proc, r, err);
+	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
+	for (size_t i = 0; i < n; i++)
+		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
+			na_bench_stop_fio(m[i]);
+	for (size_t i = 0; i < n; i++)
+		na_bench_remove_data(m[i]);
+	/* The group and its members are recorded together or not at all. */
+	if (rc == VS_OK)
+		rc = na_store_group_begin(m[0]->s->store, err);
+	if (rc == VS_OK)
+		end_all(m, n, p, job, rep, st, proc, r);
+	for (size_t i = 0; i < n; i++)
+		r->incomplete += r->m[i].why != NULL;
+	if (rc == VS_OK) {
+		rc = figures(m, n, r, err);
+		rc = record_group(m, n, p, st[0].started_at, r, rc, err);
+	}
+	free(st);
+	free(proc);
+	return rc;
+}
+
+static int run_all(na_bench *const *m, size_t n, const na_bench_plan *plan, char **jobs,
+                   na_bench_group_fn on_run, void *ud, na_bench_group_result *out, vs_error *err)
+{
+	int rc = VS_OK;
+	volatile sig_atomic_t *stop = m[0]->stop;
+	for (long rep = 1; rc == VS_OK && rep <= plan->repeat && !*stop; rep++)
+		for (size_t p = 0; rc == VS_OK && p < plan->n && !*stop; p++) {
+			na_bench_group_run *r = &out->runs[out->n];
+			*r = (na_bench_group_run){.profile = p, .repetition = (int)rep,
+			                          .m = calloc(n, sizeof(*r->m))};
+			if (!r->m)
+				return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+			out->n++;  /* freed with the result, also when interrupted */
+			rc = run_group(m, n, plan->profiles[p], jobs[p], (int)rep, r, err);
+			if (rc == VS_OK && on_run)
+				on_run(ud, m, n, plan->profiles[p], r);
+		}
+	return rc;
+}
+
+/* Every guest prepared, or none: a member that cannot run fio is said
+ * before any fio starts. */
+static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
+{
+	int rc = VS_OK;
+	for (*begun = 0; rc == VS_OK && *begun < n; (*begun)++) {
+		m[*begun]->nas_runs = 0;
+		if ((rc = na_bench_begin(m[*begun], err)) != VS_OK)
+			break;
+	}
+	return rc;
+}
+
+/* The jobs, from the first member: every member's fio folder is named
+ * alike (the same --dir and the same nfsagent process). */
+static int make_jobs(na_bench *const *m, size_t n, const na_bench_plan *plan, char **jobs,
+                     vs_error *err)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (!(jobs[i] = plan->job ? strdup(plan->job) : na_bench_job(m[0], plan->profiles[i])))
+			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t j = 0; j < plan->n; j++)
+		for (size_t i = 0; i < n; i++)
+			if (!m[i]->fio_libaio && na_job_uses_libaio(jobs[j]))
+				return na_fio_no_libaio(m[i]->vm->name, err);
+	return VS_OK;
+}
+
+int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *plan,
+                      na_bench_group_fn on_run, void *ud, na_bench_group_result *out,
+                      vs_error *err)
+{
+	*out = (na_bench_group_result){.members = n};
+	char **jobs = calloc(plan->n + 1, sizeof(char *));
+	out->runs = calloc(plan->n * (size_t)plan->repeat + 1, sizeof(*out->runs));
+	if (!jobs || !out->runs) {
+		free(jobs);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	na_interrupts saved;
+	na_interrupts_catch(&saved);
+	size_t begun = 0;
+	int rc = begin_all(members, n, &begun, err);
+	if (rc == VS_OK)
+		rc = make_jobs(members, n, plan, jobs, err);
+	if (rc == VS_OK)
+		rc = run_all(members, n, plan, jobs, on_run, ud, out, err);
+	for (size_t i = 0; i < begun; i++)
+		na_bench_end(members[i]);
+	na_interrupts_release(&saved);
+	out->interrupted = *members[0]->stop;
+	for (size_t i = 0; i < plan->n; i++)
+		free(jobs[i]);
+	free(jobs);
+	return rc;
+}
+
+void na_bench_group_result_free(na_bench_group_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		for (size_t k = 0; k < r->members; k++) {
+			na_bench_outcome_clear(&r->runs[i].m[k].o);
+			free(r->runs[i].m[k].why);
+		}
+		na_group_figures_clear(&r->runs[i].fig);
+		free(r->runs[i].m);
+	}
+	free(r->runs);
+	*r = (na_bench_group_result){0};
+}

@@ -1,0 +1,60 @@
+/* One benchmark in several VMs at once: the same profile, the same
+ * repetitions, fio started in every guest before any is waited for. */
+#ifndef NFSAGENT_OPS_BENCH_GROUP_H
+#define NFSAGENT_OPS_BENCH_GROUP_H
+
+#include "group.h"
+#include "ops/bench.h"
+
+enum { NA_GROUP_MAX_VMS = 64 };
+
+/* One member's part of a group's repetition. */
+typedef struct na_bench_member_run {
+	na_bench_outcome o;         /* o.row 0: nothing recorded (never started, or unread) */
+	/* Why the member leaves the group incomplete (malloc'd): "never
+	 * started: ...", "fio failed: ...", "ended early: ...", "timed out";
+	 * NULL when it ran the whole job. */
+	char *why;
+	/* When its guest's shell ran fio, on this machine's clock (s): the
+	 * middle of its StartProgramInGuest call; 0 when it never started. */
+	double start_s;
+} na_bench_member_run;
+
+typedef struct na_bench_group_run {
+	size_t profile;             /* index into the plan's profiles */
+	int repetition;             /* from 1 */
+	na_bench_member_run *m;     /* one per member, in the members' order */
+	size_t incomplete;          /* members with a why */
+	/* The spread of the members' starts (ms), right to within the longest
+	 * StartProgramInGuest call's half; -1 when fewer than two started. */
+	double skew_ms;
+	/* The group's figures over its complete members (fig.n of them; 0:
+	 * none ran the whole job), and its row in the store (0: not recorded). */
+	na_group_figures fig;
+	int64_t group_id;
+} na_bench_group_run;
+
+typedef struct na_bench_group_result {
+	na_bench_group_run *runs;   /* in the order they ran */
+	size_t n;
+	size_t members;             /* each run's m has as many */
+	bool interrupted;
+} na_bench_group_result;
+
+/* Called after each repetition of the group, for a caller that shows them
+ * as they come; may be NULL. */
+typedef void (*na_bench_group_fn)(void *ud, na_bench *const *members, size_t n,
+                                  const na_profile *p, const na_bench_group_run *r);
+
+/* The whole benchmark on n members (each resolved as for na_op_bench, all
+ * on one datastore, without a NAS side): prepares every guest, then runs
+ * each profile plan->repeat times, interleaved, in every guest at once,
+ * each repetition recorded with its members in one transaction.  A member that fails, ends early or
+ * never starts is named in its run, never left out; Ctrl-C stops fio in
+ * every guest. */
+int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *plan,
+                      na_bench_group_fn on_run, void *ud, na_bench_group_result *out,
+                      vs_error *err);
+void na_bench_group_result_free(na_bench_group_result *r);
+
+#endif

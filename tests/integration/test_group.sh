@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# bench on several VMs at once (docs/groups.md): real fio in every fleet
+# guest, the group's sums equal its members', a member whose fio dies
+# mid-run makes the group incomplete by name, and each bad group is
+# refused with its one line before anything starts.
+. "$(dirname "$0")/lib.sh"
+lab_start -fleet 4 -tools-running fleet-01,fleet-02,fleet-03,DC0_H0_VM0 -guest-fio-fail fleet-03
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+db="$WORK/results.db"
+quick=(--size 4M --runtime 2 --db "$db")
+
+# Two VMs, both directions, two repetitions: the group's figures are its members'.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randrw-4k-read50 --repeat 2 \
+	"${quick[@]}" --json
+bench=$OUT
+assert_eq "$(jq -r '.vms | join(",")' <<< "$bench")" "fleet-01,fleet-02" "members"
+assert_eq "$(jq '.runs | length' <<< "$bench")" 2 "group runs"
+for dir in read write; do
+	for m in iops mb_s; do
+		assert_eq "$(jq --arg d $dir --arg m $m '[.runs[] | (.group[$d][$m] - ([.members[][$d][$m]] | add)) |
+			fabs < 1e-6] | all' <<< "$bench")" true "group $dir $m is the members' sum"
+	done
+	# A merged p99 lies within the members' own.
+	assert_eq "$(jq --arg d $dir '[.runs[] | .group[$d].p99_ms as $p | [.members[][$d].p99_ms] |
+		($p >= min and $p <= max)] | all' <<< "$bench")" true "group $dir p99 within the members'"
+done
+assert_eq "$(jq '[.runs[] | .complete and .group.vms_measured == 2] | all' <<< "$bench")" true "complete"
+assert_eq "$(jq '[.runs[] | .start_skew_ms >= 0 and .start_skew_ms < 1000] | all' <<< "$bench")" true \
+	"start skew measured, under a second"
+echo "start skew (ms): $(jq -c '[.runs[].start_skew_ms]' <<< "$bench")"
+assert_eq "$(jq '[.runs[] | .group.iops == ([.members[] | .read.iops + .write.iops] | add)] | all' <<< "$bench")" \
+	true "group IOPS"
+assert_eq "$(jq -r '[.runs[] | .group.spread.slowest_share > 0 and .group.spread.slowest_share <= 1] | all' <<< "$bench")" \
+	true "the slowest VM's share of the fair share"
+# Stored as one group per repetition, its figures the ones printed, its members linked.
+assert_eq "$(sqlite3 "$db" "SELECT count(*), sum(vms), sum(incomplete) FROM result_groups")" "2|4|0" "groups"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id")" \
+	4 "members linked to their results"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(v) FROM (SELECT round(read_iops, 3) AS v FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[] | .group.read.iops * 1000 | round / 1000 | tostring] | join(",")' <<< "$bench")" \
+	"stored group IOPS"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(id) FROM (SELECT id FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "group ids in JSON"
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq '[.[] | select(.status == "ok")] | length' <<< "$OUT")" 4 "every member recorded"
+assert_eq "$(jq -r '[.[] | .vm] | unique | join(",")' <<< "$OUT")" "fleet-01,fleet-02" "members' rows"
+assert_eq "$(jq -r '[.[] | .group] | unique | map(tostring) | join(",")' <<< "$OUT")" \
+	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "each member's group in results' JSON"
+# results: a group is one row; --members lists its VMs.
+run 0 "$NFSAGENT" results --db "$db"
+assert_eq "$(grep -c '^group [0-9]* .* 2 VMs  *ok ' <<< "$OUT")" 2 "one row per group"
+assert_not_contains "$OUT" "fleet-01"
+run 0 "$NFSAGENT" results --db "$db" --members
+assert_eq "$(grep -c ' fleet-0[12] ' <<< "$OUT")" 4 "--members lists every member"
+run 0 "$NFSAGENT" results --db "$db" --csv
+assert_eq "$(wc -l <<< "$OUT")" 5 "CSV carries every member"
+
+# fleet-03's fio dies a second into its run: the group is incomplete, naming it.
+run 1 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randread-4k-qd1 --repeat 1 "${quick[@]}"
+assert_contains "$OUT" "randread-4k-qd1 #1 fleet-03:  INCOMPLETE: fio failed:"
+assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
+assert_contains "$OUT" "[2 of 3 VMs]"
+assert_eq "$(grep -c '^randread-4k-qd1 #1 fleet-0[12]:  read' <<< "$OUT")" 2 "the others measured"
+assert_eq "$ERR" "nfsagent: 1 group run incomplete: a VM did not run the whole job (named above)"
+run 1 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
+assert_eq "$(jq -r '.runs[0] | [.complete, (.members[] | select(.complete | not) | .vm)] | join(" ")' <<< "$OUT")" \
+	"false fleet-03" "JSON names the incomplete member"
+assert_contains "$(jq -r '.runs[0].members[2].why' <<< "$OUT")" "fio failed"
+assert_eq "$(sqlite3 "$db" "SELECT vms, incomplete, substr(why, 1, 21) FROM result_groups WHERE incomplete")" \
+	"3|1|fleet-03: fio failed:
+3|1|fleet-03: fio failed:" "incomplete groups stored naming the VM"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members WHERE vm = 'fleet-03' AND why LIKE 'fio failed%'")" \
+	2 "the failed member's reason stored"
+
+# Bad groups: one line each, before any guest is touched.
+before=$(calls StartProgramInGuest)
+refused() {
+	run 2 "$NFSAGENT" bench "$@" --profile randread-4k-qd1 "${quick[@]}"
+	assert_eq "$(head -n 1 <<< "$ERR")" "nfsagent: $REFUSAL" "refusal of $*"
+}
+REFUSAL="--vm fleet-01 is named twice" refused --vm fleet-01 --vm fleet-02 --vm fleet-01
+REFUSAL="--vms 'nomatch-*' matches no VM" refused --vms 'nomatch-*'
+many=()
+for i in $(seq 1 65); do many+=(--vm "vm-$i"); done
+REFUSAL="more than 64 VMs in one group" refused "${many[@]}"
+REFUSAL="fleet-04 has no VMware Tools running (guestToolsNotRunning): a group runs fio through Tools in every VM" \
+	refused --vm fleet-01 --vm fleet-04
+REFUSAL="fleet-01 is on datastore 'truenas-vmware' and DC0_H0_VM0 on 'LocalDS_0': give --datastore" \
+	refused --vm fleet-01 --vm DC0_H0_VM0
+REFUSAL="--nas measures one VM's runs: a group's NAS side is not done yet (docs/groups.md)" \
+	refused --vms 'fleet-*' --nas root@nas
+assert_eq "$(calls StartProgramInGuest)" "$before" "nothing started for a refused group"
+lab_stop
