@@ -62,32 +62,36 @@ static int check_member(const na_gw_member *m, size_t i, vs_error *err)
 }
 
 /* [latest start + ramp, earliest end], and at least one interval long. */
-static int common_window(const na_gw_member *m, size_t n, window *w, vs_error *err)
+static int common_window(const na_gw_member *m, size_t n, na_gw_result *out, vs_error *err)
 {
 	size_t first = 0, last = 0;
 	int64_t interval = 0;
-	*w = (window){INT64_MIN, INT64_MAX};
+	window w = {INT64_MIN, INT64_MAX};
 	for (size_t i = 0; i < n; i++) {
 		int rc = check_member(&m[i], i, err);
 		if (rc != VS_OK)
 			return rc;
-		if (m[i].start_ms + m[i].ramp_ms > w->from)
-			w->from = m[i].start_ms + m[i].ramp_ms, last = i;
-		if (member_end(&m[i]) < w->to)
-			w->to = member_end(&m[i]), first = i;
+		if (m[i].start_ms + m[i].ramp_ms > w.from)
+			w.from = m[i].start_ms + m[i].ramp_ms, last = i;
+		if (member_end(&m[i]) < w.to)
+			w.to = member_end(&m[i]), first = i;
 		if (m[i].interval_ms > interval)
 			interval = m[i].interval_ms;
 	}
-	if (w->to <= w->from)
+	out->from_ms = w.from;
+	out->to_ms = w.to;
+	out->starts_last = last;
+	out->ends_first = first;
+	if (w.to <= w.from)
 		return vs_fail(err, VS_ERR_PROTOCOL, "the group's common window is empty: member %zu's logs "
 		               "end at %lld ms, before member %zu measures from %lld ms (start + ramp)",
-		               first, (long long)w->to, last, (long long)w->from);
-	if (w->to - w->from < interval)
+		               first, (long long)w.to, last, (long long)w.from);
+	if (w.to - w.from < interval)
 		return vs_fail(err, VS_ERR_PROTOCOL, "the group's common window, %lld to %lld ms, is %lld ms "
 		               "long, shorter than one %lld ms interval: member %zu measures from %lld ms, "
-		               "member %zu's logs end at %lld ms", (long long)w->from, (long long)w->to,
-		               (long long)(w->to - w->from), (long long)interval, last, (long long)w->from,
-		               first, (long long)w->to);
+		               "member %zu's logs end at %lld ms", (long long)w.from, (long long)w.to,
+		               (long long)(w.to - w.from), (long long)interval, last, (long long)w.from,
+		               first, (long long)w.to);
 	return VS_OK;
 }
 
@@ -244,12 +248,10 @@ int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_e
 	if (!members || !n || n > NA_GW_MAX_MEMBERS)
 		return vs_fail(err, VS_ERR_USAGE, "a group has 1 to %d members, not %zu", NA_GW_MAX_MEMBERS,
 		               members ? n : 0);
-	window w;
-	int rc = common_window(members, n, &w, err);
+	int rc = common_window(members, n, out, err);
 	if (rc != VS_OK)
 		return rc;
-	out->from_ms = w.from;
-	out->to_ms = w.to;
+	window w = {out->from_ms, out->to_ms};
 	out->member = calloc(n, sizeof(*out->member));
 	if (!out->member)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory cutting the group's window");

@@ -32,6 +32,10 @@ typedef struct na_gw_spread {  /* members by their IOPS in the window, all direc
 
 typedef struct na_gw_result {
 	int64_t from_ms, to_ms;  /* the window on the common clock */
+	/* The member that measures from from_ms (starts last) and the one whose
+	 * logs end at to_ms (ends first): set also when the window is empty or
+	 * too short, to name who bounds it. */
+	size_t starts_last, ends_first;
 	size_t n;
 	/* Per member and direction (0 read, 1 write, 2 trim), over the window
 	 * (runtime_ms its length): iops and bw_bytes the rates, total_ios the
@@ -51,7 +55,8 @@ typedef struct na_gw_result {
 /* Cuts every member to the common window and sums them.  VS_ERR_USAGE for
  * no members, more than NA_GW_MAX_MEMBERS, a member without its three logs
  * or without an interval; VS_ERR_PROTOCOL, saying the window and which
- * member ends it, when the window is empty or shorter than one interval.
+ * member ends it, when the window is empty or shorter than one interval
+ * (out's from_ms, to_ms, starts_last and ends_first then say so too).
  * Call na_gw_result_clear() whatever it returns. */
 int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_error *err);
 void na_gw_result_clear(na_gw_result *r);

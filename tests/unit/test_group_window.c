@@ -391,6 +391,11 @@ static void test_window_too_short(void **state)
 	assert_int_equal(na_gw_compute(m, 3, &r, &err), VS_ERR_PROTOCOL);
 	assert_non_null(strstr(err.message, "is 900 ms long, shorter than one 1000 ms interval"));
 	assert_non_null(strstr(err.message, "member 1 measures from 1002800 ms, member 2's logs end at 1003700"));
+	/* The bounds are also given as values, for the caller to name the VMs. */
+	assert_int_equal(r.starts_last, 1);
+	assert_int_equal(r.ends_first, 2);
+	assert_int_equal(r.from_ms, 1002800);
+	assert_int_equal(r.to_ms, 1003700);
 	na_gw_result_clear(&r);
 	m[1].ramp_ms = 3500;
 	assert_int_equal(na_gw_compute(m, 3, &r, &err), VS_ERR_PROTOCOL);
