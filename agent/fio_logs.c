@@ -268,3 +268,10 @@ int64_t na_fio_hist_bucket_ns(size_t i, int coarseness)
 		sum += plat_val(j);
 	return sum / (int64_t)m;
 }
+
+void na_fio_logs_clear(na_fio_logs *l)
+{
+	na_fio_log_clear(&l->iops);
+	na_fio_log_clear(&l->bw);
+	na_fio_hist_clear(&l->hist);
+}

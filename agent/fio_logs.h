@@ -49,6 +49,13 @@ typedef struct na_fio_hist_log {
 	uint32_t *counts;    /* [n * n_bins]: completions per bucket */
 } na_fio_hist_log;
 
+/* One fio job's three logs, as a group's window takes them. */
+typedef struct na_fio_logs {
+	na_fio_log iops, bw;
+	na_fio_hist_log hist;
+} na_fio_logs;
+void na_fio_logs_clear(na_fio_logs *l);
+
 /* Parses an IOPS or bandwidth log: "msec, value, direction, blocksize,
  * offset[, priority[, issue time]]" per line, integers, times never going
  * back within a direction.  VS_ERR_PROTOCOL naming the line for anything

@@ -20,17 +20,7 @@
  * values double: 199680, 399360, 798720, 1597440 ns. */
 enum { MS = 1000, BUCKET_US100 = 11 * 64 + 33 };
 
-typedef struct logs {
-	na_fio_log iops, bw;
-	na_fio_hist_log hist;
-} logs;
-
-static void logs_clear(logs *l)
-{
-	na_fio_log_clear(&l->iops);
-	na_fio_log_clear(&l->bw);
-	na_fio_hist_clear(&l->hist);
-}
+typedef na_fio_logs logs;
 
 static void assert_near(double got, double want)
 {
@@ -155,7 +145,7 @@ static void test_golden_window(void **state)
 	assert_true(r.group[0].p99_us == r.member[0][0].p99_us);
 	assert_true(r.group[0].p50_us > 1 && r.group[0].p50_us < r.group[0].p99_us);
 	na_gw_result_clear(&r);
-	logs_clear(&l);
+	na_fio_logs_clear(&l);
 	for (size_t i = 0; i < 3; i++)
 		free(text[i]);
 }
@@ -259,7 +249,7 @@ static void test_window_of_three(void **state)
 	assert_near(r.spread.slowest_share, 2000 / (total / 3));  /* 0.507 */
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
-		logs_clear(&l[i]);
+		na_fio_logs_clear(&l[i]);
 }
 
 static void test_sums_are_the_members(void **state)
@@ -285,7 +275,7 @@ static void test_sums_are_the_members(void **state)
 	assert_false(r.group[1].present);
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
-		logs_clear(&l[i]);
+		na_fio_logs_clear(&l[i]);
 }
 
 /* The value of the k-th smallest of all completions (k from 1). */
@@ -355,7 +345,7 @@ static void test_merged_p99(void **state)
 	assert_near(r.group[0].p999_us, 1597.44);
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
-		logs_clear(&l[i]);
+		na_fio_logs_clear(&l[i]);
 }
 
 static void test_early_end_shortens(void **state)
@@ -374,7 +364,7 @@ static void test_early_end_shortens(void **state)
 	assert_int_equal(r.member[0][0].total_ios, 900 + 22000 + 5600);
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
-		logs_clear(&l[i]);
+		na_fio_logs_clear(&l[i]);
 }
 
 static void test_window_too_short(void **state)
@@ -407,7 +397,7 @@ static void test_window_too_short(void **state)
 	assert_non_null(strstr(err.message, "member 0"));
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
-		logs_clear(&l[i]);
+		na_fio_logs_clear(&l[i]);
 }
 
 static void expect_log_error(const char *text, const char *want)
