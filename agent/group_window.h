@@ -12,7 +12,8 @@
 #include "fio.h"
 #include "fio_logs.h"
 
-enum { NA_GW_MAX_MEMBERS = 64 };
+/* A member is one fio job of a VM: 64 VMs of 64 jobs. */
+enum { NA_GW_MAX_MEMBERS = 64 * 64 };
 
 typedef struct na_gw_member {
 	int64_t start_ms;     /* its fio job's start on the common clock (ms since the epoch) */

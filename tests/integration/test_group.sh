@@ -9,7 +9,8 @@ export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 quick=(--size 4M --runtime 2 --db "$db")
 
-# Two VMs, both directions, two repetitions: the group's figures are its members'.
+# Two VMs, both directions, two repetitions: the group's figures are its
+# members' cut to the common window (from their fio interval logs).
 run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randrw-4k-read50 --repeat 2 \
 	"${quick[@]}" --json
 bench=$OUT
@@ -17,19 +18,29 @@ assert_eq "$(jq -r '.vms | join(",")' <<< "$bench")" "fleet-01,fleet-02" "member
 assert_eq "$(jq '.runs | length' <<< "$bench")" 2 "group runs"
 for dir in read write; do
 	for m in iops mb_s; do
-		assert_eq "$(jq --arg d $dir --arg m $m '[.runs[] | (.group[$d][$m] - ([.members[][$d][$m]] | add)) |
+		assert_eq "$(jq --arg d $dir --arg m $m '[.runs[] | (.group[$d][$m] - ([.members[].window[$d][$m]] | add)) |
 			fabs < 1e-6] | all' <<< "$bench")" true "group $dir $m is the members' sum"
 	done
 	# A merged p99 lies within the members' own.
-	assert_eq "$(jq --arg d $dir '[.runs[] | .group[$d].p99_ms as $p | [.members[][$d].p99_ms] |
+	assert_eq "$(jq --arg d $dir '[.runs[] | .group[$d].p99_ms as $p | [.members[].window[$d].p99_ms] |
 		($p >= min and $p <= max)] | all' <<< "$bench")" true "group $dir p99 within the members'"
 done
 assert_eq "$(jq '[.runs[] | .complete and .group.vms_measured == 2] | all' <<< "$bench")" true "complete"
 assert_eq "$(jq '[.runs[] | .start_skew_ms >= 0 and .start_skew_ms < 1000] | all' <<< "$bench")" true \
 	"start skew measured, under a second"
 echo "start skew (ms): $(jq -c '[.runs[].start_skew_ms]' <<< "$bench")"
-assert_eq "$(jq '[.runs[] | .group.iops == ([.members[] | .read.iops + .write.iops] | add)] | all' <<< "$bench")" \
+assert_eq "$(jq '[.runs[] | .group.iops == ([.members[].window | .read.iops + .write.iops] | add)] | all' <<< "$bench")" \
 	true "group IOPS"
+# The window: inside every member's run, shorter than fio's runtime (fio
+# logs no partial last interval), stored as the group's runtime; each
+# member's own figures stay its whole run.
+assert_eq "$(jq '[.runs[].group.window | .ms == .to_ms - .from_ms and .ms > 1000 and .ms < .of_ms] | all' <<< "$bench")" \
+	true "window within the runtime"
+echo "windows (ms of ms): $(jq -c '[.runs[].group.window | [.ms, .of_ms]]' <<< "$bench")"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(read_runtime_ms || '/' || write_runtime_ms) FROM (SELECT * FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[].group.window.ms | "\(.)/\(.)"] | join(",")' <<< "$bench")" "window stored as the group's runtime"
+assert_eq "$(jq '[.runs[].members[] | .read.iops != .window.read.iops] | all' <<< "$bench")" true \
+	"members' own figures are their whole runs"
 assert_eq "$(jq -r '[.runs[] | .group.spread.slowest_share > 0 and .group.spread.slowest_share <= 1] | all' <<< "$bench")" \
 	true "the slowest VM's share of the fair share"
 # Stored as one group per repetition, its figures the ones printed, its members linked.
