@@ -75,9 +75,11 @@ static int fetch_log(na_bench *b, long j, size_t k, na_fio_logs *l, na_bench_mem
 	snprintf(name, sizeof(name), LOG_NAME "_%s.%ld.log", KINDS[k], j + 1);
 	vs_error e = {0};
 	int rc = na_bench_fetch(b, name, MAX_LOG, &text, &len, &e);
-	if (rc == VS_OK && !text)
-		rc = vs_fail(&e, VS_ERR_PROTOCOL, "fio wrote no %s", name);
-	else if (rc == VS_OK)
+	if (rc == VS_OK && !text) {
+		na_member_why(x, "its fio interval log %s is missing", name);
+		return VS_ERR_PROTOCOL;
+	}
+	if (rc == VS_OK)
 		rc = k == 2 ? na_fio_hist_parse(text, len, &l->hist, &e)
 		            : na_fio_log_parse(text, len, k ? &l->bw : &l->iops, &e);
 	free(text);

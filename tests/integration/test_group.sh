@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # bench on several VMs at once (docs/groups.md): real fio in every fleet
-# guest, the group's sums equal its members', a member whose fio dies
-# mid-run makes the group incomplete by name, and each bad group is
+# guest, the group's sums equal its members' over their common window
+# (docs/group-window.md), a member whose fio starts late shortens the
+# window, a member whose fio dies mid-run or whose interval logs are broken
+# or missing makes the group incomplete by name, and each bad group is
 # refused with its one line before anything starts.
 . "$(dirname "$0")/lib.sh"
-lab_start -fleet 4 -tools-running fleet-01,fleet-02,fleet-03,DC0_H0_VM0 -guest-fio-fail fleet-03
+lab_start -fleet 7 -tools-running fleet-01,fleet-02,fleet-03,fleet-05,fleet-06,fleet-07,DC0_H0_VM0 \
+	-guest-fio-fail fleet-03 -guest-fio-late fleet-05 -guest-fio-spoil-logs fleet-06=broken,fleet-07=missing
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 quick=(--size 4M --runtime 2 --db "$db")
@@ -82,6 +85,35 @@ assert_eq "$(sqlite3 "$db" "SELECT vms, incomplete, substr(why, 1, 21) FROM resu
 3|1|fleet-03: fio failed:" "incomplete groups stored naming the VM"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members WHERE vm = 'fleet-03' AND why LIKE 'fio failed%'")" \
 	2 "the failed member's reason stored"
+
+# fleet-05's fio starts 1.5 s late: the window opens with it, over a second shorter
+# than the runtime, and the sums are still the members' over it.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-05 --profile randread-4k-qd1 --repeat 1 --size 4M \
+	--runtime 4 --db "$db" --json
+late=$OUT
+echo "late window (ms of ms): $(jq -c '.runs[0].group.window | [.ms, .of_ms]' <<< "$late")"
+assert_eq "$(jq '.runs[0] | .complete and .group.vms_measured == 2' <<< "$late")" true "a late member is measured"
+assert_eq "$(jq '.runs[0].group.window | .ms > 1000 and .ms < .of_ms - 1000' <<< "$late")" true \
+	"the window starts with the late member"
+assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$late")" \
+	true "the late group's IOPS are its members' in the window"
+
+# Interval logs broken (fleet-06) or missing (fleet-07): incomplete, named.
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile randread-4k-qd1 --repeat 1 \
+	"${quick[@]}"
+assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_iops.1.log could not be read: "
+assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
+assert_eq "$(grep -c ' window [0-9.]* s of [0-9.]* s, skew [0-9]* ms  slowest fleet-0[12] .* \[2 of 3 VMs\]' <<< "$OUT")" 1 \
+	"the window of the two others printed"
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-07 --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
+assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT")" \
+	"fleet-07: its fio interval log gw_iops.1.log is missing" "JSON names the member without logs"
+assert_eq "$(jq '.runs[0].group | .vms_measured == 1 and .window.ms > 0' <<< "$OUT")" true "the other one measured"
+assert_eq "$(sqlite3 "$db" "SELECT why FROM result_groups WHERE id = $(jq .runs[0].group_id <<< "$OUT")")" \
+	"fleet-07: its fio interval log gw_iops.1.log is missing" "stored naming the member"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id
+	WHERE m.vm IN ('fleet-06', 'fleet-07') AND r.status = 'ok' AND m.why LIKE 'its fio interval log%'")" 2 \
+	"their whole runs recorded, linked with the reason"
 
 # Bad groups: one line each, before any guest is touched.
 before=$(calls StartProgramInGuest)
