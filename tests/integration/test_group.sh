@@ -114,6 +114,9 @@ assert_eq "$(sqlite3 "$db" "SELECT why FROM result_groups WHERE id = $(jq .runs[
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id
 	WHERE m.vm IN ('fleet-06', 'fleet-07') AND r.status = 'ok' AND m.why LIKE 'its fio interval log%'")" 2 \
 	"their whole runs recorded, linked with the reason"
+# The logs went with the staging folders: nothing of nfsagent's is left in a guest.
+[ "$(find "$WORK/lab/guests" -maxdepth 2 -name tmp | wc -l)" -ge 5 ] || fail "no guest roots in $WORK/lab/guests"
+assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' -o -name 'gw_*.log' | wc -l)" 0 "guests swept"
 
 # Bad groups: one line each, before any guest is touched.
 before=$(calls StartProgramInGuest)
