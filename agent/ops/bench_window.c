@@ -125,17 +125,19 @@ static size_t cut_members(const na_fio_logs *logs, size_t n, long jobs, int64_t 
  * the one that began measuring last (a guest slow to lay out fio's file,
  * or whose clock is ahead), or, when that one's own jobs are what do not
  * overlap, that one for it. */
-static void blame(na_bench *const *m, const na_gw_result *g, const size_t *vm,
-                  const vs_error *e, na_bench_group_run *r)
+static void blame(na_bench *const *m, const na_gw_result *g, const size_t *vm, int64_t interval,
+                  na_bench_group_run *r)
 {
 	size_t late = vm[g->starts_last], early = vm[g->ends_first];
 	if (late == early)
-		na_member_why(&r->m[late], "its fio jobs did not measure at the same time: %s", e->message);
+		na_member_why(&r->m[late], "its fio jobs did not measure at the same time: no common window");
+	else if (g->to_ms <= g->from_ms)
+		na_member_why(&r->m[late], "no common window: it began measuring %.3f s after %s's fio logs "
+		              "end", (double)(g->from_ms - g->to_ms) / 1000, m[early]->vm->name);
 	else
-		na_member_why(&r->m[late], "no common window: it measured from %.3f s, %s's logs end at "
-		              "%.3f s (%s)", (double)g->from_ms / 1000, m[early]->vm->name,
-		              (double)g->to_ms / 1000,
-		              g->to_ms <= g->from_ms ? "before it" : "less than one interval after");
+		na_member_why(&r->m[late], "no common window: it began measuring %lld ms before %s's fio "
+		              "logs end, less than one %lld ms interval", (long long)(g->to_ms - g->from_ms),
+		              m[early]->vm->name, (long long)interval);
 }
 
 /* A member's figures in the window: its jobs' reads and writes merged. */
@@ -182,8 +184,8 @@ static int cut(na_bench *const *m, size_t n, const na_fio_logs *logs, long jobs,
 		int cutrc = na_gw_compute(gm, k, &g, &e);
 		if (cutrc == VS_OK)
 			rc = group_cut(m, n, &g, vm, k, r, err);
-		else if (cutrc == VS_ERR_PROTOCOL)
-			blame(m, &g, vm, &e, r);
+		else if (cutrc == VS_ERR_PROTOCOL && g.to_ms - g.from_ms < interval)
+			blame(m, &g, vm, interval, r);
 		else
 			rc = vs_fail(err, cutrc, "%s", e.message);
 		na_gw_result_clear(&g);

@@ -98,6 +98,15 @@ assert_eq "$(jq '.runs[0].group.window | .ms > 1000 and .ms < .of_ms - 1000' <<<
 assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$late")" \
 	true "the late group's IOPS are its members' in the window"
 
+# In a 1 s run, fleet-05 begins measuring after fleet-01's logs end: no
+# common window, the late one named, the other's window cut alone.
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-05 --profile randread-4k-qd1 --repeat 1 --size 4M \
+	--runtime 1 --db "$db" --json
+assert_contains "$(jq -r '.runs[0].members[1].why' <<< "$OUT")" "no common window: it began measuring "
+assert_contains "$(jq -r '.runs[0].members[1].why' <<< "$OUT")" " s after fleet-01's fio logs end"
+assert_eq "$(jq '.runs[0] | [.complete, .members[0].complete, .group.vms_measured]' -c <<< "$OUT")" \
+	"[false,true,1]" "fleet-01 measured alone"
+
 # Interval logs broken (fleet-06) or missing (fleet-07): incomplete, named.
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile randread-4k-qd1 --repeat 1 \
 	"${quick[@]}"
