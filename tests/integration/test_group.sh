@@ -98,6 +98,14 @@ assert_eq "$(jq '.runs[0].group.window | .ms > 1000 and .ms < .of_ms - 1000' <<<
 assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$late")" \
 	true "the late group's IOPS are its members' in the window"
 
+# Four fio jobs a VM (numjobs=4): each job's logs are cut, the VM's window
+# figures are all four together, near its whole run's rate.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randread-4k-qd32x4 --repeat 1 "${quick[@]}" --json
+assert_eq "$(jq '[.runs[0].members[] | .window.read.iops / .read.iops | . > 0.8 and . < 1.2] | all' <<< "$OUT")" \
+	true "every job of a member in its window"
+assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$OUT")" \
+	true "four jobs a VM: the group's IOPS are its members' in the window"
+
 # In a 1 s run, fleet-05 begins measuring after fleet-01's logs end: no
 # common window, the late one named, the other's window cut alone.
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-05 --profile randread-4k-qd1 --repeat 1 --size 4M \
