@@ -90,19 +90,27 @@ static int fetch_log(na_bench *b, long j, size_t k, na_fio_logs *l, na_bench_mem
 	return rc;
 }
 
-/* Where fio began measuring (ms, the guest's clock): one interval before the
- * first line of its logs, since fio stamps a line with its interval's end
- * and logs nothing in its ramp (fio 3.33). */
-static int64_t measured_from(const na_fio_logs *l, int64_t interval)
+/* The first time of a log's lines (ms). */
+static int64_t first_of(const na_fio_log *log)
 {
 	int64_t first = INT64_MAX;
-	for (size_t i = 0; i < l->iops.n; i++)
-		first = l->iops.s[i].t_ms < first ? l->iops.s[i].t_ms : first;
-	for (size_t i = 0; i < l->bw.n; i++)
-		first = l->bw.s[i].t_ms < first ? l->bw.s[i].t_ms : first;
+	for (size_t i = 0; i < log->n; i++)
+		first = log->s[i].t_ms < first ? log->s[i].t_ms : first;
+	return first;
+}
+
+/* Where a fio job began measuring (ms, the guest's clock): one interval
+ * before the first line of the log that begins last, since fio stamps a
+ * line with its interval's end and logs nothing in its ramp (fio 3.33).
+ * Its three logs begin apart, the histogram's sampled on ticks of its own
+ * (300 ms apart under load): from here on all three cover it. */
+static int64_t measured_from(const na_fio_logs *l, int64_t interval)
+{
+	int64_t hist = INT64_MAX, iops = first_of(&l->iops), bw = first_of(&l->bw);
 	for (size_t i = 0; i < l->hist.n; i++)
-		first = l->hist.t_ms[i] < first ? l->hist.t_ms[i] : first;
-	return first - interval;
+		hist = l->hist.t_ms[i] < hist ? l->hist.t_ms[i] : hist;
+	int64_t last = iops > bw ? iops : bw;
+	return (hist > last ? hist : last) - interval;
 }
 
 /* Each fio job of the members still complete, as a member of the window's

@@ -37,6 +37,8 @@ echo "SOAP calls: $calls"
 echo "calls per VM per run: $(awk -v c="$calls" -v v="$vms" -v r="$runs" 'BEGIN { printf "%.2f", c / v / r }')"
 echo "start skews (ms): $(jq -c '[.runs[].start_skew_ms | floor]' "$work/out.json")"
 echo "windows (ms of ms): $(jq -c '[.runs[].group.window // {} | [.ms, .of_ms]]' "$work/out.json")"
+jq -r '.runs[] | "  run \(.repetition): " + ([.members[] | select(.complete | not) | "\(.vm): \(.why)"] | join("; "))' \
+	"$work/out.json" | grep -v ': $' || true
 echo "by method, per VM per run:"
 awk '{ n[$2]++ } END { for (m in n) print n[m], m }' "$work/m.log" | sort -rn |
 	awk -v v="$vms" -v r="$runs" '{ printf "  %6.2f %s\n", $1 / v / r, $2 }'
