@@ -136,8 +136,12 @@ static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *
 	printf("%s #%d group of %zu%s:", p->name, r->repetition, n, r->incomplete ? " (INCOMPLETE)" : "");
 	if (g->n) {
 		print_dirs(&g->merged);
-		printf("  skew %.0f ms  slowest %s %.0f IOPS (%.2f of a fair share)", r->skew_ms,
-		       g->slowest.name, g->slowest.iops, g->slowest_share);
+		printf("  window %.1f s of %.1f s", (double)(r->window_to_ms - r->window_from_ms) / 1000,
+		       (double)r->runtime_ms / 1000);
+		if (r->skew_ms >= 0)
+			printf(", skew %.0f ms", r->skew_ms);
+		printf("  slowest %s %.0f IOPS (%.2f of a fair share)", g->slowest.name, g->slowest.iops,
+		       g->slowest_share);
 		if (r->incomplete)
 			printf("  [%zu of %zu VMs]", g->n, n);
 	} else {
@@ -173,8 +177,10 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
 		const na_bench_member_run *x = &r->m[i];
 		json_t *o = json_pack("{s:s, s:b, s:s?, s:I}", "vm", m[i]->vm->name, "complete", !x->why,
 		                      "why", x->why, "result", (json_int_t)x->o.row);
-		if (!x->why)
+		if (!x->why) {
 			json_object_update_new(o, fio_json(&x->o.fio));
+			json_object_set_new(o, "window", fio_json(&x->window));
+		}
 		json_array_append_new(members, o);
 	}
 	json_t *run = json_pack("{s:s, s:i, s:i, s:b, s:o, s:I, s:o}", "profile", p->name, "repetition",
@@ -186,6 +192,10 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
 		json_t *group = fio_json(&g->merged);
 		json_object_set_new(group, "vms_measured", json_integer((json_int_t)g->n));
 		json_object_set_new(group, "iops", json_real(g->iops));
+		json_object_set_new(group, "window", json_pack("{s:I, s:I, s:I, s:I}", "ms",
+		                    (json_int_t)(r->window_to_ms - r->window_from_ms), "of_ms",
+		                    (json_int_t)r->runtime_ms, "from_ms", (json_int_t)r->window_from_ms,
+		                    "to_ms", (json_int_t)r->window_to_ms));
 		json_object_set_new(group, "spread", json_pack("{s:s, s:f, s:s, s:f, s:s, s:f, s:f}",
 		                    "slowest", g->slowest.name, "slowest_iops", g->slowest.iops,
 		                    "median", g->median.name, "median_iops", g->median.iops,

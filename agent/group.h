@@ -1,6 +1,6 @@
-/* A group's figures from its members' fio results: one function, so that
- * the cut of each member to the group's common window (group_window.c) can
- * later hand it cut results instead of whole runs.  Pure. */
+/* A group's figures from its members' fio results: a group run hands it
+ * each member cut to the group's common window (ops/bench_window.c), not
+ * their whole runs.  Pure. */
 #ifndef NFSAGENT_GROUP_H
 #define NFSAGENT_GROUP_H
 

@@ -354,6 +354,38 @@ long na_job_seconds(const char *text, long unbounded_s)
 	return t.total;
 }
 
+typedef struct job_count {
+	long total, global_numjobs, numjobs;
+	bool in_job, in_global;
+} job_count;
+
+static void count_done(job_count *c)
+{
+	if (c->in_job)
+		c->total += c->numjobs > 0 ? c->numjobs : c->global_numjobs > 0 ? c->global_numjobs : 1;
+}
+
+static void count_option(void *ud, const char *key, const char *value)
+{
+	job_count *c = ud;
+	if (!key) {
+		count_done(c);
+		c->in_global = !strcmp(value, "global");
+		c->in_job = !c->in_global;
+		c->numjobs = -1;
+	} else if (!strcmp(key, "numjobs")) {
+		*(c->in_global ? &c->global_numjobs : &c->numjobs) = strtol(value, NULL, 10);
+	}
+}
+
+long na_job_count(const char *text)
+{
+	job_count c = {0, -1, -1, false, false};
+	each_option(text, count_option, &c);
+	count_done(&c);
+	return c.total;
+}
+
 static void libaio_option(void *ud, const char *key, const char *value)
 {
 	if (key && !strcmp(key, "ioengine") && !strcmp(value, "libaio"))

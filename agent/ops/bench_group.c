@@ -9,6 +9,7 @@
 
 #include "ops/bench_group.h"
 #include "ops/bench_internal.h"
+#include "ops/bench_window.h"
 
 /* A member whose fio ran less than this share of the longest member's
  * time ended early: it did not load the datastore for the group's window. */
@@ -21,7 +22,7 @@ static double monotonic_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void say_why(na_bench_member_run *m, const char *fmt, ...)
+void na_member_why(na_bench_member_run *m, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -47,7 +48,7 @@ static void start_all(na_bench *const *m, size_t n, const char *job, na_bench_st
 		if (rc == VS_OK)
 			r->m[i].start_s = (st[i].asked[0] + st[i].asked[1]) / 2;
 		else
-			say_why(&r->m[i], "never started: %s", e.message);
+			na_member_why(&r->m[i], "never started: %s", e.message);
 	}
 }
 
@@ -94,7 +95,7 @@ static int wait_all(na_bench *const *m, size_t n, const char *job, const char *w
 		if (w != VS_OK && *m[i]->stop)
 			rc = vs_fail(err, VS_ERR_TASK, "%s", e.message);
 		else if (w != VS_OK)
-			say_why(&r->m[i], "%s", e.message);
+			na_member_why(&r->m[i], "%s", e.message);
 	}
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
@@ -122,16 +123,17 @@ static void end_all(na_bench *const *m, size_t n, const na_profile *p, const cha
 			continue;
 		vs_error e = {0};
 		if (na_bench_fio_end(m[i], p, job, rep, &st[i], &proc[i], &x->o, &e) != VS_OK)
-			say_why(x, "its fio output could not be read: %s", e.message);
+			na_member_why(x, "its fio output could not be read: %s", e.message);
 		else if (!x->o.ok)
-			say_why(x, "fio failed: %s", x->o.error ? x->o.error : "unknown error");
+			na_member_why(x, "fio failed: %s", x->o.error ? x->o.error : "unknown error");
 		else if (fio_ms(&x->o.fio) > longest)
 			longest = fio_ms(&x->o.fio);
 	}
+	r->runtime_ms = longest;
 	for (size_t i = 0; i < n; i++) {
 		na_bench_member_run *x = &r->m[i];
 		if (!x->why && x->o.ok && (double)fio_ms(&x->o.fio) < EARLY_SHARE * (double)longest)
-			say_why(x, "ended early: fio ran %.1f s, the longest member %.1f s",
+			na_member_why(x, "ended early: fio ran %.1f s, the longest member %.1f s",
 			        (double)fio_ms(&x->o.fio) / 1000, (double)longest / 1000);
 	}
 }
@@ -140,20 +142,6 @@ static void stats_of(const na_fio_dir *d, na_dir_stats *s)
 {
 	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
 	                    d->p99_us, d->p999_us, d->max_us, d->total_ios, d->runtime_ms};
-}
-
-/* The figures of the members that ran the whole job. */
-static int figures(na_bench *const *m, size_t n, na_bench_group_run *r, vs_error *err)
-{
-	const na_fio_result *fio[NA_GROUP_MAX_VMS];
-	const char *names[NA_GROUP_MAX_VMS];
-	size_t k = 0;
-	for (size_t i = 0; i < n && k < NA_GROUP_MAX_VMS; i++)
-		if (!r->m[i].why) {
-			fio[k] = &r->m[i].o.fio;
-			names[k++] = m[i]->vm->name;
-		}
-	return k ? na_group_figures_of(fio, names, k, &r->fig, err) : VS_OK;
 }
 
 /* "fleet-03: fio failed: ...; fleet-04: never started: ..." (malloc'd), or NULL. */
@@ -220,12 +208,12 @@ static int run_group(na_bench *const *m, size_t n, const na_profile *p, const ch
 		rc = na_store_group_begin(m[0]->s->store, err);
 	if (rc == VS_OK)
 		end_all(m, n, p, job, rep, st, proc, r);
+	/* Rolled back with the members when it fails (memory). */
+	int cut = rc == VS_OK ? na_group_window(m, n, job, r, err) : rc;
 	for (size_t i = 0; i < n; i++)
 		r->incomplete += r->m[i].why != NULL;
-	if (rc == VS_OK) {
-		rc = figures(m, n, r, err);
-		rc = record_group(m, n, p, st[0].started_at, r, rc, err);
-	}
+	if (rc == VS_OK)
+		rc = record_group(m, n, p, st[0].started_at, r, cut, err);
 	free(st);
 	free(proc);
 	return rc;
@@ -264,14 +252,20 @@ static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 	return rc;
 }
 
-/* The jobs, from the first member: every member's fio folder is named
+/* The jobs, from the first member, each writing fio's interval logs for
+ * the group's window: every member's fio and staging folders are named
  * alike (the same --dir and the same nfsagent process). */
 static int make_jobs(na_bench *const *m, size_t n, const na_bench_plan *plan, char **jobs,
                      vs_error *err)
 {
-	for (size_t i = 0; i < plan->n; i++)
-		if (!(jobs[i] = plan->job ? strdup(plan->job) : na_bench_job(m[0], plan->profiles[i])))
-			return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < plan->n; i++) {
+		char *job = plan->job ? strdup(plan->job) : na_bench_job(m[0], plan->profiles[i]);
+		int rc = job ? na_group_job_logs(job, m[0]->staging, na_group_log_interval(job), &jobs[i], err)
+		             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		free(job);
+		if (rc != VS_OK)
+			return rc;
+	}
 	for (size_t j = 0; j < plan->n; j++)
 		for (size_t i = 0; i < n; i++)
 			if (!m[i]->fio_libaio && na_job_uses_libaio(jobs[j]))
@@ -313,6 +307,7 @@ void na_bench_group_result_free(na_bench_group_result *r)
 	for (size_t i = 0; i < r->n; i++) {
 		for (size_t k = 0; k < r->members; k++) {
 			na_bench_outcome_clear(&r->runs[i].m[k].o);
+			na_fio_result_clear(&r->runs[i].m[k].window);
 			free(r->runs[i].m[k].why);
 		}
 		na_group_figures_clear(&r->runs[i].fig);

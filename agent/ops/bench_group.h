@@ -18,6 +18,10 @@ typedef struct na_bench_member_run {
 	/* When its guest's shell ran fio, on this machine's clock (s): the
 	 * middle of its StartProgramInGuest call; 0 when it never started. */
 	double start_s;
+	/* Its figures over the group's common window (read and write, from its
+	 * fio's interval logs, every job of it together): what the group's sum
+	 * is made of.  Nothing present when it was not cut. */
+	na_fio_result window;
 } na_bench_member_run;
 
 typedef struct na_bench_group_run {
@@ -28,8 +32,14 @@ typedef struct na_bench_group_run {
 	/* The spread of the members' starts (ms), right to within the longest
 	 * StartProgramInGuest call's half; -1 when fewer than two started. */
 	double skew_ms;
+	/* The common window, from the latest start of the members' measuring
+	 * to the earliest end of their logs, on the guests' clock (ms since the
+	 * epoch; equal when it was not cut), and the longest complete member's
+	 * own fio runtime (ms), which it is shorter than. */
+	int64_t window_from_ms, window_to_ms, runtime_ms;
 	/* The group's figures over its complete members (fig.n of them; 0:
-	 * none ran the whole job), and its row in the store (0: not recorded). */
+	 * none ran the whole job), cut to the common window, and its row in the
+	 * store (0: not recorded). */
 	na_group_figures fig;
 	int64_t group_id;
 } na_bench_group_run;

@@ -1,15 +1,19 @@
 #!/usr/bin/env bash
 # bench on several VMs at once (docs/groups.md): real fio in every fleet
-# guest, the group's sums equal its members', a member whose fio dies
-# mid-run makes the group incomplete by name, and each bad group is
+# guest, the group's sums equal its members' over their common window
+# (docs/group-window.md), a member whose fio starts late shortens the
+# window, a member whose fio dies mid-run or whose interval logs are broken
+# or missing makes the group incomplete by name, and each bad group is
 # refused with its one line before anything starts.
 . "$(dirname "$0")/lib.sh"
-lab_start -fleet 4 -tools-running fleet-01,fleet-02,fleet-03,DC0_H0_VM0 -guest-fio-fail fleet-03
+lab_start -fleet 7 -tools-running fleet-01,fleet-02,fleet-03,fleet-05,fleet-06,fleet-07,DC0_H0_VM0 \
+	-guest-fio-fail fleet-03 -guest-fio-late fleet-05 -guest-fio-spoil-logs fleet-06=broken,fleet-07=missing
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 quick=(--size 4M --runtime 2 --db "$db")
 
-# Two VMs, both directions, two repetitions: the group's figures are its members'.
+# Two VMs, both directions, two repetitions: the group's figures are its
+# members' cut to the common window (from their fio interval logs).
 run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randrw-4k-read50 --repeat 2 \
 	"${quick[@]}" --json
 bench=$OUT
@@ -17,19 +21,29 @@ assert_eq "$(jq -r '.vms | join(",")' <<< "$bench")" "fleet-01,fleet-02" "member
 assert_eq "$(jq '.runs | length' <<< "$bench")" 2 "group runs"
 for dir in read write; do
 	for m in iops mb_s; do
-		assert_eq "$(jq --arg d $dir --arg m $m '[.runs[] | (.group[$d][$m] - ([.members[][$d][$m]] | add)) |
+		assert_eq "$(jq --arg d $dir --arg m $m '[.runs[] | (.group[$d][$m] - ([.members[].window[$d][$m]] | add)) |
 			fabs < 1e-6] | all' <<< "$bench")" true "group $dir $m is the members' sum"
 	done
 	# A merged p99 lies within the members' own.
-	assert_eq "$(jq --arg d $dir '[.runs[] | .group[$d].p99_ms as $p | [.members[][$d].p99_ms] |
+	assert_eq "$(jq --arg d $dir '[.runs[] | .group[$d].p99_ms as $p | [.members[].window[$d].p99_ms] |
 		($p >= min and $p <= max)] | all' <<< "$bench")" true "group $dir p99 within the members'"
 done
 assert_eq "$(jq '[.runs[] | .complete and .group.vms_measured == 2] | all' <<< "$bench")" true "complete"
 assert_eq "$(jq '[.runs[] | .start_skew_ms >= 0 and .start_skew_ms < 1000] | all' <<< "$bench")" true \
 	"start skew measured, under a second"
 echo "start skew (ms): $(jq -c '[.runs[].start_skew_ms]' <<< "$bench")"
-assert_eq "$(jq '[.runs[] | .group.iops == ([.members[] | .read.iops + .write.iops] | add)] | all' <<< "$bench")" \
+assert_eq "$(jq '[.runs[] | .group.iops == ([.members[].window | .read.iops + .write.iops] | add)] | all' <<< "$bench")" \
 	true "group IOPS"
+# The window: inside every member's run, shorter than fio's runtime (fio
+# logs no partial last interval), stored as the group's runtime; each
+# member's own figures stay its whole run.
+assert_eq "$(jq '[.runs[].group.window | .ms == .to_ms - .from_ms and .ms > 1000 and .ms < .of_ms] | all' <<< "$bench")" \
+	true "window within the runtime"
+echo "windows (ms of ms): $(jq -c '[.runs[].group.window | [.ms, .of_ms]]' <<< "$bench")"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(read_runtime_ms || '/' || write_runtime_ms) FROM (SELECT * FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[].group.window.ms | "\(.)/\(.)"] | join(",")' <<< "$bench")" "window stored as the group's runtime"
+assert_eq "$(jq '[.runs[].members[] | .read.iops != .window.read.iops] | all' <<< "$bench")" true \
+	"members' own figures are their whole runs"
 assert_eq "$(jq -r '[.runs[] | .group.spread.slowest_share > 0 and .group.spread.slowest_share <= 1] | all' <<< "$bench")" \
 	true "the slowest VM's share of the fair share"
 # Stored as one group per repetition, its figures the ones printed, its members linked.
@@ -71,6 +85,55 @@ assert_eq "$(sqlite3 "$db" "SELECT vms, incomplete, substr(why, 1, 21) FROM resu
 3|1|fleet-03: fio failed:" "incomplete groups stored naming the VM"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members WHERE vm = 'fleet-03' AND why LIKE 'fio failed%'")" \
 	2 "the failed member's reason stored"
+
+# fleet-05's fio starts 1.5 s late: the window opens with it, over a second shorter
+# than the runtime, and the sums are still the members' over it.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-05 --profile randread-4k-qd1 --repeat 1 --size 4M \
+	--runtime 4 --db "$db" --json
+late=$OUT
+echo "late window (ms of ms): $(jq -c '.runs[0].group.window | [.ms, .of_ms]' <<< "$late")"
+assert_eq "$(jq '.runs[0] | .complete and .group.vms_measured == 2' <<< "$late")" true "a late member is measured"
+assert_eq "$(jq '.runs[0].group.window | .ms > 1000 and .ms < .of_ms - 1000' <<< "$late")" true \
+	"the window starts with the late member"
+assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$late")" \
+	true "the late group's IOPS are its members' in the window"
+
+# Four fio jobs a VM (numjobs=4): each job's logs are cut, the VM's window
+# figures are all four together, near its whole run's rate.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randread-4k-qd32x4 --repeat 1 "${quick[@]}" --json
+assert_eq "$(jq '[.runs[0].members[] | .window.read.iops / .read.iops | . > 0.8 and . < 1.2] | all' <<< "$OUT")" \
+	true "every job of a member in its window"
+assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$OUT")" \
+	true "four jobs a VM: the group's IOPS are its members' in the window"
+
+# In a 1 s run, fleet-05 begins measuring after fleet-01's logs end: no
+# common window, the late one named, the other's window cut alone.
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-05 --profile randread-4k-qd1 --repeat 1 --size 4M \
+	--runtime 1 --db "$db" --json
+assert_contains "$(jq -r '.runs[0].members[1].why' <<< "$OUT")" "no common window: it began measuring "
+assert_contains "$(jq -r '.runs[0].members[1].why' <<< "$OUT")" " s after fleet-01's fio logs end"
+assert_eq "$(jq '.runs[0] | [.complete, .members[0].complete, .group.vms_measured]' -c <<< "$OUT")" \
+	"[false,true,1]" "fleet-01 measured alone"
+
+# Interval logs broken (fleet-06) or missing (fleet-07): incomplete, named.
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile randread-4k-qd1 --repeat 1 \
+	"${quick[@]}"
+assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_iops.1.log could not be read: "
+assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
+assert_eq "$(grep -c ' window [0-9.]* s of [0-9.]* s, skew [0-9]* ms  slowest fleet-0[12] .* \[2 of 3 VMs\]' <<< "$OUT")" 1 \
+	"the window of the two others printed"
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-07 --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
+assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT")" \
+	"fleet-07: its fio interval log gw_iops.1.log is missing" "JSON names the member without logs"
+assert_eq "$(jq '.runs[0].group | .vms_measured == 1 and .window.ms > 0' <<< "$OUT")" true "the other one measured"
+assert_eq "$(sqlite3 "$db" "SELECT why FROM result_groups WHERE id = $(jq .runs[0].group_id <<< "$OUT")")" \
+	"fleet-07: its fio interval log gw_iops.1.log is missing" "stored naming the member"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id
+	WHERE m.vm IN ('fleet-06', 'fleet-07') AND r.status = 'ok' AND m.why LIKE 'its fio interval log%'")" 2 \
+	"their whole runs recorded, linked with the reason"
+# The logs went with the staging folders: nothing of nfsagent's is left in a guest.
+[ "$(find "$WORK/lab/guests" -maxdepth 2 -name tmp | wc -l)" -ge 5 ] || fail "no guest roots in $WORK/lab/guests"
+assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' -o -name 'gw_*.log' | wc -l)" 0 "guests swept"
 
 # Bad groups: one line each, before any guest is touched.
 before=$(calls StartProgramInGuest)

@@ -96,6 +96,8 @@ type guestOps struct {
 	boot       time.Time // this machine's start: /proc's process start times count from it
 	fioLogPath string    // -guest-fio-log (guestprocs.go)
 	fioFail    string    // -guest-fio-fail: the VM whose fio dies mid-run
+	fioLate    string    // -guest-fio-late: the VM whose fio starts late
+	fioLogs    string    // -guest-fio-spoil-logs: VM=broken|missing,...: their fio's interval logs spoiled
 	fioLog     *os.File
 	stopWatch  chan struct{} // ends watchFio
 }
@@ -165,6 +167,8 @@ func (g *guestOps) flags(fs *flag.FlagSet) {
 	fs.BoolVar(&g.fio.pace, "guest-fio-pace", true, "hold the guests' fio jobs to a real NFS datastore's rates (37,000 4K writes, 45,000 reads, 930 MB/s writes, 1.1 GB/s reads a second, shared by a run's jobs); false: this machine's speed")
 	fs.StringVar(&g.fioLogPath, "guest-fio-log", "", "append \"<unix-ms> <fio-start|fio-end|fio-overlap> <vm> <job>...\" as the guests' fio runs start, end and overlap")
 	fs.StringVar(&g.fioFail, "guest-fio-fail", "", "the VM (by name) whose fio jobs are killed a second after they start, leaving no output (a group's member failing mid-run)")
+	fs.StringVar(&g.fioLate, "guest-fio-late", "", "the VM (by name) whose fio starts "+fioLateBy.String()+" after it was started, as a guest slow to lay out its file (a group's window shrinks)")
+	fs.StringVar(&g.fioLogs, "guest-fio-spoil-logs", "", "VM=broken or VM=missing, comma-separated: once such a VM's fio ends, its IOPS interval logs (*_iops.N.log in its working folder) are overwritten with a line fio never writes, or removed")
 	g.perf.flags(fs)
 }
 
@@ -927,6 +931,14 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 	env = append(g.fio.path(env), guestEnvKey+"="+g.guestToken(vm.Value))
 	if g.fioFail != "" && g.vmName(vm) == g.fioFail {
 		env = append(env, fioFailEnv+"=1")
+	}
+	if g.fioLate != "" && g.vmName(vm) == g.fioLate {
+		env = append(env, fioLateEnv+"=1")
+	}
+	for _, spoilt := range strings.Split(g.fioLogs, ",") {
+		if name, mode, ok := strings.Cut(spoilt, "="); ok && g.vmName(vm) == name {
+			env = append(env, fioLogsEnv+"="+mode)
+		}
 	}
 	cmdLine := shellQuote(prog)
 	if spec.Arguments != "" {

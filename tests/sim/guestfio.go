@@ -41,6 +41,9 @@ const (
 	paceEnv        = "LABSIM_FIO_PACE"
 	fioFailEnv     = "LABSIM_FIO_FAIL" // -guest-fio-fail: this guest's fio dies mid-run
 	fioFailAfter   = time.Second
+	fioLateEnv     = "LABSIM_FIO_LATE" // -guest-fio-late: this guest's fio starts late
+	fioLateBy      = 1500 * time.Millisecond
+	fioLogsEnv     = "LABSIM_FIO_SPOIL_LOGS" // -guest-fio-spoil-logs: broken or missing
 )
 
 // In the scripts, %s is this machine's fio, %r the same run through labsim.
@@ -120,6 +123,9 @@ func guestFioRun(fio string, args []string) int {
 	}
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	if os.Getenv(fioLateEnv) != "" {
+		time.Sleep(fioLateBy)
+	}
 	cmd := exec.Command(fio, append([]string{"--status-interval=" + fioReportEvery}, args...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
 	err := cmd.Start()
@@ -143,12 +149,26 @@ func guestFioRun(fio string, args []string) int {
 		return 128 + int(ws.Signal())
 	}
 	code := cmd.ProcessState.ExitCode()
+	spoilLogs(os.Getenv(fioLogsEnv))
 	if data, err := os.ReadFile(output + progressSuffix); err == nil {
 		if err := writeOver(output, lastReport(data)); err != nil {
 			fmt.Fprintf(os.Stderr, "labsim -guest-fio-run: %v\n", err)
 		}
 	}
 	return code
+}
+
+// spoilLogs overwrites (broken) or removes (missing) the IOPS interval logs
+// fio wrote in the working folder, where nfsagent has its logs written.
+func spoilLogs(mode string) {
+	logs, _ := filepath.Glob("*_iops.*.log")
+	for _, l := range logs {
+		if mode == "broken" {
+			_ = os.WriteFile(l, []byte("not a line of fio's\n"), 0o644)
+		} else if mode == "missing" {
+			_ = os.Remove(l)
+		}
+	}
 }
 
 // paced is the option that holds a job file's run to the datastore's rates

@@ -72,6 +72,16 @@ static void timeout_comes_from_the_job(void **state)
 	assert_int_equal(na_job_seconds("[global]\nruntime=60\n", 3600), 0);
 	/* no overflow, however long a job says it is */
 	assert_int_equal(na_job_seconds("[a]\nruntime=99999999999999999999999d\n", 1), 366L * 86400);
+	/* fio's jobs, numbered as its per-job logs: numjobs, [global]'s for the jobs after it */
+	job = na_job_file(na_profile_find("randread-4k-qd32x4"), &o);
+	assert_int_equal(na_job_count(job), 4);
+	free(job);
+	job = na_job_file(na_profile_find("metadata-20k-files"), &o);
+	assert_int_equal(na_job_count(job), 3);
+	free(job);
+	assert_int_equal(na_job_count("[a]\nnumjobs=2\n[global]\nnumjobs = 3 ; three\n[b]\n[c]\nnumjobs=1\n"),
+	                 2 + 3 + 1);
+	assert_int_equal(na_job_count("[global]\nnumjobs=8\n"), 0);
 }
 
 /* A wait first looks at fio when the profile's last run on the datastore

@@ -15,7 +15,42 @@
 #include <sqlite3.h>
 
 #include "group.h"
+#include "ops/bench_window.h"
 #include "store.h"
+
+/* A group's job writes fio's interval logs into nfsagent's own staging
+ * folder only: a folder that is not one (a hostile --dir, a line break that
+ * would add options) is refused, never spliced into the job. */
+static void test_job_logs(void **state)
+{
+	(void)state;
+	vs_error err = {0};
+	char *job = NULL;
+	const char *fio = "[global]\nbs=4k\n[a]\nnumjobs=2\n";
+	assert_int_equal(na_group_job_logs(fio, "/tmp/nfsagent-42-0badcafe", 250, &job, &err), VS_OK);
+	assert_non_null(strstr(job, "\n[global]\nwrite_iops_log=/tmp/nfsagent-42-0badcafe/gw\n"
+	                            "write_bw_log=/tmp/nfsagent-42-0badcafe/gw\n"
+	                            "write_hist_log=/tmp/nfsagent-42-0badcafe/gw\n"
+	                            "log_avg_msec=250\nlog_hist_msec=250\nlog_unix_epoch=1\n"));
+	assert_string_equal(job + strlen(job) - strlen(fio), fio);  /* the job itself after it */
+	free(job);
+	const char *bad[] = {"/tmp/nfsagent-42-0badcafe\nexec_prerun=x", "/var/tmp/nfsagent-42-0badcafe",
+	                     "/tmp/nfsagent-42-0BADCAFE", "/tmp/nfsagent-", "/tmp/x/../nfsagent-42"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++) {
+		assert_int_equal(na_group_job_logs(fio, bad[i], 1000, &job, &err), VS_ERR_USAGE);
+		assert_null(job);
+		assert_non_null(strstr(err.message, "is not nfsagent's own staging folder"));
+	}
+	assert_int_equal(na_group_job_logs("[global]\nbs=4k\n", "/tmp/nfsagent-42", 1000, &job, &err),
+	                 VS_ERR_USAGE);
+	assert_non_null(strstr(err.message, "runs 0 fio jobs"));
+	/* 1 s, or a twentieth of a shorter run, at least 100 ms */
+	assert_int_equal(na_group_log_interval("[a]\nruntime=60\n"), 1000);
+	assert_int_equal(na_group_log_interval("[a]\nruntime=5\n"), 200);
+	assert_int_equal(na_group_log_interval("[a]\nruntime=2\n"), 100);
+	assert_int_equal(na_group_log_interval("[a]\nruntime=1\n"), 100);
+	assert_int_equal(na_group_log_interval("[a]\nrw=read\n"), 1000);
+}
 
 /* Three VMs' completion-latency bins (ns -> count): a fast one with a thin
  * tail, a middling one, and a slow one with a heavy tail. */
@@ -219,6 +254,7 @@ static void test_group_store(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_job_logs),
 		cmocka_unit_test(test_merged_percentiles),
 		cmocka_unit_test(test_both_directions),
 		cmocka_unit_test(test_group_store),

@@ -1,0 +1,276 @@
+/* The common window of a group and its figures.  fio logs one line per
+ * interval per direction, stamped with the interval's end; a line covers the
+ * time since the direction's line before it, at most one interval (the first
+ * line, or one after a gap, covers one interval back).  An interval that
+ * straddles an edge of the window is counted by its overlapping share, as if
+ * its I/Os were spread evenly over it: fio logs nothing finer, and a 1 s
+ * interval cut at the edge of a 60 s window moves the sums by at most 1/60
+ * of one member's second. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "group_window.h"
+
+typedef struct window {
+	int64_t from, to;
+} window;
+
+/* The percentiles na_fio_dir carries (fio.h). */
+static const double PCTS[] = {50.0, 95.0, 99.0, 99.9};
+
+static int64_t samples_end(const na_fio_log *log)
+{
+	int64_t end = INT64_MIN;
+	for (size_t i = 0; i < log->n; i++)
+		if (log->s[i].t_ms > end)
+			end = log->s[i].t_ms;
+	return end;
+}
+
+static int64_t hist_end(const na_fio_hist_log *h)
+{
+	int64_t end = INT64_MIN;
+	for (size_t i = 0; i < h->n; i++)
+		if (h->t_ms[i] > end)
+			end = h->t_ms[i];
+	return end;
+}
+
+/* A member measures until the earliest of its logs ends: fio may stop one
+ * log a line before another, and a log's silence is not a measurement. */
+static int64_t member_end(const na_gw_member *m)
+{
+	int64_t e = samples_end(m->iops), b = samples_end(m->bw), h = hist_end(m->hist);
+	e = b < e ? b : e;
+	return (h < e ? h : e) + m->log_base_ms;
+}
+
+static int check_member(const na_gw_member *m, size_t i, vs_error *err)
+{
+	if (!m->iops || !m->bw || !m->hist || !m->iops->n || !m->bw->n || !m->hist->n)
+		return vs_fail(err, VS_ERR_USAGE, "member %zu of the group lacks its IOPS, bandwidth or "
+		               "histogram log (write_iops_log, write_bw_log, write_hist_log)", i);
+	if (m->interval_ms <= 0 || m->interval_ms > NA_FIO_LOG_MAX_MS || m->ramp_ms < 0 ||
+	    m->ramp_ms > NA_FIO_LOG_MAX_MS || llabs(m->start_ms) > NA_FIO_LOG_MAX_MS ||
+	    llabs(m->log_base_ms) > NA_FIO_LOG_MAX_MS)
+		return vs_fail(err, VS_ERR_USAGE, "member %zu of the group has an interval of %lld ms, a "
+		               "ramp of %lld ms, a start at %lld ms and its logs' times from %lld ms",
+		               i, (long long)m->interval_ms, (long long)m->ramp_ms, (long long)m->start_ms,
+		               (long long)m->log_base_ms);
+	return VS_OK;
+}
+
+/* [latest start + ramp, earliest end], and at least one interval long. */
+static int common_window(const na_gw_member *m, size_t n, na_gw_result *out, vs_error *err)
+{
+	size_t first = 0, last = 0;
+	int64_t interval = 0;
+	window w = {INT64_MIN, INT64_MAX};
+	for (size_t i = 0; i < n; i++) {
+		int rc = check_member(&m[i], i, err);
+		if (rc != VS_OK)
+			return rc;
+		if (m[i].start_ms + m[i].ramp_ms > w.from)
+			w.from = m[i].start_ms + m[i].ramp_ms, last = i;
+		if (member_end(&m[i]) < w.to)
+			w.to = member_end(&m[i]), first = i;
+		if (m[i].interval_ms > interval)
+			interval = m[i].interval_ms;
+	}
+	out->from_ms = w.from;
+	out->to_ms = w.to;
+	out->starts_last = last;
+	out->ends_first = first;
+	if (w.to <= w.from)
+		return vs_fail(err, VS_ERR_PROTOCOL, "the group's common window is empty: member %zu's logs "
+		               "end at %lld ms, before member %zu measures from %lld ms (start + ramp)",
+		               first, (long long)w.to, last, (long long)w.from);
+	if (w.to - w.from < interval)
+		return vs_fail(err, VS_ERR_PROTOCOL, "the group's common window, %lld to %lld ms, is %lld ms "
+		               "long, shorter than one %lld ms interval: member %zu measures from %lld ms, "
+		               "member %zu's logs end at %lld ms", (long long)w.from, (long long)w.to,
+		               (long long)(w.to - w.from), (long long)interval, last, (long long)w.from,
+		               first, (long long)w.to);
+	return VS_OK;
+}
+
+/* The start of the interval a line at t closes, given the direction's line
+ * before it (prev, updated). */
+static int64_t line_start(int64_t prev[NA_FIO_DIRS], int dir, int64_t t, int64_t interval)
+{
+	int64_t lo = prev[dir] > t - interval ? prev[dir] : t - interval;
+	prev[dir] = t;
+	return lo;
+}
+
+/* The share of the interval (lo, hi] inside the window.  A line of no length
+ * (fio's final flush may repeat a time) is wholly in or out. */
+static double share(int64_t lo, int64_t hi, window w)
+{
+	if (hi == lo)
+		return hi > w.from && hi <= w.to;
+	int64_t a = lo > w.from ? lo : w.from, b = hi < w.to ? hi : w.to;
+	return b > a ? (double)(b - a) / (double)(hi - lo) : 0;
+}
+
+/* What a rate log (per second) adds up to in the window, per direction. */
+static void rate_sums(const na_fio_log *log, const na_gw_member *m, window w, double scale,
+                      double sum[NA_FIO_DIRS])
+{
+	int64_t prev[NA_FIO_DIRS] = {INT64_MIN, INT64_MIN, INT64_MIN};
+	for (size_t i = 0; i < log->n; i++) {
+		const na_fio_sample *s = &log->s[i];
+		int64_t hi = s->t_ms + m->log_base_ms;
+		int64_t lo = line_start(prev, s->dir, hi, m->interval_ms);
+		sum[s->dir] += (double)s->value * scale * (double)(hi - lo) / 1000.0 * share(lo, hi, w);
+	}
+}
+
+/* Each member's histogram lines in the window, per direction: acc[dir * n_bins + bucket]. */
+static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w, double *acc)
+{
+	int64_t prev[NA_FIO_DIRS] = {INT64_MIN, INT64_MIN, INT64_MIN};
+	for (size_t i = 0; i < h->n; i++) {
+		int64_t hi = h->t_ms[i] + m->log_base_ms;
+		double f = share(line_start(prev, h->dir[i], hi, m->interval_ms), hi, w);
+		const uint32_t *row = h->counts + i * h->n_bins;
+		double *a = acc + (size_t)h->dir[i] * h->n_bins;
+		for (size_t b = 0; f > 0 && b < h->n_bins; b++)
+			a[b] += f * row[b];
+	}
+}
+
+static void dir_reset(na_fio_dir *d)
+{
+	free(d->bin_ns);
+	free(d->bin_count);
+	*d = (na_fio_dir){.p50_us = -1, .p95_us = -1, .p99_us = -1, .p999_us = -1};
+}
+
+/* The non-empty buckets, rounded to whole completions, as json+ bins. */
+static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, vs_error *err)
+{
+	d->bin_ns = malloc(h->n_bins * sizeof(*d->bin_ns));
+	d->bin_count = malloc(h->n_bins * sizeof(*d->bin_count));
+	if (!d->bin_ns || !d->bin_count)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory merging fio's histograms");
+	double sum = 0, total = 0;
+	for (size_t b = 0; b < h->n_bins; b++) {
+		int64_t c = llround(acc[b]);
+		if (c <= 0)
+			continue;
+		d->bin_ns[d->n_bins] = na_fio_hist_bucket_ns(b, h->coarseness);
+		d->bin_count[d->n_bins++] = c;
+		sum += (double)c * (double)na_fio_hist_bucket_ns(b, h->coarseness);
+		total += (double)c;
+	}
+	if (!d->n_bins) {  /* the I/O fell in intervals the window cuts to less than one completion */
+		free(d->bin_ns);
+		free(d->bin_count);
+		d->bin_ns = d->bin_count = NULL;
+		return VS_OK;
+	}
+	d->lat_mean_us = sum / total / 1000.0;
+	d->max_us = (double)d->bin_ns[d->n_bins - 1] / 1000.0;
+	double *p[] = {&d->p50_us, &d->p95_us, &d->p99_us, &d->p999_us};
+	for (size_t i = 0; i < 4; i++)
+		*p[i] = na_fio_bins_percentile(d->bin_ns, d->bin_count, d->n_bins, PCTS[i]);
+	return VS_OK;
+}
+
+static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FIO_DIRS], vs_error *err)
+{
+	double ios[NA_FIO_DIRS] = {0}, bytes[NA_FIO_DIRS] = {0}, secs = (double)(w.to - w.from) / 1000.0;
+	double *acc = calloc(NA_FIO_DIRS * m->hist->n_bins, sizeof(*acc));
+	if (!acc)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory merging fio's histograms");
+	rate_sums(m->iops, m, w, 1.0, ios);
+	rate_sums(m->bw, m, w, 1024.0, bytes);  /* fio's bandwidth log is in KiB/s */
+	hist_sums(m->hist, m, w, acc);
+	int rc = VS_OK;
+	for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++) {
+		dir_reset(&dirs[d]);
+		dirs[d].total_ios = llround(ios[d]);
+		if (dirs[d].total_ios <= 0) {
+			dirs[d].total_ios = 0;
+			continue;
+		}
+		dirs[d].present = true;
+		dirs[d].iops = ios[d] / secs;
+		dirs[d].bw_bytes = bytes[d] / secs;
+		dirs[d].runtime_ms = w.to - w.from;
+		rc = dir_bins(&dirs[d], acc + d * m->hist->n_bins, m->hist, err);
+	}
+	free(acc);
+	return rc;
+}
+
+typedef struct ranked {
+	double iops;
+	size_t i;
+} ranked;
+
+static double member_iops(const na_gw_result *r, size_t i)
+{
+	return r->member[i][0].iops + r->member[i][1].iops + r->member[i][2].iops;
+}
+
+static int by_iops(const void *a, const void *b)
+{
+	const ranked *x = a, *y = b;
+	return x->iops < y->iops ? -1 : x->iops > y->iops ? 1 : (x->i > y->i) - (x->i < y->i);
+}
+
+static int spread(na_gw_result *r, vs_error *err)
+{
+	ranked *rank = malloc(r->n * sizeof(*rank));
+	if (!rank)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory ranking the group's members");
+	for (size_t i = 0; i < r->n; i++)
+		rank[i] = (ranked){member_iops(r, i), i};
+	qsort(rank, r->n, sizeof(*rank), by_iops);
+	na_gw_spread *s = &r->spread;
+	*s = (na_gw_spread){.slowest = rank[0].i, .slowest_iops = rank[0].iops,
+	                    .median = rank[(r->n - 1) / 2].i, .median_iops = rank[(r->n - 1) / 2].iops,
+	                    .fastest = rank[r->n - 1].i, .fastest_iops = rank[r->n - 1].iops};
+	free(rank);
+	double fair = (r->group[0].iops + r->group[1].iops + r->group[2].iops) / (double)r->n;
+	s->slowest_share = fair > 0 ? s->slowest_iops / fair : -1;
+	return VS_OK;
+}
+
+int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_error *err)
+{
+	*out = (na_gw_result){0};
+	for (size_t d = 0; d < NA_FIO_DIRS; d++)
+		dir_reset(&out->group[d]);
+	if (!members || !n || n > NA_GW_MAX_MEMBERS)
+		return vs_fail(err, VS_ERR_USAGE, "a group has 1 to %d members, not %zu", NA_GW_MAX_MEMBERS,
+		               members ? n : 0);
+	int rc = common_window(members, n, out, err);
+	if (rc != VS_OK)
+		return rc;
+	window w = {out->from_ms, out->to_ms};
+	out->member = calloc(n, sizeof(*out->member));
+	if (!out->member)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory cutting the group's window");
+	out->n = n;
+	for (size_t i = 0; i < n && rc == VS_OK; i++)
+		rc = member_figures(&members[i], w, out->member[i], err);
+	for (size_t i = 0; i < n && rc == VS_OK; i++)
+		for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++)
+			rc = na_fio_dir_merge(&out->group[d], &out->member[i][d], err);
+	return rc == VS_OK ? spread(out, err) : rc;
+}
+
+void na_gw_result_clear(na_gw_result *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t d = 0; d < NA_FIO_DIRS; d++)
+			dir_reset(&r->member[i][d]);
+	for (size_t d = 0; d < NA_FIO_DIRS; d++)
+		dir_reset(&r->group[d]);
+	free(r->member);
+	*r = (na_gw_result){0};
+}

@@ -1,0 +1,226 @@
+/* A group's common window in a group run: every member's fio writes its
+ * interval logs (IOPS, bandwidth, completion-latency histogram) into the
+ * run's staging folder; after every member ended they are fetched with the
+ * guest file transfer fio's JSON output uses, parsed (fio_logs.c) and cut
+ * to the window all members measured in (group_window.c).  The group's sums,
+ * merged percentiles and spread are those of the cut members; each member's
+ * own result stays its whole fio run.  See docs/group-window.md. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "fio_logs.h"
+#include "group_window.h"
+#include "ops/bench_internal.h"
+#include "ops/bench_window.h"
+
+/* The logs' name in the staging folder: fio adds _iops.N.log, _bw.N.log and
+ * _clat_hist.N.log, N the job's number from 1. */
+#define LOG_NAME "gw"
+/* A histogram log holds at most NA_FIO_HIST_MAX_CELLS buckets of at least
+ * 3 bytes ("0, "): a larger file is refused unread. */
+enum { MAX_LOG = 128 << 20 };
+static const char *const KINDS[] = {"iops", "bw", "clat_hist"};
+/* Each job of each member is a member of the window's cut. */
+enum { MAX_JOBS = NA_GW_MAX_MEMBERS / NA_GROUP_MAX_VMS };
+
+int64_t na_group_log_interval(const char *job)
+{
+	int64_t ms = (int64_t)na_job_seconds(job, 0) * 1000 / 20;
+	return ms <= 0 || ms >= 1000 ? 1000 : ms < 100 ? 100 : ms / 100 * 100;
+}
+
+/* Whether staging is /tmp/nfsagent-MARK with a mark na_bench_mark makes:
+ * then it holds nothing fio's job syntax gives a meaning. */
+static bool own_folder(const char *staging)
+{
+	const char prefix[] = "/tmp/nfsagent-";
+	return !strncmp(staging, prefix, sizeof(prefix) - 1) &&
+	       na_bench_mark_valid(staging + sizeof(prefix) - 1);
+}
+
+int na_group_job_logs(const char *job, const char *staging, int64_t interval_ms, char **out,
+                      vs_error *err)
+{
+	*out = NULL;
+	long jobs = na_job_count(job);
+	if (!own_folder(staging))
+		return vs_fail(err, VS_ERR_USAGE, "'%s' is not nfsagent's own staging folder: no fio log "
+		               "is written there", staging);
+	if (jobs < 1 || jobs > MAX_JOBS)
+		return vs_fail(err, VS_ERR_USAGE, "the job file runs %ld fio jobs: a group's member runs 1 "
+		               "to %d", jobs, MAX_JOBS);
+	/* A [global] before the file's own: fio applies it to every job after it. */
+	char head[512];
+	snprintf(head, sizeof(head),
+	         "# nfsagent group: fio's interval logs for the common window\n[global]\n"
+	         "write_iops_log=%s/" LOG_NAME "\nwrite_bw_log=%s/" LOG_NAME "\n"
+	         "write_hist_log=%s/" LOG_NAME "\nlog_avg_msec=%lld\nlog_hist_msec=%lld\n"
+	         "log_unix_epoch=1\n", staging, staging, staging, (long long)interval_ms,
+	         (long long)interval_ms);
+	size_t hl = strlen(head), jl = strlen(job);
+	if (!(*out = malloc(hl + jl + 1)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	memcpy(*out, head, hl);
+	memcpy(*out + hl, job, jl + 1);
+	return VS_OK;
+}
+
+/* Fetches and parses log kind k of job j; a log fio did not write, one that
+ * cannot be fetched or parsed is the member's why (VS_ERR_PROTOCOL). */
+static int fetch_log(na_bench *b, long j, size_t k, na_fio_logs *l, na_bench_member_run *x,
+                     vs_error *err)
+{
+	char name[64], *text = NULL;
+	size_t len = 0;
+	snprintf(name, sizeof(name), LOG_NAME "_%s.%ld.log", KINDS[k], j + 1);
+	vs_error e = {0};
+	int rc = na_bench_fetch(b, name, MAX_LOG, &text, &len, &e);
+	if (rc == VS_OK && !text) {
+		na_member_why(x, "its fio interval log %s is missing", name);
+		return VS_ERR_PROTOCOL;
+	}
+	if (rc == VS_OK)
+		rc = k == 2 ? na_fio_hist_parse(text, len, &l->hist, &e)
+		            : na_fio_log_parse(text, len, k ? &l->bw : &l->iops, &e);
+	free(text);
+	if (rc == VS_ERR_NOMEM)
+		*err = e;
+	else if (rc != VS_OK)
+		na_member_why(x, "its fio interval log %s could not be read: %s", name, e.message);
+	return rc;
+}
+
+/* The first time of a log's lines (ms). */
+static int64_t first_of(const na_fio_log *log)
+{
+	int64_t first = INT64_MAX;
+	for (size_t i = 0; i < log->n; i++)
+		first = log->s[i].t_ms < first ? log->s[i].t_ms : first;
+	return first;
+}
+
+/* Where a fio job began measuring (ms, the guest's clock): one interval
+ * before the first line of the log that begins last, since fio stamps a
+ * line with its interval's end and logs nothing in its ramp (fio 3.33).
+ * Its three logs begin apart, the histogram's sampled on ticks of its own
+ * (300 ms apart under load): from here on all three cover it. */
+static int64_t measured_from(const na_fio_logs *l, int64_t interval)
+{
+	int64_t hist = INT64_MAX, iops = first_of(&l->iops), bw = first_of(&l->bw);
+	for (size_t i = 0; i < l->hist.n; i++)
+		hist = l->hist.t_ms[i] < hist ? l->hist.t_ms[i] : hist;
+	int64_t last = iops > bw ? iops : bw;
+	return (hist > last ? hist : last) - interval;
+}
+
+/* Each fio job of the members still complete, as a member of the window's
+ * cut; vm[k] is the member (VM) job k belongs to. */
+static size_t cut_members(const na_fio_logs *logs, size_t n, long jobs, int64_t interval,
+                          const na_bench_group_run *r, na_gw_member *gm, size_t *vm)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		for (long j = 0; !r->m[i].why && j < jobs; j++, k++) {
+			const na_fio_logs *l = &logs[i * (size_t)jobs + (size_t)j];
+			gm[k] = (na_gw_member){.start_ms = measured_from(l, interval), .interval_ms = interval,
+			                       .iops = &l->iops, .bw = &l->bw, .hist = &l->hist};
+			vm[k] = i;
+		}
+	return k;
+}
+
+/* The member that bounds an empty or too short window is left out, named:
+ * the one that began measuring last (a guest slow to lay out fio's file,
+ * or whose clock is ahead), or, when that one's own jobs are what do not
+ * overlap, that one for it. */
+static void blame(na_bench *const *m, const na_gw_result *g, const size_t *vm, int64_t interval,
+                  na_bench_group_run *r)
+{
+	size_t late = vm[g->starts_last], early = vm[g->ends_first];
+	if (late == early)
+		na_member_why(&r->m[late], "its fio jobs did not measure at the same time: no common window");
+	else if (g->to_ms <= g->from_ms)
+		na_member_why(&r->m[late], "no common window: it began measuring %.3f s after %s's fio logs "
+		              "end", (double)(g->from_ms - g->to_ms) / 1000, m[early]->vm->name);
+	else
+		na_member_why(&r->m[late], "no common window: it began measuring %lld ms before %s's fio "
+		              "logs end, less than one %lld ms interval", (long long)(g->to_ms - g->from_ms),
+		              m[early]->vm->name, (long long)interval);
+}
+
+/* A member's figures in the window: its jobs' reads and writes merged. */
+static int member_cut(const na_gw_result *g, const size_t *vm, size_t k, size_t i,
+                      na_fio_result *out, vs_error *err)
+{
+	int rc = VS_OK;
+	for (size_t q = 0; rc == VS_OK && q < k; q++)
+		if (vm[q] == i && (rc = na_fio_dir_merge(&out->read, &g->member[q][0], err)) == VS_OK)
+			rc = na_fio_dir_merge(&out->write, &g->member[q][1], err);
+	return rc;
+}
+
+/* The group's figures from its members cut to the window g. */
+static int group_cut(na_bench *const *m, size_t n, const na_gw_result *g, const size_t *vm, size_t k,
+                     na_bench_group_run *r, vs_error *err)
+{
+	const na_fio_result *cut[NA_GROUP_MAX_VMS];
+	const char *names[NA_GROUP_MAX_VMS];
+	size_t c = 0;
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		if (!r->m[i].why && (rc = member_cut(g, vm, k, i, &r->m[i].window, err)) == VS_OK) {
+			cut[c] = &r->m[i].window;
+			names[c++] = m[i]->vm->name;
+		}
+	r->window_from_ms = g->from_ms;
+	r->window_to_ms = g->to_ms;
+	return rc == VS_OK && c ? na_group_figures_of(cut, names, c, &r->fig, err) : rc;
+}
+
+/* Cuts the complete members to their common window, leaving out (named)
+ * each that bounds an empty one, until one is found or none is left. */
+static int cut(na_bench *const *m, size_t n, const na_fio_logs *logs, long jobs, int64_t interval,
+               na_bench_group_run *r, vs_error *err)
+{
+	na_gw_member *gm = calloc(n * (size_t)jobs, sizeof(*gm));
+	size_t *vm = calloc(n * (size_t)jobs, sizeof(*vm));
+	int rc = gm && vm ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	size_t k;
+	while (rc == VS_OK && (k = cut_members(logs, n, jobs, interval, r, gm, vm)) > 0) {
+		na_gw_result g;
+		vs_error e = {0};
+		int cutrc = na_gw_compute(gm, k, &g, &e);
+		if (cutrc == VS_OK)
+			rc = group_cut(m, n, &g, vm, k, r, err);
+		else if (cutrc == VS_ERR_PROTOCOL && g.to_ms - g.from_ms < interval)
+			blame(m, &g, vm, interval, r);
+		else
+			rc = vs_fail(err, cutrc, "%s", e.message);
+		na_gw_result_clear(&g);
+		if (cutrc == VS_OK)
+			break;
+	}
+	free(gm);
+	free(vm);
+	return rc;
+}
+
+int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_group_run *r,
+                    vs_error *err)
+{
+	long jobs = na_job_count(job);  /* 1 to MAX_JOBS: na_group_job_logs made the job */
+	na_fio_logs *logs = calloc(n * (size_t)jobs, sizeof(*logs));
+	int rc = logs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		for (long j = 0; rc == VS_OK && !r->m[i].why && j < jobs; j++)
+			for (size_t k = 0; rc == VS_OK && !r->m[i].why && k < 3; k++)
+				if (fetch_log(m[i], j, k, &logs[i * (size_t)jobs + (size_t)j], &r->m[i], err) ==
+				    VS_ERR_NOMEM)
+					rc = VS_ERR_NOMEM;
+	if (rc == VS_OK)
+		rc = cut(m, n, logs, jobs, na_group_log_interval(job), r, err);
+	for (size_t i = 0; logs && i < n * (size_t)jobs; i++)
+		na_fio_logs_clear(&logs[i]);
+	free(logs);
+	return rc;
+}

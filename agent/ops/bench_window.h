@@ -1,0 +1,33 @@
+/* A group's common window (docs/group-window.md), wired into a group run:
+ * each member's fio writes its interval logs into the run's staging folder,
+ * and the group's figures are cut from them.  Private to ops/bench_group.c
+ * and ops/bench_window.c. */
+#ifndef NFSAGENT_OPS_BENCH_WINDOW_H
+#define NFSAGENT_OPS_BENCH_WINDOW_H
+
+#include "ops/bench_group.h"
+
+/* Sets why a member leaves the group incomplete (bench_group.c). */
+void na_member_why(na_bench_member_run *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* The length of one interval of fio's logs for a job (ms): 1 s, or a
+ * twentieth of a shorter run (at least 100 ms), since fio logs no partial
+ * last interval and the window loses it. */
+int64_t na_group_log_interval(const char *job);
+/* job with a [global] section put before it that has fio write its IOPS,
+ * bandwidth and latency histogram logs into staging, every interval_ms on
+ * the epoch's clock (malloc'd in *out).  staging must be this process's own
+ * staging folder (/tmp/nfsagent-MARK): nothing else is spliced into a job. */
+int na_group_job_logs(const char *job, const char *staging, int64_t interval_ms, char **out,
+                      vs_error *err);
+/* After every member ended and was recorded: fetches the interval logs of
+ * each member that ran the whole job, cuts them to the group's common
+ * window and sets r's window, each member's figures in it and the group's
+ * (r->fig).  A member whose logs are missing or unreadable, or that bounds
+ * an empty window, gets its why, and the window is cut without it.  Fails
+ * only when nfsagent cannot go on (memory). */
+int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_group_run *r,
+                    vs_error *err);
+
+#endif

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# A group run's SOAP calls per VM per repetition (docs/groups.md): bench on
+# VMS fleet VMs at once, randread-4k-qd1 (one fio job), 5 s, three
+# repetitions, in a new lab, preparation included.  Reports the calls per
+# VM per run, by method, the start skews and the group's windows.  Nothing
+# here is a pass/fail test.
+# Usage: tests/bench/group_calls.sh [BUILD_DIR [VMS [PROFILE]]]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=${1:-build}
+vms=${2:-8}
+profile=${3:-randread-4k-qd1}
+repeat=3
+nfsagent=$build/agent/nfsagent
+for f in "$nfsagent" "$build/labsim"; do
+	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
+done
+work=$(mktemp -d)
+lab=
+trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
+
+"$build/labsim" -dir "$work/lab" -methods-log "$work/m.log" -fleet "$vms" > "$work/ready" 2> /dev/null &
+lab=$!
+for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
+r=$(head -n 1 "$work/ready")
+export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
+export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+
+: > "$work/m.log"
+"$nfsagent" bench --vms 'fleet-*' --profile "$profile" --repeat $repeat --size 4M --runtime 5 \
+	--db "$work/r.db" --json > "$work/out.json" || true
+calls=$(wc -l < "$work/m.log")
+runs=$(jq '.runs | length' "$work/out.json")
+echo "group runs: $runs of $vms VMs ($profile), incomplete: $(jq '[.runs[] | select(.complete | not)] | length' "$work/out.json")"
+echo "SOAP calls: $calls"
+echo "calls per VM per run: $(awk -v c="$calls" -v v="$vms" -v r="$runs" 'BEGIN { printf "%.2f", c / v / r }')"
+echo "start skews (ms): $(jq -c '[.runs[].start_skew_ms | floor]' "$work/out.json")"
+echo "windows (ms of ms): $(jq -c '[.runs[].group.window // {} | [.ms, .of_ms]]' "$work/out.json")"
+jq -r '.runs[] | "  run \(.repetition): " + ([.members[] | select(.complete | not) | "\(.vm): \(.why)"] | join("; "))' \
+	"$work/out.json" | grep -v ': $' || true
+echo "by method, per VM per run:"
+awk '{ n[$2]++ } END { for (m in n) print n[m], m }' "$work/m.log" | sort -rn |
+	awk -v v="$vms" -v r="$runs" '{ printf "  %6.2f %s\n", $1 / v / r, $2 }'
