@@ -126,6 +126,11 @@ const char *const na_schema_migrations[] = {
 	 * bins' percentiles, the slowest VM); its members are ordinary results,
 	 * linked by result_group_members (result_id NULL: nothing recorded) */
 	na_store_group_schema,
+	/* 14: a campaign of several VMs (vms =) records each group run's
+	 * members, one result per VM, under one run, target, repetition and
+	 * profile: the VM is part of what is recorded once */
+	"DROP INDEX results_once;"
+	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile, vm);",
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
