@@ -206,3 +206,34 @@ int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error 
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int na_store_run_groups(na_store *s, const char *run, na_group_fn fn, void *ud, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (s->reader)
+		return VS_OK;
+	/* the target: the step's part between "group:" and the next ':' */
+	int rc = na_sql_prepare(s, "SELECT substr(j.step, 7, instr(substr(j.step, 7), ':') - 1),"
+	                           " g.id, g.profile, g.repetition, g.vms, g.incomplete, g.iops,"
+	                           " g.slowest_vm, g.slowest_share"
+	                           " FROM campaign_steps j JOIN result_groups g"
+	                           " ON CAST(g.id AS TEXT) = j.detail"
+	                           " WHERE j.run = ? AND j.step LIKE 'group:%' ORDER BY g.id",
+	                        &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC) : SQLITE_OK;
+	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		na_group_row g = {.id = sqlite3_column_int64(st, 1),
+		                  .profile = (const char *)sqlite3_column_text(st, 2),
+		                  .repetition = sqlite3_column_int(st, 3), .vms = sqlite3_column_int(st, 4),
+		                  .why = sqlite3_column_int(st, 5) ? "incomplete" : NULL,
+		                  .iops = sqlite3_column_double(st, 6),
+		                  .slowest_vm = (const char *)sqlite3_column_text(st, 7),
+		                  .slowest_share = sqlite3_column_double(st, 8)};
+		rc = fn((const char *)sqlite3_column_text(st, 0), &g, ud, err);
+		step = SQLITE_OK;
+	}
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = na_sql_fail(s, step, err);
+	sqlite3_finalize(st);
+	return rc;
+}
