@@ -3,7 +3,8 @@
 # target and home again with the fleet op, each repetition of a profile is
 # one group run with all of them, journaled with its group; a kill right
 # after a group's commit and one mid-group, each then --resume, leave
-# exactly one group per step; bad vms = refused before anything moves.
+# exactly one group per step; Ctrl-C then --abort brings every VM home;
+# bad vms = refused before anything moves.
 . "$(dirname "$0")/lib.sh"
 : "${KILL_AFTER_COMMIT:?KILL_AFTER_COMMIT must name the kill_after_commit shim}"
 export NFSAGENT_GUEST_PASSWORD=secret
@@ -117,16 +118,31 @@ assert_eq "$(group_steps k)" "2|2" "one group per step after the kill"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_groups")" 4 "groups in all"
 assert_eq "$(homes)" "$at_home" "every VM at home after the resume"
 
+# A benchmark's fio runs in this test's lab (not fio --version).
+fio_job_running() {
+	local pid
+	for pid in $(pgrep -x fio); do
+		case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in
+		"$WORK"/*) tr '\0' ' ' < "/proc/$pid/cmdline" | grep -q -- --output-format && return 0 ;;
+		esac
+	done
+	return 1
+}
+wait_for_fio_job() {
+	local i
+	for i in $(seq 1 600); do
+		fio_job_running && return 0
+		sleep 0.05
+	done
+	fail "no fio job ran"
+}
+
 # ---- killed mid-group (fio running in the guests), then --resume
 sed -i 's/^name = k$/name = m/' "$ini"
 groups_before=$(sqlite3 "$db" "SELECT count(*) FROM result_groups")
 "$NFSAGENT" run "$ini" --db "$db" > "$WORK/killed.out" 2>&1 &
 pid=$!
-for i in $(seq 1 600); do
-	fio_left && break
-	sleep 0.05
-done
-fio_left || fail "no fio ran"
+wait_for_fio_job
 kill -KILL "$pid"
 wait "$pid" || true
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_groups") " "$groups_before " \
@@ -138,4 +154,22 @@ assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_groups")" "$((groups_bef
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN result_groups g
 	ON g.id = m.group_id WHERE m.result_id IS NULL")" 0 "every member recorded"
 assert_eq "$(homes)" "$at_home" "every VM at home after the kill and the resume"
+
+# ---- Ctrl-C mid-group, then --abort: every VM home, nothing more runs
+sed -i 's/^name = m$/name = a/' "$ini"
+"$NFSAGENT" run "$ini" --db "$db" > "$WORK/stopped.out" 2>&1 &
+pid=$!
+wait_for_fio_job
+assert_ge "$(calls RelocateVM_Task)" 1 "moves before the stop"
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+assert_eq "$rc" 1 "stopped by Ctrl-C"
+assert_contains "$(cat "$WORK/stopped.out")" "stopped: every finished step is kept"
+assert_eq "$(homes)" "fleet-01=bench-v3 fleet-02=bench-v3 fleet-03=bench-v3" \
+	"the VMs on the target at the stop"
+run 0 "$NFSAGENT" run "$ini" --db "$db" --abort
+assert_contains "$OUT" "aborted: everything is back where it started."
+assert_eq "$(homes)" "$at_home" "every VM at home after the abort"
+assert_eq "$(group_steps a)" "0|0" "no group of the stopped run"
 lab_stop
