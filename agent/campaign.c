@@ -243,19 +243,15 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	vs_error err = {0};
 	int rc = na_migrate_shown(&s, &a, false, NULL, &v, NULL, &err);
 	r->t_move += na_run_clock() - t0;
-	bool said = !err.message[0] && !err.fault[0];  /* the diagnosis said why already */
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
-		char step[160];
+		char step[160], why[1600] = "the NFS 4.1 extent-size bug";
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
-		/* A workaround that failed: why it did (a refused unmount, say). */
-		if (rc != VS_OK && !said)
-			na_print_warning_error(&err);
+		/* The verdict, or why a workaround failed (a refused unmount, say). */
+		if (rc != VS_OK)
+			vs_error_format(&err, why, sizeof(why));
 		r->broken[ti] = true;
-		na_warn("target %s: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped",
-		        r->c->targets[ti].name);
+		na_warn("target %s: its benchmarks are skipped: %s", r->c->targets[ti].name, why);
 		rc = na_run_mark(r, step, "extent-size mismatch");
-	} else if (rc != VS_OK && said) {
-		rc = na_run_failf(r, rc, "the move of %s to %s failed (diagnosed above)", r->c->vm, ds);
 	} else if (rc != VS_OK) {
 		rc = na_run_fail(r, &err);
 	} else if (v != NA_VERDICT_CLEAN) {
@@ -389,6 +385,7 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
 	if (rc == VS_OK)
 		na_bench_end(&b);
+	r->took = b.took;
 	na_bench_nas_end(&b);
 	nas_target_free(&nas);
 	na_bench_disks_free(&b);

@@ -22,7 +22,7 @@ na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm)
 	                  .auth = na_run_guest_auth(r),
 	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
 	                  .fio_checked = one && r->fio_checked, .fio_libaio = one && r->fio_libaio,
-	                  .stop = &na_stop_requested};
+	                  .took = r->took, .stop = &na_stop_requested};
 }
 
 /* A benchmark in the campaign's VM, with its guest login and job settings. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "netbound.h"
 #include "ops/bench.h"
 #include "campaign.h"
 #include "cmd_bench_group.h"
@@ -326,7 +327,18 @@ static void noise_cell(char *buf, size_t size, const double *v, size_t n)
 		         na_mde_drop(g.sd, g.n, g.n, NA_ALPHA, 0) * 100);
 }
 
-static void print_summary(const bench_args *a, const na_profile *const *profiles, tally *t)
+/* A profile's median MB/s in a direction that the host's link holds up
+ * (docs/network-ceiling.md): said under the table, once per row. */
+static void print_bound(const na_bench *b, const char *profile, int d, const tally *t)
+{
+	char line[256];
+	na_spread s = na_spread_of(t->v[d][1], t->n[d]);
+	if (s.n && na_network_bound(b->host->name, &b->link, s.median * 1e6, line, sizeof(line)))
+		printf("%s %s: %s\n", profile, d ? "write" : "read", line);
+}
+
+static void print_summary(const bench_args *a, const na_bench *b, const na_profile *const *profiles,
+                          tally *t)
 {
 	static const char *const headers[] = {"PROFILE", "DIR", "RUNS", "IOPS", "MB/s", "AVG ms",
 	                                      "P99 ms", "RUN-TO-RUN"};
@@ -353,20 +365,23 @@ static void print_summary(const bench_args *a, const na_profile *const *profiles
 		na_table_print(table, stdout);
 		printf("RUN-TO-RUN: the IOPS runs' typical spread, and the rise/drop nfsagent compare "
 		       "could see\nagainst as many runs of something else (80%% of the time).\n");
+		for (size_t p = 0; p < a->n_profiles + !!a->job_path; p++)
+			for (int d = 0; d < 2; d++)
+				print_bound(b, profiles[p]->name, d, &t[p]);
 	}
 	na_table_free(&table);
 }
 
 /* The summary table of the runs that succeeded, per profile and direction. */
-static void print_result(const bench_args *a, const na_profile *const *profiles, size_t n,
-                         const na_bench_result *r)
+static void print_result(const bench_args *a, const na_bench *b, const na_profile *const *profiles,
+                         size_t n, const na_bench_result *r)
 {
 	tally *t = calloc(n + 1, sizeof(tally));
 	if (!t)
 		return;
 	for (size_t i = 0; i < r->n; i++)
 		tally_add(&t[r->runs[i].profile], &r->runs[i].o);
-	print_summary(a, profiles, t);
+	print_summary(a, b, profiles, t);
 	free(t);
 }
 
@@ -379,22 +394,40 @@ static json_t *dir_json(const na_fio_dir *d)
 	                 d->p99_us >= 0 ? json_real(d->p99_us / 1000) : NULL);
 }
 
+/* The run's network-bound line, reads before writes; NULL if neither is. */
+static json_t *bound_json(const na_bench *b, const na_fio_result *f)
+{
+	const na_fio_dir *dirs[] = {f->mixed ? &f->mixed_dir : &f->read, &f->write};
+	char line[256];
+	for (int d = 0; d < 2; d++)
+		if (dirs[d]->present &&
+		    na_network_bound(b->host->name, &b->link, dirs[d]->bw_bytes, line, sizeof(line)))
+			return json_string(line);
+	return NULL;
+}
+
 static void print_json(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r)
 {
 	json_t *runs = json_array();
 	for (size_t i = 0; i < r->n; i++) {
 		const na_bench_run_entry *e = &r->runs[i];
 		const na_fio_result *f = &e->o.fio;
-		json_array_append_new(runs, json_pack("{s:s, s:i, s:b, s:s?, s:I, s:o, s:o}", "profile",
+		json_array_append_new(runs, json_pack("{s:s, s:i, s:b, s:s?, s:I, s:o, s:o, s:o?}", "profile",
 		                                      profiles[e->profile]->name, "repetition", e->repetition,
 		                                      "ok", e->o.ok, "error", e->o.error, "result",
 		                                      (json_int_t)e->o.row, f->mixed ? "mixed" : "read",
 		                                      dir_json(f->mixed ? &f->mixed_dir : &f->read), "write",
-		                                      dir_json(&f->write)));
+		                                      dir_json(&f->write), "network_bound",
+		                                      e->o.ok ? bound_json(b, f) : NULL));
 	}
-	na_json_print(json_pack("{s:s, s:s, s:o, s:I, s:b}", "vm", b->vm->name, "datastore", b->ds->name,
-	                        "runs", runs, "failed", (json_int_t)r->failed, "interrupted",
-	                        r->interrupted));
+	/* no host: nothing ran (na_bench_begin refused it) */
+	json_t *link = b->host ? json_pack("{s:s, s:I, s:s, s:s}", "host", b->host->name, "speed_mb",
+	                                   (json_int_t)b->link.speed_mb, "pnic", b->link.pnic, "vmk",
+	                                   b->link.vmk)
+	                       : NULL;
+	na_json_print(json_pack("{s:s, s:s, s:o, s:I, s:b, s:o?}", "vm", b->vm->name, "datastore",
+	                        b->ds->name, "runs", runs, "failed", (json_int_t)r->failed, "interrupted",
+	                        r->interrupted, "link", link));
 }
 
 static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
@@ -442,7 +475,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	if (json && b.vm && b.ds)
 		print_json(&b, profiles, &r);
 	else if (r.n)
-		print_result(a, profiles, n, &r);
+		print_result(a, &b, profiles, n, &r);
 	size_t failed = r.failed;
 	na_bench_result_free(&r);
 	/* One line ends the command: the error, else the interruption, else

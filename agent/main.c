@@ -124,8 +124,8 @@ static void try_help(const char *cmd)
 }
 
 /* Prints how c ended and picks its exit code.  An error with neither
- * message nor fault has been said by the command's own lines (a diagnosed
- * failed move): its status still picks the code. */
+ * message nor fault (a help's usage) has been said by the command's own
+ * lines: its status still picks the code. */
 static int finish(const command *c, vs_status rc, const na_outcome *out)
 {
 	if (rc != VS_OK && (out->err.message[0] || out->err.fault[0]))

@@ -90,9 +90,6 @@ vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, bool json, j
 		na_json_print(out);
 	else
 		json_decref(out);
-	/* A diagnosed failure has said why already: nobody says it again. */
-	if (rc == VS_ERR_TASK && r.diag.verdict)
-		err->message[0] = err->fault[0] = '\0';
 	if (left) {
 		*left = r.leftovers;
 		r.leftovers = (na_leftovers){0};

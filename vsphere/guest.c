@@ -384,11 +384,16 @@ static void sleep_s(double s)
 	nanosleep(&ts, NULL);
 }
 
-double vs_guest_next_poll(double elapsed, long expected_s)
+double vs_guest_next_poll(double elapsed, double expected_s)
 {
-	double left = (double)expected_s - elapsed;
-	if (left > 0)  /* toward the end, a failing start seen early: at most twice the time gone */
-		return fmin(10, fmin(fmax(0.25, left), fmax(1, 2 * elapsed)));
+	double left = expected_s - elapsed;
+	/* A long job's failing start is seen after a second; a short one's at
+	 * its end, which comes soon.  Between, every poll is a vCenter call of
+	 * no news: one each LONG_GAP_S sees a fio that died mid-run. */
+	if (left > 0 && elapsed < 1 && expected_s > LONG_JOB_S)
+		return 1 - elapsed;
+	if (left > 0)
+		return fmin(left, LONG_GAP_S);
 	/* past it, every 0.25 s at first: a job's end seen late is wall time
 	 * of every run (a few ms more of fio's could cost a whole look) */
 	return fmin(10, fmax(0.25, -left / 2));
@@ -402,13 +407,13 @@ static double monotonic_s(void)
 }
 
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
+                  long timeout_s, double expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
                   void *ud, vs_guest_process *out, vs_error *err)
 {
 	/* Time gone is the clock's, the calls' own time (and their retries) too.
 	 * A job of known length is first looked at after a second (a failing
 	 * start is seen then), or at its end if sooner: not at once. */
-	double started = monotonic_s(), next = expected_s > 0 ? fmin(1, (double)expected_s) : 0;
+	double started = monotonic_s(), next = expected_s > 0 ? vs_guest_next_poll(0, expected_s) : 0;
 	long ticked = 0;
 	*out = (vs_guest_process){false, -1};
 	for (;;) {

@@ -12,7 +12,18 @@
 
 /* A NAS command's time during a bench (bench --nas and a campaign's): a
  * run waits so long at most for the NAS's first and last readings. */
-enum { NA_BENCH_NAS_TIMEOUT_S = 10 };
+enum { NA_BENCH_NAS_TIMEOUT_S = 10, NA_BENCH_TOOK = 16 };
+
+/* How long each profile's last run on a datastore took to be seen ended:
+ * its next there is first looked at then (na_bench_expected_s), as each
+ * look is a vCenter call.  A campaign keeps it from round to round. */
+typedef struct na_bench_took {
+	struct {
+		char profile[64], datastore[128];
+		double s;
+	} v[NA_BENCH_TOOK];
+	size_t n;
+} na_bench_took;
 
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
@@ -43,6 +54,8 @@ typedef struct na_bench {
 	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
 	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
+	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_read_link) */
+	na_bench_took took;
 	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
 	 * dataset behind ds, its settings and its pool were read
 	 * (na_bench_nas_begin): then each run is sampled. */
@@ -172,6 +185,10 @@ typedef struct na_bench_result {
 int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs_error *err);
 void na_bench_result_free(na_bench_result *r);
 
+/* Reads b->link, the host's link to the datastore's (first) NFS server:
+ * the network-bound hint's ceiling (netbound.h); unknown (speed 0) when
+ * vSphere does not say, never an error.  One call. */
+void na_bench_read_link(na_bench *b);
 /* Removes what the benchmark put in the guest. */
 void na_bench_end(na_bench *b);
 /* This process's mark, "PID-TOKEN" (TOKEN: 8 random hex digits, made once):

@@ -24,10 +24,16 @@ typedef struct na_bench_started {
 	 * finish: compare's ESXi layer takes fio's runtime before it, which the
 	 * fetching and recording after it would shift. */
 	char ended_at[32];
+	double took_s;              /* from asked[1] to that end; 0 not seen */
 } na_bench_started;
 na_bench_started na_bench_started_now(void);
-/* Notes now as st's ended_at. */
+/* Notes now as st's ended_at, and how long fio took to be seen ended. */
 void na_bench_note_end(na_bench_started *st);
+/* When a wait for p's fio first looks: when its last run here was seen to
+ * end (fio lays out its file each run: its time is the job's and more),
+ * or at the job's own time before one was; na_bench_learn notes a run's. */
+double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *job_text);
+void na_bench_learn(na_bench *b, const na_profile *p, const na_bench_started *st);
 /* Uploads the job and starts fio in b's data folder (made by the caller). */
 int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
                        na_bench_started *st, vs_error *err);

@@ -229,10 +229,10 @@ static void land(fleet *f, na_fleet_vm *v)
 static void task_failed(fleet *f, na_fleet_vm *v, const vs_error *task_err)
 {
 	const vs_vm *vm = vm_entry(f->s->inv, v->moref);
-	if (vm && task_err->status == VS_ERR_TASK)
-		na_migrate_diagnose(f->s, f->a->one, vm, v->layout->log_directory, f->target, &v->attempt,
-		                    task_err, &v->diag);
 	vs_error e = *task_err;
+	if (vm && e.status == VS_ERR_TASK)
+		na_migrate_diagnose(f->s, f->a->one, vm, v->layout->log_directory, f->target, &v->attempt,
+		                    &e, &v->diag);
 	vs_error_context(&e, "Storage vMotion of %s to %s", v->name, f->target->name);
 	fail_vm(f, v, &e);
 }

@@ -60,12 +60,11 @@ static int resolve(migration *m, vs_error *err)
 
 void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *vm,
                          const char *log_dir, const vs_datastore *target,
-                         const na_attempt *attempt, const vs_error *task_err, na_diagnosis *d)
+                         const na_attempt *attempt, vs_error *task_err, na_diagnosis *d)
 {
 	na_diagnosis_free(d);
 	na_diagnose_move(s->client, s->inv, vm, log_dir, target, attempt, task_err, d);
-	na_say(s, "Storage vMotion of %s to %s failed.", vm->name, target->name);
-	na_say(s, "%s", d->verdict ? d->verdict : "no verdict");
+	na_say(s, "Storage vMotion of %s to %s failed; what was seen:", vm->name, target->name);
 	for (size_t i = 0; i < d->n_evidence; i++)
 		na_say(s, "  %s", d->evidence[i]);
 	na_finding_source src = {"migration", a->campaign, a->target, na_host_by_moref(s->inv, vm->host),
@@ -74,6 +73,14 @@ void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *v
 	if (src.host && na_record_finding(s->store, a->db, &src, d->extent_bug, d->extent_case,
 	                                  d->verdict, d->evidence, d->n_evidence, &rec) != VS_OK)
 		warn_error(s, "the verdict was not recorded", &rec);
+	vs_error task = *task_err;
+	if (d->extent_bug && d->verdict) {
+		vs_fail(task_err, VS_ERR_TASK, "%s", d->verdict);
+		return;
+	}
+	vs_fail(task_err, VS_ERR_TASK, "%s%s(not the extent-size bug)", task.message,
+	        task.message[0] ? " " : "");
+	snprintf(task_err->fault, sizeof(task_err->fault), "%s", task.fault);
 }
 
 static int move(migration *m, vs_error *err)
@@ -334,7 +341,9 @@ static int migrate(migration *m, vs_error *err)
 	int rc = m->a->bug_seen ? VS_ERR_TASK : move(m, err);
 	m->out->diag.extent_bug |= m->a->bug_seen;
 	if (rc == VS_ERR_TASK && m->out->diag.extent_bug && strcmp(m->a->policy, "fail") != 0) {
-		na_say(m->s, "Working around it (--on-extent-bug %s).", m->a->policy);
+		/* a fleet's VM not moved again has no verdict of its own */
+		na_say(m->s, "%s: working around it (--on-extent-bug %s).",
+		       err->message[0] ? err->message : "the NFS 4.1 extent-size bug", m->a->policy);
 		rc = work_around(m, err);
 	} else if (rc == VS_ERR_TASK && m->out->diag.extent_bug) {
 		na_say(m->s, m->a->campaign ? "To move it all the same, set on_extent_bug = nfs3 in the "

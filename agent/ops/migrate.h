@@ -29,11 +29,12 @@ typedef struct na_migrate_result {
  * s->store, else a->db).  Progress lines and warnings go to the session;
  * out says what happened, whatever rc is. */
 int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *out, vs_error *err);
-/* A failed move's diagnosis: said on the session, its verdict recorded (in
- * s->store, else a->db). */
+/* A failed move's diagnosis: its evidence said on the session, its verdict
+ * recorded (in s->store, else a->db).  task_err becomes the verdict, the one
+ * line the caller tells (the fault and ESXi's details are in the evidence). */
 void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *vm,
                          const char *log_dir, const vs_datastore *target,
-                         const na_attempt *attempt, const vs_error *task_err, na_diagnosis *d);
+                         const na_attempt *attempt, vs_error *task_err, na_diagnosis *d);
 /* Clean when moved and verified; a finding when the extent-size bug
  * stopped it (whatever rc is) or an extent is short after the move. */
 na_verdict na_migrate_verdict(const na_migrate_result *r, int rc);

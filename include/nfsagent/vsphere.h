@@ -119,6 +119,14 @@ typedef struct vs_host {
 	char *parent;            /* compute resource moref */
 } vs_host;
 
+/* The link a host reaches an NFS server through (vs_host_link_to). */
+typedef struct vs_host_link {
+	int64_t speed_mb;  /* its fastest uplink's negotiated Mb/s: one flow's most; 0 unknown */
+	char vmk[16];      /* the vmkernel port: on the server's subnet, else the default route's */
+	char pnic[32];     /* that uplink */
+	bool by_subnet;
+} vs_host_link;
+
 typedef struct vs_ds_mount {
 	char *host;         /* HostSystem moref */
 	char *access_mode;  /* "readWrite" | "readOnly" */
@@ -254,6 +262,11 @@ int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *data
 /* Reads one host or datastore by moref. */
 int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
 int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
+/* Reads how host reaches server (an IPv4 address, or a name: then through
+ * the default route) from its config.network; speed_mb 0 when vSphere does
+ * not say (no such port, a link down).  One call. */
+int vs_host_link_to(vs_client *c, const char *host, const char *server, vs_host_link *out,
+                    vs_error *err);
 
 /* ---- Datastore files --------------------------------------------------- */
 
@@ -399,9 +412,9 @@ typedef struct vs_guest_process {
 
 /* Waits for pid to end, polling ListProcessesInGuest: for a program of
  * unknown length (expected_s 0) at once and after 0.25 s (a short program
- * has ended); for one expected to take expected_s, first after a second (a
- * failing start) or at its end if sooner, then sparsely until its end,
- * every 0.25 s past it and ever less often after, at most 10 s apart
+ * has ended); for one expected to take expected_s, at its end (a job of
+ * over 30 s also after a second, a failing start, and every 5 minutes),
+ * then every 0.25 s past it and ever less often after, at most 10 s apart
  * (exit codes are kept only ~5 minutes after the end).  Gives up after
  * timeout_s or when *stop becomes non-zero, terminating the process; then
  * returns VS_ERR_TASK ("timed out" / "interrupted"). */
@@ -409,7 +422,7 @@ typedef struct vs_guest_process {
  * it began: the caller's progress. */
 typedef void (*vs_tick_fn)(long elapsed_s, void *ud);
 int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
-                  long timeout_s, long expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
+                  long timeout_s, double expected_s, volatile sig_atomic_t *stop, vs_tick_fn tick,
                   void *ud, vs_guest_process *out, vs_error *err);
 int vs_guest_terminate(vs_client *c, const char *vm, const vs_guest_auth *auth, int64_t pid,
                        vs_error *err);

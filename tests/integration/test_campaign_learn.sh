@@ -41,7 +41,8 @@ assert_eq "$(sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "SELECT COUNT(*) FROM 
 campaign "$c" stopped fail
 run 3 "$NFSAGENT" run "$c"
 assert_contains "$OUT" "  v41  no results: the extent-size bug stopped the move there"
-assert_contains "$ERR" "target v41: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped"
+assert_contains "$ERR" "target v41: its benchmarks are skipped: Storage vMotion of fiotest to "
+assert_contains "$ERR" "failed: NFS 4.1 extent-size mismatch on datastore "
 run 1 "$NFSAGENT" run "$c" --resume
 assert_contains "$ERR" "no unfinished run to resume"
 
@@ -126,7 +127,6 @@ run 0 "$NFSAGENT" mount --all-hosts --name bench-v41 --server 10.0.0.5 --path /m
 	printf '\n[target v41]\ndatastore = bench-v41\non_extent_bug = nfs3\nprobe = no\n'
 } > "$c"
 run 3 "$NFSAGENT" run "$c"
-assert_contains "$ERR" "nfsagent: warning: remounting bench-v41 as NFS 3 failed: "
+assert_contains "$ERR" "nfsagent: warning: target v41: its benchmarks are skipped: remounting bench-v41 as NFS 3 failed: "
 assert_contains "$ERR" "vSphere HA"
-assert_contains "$ERR" "target v41: the NFS 4.1 extent-size bug stopped the move; its benchmarks are skipped"
 echo "campaign_learn: ok"

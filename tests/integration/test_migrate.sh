@@ -41,9 +41,9 @@ lab_stop
 lab_start -nfs41-bug always
 mount41
 run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
-assert_contains "$OUT" "NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510)"
-# The diagnosis has said why: no error line repeats the task's fault.
-assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -vc 'warning: ')" 0 "error lines of a diagnosed failure"
+# One error line, the verdict; the evidence (the task's fault among it) above.
+assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -v 'warning: ')" "nfsagent: Storage vMotion of fiotest to truenas-vmware16k failed: NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510)" "the error line of a diagnosed failure"
+assert_eq "$(grep -c 'extent-size mismatch on datastore' <<< "$OUT")" 0 "the verdict said once, as the error"
 assert_contains "$OUT" "Failed to load one or more destination disks"
 assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
 assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"

@@ -73,6 +73,7 @@ func features() []feature {
 		&serviceVersions{},    // versions.go: /sdk/vimServiceVersions.xml
 		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
 		&esxiVersion{},        // esxi.go: -esxi
+		&linkSpeeds{},         // links.go: -link-speed
 		nfs,                   // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
 		nas,                   // nas.go, nasshell.go: the ZFS NAS behind the exports, -nas-*
 		&mountFailures{},      // mountfail.go: -fail-mount (one host's CreateNasDatastore fails)

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "ops/bench.h"
+#include "ops/bench_internal.h"
 
 /* A VM whose host is not in the inventory (the campaign found none for it)
  * is a clear error before any call: without a host nothing could be
@@ -73,6 +74,33 @@ static void timeout_comes_from_the_job(void **state)
 	assert_int_equal(na_job_seconds("[a]\nruntime=99999999999999999999999d\n", 1), 366L * 86400);
 }
 
+/* A wait first looks at fio when the profile's last run on the datastore
+ * was seen to end (fio lays out its file each run), or at the job's own
+ * time before; each profile and datastore its own; never before the job's
+ * time. */
+static void next_run_is_looked_at_when_the_last_ended(void **state)
+{
+	(void)state;
+	vs_datastore v3 = {.name = "v3"}, v41 = {.name = "v41"};
+	na_bench b = {.ds = &v3};
+	const na_profile *read = na_profile_find("randread-4k-qd1");
+	const na_profile *write = na_profile_find("randwrite-4k-qd1");
+	const char *job = "[a]\nrw=randread\nruntime=2\ntime_based=1\n";
+	assert_true(na_bench_expected_s(&b, read, job) == 2);
+	na_bench_started st = {.took_s = 2.75};
+	na_bench_learn(&b, read, &st);
+	assert_true(na_bench_expected_s(&b, read, job) == 2.75);
+	assert_true(na_bench_expected_s(&b, write, job) == 2);
+	st.took_s = 1.5;  /* a shorter job's end: not before the job's time */
+	na_bench_learn(&b, read, &st);
+	assert_true(na_bench_expected_s(&b, read, job) == 2);
+	st.took_s = 0;    /* an end not seen teaches nothing */
+	na_bench_learn(&b, write, &st);
+	assert_int_equal(b.took.n, 1);
+	b.ds = &v41;      /* another datastore: its own time */
+	assert_true(na_bench_expected_s(&b, read, job) == 2);
+}
+
 /* As the seeds ran them: the 4 jobs of a qd32x4 profile share one file of
  * --size (one working set for the NAS's cache, not four); the dd-zeros
  * profile writes zeros as dd if=/dev/zero did, the other dd profile not. */
@@ -127,6 +155,7 @@ int main(void)
 		cmocka_unit_test(no_host_is_an_error),
 		cmocka_unit_test(jobs_write_in_our_folder),
 		cmocka_unit_test(timeout_comes_from_the_job),
+		cmocka_unit_test(next_run_is_looked_at_when_the_last_ended),
 		cmocka_unit_test(profiles_are_the_seeds),
 		cmocka_unit_test(marks_are_unique_and_checked),
 	};

@@ -149,26 +149,28 @@ static void transfer_urls_reach_the_right_server(void **state)
 	vs_transport_free(&t);
 }
 
-/* A wait for a guest process polls after 0.25 s, toward the job's end (at
- * most twice the time gone), then every 0.25 s, then half the overrun,
- * never more than 10 s apart; a 30 s job ending 0.6 s late is seen in 9
- * polls, 0.25 s after it at most. */
+/* A wait for a guest process looks at a short job at its end, and at a
+ * long one after a second (a failing start), then every 5 minutes and at
+ * its end; past the end every 0.25 s, then half the overrun, never more
+ * than 10 s apart: a 30 s job ending 0.6 s late is seen in 4 polls. */
 static void guest_polls_follow_the_expected_end(void **state)
 {
 	(void)state;
 	assert_true(vs_guest_next_poll(0.25, 0) == 0.25);   /* unknown length: soon again */
-	assert_true(vs_guest_next_poll(0.25, 2) == 1);      /* a failing start is seen within 1.25 s */
-	assert_true(vs_guest_next_poll(1.25, 2) == 0.75);   /* then at the end */
+	assert_true(vs_guest_next_poll(0, 2) == 2);         /* a short job: at its end */
+	assert_true(vs_guest_next_poll(0, 1.75) == 1.75);   /* what the last run took */
 	assert_true(vs_guest_next_poll(2, 2) == 0.25);      /* and soon after it */
 	assert_true(vs_guest_next_poll(2.5, 2) == 0.25);
-	assert_true(vs_guest_next_poll(11.25, 30) == 10);   /* never more than 10 s apart */
-	assert_true(vs_guest_next_poll(40, 0) == 10);
+	assert_true(vs_guest_next_poll(0, 60) == 1);        /* a long job's failing start */
+	assert_true(vs_guest_next_poll(1, 60) == 59);       /* then its end */
+	assert_true(vs_guest_next_poll(1, 3600) == 300);    /* at most 5 minutes apart before it */
+	assert_true(vs_guest_next_poll(40, 0) == 10);       /* never more than 10 s apart after */
 	assert_true(vs_guest_next_poll(34, 30) == 2);       /* half the overrun */
 	int polls = 1;
-	double t = 0.25;
+	double t = vs_guest_next_poll(0, 30);
 	for (; t < 30.6; polls++)
 		t += vs_guest_next_poll(t, 30);
-	assert_int_equal(polls, 9);
+	assert_int_equal(polls, 4);
 	assert_true(t - 30.6 <= 0.25);
 }
 
