@@ -24,13 +24,18 @@ vs_vm *na_run_vm(const na_run *r)
 	return NULL;
 }
 
+const char *na_run_vm_name(const na_run *r)
+{
+	return r->n_vms ? r->vm_names[0] : r->c->vm;
+}
+
 /* The whole inventory is read once; after that a change (a move, a mount)
- * only needs the datastores and the VM read again. */
+ * only needs the datastores and the VM read again (a group's VMs: all again). */
 int na_run_reload(na_run *r)
 {
 	vs_error err = {0};
 	int rc;
-	if (r->inv.n_hosts && r->vm_moref && na_run_vm(r)) {
+	if (r->inv.n_hosts && r->vm_moref && na_run_vm(r) && !r->n_vms) {
 		rc = na_inventory_refresh(r->cl, &r->inv, r->vm_moref, &err);
 	} else {
 		na_inventory_free(&r->inv);
@@ -39,7 +44,10 @@ int na_run_reload(na_run *r)
 	if (rc != VS_OK)
 		return na_run_fail(r, &err);
 	if (r->vm_moref && !na_run_vm(r))
-		return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->c->vm);
+		return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", na_run_vm_name(r));
+	for (size_t i = 0; i < r->n_vms; i++)
+		if (!na_run_member(r, i))
+			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[i]);
 	return VS_OK;
 }
 
@@ -91,9 +99,10 @@ na_session na_run_session(na_run *r)
 
 /* ---- steps ---------------------------------------------------------------------- */
 
-static void result_step(char *step, size_t size, const na_target *t, long rep, const char *profile)
+void na_run_result_step(const na_run *r, char *step, size_t size, const na_target *t, long rep,
+                        const char *profile)
 {
-	snprintf(step, size, "result:%s:%ld:%s", t->name, rep, profile);
+	snprintf(step, size, "%s:%s:%ld:%s", r->n_vms ? "group" : "result", t->name, rep, profile);
 }
 
 /* How many of t's results of repetition rep are still to be made. */
@@ -102,7 +111,7 @@ static size_t round_left(na_run *r, const na_target *t, long rep)
 	size_t todo = 0;
 	for (size_t p = 0; p < r->c->n_profiles; p++) {
 		char step[256];
-		result_step(step, sizeof(step), t, rep, r->c->profiles[p]);
+		na_run_result_step(r, step, sizeof(step), t, rep, r->c->profiles[p]);
 		todo += !na_run_done(r, step, NULL);
 	}
 	return todo;
@@ -298,7 +307,7 @@ static int take_turn(na_run *r, na_target *t)
 static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *profile, long rep)
 {
 	char step[256], *detail = NULL;
-	result_step(step, sizeof(step), t, rep, profile);
+	na_run_result_step(r, step, sizeof(step), t, rep, profile);
 	if (na_run_done(r, step, &detail)) {
 		free(detail);
 		return VS_OK;
@@ -328,14 +337,20 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 
 /* One target's profiles in one repetition, runs of them left to make
  * (rounds calls it only when one is): the guest is prepared once for them. */
+size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->c->labels.n; i++)
+		out[n++] = r->c->labels.v[i];
+	for (size_t i = 0; i < t->labels.n; i++)
+		out[n++] = t->labels.v[i];
+	return n;
+}
+
 static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 {
 	na_label labels[2 * NA_MAX_LABELS];
-	size_t n = 0;
-	for (size_t i = 0; i < r->c->labels.n; i++)
-		labels[n++] = r->c->labels.v[i];
-	for (size_t i = 0; i < t->labels.n; i++)
-		labels[n++] = t->labels.v[i];
+	size_t n = na_run_labels(r, t, labels);
 	vs_error err = {0};
 	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
 	na_session s = na_run_session(r);
@@ -387,7 +402,7 @@ static int rounds(na_run *r)
 	if (rc == VS_OK && left && r->guest_leftovers)
 		rc = na_run_failf(r, VS_ERR_TASK, "what %zu killed benchmark%s left in %s may still run: "
 		                  "not benchmarking beside it", r->guest_leftovers,
-		                  na_s(r->guest_leftovers), r->c->vm);
+		                  na_s(r->guest_leftovers), na_run_vm_name(r));
 	if (rc == VS_OK && left)
 		rc = na_run_check_guest(r);
 	for (long rep = 1; rc == VS_OK && rep <= r->c->repeat && !na_stop_requested; rep++)
@@ -402,10 +417,12 @@ static int rounds(na_run *r)
 			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
 			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
-			if (rc == VS_OK)
+			if (rc == VS_OK && r->n_vms)
+				rc = na_run_group_move(r, ti, t->datastore, na_run_policy(t));
+			else if (rc == VS_OK)
 				rc = na_run_move(r, ti, t->datastore, na_run_policy(t));
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
-				rc = bench_round(r, t, rep, runs);
+				rc = r->n_vms ? na_run_group_round(r, t, rep) : bench_round(r, t, rep, runs);
 		}
 	return rc;
 }
@@ -443,11 +460,26 @@ static void find_leftovers(na_run *r)
 		na_print_warning_error(&err);
 }
 
+/* The group's VMs home with the fleet op (fio ended first: it would write
+ * into the disks being copied); the fleet lists what failed moves left. */
+static int group_home(na_run *r)
+{
+	int swept = na_run_sweep_guest(r, false);
+	int rc = r->journal_failed ? r->journal_failed : na_run_group_move(r, NA_MAX_TARGETS, r->home, "fail");
+	if (swept == VS_OK && r->guest_leftovers)
+		swept = na_run_sweep_guest(r, false);
+	return rc == VS_OK ? swept : rc;
+}
+
+static int unmount_all_targets(na_run *r, int rc);
+
 static int clean_up(na_run *r)
 {
 	if (!r->c->cleanup && !r->o->abort)
 		return VS_OK;
 	printf("Cleaning up:\n");
+	if (r->n_vms)
+		return unmount_all_targets(r, group_home(r));
 	/* A killed run's fio is ended before the VM moves: it would write into
 	 * the disk being copied.  A kill during a cold move left the VM off:
 	 * then the sweep waits until go_home has powered it on (if it ran at the
@@ -461,9 +493,17 @@ static int clean_up(na_run *r)
 		swept = na_run_sweep_guest(r, false);
 	if (rc == VS_OK)
 		rc = swept;
+	return unmount_all_targets(r, rc);
+}
+
+/* After the VMs went home (rc: how that went): the campaign's mounts go,
+ * an admin's datastore is put back as it was, and where everything is
+ * now is read again: the promise is checked, not assumed. */
+static int unmount_all_targets(na_run *r, int rc)
+{
 	if (rc == VS_OK)
 		rc = na_run_mark(r, "home", r->home);
-	if (rc == VS_OK)
+	if (rc == VS_OK && !r->n_vms)
 		find_leftovers(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++) {
 		na_target *t = &r->c->targets[i];
@@ -481,8 +521,9 @@ static int clean_up(na_run *r)
 		if (rc == VS_OK)
 			rc = na_run_mark(r, unstep, "unmounted");
 	}
-	/* Where everything is now, read again: the promise is checked, not assumed. */
-	return rc == VS_OK ? na_run_check_home(r) : rc;
+	if (rc != VS_OK)
+		return rc;
+	return r->n_vms ? na_run_group_check_home(r) : na_run_check_home(r);
 }
 
 static void print_time(const na_run *r)
@@ -547,7 +588,7 @@ static int abort_run(na_run *r)
 		rc = na_run_failf(r, VS_ERR_TASK,
 		                  "not everything is back: what %zu killed benchmark%s left in %s remains "
 		                  "(set the guest password and abort again)",
-		                  r->guest_leftovers, na_s(r->guest_leftovers), r->c->vm);
+		                  r->guest_leftovers, na_s(r->guest_leftovers), na_run_vm_name(r));
 	/* An error recorded on the way (a journal read in the cleanup) is no
 	 * "everything is back". */
 	if (rc == VS_OK)
@@ -591,7 +632,7 @@ static int execute(na_run *r)
 	if (rc == VS_OK && r->guest_leftovers)
 		rc = na_run_failf(r, VS_ERR_TASK, "not everything is back: what %zu killed benchmark%s "
 		                  "left in %s remains; nfsagent run %s --abort tries again",
-		                  r->guest_leftovers, na_s(r->guest_leftovers), r->c->vm, r->c->file);
+		                  r->guest_leftovers, na_s(r->guest_leftovers), na_run_vm_name(r), r->c->file);
 	/* An error recorded on the way (a journal read in the cleanup) is no success. */
 	if (rc == VS_OK)
 		rc = r->err.status;
@@ -674,6 +715,10 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	na_push_warn(r.store);
 	na_store_close(&r.store);
 	free(r.vm_moref);
+	for (size_t i = 0; i < r.n_vms; i++) {
+		free(r.vm_morefs[i]);
+		free(r.vm_names[i]);
+	}
 	free(r.home);
 	free(r.password);
 	na_leftovers_free(&r.leftovers);

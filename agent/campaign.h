@@ -9,7 +9,7 @@
 /* Lengths of a campaign's and a target's name, so that run ids and journal
  * steps ("result:TARGET:REP:PROFILE") are never cut. */
 enum { NA_MAX_LABELS = 16, NA_MAX_TARGETS = 16, NA_MAX_CAMPAIGN_PROFILES = 16, NA_MAX_NAME = 64,
-       NA_MAX_TARGET_NAME = 40 };
+       NA_MAX_TARGET_NAME = 40, NA_MAX_CAMPAIGN_VMS = 64 };
 
 typedef struct na_labels {
 	na_label v[NA_MAX_LABELS];
@@ -36,6 +36,14 @@ typedef struct na_target {
 typedef struct na_campaign {
 	char *file;
 	char *name, *vm;
+	/* vms = a, b, fleet-*: names and fnmatch(3) globs, resolved against the
+	 * inventory at preflight (n_vms 0: vm is the one VM, as before); its
+	 * rounds run each profile's repetition as one group run in all of them. */
+	char *vms[NA_MAX_CAMPAIGN_VMS];
+	size_t n_vms;
+	int vms_line;
+	/* The group's moves (the fleet op's limits; migrate's defaults). */
+	long parallel, per_host, per_datastore;
 	char *guest_user, *guest_password_file;
 	char *profiles[NA_MAX_CAMPAIGN_PROFILES];
 	size_t n_profiles;

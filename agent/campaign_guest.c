@@ -14,15 +14,21 @@ vs_guest_auth na_run_guest_auth(const na_run *r)
 	                       r->password};
 }
 
-/* A benchmark in the campaign's VM, with its guest login and job settings. */
-na_bench na_run_bench(na_run *r, na_session *s)
+na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm)
 {
-	vs_vm *vm = na_run_vm(r);
+	/* A group's members each look at their own fio. */
+	bool one = !r->n_vms;
 	return (na_bench){.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
 	                  .auth = na_run_guest_auth(r),
 	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
-	                  .fio_checked = r->fio_checked, .fio_libaio = r->fio_libaio,
+	                  .fio_checked = one && r->fio_checked, .fio_libaio = one && r->fio_libaio,
 	                  .took = r->took, .stop = &na_stop_requested};
+}
+
+/* A benchmark in the campaign's VM, with its guest login and job settings. */
+na_bench na_run_bench(na_run *r, na_session *s)
+{
+	return na_run_bench_in(r, s, na_run_vm(r));
 }
 
 /* The guest can benchmark (credentials, fio and its libaio), checked once
@@ -32,18 +38,23 @@ int na_run_check_guest(na_run *r)
 {
 	vs_error err = {0};
 	na_session s = na_run_session(r);
-	na_bench b = na_run_bench(r, &s);
-	if (na_bench_begin(&b, &err) != VS_OK)
-		return na_run_fail(r, &err);
-	r->fio_checked = b.fio_checked;
-	r->fio_libaio = b.fio_libaio;
-	na_bench_end(&b);
+	for (size_t i = 0; i < (r->n_vms ? r->n_vms : 1); i++) {
+		const vs_vm *vm = r->n_vms ? na_run_member(r, i) : na_run_vm(r);
+		if (!vm)
+			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[i]);
+		na_bench b = na_run_bench_in(r, &s, vm);
+		if (na_bench_begin(&b, &err) != VS_OK)
+			return na_run_fail(r, &err);
+		r->fio_checked = b.fio_checked;
+		r->fio_libaio = b.fio_libaio;
+		na_bench_end(&b);
+	}
 	return VS_OK;
 }
 
 /* "Ended fio of an earlier run (nfsagent 4242) in fiotest: guest pids 7, 9."
  * (or what else of that run was still running there). */
-static void say_ended(const na_run *r, const char *mark, const vs_guest_programs *ended)
+static void say_ended(const char *vm, const char *mark, const vs_guest_programs *ended)
 {
 	if (ended->n == 0)
 		return;
@@ -61,12 +72,13 @@ static void say_ended(const na_run *r, const char *mark, const vs_guest_programs
 			                       (long long)ended->v[i].pid);
 	}
 	printf("Ended %s of an earlier run (nfsagent %.*s) in %s: guest pid%s %s.\n", names,
-	       (int)strspn(mark, "0123456789"), mark, r->c->vm, ended->n > 1 ? "s" : "", pids);
+	       (int)strspn(mark, "0123456789"), mark, vm, ended->n > 1 ? "s" : "", pids);
 	fflush(stdout);
 }
 
 /* Why what the run of mark left in the guest could not be removed. */
-static void warn_left(const na_run *r, const char *mark, const vs_vm *vm, const vs_error *err)
+static void warn_left(const na_run *r, const char *mark, const char *name, const vs_vm *vm,
+                      const vs_error *err)
 {
 	char why[1200];
 	if (!r->password)
@@ -78,7 +90,30 @@ static void warn_left(const na_run *r, const char *mark, const vs_vm *vm, const 
 	else
 		vs_error_format(err, why, sizeof(why));
 	na_warn("what benchmark process %.*s left in %s may remain in the guest: %s",
-	        (int)strspn(mark, "0123456789"), mark, r->c->vm, why);
+	        (int)strspn(mark, "0123456789"), mark, name, why);
+}
+
+/* What the run of mark left in each of the campaign's VMs (a group's: in
+ * all of them), ended and removed; not VS_OK when something remains. */
+static int sweep_mark(const na_run *r, const vs_guest_auth *auth, const char *mark)
+{
+	int rc = VS_OK;
+	for (size_t i = 0; i < (r->n_vms ? r->n_vms : 1); i++) {
+		vs_error err = {0};
+		/* NULL: gone from the inventory (a cleanup goes on) */
+		vs_vm *vm = r->n_vms ? na_run_member(r, i) : na_run_vm(r);
+		const char *name = r->n_vms ? r->vm_names[i] : r->c->vm;
+		vs_guest_programs ended = {0};
+		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, auth, r->c->dir, mark, &ended, &err)
+		                              : VS_ERR_USAGE;
+		say_ended(name, mark, &ended);
+		vs_guest_programs_free(&ended);
+		if (swept != VS_OK)
+			warn_left(r, mark, name, vm, &err);
+		if (rc == VS_OK)
+			rc = swept;
+	}
+	return rc;
 }
 
 /* Every process of a run that benchmarks is journaled first ("bench-pids",
@@ -101,16 +136,8 @@ int na_run_sweep_guest(na_run *r, bool self)
 	for (char *m = marks ? strtok_r(marks, ", ", &save) : NULL; m; m = strtok_r(NULL, ", ", &save)) {
 		if (!na_bench_mark_valid(m))
 			continue;  /* nfsagent wrote it: never */
-		vs_error err = {0};
-		vs_vm *vm = na_run_vm(r);  /* NULL: gone from the inventory (a cleanup goes on) */
-		vs_guest_programs ended = {0};
-		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, &auth, r->c->dir, m, &ended, &err)
-		                              : VS_ERR_USAGE;
-		say_ended(r, m, &ended);
-		vs_guest_programs_free(&ended);
-		if (swept == VS_OK)
+		if (sweep_mark(r, &auth, m) == VS_OK)
 			continue;
-		warn_left(r, m, vm, &err);
 		r->guest_leftovers++;
 		me_left |= strcmp(m, me) == 0;
 		ok &= na_list_add(&left, m);

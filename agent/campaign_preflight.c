@@ -41,8 +41,12 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 			                 t->name, t->servers, t->path, na_nfs_label(e->type), e->name, t->nfs,
 			                 strcmp(e->type, "NFS41") == 0 ? "4.1" : "3");
 	}
-	if (choice.host && strcmp(na_host_name(&r->inv, vm->host), choice.host) != 0)
-		return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on another host", t->name, vm->name);
+	for (size_t i = 0; choice.host && i < (r->n_vms ? r->n_vms : 1); i++) {
+		const vs_vm *v = r->n_vms ? na_run_member(r, i) : vm;
+		if (strcmp(na_host_name(&r->inv, v->host), choice.host) != 0)
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on another host", t->name,
+			                    v->name);
+	}
 	return VS_OK;
 }
 
@@ -50,7 +54,15 @@ void na_run_print_plan(na_run *r, const vs_vm *vm)
 {
 	na_campaign *c = r->c;
 	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
-	printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+	if (r->n_vms) {
+		printf("  %zu VMs, on %s: ", r->n_vms, r->home);
+		for (size_t i = 0; i < r->n_vms; i++)
+			printf("%s%s", i ? ", " : "", r->vm_names[i]);
+		printf("\n  each repetition of a profile is one group run in all of them; moves: %ld at "
+		       "once, %ld per host, %ld per datastore\n", c->parallel, c->per_host, c->per_datastore);
+	} else {
+		printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+	}
 	for (size_t i = 0; i < c->n_targets; i++) {
 		const na_target *t = &c->targets[i];
 		printf("  target %s: ", t->name);
@@ -79,6 +91,8 @@ int na_run_find_vm(na_run *r)
 	vs_error err = {0};
 	int rc = na_run_reload(r);
 	vs_vm *vm = NULL;
+	if (rc == VS_OK && r->c->n_vms)
+		return na_run_resolve_vms(r);
 	if (rc == VS_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
 		return na_run_fail(r, &err);
 	if (rc != VS_OK)
@@ -92,9 +106,33 @@ int na_run_find_vm(na_run *r)
 	return rc;
 }
 
+/* A group's VMs: a relocation a killed run left is waited for (a move would
+ * adopt it anyway), and each guest is checked. */
+static int group_preflight(na_run *r)
+{
+	vs_error err = {0};
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < r->n_vms; i++) {
+		bool waited = false;
+		if (r->o->resume && vs_vm_wait_relocation(r->cl, r->vm_morefs[i], &waited, &err) != VS_OK)
+			rc = na_run_fail(r, &err);
+		if (rc == VS_OK && waited)
+			printf("A relocation of %s was still running: waited for it to end.\n", r->vm_names[i]);
+		if (rc == VS_OK && waited)
+			rc = na_run_reload(r);
+		if (rc == VS_OK && vs_guest_check(r->cl, r->vm_morefs[i], &err) != VS_OK)
+			rc = na_run_fail(r, &err);
+	}
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
+		rc = check_target(r, &r->c->targets[i], na_run_vm(r));
+	return rc;
+}
+
 int na_run_preflight(na_run *r)
 {
 	vs_error err = {0};
+	if (r->n_vms)
+		return group_preflight(r);
 	int rc = r->o->resume ? na_run_wait_for_move(r) : VS_OK;
 	if (rc != VS_OK)
 		return rc;

@@ -28,6 +28,10 @@ typedef struct na_run {
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 	bool fio_checked, fio_libaio;  /* the VM's fio, as na_run_check_guest found it */
 	na_bench_took took;      /* how long each profile took on each target: rounds learn it */
+	/* vms =: the group's VMs, resolved at preflight (morefs and names,
+	 * malloc'd); vm_moref is the first's.  n_vms 0: the one VM of vm =. */
+	char *vm_morefs[NA_MAX_CAMPAIGN_VMS], *vm_names[NA_MAX_CAMPAIGN_VMS];
+	size_t n_vms;
 } na_run;
 
 /* The campaign's functions return a vs_status; the first error is kept in
@@ -92,6 +96,37 @@ const char *na_run_nfs_of(const na_run *r, const na_target *t);
 /* t's on_extent_bug ("fail" when unset), and the datastore type it mounts as now. */
 const char *na_run_policy(const na_target *t);
 const char *na_run_ds_type(const na_run *r, const na_target *t);
+
+/* The journal step of t's result (one VM) or group run (vms =) of
+ * profile in repetition rep: "result:T:REP:P" or "group:T:REP:P". */
+void na_run_result_step(const na_run *r, char *step, size_t size, const na_target *t, long rep,
+                        const char *profile);
+/* The campaign's labels and t's own (t's win), into out (2 * NA_MAX_LABELS); how many. */
+size_t na_run_labels(const na_run *r, const na_target *t, na_label *out);
+/* The campaign's VM (vm =) or its first (vms =), by name for messages. */
+const char *na_run_vm_name(const na_run *r);
+/* A benchmark in vm, with the campaign's guest login and job settings. */
+na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm);
+
+/* campaign_group.c: a campaign of several VMs (vms =) */
+/* Resolves the names and globs of vms = in the inventory (r->vm_morefs);
+ * a fresh run refuses, with VS_ERR_USAGE, a glob matching nothing, more
+ * than 64 VMs, one without Tools or with files on two datastores, and
+ * VMs that start on different datastores. */
+int na_run_resolve_vms(na_run *r);
+/* Member i of the group, in the inventory (NULL: gone). */
+vs_vm *na_run_member(const na_run *r, size_t i);
+/* Moves every VM of the group to ds (target ti, or NA_MAX_TARGETS for home)
+ * with the fleet op, within the campaign's limits, each verified as it
+ * lands; those there already stay.  The extent-size bug stopping it marks
+ * the target broken, as na_run_move does. */
+int na_run_group_move(na_run *r, size_t ti, const char *ds, const char *policy);
+/* t's profiles in repetition rep, each one group run in every VM, each
+ * journaled with its group in one transaction; steps done are skipped. */
+int na_run_group_round(na_run *r, na_target *t, long rep);
+/* Prints where each VM of the group is, read again, against its home; a
+ * failure when one is not back. */
+int na_run_group_check_home(na_run *r);
 
 /* campaign_preflight.c */
 /* The VM, and the datastore it is on now (its home, unless the journal

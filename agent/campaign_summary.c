@@ -22,8 +22,11 @@ typedef struct target_tally {
 	bool bug_on_move;                /* a Storage vMotion there hit the extent-size bug */
 	int *fallback_reps;              /* repetitions NFS 4.1 asked, NFS 3 ran; ascending */
 	size_t n_fallback_reps;
-	char **nas_lines;                /* "randwrite-4k-qd1 #1 (result 7): pool wrote ..." */
-	size_t n_nas_lines;
+	/* under its line: each result's NAS side ("randwrite-4k-qd1 #1 (result
+	 * 7): pool wrote ..."), or each group run (vms =) */
+	char **lines;
+	size_t n_lines;
+	size_t groups, incomplete;       /* group runs (vms =), and those a member left incomplete */
 } target_tally;
 
 typedef struct summary {
@@ -39,21 +42,54 @@ typedef struct nas_note {
 	uint64_t working_set;
 } nas_note;
 
+/* Adds a line (malloc'd, taken; NULL: out of memory) under t's. */
+static int add_line(target_tally *t, char *text, vs_error *err)
+{
+	char **grown = text ? realloc(t->lines, (t->n_lines + 1) * sizeof(char *)) : NULL;
+	if (!grown) {
+		free(text);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	t->lines = grown;
+	t->lines[t->n_lines++] = text;
+	return VS_OK;
+}
+
 static int note_nas(const na_nas_run *n, void *ud, vs_error *err)
 {
 	nas_note *note = ud;
 	char line[768], *text = NULL;
 	na_bench_nas_row_line(note->r, n, note->working_set, line, sizeof(line));
 	size_t len = strlen(line) + strlen(note->r->profile ? note->r->profile : "") + 64;
-	char **grown = realloc(note->t->nas_lines, (note->t->n_nas_lines + 1) * sizeof(char *));
-	if (grown)
-		note->t->nas_lines = grown;
-	if (grown && (text = malloc(len)))
+	if ((text = malloc(len)))
 		snprintf(text, len, "%s #%d (result %lld): %s", note->r->profile ? note->r->profile : "",
 		         note->r->repetition, (long long)note->r->id, line);
-	if (!text)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	note->t->nas_lines[note->t->n_nas_lines++] = text;
+	return add_line(note->t, text, err);
+}
+
+/* One group run (vms =) as a line of its target's. */
+static int note_group(const char *target, const na_group_row *g, void *ud, vs_error *err)
+{
+	summary *s = ud;
+	for (size_t i = 0; target && i < s->c->n_targets; i++) {
+		if (strcmp(s->c->targets[i].name, target) != 0)
+			continue;
+		target_tally *t = &s->t[i];
+		char line[512];
+		int n = snprintf(line, sizeof(line), "%s #%d (group %lld): %d VMs", g->profile, g->repetition,
+		                 (long long)g->id, g->vms);
+		if (g->slowest_vm)
+			snprintf(line + n, sizeof(line) - (size_t)n, ", %.0f IOPS, slowest %s at %.2f of a fair "
+			         "share%s", g->iops, g->slowest_vm, g->slowest_share,
+			         g->why ? ": INCOMPLETE (results --members)" : "");
+		else
+			snprintf(line + n, sizeof(line) - (size_t)n, ": no VM ran the whole job");
+		t->groups++;
+		t->incomplete += g->why != NULL;
+		int rc = add_line(t, strdup(line), err);
+		if (rc != VS_OK)
+			return rc;
+	}
 	return VS_OK;
 }
 
@@ -152,9 +188,14 @@ static bool all_fell_back(const target_tally *t)
 /* "6 ok, over NFS 3: all fell back ...": what a target with results holds. */
 static void print_counts(FILE *out, const target_tally *t)
 {
+	if (t->groups)
+		fprintf(out, "%zu group run%s (%zu incomplete) of ", t->groups, t->groups == 1 ? "" : "s",
+		        t->incomplete);
 	fprintf(out, "%zu ok", t->ok);
 	if (t->failed)
 		fprintf(out, ", %zu failed", t->failed);
+	if (t->groups)
+		fprintf(out, " member results");
 	print_types(out, t);
 	if (all_fell_back(t)) {
 		fprintf(out, ": all fell back to NFS 3 (the extent-size bug), so this target tells nothing "
@@ -186,8 +227,8 @@ static void print_target(const na_target *target, const target_tally *t, int wid
 	if (line)
 		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 2, 4 + (size_t)width);
 	free(line);
-	for (size_t i = 0; i < t->n_nas_lines; i++)
-		na_print_wrapped(stdout, t->nas_lines[i], NA_TEXT_WIDTH, 4, 6);
+	for (size_t i = 0; i < t->n_lines; i++)
+		na_print_wrapped(stdout, t->lines[i], NA_TEXT_WIDTH, 4, 6);
 }
 
 static void print_all(const summary *s, const char *run_id)
@@ -234,13 +275,15 @@ int na_campaign_print_summary(na_store *store, const na_campaign *c, const char 
 	int rc = na_store_query(store, conds, 1, tally, &s, err);
 	if (rc == VS_OK)
 		rc = na_store_findings(store, conds, 1, note_finding, &s, err);
+	if (rc == VS_OK && c->n_vms)
+		rc = na_store_run_groups(store, run_id, note_group, &s, err);
 	if (rc == VS_OK)
 		print_all(&s, run_id);
 	for (size_t i = 0; i < c->n_targets; i++) {
 		free(s.t[i].fallback_reps);
-		for (size_t k = 0; k < s.t[i].n_nas_lines; k++)
-			free(s.t[i].nas_lines[k]);
-		free(s.t[i].nas_lines);
+		for (size_t k = 0; k < s.t[i].n_lines; k++)
+			free(s.t[i].lines[k]);
+		free(s.t[i].lines);
 		for (size_t k = 0; k < MAX_TYPES; k++)
 			free(s.t[i].types[k].type);
 	}

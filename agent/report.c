@@ -754,6 +754,8 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 			profile_section(&r, p);
 		if (rc == VS_OK)
 			rc = findings(&r, s, err);
+		if (rc == VS_OK)
+			rc = na_report_group_runs(&r, err);
 		failures(&r);
 		fputs("</body>\n</html>\n", out);
 	}

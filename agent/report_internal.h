@@ -72,6 +72,10 @@ void na_report_summary(const na_report_page *r);
  * tag ("p" under the profile, "li" in the summary's caveats). */
 void na_report_cache_notes(const na_report_page *r, size_t p, const char *tag);
 
+/* report_groups.c: a section with one row per group run among the rows
+ * (none without one). */
+int na_report_group_runs(const na_report_page *r, vs_error *err);
+
 /* report_layers.c */
 /* Row w's layers (na_cmp_layers) from result res and, when the store has
  * one, its NAS side, whose pool timeline w keeps; VS_ERR_NOMEM. */

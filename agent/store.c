@@ -416,6 +416,8 @@ void na_store_close(na_store **sp)
 		return;
 	na_push_close(s);
 	na_central_close(&s->reader);
+	free(s->group_run);
+	free(s->group_step);
 	sqlite3_close(s->db);
 	free(s->path);
 	free(s);

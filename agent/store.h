@@ -229,6 +229,18 @@ int na_store_group_begin(na_store *s, vs_error *err);
  * the outcome. */
 int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_member *m, size_t n,
                        vs_error *err);
+/* The next group na_store_group_end records journals step of campaign run
+ * run, its detail the group's id, in the group's transaction: a group and
+ * its step commit together or not at all, so that a resumed campaign never
+ * records a second group for one step.  run NULL forgets a step no group
+ * took. */
+int na_store_group_journal(na_store *s, const char *run, const char *step, vs_error *err);
+/* Each group campaign run run journaled ("group:TARGET:REP:PROFILE" steps,
+ * in the order recorded), with its target: id, profile, repetition, vms,
+ * why ("incomplete" or NULL), iops, slowest_vm and slowest_share; the
+ * strings live for the call.  fn's status stops the walk. */
+typedef int (*na_group_fn)(const char *target, const na_group_row *g, void *ud, vs_error *err);
+int na_store_run_groups(na_store *s, const char *run, na_group_fn fn, void *ud, vs_error *err);
 /* The group result id was recorded in (g->id 0: none): its id, started_at
  * (malloc'd; free it), vms, why ("incomplete" when it was, else NULL) and
  * each direction's IOPS and p99.  A central database holds none yet. */

@@ -5,6 +5,7 @@
  * with one VM's runs (docs/groups.md). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "store_internal.h"
 
@@ -119,6 +120,30 @@ static int insert_member(na_store *s, int64_t group, const na_group_member *m, v
 	return rc;
 }
 
+int na_store_group_journal(na_store *s, const char *run, const char *step, vs_error *err)
+{
+	free(s->group_run);
+	free(s->group_step);
+	s->group_run = run ? strdup(run) : NULL;
+	s->group_step = run ? strdup(step) : NULL;
+	return !run || (s->group_run && s->group_step) ? VS_OK
+	                                               : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+/* The campaign's step, if one waits for this group: journaled with its id. */
+static int journal_group(na_store *s, const na_group_row *g, vs_error *err)
+{
+	if (!s->group_step)
+		return VS_OK;
+	char id[24], now[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	snprintf(id, sizeof(id), "%lld", (long long)g->id);
+	return na_store_journal_step(s, s->group_run, s->group_step, id, now, err);
+}
+
 int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_member *m, size_t n,
                        vs_error *err)
 {
@@ -129,6 +154,9 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 		rc = insert_group(s, g, err);
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		rc = insert_member(s, g->id, &m[i], err);
+	if (rc == VS_OK)
+		rc = journal_group(s, g, err);
+	na_store_group_journal(s, NULL, NULL, err);  /* taken, or gone with the group */
 	rc = na_sql_finish(s, rc, err);
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		if (m[i].result_id)
@@ -175,6 +203,37 @@ int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error 
 	} else if (rc == VS_OK && step != SQLITE_DONE) {
 		rc = na_sql_fail(s, step, err);
 	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int na_store_run_groups(na_store *s, const char *run, na_group_fn fn, void *ud, vs_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	if (s->reader)
+		return VS_OK;
+	/* the target: the step's part between "group:" and the next ':' */
+	int rc = na_sql_prepare(s, "SELECT substr(j.step, 7, instr(substr(j.step, 7), ':') - 1),"
+	                           " g.id, g.profile, g.repetition, g.vms, g.incomplete, g.iops,"
+	                           " g.slowest_vm, g.slowest_share"
+	                           " FROM campaign_steps j JOIN result_groups g"
+	                           " ON CAST(g.id AS TEXT) = j.detail"
+	                           " WHERE j.run = ? AND j.step LIKE 'group:%' ORDER BY g.id",
+	                        &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_text(st, 1, run, -1, SQLITE_STATIC) : SQLITE_OK;
+	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		na_group_row g = {.id = sqlite3_column_int64(st, 1),
+		                  .profile = (const char *)sqlite3_column_text(st, 2),
+		                  .repetition = sqlite3_column_int(st, 3), .vms = sqlite3_column_int(st, 4),
+		                  .why = sqlite3_column_int(st, 5) ? "incomplete" : NULL,
+		                  .iops = sqlite3_column_double(st, 6),
+		                  .slowest_vm = (const char *)sqlite3_column_text(st, 7),
+		                  .slowest_share = sqlite3_column_double(st, 8)};
+		rc = fn((const char *)sqlite3_column_text(st, 0), &g, ud, err);
+		step = SQLITE_OK;
+	}
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = na_sql_fail(s, step, err);
 	sqlite3_finalize(st);
 	return rc;
 }

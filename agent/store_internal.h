@@ -24,6 +24,9 @@ struct na_store {
 	/* A group's transaction is open (na_store_group_begin): each result
 	 * recorded meanwhile is a savepoint of it. */
 	bool in_group;
+	/* The journal step the next group records with its id (run, step;
+	 * na_store_group_journal), NULL: none. */
+	char *group_run, *group_step;
 };
 /* The schema step that gave results their uuid and runner columns: a file
  * held at an older schema (na_store_open_version) records without them. */
@@ -32,6 +35,11 @@ enum { NA_SCHEMA_UUID = 12 };
 enum { NA_SCHEMA_GROUPS = 13 };
 /* The step that added result_bins (store_bins.c). */
 enum { NA_SCHEMA_BINS = 14 };
+
+/* Journals step of a campaign run (detail: what was noted, may be NULL)
+ * inside the caller's transaction. */
+int na_store_journal_step(na_store *s, const char *run, const char *step, const char *detail,
+                          const char *now, vs_error *err);
 
 /* Fills err from SQLite's status rc (a lock, damage and memory each get
  * their own message) and returns the vs_error status. */

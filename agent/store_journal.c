@@ -104,9 +104,7 @@ static int run_exec(na_store *s, const char *sql, const char *const *args, int n
 	return na_sql_finish(s, rc, err);
 }
 
-/* Journals step (detail: what was noted, may be NULL) inside the caller's
- * transaction. */
-static int journal_step(na_store *s, const char *run, const char *step, const char *detail,
+int na_store_journal_step(na_store *s, const char *run, const char *step, const char *detail,
                         const char *now, vs_error *err)
 {
 	const char *const args[] = {run, step, detail, now};
@@ -119,7 +117,7 @@ int na_store_step_done(na_store *s, const char *run, const char *step, const cha
 {
 	int rc = na_sql_begin(s, err);
 	if (rc == VS_OK)
-		rc = journal_step(s, run, step, detail, now, err);
+		rc = na_store_journal_step(s, run, step, detail, now, err);
 	return na_sql_finish(s, rc, err);
 }
 
@@ -315,7 +313,7 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	char id[24];
 	snprintf(id, sizeof(id), "%lld", (long long)r->id);
 	if (rc == VS_OK && step)
-		rc = journal_step(s, r->campaign, step, id, r->finished_at ? r->finished_at : r->started_at,
+		rc = na_store_journal_step(s, r->campaign, step, id, r->finished_at ? r->finished_at : r->started_at,
 		                  err);
 	rc = na_sql_finish(s, rc, err);
 	/* they live in this frame: a caller reads them back with a query */

@@ -130,6 +130,11 @@ const char *const na_schema_migrations[] = {
 	 * compare and report read rows instead of fio's JSON; older results
 	 * get theirs from their stored output here (store_bins.c) */
 	na_store_bins_schema,
+	/* 15: a campaign of several VMs (vms =) records each group run's
+	 * members, one result per VM, under one run, target, repetition and
+	 * profile: the VM is part of what is recorded once */
+	"DROP INDEX results_once;"
+	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile, vm);",
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 

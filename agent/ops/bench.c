@@ -596,8 +596,8 @@ static int run_all(na_bench *b, const na_bench_plan *plan, char **jobs, na_bench
 	for (long rep = 1; rc == VS_OK && rep <= plan->repeat && !*b->stop; rep++)
 		for (size_t p = 0; rc == VS_OK && p < plan->n && !*b->stop; p++) {
 			na_bench_run_entry *e = &out->runs[out->n];
-			*e = (na_bench_run_entry){.profile = p, .repetition = (int)rep};
-			rc = na_bench_run(b, plan->profiles[p], jobs[p], (int)rep, &e->o, err);
+			*e = (na_bench_run_entry){.profile = p, .repetition = (int)(plan->repetition_base + rep)};
+			rc = na_bench_run(b, plan->profiles[p], jobs[p], e->repetition, &e->o, err);
 			if (rc != VS_OK) {
 				na_bench_outcome_clear(&e->o);
 				break;

@@ -163,6 +163,9 @@ typedef struct na_bench_plan {
 	size_t n;
 	const char *job;  /* the user's job file for the one profile, or NULL: the profiles' */
 	long repeat;
+	/* The repetitions are numbered from repetition_base + 1: a campaign
+	 * runs one at a time (0: from 1). */
+	long repetition_base;
 	/* Called after each run, for a caller that shows them as they come; may be NULL. */
 	void (*on_run)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
 	void *ud;

@@ -227,12 +227,13 @@ static int run_all(na_bench *const *m, size_t n, const na_bench_plan *plan, char
 	for (long rep = 1; rc == VS_OK && rep <= plan->repeat && !*stop; rep++)
 		for (size_t p = 0; rc == VS_OK && p < plan->n && !*stop; p++) {
 			na_bench_group_run *r = &out->runs[out->n];
-			*r = (na_bench_group_run){.profile = p, .repetition = (int)rep,
+			int number = (int)(plan->repetition_base + rep);
+			*r = (na_bench_group_run){.profile = p, .repetition = number,
 			                          .m = calloc(n, sizeof(*r->m))};
 			if (!r->m)
 				return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 			out->n++;  /* freed with the result, also when interrupted */
-			rc = run_group(m, n, plan->profiles[p], jobs[p], (int)rep, r, err);
+			rc = run_group(m, n, plan->profiles[p], jobs[p], number, r, err);
 			if (rc == VS_OK && on_run)
 				on_run(ud, m, n, plan->profiles[p], r);
 		}

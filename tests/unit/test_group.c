@@ -17,7 +17,6 @@
 #include "group.h"
 #include "ops/bench_window.h"
 #include "store.h"
-#include "store_internal.h"
 
 /* A group's job writes fio's interval logs into nfsagent's own staging
  * folder only: a folder that is not one (a hostile --dir, a line break that
@@ -205,7 +204,7 @@ static void test_group_store(void **state)
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), 12);
 
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_schema_latest);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
 	/* A central database no push can reach: that one was tried shows as
 	 * results waiting for it. */
 	assert_int_equal(na_store_push_each(s, "postgresql:///r?host=/nonexistent", &err), VS_OK);
@@ -252,6 +251,64 @@ static void test_group_store(void **state)
 	rmdir(dir);
 }
 
+/* A campaign's group run (vms =) journals its step with the group's id in
+ * the group's own transaction: both or neither, and a step only once. */
+static void test_group_journal(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-test-group-XXXXXX", path[64];
+	const char *step = "group:v3:1:randread-4k-qd1";
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/results.db", dir);
+	na_store *s = NULL;
+	vs_error err = {0}, why = {0};
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	assert_int_equal(na_store_run_claim(s, "g-1", "g", "g.ini", "2026-12-05T14:00:00Z", false, &err),
+	                 VS_OK);
+	na_result a = member("fleet-01", 3000), b = member("fleet-02", 1000), c = member("fleet-01", 900);
+	a.campaign = b.campaign = c.campaign = "g-1";
+	a.target = b.target = c.target = "v3";
+	c.repetition = 2;
+	na_group_member links[] = {{"fleet-01", 0, NULL}, {"fleet-02", 0, NULL}};
+	na_group_row g = {.started_at = "2026-12-05T14:00:00Z", .profile = "randread-4k-qd1",
+	                  .repetition = 1, .vms = 2, .start_skew_ms = -1};
+	/* The group fails: its step is not journaled. */
+	assert_int_equal(na_store_group_journal(s, "g-1", step, &err), VS_OK);
+	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &a, &err), VS_OK);
+	assert_int_equal(na_store_group_end(s, VS_ERR_TASK, &g, links, 1, &why), VS_ERR_TASK);
+	bool done = true;
+	char *detail = NULL;
+	assert_int_equal(na_store_step_is_done(s, "g-1", step, &done, &detail, &err), VS_OK);
+	assert_false(done);
+	/* Recorded: two members under one run, target, repetition and profile,
+	 * and the step names the group. */
+	assert_int_equal(na_store_group_journal(s, "g-1", step, &err), VS_OK);
+	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &a, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &b, &err), VS_OK);
+	links[0].result_id = a.id;
+	links[1].result_id = b.id;
+	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 2, &err), VS_OK);
+	assert_int_equal(na_store_step_is_done(s, "g-1", step, &done, &detail, &err), VS_OK);
+	assert_true(done);
+	char id[24];
+	snprintf(id, sizeof(id), "%lld", (long long)g.id);
+	assert_string_equal(detail, id);
+	free(detail);
+	/* The step was taken: the next group journals none. */
+	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &c, &err), VS_OK);
+	links[0].result_id = c.id;
+	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 1, &err), VS_OK);
+	na_store_close(&s);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM campaign_steps"), 1);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_groups"), 2);
+	assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE campaign = 'g-1'"), 3);
+	remove(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +316,7 @@ int main(void)
 		cmocka_unit_test(test_merged_percentiles),
 		cmocka_unit_test(test_both_directions),
 		cmocka_unit_test(test_group_store),
+		cmocka_unit_test(test_group_journal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -174,7 +174,7 @@ static void older_results_get_theirs(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_int_equal(raw_int(path, "PRAGMA user_version"), 14);
+	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
 	for (size_t i = 0; i < N_OUTPUTS; i++)
 		bins_as_parsed(s, i);
 	/* compare pools them as before: randwrite_3jobs's p99 of all its writes */
