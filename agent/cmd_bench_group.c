@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cmd_bench_group.h"
+#include "netbound.h"
 
 const char *na_bench_group_twice(const char *const *vms, size_t n)
 {
@@ -117,6 +118,39 @@ static void print_dirs(const na_fio_result *f)
 	}
 }
 
+static bool same_host(const na_bench *x, const na_bench *y)
+{
+	return strcmp(x->host->moref, y->host->moref) == 0;
+}
+
+/* The group's window sums through each host, each direction held against
+ * that host's link: its network-bound lines ("esx01 write: network-bound:
+ * ..."), into a JSON array. */
+static json_t *bound_lines(na_bench *const *m, size_t n, const na_bench_group_run *r)
+{
+	json_t *lines = json_array();
+	for (size_t i = 0; i < n; i++) {
+		size_t first = 0;
+		while (!same_host(m[first], m[i]))
+			first++;
+		if (first < i)
+			continue;  /* its host was summed with an earlier member */
+		double sum[2] = {0, 0};
+		for (size_t j = i; j < n; j++)
+			if (same_host(m[j], m[i]) && !r->m[j].why) {
+				sum[0] += r->m[j].window.read.present ? r->m[j].window.read.bw_bytes : 0;
+				sum[1] += r->m[j].window.write.present ? r->m[j].window.write.bw_bytes : 0;
+			}
+		char line[256], text[300];
+		for (int d = 0; d < 2; d++)
+			if (na_network_bound(m[i]->host->name, &m[i]->link, sum[d], line, sizeof(line))) {
+				snprintf(text, sizeof(text), "%s: %s", d ? "writes" : "reads", line);
+				json_array_append_new(lines, json_string(text));
+			}
+	}
+	return lines;
+}
+
 static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *p,
                       const na_bench_group_run *r)
 {
@@ -148,6 +182,11 @@ static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *
 		printf("  no VM ran the whole job");
 	}
 	printf("  (group %lld)\n", (long long)r->group_id);
+	json_t *bound = bound_lines(m, n, r);
+	for (size_t i = 0; i < json_array_size(bound); i++)
+		printf("%s #%d group %s\n", p->name, r->repetition,
+		       json_string_value(json_array_get(bound, i)));
+	json_decref(bound);
 	fflush(stdout);
 }
 
@@ -201,6 +240,7 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
 		                    "median", g->median.name, "median_iops", g->median.iops,
 		                    "fastest", g->fastest.name, "fastest_iops", g->fastest.iops,
 		                    "slowest_share", g->slowest_share));
+		json_object_set_new(group, "network_bound", bound_lines(m, n, r));
 		json_object_set_new(run, "group", group);
 	}
 	return run;

@@ -242,6 +242,21 @@ static int run_all(na_bench *const *m, size_t n, const na_bench_plan *plan, char
 
 /* Every guest prepared, or none: a member that cannot run fio is said
  * before any fio starts. */
+/* Each member's host link, read once per host: the group's sums through
+ * a host are held against it (netbound.h). */
+static void read_links(na_bench *const *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t j = 0;
+		while (j < i && strcmp(m[j]->host->moref, m[i]->host->moref) != 0)
+			j++;
+		if (j < i)
+			m[i]->link = m[j]->link;
+		else
+			na_bench_read_link(m[i]);
+	}
+}
+
 static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 {
 	int rc = VS_OK;
@@ -250,6 +265,8 @@ static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 		if ((rc = na_bench_begin(m[*begun], err)) != VS_OK)
 			break;
 	}
+	if (rc == VS_OK)
+		read_links(m, n);
 	return rc;
 }
 

@@ -29,6 +29,8 @@ for dir in read write; do
 		($p >= min and $p <= max)] | all' <<< "$bench")" true "group $dir p99 within the members'"
 done
 assert_eq "$(jq '[.runs[] | .complete and .group.vms_measured == 2] | all' <<< "$bench")" true "complete"
+# The lab's 10 Gb/s uplinks hold a lab group's tens of MB/s easily.
+assert_eq "$(jq -c '[.runs[].group.network_bound[]]' <<< "$bench")" "[]" "network-bound on 10 Gb/s links"
 assert_eq "$(jq '[.runs[] | .start_skew_ms >= 0 and .start_skew_ms < 1000] | all' <<< "$bench")" true \
 	"start skew measured, under a second"
 echo "start skew (ms): $(jq -c '[.runs[].start_skew_ms]' <<< "$bench")"
@@ -50,8 +52,9 @@ assert_eq "$(jq -r '[.runs[] | .group.spread.slowest_share > 0 and .group.spread
 assert_eq "$(sqlite3 "$db" "SELECT count(*), sum(vms), sum(incomplete) FROM result_groups")" "2|4|0" "groups"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id")" \
 	4 "members linked to their results"
-assert_eq "$(sqlite3 "$db" "SELECT group_concat(v) FROM (SELECT round(read_iops, 3) AS v FROM result_groups ORDER BY id)")" \
-	"$(jq -r '[.runs[] | .group.read.iops * 1000 | round / 1000 | tostring] | join(",")' <<< "$bench")" \
+# (printf: SQLite writes a whole REAL as 90092.0, jq as 90092)
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(printf('%.3f', read_iops)) FROM (SELECT * FROM result_groups ORDER BY id)")" \
+	"$(jq -r '[.runs[] | .group.read.iops | . * 1000 | round | tostring | .[:-3] + "." + .[-3:]] | join(",")' <<< "$bench")" \
 	"stored group IOPS"
 assert_eq "$(sqlite3 "$db" "SELECT group_concat(id) FROM (SELECT id FROM result_groups ORDER BY id)")" \
 	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "group ids in JSON"
@@ -153,4 +156,12 @@ REFUSAL="fleet-01 is on datastore 'truenas-vmware' and DC0_H0_VM0 on 'LocalDS_0'
 REFUSAL="--nas measures one VM's runs: a group's NAS side is not done yet (docs/groups.md)" \
 	refused --vms 'fleet-*' --nas root@nas
 assert_eq "$(calls StartProgramInGuest)" "$before" "nothing started for a refused group"
+lab_stop
+
+# Uplinks of 100 Mb/s (12.5 MB/s): each host's sum of its members' window
+# throughput is the link's, said per host and direction.
+lab_start -fleet 2 -tools-running fleet-01,fleet-02 -link-speed DC0_H0=100,DC0_C0_H0=100,DC0_C0_H1=100,DC0_C0_H2=100
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randread-4k-qd1 --repeat 1 "${quick[@]}"
+grep -Eq "^randread-4k-qd1 #1 group reads: network-bound: [0-9]+ MB/s through DC0_[A-Z0-9_]+'s 100 Mb/s link \(vmnic0\)" <<< "$OUT" ||
+	fail "no network-bound line for a group on 100 Mb/s links: $OUT"
 lab_stop
