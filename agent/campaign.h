@@ -27,6 +27,7 @@ typedef struct na_target {
 	char *hosts;         /* "all", "cluster:NAME" or "h1,h2"; default all */
 	char *on_extent_bug; /* fail, nfs3, snapshot or cold; default fail */
 	bool probe;          /* probe the datastore before moving the VM there (default yes) */
+	long connections;    /* nConnect when it mounts (mount --connections); 0: ESXi's one */
 	na_labels labels;
 	/* The NAS behind it, as bench --nas / --nas-command: one of them or
 	 * neither; the [campaign]'s when the target gives neither. */

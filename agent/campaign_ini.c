@@ -365,6 +365,7 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "hosts")) return set_name(p, name, &t->hosts, value);
 	if (!strcmp(name, "on_extent_bug")) return one_of(value, policies) && set_str(&t->on_extent_bug, value);
 	if (!strcmp(name, "probe")) return set_bool(&t->probe, value);
+	if (!strcmp(name, "connections")) return set_long(p, name, &t->connections, value, 1, 8);
 	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);
 	if (!strcmp(name, "nas")) return set_nas(p, name, &t->nas, t->nas_command, value);
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &t->nas_command, t->nas, value);
@@ -530,6 +531,9 @@ static int check_target(parse *p, const na_target *t, size_t index)
 		fail_at(p, "[target %s] mounts an export: it needs path and nfs too", t->name);
 	else if (!t->servers && (t->path || t->nfs))
 		fail_at(p, "[target %s] names an export: give server too", t->name);
+	else if (t->connections && !t->servers)
+		fail_at(p, "[target %s] connections = N is set when nfsagent mounts: give server, path "
+		           "and nfs too", t->name);
 	else if (t->on_extent_bug && !strcmp(t->on_extent_bug, "cold") && !c->allow_power_off)
 		fail_at(p, "[target %s] on_extent_bug = cold needs allow_power_off = yes in [campaign]",
 		        t->name);
@@ -607,6 +611,22 @@ static void fold_labels(parse *p)
 	}
 }
 
+/* vSphere reports no datastore's connections back: a target's results
+ * carry what it mounted with as the label connections=N, which compare
+ * holds as a factor ("NFS 3 with 4 connections against NFS 4.1"). */
+static void label_connections(parse *p)
+{
+	for (size_t i = 0; i < p->c->n_targets && !p->error[0]; i++) {
+		na_target *t = &p->c->targets[i];
+		char kv[32];
+		snprintf(kv, sizeof(kv), "connections=%ld", t->connections);
+		vs_error err = {0};
+		p->line = t->line;
+		if (t->connections && na_labels_add(&t->labels, kv, &err) != VS_OK)
+			fail_at(p, "[target %s]: connections = %ld: %s", t->name, t->connections, err.message);
+	}
+}
+
 /* A target that names no NAS of its own samples the campaign's. */
 static void fold_nas(parse *p)
 {
@@ -651,6 +671,8 @@ int na_campaign_parse(const char *file, const char *text, na_campaign *c, vs_err
 	}
 	if (!p.error[0])
 		check_campaign(&p);
+	if (!p.error[0])
+		label_connections(&p);
 	if (!p.error[0])
 		fold_labels(&p);
 	if (!p.error[0])

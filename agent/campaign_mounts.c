@@ -63,7 +63,10 @@ static int mount_checked(na_run *r, na_mount_args *a, size_t *mounted)
 /* Mounts t's export as NFS nfs ("3" or "4.1") on t's hosts. */
 int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted)
 {
-	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs};
+	char conns[24] = "";
+	snprintf(conns, sizeof(conns), "%ld", t->connections);
+	na_mount_args a = {.server_list = strdup(t->servers), .nfs = nfs,
+	                   .connections = t->connections ? conns : NULL};
 	a.spec.name = t->datastore;
 	a.spec.path = t->path;
 	na_run_target_hosts(r, t, &a.choice, &(vs_error){0});
