@@ -65,7 +65,7 @@ int na_selector_parse(const char *selector, na_selector *sel, vs_error *err)
 
 /* ---- groups ---- */
 
-static void row_free(na_cmp_row *r)
+void na_cmp_row_free(na_cmp_row *r)
 {
 	for (size_t i = 0; i < NA_N_FIELDS; i++)
 		free(r->field[i]);
@@ -80,7 +80,7 @@ static void row_free(na_cmp_row *r)
 }
 
 /* A latency of 0 is a NULL column read back: unknown, not instantaneous. */
-static void row_metrics(double *m, const na_dir_stats *d)
+void na_cmp_row_metrics(double *m, const na_dir_stats *d)
 {
 	m[NA_M_IOPS] = d->iops;
 	m[NA_M_MBPS] = d->bw_bytes >= 0 ? d->bw_bytes / 1e6 : -1;
@@ -120,8 +120,8 @@ static bool row_fill(na_cmp_row *w, const na_result *r)
 	}
 	w->present[0] = r->read.present;
 	w->present[1] = r->write.present;
-	row_metrics(w->metric[0], &r->read);
-	row_metrics(w->metric[1], &r->write);
+	na_cmp_row_metrics(w->metric[0], &r->read);
+	na_cmp_row_metrics(w->metric[1], &r->write);
 	return ok;
 }
 
@@ -134,7 +134,7 @@ int na_cmp_group_add(na_cmp_group *g, const na_result *r)
 	na_cmp_row *w = &g->rows[g->n];
 	*w = (na_cmp_row){0};
 	if (!row_fill(w, r)) {
-		row_free(w);
+		na_cmp_row_free(w);
 		return VS_ERR_NOMEM;
 	}
 	g->n++;
@@ -182,6 +182,8 @@ int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *er
 	if (rc == VS_OK)
 		rc = na_store_query(s, sel.conds, sel.n, on_result, &l, err);
 	if (rc == VS_OK)
+		rc = na_cmp_fold_groups(s, g, err);
+	if (rc == VS_OK)
 		rc = na_cmp_mark_fallbacks(s, g, err);
 	na_selector_free(&sel);
 	return rc;
@@ -194,7 +196,7 @@ void na_cmp_group_filter(na_cmp_group *g, bool (*keep)(const na_cmp_row *r, void
 		if (keep(&g->rows[i], ud))
 			g->rows[kept++] = g->rows[i];
 		else
-			row_free(&g->rows[i]);
+			na_cmp_row_free(&g->rows[i]);
 	}
 	g->n = kept;
 }
@@ -202,7 +204,7 @@ void na_cmp_group_filter(na_cmp_group *g, bool (*keep)(const na_cmp_row *r, void
 void na_cmp_group_free(na_cmp_group *g)
 {
 	for (size_t i = 0; i < g->n; i++)
-		row_free(&g->rows[i]);
+		na_cmp_row_free(&g->rows[i]);
 	free(g->rows);
 	*g = (na_cmp_group){0};
 }

@@ -105,6 +105,14 @@ void na_selector_free(na_selector *sel);
 int na_selector_none(na_store *s, const char *what, const char *selector, vs_error *err);
 /* The ok results the selector picks, in id order. */
 int na_cmp_load(na_store *s, const char *selector, na_cmp_group *g, vs_error *err);
+/* A row's IOPS, MB/s, mean and p99 (us) of a direction's statistics. */
+void na_cmp_row_metrics(double *m, const na_dir_stats *d);
+/* compare_groups.c: the members of a group run among g's rows become one
+ * row, the group's (na_cmp_load does this): its figures, its members'
+ * bins merged, vm naming them all and the label vms=N. */
+int na_cmp_fold_groups(na_store *s, na_cmp_group *g, vs_error *err);
+/* Frees a row's strings and bins (not the row). */
+void na_cmp_row_free(na_cmp_row *r);
 /* A row of r, without its latency bins: na_cmp_row_bins reads them. */
 int na_cmp_group_add(na_cmp_group *g, const na_result *r);
 /* Row w's latency bins, as the store recorded them with its result. */

@@ -243,7 +243,8 @@ typedef int (*na_group_fn)(const char *target, const na_group_row *g, void *ud, 
 int na_store_run_groups(na_store *s, const char *run, na_group_fn fn, void *ud, vs_error *err);
 /* The group result id was recorded in (g->id 0: none): its id, started_at
  * (malloc'd; free it), vms, why ("incomplete" when it was, else NULL) and
- * each direction's IOPS and p99.  A central database holds none yet. */
+ * each direction's IOPS, bytes/s, mean and p99 latency (-1: unknown).  A
+ * central database is not asked (none found). */
 int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err);
 
 /* Called for each row; returns VS_OK to go on, or a negative status (with err

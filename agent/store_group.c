@@ -169,12 +169,15 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 	return rc;
 }
 
+/* A direction's IOPS, bytes/s, mean and p99 latency from column at on;
+ * a NULL is unknown (-1), IOPS NULL: no I/O that way. */
 static void dir_of(sqlite3_stmt *st, int at, na_dir_stats *d)
 {
+	double *v[] = {&d->iops, &d->bw_bytes, &d->lat_mean_us, &d->p99_us};
 	d->present = sqlite3_column_type(st, at) != SQLITE_NULL;
-	d->iops = sqlite3_column_double(st, at);
-	d->p99_us =
-		sqlite3_column_type(st, at + 1) != SQLITE_NULL ? sqlite3_column_double(st, at + 1) : -1;
+	for (int i = 0; i < 4; i++)
+		*v[i] = sqlite3_column_type(st, at + i) != SQLITE_NULL ? sqlite3_column_double(st, at + i)
+		                                                       : -1;
 }
 
 int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err)
@@ -183,8 +186,9 @@ int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error 
 	*g = (na_group_row){0};
 	if (s->reader)
 		return VS_OK;
-	int rc = na_sql_prepare(s, "SELECT g.id, g.vms, g.incomplete, g.read_iops, g.read_p99_us,"
-	                           " g.write_iops, g.write_p99_us, g.started_at"
+	int rc = na_sql_prepare(s, "SELECT g.id, g.vms, g.incomplete, g.read_iops, g.read_bw_bytes,"
+	                           " g.read_lat_mean_us, g.read_p99_us, g.write_iops, g.write_bw_bytes,"
+	                           " g.write_lat_mean_us, g.write_p99_us, g.started_at"
 	                           " FROM result_group_members m"
 	                           " JOIN result_groups g ON g.id = m.group_id WHERE m.result_id = ?",
 	                        &st, err);
@@ -196,8 +200,8 @@ int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error 
 		g->vms = sqlite3_column_int(st, 1);
 		g->why = sqlite3_column_int(st, 2) ? "incomplete" : NULL;
 		dir_of(st, 3, &g->read);
-		dir_of(st, 5, &g->write);
-		const unsigned char *at = sqlite3_column_text(st, 7);
+		dir_of(st, 7, &g->write);
+		const unsigned char *at = sqlite3_column_text(st, 11);
 		if (!(g->started_at = strdup(at ? (const char *)at : "")))
 			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	} else if (rc == VS_OK && step != SQLITE_DONE) {

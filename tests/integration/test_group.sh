@@ -29,6 +29,16 @@ for dir in read write; do
 		($p >= min and $p <= max)] | all' <<< "$bench")" true "group $dir p99 within the members'"
 done
 assert_eq "$(jq '[.runs[] | .complete and .group.vms_measured == 2] | all' <<< "$bench")" true "complete"
+# compare takes a group as one run with the group's own figures (not its
+# VMs as two runs each), and one VM's runs against it differ in vms.
+run 0 "$NFSAGENT" compare --db "$db" --a repetition=1 --b repetition=2 --json
+assert_eq "$(jq -r '[.comparisons[] | .a.n, .b.n] | unique | join(",")' <<< "$OUT")" 1 "a group is one run"
+assert_eq "$(jq -r '.comparisons[] | select(.direction == "read" and .metric == "iops") | .a.values[0] | round' <<< "$OUT")" \
+	"$(jq -r '.runs[0].group.read.iops | round' <<< "$bench")" "a group's read IOPS in compare"
+cp "$db" "$WORK/mixed.db"
+run 0 "$NFSAGENT" bench --vm fleet-01 --profile randrw-4k-read50 --repeat 2 --size 4M --runtime 2 --db "$WORK/mixed.db"
+run 0 "$NFSAGENT" compare --db "$WORK/mixed.db" --a "profile=randrw-4k-read50,vm=fleet-01" --b "profile=randrw-4k-read50" --json
+assert_contains "$(jq -c '[.factors[].name]' <<< "$OUT")" '"vms"'
 # The lab's 10 Gb/s uplinks hold a lab group's tens of MB/s easily.
 assert_eq "$(jq -c '[.runs[].group.network_bound[]]' <<< "$bench")" "[]" "network-bound on 10 Gb/s links"
 assert_eq "$(jq '[.runs[] | .start_skew_ms >= 0 and .start_skew_ms < 1000] | all' <<< "$bench")" true \
