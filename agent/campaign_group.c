@@ -104,11 +104,49 @@ static int check_member(na_run *r, const vs_vm *v, const char *first_home)
 	return rc;
 }
 
+/* The members the run journaled when it began (its "vms" step: their
+ * morefs): a resumed or aborted run works on those, never on what its
+ * globs match today (a VM made or renamed since is not its own). */
+static int journaled_members(na_run *r, const char *morefs)
+{
+	char *copy = strdup(morefs), *save = NULL;
+	int rc = copy ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	for (char *m = copy ? strtok_r(copy, ",", &save) : NULL; rc == VS_OK && m;
+	     m = strtok_r(NULL, ",", &save)) {
+		const vs_vm *v = NULL;
+		for (size_t k = 0; !v && k < r->inv.n_vms; k++)
+			v = !strcmp(r->inv.vms[k].moref, m) ? &r->inv.vms[k] : NULL;
+		rc = v ? add_member(r, v)
+		       : na_run_failf(r, VS_ERR_NOT_FOUND, "VM %s of run %s is gone from vCenter", m, r->id);
+	}
+	free(copy);
+	return rc;
+}
+
+int na_run_mark_members(na_run *r)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < r->n_vms; i++)
+		len += strlen(r->vm_morefs[i]) + 1;
+	char *morefs = calloc(len, 1);
+	if (!morefs)
+		return na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < r->n_vms; i++)
+		strcat(strcat(morefs, i ? "," : ""), r->vm_morefs[i]);
+	int rc = na_run_mark(r, "vms", morefs);
+	free(morefs);
+	return rc;
+}
+
 int na_run_resolve_vms(na_run *r)
 {
 	int rc = VS_OK;
-	for (size_t i = 0; rc == VS_OK && i < r->c->n_vms; i++)
+	char *journaled = NULL;
+	if ((r->o->resume || r->o->abort) && na_run_done(r, "vms", &journaled) && journaled)
+		rc = journaled_members(r, journaled);
+	for (size_t i = 0; !journaled && rc == VS_OK && i < r->c->n_vms; i++)
 		rc = resolve_one(r, r->c->vms[i]);
+	free(journaled);
 	vs_vm *first = rc == VS_OK ? na_run_member(r, 0) : NULL;
 	if (rc == VS_OK && (!first || !(r->home = home_of(first)) || !(r->vm_moref = strdup(first->moref))))
 		rc = na_run_failf(r, VS_ERR_PROTOCOL, "%s: its home datastore is not known", r->vm_names[0]);

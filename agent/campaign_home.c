@@ -41,8 +41,10 @@ int na_run_remember_start(na_run *r)
 	}
 	/* A group's VMs start on one datastore with all their files (preflight):
 	 * its home is where each goes back to. */
-	if (r->n_vms)
-		return na_run_mark(r, "start", r->home);
+	if (r->n_vms) {
+		int rc = na_run_mark_members(r);
+		return rc == VS_OK ? na_run_mark(r, "start", r->home) : rc;
+	}
 	vs_vm *vm = na_run_vm(r);
 	vs_vm_layout *l = NULL;
 	vs_error err = {0};

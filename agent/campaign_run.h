@@ -109,11 +109,14 @@ const char *na_run_vm_name(const na_run *r);
 na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm);
 
 /* campaign_group.c: a campaign of several VMs (vms =) */
-/* Resolves the names and globs of vms = in the inventory (r->vm_morefs);
- * a fresh run refuses, with VS_ERR_USAGE, a glob matching nothing, more
+/* Resolves the names and globs of vms = in the inventory (r->vm_morefs),
+ * or takes the members a resumed run journaled; a fresh run refuses, with VS_ERR_USAGE, a glob matching nothing, more
  * than 64 VMs, one without Tools or with files on two datastores, and
  * VMs that start on different datastores. */
 int na_run_resolve_vms(na_run *r);
+/* Journals the group's members (step "vms", their morefs): a resume or an
+ * abort reads them back instead of resolving vms = again. */
+int na_run_mark_members(na_run *r);
 /* Member i of the group, in the inventory (NULL: gone). */
 vs_vm *na_run_member(const na_run *r, size_t i);
 /* Moves every VM of the group to ds (target ti, or NA_MAX_TARGETS for home)
