@@ -386,10 +386,14 @@ static na_target *target_of(parse *p, const char *section)
 	/* libinih cuts a section's name at 49 bytes: a longer one cannot be told
 	 * from another with the same start. */
 	bool too_long = strlen(section) >= 49 || strlen(name) > NA_MAX_TARGET_NAME;
-	if (!*name || c->n_targets == NA_MAX_TARGETS || too_long) {
-		fail_heading(p, "%s", !*name    ? "a [target] needs a name: [target NAME]"
-		                      : too_long ? "a target's name is at most 40 characters"
-		                                 : "too many targets (at most 16)");
+	/* ':' parts the journal's steps (group:TARGET:REP:PROFILE), ',' a
+	 * selector's conditions (--where target=a,campaign=b) */
+	bool separator = strpbrk(name, ":,") != NULL;
+	if (!*name || c->n_targets == NA_MAX_TARGETS || too_long || separator) {
+		fail_heading(p, "%s", !*name     ? "a [target] needs a name: [target NAME]"
+		                      : too_long  ? "a target's name is at most 40 characters"
+		                      : separator ? "a target's name has no ':' nor ','"
+		                                  : "too many targets (at most 16)");
 		return NULL;
 	}
 	na_target *t = &c->targets[c->n_targets++];
@@ -611,9 +615,11 @@ static void fold_labels(parse *p)
 	}
 }
 
-/* vSphere reports no datastore's connections back: a target's results
- * carry what it mounted with as the label connections=N, which compare
- * holds as a factor ("NFS 3 with 4 connections against NFS 4.1"). */
+/* A target's results carry what the campaign mounted it with as the label
+ * connections=N, which compare holds as a factor ("NFS 3 with 4
+ * connections against NFS 4.1"); nfsagent does not read back vSphere
+ * 8.0 U1's numTcpConnections yet, and preflight refuses connections on a
+ * datastore mounted before the campaign. */
 static void label_connections(parse *p)
 {
 	for (size_t i = 0; i < p->c->n_targets && !p->error[0]; i++) {

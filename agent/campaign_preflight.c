@@ -29,6 +29,12 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 		if (!na_same_export(d, servers, t->path))
 			return na_run_failf(r, VS_ERR_USAGE, "target %s: datastore '%s' exists for another export", t->name, t->datastore);
 	}
+	/* A mount the campaign does not make keeps its own connections: its
+	 * results would carry a label connections=N that is not so. */
+	if (d && t->connections && !r->o->resume)
+		return na_run_failf(r, VS_ERR_USAGE, "target %s: connections = %ld, but datastore '%s' is "
+		                    "mounted already with the connections it has: unmount it first, or "
+		                    "drop connections", t->name, t->connections, t->datastore);
 	/* The export mounted already under the other NFS version: the run would
 	 * measure that one, or fail to mount.  (A resumed run may have switched
 	 * it to NFS 3 itself; alternating targets unmount it in turn.) */
@@ -43,9 +49,11 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 	}
 	for (size_t i = 0; choice.host && i < (r->n_vms ? r->n_vms : 1); i++) {
 		const vs_vm *v = r->n_vms ? na_run_member(r, i) : vm;
-		if (strcmp(na_host_name(&r->inv, v->host), choice.host) != 0)
-			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on another host", t->name,
-			                    v->name);
+		const char *host = v ? na_host_name(&r->inv, v->host) : NULL;  /* powered off: none */
+		if (!host || strcmp(host, choice.host) != 0)
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on %s", t->name,
+			                    v ? v->name : "a VM of the campaign",
+			                    host ? "another host" : "no host");
 	}
 	return VS_OK;
 }

@@ -285,11 +285,13 @@ static void print_run(void *ud, const na_bench *b, const na_profile *p, const na
 typedef struct tally {
 	double v[2][4][64];  /* [read|write][iops, MB/s, avg ms, p99 ms][repetition] */
 	size_t n[2];
+	bool mixed;          /* read is a mixed job's both directions (unified_rw_reporting) */
 } tally;
 
 static void tally_add(tally *t, const na_bench_outcome *o)
 {
 	const na_fio_dir *dirs[2] = {o->fio.mixed ? &o->fio.mixed_dir : &o->fio.read, &o->fio.write};
+	t->mixed |= o->ok && o->fio.mixed;
 	for (int d = 0; d < 2; d++) {
 		if (!o->ok || !dirs[d]->present || t->n[d] == 64)
 			continue;
@@ -328,12 +330,13 @@ static void noise_cell(char *buf, size_t size, const double *v, size_t n)
 }
 
 /* A profile's median MB/s in a direction that the host's link holds up
- * (docs/network-ceiling.md): said under the table, once per row. */
+ * (docs/network-ceiling.md): said under the table, once per row; not for
+ * a mixed job, whose figure is both directions. */
 static void print_bound(const na_bench *b, const char *profile, int d, const tally *t)
 {
 	char line[256];
 	na_spread s = na_spread_of(t->v[d][1], t->n[d]);
-	if (s.n && na_network_bound(b->host->name, &b->link, s.median * 1e6, line, sizeof(line)))
+	if (s.n && !t->mixed && na_network_bound(b->host->name, &b->link, s.median * 1e6, line, sizeof(line)))
 		printf("%s %s: %s\n", profile, d ? "write" : "read", line);
 }
 
@@ -394,12 +397,14 @@ static json_t *dir_json(const na_fio_dir *d)
 	                 d->p99_us >= 0 ? json_real(d->p99_us / 1000) : NULL);
 }
 
-/* The run's network-bound line, reads before writes; NULL if neither is. */
+/* The run's network-bound line, reads before writes; NULL if neither is,
+ * or for a mixed job (unified_rw_reporting): its one figure is both
+ * directions, and a link carries its speed each way. */
 static json_t *bound_json(const na_bench *b, const na_fio_result *f)
 {
-	const na_fio_dir *dirs[] = {f->mixed ? &f->mixed_dir : &f->read, &f->write};
+	const na_fio_dir *dirs[] = {&f->read, &f->write};
 	char line[256];
-	for (int d = 0; d < 2; d++)
+	for (int d = 0; !f->mixed && d < 2; d++)
 		if (dirs[d]->present &&
 		    na_network_bound(b->host->name, &b->link, dirs[d]->bw_bytes, line, sizeof(line)))
 			return json_string(line);

@@ -202,7 +202,7 @@ int na_bins_append(na_fio_dir out[2], const char *direction, int64_t ns, int64_t
 	na_fio_dir *d = &out[direction && strcmp(direction, "write") == 0];
 	size_t n = d->n_bins;
 	if ((n & (n - 1)) == 0) {  /* 0, 1, 2, 4...: full, doubled */
-		size_t cap = n ? 2 * n : 64;
+		size_t cap = n ? 2 * n : 1;
 		int64_t *ns_grown = realloc(d->bin_ns, cap * sizeof(int64_t));
 		if (ns_grown)
 			d->bin_ns = ns_grown;

@@ -411,11 +411,11 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
                   void *ud, vs_guest_process *out, vs_error *err)
 {
 	/* Time gone is the clock's, the calls' own time (and their retries) too.
-	 * A job of known length is first looked at after a second (a failing
-	 * start is seen then), or at its end if sooner: not at once. */
+	 * A job of known length is first looked at at its expected end (a long
+	 * one also after a second): not at once. */
 	double started = monotonic_s(), next = expected_s > 0 ? vs_guest_next_poll(0, expected_s) : 0;
 	long ticked = 0;
-	*out = (vs_guest_process){false, -1};
+	*out = (vs_guest_process){false, -1, 0};
 	for (;;) {
 		/* Wake in small steps so that Ctrl-C is honoured within a second;
 		 * the caller's progress ticks each second, between the polls. */
@@ -427,6 +427,7 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 				tick(ticked = now, ud);
 		}
 		int rc = process_status(c, vm, auth, pid, out, err);
+		out->looks++;
 		if (rc != VS_OK || out->ended)
 			return rc;
 		bool stopped = stop && *stop;

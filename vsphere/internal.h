@@ -343,9 +343,9 @@ extern const char *const vs_vm_summary_paths[];
  * poll: at the expected end (a job over LONG_JOB_S also at 1 s, and at most
  * LONG_GAP_S apart), then half the overrun (at least 0.25 s); at most 10 s. */
 enum { LONG_JOB_S = 30, LONG_GAP_S = 300 };
+double vs_guest_next_poll(double elapsed, double expected_s);
 
 /* hostnet.c: vs_host_link_to's reading of a HostNetworkInfo (NULL: none). */
 void vs_host_link_read(const xmlNode *net, const char *server, vs_host_link *out);
-double vs_guest_next_poll(double elapsed, double expected_s);
 
 #endif

@@ -240,8 +240,6 @@ static int run_all(na_bench *const *m, size_t n, const na_bench_plan *plan, char
 	return rc;
 }
 
-/* Every guest prepared, or none: a member that cannot run fio is said
- * before any fio starts. */
 /* Each member's host link, read once per host: the group's sums through
  * a host are held against it (netbound.h). */
 static void read_links(na_bench *const *m, size_t n)
@@ -257,6 +255,8 @@ static void read_links(na_bench *const *m, size_t n)
 	}
 }
 
+/* Every guest prepared, or none: a member that cannot run fio is said
+ * before any fio starts. */
 static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 {
 	int rc = VS_OK;

@@ -409,6 +409,7 @@ int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth,
 typedef struct vs_guest_process {
 	bool ended;
 	int exit_code;       /* -1 when the guest did not report one */
+	int looks;           /* ListProcessesInGuest calls the wait made */
 } vs_guest_process;
 
 /* Waits for pid to end, polling ListProcessesInGuest: for a program of

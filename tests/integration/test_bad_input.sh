@@ -120,6 +120,9 @@ campaign "\n[target ${long:0:41}]\ndatastore = truenas-vmware\n"
 refused "nfsagent: $c:6: a target's name is at most 40 characters" "$NFSAGENT" run "$c"
 campaign "\n[target ${long:0:100}]\ndatastore = truenas-vmware\n"
 refused "nfsagent: $c:6: a target's name is at most 40 characters" "$NFSAGENT" run "$c"
+# ':' parts the journal's steps, ',' a selector's conditions.
+campaign "\n[target a:b]\ndatastore = truenas-vmware\n"
+refused "nfsagent: $c:6: a target's name has no ':' nor ','" "$NFSAGENT" run "$c"
 printf '[campaign]\nname = %s\nvm = fiotest\nprofiles = randread-4k-qd1\n[target a]\ndatastore = x\n' \
 	"${long:0:65}" > "$c"
 refused "nfsagent: $c:2: name is at most 64 characters: it names the run and its journal" "$NFSAGENT" run "$c"

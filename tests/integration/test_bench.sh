@@ -85,11 +85,12 @@ grep -Eq '^randread-4k-qd1 #1: fio in fiotest: 10 s, about [0-9]+ s left$' <<< "
 grep -Eq '^randread-4k-qd1 #1: fio in fiotest: 20 s, about [0-9]+ s left$' <<< "$ERR" ||
 	fail "no progress line at 20 s: $ERR"
 # (vs_guest_wait looks at the job's end, 30 s, then vs_guest_next_poll:
-# 30.25, 30.5, 30.75, 31.1, 31.7, 32.5, 33.8 and 35.7 s: 9 see fio end up to
-# 5.7 s late, beside 2 for the fio check; the lab's fio ended 1.1-3.8 s late
-# on a CI machine busy with the sanitized suite; a wait that did not back
-# off would look 30 times or more)
-assert_le "$(calls ListProcessesInGuest)" 11 "process polls during a 30 s run (2 of them for the fio check)"
+# 30.25, 30.5, 30.75, 31.1, 31.7, 32.5, 33.8, 35.7 and 38.6 s: 10 see fio end
+# up to 8.6 s late, beside 2 for the fio check, and one to spare; the lab's
+# fio ended 1.1-3.8 s late on a CI machine busy with the sanitized suite;
+# a wait that did not back off would look 30 times or more; the schedule
+# itself is unit_paths')
+assert_le "$(calls ListProcessesInGuest)" 13 "process polls during a 30 s run (2 of them for the fio check)"
 assert_le "$(calls QueryPerf)" 2 "counter queries during a 30 s run"
 
 # Killed mid-run: earlier rows intact, no fio left in the guest.

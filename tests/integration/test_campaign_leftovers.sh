@@ -61,4 +61,11 @@ assert_eq "$(jq -r '[.[] | .labels.connections] | unique | join(",")' <<< "$OUT"
 } > "$WORK/conn-bad.ini"
 run 2 "$NFSAGENT" run "$WORK/conn-bad.ini" --dry-run
 assert_contains "$ERR" "[target c3] connections = N is set when nfsagent mounts: give server, path and nfs too"
+# A datastore mounted before the campaign keeps its connections: refused.
+{
+	tiny_campaign conn
+	nfs_target c3 truenas-vmware /mnt/tank/vmware 3 connections=2 probe=no
+} > "$WORK/conn-pre.ini"
+run 2 "$NFSAGENT" run "$WORK/conn-pre.ini" --dry-run
+assert_contains "$ERR" "target c3: connections = 2, but datastore 'truenas-vmware' is mounted already"
 echo "campaign_leftovers: ok"
