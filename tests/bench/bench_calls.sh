@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# One bench's SOAP calls: 2 profiles x REPEAT repetitions of RUNTIME s in
+# the lab's fiotest, on realistic semantics; prints the calls, the process
+# polls (ListProcessesInGuest) among them, and the wall time. Run it on two
+# builds to compare them. Nothing here is a pass/fail test.
+# Usage: tests/bench/bench_calls.sh [BUILD_DIR] [RUNTIME] [REPEAT]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+build=$(realpath "${1:-build}")
+for f in "$build/agent/nfsagent" "$build/labsim"; do
+	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
+done
+work=$(mktemp -d)
+lab=
+trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
+"$build/labsim" -dir "$work/lab" -methods-log "$work/m.log" > "$work/ready" 2> /dev/null &
+lab=$!
+for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
+r=$(head -n 1 "$work/ready")
+export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
+export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
+export NFSAGENT_GUEST_PASSWORD=secret
+: > "$work/m.log"
+start=$(date +%s.%N)
+"$build/agent/nfsagent" bench --vm fiotest --profile randread-4k-qd1 --profile randwrite-4k-qd1 \
+	--repeat "${3:-4}" --size 4M --runtime "${2:-1}" --guest-user root --db "$work/r.db" > "$work/out" 2>&1
+echo "runs: $((2 * ${3:-4}))"
+echo "SOAP calls: $(wc -l < "$work/m.log")"
+echo "process polls: $(grep -c ListProcessesInGuest "$work/m.log")"
+echo "wall: $(echo "$(date +%s.%N) - $start" | bc) s"
