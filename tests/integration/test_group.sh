@@ -112,9 +112,12 @@ assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] |
 	true "the late group's IOPS are its members' in the window"
 
 # Four fio jobs a VM (numjobs=4): each job's logs are cut, the VM's window
-# figures are all four together, near its whole run's rate.
-run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randread-4k-qd32x4 --repeat 1 "${quick[@]}" --json
-assert_eq "$(jq '[.runs[0].members[] | .window.read.iops / .read.iops | . > 0.8 and . < 1.2] | all' <<< "$OUT")" \
+# figures are all four together, of its whole run's rate (one job of four
+# alone would be a quarter of it; a loaded machine moves the rate within a
+# run, hence the wide band).
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randread-4k-qd32x4 --repeat 1 --size 4M \
+	--runtime 4 --db "$db" --json
+assert_eq "$(jq '[.runs[0].members[] | .window.read.iops / .read.iops | . > 0.5 and . < 2] | all' <<< "$OUT")" \
 	true "every job of a member in its window"
 assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$OUT")" \
 	true "four jobs a VM: the group's IOPS are its members' in the window"
