@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "compare.h"
 #include "report.h"
 #include "stats.h"
 #include "store.h"
@@ -277,7 +278,37 @@ typedef struct listing {
 	size_t n;
 	int64_t *groups;         /* the groups shown as one row already */
 	size_t n_groups;
+	/* The last campaign target asked whether it fell back, and the answer */
+	char *asked_campaign, *asked_target;
+	bool fell_back;
 } listing;
+
+/* Whether r ran as NFS 3 for a campaign target whose NFS 4.1 showed the
+ * extent-size bug (compare_fallback.c); the last target's answer is kept,
+ * as a campaign's rows come target by target or alternating. */
+static int fell_back(listing *l, const na_result *r, bool *fell, vs_error *err)
+{
+	*fell = false;
+	if (!r->campaign || !r->target || !r->datastore_type || strcmp(r->datastore_type, "NFS") != 0)
+		return VS_OK;
+	if (l->asked_campaign && !strcmp(l->asked_campaign, r->campaign) &&
+	    !strcmp(l->asked_target, r->target)) {
+		*fell = l->fell_back;
+		return VS_OK;
+	}
+	int rc = na_target_hit_bug(l->store, r->campaign, r->target, fell, err);
+	free(l->asked_campaign);
+	free(l->asked_target);
+	l->asked_campaign = strdup(r->campaign);
+	l->asked_target = strdup(r->target);
+	l->fell_back = *fell;
+	if (!l->asked_campaign || !l->asked_target) {
+		free(l->asked_campaign);
+		free(l->asked_target);
+		l->asked_campaign = l->asked_target = NULL;
+	}
+	return rc;
+}
 
 /* "R 12,000 W 3,100" and the worse p99 of a group's own figures. */
 static void group_cells(const na_group_row *g, char iops[80], char p99[32])
@@ -332,6 +363,9 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 	                                 : VS_OK;
 	if (rc == VS_OK && !l->a->csv && !l->a->members)
 		rc = na_store_group_of(l->store, r->id, &g, err);
+	bool fell = false;
+	if (rc == VS_OK)
+		rc = fell_back(l, r, &fell, err);
 	if (rc != VS_OK) {
 		json_decref(nas);
 		return rc;
@@ -340,6 +374,7 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		json_t *o = result_json(r, l->a->full);
 		json_object_set_new(o, "nas", nas ? nas : json_null());
 		json_object_set_new(o, "group", g.id ? json_integer((json_int_t)g.id) : json_null());
+		json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
 		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
 		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
 		free(s);
@@ -348,9 +383,11 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		csv_row(r, nas);
 		json_decref(nas);
 	} else if (!group_row(l, r, &g)) {
-		char id[24], started[20], profile[160], iops[80], p99[32];
+		char id[24], started[20], profile[160], iops[80], p99[32], target[160];
 		table_cells(r, id, started, profile, iops, p99);
-		const char *cells[] = {id, started, r->target ? r->target : "-", profile, r->host,
+		snprintf(target, sizeof(target), "%s%s", r->target ? r->target : "-",
+		         fell ? " (ran as NFS 3)" : "");
+		const char *cells[] = {id, started, target, profile, r->host,
 		                       r->esxi_build, r->datastore, na_nfs_label(r->datastore_type), r->vm,
 		                       r->status, iops, p99};
 		na_table_add(l->table, cells);
@@ -368,7 +405,7 @@ static vs_status list(const results_args *a, na_outcome *out)
 	na_store *store = NULL;
 	vs_error *err = &out->err;
 	vs_status rc = na_store_open_readonly(a->db, &store, err);
-	listing l = {a, store, NULL, 0, NULL, 0};
+	listing l = {.a = a, .store = store};
 	if (rc == VS_OK && !a->json && !a->csv)
 		l.table = na_table_new(12, headers);
 	if (rc == VS_OK)
@@ -392,6 +429,8 @@ static vs_status list(const results_args *a, na_outcome *out)
 		na_table_print(l.table, stdout);
 	na_table_free(&l.table);
 	free(l.groups);
+	free(l.asked_campaign);
+	free(l.asked_target);
 	na_store_close(&store);
 	return rc;
 }

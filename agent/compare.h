@@ -121,6 +121,10 @@ int na_cmp_row_bins(na_store *s, na_cmp_row *w, vs_error *err);
  * campaign target's NFS 4.1 showed the extent-size bug (the campaign's
  * finding says so; na_cmp_load does this). */
 int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err);
+/* Whether campaign's finding says its target's NFS 4.1 showed the bug: its
+ * results over NFS 3 are that target's fallback. */
+int na_target_hit_bug(na_store *s, const char *campaign, const char *target, bool *hit,
+                      vs_error *err);
 /* " (ran as NFS 3: extent-size bug)": what follows such a target's name. */
 extern const char na_cmp_ran_as[];
 /* "nfs41 (ran as NFS 3: extent-size bug)", each such target of g once,

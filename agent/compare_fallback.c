@@ -18,9 +18,8 @@ static int on_bug(const na_finding *f, void *ud, vs_error *err)
 	return VS_OK;
 }
 
-/* Whether the campaign's finding says target's NFS 4.1 showed the bug. */
-static int target_hit_bug(na_store *s, const char *campaign, const char *target, bool *hit,
-                          vs_error *err)
+int na_target_hit_bug(na_store *s, const char *campaign, const char *target, bool *hit,
+                      vs_error *err)
 {
 	char *conds[3] = {NULL, NULL, strdup("datastore_type=NFS41")};
 	size_t size = 0;
@@ -67,7 +66,7 @@ int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err)
 		if (asked)
 			r->fell_back = asked->fell_back;
 		else
-			rc = target_hit_bug(s, campaign, target, &r->fell_back, err);
+			rc = na_target_hit_bug(s, campaign, target, &r->fell_back, err);
 	}
 	return rc;
 }

@@ -31,6 +31,12 @@ run 0 "$NFSAGENT" run "$c" --resume
 assert_contains "$OUT" "Repetition 2 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
 assert_not_contains "$OUT" "leaves /mnt/tank/vmware64k first" "the resumed run's output"
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3"
+# results names what ran: the target's NFS 3 rows say so.
+run 0 "$NFSAGENT" results
+assert_ge "$(grep -c ' v41 (ran as NFS 3) ' <<< "$OUT")" 2 "results rows of v41 named as run"
+assert_eq "$(grep -c ' v41  ' <<< "$OUT")" 0 "results rows of v41 not named"
+run 0 "$NFSAGENT" results --json
+assert_eq "$(jq -c '[.[] | .ran_as_nfs3] | unique' <<< "$OUT")" "[true]" "ran_as_nfs3 in results --json"
 # Two moves only (there and home): none went into the bug first.
 assert_eq "$(calls RelocateVM_Task)" 2 "Storage vMotions"
 # Mounted as NFS 4.1 on the lab's 4 hosts for the probe, then as NFS 3 once.
@@ -60,6 +66,12 @@ assert_contains "$OUT" "Target v41: mounting bench-v41 as NFS 4.1 again, as it w
 assert_contains "$OUT" "DC0_H0: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-write)"
 assert_contains "$OUT" "DC0_C0_H1: mounted bench-v41 (NFS 4.1 10.0.0.5:/mnt/tank/vmware64k, read-only)"
 assert_contains "$OUT" "  v41  2 ok, over NFS 3: all fell back to NFS 3"
+# results names what ran: the target's NFS 3 rows say so.
+run 0 "$NFSAGENT" results
+assert_ge "$(grep -c ' v41 (ran as NFS 3) ' <<< "$OUT")" 2 "results rows of v41 named as run"
+assert_eq "$(grep -c ' v41  ' <<< "$OUT")" 0 "results rows of v41 not named"
+run 0 "$NFSAGENT" results --json
+assert_eq "$(jq -c '[.[] | .ran_as_nfs3] | unique' <<< "$OUT")" "[true]" "ran_as_nfs3 in results --json"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq -r '.[] | select(.name == "bench-v41") | "\(.type) \(.hosts | length)"' <<< "$OUT")" "NFS41 2" "the admin's bench-v41 after the campaign"
 # Killed right after it journaled the admin's mount, before the switch to
