@@ -103,7 +103,9 @@ assert_eq "$("$NFSAGENT" ls datastores --json | jq '[.[] | select(.name == "benc
 group_campaign "$ini" "fleet-0*"
 sed -i 's/^name = g$/name = k/' "$ini"
 rc=0
-KILL_AFTER_STEP_NAMED=group: LD_PRELOAD="$KILL_AFTER_COMMIT" "$NFSAGENT" run "$ini" --db "$db" \
+# (the shim is preloaded before ASan's runtime in the sanitized build)
+KILL_AFTER_STEP_NAMED=group: LD_PRELOAD="$KILL_AFTER_COMMIT" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$NFSAGENT" run "$ini" --db "$db" \
 	> "$WORK/killed.out" 2>&1 || rc=$?
 assert_eq "$rc" 137 "killed after the first group's commit"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM campaign_steps WHERE run LIKE 'k-%' AND step LIKE 'group:%'")" \

@@ -21,7 +21,9 @@ campaign() {
 	} > "$WORK/$1.ini"
 }
 OTHER_VM=none  # the VM of another nfsagent's bench: its fio runs are not counted
-starts() { awk -v other="$OTHER_VM" '$2 == "fio-start" && $3 != other' "$FIO_LOG" | wc -l; }
+# Each job once: a loaded machine's lab can miss a running fio in one of
+# its samples and log its start again.
+starts() { awk -v other="$OTHER_VM" '$2 == "fio-start" && $3 != other && !seen[$4]++' "$FIO_LOG" | wc -l; }
 # killed_during_fio NAME N [ARGS]: runs the campaign, SIGKILLs it once the
 # guest has run N fio in all (this one's and earlier ones'), and keeps the
 # job file of the fio it left running in $ORPHAN.
