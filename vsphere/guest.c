@@ -518,21 +518,47 @@ static int stop_one(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 	return rc;
 }
 
-int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
-                        long timeout_s, vs_guest_programs *ended, vs_error *err)
+/* A process being started can fork after the list was read (fio's main
+ * forks its job processes once its files are laid out, and a job whose
+ * fio dies before starting it waits for it forever): the guest is listed
+ * again until nothing of mark runs, a few times at most. */
+#define STOP_ROUNDS 3
+
+/* Appends what of listed ended to *ended; the first failure's status. */
+static int stop_listed(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                       const vs_guest_programs *listed, long timeout_s, vs_guest_programs *ended,
+                       vs_error *err)
 {
-	vs_guest_programs listed = {0};
-	int rc = own_processes(c, vm, auth, mark, -1, true, &listed, err);
-	*ended = (vs_guest_programs){listed.v, 0};
-	/* Each in turn, also after one that would not end; the first failure
-	 * is the error, and *ended keeps only those that ended. */
+	vs_guest_program *grown = realloc(ended->v, (ended->n + listed->n + 1) * sizeof(*grown));
+	if (!grown)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	ended->v = grown;
+	/* Each in turn, also after one that would not end. */
 	int first = VS_OK;
-	for (size_t i = 0; rc == VS_OK && i < listed.n; i++) {
+	for (size_t i = 0; i < listed->n; i++) {
 		vs_error one = {0};
-		if (stop_one(c, vm, auth, mark, &listed.v[i], timeout_s, &one) == VS_OK)
-			ended->v[ended->n++] = listed.v[i];
+		if (stop_one(c, vm, auth, mark, &listed->v[i], timeout_s, &one) == VS_OK)
+			ended->v[ended->n++] = listed->v[i];
 		else if (first == VS_OK)
 			first = (*err = one).status;
 	}
-	return rc == VS_OK ? first : rc;
+	return first;
+}
+
+int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
+                        long timeout_s, vs_guest_programs *ended, vs_error *err)
+{
+	*ended = (vs_guest_programs){0};
+	int rc = VS_OK;
+	for (int round = 0; rc == VS_OK && round < STOP_ROUNDS; round++) {
+		vs_guest_programs listed = {0};
+		rc = own_processes(c, vm, auth, mark, -1, true, &listed, err);
+		size_t n = listed.n;
+		if (rc == VS_OK)
+			rc = stop_listed(c, vm, auth, mark, &listed, timeout_s, ended, err);
+		vs_guest_programs_free(&listed);
+		if (n == 0)
+			break;
+	}
+	return rc;
 }

@@ -400,7 +400,8 @@ void vs_guest_programs_free(vs_guest_programs *p);
  * command line holds mark (a killed nfsagent's fio and its job processes,
  * by its folder): Tools signals each (SIGTERM, then SIGKILL) that is still
  * the process listed (its pid not reused), and this waits up to timeout_s
- * for each to end.  *ended lists those that ended (free it with
+ * for each to end; the guest is listed again until none is left (one
+ * being started may fork after a list).  *ended lists those that ended (free it with
  * vs_guest_programs_free, also on error); on error, err names the first
  * that would not end (the others were still signalled). */
 int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,

@@ -76,9 +76,27 @@ wait "$other" || fail "the other nfsagent's bench failed: $(cat "$WORK/other.out
 assert_eq "$(sqlite3 "$WORK/other.db" "SELECT count(*) FROM results")" 1 "the other nfsagent's results"
 
 # ---- killed during a long fio, then aborted: ended at once, not at its end ----
+# late_forker: a process of the killed run (in its folder, in fiotest's
+# guest) that forks another once signalled, as fio's main forks a job
+# after the guest was listed, and outlives SIGTERM: the sweep must list
+# the guest again to find the one forked late.
+late_forker() {
+	local pid guest folder
+	pid=$(pgrep -x fio | while read -r p; do
+		case "$(readlink "/proc/$p/cwd")" in "$WORK"/*) echo "$p"; break ;; esac
+	done)
+	guest=$(tr '\0' '\n' < "/proc/$pid/environ" | grep '^LABSIM_GUEST=')
+	folder=$(dirname "$ORPHAN")
+	LATE_JOB="$folder/late-job.fio"
+	env "$guest" setsid bash -c 'trap "(exec -a \"fio $1\" sleep 120) &" TERM; while :; do sleep 0.1; done' \
+		"$folder/late.fio" "$LATE_JOB" > /dev/null 2>&1 &
+	OTHER_PIDS+=("$!")
+}
 campaign aborted 30
 killed_during_fio aborted $(($(starts) + 1))
+late_forker
 run 0 "$NFSAGENT" run "$WORK/aborted.ini" --abort
+pgrep -f "$LATE_JOB" > /dev/null && fail "what the killed run forked after the guest was listed still runs"
 ended_early 30
 fio_left && fail "a fio of the killed run still runs after --abort"
 assert_contains "$OUT" "fio of an earlier run (nfsagent"
