@@ -165,6 +165,10 @@ void na_table_add(na_table *t, const char *const *cells);
  * indented: a row's detail that would make the table too wide.  It takes
  * no part in the columns' widths.  Tables of 2 columns or more. */
 void na_table_note(na_table *t, const char *text);
+/* Columns that may be left out, first to last, while the table would pass
+ * NA_TEXT_WIDTH; a line under it names them (a command's --wide does not
+ * call this).  droppable must outlive the table. */
+void na_table_fit(na_table *t, const size_t *droppable, size_t n);
 void na_table_print(const na_table *t, FILE *out);
 void na_table_free(na_table **t);
 void na_json_print(json_t *json);

@@ -12,7 +12,7 @@
 
 static const char usage[] =
 	"Usage: nfsagent results [--where KEY=VALUE ...] [--json | --csv] [--full] [--members]\n"
-	"                        [--db FILE | --db postgresql://...]\n"
+	"                        [--wide] [--db FILE | --db postgresql://...]\n"
 	"Lists recorded results. KEY is a provenance field (protocol, datastore, host,\n"
 	"esxi_build, vm, profile, status, campaign, ...) or one of your labels\n"
 	"(recordsize=16K). --full adds the job file and fio's raw JSON. A result's NAS\n"
@@ -20,12 +20,14 @@ static const char usage[] =
 	"--db postgresql://... reads a central database (see nfsagent push).\n"
 	"A group run (bench on several VMs at once) is one row, its VM column \"3 VMs\"\n"
 	"and its figures the group's; --members lists its VMs' results instead. JSON\n"
-	"and CSV carry every member, JSON with its \"group\" id.\n"
+	"and CSV carry every member, JSON with its \"group\" id. The table leaves out\n"
+	"HOST, VM and BUILD, in that order, as long as it would pass 120 columns;\n"
+	"--wide keeps every column.\n"
 	"Examples:\n"
 	"  nfsagent results --where recordsize=16K\n"
 	"  nfsagent results --where campaign=nfs3-vs-nfs41-20261130T101500 --csv\n";
 
-enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB, OPT_MEMBERS };
+enum { OPT_WHERE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CSV, OPT_FULL, OPT_DB, OPT_MEMBERS, OPT_WIDE };
 enum { MAX_WHERE = 32 };
 
 typedef struct results_args {
@@ -33,6 +35,7 @@ typedef struct results_args {
 	size_t n_where;
 	bool csv, full, json;
 	bool members;            /* a group's members as rows of their own */
+	bool wide;               /* every column, however wide */
 	const char *db;
 } results_args;
 
@@ -406,8 +409,12 @@ static vs_status list(const results_args *a, na_outcome *out)
 	vs_error *err = &out->err;
 	vs_status rc = na_store_open_readonly(a->db, &store, err);
 	listing l = {.a = a, .store = store};
+	/* HOST, VM, BUILD: what the provenance (--json) and --wide keep */
+	static const size_t droppable[] = {4, 8, 5};
 	if (rc == VS_OK && !a->json && !a->csv)
 		l.table = na_table_new(12, headers);
+	if (l.table && !a->wide)
+		na_table_fit(l.table, droppable, 3);
 	if (rc == VS_OK)
 		rc = na_store_query(store, a->where, a->n_where, on_row, &l, err);
 	/* Nothing selected is an error (a name that matched nothing, exit 2);
@@ -442,6 +449,7 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_CSV: a->csv = true; return 1;
 	case OPT_FULL: a->full = true; return 1;
 	case OPT_MEMBERS: a->members = true; return 1;
+	case OPT_WIDE: a->wide = true; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_WHERE:
 		if (!strchr(arg, '=') || arg[0] == '=' || a->n_where == MAX_WHERE) {
@@ -460,7 +468,7 @@ vs_status cmd_results(int argc, char **argv, na_outcome *out)
 		{"where", required_argument, NULL, OPT_WHERE}, {"csv", no_argument, NULL, OPT_CSV},
 		{"full", no_argument, NULL, OPT_FULL},         {"db", required_argument, NULL, OPT_DB},
 		{"json", no_argument, NULL, NA_OPT_JSON},      {"help", no_argument, NULL, NA_OPT_HELP},
-		{"members", no_argument, NULL, OPT_MEMBERS},
+		{"members", no_argument, NULL, OPT_MEMBERS},  {"wide", no_argument, NULL, OPT_WIDE},
 		{0},
 	};
 	results_args a = {0};

@@ -132,6 +132,8 @@ struct na_table {
 	char **headers;
 	char ***rows;           /* a note: its text in cell 0, the other cells NULL */
 	size_t nrows, cap;
+	const size_t *droppable;  /* na_table_fit's columns, first to leave out first */
+	size_t n_droppable;
 };
 
 na_table *na_table_new(size_t ncols, const char *const *headers)
@@ -193,17 +195,46 @@ static size_t width(const char *s)
 
 static void print_row(char *const *cells, const size_t *widths, size_t ncols, FILE *out)
 {
-	for (size_t i = 0; i < ncols; i++) {
+	size_t last = ncols;
+	while (last > 0 && !widths[last - 1])
+		last--;
+	for (size_t i = 0; i < last; i++) {
+		if (!widths[i])
+			continue;  /* left out to fit */
 		fputs(cells[i], out);
-		if (i + 1 < ncols)
+		if (i + 1 < last)
 			fprintf(out, "%*s", (int)(widths[i] - width(cells[i]) + 2), "");
 	}
 	fputc('\n', out);
 }
 
+void na_table_fit(na_table *t, const size_t *droppable, size_t n)
+{
+	t->droppable = droppable;
+	t->n_droppable = n;
+}
+
+/* Leaves out the droppable columns (width 0), first to last, while the
+ * table passes NA_TEXT_WIDTH; the line under the table names them. */
+static void fit(const na_table *t, size_t *widths, char *left_out, size_t size)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < t->ncols; i++)
+		total += widths[i] + 2;
+	size_t n = 0;
+	for (size_t k = 0; k < t->n_droppable && total - 2 > NA_TEXT_WIDTH; k++) {
+		size_t c = t->droppable[k];
+		total -= widths[c] + 2;
+		widths[c] = 0;
+		n += (size_t)snprintf(left_out + n, n < size ? size - n : 0, "%s%s", n ? ", " : "",
+		                      t->headers[c]);
+	}
+}
+
 void na_table_print(const na_table *t, FILE *out)
 {
 	size_t *widths = calloc(t->ncols, sizeof(size_t));
+	char left_out[256] = "";
 	if (!widths)
 		return;
 	for (size_t i = 0; i < t->ncols; i++) {
@@ -212,12 +243,15 @@ void na_table_print(const na_table *t, FILE *out)
 			if (t->rows[r][t->ncols - 1] && width(t->rows[r][i]) > widths[i])
 				widths[i] = width(t->rows[r][i]);
 	}
+	fit(t, widths, left_out, sizeof(left_out));
 	print_row(t->headers, widths, t->ncols, out);
 	for (size_t r = 0; r < t->nrows; r++)
 		if (t->rows[r][t->ncols - 1])
 			print_row(t->rows[r], widths, t->ncols, out);
 		else  /* a note: under its row, wrapped */
 			na_print_wrapped(out, t->rows[r][0], NA_TEXT_WIDTH, 2, 4);
+	if (*left_out)
+		fprintf(out, "(%s left out to fit %d columns: --wide shows them)\n", left_out, NA_TEXT_WIDTH);
 	free(widths);
 }
 

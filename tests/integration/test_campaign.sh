@@ -185,6 +185,9 @@ assert_contains "$page" '<p class="note fellback"><span class="few">What ran:</s
 assert_contains "$page" "<li><b>randread-4k-qd1</b>: v41 (ran as NFS 3: extent-size bug) against v3"
 # results tells the targets apart, and says what each ran over.
 run 0 "$NFSAGENT" results --where campaign="$(run_id)"
+assert_le "$(LC_ALL=C.UTF-8 wc -L <<< "$OUT")" 120 "results' widest line"
+assert_contains "$OUT" "(HOST, VM, BUILD left out to fit 120 columns: --wide shows them)"
+run 0 "$NFSAGENT" results --where campaign="$(run_id)" --wide
 assert_eq "$(head -n 1 <<< "$OUT" | tr -s ' ')" "ID STARTED (UTC) TARGET PROFILE HOST BUILD DATASTORE PROTOCOL VM STATUS IOPS P99" "results' columns"
 # (v41 fell back: its rows' TARGET says so, one word here for awk)
 assert_eq "$(sed 's/ (ran as NFS 3)/+ran-as-NFS-3/' <<< "$OUT" | awk 'NR > 1 { print $4, $5, $10, $11 }' |

@@ -74,10 +74,10 @@ assert_eq "$(jq -r '[.[] | .vm] | unique | join(",")' <<< "$OUT")" "fleet-01,fle
 assert_eq "$(jq -r '[.[] | .group] | unique | map(tostring) | join(",")' <<< "$OUT")" \
 	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "each member's group in results' JSON"
 # results: a group is one row; --members lists its VMs.
-run 0 "$NFSAGENT" results --db "$db"
+run 0 "$NFSAGENT" results --db "$db" --wide
 assert_eq "$(grep -c '^group [0-9]* .* 2 VMs  *ok ' <<< "$OUT")" 2 "one row per group"
 assert_not_contains "$OUT" "fleet-01"
-run 0 "$NFSAGENT" results --db "$db" --members
+run 0 "$NFSAGENT" results --db "$db" --members --wide
 assert_eq "$(grep -c ' fleet-0[12] ' <<< "$OUT")" 4 "--members lists every member"
 run 0 "$NFSAGENT" results --db "$db" --csv
 assert_eq "$(wc -l <<< "$OUT")" 5 "CSV carries every member"
