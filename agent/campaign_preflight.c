@@ -7,6 +7,7 @@
 
 #include "campaign_run.h"
 #include "render.h"
+#include "stats.h"
 
 static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 {
@@ -58,32 +59,43 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 	return VS_OK;
 }
 
+/* What the campaign does with a target (a na_target), in words. */
+static void write_target(FILE *out, const void *target)
+{
+	const na_target *t = target;
+	fprintf(out, "target %s: ", t->name);
+	if (t->servers)
+		fprintf(out, "%s:%s as NFS %s named %s on %s hosts", t->servers, t->path, t->nfs,
+		        t->datastore, t->hosts ? t->hosts : "all");
+	else
+		fprintf(out, "datastore %s", t->datastore);
+	fprintf(out, "%s; on the extent-size bug: %s", t->probe ? "; probe first" : "", na_run_policy(t));
+	for (size_t k = 0; k < t->labels.n; k++)
+		fprintf(out, "%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
+}
+
+/* The VMs of a group campaign (a na_run), in words. */
+static void write_vms(FILE *out, const void *run)
+{
+	const na_run *r = run;
+	fprintf(out, "%zu VMs, on %s: ", r->n_vms, r->home);
+	for (size_t i = 0; i < r->n_vms; i++)
+		fprintf(out, "%s%s", i ? ", " : "", r->vm_names[i]);
+}
+
 void na_run_print_plan(na_run *r, const vs_vm *vm)
 {
 	na_campaign *c = r->c;
 	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
 	if (r->n_vms) {
-		printf("  %zu VMs, on %s: ", r->n_vms, r->home);
-		for (size_t i = 0; i < r->n_vms; i++)
-			printf("%s%s", i ? ", " : "", r->vm_names[i]);
-		printf("\n  each repetition of a profile is one group run in all of them; moves: %ld at "
+		na_print_wrapped_by(stdout, write_vms, r, 2, 4);
+		printf("  each repetition of a profile is one group run in all of them; moves: %ld at "
 		       "once, %ld per host, %ld per datastore\n", c->parallel, c->per_host, c->per_datastore);
 	} else {
 		printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
 	}
-	for (size_t i = 0; i < c->n_targets; i++) {
-		const na_target *t = &c->targets[i];
-		printf("  target %s: ", t->name);
-		if (t->servers)
-			printf("%s:%s as NFS %s named %s on %s hosts", t->servers, t->path, t->nfs,
-			       t->datastore, t->hosts ? t->hosts : "all");
-		else
-			printf("datastore %s", t->datastore);
-		printf("%s; on the extent-size bug: %s", t->probe ? "; probe first" : "", na_run_policy(t));
-		for (size_t k = 0; k < t->labels.n; k++)
-			printf("%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
-		printf("\n");
-	}
+	for (size_t i = 0; i < c->n_targets; i++)
+		na_print_wrapped_by(stdout, write_target, &c->targets[i], 2, 4);
 	printf("  profiles:");
 	for (size_t i = 0; i < c->n_profiles; i++)
 		printf(" %s", c->profiles[i]);

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "agent.h"
+#include "stats.h"
 
 enum { MAX_DESCRIPTOR = 64 * 1024 };
 
@@ -376,33 +377,39 @@ static void print_short(const na_extent_check *k, FILE *out)
 	print_allocated(k, out);
 }
 
+/* One check's line (a na_extent_check), as na_checks_print shows it unwrapped. */
+static void print_check(FILE *out, const void *check)
+{
+	const na_extent_check *k = check;
+	switch (k->state) {
+	case NA_EXTENT_PROBLEM:
+		fprintf(out, "  PROBLEM   %s: %s\n", k->descriptor, k->why);
+		break;
+	case NA_EXTENT_GROWS:
+		fprintf(out, "  ok        %s (grows as needed)", k->extent);
+		print_allocated(k, out);
+		break;
+	case NA_EXTENT_UNKNOWN:
+		fprintf(out, "  UNKNOWN   %s: could not check: %s\n", k->extent,
+		        k->why ? k->why : "no host to read it through");
+		break;
+	case NA_EXTENT_SHORT:
+		print_short(k, out);
+		break;
+	case NA_EXTENT_HOLDS:
+		fprintf(out, "  ok        %s: descriptor %lld bytes, read whole through %s %s",
+		        k->extent, (long long)k->declared, na_hosts_word(k->right_on), k->right_on);
+		if (k->transient)
+			fprintf(out, "; read short at first by %s %s (transient)",
+			        na_hosts_word(k->short_on), k->short_on);
+		print_allocated(k, out);
+		break;
+	}
+}
+
 void na_checks_print(const na_checks *checks, FILE *out)
 {
-	for (size_t i = 0; i < checks->n; i++) {
-		const na_extent_check *k = &checks->v[i];
-		switch (k->state) {
-		case NA_EXTENT_PROBLEM:
-			fprintf(out, "  PROBLEM   %s: %s\n", k->descriptor, k->why);
-			break;
-		case NA_EXTENT_GROWS:
-			fprintf(out, "  ok        %s (grows as needed)", k->extent);
-			print_allocated(k, out);
-			break;
-		case NA_EXTENT_UNKNOWN:
-			fprintf(out, "  UNKNOWN   %s: could not check: %s\n", k->extent,
-			        k->why ? k->why : "no host to read it through");
-			break;
-		case NA_EXTENT_SHORT:
-			print_short(k, out);
-			break;
-		case NA_EXTENT_HOLDS:
-			fprintf(out, "  ok        %s: descriptor %lld bytes, read whole through %s %s",
-			        k->extent, (long long)k->declared, na_hosts_word(k->right_on), k->right_on);
-			if (k->transient)
-				fprintf(out, "; read short at first by %s %s (transient)",
-				        na_hosts_word(k->short_on), k->short_on);
-			print_allocated(k, out);
-			break;
-		}
-	}
+	/* each wrapped to the terminal, its rest under the text after the state */
+	for (size_t i = 0; i < checks->n; i++)
+		na_print_wrapped_by(out, print_check, &checks->v[i], 2, 12);
 }

@@ -443,18 +443,31 @@ void na_print_wrapped(FILE *out, const char *text, size_t width, size_t first, s
 	fputc('\n', out);
 }
 
-void na_warn_wrapped(const char *text)
+void na_print_wrapped_by(FILE *out, void (*write)(FILE *, const void *), const void *what,
+                         size_t first, size_t rest)
 {
 	char *line = NULL;
 	size_t size = 0;
-	FILE *out = open_memstream(&line, &size);
-	if (out) {
-		fprintf(out, "warning: %s", text);
-		fclose(out);
-	}
-	if (line)
-		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
+	FILE *text = open_memstream(&line, &size);
+	if (!text)
+		return;
+	write(text, what);
+	fclose(text);
+	size_t n = strlen(line);
+	while (n && line[n - 1] == '\n')
+		line[--n] = '\0';
+	na_print_wrapped(out, line + strspn(line, " "), NA_TEXT_WIDTH, first, rest);
 	free(line);
+}
+
+static void write_warning(FILE *out, const void *text)
+{
+	fprintf(out, "warning: %s", (const char *)text);
+}
+
+void na_warn_wrapped(const char *text)
+{
+	na_print_wrapped_by(stdout, write_warning, text, 0, 2);
 }
 
 /* ---- text ---- */

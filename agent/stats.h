@@ -162,6 +162,10 @@ enum { NA_TEXT_WIDTH = 120 };
 /* text on lines of at most width columns (longer words stay whole), the
  * first line indented by first spaces, the others by rest. */
 void na_print_wrapped(FILE *out, const char *text, size_t width, size_t first, size_t rest);
+/* What write(what) puts in a text, wrapped to NA_TEXT_WIDTH as above (its
+ * leading spaces and its last newline left out). */
+void na_print_wrapped_by(FILE *out, void (*write)(FILE *, const void *), const void *what,
+                         size_t first, size_t rest);
 /* "warning: text" on stdout, wrapped to NA_TEXT_WIDTH. */
 void na_warn_wrapped(const char *text);
 

@@ -76,6 +76,7 @@ run 2 "$NFSAGENT" run "$bad"
 assert_contains "$ERR" "no VM is named 'fiotst'; did you mean 'fiotest'"
 run 0 "$NFSAGENT" run "$c" --dry-run
 assert_contains "$OUT" "target v41: 10.0.0.5:/mnt/tank/vmware64k-b as NFS 4.1 named bench-v41"
+assert_le "$(widest "$OUT")" 120 "the plan's widest line"
 for m in CreateNasDatastore RelocateVM_Task CreateVirtualDisk_Task StartProgramInGuest; do
 	assert_eq "$(calls $m)" 0 "$m calls before the real run"
 done
@@ -150,8 +151,7 @@ assert_contains "$OUT" "  v41  4 ok, over NFS 4.1"
 assert_contains "$OUT" "Compare: nfsagent compare --a campaign=$(run_id),target=v3 \\
            --b campaign=$(run_id),target=v41"
 assert_contains "$OUT" "Report: nfsagent report --html report.html --where campaign=$(run_id)"
-assert_le "$(sed -n '/^Results of run/,/^Report: /p' <<< "$OUT" | awk '{ if (length > m) m = length } END { print m }')" \
-	120 "the summary's widest line"
+assert_le "$(widest "$OUT")" 120 "the run's widest line"
 run 0 "$NFSAGENT" ls datastores --json
 assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OUT")" 0 "campaign datastores left"
 lab_stop
@@ -185,8 +185,8 @@ assert_contains "$page" '<p class="note fellback"><span class="few">What ran:</s
 assert_contains "$page" "<li><b>randread-4k-qd1</b>: v41 (ran as NFS 3: extent-size bug) against v3"
 # results tells the targets apart, and says what each ran over.
 run 0 "$NFSAGENT" results --where campaign="$(run_id)"
-assert_le "$(LC_ALL=C.UTF-8 wc -L <<< "$OUT")" 120 "results' widest line"
-assert_contains "$OUT" "(HOST, VM, BUILD left out to fit 120 columns: --wide shows them)"
+assert_le "$(widest "$OUT")" 120 "results' widest line"
+assert_contains "$OUT" "(HOST, VM left out to fit 120 columns: --wide shows them)"
 run 0 "$NFSAGENT" results --where campaign="$(run_id)" --wide
 assert_eq "$(head -n 1 <<< "$OUT" | tr -s ' ')" "ID STARTED (UTC) TARGET PROFILE HOST BUILD DATASTORE PROTOCOL VM STATUS IOPS P99" "results' columns"
 # (v41 fell back: its rows' TARGET says so, one word here for awk)

@@ -20,7 +20,8 @@ run 0 "$NFSAGENT" migrate --vm fiotest --datastore nfs3-64k
 searches=$(calls SearchDatastore_Task) tickets=$(calls AcquireGenericServiceTicket)
 run 0 "$NFSAGENT" verify --vm fiotest
 assert_contains "$OUT" "fiotest: 1 extent checked: all hold what their descriptors declare"
-assert_contains "$OUT" "[nfs3-64k] fiotest/fiotest-flat.vmdk: descriptor 17179869184 bytes, read whole through host DC0_H0 (0 B allocated)"
+assert_contains "$(flat "$OUT")" "[nfs3-64k] fiotest/fiotest-flat.vmdk: descriptor 17179869184 bytes, read whole through host DC0_H0 (0 B allocated)"
+assert_le "$(widest "$OUT")" 120 "verify's widest line"
 run 0 "$NFSAGENT" verify --vm fiotest --json
 assert_eq "$(jq -r '.extents[0] | [.state, .seen_bytes, .allocated_bytes] | join(" ")' <<< "$OUT")" \
 	"holds 17179869184 0" "state, seen and allocated bytes"
@@ -77,7 +78,7 @@ lab_start "${REAL[@]}" -locked-extents all
 run 8 "$NFSAGENT" verify --vm fiotest
 assert_contains "$OUT" "fiotest: 1 extent checked: could not check 1: nothing short seen, but no verdict either"
 assert_contains "$OUT" "UNKNOWN   [truenas-vmware] fiotest/fiotest-flat.vmdk: could not check:"
-assert_contains "$OUT" "Device or resource busy"
+assert_contains "$(flat "$OUT")" "Device or resource busy"
 assert_not_contains "$OUT" "MISMATCH"
 run 8 "$NFSAGENT" verify --vm fiotest --json
 assert_eq "$(jq -r '[.checked, .mismatch, .extents[0].state] | join(" ")' <<< "$OUT")" "false false unknown" "JSON"
