@@ -6,20 +6,9 @@
 # Usage: tests/bench/bench_calls.sh [BUILD_DIR] [RUNTIME] [REPEAT]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=$(realpath "${1:-build}")
-for f in "$build/agent/nfsagent" "$build/labsim"; do
-	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
-done
-work=$(mktemp -d)
-lab=
-trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
-"$build/labsim" -dir "$work/lab" -methods-log "$work/m.log" > "$work/ready" 2> /dev/null &
-lab=$!
-for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
-r=$(head -n 1 "$work/ready")
-export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
-export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
-export NFSAGENT_GUEST_PASSWORD=secret
+. tests/bench/lib.sh
+bench_setup "$(realpath "${1:-build}")"
+bench_lab -methods-log "$work/m.log"
 : > "$work/m.log"
 start=$(date +%s.%N)
 "$build/agent/nfsagent" bench --vm fiotest --profile randread-4k-qd1 --profile randwrite-4k-qd1 \

@@ -7,24 +7,10 @@
 # Usage: tests/bench/campaign_calls.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build}
-nfsagent=$build/agent/nfsagent
-for f in "$nfsagent" "$build/labsim"; do
-	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
-done
-work=$(mktemp -d)
-lab=
-trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
-
-"$build/labsim" -dir "$work/lab" -methods-log "$work/m.log" -nfs41-bug off \
-	-export 10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware64k-b \
-	> "$work/ready" 2> /dev/null &
-lab=$!
-for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
-r=$(head -n 1 "$work/ready")
-export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
-export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
-export NFSAGENT_GUEST_PASSWORD=secret
+. tests/bench/lib.sh
+bench_setup "${1:-build}"
+bench_lab -methods-log "$work/m.log" -nfs41-bug off \
+	-export 10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware64k-b
 
 cat > "$work/c.ini" <<INI
 [campaign]

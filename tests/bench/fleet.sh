@@ -8,28 +8,14 @@
 # Usage: tests/bench/fleet.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build}
 runs=${2:-3}
-nfsagent=$build/agent/nfsagent
-for f in "$nfsagent" "$build/labsim"; do
-	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
-done
-work=$(mktemp -d)
-lab=
-trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
+. tests/bench/lib.sh
+bench_setup "${1:-build}"
 vms=16 hosts=4 task_s=2 per_host=2
 
 lab_start() {
-	rm -rf "$work/lab"
-	"$build/labsim" -dir "$work/lab" -seed-vms=false -fleet $vms -hosts $hosts -task-seconds $task_s \
-		-slow-tasks RelocateVM_Task -svmotion-per-host $per_host -methods-log "$work/m.log" \
-		> "$work/ready" 2> /dev/null &
-	lab=$!
-	for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
-	local r
-	r=$(head -n 1 "$work/ready")
-	export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
-	export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
+	bench_lab -seed-vms=false -fleet $vms -hosts $hosts -task-seconds $task_s \
+		-slow-tasks RelocateVM_Task -svmotion-per-host $per_host -methods-log "$work/m.log"
 	"$nfsagent" mount --all-hosts --name tank16k --server 10.0.0.5 --path /mnt/tank/vmware16k \
 		--nfs 3 > /dev/null
 }

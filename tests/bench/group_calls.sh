@@ -7,25 +7,13 @@
 # Usage: tests/bench/group_calls.sh [BUILD_DIR [VMS [PROFILE]]]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build}
 vms=${2:-8}
 profile=${3:-randread-4k-qd1}
 repeat=3
-nfsagent=$build/agent/nfsagent
-for f in "$nfsagent" "$build/labsim"; do
-	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
-done
-work=$(mktemp -d)
-lab=
-trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
-
-"$build/labsim" -dir "$work/lab" -methods-log "$work/m.log" -fleet "$vms" > "$work/ready" 2> /dev/null &
-lab=$!
-for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
-r=$(head -n 1 "$work/ready")
-export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
-export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
-export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+. tests/bench/lib.sh
+bench_setup "${1:-build}"
+bench_lab -methods-log "$work/m.log" -fleet "$vms"
+export NFSAGENT_GUEST_USER=root
 
 : > "$work/m.log"
 "$nfsagent" bench --vms 'fleet-*' --profile "$profile" --repeat $repeat --size 4M --runtime 5 \
