@@ -19,7 +19,6 @@ lab_start() {
 	"$nfsagent" mount --all-hosts --name tank16k --server 10.0.0.5 --path /mnt/tank/vmware16k \
 		--nfs 3 > /dev/null
 }
-lab_stop() { kill $lab; wait $lab 2> /dev/null || true; lab=; : > "$work/ready"; }
 
 # measure NAME PARALLEL: one fleet in a new lab; appends "seconds calls waits" to $work/NAME.
 measure() {
@@ -32,7 +31,7 @@ measure() {
 	t1=$(date +%s.%N)
 	cp "$work/m.log" "$work/$1.calls"
 	echo "$(calc "$t1 - $t0") $(wc -l < "$work/m.log") $(awk '$2 == "WaitForUpdatesEx"' "$work/m.log" | wc -l)" >> "$work/$1"
-	lab_stop
+	bench_lab_stop
 }
 calc() { awk "BEGIN { print $* }"; }
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }

@@ -6,28 +6,12 @@
 # Usage: tests/bench/run.sh [BUILD_DIR] [RUNS]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-build=${1:-build}
 runs=${2:-7}
-nfsagent=$build/agent/nfsagent
-peer=$build/govmomi_peer
-find_vm=$build/tests/bench/find_vm
-for f in "$nfsagent" "$peer" "$find_vm" "$build/labsim"; do
-	[ -x "$f" ] || { echo "missing $f: build first (scripts/test.sh)" >&2; exit 2; }
-done
-work=$(mktemp -d)
-lab=
-trap '[ -n "$lab" ] && kill $lab 2> /dev/null; rm -rf "$work"' EXIT
-
-lab_start() {
-	"$build/labsim" -dir "$work/lab$1" -hosts 50 -vms "$1" -methods-log "$work/m.log" > "$work/ready" 2> /dev/null &
-	lab=$!
-	for _ in $(seq 1 600); do [ -s "$work/ready" ] && break; sleep 0.1; done
-	local r
-	r=$(head -n 1 "$work/ready")
-	export NFSAGENT_URL=$(jq -r .url <<< "$r") NFSAGENT_USERNAME=$(jq -r .username <<< "$r")
-	export NFSAGENT_PASSWORD=$(jq -r .password <<< "$r") NFSAGENT_THUMBPRINT=$(jq -r .thumbprint <<< "$r")
-}
-lab_stop() { kill $lab; wait $lab 2> /dev/null || true; lab=; : > "$work/ready"; }
+. tests/bench/lib.sh
+peer=${1:-build}/govmomi_peer
+find_vm=${1:-build}/tests/bench/find_vm
+bench_setup "${1:-build}" "$peer" "$find_vm"
+lab_start() { bench_lab -hosts 50 -vms "$1" -methods-log "$work/m.log"; }
 
 # measure NAME cmd...: appends "seconds maxrss_kb calls" to $work/NAME.
 measure() {
@@ -60,7 +44,7 @@ measure agent_find "$find_vm" DC0_H0_VM0
 measure peer_find "$peer" find-vm DC0_H0_VM0
 printf '%-22s %10s %10s %7s   %s\n' "SOAP calls" "$(col agent_find 3)" "$(col peer_find 3)" \
 	"$(ratio "$(col agent_find 3)" "$(col peer_find 3)")" "< 1.00"
-lab_stop
+bench_lab_stop
 
 echo "== memory as the inventory grows (peak KiB of ls vms --json)"
 printf '%-8s %10s %10s\n' VMs nfsagent govmomi
@@ -70,7 +54,7 @@ for n in 200 2000 10000; do
 	measure ga "$nfsagent" ls vms --json --page-size 500
 	measure gp "$peer" ls-vms
 	printf '%-8s %10s %10s\n' "$n" "$(col ga 2)" "$(col gp 2)"
-	lab_stop
+	bench_lab_stop
 done
 
 # The NAS sampler's cost to a benchmark (its own lab, with the NAS's sshd).
