@@ -5,6 +5,7 @@
  * (ops/fleet.c): several at once, each verified as it lands. */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ops/fleet.h"
 #include "ops/migrate.h"
@@ -168,11 +169,36 @@ static const char *state_word(const na_fleet_vm *v)
 	return "?";
 }
 
-/* What the live lines compare against: each VM's state when last shown. */
+/* What the live lines compare against: each VM's state when last shown.
+ * On a terminal, the VMs in flight and the total are a block redrawn in
+ * place (live: its lines now on screen), and only ended moves scroll. */
 typedef struct fleet_view {
 	na_fleet_state *shown;
 	size_t n;
+	bool tty;
+	size_t live;
 } fleet_view;
+
+/* The live block taken off the screen, before anything else is printed. */
+static void erase_live(fleet_view *view)
+{
+	if (view->live)
+		printf("\033[%zuA\033[J", view->live);
+	view->live = 0;
+}
+
+static void fleet_line(void *ud, const char *line)
+{
+	erase_live(ud);
+	na_print_line(NULL, line);
+}
+
+static void fleet_warning(void *ud, const char *line)
+{
+	erase_live(ud);
+	fflush(stdout);
+	na_print_warning(NULL, line);
+}
 
 static void clock_text(double s, char *buf, size_t size)
 {
@@ -206,25 +232,58 @@ static void print_total(const na_fleet_result *r)
 	       count[NA_FLEET_FAILED], count[NA_FLEET_WAITING], elapsed, eta);
 }
 
-/* A line per VM whose state changed; the total when a move ended. */
+static bool ended(const na_fleet_vm *v)
+{
+	return v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED;
+}
+
+/* v's line; live: in the live block, with its task's percent. */
+static void print_vm(const na_fleet_vm *v, bool live)
+{
+	char *name = na_escaped(v->name), took[32] = "", done[16] = "";
+	if (ended(v))
+		clock_text(v->ended_s - v->started_s, took, sizeof(took));
+	else if (live && v->state == NA_FLEET_MOVING && v->progress >= 0)
+		snprintf(done, sizeof(done), " %d%%", v->progress);
+	printf("%s: %s%s%s%s%s\n", name ? name : "?", state_word(v), done, *took ? " (" : "", took,
+	       *took ? ")" : "");
+	free(name);
+}
+
+/* On a terminal: each VM in flight, and the total under them. */
+static void draw_live(fleet_view *view, const na_fleet_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		const na_fleet_vm *v = &r->vms[i];
+		if (v->state == NA_FLEET_STARTED || v->state == NA_FLEET_QUEUED || v->state == NA_FLEET_MOVING) {
+			printf("  ");
+			print_vm(v, true);
+			view->live++;
+		}
+	}
+	print_total(r);
+	view->live++;
+}
+
+/* A line per VM whose state changed and the total when a move ended; on a
+ * terminal, the ended moves' lines above the live block drawn again. */
 static void show_changes(void *ud, const na_fleet_result *r)
 {
 	fleet_view *view = ud;
-	bool ended = false;
+	bool any_ended = false;
+	erase_live(view);
 	for (size_t i = 0; i < r->n && i < view->n; i++) {
 		const na_fleet_vm *v = &r->vms[i];
 		if (view->shown[i] == v->state)
 			continue;
 		view->shown[i] = v->state;
-		ended |= v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED;
-		char *name = na_escaped(v->name), took[32] = "";
-		if (v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED)
-			clock_text(v->ended_s - v->started_s, took, sizeof(took));
-		printf("%s: %s%s%s%s\n", name ? name : "?", state_word(v), *took ? " (" : "", took,
-		       *took ? ")" : "");
-		free(name);
+		any_ended |= ended(v);
+		if (!view->tty || ended(v))
+			print_vm(v, false);
 	}
-	if (ended)
+	if (view->tty)
+		draw_live(view, r);
+	else if (any_ended)
 		print_total(r);
 	fflush(stdout);
 }
@@ -375,8 +434,8 @@ static vs_status migrate_fleet(vs_client *c, migrate_cmd *a, bool json, na_outco
 	na_fleet_args fa = {.one = &a->one, .parallel = a->parallel, .per_host = a->per_host,
 	                    .per_datastore = a->per_datastore, .keep_going = a->keep_going,
 	                    .changed = json ? NULL : show_changes, .ud = &view};
-	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : na_print_line,
-	                .warning = na_print_warning};
+	na_session s = {.client = c, .inv = &inv, .output = json ? NULL : fleet_line,
+	                .warning = fleet_warning, .output_ud = &view};
 	vs_status rc = na_inventory_load(c, true, &inv, err);
 	if (rc == VS_OK)
 		rc = fleet_vms(&inv, a, &vms, &n, err);
@@ -398,11 +457,16 @@ static vs_status migrate_fleet(vs_client *c, migrate_cmd *a, bool json, na_outco
 	if (rc != VS_OK)
 		goto done;
 	view.n = r.n;
+	view.tty = !json && isatty(STDOUT_FILENO);
 	for (size_t i = 0; i < r.n; i++)
 		view.shown[i] = r.vms[i].state;
 	if (!json)
 		say_there_already(a, &r);
 	rc = na_op_fleet(&s, &fa, &r, err);
+	if (view.live) {  /* the last total stays */
+		erase_live(&view);
+		print_total(&r);
+	}
 	if (json)
 		print_json(a, &s, &r, false);
 	else

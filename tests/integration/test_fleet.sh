@@ -54,6 +54,19 @@ assert_contains "$OUT" "fleet-01 is on tank16k already: skipped."
 assert_eq "$(calls RelocateVM_Task)" 12 "RelocateVM_Task calls after a second run"
 lab_stop
 
+# ---- on a terminal: the moves in flight and the total redrawn in place,
+# the ended moves' lines scrolling above them
+fleet_lab -svmotion-per-host 0
+script -qec "$(printf '%q ' "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank16k \
+	--parallel 4)" /dev/null > "$WORK/tty.out" 2>&1 || fail "migrate on a terminal: $(cat "$WORK/tty.out")"
+tty=$(tr -d '\r' < "$WORK/tty.out")
+assert_ge "$(grep -o $'\033\\[[0-9]*A\033\\[J' <<< "$tty" | wc -l)" 6 "live blocks erased"
+assert_ge "$(grep -o '  fleet-[0-9]*: moving' <<< "$tty" | wc -l)" 4 "live lines of moves in flight"
+assert_eq "$(grep -o 'fleet-[0-9]*: moved, verified (' <<< "$tty" | sort -u | wc -l)" 12 "ended moves' lines"
+assert_contains "$(grep -B 2 '^12 of 12 VMs now on tank16k' <<< "$tty")" \
+	"-- 12 done, 0 moving, 0 queued, 0 failed, 0 waiting;" "the last total, kept"
+lab_stop
+
 # ---- vCenter's own queue (2 per host): starting more shows them as queued
 fleet_lab
 run 0 move_fleet --parallel 12 --per-host 3 --per-datastore 12
