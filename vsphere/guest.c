@@ -389,7 +389,8 @@ double vs_guest_next_poll(double elapsed, double expected_s)
 	double left = expected_s - elapsed;
 	/* A long job's failing start is seen after a second; a short one's at
 	 * its end, which comes soon.  Between, every poll is a vCenter call of
-	 * no news: one each LONG_GAP_S sees a fio that died mid-run. */
+	 * no news: one each LONG_GAP_S sees a fio that died mid-run, well
+	 * within the 5 minutes vSphere keeps an ended process's exit code. */
 	if (left > 0 && elapsed < 1 && expected_s > LONG_JOB_S)
 		return 1 - elapsed;
 	if (left > 0)

@@ -342,7 +342,7 @@ extern const char *const vs_vm_summary_paths[];
  * into a wait for one expected to take expected_s (0: unknown), to the next
  * poll: at the expected end (a job over LONG_JOB_S also at 1 s, and at most
  * LONG_GAP_S apart), then half the overrun (at least 0.25 s); at most 10 s. */
-enum { LONG_JOB_S = 30, LONG_GAP_S = 300 };
+enum { LONG_JOB_S = 30, LONG_GAP_S = 120 };
 double vs_guest_next_poll(double elapsed, double expected_s);
 
 /* hostnet.c: vs_host_link_to's reading of a HostNetworkInfo (NULL: none). */
