@@ -6,6 +6,7 @@
 
 #include "netbound.h"
 #include "ops/bench.h"
+#include "ops/bench_window.h"
 #include "campaign.h"
 #include "cmd_bench_group.h"
 #include "stats.h"
@@ -163,6 +164,12 @@ static void job_profile_name(const char *path, const char *text, char *out, size
 	         (unsigned long long)(h >> 16));
 }
 
+/* Several VMs at once: more than one --vm, or a glob. */
+static bool is_group(const bench_args *a)
+{
+	return a->n_vms > 1 || a->glob;
+}
+
 static vs_status read_job(bench_args *a, vs_error *err)
 {
 	vs_error why = {0};
@@ -171,13 +178,7 @@ static vs_status read_job(bench_args *a, vs_error *err)
 	if (!a->job_text[strspn(a->job_text, " \t\r\n")])
 		return vs_fail(err, VS_ERR_USAGE, "job file %s is empty", a->job_path);
 	job_profile_name(a->job_path, a->job_text, a->job_profile, sizeof(a->job_profile));
-	return VS_OK;
-}
-
-/* Several VMs at once: more than one --vm, or a glob. */
-static bool is_group(const bench_args *a)
-{
-	return a->n_vms > 1 || a->glob;
+	return is_group(a) ? na_group_job_check(a->job_text, err) : VS_OK;
 }
 
 static vs_status check(void *args, int argc, char **argv, na_outcome *out)

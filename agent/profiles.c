@@ -286,9 +286,10 @@ static long job_seconds(long runtime, long ramp, long unbounded_s)
 	return (runtime > 0 ? runtime : unbounded_s) + (ramp > 0 ? ramp : 0);
 }
 
-/* Calls fn for each "[section]" (key NULL, value the name) and each
- * "key=value" of a job file, blanks and comments (';', '#') taken off as fio
- * does; a line is read up to 255 bytes. */
+/* Calls fn for each "[section]" (key NULL, value the name), each
+ * "key=value" and each bare "key" (value "": a boolean set) of a job file,
+ * blanks and comments (';', '#') taken off as fio does; a line is read up
+ * to 255 bytes. */
 static void each_option(const char *text, void (*fn)(void *ud, const char *key, const char *value),
                         void *ud)
 {
@@ -313,6 +314,8 @@ static void each_option(const char *text, void (*fn)(void *ud, const char *key, 
 				eq--;
 			*eq = '\0';
 			fn(ud, s, value);
+		} else if (*s) {
+			fn(ud, s, "");
 		}
 	}
 }
@@ -390,6 +393,27 @@ static void libaio_option(void *ud, const char *key, const char *value)
 {
 	if (key && !strcmp(key, "ioengine") && !strcmp(value, "libaio"))
 		*(bool *)ud = true;
+}
+
+typedef struct job_sets {
+	const char *const *keys;
+	const char *found;
+} job_sets;
+
+static void sets_option(void *ud, const char *key, const char *value)
+{
+	(void)value;
+	job_sets *j = ud;
+	for (size_t i = 0; key && !j->found && j->keys[i]; i++)
+		if (!strcmp(key, j->keys[i]))
+			j->found = j->keys[i];
+}
+
+const char *na_job_sets(const char *text, const char *const *keys)
+{
+	job_sets j = {keys, NULL};
+	each_option(text, sets_option, &j);
+	return j.found;
 }
 
 bool na_job_uses_libaio(const char *text)

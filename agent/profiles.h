@@ -61,6 +61,9 @@ long na_job_seconds(const char *text, long unbounded_s);
  * when it sets none, else 1), summed; fio numbers them from 1 in this
  * order, as its per-job logs' names show (NAME_iops.3.log). */
 long na_job_count(const char *text);
+/* The first of keys (NULL-terminated) the job file sets, with a value or
+ * bare; NULL when it sets none. */
+const char *na_job_sets(const char *text, const char *const *keys);
 /* Whether a job of the file has ioengine=libaio. */
 bool na_job_uses_libaio(const char *text);
 /* Whether the profile writes zeros (dd if=/dev/zero) rather than fio's

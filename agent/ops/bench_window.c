@@ -20,6 +20,12 @@
  * 3 bytes ("0, "): a larger file is refused unread. */
 enum { MAX_LOG = 128 << 20 };
 static const char *const KINDS[] = {"iops", "bw", "clat_hist"};
+/* What a group run sets for fio's interval logs, and what changes how
+ * they read (averaged or max, offsets, compression, one log for all jobs). */
+static const char *const OWN_LOG_KEYS[] = {
+	"write_iops_log", "write_bw_log", "write_lat_log", "write_hist_log", "log_avg_msec",
+	"log_hist_msec", "log_hist_coarseness", "log_unix_epoch", "log_max_value", "log_offset",
+	"log_compression", "log_store_compressed", "log_prio", "per_job_logs", NULL};
 /* Each job of each member is a member of the window's cut. */
 enum { MAX_JOBS = NA_GW_MAX_MEMBERS / NA_GROUP_MAX_VMS };
 
@@ -38,17 +44,32 @@ static bool own_folder(const char *staging)
 	       na_bench_mark_valid(staging + sizeof(prefix) - 1);
 }
 
+int na_group_job_check(const char *job, vs_error *err)
+{
+	long jobs = na_job_count(job);
+	if (jobs < 1 || jobs > MAX_JOBS)
+		return vs_fail(err, VS_ERR_USAGE, "the job file runs %ld fio jobs: a group's member runs 1 "
+		               "to %d", jobs, MAX_JOBS);
+	/* The job's own would override the [global] below (a later one wins in
+	 * fio): an interval five times as long read as ours counts a fifth of
+	 * the I/O, with no error. */
+	const char *own = na_job_sets(job, OWN_LOG_KEYS);
+	if (own)
+		return vs_fail(err, VS_ERR_USAGE, "the job file sets %s: a group run writes fio's interval "
+		               "logs its own way; take it out of the job file", own);
+	return VS_OK;
+}
+
 int na_group_job_logs(const char *job, const char *staging, int64_t interval_ms, char **out,
                       vs_error *err)
 {
 	*out = NULL;
-	long jobs = na_job_count(job);
 	if (!own_folder(staging))
 		return vs_fail(err, VS_ERR_USAGE, "'%s' is not nfsagent's own staging folder: no fio log "
 		               "is written there", staging);
-	if (jobs < 1 || jobs > MAX_JOBS)
-		return vs_fail(err, VS_ERR_USAGE, "the job file runs %ld fio jobs: a group's member runs 1 "
-		               "to %d", jobs, MAX_JOBS);
+	int rc = na_group_job_check(job, err);
+	if (rc != VS_OK)
+		return rc;
 	/* A [global] before the file's own: fio applies it to every job after it. */
 	char head[512];
 	snprintf(head, sizeof(head),
@@ -65,29 +86,32 @@ int na_group_job_logs(const char *job, const char *staging, int64_t interval_ms,
 	return VS_OK;
 }
 
-/* Fetches and parses log kind k of job j; a log fio did not write, one that
- * cannot be fetched or parsed is the member's why (VS_ERR_PROTOCOL). */
+/* Fetches and parses log kind k of job j.  A log fio did not write, or
+ * one that cannot be parsed, is the member's why (x->why set, VS_OK); a
+ * failed download (TLS, an expired session) is nfsagent's error, not the
+ * member's: returned, so that the group is not recorded (na_bench_fetch). */
 static int fetch_log(na_bench *b, long j, size_t k, na_fio_logs *l, na_bench_member_run *x,
                      vs_error *err)
 {
 	char name[64], *text = NULL;
 	size_t len = 0;
 	snprintf(name, sizeof(name), LOG_NAME "_%s.%ld.log", KINDS[k], j + 1);
-	vs_error e = {0};
-	int rc = na_bench_fetch(b, name, MAX_LOG, &text, &len, &e);
-	if (rc == VS_OK && !text) {
+	int rc = na_bench_fetch(b, name, MAX_LOG, &text, &len, err);
+	if (rc != VS_OK)
+		return rc;
+	if (!text) {
 		na_member_why(x, "its fio interval log %s is missing", name);
-		return VS_ERR_PROTOCOL;
+		return VS_OK;
 	}
-	if (rc == VS_OK)
-		rc = k == 2 ? na_fio_hist_parse(text, len, &l->hist, &e)
-		            : na_fio_log_parse(text, len, k ? &l->bw : &l->iops, &e);
+	vs_error e = {0};
+	rc = k == 2 ? na_fio_hist_parse(text, len, &l->hist, &e)
+	            : na_fio_log_parse(text, len, k ? &l->bw : &l->iops, &e);
 	free(text);
 	if (rc == VS_ERR_NOMEM)
 		*err = e;
 	else if (rc != VS_OK)
 		na_member_why(x, "its fio interval log %s could not be read: %s", name, e.message);
-	return rc;
+	return rc == VS_ERR_NOMEM ? rc : VS_OK;
 }
 
 /* The first time of a log's lines (ms). */
@@ -214,9 +238,7 @@ int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_grou
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		for (long j = 0; rc == VS_OK && !r->m[i].why && j < jobs; j++)
 			for (size_t k = 0; rc == VS_OK && !r->m[i].why && k < 3; k++)
-				if (fetch_log(m[i], j, k, &logs[i * (size_t)jobs + (size_t)j], &r->m[i], err) ==
-				    VS_ERR_NOMEM)
-					rc = VS_ERR_NOMEM;
+				rc = fetch_log(m[i], j, k, &logs[i * (size_t)jobs + (size_t)j], &r->m[i], err);
 	if (rc == VS_OK)
 		rc = cut(m, n, logs, jobs, na_group_log_interval(job), r, err);
 	for (size_t i = 0; logs && i < n * (size_t)jobs; i++)

@@ -15,7 +15,11 @@ void na_member_why(na_bench_member_run *m, const char *fmt, ...)
  * twentieth of a shorter run (at least 100 ms), since fio logs no partial
  * last interval and the window loses it. */
 int64_t na_group_log_interval(const char *job);
-/* job with a [global] section put before it that has fio write its IOPS,
+/* Whether a group's member can run job: 1 to the most fio jobs a window
+ * cuts, and none of fio's log settings of its own (they would override the
+ * group's and be misread); VS_ERR_USAGE saying why not. */
+int na_group_job_check(const char *job, vs_error *err);
+/* job (na_group_job_check) with a [global] section put before it that has fio write its IOPS,
  * bandwidth and latency histogram logs into staging, every interval_ms on
  * the epoch's clock (malloc'd in *out).  staging must be this process's own
  * staging folder (/tmp/nfsagent-MARK): nothing else is spliced into a job. */

@@ -168,6 +168,10 @@ REFUSAL="fleet-01 is on datastore 'truenas-vmware' and DC0_H0_VM0 on 'LocalDS_0'
 	refused --vm fleet-01 --vm DC0_H0_VM0
 REFUSAL="--nas measures one VM's runs: a group's NAS side is not done yet (docs/groups.md)" \
 	refused --vms 'fleet-*' --nas root@nas
+# A job file's own log settings would override the group's and be misread.
+printf '[a]\nrw=randread\nsize=4M\nruntime=2\nlog_avg_msec=5000\n' > "$WORK/own-logs.fio"
+run 2 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --job "$WORK/own-logs.fio" --db "$db"
+assert_eq "$ERR" "nfsagent: the job file sets log_avg_msec: a group run writes fio's interval logs its own way; take it out of the job file" "a job's own log settings"
 assert_eq "$(calls StartProgramInGuest)" "$before" "nothing started for a refused group"
 lab_stop
 

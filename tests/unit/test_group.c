@@ -44,6 +44,16 @@ static void test_job_logs(void **state)
 	assert_int_equal(na_group_job_logs("[global]\nbs=4k\n", "/tmp/nfsagent-42", 1000, &job, &err),
 	                 VS_ERR_USAGE);
 	assert_non_null(strstr(err.message, "runs 0 fio jobs"));
+	/* a job's own log settings would override the group's and misread it */
+	const char *own[] = {"[a]\nlog_avg_msec=5000\n", "[a]\n  log_max_value ; bare\n",
+	                     "[global]\nper_job_logs=0\n[a]\n"};
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++) {
+		assert_int_equal(na_group_job_logs(own[i], "/tmp/nfsagent-42-0badcafe", 1000, &job, &err),
+		                 VS_ERR_USAGE);
+		assert_null(job);
+		assert_non_null(strstr(err.message, "a group run writes fio's interval logs its own way"));
+	}
+	assert_non_null(strstr(err.message, "sets per_job_logs"));
 	/* 1 s, or a twentieth of a shorter run, at least 100 ms */
 	assert_int_equal(na_group_log_interval("[a]\nruntime=60\n"), 1000);
 	assert_int_equal(na_group_log_interval("[a]\nruntime=5\n"), 200);
