@@ -133,8 +133,8 @@ bool na_slog_bound(const na_slog_profile *p, size_t n, const char *group, char *
 		bs_hi = !k || p[i].block_bytes > bs_hi ? p[i].block_bytes : bs_hi;
 		sum += p[i].log_mbps;
 		k++;
-		at += (size_t)snprintf(names + at, at < sizeof(names) ? sizeof(names) - at : 0, "%s%s",
-		                       k > 1 ? ", " : "", p[i].profile);
+		if (at < sizeof(names))  /* a long list is cut, never overrun */
+			at += (size_t)snprintf(names + at, sizeof(names) - at, "%s%s", k > 1 ? ", " : "", p[i].profile);
 	}
 	/* one block size at one rate says nothing of a ceiling */
 	if (k < 2 || near(bs_lo, bs_hi, NA_SLOG_SAME_SHARE))
