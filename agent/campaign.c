@@ -366,6 +366,8 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 		rc = na_bench_disks(&b, &err);
 	if (rc == VS_OK)
 		rc = na_bench_begin(&b, &err);
+	if (rc == VS_OK)
+		na_bench_read_link(&b);  /* recorded with each result */
 	/* The target's NAS, sampled as bench --nas samples it (the parser
 	 * checked the key: a refusal here is out of memory, and no NAS side). */
 	nas_target nas = {0};

@@ -30,7 +30,9 @@ static const char usage[] =
 	"runs count.\n"
 	"Names the factors (protocol, ESXi build, host, disk, job file, labels, ...) whose\n"
 	"mix differs between A and B, and warns when every run of one group ran before\n"
-	"every run of the other (drift would look like a change; run interleaves).\n"
+	"every run of the other (drift would look like a change; run interleaves), and\n"
+	"when a figure is a ceiling's: a side at 90% of its host's recorded link\n"
+	"(network-bound), writes of several block sizes at one SLOG rate (SLOG-bound).\n"
 	"Examples:\n"
 	"  nfsagent compare --a recordsize=64K --b recordsize=16K\n"
 	"  nfsagent compare --a campaign=nfs3-vs-nfs41-20261130T101500,target=nfs3 \\\n"
@@ -61,6 +63,9 @@ typedef struct comparison {
 	size_t n_traps;
 	char *fell[2];             /* A's and B's targets that ran as NFS 3 (the extent-size bug) */
 	char *not_protocols;       /* why this is no NFS 3 vs NFS 4.1 comparison; NULL */
+	na_cmp_hint *net;          /* MB/s lines where a side ran at its host's link */
+	size_t n_net;
+	char *slog[2];             /* A's and B's SLOG ceiling, NULL: none */
 } comparison;
 
 /* ---- building ---- */
@@ -141,6 +146,17 @@ static int name_fallbacks(comparison *c)
 	return c->not_protocols ? VS_OK : VS_ERR_NOMEM;
 }
 
+/* The ceilings a figure may be: the hosts' links, each group's SLOG. */
+static int find_ceilings(comparison *c)
+{
+	char line[600];
+	for (int g = 0; g < 2; g++)
+		if (na_cmp_slog_hint(g ? &c->b : &c->a, g ? "B" : "A", line, sizeof(line)) &&
+		    !(c->slog[g] = strdup(line)))
+			return VS_ERR_NOMEM;
+	return na_cmp_network_hints(&c->cmp, &c->b, by_profile, 1, "A", "B", &c->net, &c->n_net);
+}
+
 static int build(comparison *c, na_store *s, vs_error *err)
 {
 	int rc = na_cmp_load(s, c->args->a, &c->a, err);
@@ -171,6 +187,8 @@ static int build(comparison *c, na_store *s, vs_error *err)
 		c->time_warning = na_cmp_time_warning(&c->a, &c->b, "A", "B");
 	if (rc == VS_OK)
 		rc = name_fallbacks(c);
+	if (rc == VS_OK)
+		rc = find_ceilings(c);
 	/* what was measured against what the runs say of themselves */
 	for (int g = 0; rc == VS_OK && g < 2; g++) {
 		char **more = NULL;
@@ -200,6 +218,9 @@ static void comparison_free(comparison *c)
 	free(c->fell[0]);
 	free(c->fell[1]);
 	free(c->not_protocols);
+	na_cmp_hints_free(c->net, c->n_net);
+	free(c->slog[0]);
+	free(c->slog[1]);
 	for (size_t i = 0; i < c->n_conflicts; i++)
 		free(c->conflicts[i]);
 	free(c->conflicts);
@@ -290,20 +311,39 @@ static void print_header(const comparison *c, bool md)
 		warn(c->conflicts[i], md);
 	for (size_t i = 0; i < c->n_traps; i++)
 		warn(c->traps[i], md);
+	for (int g = 0; g < 2; g++)
+		if (c->slog[g] && md)
+			printf("\n%s\n", c->slog[g]);
+		else if (c->slog[g])
+			na_print_wrapped(stdout, c->slog[g], NA_TEXT_WIDTH, 0, 2);
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
 		printf("%snot compared, only in B: %s\n", gap, c->only_b);
 }
 
-/* The notes under a profile's table: p99 pooled from the fio bins, and the
- * runs a side --runs-needed asks about. */
+/* Line l's network ceiling, "read: network-bound: ...", wrapped. */
+static void print_network(const comparison *c, const na_cmp_line *l, const char *indent)
+{
+	for (size_t k = 0; k < c->n_net; k++) {
+		char line[700];
+		if (c->net[k].line != l)
+			continue;
+		snprintf(line, sizeof(line), "%s%s: %s", indent, na_dir_names[l->dir], c->net[k].text);
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
+	}
+}
+
+/* The notes under a profile's table: p99 pooled from the fio bins, a
+ * direction at its host's link, and the runs a side --runs-needed asks
+ * about. */
 static void print_notes(const comparison *c, size_t from, size_t to, const char *indent)
 {
 	for (size_t i = from; i < to; i++) {
 		const na_cmp_line *l = &c->cmp.lines[i];
 		na_cmp_cells s;
 		na_cmp_cells_of(l, &s);
+		print_network(c, l, indent);
 		if (s.pooled[0])
 			printf("%s%s %s (no verdict of its own)\n", indent, s.metric, s.pooled);
 		if (!c->args->runs_needed || !l->eff.judged || l->eff.verdict == NA_NOISE_TOO_FEW)
@@ -628,6 +668,20 @@ static json_t *group_json(const char *selector, const na_cmp_group *g, const cha
 	                 "only_profiles", only, "ran_as_nfs3", (json_int_t)n, "ran_as_text", fell);
 }
 
+/* Each MB/s line at a host's link: its profile, direction, which sides. */
+static json_t *network_json(const comparison *c)
+{
+	json_t *v = json_array();
+	for (size_t i = 0; i < c->n_net; i++) {
+		const na_cmp_hint *h = &c->net[i];
+		json_array_append_new(v, json_pack("{s:s, s:s, s:b, s:b, s:s}", "profile", profile_of(h->line),
+		                                   "direction", na_dir_names[h->line->dir],
+		                                   "a", (h->sides & NA_NET_A) != 0, "b", (h->sides & NA_NET_B) != 0,
+		                                   "text", h->text));
+	}
+	return v;
+}
+
 static void print_json(const comparison *c)
 {
 	json_t *factors = json_array(), *lines = json_array();
@@ -660,6 +714,8 @@ static void print_json(const comparison *c)
 	                                                                 : json_null());
 	json_object_set_new(root, "layers", layers);
 	json_object_set_new(root, "label_conflicts", conflicts);
+	json_object_set_new(root, "network_bound", network_json(c));
+	json_object_set_new(root, "slog_bound", json_pack("{s:s?, s:s?}", "a", c->slog[0], "b", c->slog[1]));
 	na_json_print(root);
 }
 

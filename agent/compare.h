@@ -226,6 +226,58 @@ const char *na_cmp_layer_verdict(const na_cmp_line *l);
  * them); VS_ERR_NOMEM. */
 int na_cmp_label_conflicts(const na_cmp_group *g, const char *name, char ***out, size_t *n);
 
+/* ---- compare_ceilings.c: a figure that is a ceiling's ---- */
+
+/* One side of a comparison through its host: its name ("A", a report's
+ * group), host, recorded link (link_speed_mbit as stored: Mb/s as text;
+ * NULL unknown) and one direction's throughput. */
+typedef struct na_net_side {
+	const char *name, *host, *speed_mbit, *nic;
+	double bytes_per_s;
+} na_net_side;
+enum { NA_NET_A = 1, NA_NET_B = 2 };
+/* Which sides reached their link (NA_NET_A | NA_NET_B; na_network_bound
+ * decides each), and when one did, line says so: "network-bound: both
+ * sides at 1.13 GB/s through esx01's 10 Gb/s link (vmnic1): a change
+ * between them is not a storage change", each side's figure when they
+ * differ, or "network-bound: B only, at ...: B's figure is its link's,
+ * not its storage's". */
+int na_cmp_network_bound(const na_net_side *a, const na_net_side *b, char *line, size_t size);
+
+/* A line of c found at a ceiling: sides as na_cmp_network_bound's. */
+typedef struct na_cmp_hint {
+	const na_cmp_line *line;
+	int sides;
+	char *text;
+} na_cmp_hint;
+/* c's MB/s lines (of groups a and b, matched by key) where a side ran at
+ * its host's recorded link, each key's first row's link and host against
+ * the median of its runs; *out malloc'd (na_cmp_hints_free); VS_ERR_NOMEM. */
+int na_cmp_network_hints(const na_cmp *c, const na_cmp_group *b, const int *key, size_t n_key,
+                         const char *name_a, const char *name_b, na_cmp_hint **out, size_t *n);
+void na_cmp_hints_free(na_cmp_hint *h, size_t n);
+
+/* A write profile's medians as the SLOG hint reads them: the log device's
+ * own write rate (its zpool iostat bytes over fio's window), the guest's
+ * write rate (MB/s) and bytes per write (MB/s over IOPS); -1/0 unknown. */
+typedef struct na_slog_profile {
+	const char *profile;
+	double log_mbps, write_mbps, block_bytes;
+} na_slog_profile;
+/* The log device carries the bulk of a profile's writes at this share of
+ * the guest's bytes (each sync write lands once on a SLOG). */
+#define NA_SLOG_BULK_SHARE 0.5
+/* Rates (and block sizes) within this share of each other are the same. */
+#define NA_SLOG_SAME_SHARE 0.1
+/* Whether two or more profiles of different block sizes, each with the
+ * log device carrying the bulk of its writes, ran at the log device's
+ * fastest rate (within NA_SLOG_SAME_SHARE): line says "SLOG-bound: the log
+ * device wrote ~930 MB/s in each of seqwrite-1m, seqwrite-128k (A): the
+ * SLOG is the ceiling for these writes". */
+bool na_slog_bound(const na_slog_profile *p, size_t n, const char *group, char *line, size_t size);
+/* na_slog_bound of g's write profiles (rows with a NAS side), group its name. */
+bool na_cmp_slog_hint(const na_cmp_group *g, const char *group, char *line, size_t size);
+
 /* compare_json.c: the line as JSON: values, spreads, estimate, interval, p,
  * MDE, verdict and method; na_cmp_effect_json the figures alone, for a
  * metric where lower is better or not; na_cmp_unit "IOPS", "MB/s", "us". */

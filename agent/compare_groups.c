@@ -63,9 +63,22 @@ static int make_group_row(na_cmp_row *w, const na_group_row *g)
 	return add_vms_label(w, g->vms);
 }
 
+/* A group over several hosts went through no one link: its row has none
+ * (the sums through each host are bench's to judge). */
+static void drop_other_link(na_cmp_row *first, const na_cmp_row *member)
+{
+	const char *h = first->field[NA_FIELD_host], *m = member->field[NA_FIELD_host];
+	if (h && m && strcmp(h, m) == 0)
+		return;
+	free(first->field[NA_FIELD_link_speed_mbit]);
+	free(first->field[NA_FIELD_link_nic]);
+	first->field[NA_FIELD_link_speed_mbit] = first->field[NA_FIELD_link_nic] = NULL;
+}
+
 /* Folds a member into its group's row, first: its VM and its bins. */
 static int fold_member(na_cmp_row *first, const na_cmp_row *member, vs_error *err)
 {
+	drop_other_link(first, member);
 	int rc = append_vm(first, member) == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (int d = 0; rc == VS_OK && d < 2; d++)
 		rc = na_fio_dir_merge(&first->bins[d], &member->bins[d], err);

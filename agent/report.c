@@ -477,12 +477,11 @@ static int provenance(const na_report_page *r, vs_error *err)
 /* The report's statistic of each of compare's metrics (NA_M_*). */
 static const int stat_of[NA_M_COUNT] = {M_IOPS, M_BW, M_LAT, M_P99};
 
-/* Group g's ok rows of profile p, borrowed from r->results; false without memory. */
-static bool pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out)
+bool na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out)
 {
 	out->rows = malloc((r->n + 1) * sizeof(na_cmp_row));
 	for (size_t i = 0; out->rows && i < r->n; i++)
-		if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].group == g)
+		if (r->rows[i].ok && (p == SIZE_MAX || r->rows[i].profile == p) && r->rows[i].group == g)
 			out->rows[out->n++] = r->results.rows[i];
 	return out->rows != NULL;
 }
@@ -499,7 +498,8 @@ static int compare_pairs(na_report_page *r, vs_error *err)
 			na_report_pair *pair = &r->pairs[p * r->n_groups + g];
 			if (g == na_report_first_group(r, p) || !na_report_in_profile(r, p, g))
 				continue;
-			rc = pick(r, p, na_report_first_group(r, p), &pair->a) && pick(r, p, g, &pair->b)
+			rc = na_report_pick(r, p, na_report_first_group(r, p), &pair->a) &&
+			             na_report_pick(r, p, g, &pair->b)
 			         ? na_cmp_run(&pair->a, &pair->b, by_profile, 1, 0, &pair->cmp)
 			         : VS_ERR_NOMEM;
 		}

@@ -65,6 +65,10 @@ void na_report_ratio(const na_report_page *r, const char *change, const char *ve
 const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,
                                   bool layer);
 
+/* Group g's ok rows of profile p (SIZE_MAX: of any), borrowed from
+ * r->results into out (free out->rows alone); false without memory. */
+bool na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out);
+
 /* report_summary.c: the page's top, compare's verdict lines for its groups
  * and the caveats. */
 void na_report_summary(const na_report_page *r);

@@ -1,6 +1,9 @@
 /* The report's top: what each group's runs say against the first group of
  * their profile, in compare's own lines (the ones with a verdict), and the
- * caveats a reader needs before trusting a figure. */
+ * caveats a reader needs before trusting a figure: reads from a cache, a
+ * figure at its host's link or at the SLOG's rate. */
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_internal.h"
@@ -73,6 +76,47 @@ void na_report_cache_notes(const na_report_page *r, size_t p, const char *tag)
 	}
 }
 
+/* A caveat of kind ("network", "slog"): "what: text", escaped. */
+static void caveat(const na_report_page *r, const char *kind, const char *what, const char *text)
+{
+	fprintf(r->out, "<li class=\"note %s\">", kind);
+	if (what) {
+		na_html_escape(r->out, what);
+		fputs(": ", r->out);
+	}
+	na_html_escape(r->out, text);
+	fputs("</li>\n", r->out);
+}
+
+/* compare's network ceilings of group g of profile p against the
+ * profile's first group (none without memory). */
+static void network_notes(const na_report_page *r, size_t p, size_t g)
+{
+	static const int by_profile[] = {NA_FIELD_profile};
+	const na_report_pair *pair = &r->pairs[p * r->n_groups + g];
+	na_cmp_hint *h = NULL;
+	size_t n = 0;
+	if (na_cmp_network_hints(&pair->cmp, &pair->b, by_profile, 1, r->groups[na_report_first_group(r, p)],
+	                         r->groups[g], &h, &n) != VS_OK)
+		n = 0;
+	for (size_t i = 0; i < n; i++) {
+		char what[256];
+		snprintf(what, sizeof(what), "%s %s", r->profiles[p], na_dir_names[h[i].line->dir]);
+		caveat(r, "network", what, h[i].text);
+	}
+	na_cmp_hints_free(h, n);
+}
+
+/* Group g's writes at its log device's one rate (compare's SLOG hint). */
+static void slog_note(const na_report_page *r, size_t g)
+{
+	na_cmp_group rows = {0};
+	char line[600];
+	if (na_report_pick(r, SIZE_MAX, g, &rows) && na_cmp_slog_hint(&rows, r->groups[g], line, sizeof(line)))
+		caveat(r, "slog", NULL, line);
+	free(rows.rows);
+}
+
 void na_report_summary(const na_report_page *r)
 {
 	bool any = false;
@@ -89,7 +133,13 @@ void na_report_summary(const na_report_page *r)
 		}
 	fputs(any ? "</ul>\n" : "<p>One group: nothing to compare.</p>\n", r->out);
 	fputs("<ul class=\"caveats\">\n", r->out);
-	for (size_t p = 0; p < r->n_profiles; p++)
+	for (size_t p = 0; p < r->n_profiles; p++) {
 		na_report_cache_notes(r, p, "li");
+		for (size_t g = 0; g < r->n_groups; g++)
+			if (g != na_report_first_group(r, p) && na_report_in_profile(r, p, g))
+				network_notes(r, p, g);
+	}
+	for (size_t g = 0; g < r->n_groups; g++)
+		slog_note(r, g);
 	fputs("</ul>\n</section>\n", r->out);
 }

@@ -366,6 +366,8 @@ static int connect_readonly(na_store *s, vs_error *err)
 	for (size_t i = 0; rc == VS_OK && i < na_schema_n_views; i++)
 		if (version >= na_schema_views[i].from && version < na_schema_views[i].to)
 			rc = exec(s, na_schema_views[i].sql, err);
+	if (rc == VS_OK && version >= NA_SCHEMA_UUID && version < na_schema_version_of(na_schema_link_step))
+		rc = exec(s, na_schema_no_link, err);
 	return rc;
 }
 

@@ -64,6 +64,12 @@ typedef struct na_result {
 	 * central database knows it (NULL before schema 12; the upgrade gives
 	 * every older result a UUID and leaves its runner unknown). */
 	const char *runner, *uuid;
+	/* The host's link to the NFS server as bench read it (netbound.h):
+	 * its fastest uplink's negotiated speed in Mb/s (megabits, vSphere's
+	 * linkSpeed.speedMb), as decimal text ("10000": compare and report keep
+	 * text fields), and that uplink ("vmnic1"); NULL when unknown or
+	 * recorded before the link was (see na_result_link). */
+	const char *link_speed_mbit, *link_nic;
 	const na_label *labels;
 	size_t n_labels;
 	/* Its NAS side (store_nas.c), recorded in the result's transaction
@@ -110,7 +116,9 @@ typedef struct na_result {
 	X(fio_json,        TEXT, 0, 0, 0, NULL)         \
 	X(host_counters_json, TEXT, 0, 0, 0, NULL)      \
 	X(runner,          TEXT, 1, 1, 0, NULL)         \
-	X(uuid,            TEXT, 1, 1, 0, NULL)
+	X(uuid,            TEXT, 1, 1, 0, NULL)         \
+	X(link_speed_mbit, TEXT, 1, 1, 1, NULL)         \
+	X(link_nic,        TEXT, 1, 1, 0, NULL)
 /* One direction's statistics (na_dir_stats), in the same way. */
 #define NA_DIR_STATS(X) \
 	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \

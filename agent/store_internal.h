@@ -92,6 +92,14 @@ typedef struct na_schema_view {
 } na_schema_view;
 extern const na_schema_view na_schema_views[];
 extern const size_t na_schema_n_views;
+/* The version step gives a file (its place in na_schema_migrations), 0 for
+ * none: a step known by its text keeps its meaning when steps merged from
+ * elsewhere go before it. */
+int na_schema_version_of(const char *step);
+/* The step that added results' link columns, and what a reader of a file
+ * from NA_SCHEMA_UUID up to it sees instead (store.c). */
+extern const char na_schema_link_step[];
+extern const char na_schema_no_link[];
 
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
  * window's seconds, the split), 9 (the clocks), 10 (the pool's health) and

@@ -205,12 +205,15 @@ static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_re
 	return na_sql_bind(st, at, &v);
 }
 
-/* Whether the file has column c: one held at a schema before
- * NA_SCHEMA_UUID (na_store_open_version, for tests) lacks runner and uuid. */
+/* Whether the file has column c: one held at an older schema
+ * (na_store_open_version, for tests) lacks runner and uuid before
+ * NA_SCHEMA_UUID, the link before its step. */
 static bool has_column(const na_store *s, const na_column *c)
 {
-	return s->version >= NA_SCHEMA_UUID ||
-	       (c->off != offsetof(na_result, runner) && c->off != offsetof(na_result, uuid));
+	bool link = c->off == offsetof(na_result, link_speed_mbit) || c->off == offsetof(na_result, link_nic);
+	bool uuid = c->off == offsetof(na_result, runner) || c->off == offsetof(na_result, uuid);
+	return link ? s->version >= na_schema_version_of(na_schema_link_step)
+	            : s->version >= NA_SCHEMA_UUID || !uuid;
 }
 
 static int insert_result(na_store *s, na_result *r, vs_error *err)

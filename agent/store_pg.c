@@ -112,6 +112,10 @@ static const char *const central_migrations[] = {
 	 * store_pg_bins.c); the results pushed before get theirs in the same
 	 * transaction */
 	na_central_bins_schema,
+	/* 5: each result's link to the NFS server (the SQLite store's link
+	 * step); IF NOT EXISTS: a database set back to an older version keeps it */
+	"ALTER TABLE results ADD COLUMN IF NOT EXISTS link_speed_mbit integer,"
+	" ADD COLUMN IF NOT EXISTS link_nic text;",
 };
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };

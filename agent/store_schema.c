@@ -20,6 +20,11 @@
 	" || substr(hex(randomblob(2)), 2) || '-' || substr('89ab', 1 + abs(random() % 4), 1)" \
 	" || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))"
 
+/* Each result's link to the NFS server (store.h: link_speed_mbit, in
+ * Mb/s, and link_nic); unknown (NULL) for older results. */
+const char na_schema_link_step[] = "ALTER TABLE results ADD COLUMN link_speed_mbit INTEGER;"
+                                   "ALTER TABLE results ADD COLUMN link_nic TEXT;";
+
 /* ---- the schema: step i takes a database from version i to i + 1.  A
  * released step never changes (databases in the field ran it); a new schema
  * is a new step at the end. ---- */
@@ -135,6 +140,9 @@ const char *const na_schema_migrations[] = {
 	 * profile: the VM is part of what is recorded once */
 	"DROP INDEX results_once;"
 	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile, vm);",
+	/* 17: the host's link to the NFS server with each result, so that
+	 * compare and report can say a change is the network's */
+	na_schema_link_step,
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
@@ -143,6 +151,7 @@ const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_sche
  * before the file's own.  Each applies to the versions from..to-1; a new
  * step that changes what the queries read adds its view here. */
 #define NO_UUID ", NULL AS runner, NULL AS uuid"
+#define NO_LINK ", NULL AS link_speed_mbit, NULL AS link_nic"
 const na_schema_view na_schema_views[] = {
 	/* before 3 no finding was recorded */
 	{1, 3, "CREATE TEMP TABLE findings (id INTEGER PRIMARY KEY, at TEXT, kind TEXT,"
@@ -151,8 +160,8 @@ const na_schema_view na_schema_views[] = {
 	       " extent_bug INTEGER, verdict TEXT, evidence_json TEXT, extent_case TEXT)"},
 	/* before 4 a campaign's result could be recorded twice: the oldest is
 	 * read, as step 4 keeps it, with its own labels only; before 12 no
-	 * result had its runner nor its UUID */
-	{1, 4, "CREATE TEMP VIEW results AS SELECT *" NO_UUID " FROM main.results r"
+	 * result had its runner nor its UUID, nor its link before the link step */
+	{1, 4, "CREATE TEMP VIEW results AS SELECT *" NO_UUID NO_LINK " FROM main.results r"
 	       " WHERE NOT (" LATER_TWIN("main.results") ");"
 	       "CREATE TEMP VIEW result_labels AS SELECT * FROM main.result_labels"
 	       " WHERE result_id IN (SELECT id FROM temp.results)"},
@@ -169,11 +178,24 @@ const na_schema_view na_schema_views[] = {
 	{8, 9, na_store_nas_no_clock},
 	{9, 10, na_store_nas_no_health},
 	{10, 11, na_store_nas_no_zfs},
-	{4, NA_SCHEMA_UUID, "CREATE TEMP VIEW results AS SELECT *" NO_UUID " FROM main.results"},
+	{4, NA_SCHEMA_UUID, "CREATE TEMP VIEW results AS SELECT *" NO_UUID NO_LINK " FROM main.results"},
 	/* before 13 no group was recorded */
 	{1, NA_SCHEMA_GROUPS, na_store_group_none},
 	/* before 14 the bins are made from the stored output as they are read */
 	{1, NA_SCHEMA_BINS, na_store_bins_view},
 };
-#undef NO_UUID
 const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_views[0]);
+
+/* From NA_SCHEMA_UUID to the link step (whose number is its place, not a
+ * constant: steps added on other branches may come before it). */
+const char na_schema_no_link[] = "CREATE TEMP VIEW results AS SELECT *" NO_LINK " FROM main.results";
+#undef NO_UUID
+#undef NO_LINK
+
+int na_schema_version_of(const char *step)
+{
+	for (int i = 0; i < na_schema_latest; i++)
+		if (na_schema_migrations[i] == step)
+			return i + 1;
+	return 0;
+}

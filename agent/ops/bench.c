@@ -471,6 +471,9 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 	else
 		iso_now(finished_at, sizeof(finished_at));
 	const vs_about *about = vs_client_about(b->s->client);
+	char speed[24];
+	snprintf(speed, sizeof(speed), "%lld", (long long)b->link.speed_mb);
+	bool link = b->link.speed_mb > 0;
 	na_result r = {
 		.started_at = st->started_at, .finished_at = finished_at,
 		.status = out->ok ? "ok" : "failed", .error = out->error,
@@ -483,6 +486,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		.vm = b->vm->name, .guest_os = b->vm->guest_os, .disk = b->disks[0],
 		.profile = p->name, .job_file = job_text, .fio_version = out->fio.fio_version,
 		.fio_json = fio_json, .host_counters_json = counters,
+		.link_speed_mbit = link ? speed : NULL, .link_nic = link && b->link.pnic[0] ? b->link.pnic : NULL,
 		.labels = b->labels, .n_labels = b->n_labels,
 	};
 	if (out->ok) {

@@ -163,6 +163,14 @@ assert_ge "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" "the rise seen against the d
 # The lab's hosts have 10 Gb/s uplinks: a lab run (tens of MB/s) is not
 # network-bound.
 assert_not_contains "$OUT" "network-bound"
+# Each result records that link (Mb/s, uplink); compare of two results
+# well under it says nothing of the network.
+run 0 "$NFSAGENT" results --db "$WORK/three.db" --json
+assert_eq "$(jq -r '[.[] | "\(.link_speed_mbit) \(.link_nic)"] | unique | join(",")' <<< "$OUT")" "10000 vmnic0" "the link recorded"
+run 0 "$NFSAGENT" compare --db "$WORK/three.db" --a id=1 --b id=2
+assert_not_contains "$OUT" "network-bound"
+run 0 "$NFSAGENT" compare --db "$WORK/three.db" --a id=1 --b id=2 --json
+assert_eq "$(jq -c .network_bound <<< "$OUT")" "[]" "no network ceiling in JSON"
 # A host whose uplinks negotiated 100 Mb/s (12.5 MB/s): the same run says
 # its figure is the link's, naming the host, the link and the uplink, which
 # vSphere says carries NFS (vmk0, the default route: no port is on the
@@ -175,6 +183,16 @@ grep -Eq "^randread-4k-qd1 read: network-bound: [0-9]+ MB/s through DC0_H0's 100
 run 0 "$NFSAGENT" bench --vm fiotest --profile randread-4k-qd1 --repeat 1 --size 4M --runtime 1 --db "$WORK/slow.db" --json
 assert_eq "$(jq -c .link <<< "$OUT")" '{"host":"DC0_H0","speed_mb":100,"pnic":"vmnic0","vmk":"vmk0"}' "the link in JSON"
 assert_contains "$(jq -r '.runs[0].network_bound' <<< "$OUT")" "network-bound: "
+# compare reads the recorded link: both results ran at it, so a change
+# between them is the network's.
+run 0 "$NFSAGENT" compare --db "$WORK/slow.db" --a id=1 --b id=2 --json
+assert_eq "$(jq -c '[.network_bound[] | [.profile, .direction, .a, .b]]' <<< "$OUT")" \
+	'[["randread-4k-qd1","read",true,true]]' "the network ceiling in JSON"
+run 0 "$NFSAGENT" compare --db "$WORK/slow.db" --a id=1 --b id=2
+text=$(tr '\n' ' ' <<< "$OUT" | sed 's/   */ /g')
+grep -Eq "read: network-bound: (both sides|A) at [0-9]+ MB/s through DC0_H0's 100 Mb/s link \(vmnic0\).*: a change between them is not a storage change" <<< "$text" ||
+	fail "no network-bound line in compare: $OUT"
+assert_le "$(widest "$OUT")" 120 "compare's widest line"
 # A vCenter that keeps no datastore samples (-perf-empty): the run is
 # recorded, one warning says why its host counters are missing, and they
 # are stored as NULL (not measured), never as an empty list.

@@ -312,3 +312,26 @@ run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 
 	--candidate datastore=ds-reg,esxi_build=200 --json
 assert_eq "$(jq -r '.probes[0] | [.datastore, .baseline.extent_bug, .candidate.extent_bug, .regression] | join(" ")' <<< "$OUT")" \
 	"ds-reg false true true" "JSON probe"
+
+# ---- the SLOG: A's 1M and 128K writes both at the log device's one rate
+# (~927 MB/s: the ceiling); B's 128K writes at 602 MB/s of it: none ----
+slog_run() {  # TARGET PROFILE BLOCK_BYTES GUEST_MBPS LOG_MBPS
+	add_run slog "$1" NFS 1 ds-slog "$2" 1000
+	sqlite3 "$db" "UPDATE results SET write_iops = $4e6 / $3, write_bw_bytes = $4e6
+		WHERE id = (SELECT max(id) FROM results);
+		INSERT INTO nas_runs (result_id, dataset, incomplete, interval_s, intervals, window_s,
+		log_write_bytes) VALUES ((SELECT max(id) FROM results), 'tank/vm', 0, 2, 30, 60, $5e6 * 60)"
+}
+for i in 1 2 3; do
+	slog_run a seqwrite-1m 1048576 929 92$i
+	slog_run a seqwrite-128k 131072 931 93$i
+	slog_run b seqwrite-1m 1048576 929 92$i
+	slog_run b seqwrite-128k 131072 610 60$i
+done
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=slog,target=a --b campaign=slog,target=b
+assert_contains "$(flat "$OUT")" "SLOG-bound: the log device wrote ~927 MB/s in each of seqwrite-1m, seqwrite-128k (A): the SLOG is the ceiling for these writes"
+assert_not_contains "$OUT" "(B): the SLOG"
+assert_le "$(widest "$OUT")" 120 "compare's widest line"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=slog,target=a --b campaign=slog,target=b --json
+assert_eq "$(jq -r '.slog_bound.b' <<< "$OUT")" null "B's SLOG is no ceiling"
+assert_contains "$(jq -r '.slog_bound.a' <<< "$OUT")" "~927 MB/s in each of seqwrite-1m, seqwrite-128k (A)"

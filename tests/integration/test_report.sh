@@ -338,4 +338,28 @@ assert_contains "$page" '<tr data-layer="amplification"><th>write amplification<
 	"the amplification of the three groups"
 assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1,700</b><span class="sp">1,700–1,700 · n=3</span><span class="ratio">+88.9% vs first</span><span class="ratio">no verdict: neither side is better by itself</span></td><td class="num"><b>400</b><span class="sp">400–400 · n=3</span><span class="ratio">-55.6% vs first</span>' \
 	"the pool's writes of the three groups"
+# ---- ceilings in the summary's caveats: every run recorded a 1 Gb/s link
+# (125 MB/s); NFS 4.1's writes (153 MB/s) and its randrw reads (125 MB/s)
+# reached it, NFS 3's did not.  NFS 3's 128K randrw writes ran at its 4K
+# writes' log device rate (~70 MB/s): the SLOG is their ceiling. ----
+ceildb="$WORK/ceilings.db"
+cp "$nasdb" "$ceildb"
+sqlite3 "$ceildb" "UPDATE results SET link_speed_mbit = 1000, link_nic = 'vmnic0';
+	UPDATE results SET write_iops = 534, write_bw_bytes = 534 * 131072
+	  WHERE profile = '$M' AND datastore_type = 'NFS' AND status = 'ok';
+	UPDATE nas_runs SET interval_s = 2, intervals = 30,
+	  log_write_bytes = (SELECT write_bw_bytes * 60 FROM results WHERE id = result_id)
+	  WHERE result_id IN (SELECT id FROM results WHERE profile = '$M' AND datastore_type = 'NFS')"
+run 0 "$NFSAGENT" report --html "$html" --db "$ceildb"
+caveats=$(sed -n '/<ul class="caveats">/,/<\/ul>/p' "$html")
+assert_eq "$(grep -o '<li class="note network">[^<]*' <<< "$caveats" | sed 's/<li class="note network">//')" \
+"randwrite-4k-qd32x4 write: network-bound: NFS 4.1 only, at 153 MB/s through esx01&#39;s 1 Gb/s link (vmnic0), more than it carries: several links, or a cache: NFS 4.1&#39;s figure is its link&#39;s, not its storage&#39;s
+randrw-4k-70-30 read: network-bound: NFS 4.1 only, at 125 MB/s through esx01&#39;s 1 Gb/s link (vmnic0): NFS 4.1&#39;s figure is its link&#39;s, not its storage&#39;s" \
+	"the network's caveats"
+assert_eq "$(grep -o '<li class="note slog">[^<]*' <<< "$caveats" | sed 's/<li class="note slog">//')" \
+	"SLOG-bound: the log device wrote ~70 MB/s in each of randwrite-4k-qd32x4, randrw-4k-70-30 (NFS 3): the SLOG is the ceiling for these writes" \
+	"the SLOG's caveat"
+run 0 "$NFSAGENT" report --html "$html" --db "$nasdb"
+assert_not_contains "$(cat "$html")" 'class="note network"'
+assert_not_contains "$(cat "$html")" 'class="note slog"'
 echo "PASS"

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "compare.h"
 #include "group.h"
 #include "ops/bench_window.h"
 #include "store.h"
@@ -261,6 +262,54 @@ static void test_group_store(void **state)
 	rmdir(dir);
 }
 
+/* A group run of two VMs on hosts, recorded; its id. */
+static int64_t record_group(na_store *s, const char *host_a, const char *host_b)
+{
+	vs_error err = {0};
+	na_result a = member("fleet-01", 3000), b = member("fleet-02", 1000);
+	a.host = host_a;
+	b.host = host_b;
+	a.link_speed_mbit = b.link_speed_mbit = "10000";
+	a.link_nic = b.link_nic = "vmnic1";
+	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &a, &err), VS_OK);
+	assert_int_equal(na_store_add(s, &b, &err), VS_OK);
+	na_group_member links[] = {{"fleet-01", a.id, NULL}, {"fleet-02", b.id, NULL}};
+	na_group_row g = {.started_at = "2026-12-05T14:00:00Z", .profile = "randread-4k-qd1",
+	                  .repetition = 1, .vms = 2, .read = {true, 4000, 4000 * 4096.0, 100, 90, 150, 400,
+	                  900, 2000, 2000, 10000}, .iops = 4000, .slowest_vm = "fleet-02", .slowest_share = 0.5};
+	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 2, &err), VS_OK);
+	return a.id;
+}
+
+/* compare folds a group into one row: through one host it keeps the
+ * host's link; over two it went through no one link, and has none. */
+static void test_group_link(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/nfsagent-test-link-XXXXXX", path[64];
+	vs_error err = {0};
+	na_store *s = NULL;
+	assert_int_equal(na_store_open(strcat(strcpy(path, mkdtemp(dir)), "/results.db"), &s, &err), VS_OK);
+	int64_t one = record_group(s, "DC0_H0", "DC0_H0"), two = record_group(s, "DC0_H0", "DC0_H1");
+	na_cmp_group g = {0};
+	assert_int_equal(na_cmp_load(s, "profile=randread-4k-qd1", &g, &err), VS_OK);
+	assert_int_equal(g.n, 2);
+	assert_true(g.rows[0].id == one && g.rows[1].id == two);
+	assert_string_equal(g.rows[0].field[NA_FIELD_link_speed_mbit], "10000");
+	assert_string_equal(g.rows[0].field[NA_FIELD_link_nic], "vmnic1");
+	assert_null(g.rows[1].field[NA_FIELD_link_speed_mbit]);
+	assert_null(g.rows[1].field[NA_FIELD_link_nic]);
+	na_cmp_group_free(&g);
+	na_store_close(&s);
+	for (const char *const *side = (const char *const[]){"", "-wal", "-shm", NULL}; *side; side++) {
+		char file[80];
+		snprintf(file, sizeof(file), "%s%s", path, *side);
+		remove(file);
+	}
+	assert_int_equal(rmdir(dir), 0);
+}
+
 /* A campaign's group run (vms =) journals its step with the group's id in
  * the group's own transaction: both or neither, and a step only once. */
 static void test_group_journal(void **state)
@@ -327,6 +376,7 @@ int main(void)
 		cmocka_unit_test(test_both_directions),
 		cmocka_unit_test(test_group_store),
 		cmocka_unit_test(test_group_journal),
+		cmocka_unit_test(test_group_link),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -136,6 +136,7 @@ static na_result sample(const char *host, const char *ds, const char *type, cons
 		.export_path = "/mnt/tank/vmware",
 		.vm = "fiotest", .guest_os = "Ubuntu 24.04", .disk = "/dev/sdb",
 		.profile = "randwrite-4k", .fio_version = "fio-3.36",
+		.link_speed_mbit = "10000", .link_nic = "vmnic1",
 		.job_file = "[randwrite]\nbs=4k\nrw=randwrite\niodepth=32\nnumjobs=4\ndirect=1\n",
 		.write = {true, 37400, 153e6, 3400, 2900, 4100, 5900, 7200, 31000, 2244000, 60000},
 		.fio_json = "{\"fio version\": \"fio-3.36\", \"jobs\": []}",
@@ -361,8 +362,8 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
-	                    "finished_at, runner, uuid, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, "
-	                    "zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
+	                    "finished_at, runner, uuid, link_speed_mbit, link_nic, zfs_recordsize, zfs_sync, "
+	                    "zfs_compression, zfs_atime, zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
 	                    "zfs_pool_health; "
 	                    "the labels recorded are recordsize, slog");
 	assert_string_equal(err.context, "");
@@ -493,6 +494,45 @@ static void version_1_is_migrated(void **state)
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
 	assert_int_equal(raw_int(path, index), 1);
 	assert_string_equal(WHERE(s, "recordsize=64K"), "1");
+	na_store_close(&s);
+	free((char *)path);
+}
+
+static int link_of(const na_result *r, void *ud, vs_error *err)
+{
+	(void)err;
+	snprintf(ud, 64, "%s %s", r->link_speed_mbit ? r->link_speed_mbit : "NULL",
+	         r->link_nic ? r->link_nic : "NULL");
+	return VS_OK;
+}
+
+/* The host's link is recorded with each result (Mb/s and its uplink); a
+ * file from before the link step reads it as unknown, and the upgrade
+ * leaves older results so. */
+static void the_link_is_recorded(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("link.db"));
+	na_store *s = open_version_with_samples(path, 15);  /* before the link step */
+	na_store_close(&s);
+	vs_error err = {0};
+	char link[64] = "";
+	const char *first[] = {"id=1"};
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_string_equal(WHERE(s, "link_speed_mbit=10000"), "");
+	assert_int_equal(na_store_query(s, first, 1, link_of, link, &err), VS_OK);
+	assert_string_equal(link, "NULL NULL");
+	na_store_close(&s);
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	r.repetition = 3;
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_string_equal(WHERE(s, "link_speed_mbit=10000"), "4");
+	assert_string_equal(WHERE(s, "link_nic=vmnic1"), "4");
+	const char *fourth[] = {"id=4"};
+	assert_int_equal(na_store_query(s, fourth, 1, link_of, link, &err), VS_OK);
+	assert_string_equal(link, "10000 vmnic1");
+	assert_int_equal(raw_int(path, "SELECT link_speed_mbit + 0 FROM results WHERE id = 4"), 10000);
 	na_store_close(&s);
 	free((char *)path);
 }
@@ -1163,6 +1203,7 @@ int main(void)
 		cmocka_unit_test(duplicates_are_migrated_keeping_the_oldest),
 		cmocka_unit_test(readers_read_older_schemas_unchanged),
 		cmocka_unit_test(every_result_gets_a_uuid),
+		cmocka_unit_test(the_link_is_recorded),
 		cmocka_unit_test(central_urls_are_checked),
 		cmocka_unit_test(findings_are_selected_by_provenance),
 	};
