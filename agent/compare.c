@@ -79,6 +79,28 @@ void na_cmp_row_free(na_cmp_row *r)
 	na_fio_dir_clear(&r->bins[1]);
 }
 
+int na_cmp_row_copy(na_cmp_row *dst, const na_cmp_row *src, vs_error *err)
+{
+	*dst = *src;
+	memset(dst->field, 0, sizeof(dst->field));
+	dst->n_labels = 0;
+	dst->label_keys = calloc(src->n_labels + 1, sizeof(char *));
+	dst->label_values = calloc(src->n_labels + 1, sizeof(char *));
+	dst->bins[0] = dst->bins[1] = (na_fio_dir){0};
+	bool ok = dst->label_keys && dst->label_values;
+	for (size_t i = 0; i < NA_N_FIELDS; i++)
+		ok &= !src->field[i] || (dst->field[i] = strdup(src->field[i]));
+	for (size_t i = 0; ok && i < src->n_labels; i++, dst->n_labels++) {
+		dst->label_keys[i] = strdup(src->label_keys[i]);
+		dst->label_values[i] = strdup(src->label_values[i]);
+		ok &= dst->label_keys[i] && dst->label_values[i];
+	}
+	int rc = ok ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (int d = 0; rc == VS_OK && d < 2; d++)
+		rc = na_fio_dir_merge(&dst->bins[d], &src->bins[d], err);
+	return rc;
+}
+
 /* A latency of 0 is a NULL column read back: unknown, not instantaneous. */
 void na_cmp_row_metrics(double *m, const na_dir_stats *d)
 {

@@ -111,6 +111,9 @@ void na_cmp_row_metrics(double *m, const na_dir_stats *d);
  * row, the group's (na_cmp_load does this): its figures, its members'
  * bins merged, vm naming them all and the label vms=N. */
 int na_cmp_fold_groups(na_store *s, na_cmp_group *g, vs_error *err);
+/* dst a copy of src, its own strings and bins (na_cmp_row_free frees
+ * them, also after a failure). */
+int na_cmp_row_copy(na_cmp_row *dst, const na_cmp_row *src, vs_error *err);
 /* Frees a row's strings and bins (not the row). */
 void na_cmp_row_free(na_cmp_row *r);
 /* A row of r, without its latency bins: na_cmp_row_bins reads them. */

@@ -80,8 +80,8 @@ static void free_rows(na_report_page *r)
 	}
 	free(r->rows);
 	for (size_t i = 0; r->pairs && i < r->n_profiles * r->n_groups; i++) {
-		free(r->pairs[i].a.rows);
-		free(r->pairs[i].b.rows);
+		na_cmp_group_free(&r->pairs[i].a);
+		na_cmp_group_free(&r->pairs[i].b);
 		na_cmp_free(&r->pairs[i].cmp);
 	}
 	free(r->pairs);
@@ -477,13 +477,15 @@ static int provenance(const na_report_page *r, vs_error *err)
 /* The report's statistic of each of compare's metrics (NA_M_*). */
 static const int stat_of[NA_M_COUNT] = {M_IOPS, M_BW, M_LAT, M_P99};
 
-bool na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out)
+int na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out, vs_error *err)
 {
-	out->rows = malloc((r->n + 1) * sizeof(na_cmp_row));
-	for (size_t i = 0; out->rows && i < r->n; i++)
+	int rc = (out->rows = malloc((r->n + 1) * sizeof(na_cmp_row)))
+	             ? VS_OK
+	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < r->n; i++)
 		if (r->rows[i].ok && (p == SIZE_MAX || r->rows[i].profile == p) && r->rows[i].group == g)
-			out->rows[out->n++] = r->results.rows[i];
-	return out->rows != NULL;
+			rc = na_cmp_row_copy(&out->rows[out->n++], &r->results.rows[i], err);
+	return rc == VS_OK ? na_cmp_fold_groups(r->store, out, err) : rc;
 }
 
 /* Each group of each profile against the profile's first, by compare's
@@ -491,19 +493,22 @@ bool na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *o
 static int compare_pairs(na_report_page *r, vs_error *err)
 {
 	static const int by_profile[] = {NA_FIELD_profile};
-	int rc = r->results.n == r->n ? VS_OK : VS_ERR_NOMEM;
+	int rc = r->results.n == r->n ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	r->pairs = calloc(r->n_profiles * r->n_groups + 1, sizeof(na_report_pair));
-	for (size_t p = 0; rc == VS_OK && r->pairs && p < r->n_profiles; p++)
+	if (rc == VS_OK && !r->pairs)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t p = 0; rc == VS_OK && p < r->n_profiles; p++)
 		for (size_t g = 0; rc == VS_OK && g < r->n_groups; g++) {
 			na_report_pair *pair = &r->pairs[p * r->n_groups + g];
 			if (g == na_report_first_group(r, p) || !na_report_in_profile(r, p, g))
 				continue;
-			rc = na_report_pick(r, p, na_report_first_group(r, p), &pair->a) &&
-			             na_report_pick(r, p, g, &pair->b)
-			         ? na_cmp_run(&pair->a, &pair->b, by_profile, 1, 0, &pair->cmp)
-			         : VS_ERR_NOMEM;
+			rc = na_report_pick(r, p, na_report_first_group(r, p), &pair->a, err);
+			if (rc == VS_OK)
+				rc = na_report_pick(r, p, g, &pair->b, err);
+			if (rc == VS_OK && na_cmp_run(&pair->a, &pair->b, by_profile, 1, 0, &pair->cmp) != VS_OK)
+				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		}
-	return rc == VS_OK && r->pairs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return rc;
 }
 
 const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,

@@ -32,7 +32,7 @@ typedef struct na_report_row {
 /* Group g of a profile against the profile's first group, as compare
  * compares them: the lines and verdicts are compare's (na_cmp_run). */
 typedef struct na_report_pair {
-	na_cmp_group a, b;  /* rows borrowed from the page's results, not owned */
+	na_cmp_group a, b;  /* the page's results as compare reads them (groups folded) */
 	na_cmp cmp;
 } na_report_pair;
 
@@ -65,9 +65,11 @@ void na_report_ratio(const na_report_page *r, const char *change, const char *ve
 const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,
                                   bool layer);
 
-/* Group g's ok rows of profile p (SIZE_MAX: of any), borrowed from
- * r->results into out (free out->rows alone); false without memory. */
-bool na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out);
+/* Group g's ok rows of profile p (SIZE_MAX: of any), copied from
+ * r->results into out (na_cmp_group_free), and the group runs whose
+ * members are all among them folded into one row each, as compare reads a
+ * selection (na_cmp_fold_groups). */
+int na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *out, vs_error *err);
 
 /* report_summary.c: the page's top, compare's verdict lines for its groups
  * and the caveats. */

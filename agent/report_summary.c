@@ -112,9 +112,11 @@ static void slog_note(const na_report_page *r, size_t g)
 {
 	na_cmp_group rows = {0};
 	char line[600];
-	if (na_report_pick(r, SIZE_MAX, g, &rows) && na_cmp_slog_hint(&rows, r->groups[g], line, sizeof(line)))
+	vs_error err = {0};  /* without memory: no hint */
+	if (na_report_pick(r, SIZE_MAX, g, &rows, &err) == VS_OK &&
+	    na_cmp_slog_hint(&rows, r->groups[g], line, sizeof(line)))
 		caveat(r, "slog", NULL, line);
-	free(rows.rows);
+	na_cmp_group_free(&rows);
 }
 
 void na_report_summary(const na_report_page *r)
