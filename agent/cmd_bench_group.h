@@ -20,4 +20,8 @@ const char *na_bench_group_twice(const char *const *vms, size_t n);
 int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
                        const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err);
 
+/* A group's NAS row as JSON (bench --json's "nas", results --json's
+ * "group_nas"): figures not known are null. */
+json_t *na_group_nas_json(const na_group_nas_row *p);
+
 #endif

@@ -166,8 +166,6 @@ REFUSAL="fleet-04 has no VMware Tools running (guestToolsNotRunning): a group ru
 	refused --vm fleet-01 --vm fleet-04
 REFUSAL="fleet-01 is on datastore 'truenas-vmware' and DC0_H0_VM0 on 'LocalDS_0': give --datastore" \
 	refused --vm fleet-01 --vm DC0_H0_VM0
-REFUSAL="--nas measures one VM's runs: a group's NAS side is not done yet (docs/groups.md)" \
-	refused --vms 'fleet-*' --nas root@nas
 assert_eq "$(calls StartProgramInGuest)" "$before" "nothing started for a refused group"
 lab_stop
 

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# bench --nas on a group (docs/groups.md, "The NAS during a group"): three
+# fleet VMs on one export of the lab's pool share one sampler (the lab
+# NAS's own log of its sessions), the pool's bytes are cut to the group's
+# common window and held against the sum of the members' guest bytes in
+# it, stored with the group (result_group_nas), shown after the group's
+# line and in results --json.  With a SLOG, sync 4K random writes on
+# 128K records of mirrors amplify 2 x 128K / 4K + 1 = 65x (tests/sim/README.md).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/../sim/nas_sshd.sh"
+lab_start -fleet 3 -tools-running fleet-01,fleet-02,fleet-03 -nas-slog
+nas_start
+NAS="ssh -F $NAS_SSH_CONFIG nas"
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+db="$WORK/results.db"
+sessions="$(dirname "$NAS_STATE")/nas-sessions.log"  # the lab NAS's sampler sessions
+: > "$sessions"
+run 0 "$NFSAGENT" bench --vms 'fleet-*' --profile randwrite-4k-qd1 --size 4M --runtime 4 --repeat 1 \
+	--nas-command "$NAS" --db "$db" --json
+bench=$OUT
+# One sampler for the pool: one iostat session and one readings session
+# whose line came, none opened in vain (a sampler per VM would be three).
+assert_eq "$(awk '$2 != "-" { print $3 }' "$sessions" | sort | uniq -c | awk '{ print $1, $2 }')" \
+"1 iostat
+1 readings" "one sampler for three VMs on one pool ($(cat "$sessions"))"
+assert_eq "$(awk '$2 == "-"' "$sessions" | wc -l)" 0 "no session opened in vain"
+assert_eq "$(jq -c '[.runs[].nas[] | [.pool, .datasets, .vms, .members, .complete]]' <<< "$bench")" \
+	'[["tank","tank/vmware","fleet-01, fleet-02, fleet-03",3,true]]' "the group's pool"
+# Stored with the group: the amplification is the pool's writes (data
+# vdevs, special, log) over the common window against the members' guest
+# bytes in it, summed: the group's stored write rate x its window.
+q="SELECT n.amplification, (n.data_write_bytes + n.special_write_bytes + n.log_write_bytes)
+	/ (g.write_bw_bytes * g.write_runtime_ms / 1000.0), n.guest_write_bytes,
+	g.write_bw_bytes * g.write_runtime_ms / 1000.0, n.window_s * 1000, g.write_runtime_ms
+	FROM result_group_nas n JOIN result_groups g ON g.id = n.group_id"
+read -r amp expected guest sum window_ms runtime_ms <<< "$(sqlite3 -separator ' ' "$db" "$q")"
+echo "amplification $amp, expected $expected; guest bytes $guest of $sum; window $window_ms ms of $runtime_ms"
+assert_eq "$(awk -v a="$amp" -v e="$expected" 'BEGIN { print (a - e < 1e-6 * e && e - a < 1e-6 * e) }')" 1 \
+	"amplification = pool bytes / the members' summed guest bytes ($amp, $expected)"
+assert_eq "$(awk -v a="$guest" -v e="$sum" 'BEGIN { print (a - e < 4 && e - a < 4) }')" 1 \
+	"guest bytes: the members' sum over the window ($guest, $sum)"
+assert_eq "$(awk -v a="$window_ms" -v e="$runtime_ms" 'BEGIN { print (a - e < 1 && e - a < 1) }')" 1 \
+	"the pool's window is the group's common window"
+# The lab's model: 65x for each VM's writes; against one VM's bytes it
+# would read three times that.
+assert_eq "$(awk -v a="$amp" 'BEGIN { print (a > 50 && a < 80) }')" 1 "about 65x ($amp)"
+assert_eq "$(jq '[.runs[].nas[].amplification] | .[0] - '"$amp"' | fabs < 1e-6' <<< "$bench")" true \
+	"bench --json says the stored amplification"
+# results --json: each member's row carries its group's NAS rows.
+run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq -c '[.[] | .group_nas[] | [.pool, .members, (.amplification - '"$amp"' | fabs < 1e-6)]] | unique' <<< "$OUT")" \
+	'[["tank",3,true]]' "results --json: the group's NAS"
+
+# The text: the group's NAS line after its group line, within 120 columns.
+: > "$sessions"
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randwrite-4k-qd1 --size 4M --runtime 4 --repeat 1 \
+	--nas-command "$NAS" --db "$db"
+line=$(grep '^randwrite-4k-qd1 #1 group NAS tank: ' <<< "$OUT")
+assert_eq "$(grep -cE '^randwrite-4k-qd1 #1 group NAS tank: pool wrote [0-9.]+ MB/s \+ [0-9.]+ MB/s \(log\) for [0-9.]+ MB/s from 2 VMs: [0-9.]+x$' <<< "$OUT")" \
+	1 "the group's NAS line ($OUT)"
+assert_le "${#line}" 120 "the line's width"
+assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1 group of 2' <<< "$OUT" | tail -1 | cut -c1-30)" \
+	"randwrite-4k-qd1 #1 group NAS " "after the group's line"
+assert_eq "$(awk '$2 != "-"' "$sessions" | wc -l)" 2 "one sampler's two sessions for two VMs"
+lab_stop
