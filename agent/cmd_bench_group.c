@@ -151,10 +151,7 @@ static json_t *bound_lines(na_bench *const *m, size_t n, const na_bench_group_ru
 	return lines;
 }
 
-/* What a pool did over the common window, after its name: its data vdevs'
- * and its log's writes for the VMs' own and the amplification, or why its
- * figures are not the window's. */
-static void pool_words(const na_bench_group_pool *q, char *buf, size_t size)
+void na_group_pool_words(const na_bench_group_pool *q, char *buf, size_t size)
 {
 	const nas_window *w = &q->w;
 	const nas_io *t = w->total;
@@ -186,7 +183,7 @@ static void print_pools(const na_profile *p, const na_bench_group_run *r)
 		int at = snprintf(line, sizeof(line), "%s #%d group NAS %s:", p->name, r->repetition,
 		                  r->pools[k].pool);
 		if (at > 0 && (size_t)at < sizeof(line))
-			pool_words(&r->pools[k], line + at, sizeof(line) - (size_t)at);
+			na_group_pool_words(&r->pools[k], line + at, sizeof(line) - (size_t)at);
 		printf("%s\n", line);
 	}
 }
