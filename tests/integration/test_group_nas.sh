@@ -58,6 +58,8 @@ assert_eq "$(jq -c '[.[] | .group_nas[] | [.pool, .members, (.amplification - '"
 run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randwrite-4k-qd1 --size 4M --runtime 4 --repeat 1 \
 	--nas-command "$NAS" --db "$db"
 line=$(grep '^randwrite-4k-qd1 #1 group NAS tank: ' <<< "$OUT")
+grep '^randwrite-4k-qd1 #1 group of 2' <<< "$OUT"
+echo "$line"
 assert_eq "$(grep -cE '^randwrite-4k-qd1 #1 group NAS tank: pool wrote [0-9.]+ MB/s \+ [0-9.]+ MB/s \(log\) for [0-9.]+ MB/s from 2 VMs: [0-9.]+x$' <<< "$OUT")" \
 	1 "the group's NAS line ($OUT)"
 assert_le "${#line}" 120 "the line's width"
