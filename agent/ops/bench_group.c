@@ -211,6 +211,8 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 		free(proc);
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < n; i++)
+		st[i].pid = -1;  /* none started, should the samplers' start fail */
 	char what[160];
 	snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
 	int rc = run_fio(m, n, gn, job, what, st, proc, r, err);

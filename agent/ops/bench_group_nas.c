@@ -141,10 +141,11 @@ static uint64_t pool_written(const nas_window *w)
 	       t[NAS_CLASS_DEDUP].write_bytes + t[NAS_CLASS_LOG].write_bytes;
 }
 
-/* The guests' clocks of the pool's complete members as one: their middle,
- * known to the widest one's error and half their spread (the common window
- * is on all of them at once); err < 0 when one was not read. */
-static size_t guest_clocks(const na_group_nas *g, na_bench *const *m, size_t n, size_t k,
+/* The pool's complete members: their guests' clocks read as one (their
+ * middle, known to the widest one's error and half their spread: the
+ * common window is on all of them at once; err < 0 when one was not read)
+ * and the bytes they wrote in the window summed into the pool's. */
+static size_t complete_members(const na_group_nas *g, na_bench *const *m, size_t n, size_t k,
                            const na_bench_started *st, na_bench_group_run *r, double *offset,
                            double *err)
 {
@@ -172,7 +173,7 @@ static void cut_pool(const na_group_nas *g, na_bench *const *m, size_t n,
 {
 	na_bench_group_pool *p = &r->pools[k];
 	double offset = 0, err = -1;
-	size_t complete = guest_clocks(g, m, n, k, st, r, &offset, &err);
+	size_t complete = complete_members(g, m, n, k, st, r, &offset, &err);
 	if (!complete || !r->fig.n) {
 		incomplete(&p->w, "no member on the pool ran the whole job: no common window");
 		return;
