@@ -4,8 +4,10 @@
 # NAS's own log of its sessions), the pool's bytes are cut to the group's
 # common window and held against the sum of the members' guest bytes in
 # it, stored with the group (result_group_nas), shown after the group's
-# line and in results --json.  With a SLOG, sync 4K random writes on
-# 128K records of mirrors amplify 2 x 128K / 4K + 1 = 65x (tests/sim/README.md).
+# line and in results --json; a NAS not reached is one warning for the
+# group; a campaign of VMs with a NAS samples the same way.  With a SLOG,
+# sync 4K random writes on 128K records of mirrors amplify
+# 2 x 128K / 4K + 1 = 65x (tests/sim/README.md).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
 lab_start -fleet 3 -tools-running fleet-01,fleet-02,fleet-03 -nas-slog \
@@ -66,6 +68,14 @@ assert_le "${#line}" 120 "the line's width"
 assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1 group of 2' <<< "$OUT" | tail -1 | cut -c1-30)" \
 	"randwrite-4k-qd1 #1 group NAS " "after the group's line"
 assert_eq "$(awk '$2 != "-"' "$sessions" | wc -l)" 2 "one sampler's two sessions for two VMs"
+
+# A NAS that cannot be reached: said once for the group (its members share
+# one datastore and one NAS), the group recorded without a NAS side.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randwrite-4k-qd1 --size 4M --runtime 2 \
+	--repeat 1 --nas-command "ssh -F $NAS_SSH_CONFIG nas-down" --db "$db" --json
+assert_eq "$(grep -c 'warning: the results are recorded without the NAS side' <<< "$ERR")" 1 \
+	"one warning for the group ($ERR)"
+assert_eq "$(jq -c '[.runs[] | .nas, .complete]' <<< "$OUT")" '[[],true]' "the group, without a NAS side"
 
 # A campaign of several VMs with a NAS: the VMs move to the 64K export of
 # the same pool, and each group run samples it once (2 x 64K / 4K + 1 = 33x).
