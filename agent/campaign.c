@@ -335,6 +335,17 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	return code;
 }
 
+const nas_target *na_run_nas_target(const na_target *t, nas_target *nas)
+{
+	/* The parser checked the key: a refusal here is out of memory, and no
+	 * NAS side. */
+	vs_error err = {0};
+	bool made = (t->nas && nas_target_host(nas, t->nas, &err) == VS_OK) ||
+	            (!t->nas && t->nas_command && nas_target_command(nas, t->nas_command, &err) == VS_OK);
+	nas->timeout_s = NA_BENCH_NAS_TIMEOUT_S;
+	return made ? nas : NULL;
+}
+
 /* One target's profiles in one repetition, runs of them left to make
  * (rounds calls it only when one is): the guest is prepared once for them. */
 size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
@@ -368,16 +379,9 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 		rc = na_bench_begin(&b, &err);
 	if (rc == VS_OK)
 		na_bench_read_link(&b);  /* recorded with each result */
-	/* The target's NAS, sampled as bench --nas samples it (the parser
-	 * checked the key: a refusal here is out of memory, and no NAS side). */
 	nas_target nas = {0};
-	vs_error nas_err = {0};
-	if (rc == VS_OK && t->nas && nas_target_host(&nas, t->nas, &nas_err) == VS_OK)
-		b.nas = &nas;
-	else if (rc == VS_OK && t->nas_command &&
-	         nas_target_command(&nas, t->nas_command, &nas_err) == VS_OK)
-		b.nas = &nas;
-	nas.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
+	if (rc == VS_OK)
+		b.nas = na_run_nas_target(t, &nas);
 	b.nas_runs = runs;  /* a resumed round's runs made already are not sampled */
 	na_bench_nas_begin(&b);
 	r->t_nas += b.nas_read_s;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "campaign_run.h"
+#include "cmd_bench_group.h"
 #include "ops/bench_group.h"
 #include "ops/fleet.h"
 
@@ -258,6 +259,13 @@ static void print_group(void *ud, na_bench *const *m, size_t n, const na_profile
 	for (size_t i = 0; i < n; i++)
 		if (g->m[i].why)
 			printf("    %s: %s\n", m[i]->vm->name, g->m[i].why);
+	for (size_t k = 0; k < g->n_pools; k++) {
+		char line[121];
+		int at = snprintf(line, sizeof(line), "    NAS %s:", g->pools[k].pool);
+		if (at > 0 && (size_t)at < sizeof(line))
+			na_group_pool_words(&g->pools[k], line + at, sizeof(line) - (size_t)at);
+		printf("%s\n", line);
+	}
 	fflush(stdout);
 }
 
@@ -278,7 +286,11 @@ static int group_one(na_run *r, na_bench *const *m, na_target *t, const char *pr
 	if (rc == VS_OK)
 		rc = na_op_bench_group(m, r->n_vms, &plan, print_group, t, &res, &err);
 	na_store_group_journal(r->store, NULL, NULL, &err);  /* none if no group took it */
-	r->t_bench += na_run_clock() - t0;
+	double nas_s = 0;  /* each pool's NAS read before the group's run */
+	for (size_t i = 0; i < r->n_vms; i++)
+		nas_s += m[i]->nas_read_s;
+	r->t_nas += nas_s;
+	r->t_bench += na_run_clock() - t0 - nas_s;
 	na_bench_group_result_free(&res);
 	/* Stopped by Ctrl-C: the stop is what is said. */
 	return rc == VS_OK || na_stop_requested ? rc : na_run_fail(r, &err);
@@ -297,6 +309,8 @@ int na_run_group_round(na_run *r, na_target *t, long rep)
 	na_bench *mp[NA_MAX_CAMPAIGN_VMS];
 	size_t made = 0;
 	int rc = VS_OK;
+	nas_target nas = {0};
+	const nas_target *reached = na_run_nas_target(t, &nas);
 	for (; rc == VS_OK && made < r->n_vms; made++) {
 		vs_vm *vm = na_run_member(r, made);
 		if (!vm) {
@@ -309,6 +323,7 @@ int na_run_group_round(na_run *r, na_target *t, long rep)
 		m[made].n_labels = n_labels;
 		m[made].campaign = r->id;
 		m[made].target = t->name;
+		m[made].nas = reached;
 		mp[made] = &m[made];
 		if (na_bench_disks(&m[made], &err) != VS_OK) {
 			rc = na_run_fail(r, &err);
@@ -319,6 +334,7 @@ int na_run_group_round(na_run *r, na_target *t, long rep)
 		rc = group_one(r, mp, t, r->c->profiles[p], rep);
 	for (size_t i = 0; i < made; i++)
 		na_bench_disks_free(&m[i]);
+	nas_target_free(&nas);
 	return rc;
 }
 

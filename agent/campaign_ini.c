@@ -558,9 +558,6 @@ static void check_group(parse *p)
 	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++) {
 		const na_target *t = &c->targets[i];
 		p->line = t->line;
-		if (t->nas || t->nas_command || c->nas || c->nas_command)
-			fail_at(p, "[target %s]: nas with vms: a group's NAS side is not done yet "
-			           "(docs/groups.md)", t->name);
 		for (size_t k = 0; k < c->n_targets && !p->error[0]; k++)
 			if (na_target_alternates(&c->targets[k], t))
 				fail_at(p, "[target %s] alternates NFS versions with [target %s]: not done "

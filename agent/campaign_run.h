@@ -108,6 +108,10 @@ size_t na_run_labels(const na_run *r, const na_target *t, na_label *out);
 const char *na_run_vm_name(const na_run *r);
 /* A benchmark in vm, with the campaign's guest login and job settings. */
 na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm);
+/* Target t's NAS (nas or nas_command), made in *nas with a bench's
+ * timeout, as bench --nas reaches it; NULL without one.  Free *nas with
+ * nas_target_free either way (it starts zeroed). */
+const nas_target *na_run_nas_target(const na_target *t, nas_target *nas);
 
 /* campaign_group.c: a campaign of several VMs (vms =) */
 /* Resolves the names and globs of vms = in the inventory (r->vm_morefs),

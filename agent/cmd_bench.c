@@ -193,9 +193,6 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 	const char *twice = na_bench_group_twice(a->vms, a->n_vms);
 	if (twice)
 		return na_usage_error(out, "--vm %s is named twice", twice);
-	if (is_group(a) && (a->nas || a->nas_command))
-		return na_usage_error(out, "--nas measures one VM's runs: a group's NAS side is not "
-		                      "done yet (docs/groups.md)");
 	if (!a->n_profiles == !a->job_path)
 		return na_usage_error(out, "give --profile (one or more) or --job, not both");
 	if (a->nas && a->nas_command)

@@ -151,6 +151,43 @@ static json_t *bound_lines(na_bench *const *m, size_t n, const na_bench_group_ru
 	return lines;
 }
 
+void na_group_pool_words(const na_bench_group_pool *q, char *buf, size_t size)
+{
+	const nas_window *w = &q->w;
+	const nas_io *t = w->total;
+	double secs = w->span, mb = 1e6;
+	if (w->incomplete || !w->fio_window || secs <= 0) {
+		/* cut to the line's columns, on purpose */
+		snprintf(buf, size, " figures incomplete: %.*s", (int)size,
+		         w->incomplete ? w->why : "not placed");
+		return;
+	}
+	double data = (double)(t[NAS_CLASS_DATA].write_bytes + t[NAS_CLASS_SPECIAL].write_bytes +
+	                       t[NAS_CLASS_DEDUP].write_bytes);
+	double log = (double)t[NAS_CLASS_LOG].write_bytes;
+	if (q->amplification >= 0)
+		snprintf(buf, size, " pool wrote %.1f MB/s + %.1f MB/s (log) for %.1f MB/s from %zu VM%s: %.1fx",
+		         data / secs / mb, log / secs / mb, (double)q->guest_written / secs / mb, q->measured,
+		         na_s(q->measured), q->amplification);
+	else
+		snprintf(buf, size, " pool read %.1f MB/s, wrote %.1f MB/s; the VMs wrote nothing",
+		         (double)(t[NAS_CLASS_DATA].read_bytes + t[NAS_CLASS_SPECIAL].read_bytes) / secs / mb,
+		         (data + log) / secs / mb);
+}
+
+/* One line per pool, at most 120 columns. */
+static void print_pools(const na_profile *p, const na_bench_group_run *r)
+{
+	for (size_t k = 0; k < r->n_pools; k++) {
+		char line[121];
+		int at = snprintf(line, sizeof(line), "%s #%d group NAS %s:", p->name, r->repetition,
+		                  r->pools[k].pool);
+		if (at > 0 && (size_t)at < sizeof(line))
+			na_group_pool_words(&r->pools[k], line + at, sizeof(line) - (size_t)at);
+		printf("%s\n", line);
+	}
+}
+
 static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *p,
                       const na_bench_group_run *r)
 {
@@ -187,6 +224,7 @@ static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *
 		printf("%s #%d group %s\n", p->name, r->repetition,
 		       json_string_value(json_array_get(bound, i)));
 	json_decref(bound);
+	print_pools(p, r);
 	fflush(stdout);
 }
 
@@ -208,6 +246,35 @@ static json_t *fio_json(const na_fio_result *f)
 	                 dir_json(f->mixed ? &f->mixed_dir : &f->read), "write", dir_json(&f->write));
 }
 
+json_t *na_group_nas_json(const na_group_nas_row *p)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:i, s:b, s:s?}", "nas", p->nas, "pool", p->pool,
+	                      "datasets", p->datasets, "vms", p->vms, "members", p->members,
+	                      "complete", !p->why, "why", p->why);
+	const char *keys[] = {"measured_s", "window_s", "amplification"};
+	const double v[] = {p->measured_s, p->window_s, p->amplification};
+	for (size_t i = 0; i < 3; i++)
+		json_object_set_new(o, keys[i], v[i] >= 0 ? json_real(v[i]) : json_null());
+	const char *bytes[] = {"data_write_bytes", "special_write_bytes", "log_write_bytes",
+	                       "data_read_bytes"};
+	const int64_t b[] = {p->data_write_bytes, p->special_write_bytes, p->log_write_bytes,
+	                     p->data_read_bytes};
+	for (size_t i = 0; i < 4; i++)
+		json_object_set_new(o, bytes[i], p->pool_known ? json_integer((json_int_t)b[i]) : json_null());
+	json_object_set_new(o, "guest_write_bytes", json_integer((json_int_t)p->guest_write_bytes));
+	return o;
+}
+
+static json_t *pools_json(const na_bench_group_run *r)
+{
+	na_group_nas_row rows[NA_GROUP_MAX_VMS];
+	na_group_nas_rows(r, rows);
+	json_t *a = json_array();
+	for (size_t k = 0; k < r->n_pools; k++)
+		json_array_append_new(a, na_group_nas_json(&rows[k]));
+	return a;
+}
+
 static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
                         const na_bench_group_run *r)
 {
@@ -226,6 +293,7 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
 	                        r->repetition, "vms", (int)n, "complete", !r->incomplete, "start_skew_ms",
 	                        r->skew_ms >= 0 ? json_real(r->skew_ms) : json_null(), "group_id",
 	                        (json_int_t)r->group_id, "members", members);
+	json_object_set_new(run, "nas", pools_json(r));
 	const na_group_figures *g = &r->fig;
 	if (g->n) {
 		json_t *group = fio_json(&g->merged);

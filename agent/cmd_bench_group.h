@@ -20,4 +20,12 @@ const char *na_bench_group_twice(const char *const *vms, size_t n);
 int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
                        const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err);
 
+/* What a pool did over a group's common window, for the line after its
+ * name: its data vdevs' and its log's writes for the VMs' own and the
+ * amplification, or why its figures are not the window's (cut to size). */
+void na_group_pool_words(const na_bench_group_pool *q, char *buf, size_t size);
+/* A group's NAS row as JSON (bench --json's "nas", results --json's
+ * "group_nas"): figures not known are null. */
+json_t *na_group_nas_json(const na_group_nas_row *p);
+
 #endif

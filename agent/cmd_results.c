@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "agent.h"
+#include "cmd_bench_group.h"
 #include "compare.h"
 #include "report.h"
 #include "stats.h"
@@ -350,6 +351,20 @@ static bool group_row(listing *l, const na_result *r, const na_group_row *g)
 	return true;
 }
 
+static int group_nas_json(const na_group_nas_row *p, void *ud, vs_error *err)
+{
+	(void)err;
+	json_array_append_new(ud, na_group_nas_json(p));
+	return VS_OK;
+}
+
+/* The NAS rows of r's group (an array; null outside a group). */
+static int group_nas(listing *l, const na_group_row *g, json_t **out, vs_error *err)
+{
+	*out = g->id ? json_array() : json_null();
+	return g->id ? na_store_group_nas_of(l->store, g->id, group_nas_json, *out, err) : VS_OK;
+}
+
 static int on_row(const na_result *r, void *ud, vs_error *err)
 {
 	listing *l = ud;
@@ -377,6 +392,9 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		json_t *o = result_json(r, l->a->full);
 		json_object_set_new(o, "nas", nas ? nas : json_null());
 		json_object_set_new(o, "group", g.id ? json_integer((json_int_t)g.id) : json_null());
+		json_t *pools = NULL;
+		rc = group_nas(l, &g, &pools, err);
+		json_object_set_new(o, "group_nas", pools);
 		json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
 		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
 		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
@@ -397,7 +415,7 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 	}
 	free((char *)g.started_at);
 	l->n++;
-	return VS_OK;
+	return rc;
 }
 
 static vs_status list(const results_args *a, na_outcome *out)

@@ -222,7 +222,26 @@ typedef struct na_group_row {
 	double iops;                /* all directions */
 	const char *slowest_vm;
 	double slowest_share;
+	/* Its NAS side: one row per pool its members' datastores are exports
+	 * of (store_group_nas.c); none without one */
+	const struct na_group_nas_row *nas;
+	size_t n_nas;
 } na_group_row;
+/* A pool during a group run: sampled once for the members on it, over
+ * the group's common window. */
+typedef struct na_group_nas_row {
+	const char *nas, *pool;     /* the NAS as reached (its host) and the pool's name */
+	const char *datasets, *vms; /* its members' datasets and VMs, ", " between */
+	int members;                /* the members on it, complete or not */
+	int interval_s;             /* zpool iostat's */
+	bool pool_known;            /* it was sampled: the bytes are measured (else NULL) */
+	double measured_s, window_s; /* of the window, the seconds zpool measured; -1: not placed */
+	int64_t data_write_bytes, special_write_bytes, log_write_bytes, data_read_bytes;
+	int64_t guest_write_bytes;  /* the complete members' writes in the window, summed */
+	/* (data + special + log writes) / guest_write_bytes; -1: not known */
+	double amplification;
+	const char *why;            /* NULL: complete; else why its figures are not the window's */
+} na_group_nas_row;
 typedef struct na_group_member {
 	const char *vm;
 	int64_t result_id;          /* 0: nothing recorded */
@@ -254,6 +273,10 @@ int na_store_run_groups(na_store *s, const char *run, na_group_fn fn, void *ud, 
  * each direction's IOPS, bytes/s, mean and p99 latency (-1: unknown).  A
  * central database is not asked (none found). */
 int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err);
+/* Each NAS row of group group, by NAS and pool; the strings live for the
+ * call (an older file has none: schema 16).  fn's status stops the walk. */
+typedef int (*na_group_nas_fn)(const na_group_nas_row *p, void *ud, vs_error *err);
+int na_store_group_nas_of(na_store *s, int64_t group, na_group_nas_fn fn, void *ud, vs_error *err);
 
 /* Called for each row; returns VS_OK to go on, or a negative status (with err
  * filled) to stop the query, which then returns that status. */

@@ -154,6 +154,9 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 		rc = insert_group(s, g, err);
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		rc = insert_member(s, g->id, &m[i], err);
+	/* a file held at an older schema records the group without it */
+	for (size_t i = 0; rc == VS_OK && s->version >= NA_SCHEMA_GROUP_NAS && i < g->n_nas; i++)
+		rc = na_store_group_nas_insert(s, g->id, &g->nas[i], err);
 	if (rc == VS_OK)
 		rc = journal_group(s, g, err);
 	na_store_group_journal(s, NULL, NULL, err);  /* taken, or gone with the group */

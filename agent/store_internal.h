@@ -35,6 +35,8 @@ enum { NA_SCHEMA_UUID = 12 };
 enum { NA_SCHEMA_GROUPS = 13 };
 /* The step that added result_bins (store_bins.c). */
 enum { NA_SCHEMA_BINS = 14 };
+/* The step that added result_group_nas (store_group_nas.c). */
+enum { NA_SCHEMA_GROUP_NAS = 16 };
 
 /* Journals step of a campaign run (detail: what was noted, may be NULL)
  * inside the caller's transaction. */
@@ -51,6 +53,9 @@ int na_sql_begin(na_store *s, vs_error *err);
 /* Runs sql with n text parameters, inside the caller's transaction
  * (store_journal.c). */
 int na_sql_exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err);
+/* Steps st once (prepared when rc is VS_OK, its parameters bound when
+ * bound is SQLITE_OK), expecting no row, and finalizes it. */
+int na_sql_run(na_store *s, sqlite3_stmt *st, int rc, int bound, vs_error *err);
 int na_sql_finish(na_store *s, int rc, vs_error *err);
 
 /* A column of results (all but id): a field of na_result, or a statistic of
@@ -112,6 +117,12 @@ extern const char na_store_nas_none[];
 /* store_group.c: step 13, and what a reader of an older file sees */
 extern const char na_store_group_schema[];
 extern const char na_store_group_none[];
+/* store_group_nas.c: step 16, what a reader of an older file sees, and
+ * a group's NAS row inserted in the group's transaction */
+extern const char na_store_group_nas_schema[];
+extern const char na_store_group_nas_none[];
+int na_store_group_nas_insert(na_store *s, int64_t group, const na_group_nas_row *p,
+                              vs_error *err);
 /* store_bins.c: step 14 (result_bins, filled for older results), what a
  * reader of an older file sees instead, and the table-valued SQL function
  * nfsagent_fio_bins(fio_json) that both use (na_bins_register adds it to

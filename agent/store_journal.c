@@ -80,6 +80,17 @@ int na_store_run_unfinished(na_store *s, const char *name, char **run, vs_error 
 	return rc;
 }
 
+int na_sql_run(na_store *s, sqlite3_stmt *st, int rc, int bound, vs_error *err)
+{
+	int step = bound;
+	if (rc == VS_OK && step == SQLITE_OK)
+		step = sqlite3_step(st);
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = na_sql_fail(s, step, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int na_sql_exec_args(na_store *s, const char *sql, const char *const *args, int n, vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -87,12 +98,7 @@ int na_sql_exec_args(na_store *s, const char *sql, const char *const *args, int 
 	int step = SQLITE_OK;
 	for (int i = 0; rc == VS_OK && step == SQLITE_OK && i < n; i++)
 		step = sqlite3_bind_text(st, i + 1, args[i], -1, SQLITE_STATIC);
-	if (rc == VS_OK && step == SQLITE_OK)
-		step = sqlite3_step(st);
-	if (rc == VS_OK && step != SQLITE_DONE)
-		rc = na_sql_fail(s, step, err);
-	sqlite3_finalize(st);
-	return rc;
+	return na_sql_run(s, st, rc, step, err);
 }
 
 /* One journal write in its own transaction. */

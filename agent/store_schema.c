@@ -140,6 +140,10 @@ const char *const na_schema_migrations[] = {
 	 * profile: the VM is part of what is recorded once */
 	"DROP INDEX results_once;"
 	"CREATE UNIQUE INDEX results_once ON results (campaign, target, repetition, profile, vm);",
+	/* 16: a group run's NAS side (docs/groups.md): one row per pool, its
+	 * bytes over the group's common window and the amplification against
+	 * the sum of its members' guest bytes (store_group_nas.c) */
+	na_store_group_nas_schema,
 	/* 17: the host's link to the NFS server with each result, so that
 	 * compare and report can say a change is the network's */
 	na_schema_link_step,
@@ -183,6 +187,8 @@ const na_schema_view na_schema_views[] = {
 	{1, NA_SCHEMA_GROUPS, na_store_group_none},
 	/* before 14 the bins are made from the stored output as they are read */
 	{1, NA_SCHEMA_BINS, na_store_bins_view},
+	/* before 16 no group had a NAS side */
+	{1, NA_SCHEMA_GROUP_NAS, na_store_group_nas_none},
 };
 const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_views[0]);
 

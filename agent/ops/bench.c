@@ -529,7 +529,7 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	if (rc == VS_OK)
 		rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
 	if (sampler)
-		na_bench_sampling_stop(b, &sampler, out);
+		na_bench_sampling_stop(b, &sampler, &out->nas_window);
 	na_bench_remove_data(b);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "ops/bench_group.h"
+#include "ops/bench_group_nas.h"
 #include "ops/bench_internal.h"
 #include "ops/bench_window.h"
 
@@ -164,13 +165,15 @@ static int record_group(na_bench *const *m, size_t n, const na_profile *p, const
                         na_bench_group_run *r, int rc, vs_error *err)
 {
 	na_group_member links[NA_GROUP_MAX_VMS];
+	na_group_nas_row pools[NA_GROUP_MAX_VMS];
+	na_group_nas_rows(r, pools);
 	for (size_t i = 0; i < n && i < NA_GROUP_MAX_VMS; i++)
 		links[i] = (na_group_member){m[i]->vm->name, r->m[i].o.row, r->m[i].why};
 	char *why = whys(m, n, r);
 	na_group_row g = {.started_at = started_at, .profile = p->name, .repetition = r->repetition,
 	                  .vms = (int)n, .start_skew_ms = r->skew_ms, .why = why, .iops = r->fig.iops,
 	                  .slowest_vm = r->fig.n ? r->fig.slowest.name : NULL,
-	                  .slowest_share = r->fig.slowest_share};
+	                  .slowest_share = r->fig.slowest_share, .nas = pools, .n_nas = r->n_pools};
 	const na_fio_result *f = &r->fig.merged;
 	stats_of(f->mixed ? &f->mixed_dir : &f->read, &g.read);
 	stats_of(&f->write, &g.write);
@@ -182,8 +185,24 @@ static int record_group(na_bench *const *m, size_t n, const na_profile *p, const
 	return rc;
 }
 
-static int run_group(na_bench *const *m, size_t n, const na_profile *p, const char *job, int rep,
-                     na_bench_group_run *r, vs_error *err)
+/* fio in every member, the pools sampled around all of them. */
+static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const char *job,
+                   const char *what, na_bench_started *st, vs_guest_process *proc,
+                   na_bench_group_run *r, vs_error *err)
+{
+	nas_sampler *samplers[NA_GROUP_MAX_VMS] = {0};
+	int rc = na_group_nas_start(gn, m, n, job, r, samplers, err);
+	if (rc != VS_OK)
+		return rc;
+	start_all(m, n, job, st, r);
+	r->skew_ms = skew_ms(r, n);
+	rc = wait_all(m, n, job, what, st, proc, r, err);
+	na_group_nas_stop(m, r, samplers);
+	return rc;
+}
+
+static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const na_profile *p,
+                     const char *job, int rep, na_bench_group_run *r, vs_error *err)
 {
 	na_bench_started *st = calloc(n, sizeof(*st));
 	vs_guest_process *proc = calloc(n, sizeof(*proc));
@@ -192,11 +211,11 @@ static int run_group(na_bench *const *m, size_t n, const na_profile *p, const ch
 		free(proc);
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	}
+	for (size_t i = 0; i < n; i++)
+		st[i].pid = -1;  /* none started, should the samplers' start fail */
 	char what[160];
 	snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
-	start_all(m, n, job, st, r);
-	r->skew_ms = skew_ms(r, n);
-	int rc = wait_all(m, n, job, what, st, proc, r, err);
+	int rc = run_fio(m, n, gn, job, what, st, proc, r, err);
 	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
 	for (size_t i = 0; i < n; i++)
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
@@ -210,6 +229,8 @@ static int run_group(na_bench *const *m, size_t n, const na_profile *p, const ch
 		end_all(m, n, p, job, rep, st, proc, r);
 	/* Rolled back with the members when it fails (memory). */
 	int cut = rc == VS_OK ? na_group_window(m, n, job, r, err) : rc;
+	if (cut == VS_OK)
+		na_group_nas_cut(gn, m, n, st, r);
 	for (size_t i = 0; i < n; i++)
 		r->incomplete += r->m[i].why != NULL;
 	if (rc == VS_OK)
@@ -219,8 +240,9 @@ static int run_group(na_bench *const *m, size_t n, const na_profile *p, const ch
 	return rc;
 }
 
-static int run_all(na_bench *const *m, size_t n, const na_bench_plan *plan, char **jobs,
-                   na_bench_group_fn on_run, void *ud, na_bench_group_result *out, vs_error *err)
+static int run_all(na_bench *const *m, size_t n, const na_group_nas *gn, const na_bench_plan *plan,
+                   char **jobs, na_bench_group_fn on_run, void *ud, na_bench_group_result *out,
+                   vs_error *err)
 {
 	int rc = VS_OK;
 	volatile sig_atomic_t *stop = m[0]->stop;
@@ -233,7 +255,7 @@ static int run_all(na_bench *const *m, size_t n, const na_bench_plan *plan, char
 			if (!r->m)
 				return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 			out->n++;  /* freed with the result, also when interrupted */
-			rc = run_group(m, n, plan->profiles[p], jobs[p], number, r, err);
+			rc = run_group(m, n, gn, plan->profiles[p], jobs[p], number, r, err);
 			if (rc == VS_OK && on_run)
 				on_run(ud, m, n, plan->profiles[p], r);
 		}
@@ -305,13 +327,19 @@ int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *p
 	na_interrupts saved;
 	na_interrupts_catch(&saved);
 	size_t begun = 0;
-	int rc = begin_all(members, n, &begun, err);
+	na_group_nas *gn = calloc(1, sizeof(*gn));
+	int rc = gn ? begin_all(members, n, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK)
+		na_group_nas_begin(members, n, gn);
 	if (rc == VS_OK)
 		rc = make_jobs(members, n, plan, jobs, err);
 	if (rc == VS_OK)
-		rc = run_all(members, n, plan, jobs, on_run, ud, out, err);
+		rc = run_all(members, n, gn, plan, jobs, on_run, ud, out, err);
 	for (size_t i = 0; i < begun; i++)
 		na_bench_end(members[i]);
+	if (gn)
+		na_group_nas_end(members, n);
+	free(gn);
 	na_interrupts_release(&saved);
 	out->interrupted = *members[0]->stop;
 	for (size_t i = 0; i < plan->n; i++)
@@ -329,6 +357,9 @@ void na_bench_group_result_free(na_bench_group_result *r)
 			free(r->runs[i].m[k].why);
 		}
 		na_group_figures_clear(&r->runs[i].fig);
+		for (size_t k = 0; k < r->runs[i].n_pools; k++)
+			nas_window_free(&r->runs[i].pools[k].w);
+		free(r->runs[i].pools);
 		free(r->runs[i].m);
 	}
 	free(r->runs);

@@ -24,6 +24,22 @@ typedef struct na_bench_member_run {
 	na_fio_result window;
 } na_bench_member_run;
 
+/* A NAS pool during a group's repetition: sampled once for every member
+ * whose datastore is an export of it (ops/bench_group_nas.c). */
+typedef struct na_bench_group_pool {
+	size_t leader;              /* the member whose NAS target and view sample it */
+	char nas[256], pool[256];   /* the leader's NAS (as reached) and pool */
+	size_t members;             /* on it, complete or not */
+	size_t measured;            /* of them, those that ran the whole job: guest_written's */
+	char datasets[256], vms[512];  /* its members', ", " between */
+	/* What the pool did, cut to the group's common window once placed
+	 * (else incomplete, saying why), and the bytes its complete members
+	 * wrote in that window, summed. */
+	nas_window w;
+	uint64_t guest_written;
+	double amplification;       /* pool's writes / guest_written; -1 not known */
+} na_bench_group_pool;
+
 typedef struct na_bench_group_run {
 	size_t profile;             /* index into the plan's profiles */
 	int repetition;             /* from 1 */
@@ -42,6 +58,8 @@ typedef struct na_bench_group_run {
 	 * store (0: not recorded). */
 	na_group_figures fig;
 	int64_t group_id;
+	na_bench_group_pool *pools; /* one per pool sampled (none without a NAS side) */
+	size_t n_pools;
 } na_bench_group_run;
 
 typedef struct na_bench_group_result {
@@ -56,8 +74,9 @@ typedef struct na_bench_group_result {
 typedef void (*na_bench_group_fn)(void *ud, na_bench *const *members, size_t n,
                                   const na_profile *p, const na_bench_group_run *r);
 
-/* The whole benchmark on n members (each resolved as for na_op_bench, all
- * on one datastore, without a NAS side): prepares every guest, then runs
+/* The whole benchmark on n members (each resolved as for na_op_bench; a
+ * member with a NAS target has a NAS side, its pool sampled once for all
+ * members on it): prepares every guest, then runs
  * each profile plan->repeat times, interleaved, in every guest at once,
  * each repetition recorded with its members in one transaction.  A member that fails, ends early or
  * never starts is named in its run, never left out; Ctrl-C stops fio in
@@ -66,5 +85,8 @@ int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *p
                       na_bench_group_fn on_run, void *ud, na_bench_group_result *out,
                       vs_error *err);
 void na_bench_group_result_free(na_bench_group_result *r);
+/* The store's rows of r's pools, r->n_pools of them (the strings point
+ * into r; ops/bench_group_nas.c). */
+void na_group_nas_rows(const na_bench_group_run *r, na_group_nas_row *rows);
 
 #endif

@@ -57,15 +57,29 @@ uint64_t na_bench_guest_written(const na_fio_dir *write);
 /* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
  * says why). */
 nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
-/* Right after it: the window into out (a NAS that gave not one reading
+/* Starts s (NULL: one opened now) on b's pool for a job; NULL when it
+ * could not, w (reset) then incomplete, saying why. */
+nas_sampler *na_bench_sampler_start(na_bench *b, nas_sampler *s, const char *job_text,
+                                    nas_window *w);
+/* Right after it: the window into w (a NAS that gave not one reading
  * is warned about once). */
-void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out);
+void na_bench_sampling_stop(na_bench *b, nas_sampler **s, nas_window *w);
 /* The guest's clock against ours, from clock.txt written between asked[0]
  * and asked[1]; one that cannot be read leaves the NAS side incomplete. */
 void na_bench_guest_clock(na_bench *b, const double asked[2], na_bench_outcome *out);
 /* Cuts the NAS's figures to fio's measured window, moved by the clocks'
  * difference. */
 void na_bench_fio_window(na_bench_outcome *out);
+/* The clocks' difference that placed a window (known false: a clock not read). */
+typedef struct na_nas_clock {
+	bool known;
+	double shift, err;
+} na_nas_clock;
+/* Cuts w to the window of ms ending at to_ms on a guest's clock, that
+ * clock guest_offset (+- guest_err, < 0: not read) from ours: the totals
+ * are the window's, or w is incomplete saying why. */
+void na_bench_nas_place(nas_window *w, double guest_offset, double guest_err, int64_t to_ms,
+                        int64_t ms, na_nas_clock *c);
 /* The NAS row recorded in the result's transaction (layout: a buffer for
  * the pool's layout in words, NA_LAYOUT_WORDS bytes will do; the timeline is
  * malloc'd). */

@@ -239,23 +239,13 @@ void na_bench_nas_end(na_bench *b)
 	b->nas_ready = false;
 }
 
-/* Starts sampling for a job (NULL when there is no NAS side), with the
- * sampler parked for it (else one opened now: this run waits for its
- * handshakes), and parks the next run's. */
-nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
+nas_sampler *na_bench_sampler_start(na_bench *b, nas_sampler *s, const char *job_text,
+                                    nas_window *w)
 {
-	if (!b->nas_ready)
-		return NULL;
 	long job_s = na_job_seconds(job_text, UNBOUNDED_S);
-	nas_sampler *s = b->nas_next;
 	vs_error err = {0};
-	b->nas_next = NULL;
-	if (s && !nas_sampler_parked(s))  /* its session lost while parked: a new one may connect */
-		nas_sampler_close(&s);
-	out->nas = true;
-	out->nas_window = (nas_window){.arc_hit_ratio = -1};
-	int rc = s ? VS_OK
-	           : nas_sampler_open(b->nas, &s, &err);
+	*w = (nas_window){.arc_hit_ratio = -1};
+	int rc = s ? VS_OK : nas_sampler_open(b->nas, &s, &err);
 	/* iostat lasts as long as fio may (its file's layout included: a seed's
 	 * 8 GiB file takes minutes to lay out before fio's window opens), ending
 	 * by itself a minute after fio's timeout; the stop ends it sooner. */
@@ -264,9 +254,25 @@ nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench
 		                       (int)na_bench_timeout(job_text) + 60, &err);
 	if (rc != VS_OK) {
 		nas_sampler_close(&s);
-		out->nas_window.incomplete = true;
-		vs_error_format(&err, out->nas_window.why, sizeof(out->nas_window.why));
+		w->incomplete = true;
+		vs_error_format(&err, w->why, sizeof(w->why));
 	}
+	return s;
+}
+
+/* Starts sampling for a job (NULL when there is no NAS side), with the
+ * sampler parked for it (else one opened now: this run waits for its
+ * handshakes), and parks the next run's. */
+nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
+{
+	if (!b->nas_ready)
+		return NULL;
+	nas_sampler *s = b->nas_next;
+	b->nas_next = NULL;
+	if (s && !nas_sampler_parked(s))  /* its session lost while parked: a new one may connect */
+		nas_sampler_close(&s);
+	out->nas = true;
+	s = na_bench_sampler_start(b, s, job_text, &out->nas_window);
 	b->nas_runs -= b->nas_runs > 0;
 	park_next(b);
 	return s;
@@ -274,10 +280,9 @@ nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench
 
 /* Stops it as the run ends; a NAS lost or not reached (the readings
  * failed) is said once, beside the run's own "figures incomplete". */
-void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out)
+void na_bench_sampling_stop(na_bench *b, nas_sampler **s, nas_window *w)
 {
-	nas_sampler_stop(s, &out->nas_window);
-	const nas_window *w = &out->nas_window;
+	nas_sampler_stop(s, w);
 	if (w->lost && !b->nas_lost_said)
 		na_say_warning(b->s, "the NAS could not be sampled: %s", w->why);
 	b->nas_lost_said |= w->lost;
@@ -299,33 +304,26 @@ void na_bench_sampling_stop(na_bench *b, nas_sampler **s, na_bench_outcome *out)
  * stamp is the guest's clock, the intervals' the NAS's: the window moves by
  * their difference, both measured against ours; known to less than an
  * interval, or the NAS's figures are not this window's (incomplete). */
-void na_bench_fio_window(na_bench_outcome *out)
+void na_bench_nas_place(nas_window *w, double guest_offset, double guest_err, int64_t to_ms,
+                        int64_t ms, na_nas_clock *c)
 {
-	const na_fio_result *f = &out->fio;
-	int64_t ms = f->read.runtime_ms;
-	if (f->write.runtime_ms > ms)
-		ms = f->write.runtime_ms;
-	if (f->mixed_dir.runtime_ms > ms)
-		ms = f->mixed_dir.runtime_ms;
-	nas_window *w = &out->nas_window;
+	*c = (na_nas_clock){0};
 	/* Without both clocks, fio's stamp cannot be put on the NAS's: a
 	 * window placed as if they agreed could be off by their whole skew.
 	 * The totals stay the whole sampling's, in a row marked incomplete (a
 	 * NAS's clock not read is a last reading that failed: said already). */
-	if (out->guest_clock_err < 0 || w->clock_err < 0) {
+	if (guest_err < 0 || w->clock_err < 0) {
 		if (!w->incomplete)
 			snprintf(w->why, sizeof(w->why),
 			         "the guest's clock was not read (clock.txt): fio's window cannot be placed");
 		w->incomplete = true;
 		return;
 	}
-	double shift = w->clock_offset - out->guest_clock_offset;
-	double err = w->clock_err + out->guest_clock_err;
+	double shift = w->clock_offset - guest_offset;
+	double err = w->clock_err + guest_err;
 	/* kept even when too uncertain to place the window: it says why not */
-	out->clock_known = true;
-	out->clock_shift = shift;
-	out->clock_err = err;
-	double to = (double)f->timestamp_ms / 1000 + shift, span = (double)ms / 1000;
+	*c = (na_nas_clock){true, shift, err};
+	double to = (double)to_ms / 1000 + shift, span = (double)ms / 1000;
 	/* An edge misplaced by more than an interval can take in the file's
 	 * layout or the ramp, at full speed: not this window's figures. */
 	if (!w->incomplete && err > w->interval_s) {
@@ -335,7 +333,7 @@ void na_bench_fio_window(na_bench_outcome *out)
 		         "than a %d s interval", shift, err, w->interval_s);
 		return;
 	}
-	bool placed = f->timestamp_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
+	bool placed = to_ms > 0 && ms > 0 && nas_window_select(w, to - span, to);
 	/* Too little of fio's window measured, or the window not placed: the
 	 * totals are not fio's, and the stored row must not pass for them. */
 	if (w->incomplete || (placed && w->seconds >= span / 4))
@@ -348,6 +346,22 @@ void na_bench_fio_window(na_bench_outcome *out)
 		snprintf(w->why, sizeof(w->why), "%s",
 		         placed || w->timeline.n ? "no zpool iostat interval in fio's window"
 		                                 : "no zpool iostat interval in the run");
+}
+
+void na_bench_fio_window(na_bench_outcome *out)
+{
+	const na_fio_result *f = &out->fio;
+	int64_t ms = f->read.runtime_ms;
+	if (f->write.runtime_ms > ms)
+		ms = f->write.runtime_ms;
+	if (f->mixed_dir.runtime_ms > ms)
+		ms = f->mixed_dir.runtime_ms;
+	na_nas_clock c;
+	na_bench_nas_place(&out->nas_window, out->guest_clock_offset, out->guest_clock_err,
+	                   f->timestamp_ms, ms, &c);
+	out->clock_known = c.known;
+	out->clock_shift = c.shift;
+	out->clock_err = c.err;
 }
 
 double na_bench_share_under(const na_fio_dir *d, double floor_us)

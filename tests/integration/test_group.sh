@@ -166,8 +166,6 @@ REFUSAL="fleet-04 has no VMware Tools running (guestToolsNotRunning): a group ru
 	refused --vm fleet-01 --vm fleet-04
 REFUSAL="fleet-01 is on datastore 'truenas-vmware' and DC0_H0_VM0 on 'LocalDS_0': give --datastore" \
 	refused --vm fleet-01 --vm DC0_H0_VM0
-REFUSAL="--nas measures one VM's runs: a group's NAS side is not done yet (docs/groups.md)" \
-	refused --vms 'fleet-*' --nas root@nas
 # A job file's own log settings would override the group's and be misread.
 printf '[a]\nrw=randread\nsize=4M\nruntime=2\nlog_avg_msec=5000\n' > "$WORK/own-logs.fio"
 run 2 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --job "$WORK/own-logs.fio" --db "$db"

@@ -114,7 +114,7 @@ static void recorded_and_read_back(void **state)
 	na_store *s = NULL;
 	vs_error err = {0};
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
-	assert_true(na_store_schema_version() >= 15);
+	assert_true(na_store_schema_version() >= 15);  /* later steps add other tables */
 	na_nas_run n = sample();
 	int64_t id = add_result(s, &n);
 	/* The sampler died: settings kept, the figures not measured are NULL. */
