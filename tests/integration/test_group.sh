@@ -151,6 +151,19 @@ assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN res
 [ "$(find "$WORK/lab/guests" -maxdepth 2 -name tmp | wc -l)" -ge 5 ] || fail "no guest roots in $WORK/lab/guests"
 assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' -o -name 'gw_*.log' | wc -l)" 0 "guests swept"
 
+# report judges group runs as compare does: a 2-VM group of 3 repetitions
+# a side is 3 runs a side, not 6.
+for phase in a b; do
+	run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randread-4k-qd1 --repeat 3 --size 4M \
+		--runtime 1 --label phase=$phase --db "$WORK/phases.db"
+done
+run 0 "$NFSAGENT" compare --db "$WORK/phases.db" --a phase=a --b phase=b --json
+assert_eq "$(jq -r '[.comparisons[] | .a.n, .b.n] | unique | join(",")' <<< "$OUT")" 3 "compare's runs a side"
+run 0 "$NFSAGENT" report --html "$WORK/phases.html" --db "$WORK/phases.db" --group-by phase
+assert_contains "$(cat "$WORK/phases.html")" "read IOPS: "
+assert_eq "$(grep -o 'with [0-9]* runs a side' "$WORK/phases.html" | sort -u)" "with 3 runs a side" \
+	"the report's verdicts' runs a side"
+
 # Bad groups: one line each, before any guest is touched.
 before=$(calls StartProgramInGuest)
 refused() {
