@@ -416,7 +416,7 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 	 * one also after a second): not at once. */
 	double started = monotonic_s(), next = expected_s > 0 ? vs_guest_next_poll(0, expected_s) : 0;
 	long ticked = 0;
-	*out = (vs_guest_process){false, -1, 0};
+	*out = (vs_guest_process){false, -1, 0, 0};
 	for (;;) {
 		/* Wake in small steps so that Ctrl-C is honoured within a second;
 		 * the caller's progress ticks each second, between the polls. */
@@ -429,6 +429,7 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 		}
 		int rc = process_status(c, vm, auth, pid, out, err);
 		out->looks++;
+		out->end_looks += expected_s > 0 && gone >= expected_s - 1e-3;
 		if (rc != VS_OK || out->ended)
 			return rc;
 		bool stopped = stop && *stop;

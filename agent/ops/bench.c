@@ -293,14 +293,14 @@ double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *j
 }
 
 void na_bench_learn(na_bench *b, const na_profile *p, const na_bench_started *st,
-                    double looked_at_s, int looks)
+                    double looked_at_s, int end_looks)
 {
 	size_t i = took_index(b, p);
 	if (st->took_s <= 0 || i == NA_BENCH_TOOK)
 		return;  /* not seen; or so many: the later ones are looked at from their job's time */
 	/* Ended by the first look: it may have ended well before it, and the
 	 * next looks a step sooner; so one slow run is not every later one's. */
-	double s = looks == 1 ? looked_at_s - SOONER_S : st->took_s;
+	double s = end_looks == 1 ? looked_at_s - SOONER_S : st->took_s;
 	b->took.n += i == b->took.n;
 	snprintf(b->took.v[i].profile, sizeof(b->took.v[i].profile), "%s", p->name);
 	snprintf(b->took.v[i].datastore, sizeof(b->took.v[i].datastore), "%s",
@@ -372,7 +372,7 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const na_profile *p, const
 		                   b->stop, na_wait_tick, &shown, proc, err);
 	if (rc == VS_OK) {
 		na_bench_note_end(st);
-		na_bench_learn(b, p, st, expected_s, proc->looks);
+		na_bench_learn(b, p, st, expected_s, proc->end_looks);
 	}
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);

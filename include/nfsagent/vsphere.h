@@ -411,6 +411,7 @@ typedef struct vs_guest_process {
 	bool ended;
 	int exit_code;       /* -1 when the guest did not report one */
 	int looks;           /* ListProcessesInGuest calls the wait made */
+	int end_looks;       /* of them, those at or after its expected end */
 } vs_guest_process;
 
 /* Waits for pid to end, polling ListProcessesInGuest: for a program of
