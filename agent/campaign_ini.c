@@ -12,6 +12,7 @@
 #include "campaign.h"
 #include "nfsagent/nas.h"
 #include "ops/fleet.h"
+#include "ops/mount.h"
 #include "profiles.h"
 
 enum { MAX_FILE = 1 << 20 };
@@ -365,7 +366,7 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "hosts")) return set_name(p, name, &t->hosts, value);
 	if (!strcmp(name, "on_extent_bug")) return one_of(value, policies) && set_str(&t->on_extent_bug, value);
 	if (!strcmp(name, "probe")) return set_bool(&t->probe, value);
-	if (!strcmp(name, "connections")) return set_long(p, name, &t->connections, value, 1, 8);
+	if (!strcmp(name, "connections")) return set_long(p, name, &t->connections, value, 1, NA_MAX_CONNECTIONS);
 	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);
 	if (!strcmp(name, "nas")) return set_nas(p, name, &t->nas, t->nas_command, value);
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &t->nas_command, t->nas, value);

@@ -9,7 +9,6 @@
 
 #include "ops/mount.h"
 
-enum { MAX_CONNECTIONS = 8 };  /* ESXi's most, raised from its default 4 */
 
 const char *na_nfs_label(const char *type)
 {
@@ -227,9 +226,9 @@ static vs_status check_connections(na_mount_args *a, vs_error *err)
 	char *end = NULL;
 	errno = 0;
 	long n = strtol(a->connections, &end, 10);
-	if (errno || end == a->connections || *end || n < 1 || n > MAX_CONNECTIONS)
+	if (errno || end == a->connections || *end || n < 1 || n > NA_MAX_CONNECTIONS)
 		return vs_fail(err, VS_ERR_USAGE, "--connections is a whole number from 1 to %d, not '%s'",
-		               MAX_CONNECTIONS, a->connections);
+		               NA_MAX_CONNECTIONS, a->connections);
 	a->spec.connections = (int)n;
 	return VS_OK;
 }

@@ -4,6 +4,10 @@
 
 #include "ops/session.h"
 
+/* The most NFS connections (nConnect) ESXi takes for a datastore, raised
+ * from its default 4 (mount --connections, a target's connections =). */
+enum { NA_MAX_CONNECTIONS = 8 };
+
 typedef struct na_mount_args {
 	na_host_choice choice;
 	/* Instead of choice, these hosts (pointers into the session's
