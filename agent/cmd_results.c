@@ -192,6 +192,7 @@ static void csv_header(void)
 			if (na_stats[i].type == NA_TYPE_REAL)
 				csv_field(name, false);
 		}
+	csv_field("ran_as_nfs3", false);
 	csv_field("labels", false);
 	for (size_t i = 0; i < N_NAS_COLUMNS; i++) {
 		char name[48];
@@ -203,7 +204,7 @@ static void csv_header(void)
 /* nas: the result's NAS side as nas_json made it, NULL for none; a null
  * figure is an empty cell, never a 0, and a number is written as the JSON
  * writes it. */
-static void csv_row(const na_result *r, const json_t *nas)
+static void csv_row(const na_result *r, const json_t *nas, bool fell)
 {
 	printf("\"%lld\",", (long long)r->id);
 	for (size_t i = 0; i < NA_N_FIELDS; i++) {
@@ -228,6 +229,7 @@ static void csv_row(const na_result *r, const json_t *nas)
 	for (size_t i = 0; i < r->n_labels && len < sizeof(labels); i++)
 		len += (size_t)snprintf(labels + len, sizeof(labels) - len, "%s%s=%s", i ? ";" : "",
 		                        r->labels[i].key, r->labels[i].value);
+	csv_field(fell ? "true" : "false", false);
 	csv_field(labels, false);
 	for (size_t i = 0; i < N_NAS_COLUMNS; i++) {
 		json_t *v = json_object_get(nas, nas_columns[i].name);
@@ -282,37 +284,8 @@ typedef struct listing {
 	size_t n;
 	int64_t *groups;         /* the groups shown as one row already */
 	size_t n_groups;
-	/* The last campaign target asked whether it fell back, and the answer */
-	char *asked_campaign, *asked_target;
-	bool fell_back;
+	na_fallbacks fallbacks;  /* each campaign target's, asked once */
 } listing;
-
-/* Whether r ran as NFS 3 for a campaign target whose NFS 4.1 showed the
- * extent-size bug (compare_fallback.c); the last target's answer is kept,
- * as a campaign's rows come target by target or alternating. */
-static int fell_back(listing *l, const na_result *r, bool *fell, vs_error *err)
-{
-	*fell = false;
-	if (!r->campaign || !r->target || !r->datastore_type || strcmp(r->datastore_type, "NFS") != 0)
-		return VS_OK;
-	if (l->asked_campaign && !strcmp(l->asked_campaign, r->campaign) &&
-	    !strcmp(l->asked_target, r->target)) {
-		*fell = l->fell_back;
-		return VS_OK;
-	}
-	int rc = na_target_hit_bug(l->store, r->campaign, r->target, fell, err);
-	free(l->asked_campaign);
-	free(l->asked_target);
-	l->asked_campaign = strdup(r->campaign);
-	l->asked_target = strdup(r->target);
-	l->fell_back = *fell;
-	if (!l->asked_campaign || !l->asked_target) {
-		free(l->asked_campaign);
-		free(l->asked_target);
-		l->asked_campaign = l->asked_target = NULL;
-	}
-	return rc;
-}
 
 /* "R 12,000 W 3,100" and the worse p99 of a group's own figures. */
 static void group_cells(const na_group_row *g, char iops[80], char p99[32])
@@ -322,9 +295,15 @@ static void group_cells(const na_group_row *g, char iops[80], char p99[32])
 	table_cells(&r, id, started, profile, iops, p99);
 }
 
+/* target's cell: its name, and "(ran as NFS 3)" when it fell back. */
+static void target_cell(const na_result *r, bool fell, char target[160])
+{
+	snprintf(target, 160, "%s%s", r->target ? r->target : "-", fell ? " (ran as NFS 3)" : "");
+}
+
 /* A group's first member seen stands for the group: one row with its
  * figures; the others add none.  Without a group: false. */
-static bool group_row(listing *l, const na_result *r, const na_group_row *g)
+static bool group_row(listing *l, const na_result *r, const na_group_row *g, bool fell)
 {
 	if (!g->id)
 		return false;
@@ -336,7 +315,7 @@ static bool group_row(listing *l, const na_result *r, const na_group_row *g)
 		return true;
 	l->groups = more;
 	l->groups[l->n_groups++] = g->id;
-	char id[24], started[20], profile[160], iops[80], p99[32], vms[32];
+	char id[24], started[20], profile[160], iops[80], p99[32], vms[32], target[160];
 	table_cells(r, id, started, profile, iops, p99);
 	snprintf(id, sizeof(id), "group %lld", (long long)g->id);
 	snprintf(started, sizeof(started), "%.16s", g->started_at);
@@ -344,7 +323,8 @@ static bool group_row(listing *l, const na_result *r, const na_group_row *g)
 		*strchr(started, 'T') = ' ';
 	snprintf(vms, sizeof(vms), "%d VMs", g->vms);
 	group_cells(g, iops, p99);
-	const char *cells[] = {id, started, r->target ? r->target : "-", profile, "-", r->esxi_build,
+	target_cell(r, fell, target);
+	const char *cells[] = {id, started, target, profile, "-", r->esxi_build,
 	                       r->datastore, na_nfs_label(r->datastore_type), vms,
 	                       g->why ? "incomplete" : "ok", iops, p99};
 	na_table_add(l->table, cells);
@@ -383,7 +363,8 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		rc = na_store_group_of(l->store, r->id, &g, err);
 	bool fell = false;
 	if (rc == VS_OK)
-		rc = fell_back(l, r, &fell, err);
+		rc = na_ran_as_nfs3(l->store, &l->fallbacks, r->campaign, r->target, r->datastore_type, &fell,
+		                    err);
 	if (rc != VS_OK) {
 		json_decref(nas);
 		return rc;
@@ -401,13 +382,12 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		free(s);
 		json_decref(o);
 	} else if (l->a->csv) {
-		csv_row(r, nas);
+		csv_row(r, nas, fell);
 		json_decref(nas);
-	} else if (!group_row(l, r, &g)) {
+	} else if (!group_row(l, r, &g, fell)) {
 		char id[24], started[20], profile[160], iops[80], p99[32], target[160];
 		table_cells(r, id, started, profile, iops, p99);
-		snprintf(target, sizeof(target), "%s%s", r->target ? r->target : "-",
-		         fell ? " (ran as NFS 3)" : "");
+		target_cell(r, fell, target);
 		const char *cells[] = {id, started, target, profile, r->host,
 		                       r->esxi_build, r->datastore, na_nfs_label(r->datastore_type), r->vm,
 		                       r->status, iops, p99};
@@ -454,8 +434,7 @@ static vs_status list(const results_args *a, na_outcome *out)
 		na_table_print(l.table, stdout);
 	na_table_free(&l.table);
 	free(l.groups);
-	free(l.asked_campaign);
-	free(l.asked_target);
+	na_fallbacks_free(&l.fallbacks);
 	na_store_close(&store);
 	return rc;
 }

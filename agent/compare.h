@@ -124,10 +124,18 @@ int na_cmp_row_bins(na_store *s, na_cmp_row *w, vs_error *err);
  * campaign target's NFS 4.1 showed the extent-size bug (the campaign's
  * finding says so; na_cmp_load does this). */
 int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err);
-/* Whether campaign's finding says its target's NFS 4.1 showed the bug: its
- * results over NFS 3 are that target's fallback. */
-int na_target_hit_bug(na_store *s, const char *campaign, const char *target, bool *hit,
-                      vs_error *err);
+/* The answers of na_ran_as_nfs3 so far: each campaign target's finding is
+ * read once (free with na_fallbacks_free). */
+typedef struct na_fallbacks {
+	struct na_fallback *v;
+	size_t n;
+} na_fallbacks;
+/* Whether a result of campaign's target measured over type (datastore_type)
+ * ran as NFS 3 because the target's NFS 4.1 showed the bug (the campaign's
+ * finding says so); any of them NULL: it did not. */
+int na_ran_as_nfs3(na_store *s, na_fallbacks *known, const char *campaign, const char *target,
+                   const char *type, bool *fell, vs_error *err);
+void na_fallbacks_free(na_fallbacks *known);
 /* " (ran as NFS 3: extent-size bug)": what follows such a target's name. */
 extern const char na_cmp_ran_as[];
 /* "nfs41 (ran as NFS 3: extent-size bug)", each such target of g once,

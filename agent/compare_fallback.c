@@ -18,8 +18,9 @@ static int on_bug(const na_finding *f, void *ud, vs_error *err)
 	return VS_OK;
 }
 
-int na_target_hit_bug(na_store *s, const char *campaign, const char *target, bool *hit,
-                      vs_error *err)
+/* Whether campaign's finding says its target's NFS 4.1 showed the bug. */
+static int target_hit_bug(na_store *s, const char *campaign, const char *target, bool *hit,
+                          vs_error *err)
 {
 	char *conds[3] = {NULL, NULL, strdup("datastore_type=NFS41")};
 	size_t size = 0;
@@ -41,33 +42,56 @@ int na_target_hit_bug(na_store *s, const char *campaign, const char *target, boo
 	return rc;
 }
 
-/* Whether row w ran over NFS 3 for campaign's target: its findings were
- * asked for already (with either answer). */
-static bool asked_of(const na_cmp_row *w, const char *campaign, const char *target)
+struct na_fallback {
+	char *campaign, *target;
+	bool hit;
+};
+
+int na_ran_as_nfs3(na_store *s, na_fallbacks *known, const char *campaign, const char *target,
+                   const char *type, bool *fell, vs_error *err)
 {
-	const char *c = w->field[NA_FIELD_campaign], *t = w->field[NA_FIELD_target],
-	           *type = w->field[NA_FIELD_datastore_type];
-	return c && t && type && !strcmp(type, "NFS") && !strcmp(c, campaign) && !strcmp(t, target);
+	*fell = false;
+	if (!campaign || !target || !type || strcmp(type, "NFS") != 0)
+		return VS_OK;
+	for (size_t i = 0; i < known->n; i++)
+		if (!strcmp(known->v[i].campaign, campaign) && !strcmp(known->v[i].target, target)) {
+			*fell = known->v[i].hit;
+			return VS_OK;
+		}
+	int rc = target_hit_bug(s, campaign, target, fell, err);
+	struct na_fallback *grown = rc == VS_OK ? realloc(known->v, (known->n + 1) * sizeof(*grown)) : NULL;
+	if (grown) {  /* without memory: asked again next time */
+		known->v = grown;
+		struct na_fallback *f = &grown[known->n];
+		*f = (struct na_fallback){strdup(campaign), strdup(target), *fell};
+		if (f->campaign && f->target)
+			known->n++;
+		else
+			free(f->campaign), free(f->target);
+	}
+	return rc;
+}
+
+void na_fallbacks_free(na_fallbacks *known)
+{
+	for (size_t i = 0; i < known->n; i++) {
+		free(known->v[i].campaign);
+		free(known->v[i].target);
+	}
+	free(known->v);
+	*known = (na_fallbacks){0};
 }
 
 int na_cmp_mark_fallbacks(na_store *s, na_cmp_group *g, vs_error *err)
 {
+	na_fallbacks known = {0};
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < g->n; i++) {
-		na_cmp_row *r = &g->rows[i];
-		const char *campaign = r->field[NA_FIELD_campaign], *target = r->field[NA_FIELD_target],
-		           *type = r->field[NA_FIELD_datastore_type];
-		if (!campaign || !target || !type || strcmp(type, "NFS") != 0)
-			continue;
-		const na_cmp_row *asked = NULL;  /* a row of the same target, asked already */
-		for (size_t k = 0; k < i && !asked; k++)
-			if (asked_of(&g->rows[k], campaign, target))
-				asked = &g->rows[k];
-		if (asked)
-			r->fell_back = asked->fell_back;
-		else
-			rc = na_target_hit_bug(s, campaign, target, &r->fell_back, err);
+		char *const *f = g->rows[i].field;
+		rc = na_ran_as_nfs3(s, &known, f[NA_FIELD_campaign], f[NA_FIELD_target],
+		                    f[NA_FIELD_datastore_type], &g->rows[i].fell_back, err);
 	}
+	na_fallbacks_free(&known);
 	return rc;
 }
 

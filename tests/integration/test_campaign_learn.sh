@@ -37,6 +37,9 @@ assert_ge "$(grep -c ' v41 (ran as NFS 3) ' <<< "$OUT")" 2 "results rows of v41 
 assert_eq "$(grep -c ' v41  ' <<< "$OUT")" 0 "results rows of v41 not named"
 run 0 "$NFSAGENT" results --json
 assert_eq "$(jq -c '[.[] | .ran_as_nfs3] | unique' <<< "$OUT")" "[true]" "ran_as_nfs3 in results --json"
+run 0 "$NFSAGENT" results --csv
+assert_eq "$(python3 -c 'import csv, sys; print(sorted({r["ran_as_nfs3"] for r in csv.DictReader(sys.stdin)}))' <<< "$OUT")" \
+	"['true']" "ran_as_nfs3 in results --csv"
 # Two moves only (there and home): none went into the bug first.
 assert_eq "$(calls RelocateVM_Task)" 2 "Storage vMotions"
 # Mounted as NFS 4.1 on the lab's 4 hosts for the probe, then as NFS 3 once.
