@@ -153,15 +153,35 @@ static size_t cut_members(const na_fio_logs *logs, size_t n, long jobs, int64_t 
 	return k;
 }
 
+/* How many VMs other than vm[ended] began measuring after its logs end. */
+static size_t began_after(const na_gw_member *gm, size_t k, const size_t *vm, size_t ended,
+                          int64_t end_ms)
+{
+	bool seen[NA_GROUP_MAX_VMS] = {false};
+	size_t after = 0;
+	for (size_t q = 0; q < k; q++)
+		if (vm[q] != vm[ended] && vm[q] < NA_GROUP_MAX_VMS && !seen[vm[q]] && gm[q].start_ms >= end_ms) {
+			seen[vm[q]] = true;
+			after++;
+		}
+	return after;
+}
+
 /* The member that bounds an empty or too short window is left out, named:
  * the one that began measuring last (a guest slow to lay out fio's file,
  * or whose clock is ahead), or, when that one's own jobs are what do not
- * overlap, that one for it. */
-static void blame(na_bench *const *m, const na_gw_result *g, const size_t *vm, int64_t interval,
-                  na_bench_group_run *r)
+ * overlap, that one for it; but the one whose logs end first when two or
+ * more others began after its end (its logs an earlier run's, or its
+ * clock behind): one at fault, not each of the others in turn. */
+static void blame(na_bench *const *m, const na_gw_result *g, const na_gw_member *gm, size_t k,
+                  const size_t *vm, int64_t interval, na_bench_group_run *r)
 {
 	size_t late = vm[g->starts_last], early = vm[g->ends_first];
-	if (late == early)
+	size_t after = began_after(gm, k, vm, g->ends_first, g->to_ms);
+	if (late != early && after > 1)
+		na_member_why(&r->m[early], "no common window: its fio logs end before %zu other VMs began "
+		              "measuring (an earlier run's logs, or its clock behind)", after);
+	else if (late == early)
 		na_member_why(&r->m[late], "its fio jobs did not measure at the same time: no common window");
 	else if (g->to_ms <= g->from_ms)
 		na_member_why(&r->m[late], "no common window: it began measuring %.3f s after %s's fio logs "
@@ -217,7 +237,7 @@ static int cut(na_bench *const *m, size_t n, const na_fio_logs *logs, long jobs,
 		if (cutrc == VS_OK)
 			rc = group_cut(m, n, &g, vm, k, r, err);
 		else if (cutrc == VS_ERR_PROTOCOL && g.to_ms - g.from_ms < interval)
-			blame(m, &g, vm, interval, r);
+			blame(m, &g, gm, k, vm, interval, r);
 		else
 			rc = vs_fail(err, cutrc, "%s", e.message);
 		na_gw_result_clear(&g);

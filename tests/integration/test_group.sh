@@ -6,8 +6,9 @@
 # or missing makes the group incomplete by name, and each bad group is
 # refused with its one line before anything starts.
 . "$(dirname "$0")/lib.sh"
-lab_start -fleet 7 -tools-running fleet-01,fleet-02,fleet-03,fleet-05,fleet-06,fleet-07,DC0_H0_VM0 \
-	-guest-fio-fail fleet-03 -guest-fio-late fleet-05 -guest-fio-spoil-logs fleet-06=broken,fleet-07=missing
+lab_start -fleet 8 -tools-running fleet-01,fleet-02,fleet-03,fleet-05,fleet-06,fleet-07,fleet-08,DC0_H0_VM0 \
+	-guest-fio-fail fleet-03 -guest-fio-late fleet-05 \
+	-guest-fio-spoil-logs fleet-06=broken,fleet-07=missing,fleet-08=behind
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 quick=(--size 4M --runtime 2 --db "$db")
@@ -130,6 +131,15 @@ assert_contains "$(jq -r '.runs[0].members[1].why' <<< "$OUT")" "no common windo
 assert_contains "$(jq -r '.runs[0].members[1].why' <<< "$OUT")" " s after fleet-01's fio logs end"
 assert_eq "$(jq '.runs[0] | [.complete, .members[0].complete, .group.vms_measured]' -c <<< "$OUT")" \
 	"[false,true,1]" "fleet-01 measured alone"
+
+# fleet-08's logs end a minute before the others began (its clock behind):
+# it alone is named, not each of the others in turn.
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-08 --profile randread-4k-qd1 --repeat 1 \
+	"${quick[@]}" --json
+assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT")" \
+	"fleet-08: no common window: its fio logs end before 2 other VMs began measuring (an earlier run's logs, or its clock behind)" \
+	"the member whose logs end first named"
+assert_eq "$(jq '.runs[0].group.vms_measured' <<< "$OUT")" 2 "the two others measured"
 
 # Interval logs broken (fleet-06) or missing (fleet-07): incomplete, named.
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile randread-4k-qd1 --repeat 1 \

@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -159,8 +160,16 @@ func guestFioRun(fio string, args []string) int {
 }
 
 // spoilLogs overwrites (broken) or removes (missing) the IOPS interval logs
-// fio wrote in the working folder, where nfsagent has its logs written.
+// fio wrote in the working folder, where nfsagent has its logs written, or
+// puts every interval log's times a minute earlier (behind).
 func spoilLogs(mode string) {
+	if mode == "behind" {
+		all, _ := filepath.Glob("*_*.*.log")
+		for _, l := range all {
+			shiftLog(l, -60000)
+		}
+		return
+	}
 	logs, _ := filepath.Glob("*_iops.*.log")
 	for _, l := range logs {
 		if mode == "broken" {
@@ -169,6 +178,24 @@ func spoilLogs(mode string) {
 			_ = os.Remove(l)
 		}
 	}
+}
+
+// shiftLog adds ms to the time (the first field, ms) of each line of an
+// interval log.
+func shiftLog(path string, ms int64) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return
+	}
+	var out strings.Builder
+	for _, line := range strings.SplitAfter(string(data), "\n") {
+		t, rest, ok := strings.Cut(line, ",")
+		if n, err := strconv.ParseInt(strings.TrimSpace(t), 10, 64); ok && err == nil {
+			line = strconv.FormatInt(n+ms, 10) + "," + rest
+		}
+		out.WriteString(line)
+	}
+	_ = os.WriteFile(path, []byte(out.String()), 0o644)
 }
 
 // paced is the option that holds a job file's run to the datastore's rates
