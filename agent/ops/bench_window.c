@@ -31,8 +31,10 @@ enum { MAX_JOBS = NA_GW_MAX_MEMBERS / NA_GROUP_MAX_VMS };
 
 int64_t na_group_log_interval(const char *job)
 {
-	int64_t ms = (int64_t)na_job_seconds(job, 0) * 1000 / 20;
-	return ms <= 0 || ms >= 1000 ? 1000 : ms < 100 ? 100 : ms / 100 * 100;
+	int64_t run_ms = (int64_t)na_job_seconds(job, 0) * 1000, ms = run_ms / 20;
+	if (ms >= 1000)  /* at most about 600 lines a log: a long run's logs stay megabytes */
+		return run_ms / 600 > 1000 ? (run_ms / 600 + 999) / 1000 * 1000 : 1000;
+	return ms <= 0 ? 1000 : ms < 100 ? 100 : ms / 100 * 100;
 }
 
 /* Whether staging is /tmp/nfsagent-MARK with a mark na_bench_mark makes:

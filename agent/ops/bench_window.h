@@ -13,7 +13,9 @@ void na_member_why(na_bench_member_run *m, const char *fmt, ...)
 
 /* The length of one interval of fio's logs for a job (ms): 1 s, or a
  * twentieth of a shorter run (at least 100 ms), since fio logs no partial
- * last interval and the window loses it. */
+ * last interval and the window loses it; a run over 10 minutes, a 600th
+ * of it in whole seconds (an hour's histogram log is then about 4 MB, not
+ * 27, for each fio job of each VM, fetched and held at once). */
 int64_t na_group_log_interval(const char *job);
 /* Whether a group's member can run job: 1 to the most fio jobs a window
  * cuts, and none of fio's log settings of its own (they would override the

@@ -57,6 +57,9 @@ static void test_job_logs(void **state)
 	assert_non_null(strstr(err.message, "sets per_job_logs"));
 	/* 1 s, or a twentieth of a shorter run, at least 100 ms */
 	assert_int_equal(na_group_log_interval("[a]\nruntime=60\n"), 1000);
+	assert_int_equal(na_group_log_interval("[a]\nruntime=600\n"), 1000);
+	assert_int_equal(na_group_log_interval("[a]\nruntime=3600\n"), 6000);  /* 600 lines */
+	assert_int_equal(na_group_log_interval("[a]\nruntime=1000\n"), 2000);
 	assert_int_equal(na_group_log_interval("[a]\nruntime=5\n"), 200);
 	assert_int_equal(na_group_log_interval("[a]\nruntime=2\n"), 100);
 	assert_int_equal(na_group_log_interval("[a]\nruntime=1\n"), 100);
