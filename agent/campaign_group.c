@@ -269,24 +269,45 @@ static void print_group(void *ud, na_bench *const *m, size_t n, const na_profile
 	fflush(stdout);
 }
 
-/* One group run: profile p's repetition rep in every member, recorded
- * with its journal step in the group's transaction. */
-static int group_one(na_run *r, na_bench *const *m, na_target *t, const char *profile, long rep)
+/* A round's group runs: the campaign, its target and repetition. */
+typedef struct group_round {
+	na_run *r;
+	na_target *t;
+	long rep;
+} group_round;
+
+/* Each group run is journaled with its step, in its transaction. */
+static int journal_next(void *ud, const na_profile *p, int repetition, vs_error *err)
 {
+	const group_round *g = ud;
 	char step[256];
-	na_run_result_step(r, step, sizeof(step), t, rep, profile);
-	if (na_run_done(r, step, NULL))
+	na_run_result_step(g->r, step, sizeof(step), g->t, repetition, p->name);
+	return na_store_group_journal(g->r->store, g->r->id, step, err);
+}
+
+/* Round rep's group runs of target t: the profiles not journaled yet, in
+ * every member at once, each guest prepared once for them all. */
+static int group_profiles(na_run *r, na_bench *const *m, na_target *t, long rep)
+{
+	const na_profile *todo[NA_MAX_CAMPAIGN_PROFILES];
+	size_t n = 0;
+	for (size_t i = 0; i < r->c->n_profiles && n < NA_MAX_CAMPAIGN_PROFILES; i++) {
+		char step[256];
+		na_run_result_step(r, step, sizeof(step), t, rep, r->c->profiles[i]);
+		if (!na_run_done(r, step, NULL))
+			todo[n++] = na_profile_find(r->c->profiles[i]);
+	}
+	if (!n)
 		return VS_OK;
-	const na_profile *p = na_profile_find(profile);
-	na_bench_plan plan = {.profiles = &p, .n = 1, .repeat = 1, .repetition_base = rep - 1};
+	group_round g = {r, t, rep};
+	na_bench_plan plan = {.profiles = todo, .n = n, .repeat = 1, .repetition_base = rep - 1,
+	                      .before_group = journal_next, .ud = &g};
 	na_bench_group_result res = {0};
 	vs_error err = {0};
 	double t0 = na_run_clock();
-	int rc = na_store_group_journal(r->store, r->id, step, &err);
-	if (rc == VS_OK)
-		rc = na_op_bench_group(m, r->n_vms, &plan, print_group, t, &res, &err);
+	int rc = na_op_bench_group(m, r->n_vms, &plan, print_group, t, &res, &err);
 	na_store_group_journal(r->store, NULL, NULL, &err);  /* none if no group took it */
-	double nas_s = 0;  /* each pool's NAS read before the group's run */
+	double nas_s = 0;  /* each pool's NAS read before the group's runs */
 	for (size_t i = 0; i < r->n_vms; i++)
 		nas_s += m[i]->nas_read_s;
 	r->t_nas += nas_s;
@@ -330,8 +351,8 @@ int na_run_group_round(na_run *r, na_target *t, long rep)
 			break;
 		}
 	}
-	for (size_t p = 0; rc == VS_OK && p < r->c->n_profiles && !na_stop_requested; p++)
-		rc = group_one(r, mp, t, r->c->profiles[p], rep);
+	if (rc == VS_OK && !na_stop_requested)
+		rc = group_profiles(r, mp, t, rep);
 	for (size_t i = 0; i < made; i++)
 		na_bench_disks_free(&m[i]);
 	nas_target_free(&nas);

@@ -168,6 +168,9 @@ typedef struct na_bench_plan {
 	long repetition_base;
 	/* Called after each run, for a caller that shows them as they come; may be NULL. */
 	void (*on_run)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
+	/* A group's: called before each group run, for a caller that journals
+	 * it with the run (a campaign's step); not VS_OK stops.  May be NULL. */
+	int (*before_group)(void *ud, const na_profile *p, int repetition, vs_error *err);
 	void *ud;
 } na_bench_plan;
 

@@ -255,7 +255,10 @@ static int run_all(na_bench *const *m, size_t n, const na_group_nas *gn, const n
 			if (!r->m)
 				return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 			out->n++;  /* freed with the result, also when interrupted */
-			rc = run_group(m, n, gn, plan->profiles[p], jobs[p], number, r, err);
+			if (plan->before_group)
+				rc = plan->before_group(plan->ud, plan->profiles[p], number, err);
+			if (rc == VS_OK)
+				rc = run_group(m, n, gn, plan->profiles[p], jobs[p], number, r, err);
 			if (rc == VS_OK && on_run)
 				on_run(ud, m, n, plan->profiles[p], r);
 		}
