@@ -1,7 +1,7 @@
-/* The common window of a group and its figures.  fio logs one line per
- * interval per direction, stamped with the interval's end; a line covers the
- * time since the direction's line before it, at most one interval (the first
- * line, or one after a gap, covers one interval back).  An interval that
+/* The common window of a group and each member's figures in it.  fio logs
+ * one line per interval per direction, stamped with the interval's end; a
+ * line covers the time since the direction's line before it, at most one
+ * interval (the first line, or one after a gap, covers one interval back).  An interval that
  * straddles an edge of the window is counted by its overlapping share, as if
  * its I/Os were spread evenly over it: fio logs nothing finer, and a 1 s
  * interval cut at the edge of a 60 s window moves the sums by at most 1/60
@@ -206,45 +206,9 @@ static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FI
 	return rc;
 }
 
-typedef struct ranked {
-	double iops;
-	size_t i;
-} ranked;
-
-static double member_iops(const na_gw_result *r, size_t i)
-{
-	return r->member[i][0].iops + r->member[i][1].iops + r->member[i][2].iops;
-}
-
-static int by_iops(const void *a, const void *b)
-{
-	const ranked *x = a, *y = b;
-	return x->iops < y->iops ? -1 : x->iops > y->iops ? 1 : (x->i > y->i) - (x->i < y->i);
-}
-
-static int spread(na_gw_result *r, vs_error *err)
-{
-	ranked *rank = malloc(r->n * sizeof(*rank));
-	if (!rank)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory ranking the group's members");
-	for (size_t i = 0; i < r->n; i++)
-		rank[i] = (ranked){member_iops(r, i), i};
-	qsort(rank, r->n, sizeof(*rank), by_iops);
-	na_gw_spread *s = &r->spread;
-	*s = (na_gw_spread){.slowest = rank[0].i, .slowest_iops = rank[0].iops,
-	                    .median = rank[(r->n - 1) / 2].i, .median_iops = rank[(r->n - 1) / 2].iops,
-	                    .fastest = rank[r->n - 1].i, .fastest_iops = rank[r->n - 1].iops};
-	free(rank);
-	double fair = (r->group[0].iops + r->group[1].iops + r->group[2].iops) / (double)r->n;
-	s->slowest_share = fair > 0 ? s->slowest_iops / fair : -1;
-	return VS_OK;
-}
-
 int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_error *err)
 {
 	*out = (na_gw_result){0};
-	for (size_t d = 0; d < NA_FIO_DIRS; d++)
-		dir_reset(&out->group[d]);
 	if (!members || !n || n > NA_GW_MAX_MEMBERS)
 		return vs_fail(err, VS_ERR_USAGE, "a group has 1 to %d members, not %zu", NA_GW_MAX_MEMBERS,
 		               members ? n : 0);
@@ -258,10 +222,7 @@ int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_e
 	out->n = n;
 	for (size_t i = 0; i < n && rc == VS_OK; i++)
 		rc = member_figures(&members[i], w, out->member[i], err);
-	for (size_t i = 0; i < n && rc == VS_OK; i++)
-		for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++)
-			rc = na_fio_dir_merge(&out->group[d], &out->member[i][d], err);
-	return rc == VS_OK ? spread(out, err) : rc;
+	return rc;
 }
 
 void na_gw_result_clear(na_gw_result *r)
@@ -269,8 +230,6 @@ void na_gw_result_clear(na_gw_result *r)
 	for (size_t i = 0; i < r->n; i++)
 		for (size_t d = 0; d < NA_FIO_DIRS; d++)
 			dir_reset(&r->member[i][d]);
-	for (size_t d = 0; d < NA_FIO_DIRS; d++)
-		dir_reset(&r->group[d]);
 	free(r->member);
 	*r = (na_gw_result){0};
 }
