@@ -16,9 +16,6 @@ typedef struct window {
 	int64_t from, to;
 } window;
 
-/* The percentiles na_fio_dir carries (fio.h). */
-static const double PCTS[] = {50.0, 95.0, 99.0, 99.9};
-
 static int64_t samples_end(const na_fio_log *log)
 {
 	int64_t end = INT64_MIN;
@@ -141,13 +138,6 @@ static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w,
 	}
 }
 
-static void dir_reset(na_fio_dir *d)
-{
-	free(d->bin_ns);
-	free(d->bin_count);
-	*d = (na_fio_dir){.p50_us = -1, .p95_us = -1, .p99_us = -1, .p999_us = -1};
-}
-
 /* The non-empty buckets, rounded to whole completions, as json+ bins. */
 static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, vs_error *err)
 {
@@ -173,9 +163,7 @@ static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, 
 	}
 	d->lat_mean_us = sum / total / 1000.0;
 	d->max_us = (double)d->bin_ns[d->n_bins - 1] / 1000.0;
-	double *p[] = {&d->p50_us, &d->p95_us, &d->p99_us, &d->p999_us};
-	for (size_t i = 0; i < 4; i++)
-		*p[i] = na_fio_bins_percentile(d->bin_ns, d->bin_count, d->n_bins, PCTS[i]);
+	na_fio_dir_pcts_from_bins(d);
 	return VS_OK;
 }
 
@@ -190,7 +178,7 @@ static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FI
 	hist_sums(m->hist, m, w, acc);
 	int rc = VS_OK;
 	for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++) {
-		dir_reset(&dirs[d]);
+		na_fio_dir_clear(&dirs[d]);
 		dirs[d].total_ios = llround(ios[d]);
 		if (dirs[d].total_ios <= 0) {
 			dirs[d].total_ios = 0;
@@ -229,7 +217,7 @@ void na_gw_result_clear(na_gw_result *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		for (size_t d = 0; d < NA_FIO_DIRS; d++)
-			dir_reset(&r->member[i][d]);
+			na_fio_dir_clear(&r->member[i][d]);
 	free(r->member);
 	*r = (na_gw_result){0};
 }
