@@ -121,7 +121,7 @@ double na_fio_bins_percentile(const int64_t *bin_ns, const int64_t *bin_count, s
 	return -1;
 }
 
-static void pcts_from_bins(na_fio_dir *d)
+void na_fio_dir_pcts_from_bins(na_fio_dir *d)
 {
 	for (size_t i = 0; i < N_PCTS; i++)
 		*pct(d, i) = na_fio_bins_percentile(d->bin_ns, d->bin_count, d->n_bins, PCTS[i]);
@@ -274,7 +274,7 @@ static int dir_copy(na_fio_dir *dst, const na_fio_dir *src, vs_error *err)
 		int rc = bins_union(&d, src, NULL, err);
 		if (rc != VS_OK)
 			return rc;
-		pcts_from_bins(&d);
+		na_fio_dir_pcts_from_bins(&d);
 	}
 	bins_free(dst);
 	*dst = d;
@@ -305,7 +305,7 @@ int na_fio_dir_merge(na_fio_dir *dst, const na_fio_dir *src, vs_error *err)
 		dst->max_us = src->max_us;
 	if (src->runtime_ms > dst->runtime_ms)
 		dst->runtime_ms = src->runtime_ms;
-	pcts_from_bins(dst);
+	na_fio_dir_pcts_from_bins(dst);
 	return VS_OK;
 }
 

@@ -60,6 +60,9 @@ int na_fio_dir_merge(na_fio_dir *dst, const na_fio_dir *src, vs_error *err);
  * whose cumulative count reaches p% of the total, the way fio computes them.
  * bin_ns must be sorted ascending; -1 if p is out of range or the histogram empty. */
 double na_fio_bins_percentile(const int64_t *bin_ns, const int64_t *bin_count, size_t n, double p);
+/* Sets d's p50, p95, p99 and p99.9 from its bins (na_fio_bins_percentile):
+ * -1 when it has none. */
+void na_fio_dir_pcts_from_bins(na_fio_dir *d);
 
 /* What the guest's "fio --version; echo fio-exit $?; fio --enghelp" wrote
  * (report): VS_OK when fio is there and 3.0 or newer (nfsagent reads its

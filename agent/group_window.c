@@ -1,7 +1,7 @@
-/* The common window of a group and its figures.  fio logs one line per
- * interval per direction, stamped with the interval's end; a line covers the
- * time since the direction's line before it, at most one interval (the first
- * line, or one after a gap, covers one interval back).  An interval that
+/* The common window of a group and each member's figures in it.  fio logs
+ * one line per interval per direction, stamped with the interval's end; a
+ * line covers the time since the direction's line before it, at most one
+ * interval (the first line, or one after a gap, covers one interval back).  An interval that
  * straddles an edge of the window is counted by its overlapping share, as if
  * its I/Os were spread evenly over it: fio logs nothing finer, and a 1 s
  * interval cut at the edge of a 60 s window moves the sums by at most 1/60
@@ -15,9 +15,6 @@
 typedef struct window {
 	int64_t from, to;
 } window;
-
-/* The percentiles na_fio_dir carries (fio.h). */
-static const double PCTS[] = {50.0, 95.0, 99.0, 99.9};
 
 static int64_t samples_end(const na_fio_log *log)
 {
@@ -141,13 +138,6 @@ static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w,
 	}
 }
 
-static void dir_reset(na_fio_dir *d)
-{
-	free(d->bin_ns);
-	free(d->bin_count);
-	*d = (na_fio_dir){.p50_us = -1, .p95_us = -1, .p99_us = -1, .p999_us = -1};
-}
-
 /* The non-empty buckets, rounded to whole completions, as json+ bins. */
 static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, vs_error *err)
 {
@@ -173,9 +163,7 @@ static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, 
 	}
 	d->lat_mean_us = sum / total / 1000.0;
 	d->max_us = (double)d->bin_ns[d->n_bins - 1] / 1000.0;
-	double *p[] = {&d->p50_us, &d->p95_us, &d->p99_us, &d->p999_us};
-	for (size_t i = 0; i < 4; i++)
-		*p[i] = na_fio_bins_percentile(d->bin_ns, d->bin_count, d->n_bins, PCTS[i]);
+	na_fio_dir_pcts_from_bins(d);
 	return VS_OK;
 }
 
@@ -190,7 +178,7 @@ static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FI
 	hist_sums(m->hist, m, w, acc);
 	int rc = VS_OK;
 	for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++) {
-		dir_reset(&dirs[d]);
+		na_fio_dir_clear(&dirs[d]);
 		dirs[d].total_ios = llround(ios[d]);
 		if (dirs[d].total_ios <= 0) {
 			dirs[d].total_ios = 0;
@@ -206,45 +194,9 @@ static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FI
 	return rc;
 }
 
-typedef struct ranked {
-	double iops;
-	size_t i;
-} ranked;
-
-static double member_iops(const na_gw_result *r, size_t i)
-{
-	return r->member[i][0].iops + r->member[i][1].iops + r->member[i][2].iops;
-}
-
-static int by_iops(const void *a, const void *b)
-{
-	const ranked *x = a, *y = b;
-	return x->iops < y->iops ? -1 : x->iops > y->iops ? 1 : (x->i > y->i) - (x->i < y->i);
-}
-
-static int spread(na_gw_result *r, vs_error *err)
-{
-	ranked *rank = malloc(r->n * sizeof(*rank));
-	if (!rank)
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory ranking the group's members");
-	for (size_t i = 0; i < r->n; i++)
-		rank[i] = (ranked){member_iops(r, i), i};
-	qsort(rank, r->n, sizeof(*rank), by_iops);
-	na_gw_spread *s = &r->spread;
-	*s = (na_gw_spread){.slowest = rank[0].i, .slowest_iops = rank[0].iops,
-	                    .median = rank[(r->n - 1) / 2].i, .median_iops = rank[(r->n - 1) / 2].iops,
-	                    .fastest = rank[r->n - 1].i, .fastest_iops = rank[r->n - 1].iops};
-	free(rank);
-	double fair = (r->group[0].iops + r->group[1].iops + r->group[2].iops) / (double)r->n;
-	s->slowest_share = fair > 0 ? s->slowest_iops / fair : -1;
-	return VS_OK;
-}
-
 int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_error *err)
 {
 	*out = (na_gw_result){0};
-	for (size_t d = 0; d < NA_FIO_DIRS; d++)
-		dir_reset(&out->group[d]);
 	if (!members || !n || n > NA_GW_MAX_MEMBERS)
 		return vs_fail(err, VS_ERR_USAGE, "a group has 1 to %d members, not %zu", NA_GW_MAX_MEMBERS,
 		               members ? n : 0);
@@ -258,19 +210,14 @@ int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_e
 	out->n = n;
 	for (size_t i = 0; i < n && rc == VS_OK; i++)
 		rc = member_figures(&members[i], w, out->member[i], err);
-	for (size_t i = 0; i < n && rc == VS_OK; i++)
-		for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++)
-			rc = na_fio_dir_merge(&out->group[d], &out->member[i][d], err);
-	return rc == VS_OK ? spread(out, err) : rc;
+	return rc;
 }
 
 void na_gw_result_clear(na_gw_result *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		for (size_t d = 0; d < NA_FIO_DIRS; d++)
-			dir_reset(&r->member[i][d]);
-	for (size_t d = 0; d < NA_FIO_DIRS; d++)
-		dir_reset(&r->group[d]);
+			na_fio_dir_clear(&r->member[i][d]);
 	free(r->member);
 	*r = (na_gw_result){0};
 }

@@ -1,8 +1,10 @@
 /* A group's common window: several VMs run one fio job at once, each
  * starting a little apart.  Their figures are compared and summed only over
  * the time all of them were measuring: from the latest start plus the ramp
- * to the earliest end.  Pure: fio's interval logs in (fio_logs.h), figures
- * out; see docs/group-window.md. */
+ * to the earliest end.  Pure: fio's interval logs in (fio_logs.h), each
+ * member's figures in the window out; the group's figures are made from
+ * those by na_group_figures_of (group.h, called by ops/bench_window.c).
+ * See docs/group-window.md. */
 #ifndef NFSAGENT_GROUP_WINDOW_H
 #define NFSAGENT_GROUP_WINDOW_H
 
@@ -25,12 +27,6 @@ typedef struct na_gw_member {
 	const na_fio_hist_log *hist;
 } na_gw_member;
 
-typedef struct na_gw_spread {  /* members by their IOPS in the window, all directions */
-	size_t slowest, median, fastest;  /* member indexes; the median is the lower one for even n */
-	double slowest_iops, median_iops, fastest_iops;
-	double slowest_share;   /* slowest's IOPS / (the group's IOPS / n): 1 is its fair share; -1 if no I/O */
-} na_gw_spread;
-
 typedef struct na_gw_result {
 	int64_t from_ms, to_ms;  /* the window on the common clock */
 	/* The member that measures from from_ms (starts last) and the one whose
@@ -47,13 +43,9 @@ typedef struct na_gw_result {
 	 * mean and the highest bucket, within fio's bucket width (1/64 of the
 	 * value).  A direction is present when it did I/O in the window. */
 	na_fio_dir (*member)[NA_FIO_DIRS];
-	/* The group: the sum of the members' directions (na_fio_dir_merge), so
-	 * its percentiles come from every member's completions together. */
-	na_fio_dir group[NA_FIO_DIRS];
-	na_gw_spread spread;
 } na_gw_result;
 
-/* Cuts every member to the common window and sums them.  VS_ERR_USAGE for
+/* Cuts every member to the common window: out->member.  VS_ERR_USAGE for
  * no members, more than NA_GW_MAX_MEMBERS, a member without its three logs
  * or without an interval; VS_ERR_PROTOCOL, saying the window and which
  * member ends it, when the window is empty or shorter than one interval

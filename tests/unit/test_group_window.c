@@ -1,5 +1,6 @@
-/* fio's interval logs (agent/fio_logs.c) and a group's common window
- * (agent/group_window.c).  Golden logs: tests/data/fio/randrw70_*.1.log,
+/* fio's interval logs (agent/fio_logs.c), a group's common window
+ * (agent/group_window.c) and the group's figures made from its members cut
+ * to it (agent/group.c), as a group run makes them.  Golden logs: tests/data/fio/randrw70_*.1.log,
  * written by Debian's fio 3.33 (tests/data/fio/README.md); the expected
  * numbers were read off them with awk (sums of a line's buckets) and python.
  * The other logs are made here, in fio's format, with known figures. */
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "golden.h"
+#include "group.h"
 #include "group_window.h"
 
 /* Bucket 11 * 64 + 33 stands for 99840 ns; 64 buckets on, each group's
@@ -36,6 +38,34 @@ static int64_t fio_val(unsigned idx)
 	unsigned error_bits = (idx >> 6) - 1;
 	unsigned long long base = 1ULL << (error_bits + 6);
 	return (int64_t)(base + ((idx % 64 + 0.5) * (1 << error_bits)));
+}
+
+enum { MAX_VMS = 3 };
+
+/* The group's figures from the cut r the way ops/bench_window.c makes them
+ * (member_cut, group_cut): a VM's na_fio_result holds its jobs' cut reads
+ * and writes merged, here one job a VM, and na_group_figures_of sums the
+ * VMs.  vm[i] is named "vm<i>"; clear each vm[i] and fig after. */
+static void figures_of_cut(const na_gw_result *r, na_fio_result vm[MAX_VMS], na_group_figures *fig)
+{
+	static const char *const names[MAX_VMS] = {"vm0", "vm1", "vm2"};
+	const na_fio_result *fio[MAX_VMS];
+	vs_error err = {0};
+	assert_true(r->n <= MAX_VMS);
+	for (size_t i = 0; i < r->n; i++) {
+		vm[i] = (na_fio_result){0};
+		assert_int_equal(na_fio_dir_merge(&vm[i].read, &r->member[i][0], &err), VS_OK);
+		assert_int_equal(na_fio_dir_merge(&vm[i].write, &r->member[i][1], &err), VS_OK);
+		fio[i] = &vm[i];
+	}
+	assert_int_equal(na_group_figures_of(fio, names, r->n, fig, &err), VS_OK);
+}
+
+static void figures_clear(size_t n, na_fio_result vm[MAX_VMS], na_group_figures *fig)
+{
+	for (size_t i = 0; i < n; i++)
+		na_fio_result_clear(&vm[i]);
+	na_group_figures_clear(fig);
 }
 
 static void test_golden_rate_logs(void **state)
@@ -142,8 +172,12 @@ static void test_golden_window(void **state)
 			bins[d] += r.member[0][d].bin_count[i];
 	assert_int_equal(bins[0], 27402);
 	assert_int_equal(bins[1], 11729);
-	assert_true(r.group[0].p99_us == r.member[0][0].p99_us);
-	assert_true(r.group[0].p50_us > 1 && r.group[0].p50_us < r.group[0].p99_us);
+	na_fio_result vm[MAX_VMS];
+	na_group_figures fig;
+	figures_of_cut(&r, vm, &fig);
+	assert_true(fig.merged.read.p99_us == r.member[0][0].p99_us);
+	assert_true(fig.merged.read.p50_us > 1 && fig.merged.read.p50_us < fig.merged.read.p99_us);
+	figures_clear(r.n, vm, &fig);
 	na_gw_result_clear(&r);
 	na_fio_logs_clear(&l);
 	for (size_t i = 0; i < 3; i++)
@@ -240,13 +274,19 @@ static void test_window_of_three(void **state)
 	assert_int_equal(r.member[0][0].bin_count[0], 49900);
 	assert_int_equal(r.member[0][0].bin_ns[0], fio_val(BUCKET_US100));
 	/* Spread: member 1 (2000 IOPS) is the slowest, member 2 the median. */
-	assert_int_equal(r.spread.slowest, 1);
-	assert_int_equal(r.spread.median, 2);
-	assert_int_equal(r.spread.fastest, 0);
+	na_fio_result vm[MAX_VMS];
+	na_group_figures fig;
+	figures_of_cut(&r, vm, &fig);
+	assert_string_equal(fig.slowest.name, "vm1");
+	assert_string_equal(fig.median.name, "vm2");
+	assert_string_equal(fig.fastest.name, "vm0");
 	double total = 49900 / 7.3 + 2000 + 3000;
-	assert_near(r.spread.slowest_iops, 2000);
-	assert_near(r.spread.fastest_iops, 49900 / 7.3);
-	assert_near(r.spread.slowest_share, 2000 / (total / 3));  /* 0.507 */
+	assert_near(fig.iops, total);
+	assert_near(fig.slowest.iops, 2000);
+	assert_near(fig.median.iops, 3000);
+	assert_near(fig.fastest.iops, 49900 / 7.3);
+	assert_near(fig.slowest_share, 2000 / (total / 3));  /* 0.507 */
+	figures_clear(r.n, vm, &fig);
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
 		na_fio_logs_clear(&l[i]);
@@ -265,14 +305,19 @@ static void test_sums_are_the_members(void **state)
 	int64_t ios = 0;
 	for (size_t i = 0; i < 3; i++)
 		iops += r.member[i][0].iops, bw += r.member[i][0].bw_bytes, ios += r.member[i][0].total_ios;
-	assert_near(r.group[0].iops, iops);
-	assert_near(r.group[0].bw_bytes, bw);
-	assert_int_equal(r.group[0].total_ios, ios);
+	na_fio_result vm[MAX_VMS];
+	na_group_figures fig;
+	figures_of_cut(&r, vm, &fig);
+	const na_fio_dir *read = &fig.merged.read;
+	assert_near(read->iops, iops);
+	assert_near(read->bw_bytes, bw);
+	assert_int_equal(read->total_ios, ios);
 	/* Each member had its own bucket: the group's bins are theirs side by side. */
-	assert_int_equal(r.group[0].n_bins, 3);
+	assert_int_equal(read->n_bins, 3);
 	for (size_t i = 0; i < 3; i++)
-		assert_int_equal(r.group[0].bin_count[i], r.member[i][0].bin_count[0]);
-	assert_false(r.group[1].present);
+		assert_int_equal(read->bin_count[i], r.member[i][0].bin_count[0]);
+	assert_false(fig.merged.write.present);
+	figures_clear(r.n, vm, &fig);
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
 		na_fio_logs_clear(&l[i]);
@@ -323,16 +368,20 @@ static void test_merged_p99(void **state)
 	}
 	na_gw_result r;
 	assert_int_equal(na_gw_compute(m, 3, &r, &err), VS_OK);
+	na_fio_result vm[MAX_VMS];
+	na_group_figures fig;
+	figures_of_cut(&r, vm, &fig);
+	const na_fio_dir *read = &fig.merged.read;
 	int64_t n = pooled[0] + pooled[1] + pooled[2] + pooled[3];
 	assert_int_equal(n, 2803);  /* odd: no p * N / 100 is a whole number */
-	assert_int_equal(r.group[0].total_ios, n);
+	assert_int_equal(read->total_ios, n);
 	/* ceil(p * N / 100) in integers: 1402, 2663, 2775, 2801. */
 	const int64_t ranks[4] = {(50 * n + 99) / 100, (95 * n + 99) / 100, (99 * n + 99) / 100, (999 * n + 999) / 1000};
-	const double got[4] = {r.group[0].p50_us, r.group[0].p95_us, r.group[0].p99_us, r.group[0].p999_us};
+	const double got[4] = {read->p50_us, read->p95_us, read->p99_us, read->p999_us};
 	for (size_t i = 0; i < 4; i++)
 		assert_true(got[i] == kth(bucket, pooled, 4, ranks[i]) / 1000.0);
 	double mean_p99 = (r.member[0][0].p99_us + r.member[1][0].p99_us + r.member[2][0].p99_us) / 3;
-	assert_true(r.group[0].p99_us != mean_p99);
+	assert_true(read->p99_us != mean_p99);
 	/* The numbers: the member p99s are 1597.44, 399.36 and 399.36 us, their
 	 * mean 798.72 us; pooled, 2790 of 2803 completions lie at or below the
 	 * 400 us bucket, so the group's p99 is 399.36 us. */
@@ -340,9 +389,10 @@ static void test_merged_p99(void **state)
 	assert_near(r.member[1][0].p99_us, 399.36);
 	assert_near(r.member[2][0].p99_us, 399.36);
 	assert_near(mean_p99, 798.72);
-	assert_near(r.group[0].p99_us, 399.36);
-	assert_near(r.group[0].p50_us, 199.68);
-	assert_near(r.group[0].p999_us, 1597.44);
+	assert_near(read->p99_us, 399.36);
+	assert_near(read->p50_us, 199.68);
+	assert_near(read->p999_us, 1597.44);
+	figures_clear(r.n, vm, &fig);
 	na_gw_result_clear(&r);
 	for (size_t i = 0; i < 3; i++)
 		na_fio_logs_clear(&l[i]);
