@@ -8,6 +8,10 @@
 
 #include "internal.h"
 
+/* What a waiter reads of a task, by filter or by a plain read. */
+static const char *const task_paths[] = {"info.state", "info.progress", "info.error",
+                                         "info.result", "info.startTime", NULL};
+
 typedef struct task_state {
 	char *state;      /* queued | running | success | error */
 	int progress;     /* -1 until reported */
@@ -109,10 +113,10 @@ static int create_filter(vs_client *c, char **collector, const char *task, char 
 	if (rc != VS_OK)
 		return rc;
 	vs_buf params = {0};
-	vs_buf_add(&params, "<spec><propSet><type>Task</type><pathSet>info.state</pathSet>"
-	                    "<pathSet>info.progress</pathSet><pathSet>info.error</pathSet>"
-	                    "<pathSet>info.result</pathSet><pathSet>info.startTime</pathSet>"
-	                    "</propSet><objectSet>");
+	vs_buf_add(&params, "<spec><propSet><type>Task</type>");
+	for (const char *const *p = task_paths; *p; p++)
+		vs_buf_elem(&params, "pathSet", *p);
+	vs_buf_add(&params, "</propSet><objectSet>");
 	vs_buf_moref(&params, "obj", "Task", task);
 	vs_buf_add(&params, "</objectSet></spec><partialUpdates>false</partialUpdates>");
 	vs_reply r = {0};
@@ -235,14 +239,35 @@ static int task_outcome(task_state *t, xmlDoc **result, vs_error *err)
 	return VS_OK;
 }
 
+static int read_info(const char *type, const char *moref, const xmlNode *object, void *ud,
+                     vs_error *err)
+{
+	(void)type, (void)moref, (void)err;
+	for (xmlNode *p = vs_xml_child(object, "propSet"); p; p = vs_xml_next(p))
+		apply_change(p, ud);  /* a DynamicProperty has name and val, as a change */
+	return VS_OK;
+}
+
+/* One read of the task's info first: a task that ended by the time its
+ * call returned (on NFS, making or deleting a small disk, a search) costs
+ * this one call instead of a filter's three; one still queued or running
+ * costs the read more than before. */
+static int read_task(vs_client *c, const char *task, task_state *t, vs_error *err)
+{
+	return vs_props_one(c, "Task", task, task_paths, read_info, t, err);
+}
+
 int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
                  xmlDoc **result, vs_error *err)
 {
 	task_state t = {.progress = -1};
 	char *filter = NULL, *version = NULL;
-	int last = -1, rc = VS_OK;
+	int last = -1;
 	if (result)
 		*result = NULL;
+	int rc = read_task(c, task, &t, err);
+	if (progress && rc == VS_OK && t.progress >= 0)
+		progress(last = t.progress, ud);
 	for (int renewals = 0; rc == VS_OK && !finished(&t);) {
 		if (!filter)
 			rc = create_filter(c, &c->task_collector, task, &filter, err);
