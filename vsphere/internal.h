@@ -231,6 +231,7 @@ struct vs_client {
 	unsigned logins;        /* sessions so far: what a holder of session-bound objects compares */
 	/* session-bound objects, recreated after a re-login */
 	char *container_view;
+	char *datastore_view;   /* a view of the datastores alone */
 	char *task_collector;
 	char *guest_files;      /* GuestOperationsManager's file and process managers */
 	char *guest_processes;
@@ -269,6 +270,11 @@ typedef struct vs_propspec {
  * inventory (through a container view on the root folder), paging. */
 int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_object_fn fn,
                   void *ud, vs_error *err);
+/* Retrieves the properties of every datastore and, in the same call, of
+ * one more object (type, moref) per its own spec. */
+int vs_props_datastores_and(vs_client *c, const vs_propspec *datastores, const char *type,
+                            const char *moref, const vs_propspec *one, vs_object_fn fn, void *ud,
+                            vs_error *err);
 /* Retrieves properties of one object. */
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
                  vs_object_fn fn, void *ud, vs_error *err);

@@ -190,6 +190,9 @@ typedef struct vs_walk {
 	/* clusters by moref and name (a host's parent is its cluster) */
 	int (*cluster)(const char *moref, const char *name, void *ud, vs_error *err);
 	vs_vm_detail vm_detail;
+	/* set: VMs are this one alone, read in the same call as the
+	 * datastores (with vm and datastore; no hosts, no clusters) */
+	const char *one_vm;
 	void *ud;
 } vs_walk;
 
