@@ -106,7 +106,7 @@ int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void 
 
 static const char *const layout_paths[] = {
 	"config.hardware.device", "layoutEx.file", "config.files.logDirectory",
-	"snapshot.rootSnapshotList", NULL,
+	"snapshot.rootSnapshotList", "runtime.host", NULL,
 };
 
 /* A snapshot makes the disk's backing a delta whose `parent` is the link
@@ -181,6 +181,7 @@ static int read_layout(const char *type, const char *moref, const xmlNode *objec
 	if (rc == VS_OK)
 		rc = read_files(vs_prop(object, "layoutEx.file"), l);
 	l->log_directory = vs_prop_text(object, "config.files.logDirectory");
+	l->host = vs_prop_text(object, "runtime.host");
 	const xmlNode *snaps = vs_prop(object, "snapshot.rootSnapshotList");
 	for (xmlNode *s = snaps ? snaps->children : NULL; s; s = s->next)
 		l->n_snapshots += s->type == XML_ELEMENT_NODE;
@@ -205,6 +206,7 @@ void vs_vm_layout_free(vs_vm_layout **lp)
 	free(l->disks);
 	free(l->files);
 	free(l->log_directory);
+	free(l->host);
 	free(l);
 	*lp = NULL;
 }

@@ -332,6 +332,7 @@ typedef struct vs_vm_layout {
 	vs_vm_file *files;
 	char *log_directory; /* config.files.logDirectory "[ds] dir" */
 	size_t n_snapshots;  /* root snapshots, 0 if none */
+	char *host;          /* runtime.host: where it runs as its disks were read */
 } vs_vm_layout;
 
 int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
