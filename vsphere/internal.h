@@ -297,6 +297,12 @@ typedef struct vs_morefs {
 } vs_morefs;
 void vs_strv_free(char **v, size_t n);
 
+/* ---- guest.c ----------------------------------------------------------- */
+
+/* What vs_guest_check reads of a VM, and its verdict on an object read. */
+extern const char *const vs_guest_readiness_paths[];
+int vs_guest_readiness(const char *moref, const xmlNode *object, vs_error *err);
+
 /* ---- task.c ------------------------------------------------------------ */
 
 /* Waits for the task with WaitForUpdatesEx; fills err from info.error.

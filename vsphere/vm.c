@@ -211,16 +211,53 @@ void vs_vm_layout_free(vs_vm_layout **lp)
 	*lp = NULL;
 }
 
-int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err)
+typedef struct layout_ready {
+	vs_vm_layout *layout;
+	int *ready;  /* NULL: not asked */
+	vs_error *ready_err;
+} layout_ready;
+
+static int read_layout_ready(const char *type, const char *moref, const xmlNode *object, void *ud,
+                             vs_error *err)
 {
+	layout_ready *l = ud;
+	if (l->ready)
+		*l->ready = vs_guest_readiness(moref, object, l->ready_err);
+	return read_layout(type, moref, object, l->layout, err);
+}
+
+static int layout_read(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
+                       vs_error *ready_err, vs_error *err)
+{
+	const char *paths[16];
+	size_t n = 0;
+	for (const char *const *p = layout_paths; *p; p++)
+		paths[n++] = *p;
+	for (const char *const *p = vs_guest_readiness_paths; ready && *p; p++)
+		paths[n++] = *p;
+	paths[n] = NULL;
+	if (ready)
+		*ready = vs_fail(ready_err, VS_ERR_NOT_FOUND, "VM %s no longer exists", vm);
 	*out = calloc(1, sizeof(vs_vm_layout));
-	int rc = *out ? vs_props_one(c, "VirtualMachine", vm, layout_paths, read_layout, *out, err)
+	layout_ready l = {*out, ready, ready_err};
+	int rc = *out ? vs_props_one(c, "VirtualMachine", vm, paths, read_layout_ready, &l, err)
 	              : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc != VS_OK) {
 		vs_vm_layout_free(out);
 		vs_error_context(err, "reading the disks of %s", vm);
 	}
 	return rc;
+}
+
+int vs_vm_layout_read_ready(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
+                            vs_error *ready_err, vs_error *err)
+{
+	return layout_read(c, vm, out, ready, ready_err, err);
+}
+
+int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err)
+{
+	return layout_read(c, vm, out, NULL, NULL, err);
 }
 
 /* ---- moves and snapshots -------------------------------------------------------- */

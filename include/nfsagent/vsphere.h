@@ -336,6 +336,10 @@ typedef struct vs_vm_layout {
 } vs_vm_layout;
 
 int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
+/* vs_vm_layout_read and vs_guest_check in one read: *ready is what
+ * vs_guest_check would return, its error in *ready_err. */
+int vs_vm_layout_read_ready(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
+                            vs_error *ready_err, vs_error *err);
 void vs_vm_layout_free(vs_vm_layout **l);
 
 /* RelocateVM_Task of the VM's home and every disk to one datastore.  A
