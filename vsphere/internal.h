@@ -283,6 +283,11 @@ int vs_props_one(vs_client *c, const char *type, const char *moref, const char *
  * the object itself). */
 int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err);
+/* The object's own properties (own) and, in the same call, those
+ * (theirs) of the objects its property `through` lists. */
+int vs_props_with_related(vs_client *c, const char *type, const char *moref, const char *through,
+                          const vs_propspec *own, const vs_propspec *theirs, vs_object_fn fn,
+                          void *ud, vs_error *err);
 /* One property of one object as text (malloc'd; NULL when unset). */
 int vs_props_text(vs_client *c, const char *type, const char *moref, const char *path, char **text,
                   vs_error *err);
@@ -318,6 +323,14 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
  * *task NULL. */
 int vs_task_find_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, char **task, vs_error *err);
+/* What vs_task_find_running reads of a task, and whether that task (an
+ * object read so) is queued or running and of that kind. */
+extern const char *const vs_task_running_paths[];
+bool vs_task_is_running(const xmlNode *object, const char *description_id);
+/* Waits for a task another started; its outcome is left to the caller
+ * to read from the world (a failure of the wait itself is returned). */
+int vs_task_wait_other(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
+                       vs_error *err);
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, vs_progress_fn progress, void *ud,
                          bool *waited, vs_error *err);

@@ -281,17 +281,21 @@ int vs_props_datastores_and(vs_client *c, const vs_propspec *datastores, const c
 	return walk_view(c, &v, fn, ud, err);
 }
 
-int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
-                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
+/* The object's properties (unless skipped) and those of the objects its
+ * property `through` lists (through NULL: none), in one retrieval. */
+static int related(vs_client *c, const char *type, const char *moref, const char *through,
+                   const vs_propspec *specs, size_t n_specs, bool skip_self, vs_object_fn fn,
+                   void *ud, vs_error *err)
 {
 	walk_state w = {fn, ud, {0}};
 	vs_buf params = {0};
 	vs_buf_add(&params, "<specSet>");
-	add_propsets(&params, spec, 1);
+	add_propsets(&params, specs, n_specs);
 	vs_buf_add(&params, "<objectSet>");
 	vs_buf_moref(&params, "obj", type, moref);
 	if (through) {
-		vs_buf_add(&params, "<skip>true</skip><selectSet xsi:type=\"TraversalSpec\">");
+		vs_buf_addf(&params, "<skip>%s</skip><selectSet xsi:type=\"TraversalSpec\">",
+		            skip_self ? "true" : "false");
 		vs_buf_elem(&params, "name", through);
 		vs_buf_elem(&params, "type", type);
 		vs_buf_elem(&params, "path", through);
@@ -307,6 +311,20 @@ int vs_props_related(vs_client *c, const char *type, const char *moref, const ch
 	vs_buf_free(&params);
 	free(w.seen.slots);
 	return rc;
+}
+
+int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
+                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
+{
+	return related(c, type, moref, through, spec, 1, true, fn, ud, err);
+}
+
+int vs_props_with_related(vs_client *c, const char *type, const char *moref, const char *through,
+                          const vs_propspec *own, const vs_propspec *theirs, vs_object_fn fn,
+                          void *ud, vs_error *err)
+{
+	const vs_propspec specs[] = {*own, *theirs};
+	return related(c, type, moref, through, specs, 2, false, fn, ud, err);
 }
 
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,

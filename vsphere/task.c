@@ -297,6 +297,18 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
 	return rc;
 }
 
+const char *const vs_task_running_paths[] = {"info.state", "info.descriptionId", NULL};
+
+bool vs_task_is_running(const xmlNode *object, const char *description_id)
+{
+	char *state = vs_prop_text(object, "info.state"), *id = vs_prop_text(object, "info.descriptionId");
+	bool busy = state && (strcmp(state, "running") == 0 || strcmp(state, "queued") == 0) && id &&
+	            strcmp(id, description_id) == 0;
+	free(state);
+	free(id);
+	return busy;
+}
+
 typedef struct running_search {
 	const char *description_id;
 	char *task;
@@ -307,27 +319,32 @@ static int match_running(const char *type, const char *moref, const xmlNode *obj
 {
 	(void)type;
 	running_search *s = ud;
-	char *state = vs_prop_text(object, "info.state"), *id = vs_prop_text(object, "info.descriptionId");
-	bool busy = state && (strcmp(state, "running") == 0 || strcmp(state, "queued") == 0);
-	int rc = VS_OK;
-	if (busy && id && strcmp(id, s->description_id) == 0 && !s->task && !(s->task = strdup(moref)))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	free(state);
-	free(id);
-	return rc;
+	if (vs_task_is_running(object, s->description_id) && !s->task && !(s->task = strdup(moref)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return VS_OK;
 }
 
 int vs_task_find_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, char **task, vs_error *err)
 {
-	static const char *const paths[] = {"info.state", "info.descriptionId", NULL};
 	running_search s = {description_id, NULL};
-	int rc = vs_props_related(c, entity_type, entity, "recentTask", &(vs_propspec){"Task", paths},
-	                          match_running, &s, err);
+	int rc = vs_props_related(c, entity_type, entity, "recentTask",
+	                          &(vs_propspec){"Task", vs_task_running_paths}, match_running, &s, err);
 	*task = rc == VS_OK ? s.task : NULL;
 	if (rc != VS_OK)
 		free(s.task);
 	return rc;
+}
+
+int vs_task_wait_other(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
+                       vs_error *err)
+{
+	/* Its outcome is not ours: the caller looks at the world afterwards. */
+	vs_error ignored = {0};
+	int rc = vs_task_wait(c, task, progress, ud, NULL, &ignored);
+	if (rc != VS_ERR_TASK && rc != VS_OK)
+		*err = ignored;
+	return rc == VS_ERR_TASK ? VS_OK : rc;
 }
 
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
@@ -337,15 +354,8 @@ int vs_task_wait_running(vs_client *c, const char *entity_type, const char *enti
 	char *task = NULL;
 	int rc = vs_task_find_running(c, entity_type, entity, description_id, &task, err);
 	*waited = task != NULL;
-	if (rc == VS_OK && task) {
-		/* Its outcome is not ours: the caller looks at the world afterwards. */
-		vs_error ignored = {0};
-		rc = vs_task_wait(c, task, progress, ud, NULL, &ignored);
-		if (rc != VS_ERR_TASK && rc != VS_OK)
-			*err = ignored;
-		else
-			rc = VS_OK;
-	}
+	if (rc == VS_OK && task)
+		rc = vs_task_wait_other(c, task, progress, ud, err);
 	free(task);
 	return rc;
 }

@@ -86,7 +86,7 @@ void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *v
 static int move(migration *m, vs_error *err)
 {
 	vs_vm_layout *layout = NULL;
-	int rc = vs_vm_layout_read(m->c, m->vm->moref, &layout, err);
+	int rc = vs_vm_layout_read_moving(m->c, m->vm->moref, &layout, err);
 	char what[256];
 	snprintf(what, sizeof(what), "Relocating %s to %s", m->vm->name, m->target->name);
 	na_attempt attempt = {0};

@@ -333,9 +333,16 @@ typedef struct vs_vm_layout {
 	char *log_directory; /* config.files.logDirectory "[ds] dir" */
 	size_t n_snapshots;  /* root snapshots, 0 if none */
 	char *host;          /* runtime.host: where it runs as its disks were read */
+	/* vs_vm_layout_read_moving: the relocation queued or running as the
+	 * disks were read (NULL: none), which vs_vm_relocate waits for */
+	bool relocation_read;
+	char *relocation;
 } vs_vm_layout;
 
 int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
+/* The layout and, in the same read, a relocation of the VM still queued
+ * or running (a killed nfsagent's), for vs_vm_relocate to wait for. */
+int vs_vm_layout_read_moving(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
 /* vs_vm_layout_read and vs_guest_check in one read: *ready is what
  * vs_guest_check would return, its error in *ready_err. */
 int vs_vm_layout_read_ready(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
