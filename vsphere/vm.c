@@ -42,6 +42,50 @@ void vs_vm_clear(vs_vm *v)
 	*v = (vs_vm){0};
 }
 
+/* A copy of strings[0..n) (NULL stays NULL); false when out of memory. */
+static bool strv_dup(char *const *from, size_t n, char ***to)
+{
+	*to = NULL;
+	if (!from)
+		return true;
+	if (!(*to = calloc(n + 1, sizeof(char *))))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (from[i] && !((*to)[i] = strdup(from[i])))
+			return false;
+	return true;
+}
+
+/* A copy of one string, NULL staying NULL; *ok false when out of memory. */
+static char *dup_or_null(const char *s, bool *ok)
+{
+	char *d = s ? strdup(s) : NULL;
+	*ok &= !s || d;
+	return d;
+}
+
+vs_vm *vs_vm_dup(const vs_vm *v)
+{
+	vs_vm *d = calloc(1, sizeof(*d));
+	bool ok = d != NULL;
+	if (!d)
+		return NULL;
+	d->moref = dup_or_null(v->moref, &ok);
+	d->name = dup_or_null(v->name, &ok);
+	d->power_state = dup_or_null(v->power_state, &ok);
+	d->host = dup_or_null(v->host, &ok);
+	d->tools_status = dup_or_null(v->tools_status, &ok);
+	d->vmx_path = dup_or_null(v->vmx_path, &ok);
+	d->guest_os = dup_or_null(v->guest_os, &ok);
+	d->host_name = dup_or_null(v->host_name, &ok);
+	d->n_datastores = v->n_datastores;
+	ok &= strv_dup(v->datastores, v->n_datastores, &d->datastores);
+	ok &= strv_dup(v->datastore_names, v->n_datastores, &d->datastore_names);
+	if (!ok)
+		vs_vm_free(&d);
+	return d;
+}
+
 void vs_vm_free(vs_vm **v)
 {
 	if (!*v)

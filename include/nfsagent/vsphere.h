@@ -172,6 +172,8 @@ void vs_vm_clear(vs_vm *v);
 void vs_host_free(vs_host **h);
 void vs_datastore_free(vs_datastore **d);
 void vs_vm_free(vs_vm **v);
+/* A deep copy (malloc'd; vs_vm_free it), NULL when out of memory. */
+vs_vm *vs_vm_dup(const vs_vm *v);
 
 /* What a walk reads of each VM. */
 typedef enum vs_vm_detail {
