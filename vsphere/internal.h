@@ -283,6 +283,9 @@ int vs_props_one(vs_client *c, const char *type, const char *moref, const char *
  * the object itself). */
 int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err);
+/* Retrieves the same properties of several objects of one type. */
+int vs_props_many(vs_client *c, const char *type, const char *const *morefs, size_t n,
+                  const char *const *paths, vs_object_fn fn, void *ud, vs_error *err);
 /* The object's own properties (own) and, in the same call, those
  * (theirs) of the objects its property `through` lists. */
 int vs_props_with_related(vs_client *c, const char *type, const char *moref, const char *through,

@@ -283,25 +283,28 @@ int vs_props_datastores_and(vs_client *c, const vs_propspec *datastores, const c
 
 /* The object's properties (unless skipped) and those of the objects its
  * property `through` lists (through NULL: none), in one retrieval. */
-static int related(vs_client *c, const char *type, const char *moref, const char *through,
-                   const vs_propspec *specs, size_t n_specs, bool skip_self, vs_object_fn fn,
-                   void *ud, vs_error *err)
+static int related(vs_client *c, const char *type, const char *const *morefs, size_t n_morefs,
+                   const char *through, const vs_propspec *specs, size_t n_specs, bool skip_self,
+                   vs_object_fn fn, void *ud, vs_error *err)
 {
 	walk_state w = {fn, ud, {0}};
 	vs_buf params = {0};
 	vs_buf_add(&params, "<specSet>");
 	add_propsets(&params, specs, n_specs);
-	vs_buf_add(&params, "<objectSet>");
-	vs_buf_moref(&params, "obj", type, moref);
-	if (through) {
-		vs_buf_addf(&params, "<skip>%s</skip><selectSet xsi:type=\"TraversalSpec\">",
-		            skip_self ? "true" : "false");
-		vs_buf_elem(&params, "name", through);
-		vs_buf_elem(&params, "type", type);
-		vs_buf_elem(&params, "path", through);
-		vs_buf_add(&params, "<skip>false</skip></selectSet>");
+	for (size_t i = 0; i < n_morefs; i++) {
+		vs_buf_add(&params, "<objectSet>");
+		vs_buf_moref(&params, "obj", type, morefs[i]);
+		if (through) {
+			vs_buf_addf(&params, "<skip>%s</skip><selectSet xsi:type=\"TraversalSpec\">",
+			            skip_self ? "true" : "false");
+			vs_buf_elem(&params, "name", through);
+			vs_buf_elem(&params, "type", type);
+			vs_buf_elem(&params, "path", through);
+			vs_buf_add(&params, "<skip>false</skip></selectSet>");
+		}
+		vs_buf_add(&params, "</objectSet>");
 	}
-	vs_buf_add(&params, "</objectSet></specSet>");
+	vs_buf_add(&params, "</specSet>");
 	add_options(&params, c);
 	/* A paging token is the session's: a renewal mid-paging starts over
 	 * (the objects delivered already are not delivered twice). */
@@ -316,7 +319,7 @@ static int related(vs_client *c, const char *type, const char *moref, const char
 int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
 {
-	return related(c, type, moref, through, spec, 1, true, fn, ud, err);
+	return related(c, type, &moref, 1, through, spec, 1, true, fn, ud, err);
 }
 
 int vs_props_with_related(vs_client *c, const char *type, const char *moref, const char *through,
@@ -324,7 +327,13 @@ int vs_props_with_related(vs_client *c, const char *type, const char *moref, con
                           void *ud, vs_error *err)
 {
 	const vs_propspec specs[] = {*own, *theirs};
-	return related(c, type, moref, through, specs, 2, false, fn, ud, err);
+	return related(c, type, &moref, 1, through, specs, 2, false, fn, ud, err);
+}
+
+int vs_props_many(vs_client *c, const char *type, const char *const *morefs, size_t n,
+                  const char *const *paths, vs_object_fn fn, void *ud, vs_error *err)
+{
+	return related(c, type, morefs, n, NULL, &(vs_propspec){type, paths}, 1, false, fn, ud, err);
 }
 
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,

@@ -267,6 +267,10 @@ int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *data
                              vs_error *err);
 /* Reads one host or datastore by moref. */
 int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
+/* Reads, in one call, how to reach the hosts (morefs) that file reads
+ * through them will need and that were not reached before; best effort:
+ * a host it could not read is read when it is reached. */
+void vs_hosts_prepare(vs_client *c, const char *const *hosts, size_t n);
 int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
 /* Reads how host reaches server (an IPv4 address, or a name: then through
  * the default route) from its config.network; speed_mb 0 when vSphere does
