@@ -258,7 +258,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 		rc = na_run_failf(r, VS_ERR_TASK, "the disks of %s on %s did not verify (above)", r->c->vm,
 		                  ds);
 	}
-	int reloaded = na_run_reload(r);
+	/* The op read the datastores and the VM last, after all it changed. */
+	int reloaded = s.stale || !na_run_vm(r) ? na_run_reload(r) : VS_OK;
 	if (rc == VS_OK && reloaded == VS_OK && ti < NA_MAX_TARGETS) {
 		/* migrate's nfs3 policy remounted the target: the bug showed. */
 		vs_datastore *d = na_run_datastore(r, ds);

@@ -214,6 +214,7 @@ int na_checks_measure(vs_client *c, const na_viewpoint *at, na_checks *checks, v
 			continue;
 		host_list h;
 		viewers(at, k->extent, &h);
+		vs_hosts_prepare(c, h.morefs, h.n_test);  /* the hosts read first, in one call */
 		rc = measure(c, at, k, &h, err);
 		k->measured = true;
 	}

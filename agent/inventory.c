@@ -62,14 +62,26 @@ int na_inventory_load(vs_client *c, bool with_vms, na_inventory *inv, vs_error *
 	return rc;
 }
 
+static vs_vm *vm_of(na_inventory *inv, const char *moref)
+{
+	for (size_t i = 0; moref && i < inv->n_vms; i++)
+		if (strcmp(inv->vms[i].moref, moref) == 0)
+			return &inv->vms[i];
+	return NULL;
+}
+
 /* After a move, a mount or an unmount only the datastores (their mounts,
  * free space) and the one VM (its host, datastores, files) have changed:
- * one walk of the datastores and one read of the VM, not a whole walk. */
+ * one retrieval of the datastores and the VM, not a whole walk. */
 int na_inventory_refresh(vs_client *c, na_inventory *inv, const char *vm_moref, vs_error *err)
 {
 	na_inventory fresh = {0};
-	vs_walk walk = {.datastore = take_datastore, .ud = &fresh};
+	vs_vm *vm = vm_of(inv, vm_moref);
+	vs_walk walk = {.datastore = take_datastore, .vm = vm ? take_vm : NULL,
+	                .vm_detail = VS_VM_SUMMARY, .one_vm = vm ? vm_moref : NULL, .ud = &fresh};
 	int rc = vs_walk_inventory(c, &walk, err);
+	if (rc == VS_OK && vm && fresh.n_vms != 1)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "VM %s no longer exists", vm_moref);
 	if (rc == VS_OK) {
 		for (size_t i = 0; i < inv->n_datastores; i++)
 			vs_datastore_clear(&inv->datastores[i]);
@@ -79,18 +91,12 @@ int na_inventory_refresh(vs_client *c, na_inventory *inv, const char *vm_moref, 
 		fresh.datastores = NULL;
 		fresh.n_datastores = 0;
 	}
-	na_inventory_free(&fresh);
-	vs_vm *vm = NULL;
-	for (size_t i = 0; rc == VS_OK && vm_moref && i < inv->n_vms; i++) {
-		if (strcmp(inv->vms[i].moref, vm_moref) != 0)
-			continue;
-		if ((rc = vs_vm_lookup(c, vm_moref, &vm, err)) == VS_OK) {
-			vs_vm_clear(&inv->vms[i]);
-			inv->vms[i] = *vm;
-			free(vm);
-		}
-		break;
+	if (rc == VS_OK && vm) {
+		vs_vm_clear(vm);
+		*vm = fresh.vms[0];
+		fresh.n_vms = 0;
 	}
+	na_inventory_free(&fresh);
 	return rc;
 }
 

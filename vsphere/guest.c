@@ -95,10 +95,12 @@ static int guest_call(vs_client *c, bool files, const char *method, const char *
 	return guest_call_settled(c, files, method, vm, auth, extra, occurs, flags, NULL, reply, err);
 }
 
-static int read_readiness(const char *type, const char *moref, const xmlNode *object, void *ud,
-                          vs_error *err)
+const char *const vs_guest_readiness_paths[] = {"name", "runtime.powerState",
+                                               "guest.toolsRunningStatus",
+                                               "guest.guestOperationsReady", NULL};
+
+int vs_guest_readiness(const char *moref, const xmlNode *object, vs_error *err)
 {
-	(void)type;
 	/* The admin knows the VM by its name, not by its moref ("vm-61"). */
 	char *name = vs_prop_text(object, "name");
 	const char *vm = name ? name : moref;
@@ -116,16 +118,22 @@ static int read_readiness(const char *type, const char *moref, const xmlNode *ob
 	free(name);
 	free(power);
 	free(tools);
-	*(bool *)ud = true;
 	return rc;
+}
+
+static int read_readiness(const char *type, const char *moref, const xmlNode *object, void *ud,
+                          vs_error *err)
+{
+	(void)type;
+	*(bool *)ud = true;
+	return vs_guest_readiness(moref, object, err);
 }
 
 int vs_guest_check(vs_client *c, const char *vm, vs_error *err)
 {
-	static const char *const paths[] = {"name", "runtime.powerState", "guest.toolsRunningStatus",
-	                                    "guest.guestOperationsReady", NULL};
 	bool seen = false;
-	int rc = vs_props_one(c, "VirtualMachine", vm, paths, read_readiness, &seen, err);
+	int rc = vs_props_one(c, "VirtualMachine", vm, vs_guest_readiness_paths, read_readiness, &seen,
+	                      err);
 	if (rc == VS_OK && !seen)
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "VM %s no longer exists", vm);
 	return rc;

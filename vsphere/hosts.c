@@ -104,32 +104,76 @@ static void note_reached(vs_client *c, const char *moref, const char *name)
 	vs_reached_hosts_free(&h);
 }
 
-int vs_host_reach(vs_client *c, const char *host, char **name, vs_error *err)
+static const char *const endpoint_paths[] = {"name", "summary.config.sslThumbprint",
+                                             "config.virtualNicManagerInfo.netConfig", NULL};
+
+/* Tells the transport how to reach the host e describes (moref host):
+ * *name is its URL name. */
+static int note_endpoint(vs_client *c, const char *host, const host_endpoint *e, char **name,
+                         vs_error *err)
 {
-	static const char *const paths[] = {"name", "summary.config.sslThumbprint",
-	                                    "config.virtualNicManagerInfo.netConfig", NULL};
-	const char *known = reached_before(c, host);
-	if (known)
-		return (*name = strdup(known)) ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	*name = NULL;
-	host_endpoint e = {0};
-	int rc = vs_props_one(c, "HostSystem", host, paths, read_endpoint, &e, err);
-	if (rc == VS_OK && !e.name)
-		rc = vs_fail(err, VS_ERR_NOT_FOUND, "host %s no longer exists", host);
-	if (rc == VS_OK && !(*name = url_host(e.name)))
+	int rc = e->name ? VS_OK : vs_fail(err, VS_ERR_NOT_FOUND, "host %s no longer exists", host);
+	if (rc == VS_OK && !(*name = url_host(e->name)))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK && !vs_transport_knows(c->transport, *name))
-		rc = vs_transport_add_host(c->transport, *name, e.address, e.thumbprint, err);
+		rc = vs_transport_add_host(c->transport, *name, e->address, e->thumbprint, err);
 	if (rc == VS_OK)
 		note_reached(c, host, *name);
 	if (rc != VS_OK) {
 		free(*name);
 		*name = NULL;
 	}
-	free(e.name);
-	free(e.thumbprint);
-	free(e.address);
 	return rc;
+}
+
+static void endpoint_free(host_endpoint *e)
+{
+	free(e->name);
+	free(e->thumbprint);
+	free(e->address);
+}
+
+int vs_host_reach(vs_client *c, const char *host, char **name, vs_error *err)
+{
+	const char *known = reached_before(c, host);
+	if (known)
+		return (*name = strdup(known)) ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	*name = NULL;
+	host_endpoint e = {0};
+	int rc = vs_props_one(c, "HostSystem", host, endpoint_paths, read_endpoint, &e, err);
+	if (rc == VS_OK)
+		rc = note_endpoint(c, host, &e, name, err);
+	endpoint_free(&e);
+	return rc;
+}
+
+static int reach_read(const char *type, const char *moref, const xmlNode *object, void *ud,
+                      vs_error *err)
+{
+	host_endpoint e = {0};
+	char *name = NULL;
+	int rc = read_endpoint(type, moref, object, &e, err);
+	if (rc == VS_OK)
+		rc = note_endpoint(ud, moref, &e, &name, err);
+	free(name);
+	endpoint_free(&e);
+	return rc;
+}
+
+void vs_hosts_prepare(vs_client *c, const char *const *hosts, size_t n)
+{
+	bool vcenter = c->about.api_type && strcmp(c->about.api_type, "VirtualCenter") == 0;
+	const char *unknown[64];
+	size_t k = 0;
+	for (size_t i = 0; vcenter && i < n && k < sizeof(unknown) / sizeof(*unknown); i++)
+		if (!reached_before(c, hosts[i]))
+			unknown[k++] = hosts[i];
+	/* One host is read as well when it is reached; a failed read of many
+	 * leaves each to be read (and its error told) when it is reached. */
+	vs_error ignored = {0};
+	if (k > 1)
+		vs_props_many(c, "HostSystem", unknown, k, endpoint_paths, reach_read, c, &ignored);
 }
 
 /* SessionManager.AcquireGenericServiceTicket: a one-time cookie value that

@@ -231,6 +231,7 @@ struct vs_client {
 	unsigned logins;        /* sessions so far: what a holder of session-bound objects compares */
 	/* session-bound objects, recreated after a re-login */
 	char *container_view;
+	char *datastore_view;   /* a view of the datastores alone */
 	char *task_collector;
 	char *guest_files;      /* GuestOperationsManager's file and process managers */
 	char *guest_processes;
@@ -269,6 +270,11 @@ typedef struct vs_propspec {
  * inventory (through a container view on the root folder), paging. */
 int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_object_fn fn,
                   void *ud, vs_error *err);
+/* Retrieves the properties of every datastore and, in the same call, of
+ * one more object (type, moref) per its own spec. */
+int vs_props_datastores_and(vs_client *c, const vs_propspec *datastores, const char *type,
+                            const char *moref, const vs_propspec *one, vs_object_fn fn, void *ud,
+                            vs_error *err);
 /* Retrieves properties of one object. */
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,
                  vs_object_fn fn, void *ud, vs_error *err);
@@ -277,6 +283,14 @@ int vs_props_one(vs_client *c, const char *type, const char *moref, const char *
  * the object itself). */
 int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
                      const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err);
+/* Retrieves the same properties of several objects of one type. */
+int vs_props_many(vs_client *c, const char *type, const char *const *morefs, size_t n,
+                  const char *const *paths, vs_object_fn fn, void *ud, vs_error *err);
+/* The object's own properties (own) and, in the same call, those
+ * (theirs) of the objects its property `through` lists. */
+int vs_props_with_related(vs_client *c, const char *type, const char *moref, const char *through,
+                          const vs_propspec *own, const vs_propspec *theirs, vs_object_fn fn,
+                          void *ud, vs_error *err);
 /* One property of one object as text (malloc'd; NULL when unset). */
 int vs_props_text(vs_client *c, const char *type, const char *moref, const char *path, char **text,
                   vs_error *err);
@@ -290,6 +304,12 @@ typedef struct vs_morefs {
 	size_t n;
 } vs_morefs;
 void vs_strv_free(char **v, size_t n);
+
+/* ---- guest.c ----------------------------------------------------------- */
+
+/* What vs_guest_check reads of a VM, and its verdict on an object read. */
+extern const char *const vs_guest_readiness_paths[];
+int vs_guest_readiness(const char *moref, const xmlNode *object, vs_error *err);
 
 /* ---- task.c ------------------------------------------------------------ */
 
@@ -306,6 +326,14 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
  * *task NULL. */
 int vs_task_find_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, char **task, vs_error *err);
+/* What vs_task_find_running reads of a task, and whether that task (an
+ * object read so) is queued or running and of that kind. */
+extern const char *const vs_task_running_paths[];
+bool vs_task_is_running(const xmlNode *object, const char *description_id);
+/* Waits for a task another started; its outcome is left to the caller
+ * to read from the world (a failure of the wait itself is returned). */
+int vs_task_wait_other(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
+                       vs_error *err);
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, vs_progress_fn progress, void *ud,
                          bool *waited, vs_error *err);

@@ -131,7 +131,10 @@ int vs_walk_inventory(vs_client *c, const vs_walk *walk, vs_error *err)
 		                           walk->vm_detail == VS_VM_NAME ? name_path : vs_vm_summary_paths};
 	if (n == 0)
 		return VS_OK;
-	int rc = vs_props_walk(c, specs, n, deliver, (void *)walk, err);
+	int rc = walk->one_vm && n == 2 && walk->datastore && walk->vm
+	                 ? vs_props_datastores_and(c, &specs[0], "VirtualMachine", walk->one_vm,
+	                                           &specs[1], deliver, (void *)walk, err)
+	                 : vs_props_walk(c, specs, n, deliver, (void *)walk, err);
 	if (rc != VS_OK && !err->context[0])
 		vs_error_context(err, "reading the inventory of %s", vs_client_host(c));
 	return rc;

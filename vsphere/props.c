@@ -169,21 +169,22 @@ static void add_options(vs_buf *b, const vs_client *c)
 		vs_buf_add(b, "<options/>");
 }
 
-static int ensure_view(vs_client *c, vs_error *err)
+/* A container view of the root folder on the given types, made once a
+ * session (a re-login drops it). */
+static int ensure_view(vs_client *c, char **view, const char *types, vs_error *err)
 {
-	if (c->container_view)
+	if (*view)
 		return VS_OK;
 	vs_buf params = {0};
 	vs_buf_moref(&params, "container", "Folder", c->sc.root_folder);
-	vs_buf_add(&params, "<type>Datacenter</type><type>ClusterComputeResource</type>"
-	                    "<type>HostSystem</type><type>Datastore</type><type>VirtualMachine</type>"
-	                    "<recursive>true</recursive>");
+	vs_buf_add(&params, types);
+	vs_buf_add(&params, "<recursive>true</recursive>");
 	vs_reply r = {0};
 	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 	                       : vs_call(c, "CreateContainerView", "ViewManager", c->sc.view_manager,
 	                                 params.data, VS_RET_ONE, VS_CALL_SAFE, NULL, &r, err);
 	vs_buf_free(&params);
-	if (rc == VS_OK && !(c->container_view = vs_xml_text(vs_reply_ret(&r))))
+	if (rc == VS_OK && !(*view = vs_xml_text(vs_reply_ret(&r))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	vs_reply_free(&r);
 	return rc;
@@ -215,23 +216,38 @@ static int retrieve_pages(vs_client *c, const char *params, unsigned flags, walk
 	return rc;
 }
 
-int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_object_fn fn,
-                  void *ud, vs_error *err)
+/* What one walk through a view reads: the view (which, of what types),
+ * and optionally one more object beside the view's. */
+typedef struct view_walk {
+	char **view;
+	const char *types;
+	const vs_propspec *specs;
+	size_t n_specs;
+	const char *one_type, *one_moref;
+} view_walk;
+
+static int walk_view(vs_client *c, const view_walk *v, vs_object_fn fn, void *ud, vs_error *err)
 {
 	walk_state w = {fn, ud, {0}};
 	int rc;
 	for (int restarts = 0;; restarts++) {
-		rc = ensure_view(c, err);
+		rc = ensure_view(c, v->view, v->types, err);
 		if (rc != VS_OK)
 			break;
 		vs_buf params = {0};
 		vs_buf_add(&params, "<specSet>");
-		add_propsets(&params, specs, n_specs);
+		add_propsets(&params, v->specs, v->n_specs);
 		vs_buf_add(&params, "<objectSet>");
-		vs_buf_moref(&params, "obj", "ContainerView", c->container_view);
+		vs_buf_moref(&params, "obj", "ContainerView", *v->view);
 		vs_buf_add(&params, "<skip>true</skip><selectSet xsi:type=\"TraversalSpec\">"
 		                    "<name>view</name><type>ContainerView</type><path>view</path>"
-		                    "<skip>false</skip></selectSet></objectSet></specSet>");
+		                    "<skip>false</skip></selectSet></objectSet>");
+		if (v->one_moref) {
+			vs_buf_add(&params, "<objectSet>");
+			vs_buf_moref(&params, "obj", v->one_type, v->one_moref);
+			vs_buf_add(&params, "</objectSet>");
+		}
+		vs_buf_add(&params, "</specSet>");
 		add_options(&params, c);
 		rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 		                   : retrieve_pages(c, params.data, VS_CALL_SAFE | VS_CALL_SESSION_BOUND,
@@ -244,23 +260,51 @@ int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_obj
 	return rc;
 }
 
-int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
-                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
+int vs_props_walk(vs_client *c, const vs_propspec *specs, size_t n_specs, vs_object_fn fn,
+                  void *ud, vs_error *err)
+{
+	view_walk v = {&c->container_view,
+	               "<type>Datacenter</type><type>ClusterComputeResource</type>"
+	               "<type>HostSystem</type><type>Datastore</type><type>VirtualMachine</type>",
+	               specs, n_specs, NULL, NULL};
+	return walk_view(c, &v, fn, ud, err);
+}
+
+int vs_props_datastores_and(vs_client *c, const vs_propspec *datastores, const char *type,
+                            const char *moref, const vs_propspec *one, vs_object_fn fn, void *ud,
+                            vs_error *err)
+{
+	/* A view of datastores alone: through the whole inventory's view the
+	 * other object's properties would be read of every object of its type. */
+	const vs_propspec specs[] = {*datastores, *one};
+	view_walk v = {&c->datastore_view, "<type>Datastore</type>", specs, 2, type, moref};
+	return walk_view(c, &v, fn, ud, err);
+}
+
+/* The object's properties (unless skipped) and those of the objects its
+ * property `through` lists (through NULL: none), in one retrieval. */
+static int related(vs_client *c, const char *type, const char *const *morefs, size_t n_morefs,
+                   const char *through, const vs_propspec *specs, size_t n_specs, bool skip_self,
+                   vs_object_fn fn, void *ud, vs_error *err)
 {
 	walk_state w = {fn, ud, {0}};
 	vs_buf params = {0};
 	vs_buf_add(&params, "<specSet>");
-	add_propsets(&params, spec, 1);
-	vs_buf_add(&params, "<objectSet>");
-	vs_buf_moref(&params, "obj", type, moref);
-	if (through) {
-		vs_buf_add(&params, "<skip>true</skip><selectSet xsi:type=\"TraversalSpec\">");
-		vs_buf_elem(&params, "name", through);
-		vs_buf_elem(&params, "type", type);
-		vs_buf_elem(&params, "path", through);
-		vs_buf_add(&params, "<skip>false</skip></selectSet>");
+	add_propsets(&params, specs, n_specs);
+	for (size_t i = 0; i < n_morefs; i++) {
+		vs_buf_add(&params, "<objectSet>");
+		vs_buf_moref(&params, "obj", type, morefs[i]);
+		if (through) {
+			vs_buf_addf(&params, "<skip>%s</skip><selectSet xsi:type=\"TraversalSpec\">",
+			            skip_self ? "true" : "false");
+			vs_buf_elem(&params, "name", through);
+			vs_buf_elem(&params, "type", type);
+			vs_buf_elem(&params, "path", through);
+			vs_buf_add(&params, "<skip>false</skip></selectSet>");
+		}
+		vs_buf_add(&params, "</objectSet>");
 	}
-	vs_buf_add(&params, "</objectSet></specSet>");
+	vs_buf_add(&params, "</specSet>");
 	add_options(&params, c);
 	/* A paging token is the session's: a renewal mid-paging starts over
 	 * (the objects delivered already are not delivered twice). */
@@ -270,6 +314,26 @@ int vs_props_related(vs_client *c, const char *type, const char *moref, const ch
 	vs_buf_free(&params);
 	free(w.seen.slots);
 	return rc;
+}
+
+int vs_props_related(vs_client *c, const char *type, const char *moref, const char *through,
+                     const vs_propspec *spec, vs_object_fn fn, void *ud, vs_error *err)
+{
+	return related(c, type, &moref, 1, through, spec, 1, true, fn, ud, err);
+}
+
+int vs_props_with_related(vs_client *c, const char *type, const char *moref, const char *through,
+                          const vs_propspec *own, const vs_propspec *theirs, vs_object_fn fn,
+                          void *ud, vs_error *err)
+{
+	const vs_propspec specs[] = {*own, *theirs};
+	return related(c, type, &moref, 1, through, specs, 2, false, fn, ud, err);
+}
+
+int vs_props_many(vs_client *c, const char *type, const char *const *morefs, size_t n,
+                  const char *const *paths, vs_object_fn fn, void *ud, vs_error *err)
+{
+	return related(c, type, morefs, n, NULL, &(vs_propspec){type, paths}, 1, false, fn, ud, err);
 }
 
 int vs_props_one(vs_client *c, const char *type, const char *moref, const char *const *paths,

@@ -118,6 +118,8 @@ static void drop_session_objects(vs_client *c)
 {
 	free(c->container_view);
 	c->container_view = NULL;
+	free(c->datastore_view);
+	c->datastore_view = NULL;
 	free(c->task_collector);
 	c->task_collector = NULL;
 }

@@ -8,6 +8,10 @@
 
 #include "internal.h"
 
+/* What a waiter reads of a task, by filter or by a plain read. */
+static const char *const task_paths[] = {"info.state", "info.progress", "info.error",
+                                         "info.result", "info.startTime", NULL};
+
 typedef struct task_state {
 	char *state;      /* queued | running | success | error */
 	int progress;     /* -1 until reported */
@@ -109,10 +113,10 @@ static int create_filter(vs_client *c, char **collector, const char *task, char 
 	if (rc != VS_OK)
 		return rc;
 	vs_buf params = {0};
-	vs_buf_add(&params, "<spec><propSet><type>Task</type><pathSet>info.state</pathSet>"
-	                    "<pathSet>info.progress</pathSet><pathSet>info.error</pathSet>"
-	                    "<pathSet>info.result</pathSet><pathSet>info.startTime</pathSet>"
-	                    "</propSet><objectSet>");
+	vs_buf_add(&params, "<spec><propSet><type>Task</type>");
+	for (const char *const *p = task_paths; *p; p++)
+		vs_buf_elem(&params, "pathSet", *p);
+	vs_buf_add(&params, "</propSet><objectSet>");
 	vs_buf_moref(&params, "obj", "Task", task);
 	vs_buf_add(&params, "</objectSet></spec><partialUpdates>false</partialUpdates>");
 	vs_reply r = {0};
@@ -235,14 +239,35 @@ static int task_outcome(task_state *t, xmlDoc **result, vs_error *err)
 	return VS_OK;
 }
 
+static int read_info(const char *type, const char *moref, const xmlNode *object, void *ud,
+                     vs_error *err)
+{
+	(void)type, (void)moref, (void)err;
+	for (xmlNode *p = vs_xml_child(object, "propSet"); p; p = vs_xml_next(p))
+		apply_change(p, ud);  /* a DynamicProperty has name and val, as a change */
+	return VS_OK;
+}
+
+/* One read of the task's info first: a task that ended by the time its
+ * call returned (on NFS, making or deleting a small disk, a search) costs
+ * this one call instead of a filter's three; one still queued or running
+ * costs the read more than before. */
+static int read_task(vs_client *c, const char *task, task_state *t, vs_error *err)
+{
+	return vs_props_one(c, "Task", task, task_paths, read_info, t, err);
+}
+
 int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
                  xmlDoc **result, vs_error *err)
 {
 	task_state t = {.progress = -1};
 	char *filter = NULL, *version = NULL;
-	int last = -1, rc = VS_OK;
+	int last = -1;
 	if (result)
 		*result = NULL;
+	int rc = read_task(c, task, &t, err);
+	if (progress && rc == VS_OK && t.progress >= 0)
+		progress(last = t.progress, ud);
 	for (int renewals = 0; rc == VS_OK && !finished(&t);) {
 		if (!filter)
 			rc = create_filter(c, &c->task_collector, task, &filter, err);
@@ -272,6 +297,18 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
 	return rc;
 }
 
+const char *const vs_task_running_paths[] = {"info.state", "info.descriptionId", NULL};
+
+bool vs_task_is_running(const xmlNode *object, const char *description_id)
+{
+	char *state = vs_prop_text(object, "info.state"), *id = vs_prop_text(object, "info.descriptionId");
+	bool busy = state && (strcmp(state, "running") == 0 || strcmp(state, "queued") == 0) && id &&
+	            strcmp(id, description_id) == 0;
+	free(state);
+	free(id);
+	return busy;
+}
+
 typedef struct running_search {
 	const char *description_id;
 	char *task;
@@ -282,27 +319,32 @@ static int match_running(const char *type, const char *moref, const xmlNode *obj
 {
 	(void)type;
 	running_search *s = ud;
-	char *state = vs_prop_text(object, "info.state"), *id = vs_prop_text(object, "info.descriptionId");
-	bool busy = state && (strcmp(state, "running") == 0 || strcmp(state, "queued") == 0);
-	int rc = VS_OK;
-	if (busy && id && strcmp(id, s->description_id) == 0 && !s->task && !(s->task = strdup(moref)))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	free(state);
-	free(id);
-	return rc;
+	if (vs_task_is_running(object, s->description_id) && !s->task && !(s->task = strdup(moref)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return VS_OK;
 }
 
 int vs_task_find_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, char **task, vs_error *err)
 {
-	static const char *const paths[] = {"info.state", "info.descriptionId", NULL};
 	running_search s = {description_id, NULL};
-	int rc = vs_props_related(c, entity_type, entity, "recentTask", &(vs_propspec){"Task", paths},
-	                          match_running, &s, err);
+	int rc = vs_props_related(c, entity_type, entity, "recentTask",
+	                          &(vs_propspec){"Task", vs_task_running_paths}, match_running, &s, err);
 	*task = rc == VS_OK ? s.task : NULL;
 	if (rc != VS_OK)
 		free(s.task);
 	return rc;
+}
+
+int vs_task_wait_other(vs_client *c, const char *task, vs_progress_fn progress, void *ud,
+                       vs_error *err)
+{
+	/* Its outcome is not ours: the caller looks at the world afterwards. */
+	vs_error ignored = {0};
+	int rc = vs_task_wait(c, task, progress, ud, NULL, &ignored);
+	if (rc != VS_ERR_TASK && rc != VS_OK)
+		*err = ignored;
+	return rc == VS_ERR_TASK ? VS_OK : rc;
 }
 
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
@@ -312,15 +354,8 @@ int vs_task_wait_running(vs_client *c, const char *entity_type, const char *enti
 	char *task = NULL;
 	int rc = vs_task_find_running(c, entity_type, entity, description_id, &task, err);
 	*waited = task != NULL;
-	if (rc == VS_OK && task) {
-		/* Its outcome is not ours: the caller looks at the world afterwards. */
-		vs_error ignored = {0};
-		rc = vs_task_wait(c, task, progress, ud, NULL, &ignored);
-		if (rc != VS_ERR_TASK && rc != VS_OK)
-			*err = ignored;
-		else
-			rc = VS_OK;
-	}
+	if (rc == VS_OK && task)
+		rc = vs_task_wait_other(c, task, progress, ud, err);
 	free(task);
 	return rc;
 }

@@ -42,6 +42,50 @@ void vs_vm_clear(vs_vm *v)
 	*v = (vs_vm){0};
 }
 
+/* A copy of strings[0..n) (NULL stays NULL); false when out of memory. */
+static bool strv_dup(char *const *from, size_t n, char ***to)
+{
+	*to = NULL;
+	if (!from)
+		return true;
+	if (!(*to = calloc(n + 1, sizeof(char *))))
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (from[i] && !((*to)[i] = strdup(from[i])))
+			return false;
+	return true;
+}
+
+/* A copy of one string, NULL staying NULL; *ok false when out of memory. */
+static char *dup_or_null(const char *s, bool *ok)
+{
+	char *d = s ? strdup(s) : NULL;
+	*ok &= !s || d;
+	return d;
+}
+
+vs_vm *vs_vm_dup(const vs_vm *v)
+{
+	vs_vm *d = calloc(1, sizeof(*d));
+	bool ok = d != NULL;
+	if (!d)
+		return NULL;
+	d->moref = dup_or_null(v->moref, &ok);
+	d->name = dup_or_null(v->name, &ok);
+	d->power_state = dup_or_null(v->power_state, &ok);
+	d->host = dup_or_null(v->host, &ok);
+	d->tools_status = dup_or_null(v->tools_status, &ok);
+	d->vmx_path = dup_or_null(v->vmx_path, &ok);
+	d->guest_os = dup_or_null(v->guest_os, &ok);
+	d->host_name = dup_or_null(v->host_name, &ok);
+	d->n_datastores = v->n_datastores;
+	ok &= strv_dup(v->datastores, v->n_datastores, &d->datastores);
+	ok &= strv_dup(v->datastore_names, v->n_datastores, &d->datastore_names);
+	if (!ok)
+		vs_vm_free(&d);
+	return d;
+}
+
 void vs_vm_free(vs_vm **v)
 {
 	if (!*v)
@@ -104,9 +148,12 @@ int vs_vm_power_off(vs_client *c, const char *vm, vs_progress_fn progress, void 
 
 /* ---- disks and files ---------------------------------------------------------- */
 
+/* A relocation's info.descriptionId (vCenter's name for RelocateVM_Task). */
+#define RELOCATE_ID "VirtualMachine.relocate"
+
 static const char *const layout_paths[] = {
 	"config.hardware.device", "layoutEx.file", "config.files.logDirectory",
-	"snapshot.rootSnapshotList", NULL,
+	"snapshot.rootSnapshotList", "runtime.host", NULL,
 };
 
 /* A snapshot makes the disk's backing a delta whose `parent` is the link
@@ -181,6 +228,7 @@ static int read_layout(const char *type, const char *moref, const xmlNode *objec
 	if (rc == VS_OK)
 		rc = read_files(vs_prop(object, "layoutEx.file"), l);
 	l->log_directory = vs_prop_text(object, "config.files.logDirectory");
+	l->host = vs_prop_text(object, "runtime.host");
 	const xmlNode *snaps = vs_prop(object, "snapshot.rootSnapshotList");
 	for (xmlNode *s = snaps ? snaps->children : NULL; s; s = s->next)
 		l->n_snapshots += s->type == XML_ELEMENT_NODE;
@@ -205,20 +253,75 @@ void vs_vm_layout_free(vs_vm_layout **lp)
 	free(l->disks);
 	free(l->files);
 	free(l->log_directory);
+	free(l->host);
+	free(l->relocation);
 	free(l);
 	*lp = NULL;
 }
 
-int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err)
+typedef struct layout_ready {
+	vs_vm_layout *layout;
+	int *ready;  /* NULL: not asked */
+	vs_error *ready_err;
+} layout_ready;
+
+static int read_layout_ready(const char *type, const char *moref, const xmlNode *object, void *ud,
+                             vs_error *err)
 {
+	layout_ready *l = ud;
+	vs_vm_layout *out = l->layout;
+	if (strcmp(type, "Task") == 0) {  /* one of the VM's recentTask */
+		bool ours = !out->relocation && vs_task_is_running(object, RELOCATE_ID);
+		return ours && !(out->relocation = strdup(moref)) ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+		                                                 : VS_OK;
+	}
+	if (l->ready)
+		*l->ready = vs_guest_readiness(moref, object, l->ready_err);
+	return read_layout(type, moref, object, l->layout, err);
+}
+
+static int layout_read(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
+                       vs_error *ready_err, bool moving, vs_error *err)
+{
+	const char *paths[16];
+	size_t n = 0;
+	for (const char *const *p = layout_paths; *p; p++)
+		paths[n++] = *p;
+	for (const char *const *p = vs_guest_readiness_paths; ready && *p; p++)
+		paths[n++] = *p;
+	paths[n] = NULL;
+	if (ready)
+		*ready = vs_fail(ready_err, VS_ERR_NOT_FOUND, "VM %s no longer exists", vm);
 	*out = calloc(1, sizeof(vs_vm_layout));
-	int rc = *out ? vs_props_one(c, "VirtualMachine", vm, layout_paths, read_layout, *out, err)
-	              : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	layout_ready l = {*out, ready, ready_err};
+	const vs_propspec own = {"VirtualMachine", paths}, tasks = {"Task", vs_task_running_paths};
+	int rc = !*out   ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	         : moving ? vs_props_with_related(c, "VirtualMachine", vm, "recentTask", &own, &tasks,
+	                                          read_layout_ready, &l, err)
+	                  : vs_props_one(c, "VirtualMachine", vm, paths, read_layout_ready, &l, err);
 	if (rc != VS_OK) {
 		vs_vm_layout_free(out);
 		vs_error_context(err, "reading the disks of %s", vm);
 	}
+	if (rc == VS_OK)
+		(*out)->relocation_read = moving;
 	return rc;
+}
+
+int vs_vm_layout_read_ready(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
+                            vs_error *ready_err, vs_error *err)
+{
+	return layout_read(c, vm, out, ready, ready_err, false, err);
+}
+
+int vs_vm_layout_read_moving(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err)
+{
+	return layout_read(c, vm, out, NULL, NULL, true, err);
+}
+
+int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err)
+{
+	return layout_read(c, vm, out, NULL, NULL, false, err);
 }
 
 /* ---- moves and snapshots -------------------------------------------------------- */
@@ -229,8 +332,6 @@ int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs
 	return vs_vm_relocate_disks(c, vm, datastore, layout, NULL, progress, ud, err);
 }
 
-/* A relocation's info.descriptionId (vCenter's name for RelocateVM_Task). */
-#define RELOCATE_ID "VirtualMachine.relocate"
 
 int vs_vm_wait_relocation(vs_client *c, const char *vm, bool *waited, vs_error *err)
 {
@@ -304,6 +405,18 @@ static void relocate_spec(vs_buf *p, const char *datastore, const vs_vm_layout *
 	vs_buf_add(p, "</spec><priority>defaultPriority</priority>");
 }
 
+/* A relocation still running, waited for: the one the layout's read saw,
+ * or one looked for now when the layout's read did not look. */
+static int wait_running(vs_client *c, const relocation *want, bool *waited, vs_error *err)
+{
+	const vs_vm_layout *l = want->layout;
+	if (!l->relocation_read)
+		return vs_task_wait_running(c, "VirtualMachine", want->vm, RELOCATE_ID, want->progress,
+		                            want->ud, waited, err);
+	*waited = l->relocation != NULL;
+	return l->relocation ? vs_task_wait_other(c, l->relocation, want->progress, want->ud, err) : VS_OK;
+}
+
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err)
@@ -315,9 +428,7 @@ int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
 	 * is all it takes when it was going where this one is. */
 	bool there = false;
 	bool waited = false;
-	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                  : vs_task_wait_running(c, "VirtualMachine", vm, RELOCATE_ID, progress, ud,
-	                                         &waited, err);
+	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory") : wait_running(c, &want, &waited, err);
 	if (rc == VS_OK && waited)
 		rc = relocated_now(c, &want, &there, err);
 	if (rc == VS_OK && !there)

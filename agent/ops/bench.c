@@ -77,6 +77,18 @@ void na_bench_read_link(na_bench *b)
 	vs_host_link_to(b->s->client, b->host->moref, server, &b->link, &ignored);
 }
 
+/* Whether guest operations can run: as na_bench_disks read it just
+ * before (once), or read now. */
+static int guest_ready(na_bench *b, vs_error *err)
+{
+	if (!b->guest_read)
+		return vs_guest_check(b->s->client, b->vm->moref, err);
+	b->guest_read = false;
+	if (b->guest_rc != VS_OK)
+		*err = b->guest_err;
+	return b->guest_rc;
+}
+
 int na_bench_begin(na_bench *b, vs_error *err)
 {
 	int n = folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data,
@@ -88,7 +100,7 @@ int na_bench_begin(na_bench *b, vs_error *err)
 	else if (!b->host)  /* the host's counters and every result's provenance name it */
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host that vCenter lists", b->vm->name);
 	else
-		rc = vs_guest_check(b->s->client, b->vm->moref, err);
+		rc = guest_ready(b, err);
 	bool made = rc == VS_OK &&
 	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
 	if (rc == VS_OK && !b->fio_checked)
@@ -133,8 +145,10 @@ int na_bench_disks(na_bench *b, vs_error *err)
 	vs_vm_layout *layout = NULL;
 	b->disks = NULL;
 	b->n_disks = 0;
-	if (vs_vm_layout_read(b->s->client, b->vm->moref, &layout, err) != VS_OK)
+	if (vs_vm_layout_read_ready(b->s->client, b->vm->moref, &layout, &b->guest_rc, &b->guest_err,
+	                            err) != VS_OK)
 		return err->status;
+	b->guest_read = true;
 	int rc = VS_OK;
 	if (layout->n_disks && !(b->disks = calloc(layout->n_disks, sizeof(*b->disks))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");

@@ -51,6 +51,11 @@ typedef struct na_bench {
 	char data[1024];            /* fio's folder under job.dir: made and removed for
 	                             * each repetition */
 	bool fio_libaio;            /* the guest's fio has the libaio engine */
+	/* na_bench_disks read the guest's readiness with the disks, in one
+	 * call: the next na_bench_begin takes it instead of reading it again */
+	bool guest_read;
+	int guest_rc;
+	vs_error guest_err;
 	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
 	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */

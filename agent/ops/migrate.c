@@ -86,7 +86,7 @@ void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *v
 static int move(migration *m, vs_error *err)
 {
 	vs_vm_layout *layout = NULL;
-	int rc = vs_vm_layout_read(m->c, m->vm->moref, &layout, err);
+	int rc = vs_vm_layout_read_moving(m->c, m->vm->moref, &layout, err);
 	char what[256];
 	snprintf(what, sizeof(what), "Relocating %s to %s", m->vm->name, m->target->name);
 	na_attempt attempt = {0};
@@ -361,12 +361,13 @@ static int migrate(migration *m, vs_error *err)
 
 
 /* The copies the failed moves left on the target, read once all is done
- * (the VM's entry read again first: a retry's folder is its home now). */
+ * (the VM's entry read again first, by where_now unless that failed: a
+ * retry's folder is its home now). */
 static void list_leftovers(migration *m)
 {
 	vs_error e = {0};
 	vs_datastore *target = NULL;
-	int rc = na_inventory_refresh(m->c, m->inv, m->vm_moref, &e);
+	int rc = m->s->stale ? na_inventory_refresh(m->c, m->inv, m->vm_moref, &e) : VS_OK;
 	if (rc == VS_OK && !(target = na_find_datastore(m->inv, m->a->datastore, &e)))
 		rc = VS_ERR_NOT_FOUND;
 	m->s->stale = false;
@@ -374,6 +375,24 @@ static void list_leftovers(migration *m)
 		rc = na_move_leftovers(m->c, m->inv, target, m->failed_folder, &m->out->leftovers, &e);
 	if (rc != VS_OK)
 		warn_error(m->s, "listing what the failed move left", &e);
+}
+
+/* The VM as it is now, with the datastores, in one read: the session's
+ * inventory is current afterwards (not stale), whatever the op changed. */
+static int where_now(migration *m, vs_error *err)
+{
+	int rc = na_inventory_refresh(m->c, m->inv, m->vm_moref, err);
+	const vs_vm *vm = NULL;
+	for (size_t i = 0; rc == VS_OK && i < m->inv->n_vms; i++)
+		if (strcmp(m->inv->vms[i].moref, m->vm_moref) == 0)
+			vm = &m->inv->vms[i];
+	if (rc == VS_OK)
+		m->s->stale = false;
+	if (rc == VS_OK && !vm)  /* an inventory read without VMs: the VM alone */
+		return vs_vm_lookup(m->c, m->vm_moref, &m->out->now, err);
+	if (rc == VS_OK && !(m->out->now = vs_vm_dup(vm)))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return rc;
 }
 
 int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *out, vs_error *err)
@@ -388,7 +407,7 @@ int na_op_migrate(na_session *s, const na_migrate_args *a, na_migrate_result *ou
 	out->moved = rc == VS_OK;
 	/* Where the VM is in the end, whatever happened: read again. */
 	vs_error where = {0};
-	if (m.vm_moref && vs_vm_lookup(s->client, m.vm_moref, &out->now, &where) != VS_OK)
+	if (m.vm_moref && where_now(&m, &where) != VS_OK)
 		warn_error(s, "reading where the VM is", &where);
 	if (m.failed_folder)
 		list_leftovers(&m);

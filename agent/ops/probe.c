@@ -59,8 +59,7 @@ static int create_and_check(na_session *s, const na_probe_args *a, probe_run *r,
 	return rc;
 }
 
-/* Runs on every path: a probe must not leave canaries behind. */
-static void clean_up(na_session *s, probe_run *r)
+static void delete_disks(na_session *s, const probe_run *r)
 {
 	char line[1600];
 	for (size_t i = 0; i < r->n_disks; i++) {
@@ -70,9 +69,20 @@ static void clean_up(na_session *s, probe_run *r)
 			na_say_warning(s, "%s", line);
 		}
 	}
+}
+
+/* Runs on every path: a probe must not leave canaries behind.  The folder
+ * goes with its canaries in one task (a folder's delete is recursive);
+ * only if that fails are the disks deleted one by one, and the folder then. */
+static void clean_up(na_session *s, probe_run *r)
+{
 	vs_error err = {0};
-	if (vs_datastore_delete(s->client, r->folder, &err) != VS_OK)
-		na_say_warning(s, "could not remove %s; delete it by hand", r->folder);
+	if (vs_datastore_delete(s->client, r->folder, &err) != VS_OK) {
+		delete_disks(s, r);
+		err = (vs_error){0};
+		if (vs_datastore_delete(s->client, r->folder, &err) != VS_OK)
+			na_say_warning(s, "could not remove %s; delete it by hand", r->folder);
+	}
 	for (size_t i = 0; i < r->n_disks; i++)
 		free(r->disks[i]);
 	free(r->disks);

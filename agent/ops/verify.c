@@ -4,26 +4,16 @@
 
 #include "ops/verify.h"
 
-/* The host the VM runs on now: a move may have taken it elsewhere. */
-static int current_host(vs_client *c, const vs_vm *vm, char **host, vs_error *err)
-{
-	vs_vm *now = NULL;
-	int rc = vs_vm_lookup(c, vm->moref, &now, err);
-	*host = rc == VS_OK && now->host ? strdup(now->host) : NULL;
-	if (rc == VS_OK && !*host)
-		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
-	vs_vm_free(&now);
-	return rc;
-}
-
 int na_op_verify(na_session *s, const vs_vm *vm, int recheck_s, na_checks *checks, vs_error *err)
 {
 	vs_client *c = s->client;
 	vs_vm_layout *layout = NULL;
-	char *host = NULL;
-	int rc = current_host(c, vm, &host, err);
-	if (rc == VS_OK)
-		rc = vs_vm_layout_read(c, vm->moref, &layout, err);
+	/* The host it runs on now (a move may have taken it elsewhere), read
+	 * with its disks. */
+	int rc = vs_vm_layout_read(c, vm->moref, &layout, err);
+	const char *host = rc == VS_OK ? layout->host : NULL;
+	if (rc == VS_OK && !host)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host", vm->name);
 	for (size_t d = 0; rc == VS_OK && d < layout->n_disks; d++)
 		for (size_t l = 0; rc == VS_OK && l < layout->disks[d].n_chain; l++)
 			rc = na_check_descriptor(c, layout->disks[d].chain[l], layout, checks, err);
@@ -35,7 +25,6 @@ int na_op_verify(na_session *s, const vs_vm *vm, int recheck_s, na_checks *check
 	if (rc != VS_OK)
 		vs_error_context(err, "verifying the disks of %s", vm->name);
 	vs_vm_layout_free(&layout);
-	free(host);
 	return rc;
 }
 

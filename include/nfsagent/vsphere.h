@@ -172,6 +172,8 @@ void vs_vm_clear(vs_vm *v);
 void vs_host_free(vs_host **h);
 void vs_datastore_free(vs_datastore **d);
 void vs_vm_free(vs_vm **v);
+/* A deep copy (malloc'd; vs_vm_free it), NULL when out of memory. */
+vs_vm *vs_vm_dup(const vs_vm *v);
 
 /* What a walk reads of each VM. */
 typedef enum vs_vm_detail {
@@ -190,6 +192,9 @@ typedef struct vs_walk {
 	/* clusters by moref and name (a host's parent is its cluster) */
 	int (*cluster)(const char *moref, const char *name, void *ud, vs_error *err);
 	vs_vm_detail vm_detail;
+	/* set: VMs are this one alone, read in the same call as the
+	 * datastores (with vm and datastore; no hosts, no clusters) */
+	const char *one_vm;
 	void *ud;
 } vs_walk;
 
@@ -262,6 +267,10 @@ int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *data
                              vs_error *err);
 /* Reads one host or datastore by moref. */
 int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
+/* Reads, in one call, how to reach the hosts (morefs) that file reads
+ * through them will need and that were not reached before; best effort:
+ * a host it could not read is read when it is reached. */
+void vs_hosts_prepare(vs_client *c, const char *const *hosts, size_t n);
 int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
 /* Reads how host reaches server (an IPv4 address, or a name: then through
  * the default route) from its config.network; speed_mb 0 when vSphere does
@@ -329,9 +338,21 @@ typedef struct vs_vm_layout {
 	vs_vm_file *files;
 	char *log_directory; /* config.files.logDirectory "[ds] dir" */
 	size_t n_snapshots;  /* root snapshots, 0 if none */
+	char *host;          /* runtime.host: where it runs as its disks were read */
+	/* vs_vm_layout_read_moving: the relocation queued or running as the
+	 * disks were read (NULL: none), which vs_vm_relocate waits for */
+	bool relocation_read;
+	char *relocation;
 } vs_vm_layout;
 
 int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
+/* The layout and, in the same read, a relocation of the VM still queued
+ * or running (a killed nfsagent's), for vs_vm_relocate to wait for. */
+int vs_vm_layout_read_moving(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
+/* vs_vm_layout_read and vs_guest_check in one read: *ready is what
+ * vs_guest_check would return, its error in *ready_err. */
+int vs_vm_layout_read_ready(vs_client *c, const char *vm, vs_vm_layout **out, int *ready,
+                            vs_error *ready_err, vs_error *err);
 void vs_vm_layout_free(vs_vm_layout **l);
 
 /* RelocateVM_Task of the VM's home and every disk to one datastore.  A

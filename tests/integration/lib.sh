@@ -132,18 +132,25 @@ flat() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$1"; }
 # widest TEXT: the longest line's length (issue 24: output fits 120 columns).
 widest() { awk '{ if (length > m) m = length } END { print m }' <<< "$1"; }
 
+# wait_for_call METHOD: waits (up to a minute) until the lab has been
+# called with METHOD.
+wait_for_call() {
+	local i
+	for i in $(seq 1 600); do
+		[ "$(calls "$1")" -ge 1 ] && break
+		sleep 0.1
+	done
+}
+
 # interrupt_when_called METHOD cmd...: runs cmd in the background (stdout in
 # $OUT, stderr in $ERR afterwards), presses Ctrl-C once the lab has been
 # called with METHOD, and keeps cmd's exit status in $RC.
 interrupt_when_called() {
-	local method=$1 pid i
+	local method=$1 pid
 	shift
 	"$@" > "$WORK/out" 2> "$WORK/err" &
 	pid=$!
-	for i in $(seq 1 600); do
-		[ "$(calls "$method")" -ge 1 ] && break
-		sleep 0.1
-	done
+	wait_for_call "$method"
 	kill -INT "$pid"
 	RC=0
 	wait "$pid" || RC=$?

@@ -10,10 +10,19 @@ export16k() { echo "$WORK/lab/nfs/10.0.0.5/mnt/tank/vmware16k"; }
 
 lab_start -nfs41-bug off
 mount41
-run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M
+: > "$LAB_LOG"
+run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 4 --size 64M \
+	--trace "$WORK/probe.trace"
 assert_contains "$(flat "$OUT")" "clean: 4 of 4 canary disks on datastore truenas-vmware16k (NFS 4.1, host DC0_H0, ESXi 8.0.3 build 24022510)"
 assert_le "$(widest "$OUT")" 120 "probe's widest line"
 assert_eq "$(ls "$(export16k)")" "" "files left on the export"
+# The canaries go with their folder, in one recursive delete.
+assert_eq "$(calls DeleteVirtualDisk_Task)" 0 "canaries deleted one by one"
+assert_eq "$(calls DeleteDatastoreFile_Task)" 1 "folder deletes"
+# The four hosts the canaries are read through: how to reach them, in one read.
+hosts_read=$(grep '<RetrievePropertiesEx xmlns' "$WORK/probe.trace" | grep 'sslThumbprint')
+assert_eq "$(wc -l <<< "$hosts_read")" 1 "reads of the hosts"
+assert_eq "$(grep -o '<obj type="HostSystem">' <<< "$hosts_read" | wc -l)" 4 "hosts in that read"
 run 2 "$NFSAGENT" probe --host DC0_H0 --datastore LocalDS_1
 assert_contains "$ERR" "no datastore is named 'LocalDS_1'"
 

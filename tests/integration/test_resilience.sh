@@ -68,10 +68,11 @@ logins=$(calls Login)
 lab_stop
 moves -expire-after "$at"
 assert_contains "$(cat "$WORK/lab.err")" "call $at (ContinueRetrievePropertiesEx): expired"
-# The read the expiry cut was the recent tasks' (the move follows it), and
-# it started over after the re-login: first page, next page, the move.
-assert_eq "$(awk -v at="$at" 'NR >= at - 1 && NR <= at + 4 { printf "%s ", $2 }' "$LAB_LOG")" \
-	"RetrievePropertiesEx ContinueRetrievePropertiesEx Login RetrievePropertiesEx ContinueRetrievePropertiesEx RelocateVM_Task " \
+# The read the expiry cut was the VM's disks with its recent tasks (one
+# object a page), and it started over after the re-login: its pages again,
+# then the listing of the target's folders and its task, the move.
+assert_eq "$(awk -v at="$at" 'NR >= at - 2 && NR <= at + 7 { printf "%s ", $2 }' "$LAB_LOG")" \
+	"RetrievePropertiesEx ContinueRetrievePropertiesEx ContinueRetrievePropertiesEx Login RetrievePropertiesEx ContinueRetrievePropertiesEx ContinueRetrievePropertiesEx SearchDatastore_Task RetrievePropertiesEx RelocateVM_Task " \
 	"the calls around the expired one"
 assert_eq "$(calls Login)" "$((logins + 1))" "logins (one re-login during the paging)"
 assert_eq "$(calls RelocateVM_Task)" 3 "Storage vMotions"
