@@ -145,7 +145,7 @@ bool na_slog_bound(const na_slog_profile *p, size_t n, const char *group, char *
 }
 
 /* The median of g's rows of profile: of the layer (layer >= 0) or of the
- * write direction's metric. */
+ * write direction's metric; a value not measured (-1) is left out. */
 static double median_of(const na_cmp_group *g, const char *profile, int layer, int metric)
 {
 	double *v = calloc(g->n + 1, sizeof(*v));
@@ -153,8 +153,9 @@ static double median_of(const na_cmp_group *g, const char *profile, int layer, i
 	for (size_t i = 0; v && i < g->n; i++) {
 		const na_cmp_row *r = &g->rows[i];
 		const char *p = r->field[NA_FIELD_profile];
-		if (p && strcmp(p, profile) == 0 && r->present[1])
-			v[k++] = layer >= 0 ? r->layer[layer] : r->metric[1][metric];
+		double x = layer >= 0 ? r->layer[layer] : r->metric[1][metric];
+		if (p && strcmp(p, profile) == 0 && r->present[1] && x >= 0)
+			v[k++] = x;
 	}
 	na_spread s = na_spread_of(v, k);
 	free(v);

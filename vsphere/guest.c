@@ -424,7 +424,7 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 	 * one also after a second): not at once. */
 	double started = monotonic_s(), next = expected_s > 0 ? vs_guest_next_poll(0, expected_s) : 0;
 	long ticked = 0;
-	*out = (vs_guest_process){false, -1, 0, 0};
+	*out = (vs_guest_process){false, -1, 0};
 	for (;;) {
 		/* Wake in small steps so that Ctrl-C is honoured within a second;
 		 * the caller's progress ticks each second, between the polls. */
@@ -436,7 +436,6 @@ int vs_guest_wait(vs_client *c, const char *vm, const vs_guest_auth *auth, int64
 				tick(ticked = now, ud);
 		}
 		int rc = process_status(c, vm, auth, pid, out, err);
-		out->looks++;
 		out->end_looks += expected_s > 0 && gone >= expected_s - 1e-3;
 		if (rc != VS_OK || out->ended)
 			return rc;
@@ -531,7 +530,8 @@ static int stop_one(vs_client *c, const char *vm, const vs_guest_auth *auth, con
 /* A process being started can fork after the list was read (fio's main
  * forks its job processes once its files are laid out, and a job whose
  * fio dies before starting it waits for it forever): the guest is listed
- * again until nothing of mark runs, a few times at most. */
+ * again until nothing of mark runs; what still runs after STOP_ROUNDS
+ * rounds of ending it is an error. */
 #define STOP_ROUNDS 3
 
 /* Appends what of listed ended to *ended; the first failure's status. */
@@ -560,11 +560,15 @@ int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth,
 {
 	*ended = (vs_guest_programs){0};
 	int rc = VS_OK;
-	for (int round = 0; rc == VS_OK && round < STOP_ROUNDS; round++) {
+	for (int round = 0; rc == VS_OK; round++) {
 		vs_guest_programs listed = {0};
 		rc = own_processes(c, vm, auth, mark, -1, true, &listed, err);
 		size_t n = listed.n;
-		if (rc == VS_OK)
+		if (rc == VS_OK && n && round == STOP_ROUNDS)
+			rc = vs_fail(err, VS_ERR_TASK, "%zu processes of %s still run in the guest after %d rounds of "
+			             "ending them (%s, pid %lld)", n, mark, STOP_ROUNDS, listed.v[0].name,
+			             (long long)listed.v[0].pid);
+		else if (rc == VS_OK && n)
 			rc = stop_listed(c, vm, auth, mark, &listed, timeout_s, ended, err);
 		vs_guest_programs_free(&listed);
 		if (n == 0)

@@ -25,7 +25,8 @@ static const char *const KINDS[] = {"iops", "bw", "clat_hist"};
 static const char *const OWN_LOG_KEYS[] = {
 	"write_iops_log", "write_bw_log", "write_lat_log", "write_hist_log", "log_avg_msec",
 	"log_hist_msec", "log_hist_coarseness", "log_unix_epoch", "log_max_value", "log_offset",
-	"log_compression", "log_store_compressed", "log_prio", "per_job_logs", NULL};
+	"log_compression", "log_store_compressed", "log_prio", "per_job_logs", "log_alternate_epoch",
+	"log_alternate_epoch_clock_id", NULL};
 /* Each job of each member is a member of the window's cut. */
 enum { MAX_JOBS = NA_GW_MAX_MEMBERS / NA_GROUP_MAX_VMS };
 

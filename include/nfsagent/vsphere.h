@@ -422,7 +422,8 @@ void vs_guest_programs_free(vs_guest_programs *p);
  * by its folder): Tools signals each (SIGTERM, then SIGKILL) that is still
  * the process listed (its pid not reused), and this waits up to timeout_s
  * for each to end; the guest is listed again until none is left (one
- * being started may fork after a list).  *ended lists those that ended (free it with
+ * being started may fork after a list), and what still runs after 3
+ * rounds is an error (VS_ERR_TASK).  *ended lists those that ended (free it with
  * vs_guest_programs_free, also on error); on error, err names the first
  * that would not end (the others were still signalled). */
 int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth, const char *mark,
@@ -431,8 +432,7 @@ int vs_guest_stop_named(vs_client *c, const char *vm, const vs_guest_auth *auth,
 typedef struct vs_guest_process {
 	bool ended;
 	int exit_code;       /* -1 when the guest did not report one */
-	int looks;           /* ListProcessesInGuest calls the wait made */
-	int end_looks;       /* of them, those at or after its expected end */
+	int end_looks;       /* ListProcessesInGuest calls at or after its expected end */
 } vs_guest_process;
 
 /* Waits for pid to end, polling ListProcessesInGuest: for a program of

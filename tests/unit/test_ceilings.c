@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -141,6 +142,11 @@ static void slog_hint_of_a_group(void **state)
 	assert_false(na_cmp_slog_hint(&g, "slog=on", line, sizeof(line)));
 	g.rows[3].layer[NA_L_LOG_WRITE] = -1;  /* not measured: one profile left */
 	assert_false(na_cmp_slog_hint(&g, "slog=on", line, sizeof(line)));
+	/* runs without a NAS side beside measured ones are left out, not -1s */
+	g.rows[3].layer[NA_L_LOG_WRITE] = 905;
+	g.rows[1].layer[NA_L_LOG_WRITE] = g.rows[2].layer[NA_L_LOG_WRITE] = -1;
+	assert_true(na_cmp_slog_hint(&g, "slog=on", line, sizeof(line)));
+	assert_non_null(strstr(line, "wrote ~913 MB/s in each of seqwrite-1m, seqwrite-128k"));
 	na_cmp_group_free(&g);
 }
 
