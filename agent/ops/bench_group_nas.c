@@ -168,12 +168,34 @@ static size_t complete_members(const na_group_nas *g, na_bench *const *m, size_t
 	return complete;
 }
 
+/* A member on pool k whose fio started but who is not in the group's
+ * figures: its writes are in the pool's bytes and not in the guests'. */
+static const char *uncounted_writer(const na_group_nas *g, na_bench *const *m, size_t n,
+                                    const na_bench_started *st, const na_bench_group_run *r,
+                                    size_t k)
+{
+	for (size_t i = 0; i < n; i++)
+		if (g->pool_of[i] == k && r->m[i].why && st[i].pid >= 0)
+			return m[i]->vm->name;
+	return NULL;
+}
+
 static void cut_pool(const na_group_nas *g, na_bench *const *m, size_t n,
                      const na_bench_started *st, na_bench_group_run *r, size_t k)
 {
 	na_bench_group_pool *p = &r->pools[k];
+	if (p->w.incomplete)
+		return;  /* not sampled: the guests' clocks are not needed */
 	double offset = 0, err = -1;
 	size_t complete = complete_members(g, m, n, k, st, r, &offset, &err);
+	const char *uncounted = uncounted_writer(g, m, n, st, r, k);
+	if (uncounted) {
+		char why[sizeof(p->w.why)];
+		snprintf(why, sizeof(why), "%s wrote to the pool but is not in the group's figures",
+		         uncounted);
+		incomplete(&p->w, why);
+		return;
+	}
 	if (!complete || !r->fig.n) {
 		incomplete(&p->w, "no member on the pool ran the whole job: no common window");
 		return;

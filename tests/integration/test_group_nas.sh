@@ -10,7 +10,7 @@
 # 2 x 128K / 4K + 1 = 65x (tests/sim/README.md).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
-lab_start -fleet 3 -tools-running fleet-01,fleet-02,fleet-03 -nas-slog \
+lab_start -fleet 4 -tools-running fleet-01,fleet-02,fleet-03,fleet-04 -guest-fio-spoil-logs fleet-04=missing -nas-slog \
 	-export 10.0.0.5:/mnt/tank/vmware,10.0.0.5:/mnt/tank/vmware64k
 nas_start
 NAS="ssh -F $NAS_SSH_CONFIG nas"
@@ -18,7 +18,7 @@ export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 sessions="$(dirname "$NAS_STATE")/nas-sessions.log"  # the lab NAS's sampler sessions
 : > "$sessions"
-run 0 "$NFSAGENT" bench --vms 'fleet-*' --profile randwrite-4k-qd1 --size 4M --runtime 6 --repeat 1 \
+run 0 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randwrite-4k-qd1 --size 4M --runtime 6 --repeat 1 \
 	--nas-command "$NAS" --db "$db" --json
 bench=$OUT
 # One sampler for the pool: one iostat session and one readings session
@@ -68,6 +68,13 @@ assert_le "${#line}" 120 "the line's width"
 assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1 group of 2' <<< "$OUT" | tail -1 | cut -c1-30)" \
 	"randwrite-4k-qd1 #1 group NAS " "after the group's line"
 assert_eq "$(awk '$2 != "-"' "$sessions" | wc -l)" 2 "one sampler's two sessions for two VMs"
+
+# fleet-04's fio ran (its logs went missing): its writes are in the pool's
+# bytes but not in the group's, so the pool has no amplification.
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-04 --profile randwrite-4k-qd1 --size 4M --runtime 2 \
+	--repeat 1 --nas-command "$NAS" --db "$db" --json
+assert_eq "$(jq -c '[.runs[0].nas[] | [.complete, .amplification, .why]]' <<< "$OUT")" \
+	"[[false,null,\"fleet-04 wrote to the pool but is not in the group's figures\"]]" "a member left out of the figures"
 
 # A NAS that cannot be reached: said once for the group (its members share
 # one datastore and one NAS), the group recorded without a NAS side.
