@@ -112,7 +112,7 @@ static const char *const central_migrations[] = {
 	 * store_pg_bins.c); the results pushed before get theirs in the same
 	 * transaction */
 	na_central_bins_schema,
-	/* 5: each result's link to the NFS server (the SQLite store's link
+	/* 4: each result's link to the NFS server (the SQLite store's link
 	 * step); IF NOT EXISTS: a database set back to an older version keeps it */
 	"ALTER TABLE results ADD COLUMN IF NOT EXISTS link_speed_mbit integer,"
 	" ADD COLUMN IF NOT EXISTS link_nic text;",
@@ -505,6 +505,12 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 	if (rc == VS_OK && version > CENTRAL_LATEST)
 		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
+	/* A database from before the link step is read with the link unknown,
+	 * as the SQLite store reads an older file: the reader does not upgrade. */
+	if (rc == VS_OK && version < NA_CENTRAL_LINK)
+		rc = na_pg_exec(c, "CREATE TEMP VIEW results AS SELECT *, NULL::integer AS link_speed_mbit,"
+		                " NULL::text AS link_nic FROM public.results", 0, NULL, "read results", NULL,
+		                err);
 	if (rc == VS_OK)
 		c->version = version;
 	if (rc != VS_OK)

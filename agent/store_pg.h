@@ -15,7 +15,7 @@ struct na_central {
 };
 
 /* The central schema step that added result_bins (store_pg_bins.c). */
-enum { NA_CENTRAL_BINS = 3 };
+enum { NA_CENTRAL_BINS = 3, NA_CENTRAL_LINK = 4 };
 extern const char na_central_bins_schema[];
 /* In step 3's transaction: the bins of the results pushed before it, from
  * their stored fio output as the SQLite store's step 14 makes them. */

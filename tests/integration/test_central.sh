@@ -280,4 +280,12 @@ run 2 "$NFSAGENT" run "$c" --db "$L" --dry-run
 assert_one_line "$ERR"
 assert_contains "$ERR" "central: do not put the password in the central database's URL"
 assert_not_contains "$ERR" hunter2
+
+# ---- a reader of a database from before the link step (version 3) ----
+q live "ALTER TABLE results DROP COLUMN link_speed_mbit, DROP COLUMN link_nic; UPDATE nfsagent_schema SET version = 3"
+run 0 "$NFSAGENT" results --db "$(url live)" --json
+assert_eq "$(jq -c '[length, ([.[] | .link_speed_mbit, .link_nic] | unique)]' <<< "$OUT")" '[8,[null]]' \
+	"results of a version-3 database, no link"
+run 2 "$NFSAGENT" results --db "$(url live)" --where link_nic=vmnic0
+assert_eq "$(q live "SELECT version FROM nfsagent_schema")" 3 "a reader does not upgrade"
 echo "PASS"
