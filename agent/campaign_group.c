@@ -259,13 +259,7 @@ static void print_group(void *ud, na_bench *const *m, size_t n, const na_profile
 	for (size_t i = 0; i < n; i++)
 		if (g->m[i].why)
 			printf("    %s: %s\n", m[i]->vm->name, g->m[i].why);
-	for (size_t k = 0; k < g->n_pools; k++) {
-		char line[121];
-		int at = snprintf(line, sizeof(line), "    NAS %s:", g->pools[k].pool);
-		if (at > 0 && (size_t)at < sizeof(line))
-			na_group_pool_words(&g->pools[k], line + at, sizeof(line) - (size_t)at);
-		printf("%s\n", line);
-	}
+	na_group_print_pools("    ", g);
 	fflush(stdout);
 }
 

@@ -175,13 +175,11 @@ void na_group_pool_words(const na_bench_group_pool *q, char *buf, size_t size)
 		         (data + log) / secs / mb);
 }
 
-/* One line per pool, at most 120 columns. */
-static void print_pools(const na_profile *p, const na_bench_group_run *r)
+void na_group_print_pools(const char *prefix, const na_bench_group_run *r)
 {
 	for (size_t k = 0; k < r->n_pools; k++) {
 		char line[121];
-		int at = snprintf(line, sizeof(line), "%s #%d group NAS %s:", p->name, r->repetition,
-		                  r->pools[k].pool);
+		int at = snprintf(line, sizeof(line), "%sNAS %s:", prefix, r->pools[k].pool);
 		if (at > 0 && (size_t)at < sizeof(line))
 			na_group_pool_words(&r->pools[k], line + at, sizeof(line) - (size_t)at);
 		printf("%s\n", line);
@@ -224,7 +222,9 @@ static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *
 		printf("%s #%d group %s\n", p->name, r->repetition,
 		       json_string_value(json_array_get(bound, i)));
 	json_decref(bound);
-	print_pools(p, r);
+	char prefix[160];
+	snprintf(prefix, sizeof(prefix), "%s #%d group ", p->name, r->repetition);
+	na_group_print_pools(prefix, r);
 	fflush(stdout);
 }
 

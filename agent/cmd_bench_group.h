@@ -24,6 +24,9 @@ int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
  * name: its data vdevs' and its log's writes for the VMs' own and the
  * amplification, or why its figures are not the window's (cut to size). */
 void na_group_pool_words(const na_bench_group_pool *q, char *buf, size_t size);
+/* "PREFIX NAS tank: <its words>" on stdout, one line per pool of r, at most
+ * 120 columns. */
+void na_group_print_pools(const char *prefix, const na_bench_group_run *r);
 /* A group's NAS row as JSON (bench --json's "nas", results --json's
  * "group_nas"): figures not known are null. */
 json_t *na_group_nas_json(const na_group_nas_row *p);

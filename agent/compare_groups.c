@@ -49,9 +49,10 @@ static int append_vm(na_cmp_row *first, const na_cmp_row *member)
 	return VS_OK;
 }
 
-/* w becomes its group's row: the group's figures; no layers (each
- * member's host counters are its whole host's, and a group has no NAS
- * side), which a sum of them would count twice. */
+/* w becomes its group's row: the group's figures; no layers: each
+ * member's host counters are its whole host's, which a sum would count
+ * twice, and the group's own NAS rows (result_group_nas) are not read
+ * here yet (docs/groups.md). */
 static int make_group_row(na_cmp_row *w, const na_group_row *g)
 {
 	w->present[0] = g->read.present;
