@@ -5,6 +5,7 @@
  * (ops/fleet.c): several at once, each verified as it lands. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "ops/fleet.h"
@@ -208,7 +209,7 @@ static void clock_text(double s, char *buf, size_t size)
 
 /* The total: done, running, queued, failed, elapsed, and an ETA from the
  * rate at which moves have ended so far. */
-static void print_total(const na_fleet_result *r)
+static void total_text(const na_fleet_result *r, char *buf, size_t size)
 {
 	size_t count[NA_FLEET_NOT_TRIED + 1] = {0}, ended = 0;
 	double now = 0;
@@ -227,9 +228,16 @@ static void print_total(const na_fleet_result *r)
 		clock_text(now / (double)ended * (double)left, t, sizeof(t));
 		snprintf(eta, sizeof(eta), "ETA %s", t);
 	}
-	printf("  -- %zu done, %zu moving, %zu queued, %zu failed, %zu waiting; %s elapsed, %s\n",
-	       count[NA_FLEET_DONE], count[NA_FLEET_MOVING] + count[NA_FLEET_STARTED], count[NA_FLEET_QUEUED],
-	       count[NA_FLEET_FAILED], count[NA_FLEET_WAITING], elapsed, eta);
+	snprintf(buf, size, "  -- %zu done, %zu moving, %zu queued, %zu failed, %zu waiting; %s elapsed, %s",
+	         count[NA_FLEET_DONE], count[NA_FLEET_MOVING] + count[NA_FLEET_STARTED],
+	         count[NA_FLEET_QUEUED], count[NA_FLEET_FAILED], count[NA_FLEET_WAITING], elapsed, eta);
+}
+
+static void print_total(const na_fleet_result *r)
+{
+	char line[256];
+	total_text(r, line, sizeof(line));
+	printf("%s\n", line);
 }
 
 static bool ended(const na_fleet_vm *v)
@@ -238,31 +246,67 @@ static bool ended(const na_fleet_vm *v)
 }
 
 /* v's line; live: in the live block, with its task's percent. */
-static void print_vm(const na_fleet_vm *v, bool live)
+static void vm_text(const na_fleet_vm *v, bool live, char *buf, size_t size)
 {
 	char *name = na_escaped(v->name), took[32] = "", done[16] = "";
 	if (ended(v))
 		clock_text(v->ended_s - v->started_s, took, sizeof(took));
 	else if (live && v->state == NA_FLEET_MOVING && v->progress >= 0)
 		snprintf(done, sizeof(done), " %d%%", v->progress);
-	printf("%s: %s%s%s%s%s\n", name ? name : "?", state_word(v), done, *took ? " (" : "", took,
-	       *took ? ")" : "");
+	snprintf(buf, size, "%s%s: %s%s%s%s%s", live ? "  " : "", name ? name : "?", state_word(v), done,
+	         *took ? " (" : "", took, *took ? ")" : "");
 	free(name);
 }
 
-/* On a terminal: each VM in flight, and the total under them. */
+static void print_vm(const na_fleet_vm *v)
+{
+	char line[512];
+	vm_text(v, false, line, sizeof(line));
+	printf("%s\n", line);
+}
+
+/* A line of the live block, cut to the terminal's width: a line that
+ * wrapped would take two rows where the erase counts one. */
+static void live_line(fleet_view *view, const char *text, size_t cols)
+{
+	size_t n = strlen(text);
+	if (n >= cols) {
+		n = cols ? cols - 1 : 0;
+		while (n && ((unsigned char)text[n] & 0xC0) == 0x80)
+			n--;  /* not inside a character */
+	}
+	printf("%.*s\n", (int)n, text);
+	view->live++;
+}
+
+/* On a terminal: each VM in flight, and the total under them, within the
+ * terminal's rows (the rest counted on one line): a block taller than the
+ * screen could not be moved back over. */
 static void draw_live(fleet_view *view, const na_fleet_result *r)
 {
+	struct winsize ws = {0};
+	ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws);
+	size_t cols = ws.ws_col ? ws.ws_col : 80, rows = ws.ws_row > 3 ? ws.ws_row : 24;
+	size_t shown = 0, more = 0;
+	char line[512];
 	for (size_t i = 0; i < r->n; i++) {
 		const na_fleet_vm *v = &r->vms[i];
-		if (v->state == NA_FLEET_STARTED || v->state == NA_FLEET_QUEUED || v->state == NA_FLEET_MOVING) {
-			printf("  ");
-			print_vm(v, true);
-			view->live++;
+		if (v->state != NA_FLEET_STARTED && v->state != NA_FLEET_QUEUED && v->state != NA_FLEET_MOVING)
+			continue;
+		if (shown + 3 >= rows) {
+			more++;
+			continue;
 		}
+		vm_text(v, true, line, sizeof(line));
+		live_line(view, line, cols);
+		shown++;
 	}
-	print_total(r);
-	view->live++;
+	if (more) {
+		snprintf(line, sizeof(line), "  ... and %zu more in flight", more);
+		live_line(view, line, cols);
+	}
+	total_text(r, line, sizeof(line));
+	live_line(view, line, cols);
 }
 
 /* A line per VM whose state changed and the total when a move ended; on a
@@ -279,7 +323,7 @@ static void show_changes(void *ud, const na_fleet_result *r)
 		view->shown[i] = v->state;
 		any_ended |= ended(v);
 		if (!view->tty || ended(v))
-			print_vm(v, false);
+			print_vm(v);
 	}
 	if (view->tty)
 		draw_live(view, r);

@@ -55,13 +55,19 @@ assert_eq "$(calls RelocateVM_Task)" 12 "RelocateVM_Task calls after a second ru
 lab_stop
 
 # ---- on a terminal: the moves in flight and the total redrawn in place,
-# the ended moves' lines scrolling above them
+# the ended moves' lines scrolling above them; on a small one (6 rows, 60
+# columns) the block keeps to the screen: 3 VMs, the rest counted, each
+# line cut to the width
 fleet_lab -svmotion-per-host 0
-script -qec "$(printf '%q ' "$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank16k \
-	--parallel 4)" /dev/null > "$WORK/tty.out" 2>&1 || fail "migrate on a terminal: $(cat "$WORK/tty.out")"
+script -qec "stty cols 60 rows 6; $(printf '%q ' "$NFSAGENT" migrate --from-datastore truenas-vmware \
+	--datastore tank16k --parallel 4)" /dev/null > "$WORK/tty.out" 2>&1 ||
+	fail "migrate on a terminal: $(cat "$WORK/tty.out")"
 tty=$(tr -d '\r' < "$WORK/tty.out")
 assert_ge "$(grep -o $'\033\\[[0-9]*A\033\\[J' <<< "$tty" | wc -l)" 6 "live blocks erased"
-assert_ge "$(grep -o '  fleet-[0-9]*: moving' <<< "$tty" | wc -l)" 4 "live lines of moves in flight"
+assert_ge "$(grep -o '  fleet-[0-9]*: moving' <<< "$tty" | wc -l)" 3 "live lines of moves in flight"
+assert_contains "$tty" "  ... and 1 more in flight"
+assert_eq "$(grep '^  -- ' <<< "$tty" | awk '{ if (length > m) m = length } END { print m }')" \
+	59 "a live total cut to the terminal's width"
 assert_eq "$(grep -o 'fleet-[0-9]*: moved, verified (' <<< "$tty" | sort -u | wc -l)" 12 "ended moves' lines"
 assert_contains "$(grep -B 2 '^12 of 12 VMs now on tank16k' <<< "$tty")" \
 	"-- 12 done, 0 moving, 0 queued, 0 failed, 0 waiting;" "the last total, kept"
