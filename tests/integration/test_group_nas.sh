@@ -44,10 +44,12 @@ assert_eq "$(awk -v a="$guest" -v e="$sum" 'BEGIN { print (a - e < 4 && e - a < 
 	"guest bytes: the members' sum over the window ($guest, $sum)"
 assert_eq "$(awk -v a="$window_ms" -v e="$runtime_ms" 'BEGIN { print (a - e < 1 && e - a < 1) }')" 1 \
 	"the pool's window is the group's common window"
-# The lab's model: 65x for each VM's writes, less the window's edges
-# (zpool's 1 s intervals stamped to the second, the lab's feed 0.1-0.2 s
-# behind fio); against one VM's bytes it would read three times that.
-assert_eq "$(awk -v a="$amp" 'BEGIN { print (a > 40 && a < 90) }')" 1 "about 65x ($amp)"
+# The lab's model: 65x for each VM's writes, give or take the window's
+# edges (zpool's 1 s intervals stamped to the second, the lab's feed
+# behind fio: on a machine busy with the whole suite, 103x and 123x were
+# seen in a 5.6 s window); against one VM's bytes it would read three
+# times that (195x).  The exact check is the one above.
+assert_eq "$(awk -v a="$amp" 'BEGIN { print (a > 40 && a < 160) }')" 1 "about 65x ($amp)"
 assert_eq "$(jq '[.runs[].nas[].amplification] | .[0] - '"$amp"' | fabs < 1e-6' <<< "$bench")" true \
 	"bench --json says the stored amplification"
 # results --json: each member's row carries its group's NAS rows.
@@ -117,7 +119,7 @@ read -r datasets vms amp expected <<< "$(sqlite3 -separator ' ' "$db" "SELECT n.
 	/ (g.write_bw_bytes * g.write_runtime_ms / 1000.0) FROM result_group_nas n
 	JOIN result_groups g ON g.id = n.group_id ORDER BY g.id DESC LIMIT 1")"
 assert_eq "$datasets $vms" "tank/vmware64k 2" "the campaign's pool row"
-assert_eq "$(awk -v a="$amp" -v e="$expected" 'BEGIN { print (a - e < 1e-6 * e && e - a < 1e-6 * e && a > 25 && a < 41) }')" 1 \
+assert_eq "$(awk -v a="$amp" -v e="$expected" 'BEGIN { print (a - e < 1e-6 * e && e - a < 1e-6 * e && a > 20 && a < 55) }')" 1 \
 	"the campaign's amplification: pool bytes / the members' summed guest bytes, about 33x ($amp, $expected)"
 echo "campaign's amplification $amp"
 lab_stop
