@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "raw_sql.h"
 #include <sqlite3.h>
 
 #include "ops/bench_group_nas.h"
@@ -37,18 +39,6 @@ static void test_pools(void **state)
 	assert_int_equal(leader[2], 4);
 }
 
-static int raw_int(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	sqlite3_stmt *st = NULL;
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-	int v = sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return v;
-}
 
 typedef struct seen {
 	size_t n;
