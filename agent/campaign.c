@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "campaign_run.h"
+#include "stats.h"
 #include "ops/bench.h"
 #include "ops/migrate.h"
 #include "ops/probe.h"
@@ -140,8 +141,10 @@ static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);
-	printf("Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = nfs3, so its rounds "
-	       "mount %s as NFS 3 from the start.\n", t->name, where, t->datastore);
+	char line[1024];
+	snprintf(line, sizeof(line), "Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = "
+	         "nfs3, so its rounds mount %s as NFS 3 from the start.", t->name, where, t->datastore);
+	na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
 	fflush(stdout);
 	r->nfs3[ti] = true;
 	return na_run_mark(r, step, where);

@@ -200,7 +200,7 @@ lab_stop
 lab_start -export "$EXPORTS" -nfs41-bug first:3
 sed -i 's/^name = fb/name = fb1/; s/^datastore = bench-v41/datastore = bench-v3/; s|/mnt/tank/vmware64k-b|/mnt/tank/vmware64k|' "$fb"
 run 0 "$NFSAGENT" run "$fb"
-assert_contains "$OUT" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v3 as NFS 3 from the start."
+assert_contains "$(flat "$OUT")" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v3 as NFS 3 from the start."
 assert_contains "$OUT" "Repetition 2 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
 # The end state names the disk by its label, as ESXi does.
 assert_contains "$OUT" "  Hard disk 1: on truenas-vmware: as it started"

@@ -24,7 +24,7 @@ rc=0
 wait "$pid" || rc=$?
 assert_eq "$rc" 1 "exit status after Ctrl-C"
 OUT=$(cat "$WORK/run.out")
-assert_contains "$OUT" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v41 as NFS 3 from the start."
+assert_contains "$(flat "$OUT")" "Target v41: the NFS 4.1 extent-size bug showed in its probe; on_extent_bug = nfs3, so its rounds mount bench-v41 as NFS 3 from the start."
 assert_contains "$OUT" "Repetition 1 on target v41 (as NFS 3: the extent-size bug showed on NFS 4.1):"
 assert_contains "$OUT" "Target v41: NFS 4.1 leaves /mnt/tank/vmware64k first."
 run 0 "$NFSAGENT" run "$c" --resume
