@@ -5,7 +5,6 @@
  * with one VM's runs (docs/groups.md). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "store_internal.h"
 
@@ -135,13 +134,9 @@ static int journal_group(na_store *s, const na_group_row *g, vs_error *err)
 {
 	if (!s->group_step)
 		return VS_OK;
-	char id[24], now[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	char id[24];
 	snprintf(id, sizeof(id), "%lld", (long long)g->id);
-	return na_store_journal_step(s, s->group_run, s->group_step, id, now, err);
+	return na_store_journal_step(s, s->group_run, s->group_step, id, NULL, err);
 }
 
 int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_member *m, size_t n,

@@ -39,7 +39,7 @@ enum { NA_SCHEMA_BINS = 14 };
 enum { NA_SCHEMA_GROUP_NAS = 16 };
 
 /* Journals step of a campaign run (detail: what was noted, may be NULL)
- * inside the caller's transaction. */
+ * inside the caller's transaction, done at now (NULL: this moment). */
 int na_store_journal_step(na_store *s, const char *run, const char *step, const char *detail,
                           const char *now, vs_error *err);
 

@@ -115,7 +115,8 @@ int na_store_journal_step(na_store *s, const char *run, const char *step, const 
 {
 	const char *const args[] = {run, step, detail, now};
 	return na_sql_exec_args(s, "INSERT OR REPLACE INTO campaign_steps (run, step, detail, at) "
-	                    "VALUES (?1, ?2, ?3, ?4)", args, 4, err);
+	                    "VALUES (?1, ?2, ?3, coalesce(?4, strftime('%Y-%m-%dT%H:%M:%SZ', 'now')))",
+	                    args, 4, err);
 }
 
 int na_store_step_done(na_store *s, const char *run, const char *step, const char *detail,

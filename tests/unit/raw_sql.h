@@ -1,10 +1,14 @@
-/* Unit tests' look into a results file behind the store: the first
- * column of the first row of sql, as an int (the file opened read-only). */
+/* Unit tests' look into a results file behind the store, and its
+ * removal. */
 #ifndef NFSAGENT_TEST_RAW_SQL_H
 #define NFSAGENT_TEST_RAW_SQL_H
 
 #include <sqlite3.h>
+#include <stdio.h>
+#include <unistd.h>
 
+/* The first column of the first row of sql, as an int (the file opened
+ * read-only). */
 static inline int raw_int(const char *path, const char *sql)
 {
 	sqlite3 *db = NULL;
@@ -16,6 +20,18 @@ static inline int raw_int(const char *path, const char *sql)
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return v;
+}
+
+/* Removes the results file path (with SQLite's -wal and -shm beside it)
+ * and then its folder dir; rmdir's result. */
+static inline int remove_db(const char *dir, const char *path)
+{
+	for (const char *const *side = (const char *const[]){"", "-wal", "-shm", NULL}; *side; side++) {
+		char file[4096];
+		snprintf(file, sizeof(file), "%s%s", path, *side);
+		remove(file);
+	}
+	return rmdir(dir);
 }
 
 #endif

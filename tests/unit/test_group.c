@@ -251,8 +251,7 @@ static void test_group_store(void **state)
 	assert_int_equal(raw_int(path, "SELECT incomplete + vms * 10 FROM result_groups"), 31);
 	assert_int_equal(raw_int(path, "SELECT round(read_iops) + round(start_skew_ms * 2) FROM result_groups"),
 	                 4025);
-	remove(path);
-	rmdir(dir);
+	remove_db(dir, path);
 }
 
 /* A group run of two VMs on hosts, recorded; its id. */
@@ -295,12 +294,7 @@ static void test_group_link(void **state)
 	assert_null(g.rows[1].field[NA_FIELD_link_nic]);
 	na_cmp_group_free(&g);
 	na_store_close(&s);
-	for (const char *const *side = (const char *const[]){"", "-wal", "-shm", NULL}; *side; side++) {
-		char file[80];
-		snprintf(file, sizeof(file), "%s%s", path, *side);
-		remove(file);
-	}
-	assert_int_equal(rmdir(dir), 0);
+	assert_int_equal(remove_db(dir, path), 0);
 }
 
 /* A campaign's group run (vms =) journals its step with the group's id in
@@ -357,8 +351,7 @@ static void test_group_journal(void **state)
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM campaign_steps"), 1);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_groups"), 2);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM results WHERE campaign = 'g-1'"), 3);
-	remove(path);
-	rmdir(dir);
+	remove_db(dir, path);
 }
 
 int main(void)

@@ -120,8 +120,7 @@ static void test_store(void **state)
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_group_nas WHERE pool = 'fast'"
 	                               " AND data_write_bytes IS NULL AND interval_s IS NULL"), 1);
 	assert_int_equal(raw_int(path, "SELECT count(*) FROM result_group_nas"), 2);
-	remove(path);
-	rmdir(dir);
+	remove_db(dir, path);
 }
 
 int main(void)
