@@ -214,16 +214,37 @@ static bool first_without_counters(const char *host)
 	return true;
 }
 
+void na_perf_memo_clear(na_perf_memo *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		vs_perf_samples_free(&m->a[i].v, m->a[i].n);
+	m->n = 0;
+}
+
+/* The host's last `samples` realtime samples: b's group's answer when a
+ * member on the same host asked already, else asked now (into own when
+ * there is no room in a memo). */
+static const struct na_perf_answer *host_samples(na_bench *b, int samples, struct na_perf_answer *own)
+{
+	na_perf_memo *m = b->perf_memo;
+	for (size_t i = 0; m && i < m->n; i++)
+		if (m->a[i].samples == samples && strcmp(m->a[i].host, b->host->moref) == 0)
+			return &m->a[i];
+	struct na_perf_answer *a = m && m->n < sizeof(m->a) / sizeof(*m->a) ? &m->a[m->n++] : own;
+	*a = (struct na_perf_answer){.samples = samples};
+	snprintf(a->host, sizeof(a->host), "%s", b->host->moref);
+	a->rc = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &a->v, &a->n, &a->err);
+	return a;
+}
+
 static char *host_counters(na_bench *b, time_t started)
 {
-	int samples = (int)((time(NULL) - started) / 20) + 1;
-	vs_perf_sample *v = NULL;
-	size_t n = 0;
-	vs_error err = {0};
+	struct na_perf_answer own = {0};
+	const struct na_perf_answer *a = host_samples(b, (int)((time(NULL) - started) / 20) + 1, &own);
+	const vs_perf_sample *v = a->v;
 	json_t *out = json_array();
-	bool asked = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &v, &n,
-	                           &err) == VS_OK;
-	for (size_t i = 0; i < n; i++) {
+	bool asked = a->rc == VS_OK;
+	for (size_t i = 0; i < a->n; i++) {
 		size_t k = 0;
 		while (k < 6 && b->counter_ids[k] != v[i].counter)
 			k++;
@@ -231,12 +252,11 @@ static char *host_counters(na_bench *b, time_t started)
 			json_array_append_new(out, json_pack("{s:s, s:s, s:I}", "counter", counter_names[k],
 			                                     "time", v[i].timestamp, "value", (json_int_t)v[i].value));
 	}
-	vs_perf_samples_free(&v, n);
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
 	bool say = (!asked || !json_array_size(out)) && first_without_counters(b->host->moref);
 	if (say && !asked)
 		na_say_warning(b->s, "no host counters for this run on %s: %s (later runs there without "
-		               "them are not named again)", b->host->name, err.message);
+		               "them are not named again)", b->host->name, a->err.message);
 	else if (say)
 		na_say_warning(b->s, "no host counters for this run: %s gave no samples of datastore %s in "
 		               "the run's window (vCenter's statistics level or interval may not keep them; "
@@ -244,6 +264,7 @@ static char *host_counters(na_bench *b, time_t started)
 		               b->host->name, b->ds->name);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
+	vs_perf_samples_free(&own.v, own.n);
 	return s;
 }
 

@@ -25,6 +25,23 @@ typedef struct na_bench_took {
 	size_t n;
 } na_bench_took;
 
+enum { NA_GROUP_MAX_VMS = 64 };  /* the most VMs of a group run (bench_group.h) */
+
+/* A group run's host counters: its members on one host ask vCenter the
+ * same question at the same moment, so each host's answer (per window
+ * size) is asked once and shared.  na_perf_memo_clear frees the answers. */
+typedef struct na_perf_memo {
+	struct na_perf_answer {
+		char host[64];
+		int samples, rc;
+		vs_error err;
+		vs_perf_sample *v;
+		size_t n;
+	} a[NA_GROUP_MAX_VMS];
+	size_t n;
+} na_perf_memo;
+void na_perf_memo_clear(na_perf_memo *m);
+
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
 	 * without host counters, fio's files left in the guest, the NAS side
@@ -61,6 +78,7 @@ typedef struct na_bench {
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
 	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_read_link) */
 	na_bench_took took;
+	na_perf_memo *perf_memo;    /* a group run's, else NULL: each run asks alone */
 	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
 	 * dataset behind ds, its settings and its pool were read
 	 * (na_bench_nas_begin): then each run is sampled. */

@@ -225,8 +225,16 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 	/* The group and its members are recorded together or not at all. */
 	if (rc == VS_OK)
 		rc = na_store_group_begin(m[0]->s->store, err);
+	na_perf_memo *memo = rc == VS_OK ? calloc(1, sizeof(*memo)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		m[i]->perf_memo = memo;  /* none: each member asks alone */
 	if (rc == VS_OK)
 		end_all(m, n, p, job, rep, st, proc, r);
+	for (size_t i = 0; i < n; i++)
+		m[i]->perf_memo = NULL;
+	if (memo)
+		na_perf_memo_clear(memo);
+	free(memo);
 	/* Rolled back with the members when it fails (memory). */
 	int cut = rc == VS_OK ? na_group_window(m, n, job, r, err) : rc;
 	if (cut == VS_OK)

@@ -6,8 +6,6 @@
 #include "group.h"
 #include "ops/bench.h"
 
-enum { NA_GROUP_MAX_VMS = 64 };
-
 /* One member's part of a group's repetition. */
 typedef struct na_bench_member_run {
 	na_bench_outcome o;         /* o.row 0: nothing recorded (never started, or unread) */
