@@ -271,7 +271,6 @@ int64_t na_fio_hist_bucket_ns(size_t i, int coarseness)
 
 void na_fio_logs_clear(na_fio_logs *l)
 {
-	na_fio_log_clear(&l->iops);
 	na_fio_log_clear(&l->bw);
 	na_fio_hist_clear(&l->hist);
 }

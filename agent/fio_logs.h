@@ -1,5 +1,6 @@
 /* fio's per-interval logs: the IOPS and bandwidth logs written with
- * write_iops_log / write_bw_log and log_avg_msec, and the completion-latency
+ * write_iops_log / write_bw_log and log_avg_msec (a group run writes only
+ * the bandwidth log), and the completion-latency
  * histogram log written with write_hist_log and log_hist_msec.  Pure: text in,
  * arrays out, so the parsers are unit-tested on real fio output and fuzzed.
  * Strict: a line that is not what fio writes is an error naming its number. */
@@ -49,9 +50,9 @@ typedef struct na_fio_hist_log {
 	uint32_t *counts;    /* [n * n_bins]: completions per bucket */
 } na_fio_hist_log;
 
-/* One fio job's three logs, as a group's window takes them. */
+/* One fio job's two logs, as a group's window takes them. */
 typedef struct na_fio_logs {
-	na_fio_log iops, bw;
+	na_fio_log bw;
 	na_fio_hist_log hist;
 } na_fio_logs;
 void na_fio_logs_clear(na_fio_logs *l);

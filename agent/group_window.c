@@ -34,20 +34,19 @@ static int64_t hist_end(const na_fio_hist_log *h)
 	return end;
 }
 
-/* A member measures until the earliest of its logs ends: fio may stop one
- * log a line before another, and a log's silence is not a measurement. */
+/* A member measures until the earlier of its logs ends: fio may stop one
+ * log a line before the other, and a log's silence is not a measurement. */
 static int64_t member_end(const na_gw_member *m)
 {
-	int64_t e = samples_end(m->iops), b = samples_end(m->bw), h = hist_end(m->hist);
-	e = b < e ? b : e;
-	return (h < e ? h : e) + m->log_base_ms;
+	int64_t b = samples_end(m->bw), h = hist_end(m->hist);
+	return (h < b ? h : b) + m->log_base_ms;
 }
 
 static int check_member(const na_gw_member *m, size_t i, vs_error *err)
 {
-	if (!m->iops || !m->bw || !m->hist || !m->iops->n || !m->bw->n || !m->hist->n)
-		return vs_fail(err, VS_ERR_USAGE, "member %zu of the group lacks its IOPS, bandwidth or "
-		               "histogram log (write_iops_log, write_bw_log, write_hist_log)", i);
+	if (!m->bw || !m->hist || !m->bw->n || !m->hist->n)
+		return vs_fail(err, VS_ERR_USAGE, "member %zu of the group lacks its bandwidth or "
+		               "histogram log (write_bw_log, write_hist_log)", i);
 	if (m->interval_ms <= 0 || m->interval_ms > NA_FIO_LOG_MAX_MS || m->ramp_ms < 0 ||
 	    m->ramp_ms > NA_FIO_LOG_MAX_MS || llabs(m->start_ms) > NA_FIO_LOG_MAX_MS ||
 	    llabs(m->log_base_ms) > NA_FIO_LOG_MAX_MS)
@@ -111,16 +110,15 @@ static double share(int64_t lo, int64_t hi, window w)
 	return b > a ? (double)(b - a) / (double)(hi - lo) : 0;
 }
 
-/* What a rate log (per second) adds up to in the window, per direction. */
-static void rate_sums(const na_fio_log *log, const na_gw_member *m, window w, double scale,
-                      double sum[NA_FIO_DIRS])
+/* The bytes a bandwidth log (KiB/s) adds up to in the window, per direction. */
+static void byte_sums(const na_fio_log *log, const na_gw_member *m, window w, double sum[NA_FIO_DIRS])
 {
 	int64_t prev[NA_FIO_DIRS] = {INT64_MIN, INT64_MIN, INT64_MIN};
 	for (size_t i = 0; i < log->n; i++) {
 		const na_fio_sample *s = &log->s[i];
 		int64_t hi = s->t_ms + m->log_base_ms;
 		int64_t lo = line_start(prev, s->dir, hi, m->interval_ms);
-		sum[s->dir] += (double)s->value * scale * (double)(hi - lo) / 1000.0 * share(lo, hi, w);
+		sum[s->dir] += (double)s->value * 1024.0 * (double)(hi - lo) / 1000.0 * share(lo, hi, w);
 	}
 }
 
@@ -138,7 +136,8 @@ static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w,
 	}
 }
 
-/* The non-empty buckets, rounded to whole completions, as json+ bins. */
+/* The non-empty buckets, rounded to whole completions, as json+ bins;
+ * their sum is the direction's I/Os. */
 static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, vs_error *err)
 {
 	d->bin_ns = malloc(h->n_bins * sizeof(*d->bin_ns));
@@ -161,34 +160,34 @@ static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, 
 		d->bin_ns = d->bin_count = NULL;
 		return VS_OK;
 	}
+	d->total_ios = (int64_t)total;
 	d->lat_mean_us = sum / total / 1000.0;
 	d->max_us = (double)d->bin_ns[d->n_bins - 1] / 1000.0;
 	na_fio_dir_pcts_from_bins(d);
 	return VS_OK;
 }
 
+/* A member's I/Os in the window are its histogram's completions there:
+ * fio counts each completion in it, as in the IOPS log, so that log is not
+ * fetched (one guest file transfer fewer per member and run). */
 static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FIO_DIRS], vs_error *err)
 {
-	double ios[NA_FIO_DIRS] = {0}, bytes[NA_FIO_DIRS] = {0}, secs = (double)(w.to - w.from) / 1000.0;
+	double bytes[NA_FIO_DIRS] = {0}, secs = (double)(w.to - w.from) / 1000.0;
 	double *acc = calloc(NA_FIO_DIRS * m->hist->n_bins, sizeof(*acc));
 	if (!acc)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory merging fio's histograms");
-	rate_sums(m->iops, m, w, 1.0, ios);
-	rate_sums(m->bw, m, w, 1024.0, bytes);  /* fio's bandwidth log is in KiB/s */
+	byte_sums(m->bw, m, w, bytes);
 	hist_sums(m->hist, m, w, acc);
 	int rc = VS_OK;
 	for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++) {
 		na_fio_dir_clear(&dirs[d]);
-		dirs[d].total_ios = llround(ios[d]);
-		if (dirs[d].total_ios <= 0) {
-			dirs[d].total_ios = 0;
+		rc = dir_bins(&dirs[d], acc + d * m->hist->n_bins, m->hist, err);
+		if (rc != VS_OK || !dirs[d].n_bins)
 			continue;
-		}
 		dirs[d].present = true;
-		dirs[d].iops = ios[d] / secs;
+		dirs[d].iops = (double)dirs[d].total_ios / secs;
 		dirs[d].bw_bytes = bytes[d] / secs;
 		dirs[d].runtime_ms = w.to - w.from;
-		rc = dir_bins(&dirs[d], acc + d * m->hist->n_bins, m->hist, err);
 	}
 	free(acc);
 	return rc;

@@ -23,7 +23,7 @@ typedef struct na_gw_member {
 	                       * log_unix_epoch=1, the start with fio's default relative times */
 	int64_t ramp_ms;      /* its ramp_time, excluded from the window */
 	int64_t interval_ms;  /* its log_avg_msec and log_hist_msec (they must be equal) */
-	const na_fio_log *iops, *bw;
+	const na_fio_log *bw;
 	const na_fio_hist_log *hist;
 } na_gw_member;
 
@@ -35,11 +35,10 @@ typedef struct na_gw_result {
 	size_t starts_last, ends_first;
 	size_t n;
 	/* Per member and direction (0 read, 1 write, 2 trim), over the window
-	 * (runtime_ms its length): iops and bw_bytes the rates, total_ios the
-	 * IOs by the IOPS log (rounded; the bytes are bw_bytes * runtime), the
-	 * histogram log's completions in bin_ns/bin_count (fio samples the two
-	 * logs a moment apart: their totals may differ by a few) and the
-	 * percentiles read off them; lat_mean_us and max_us are the buckets'
+	 * (runtime_ms its length): iops and bw_bytes the rates (the bytes are
+	 * bw_bytes * runtime), the histogram log's completions in
+	 * bin_ns/bin_count, rounded, their sum total_ios, and the percentiles
+	 * read off them; lat_mean_us and max_us are the buckets'
 	 * mean and the highest bucket, within fio's bucket width (1/64 of the
 	 * value).  A direction is present when it did I/O in the window. */
 	na_fio_dir (*member)[NA_FIO_DIRS];

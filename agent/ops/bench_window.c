@@ -1,5 +1,5 @@
 /* A group's common window in a group run: every member's fio writes its
- * interval logs (IOPS, bandwidth, completion-latency histogram) into the
+ * interval logs (bandwidth, completion-latency histogram) into the
  * run's staging folder; after every member ended they are fetched with the
  * guest file transfer fio's JSON output uses, parsed (fio_logs.c) and cut
  * to the window all members measured in (group_window.c).  The group's sums,
@@ -13,13 +13,14 @@
 #include "ops/bench_internal.h"
 #include "ops/bench_window.h"
 
-/* The logs' name in the staging folder: fio adds _iops.N.log, _bw.N.log and
- * _clat_hist.N.log, N the job's number from 1. */
+/* The logs' name in the staging folder: fio adds _bw.N.log and
+ * _clat_hist.N.log, N the job's number from 1.  No IOPS log: the
+ * histogram's completions count the I/Os (group_window.c). */
 #define LOG_NAME "gw"
 /* A histogram log holds at most NA_FIO_HIST_MAX_CELLS buckets of at least
  * 3 bytes ("0, "): a larger file is refused unread. */
 enum { MAX_LOG = 128 << 20 };
-static const char *const KINDS[] = {"iops", "bw", "clat_hist"};
+static const char *const KINDS[] = {"bw", "clat_hist"};
 /* What a group run sets for fio's interval logs, and what changes how
  * they read (averaged or max, offsets, compression, one log for all jobs). */
 static const char *const OWN_LOG_KEYS[] = {
@@ -77,9 +78,9 @@ int na_group_job_logs(const char *job, const char *staging, int64_t interval_ms,
 	char head[512];
 	snprintf(head, sizeof(head),
 	         "# nfsagent group: fio's interval logs for the common window\n[global]\n"
-	         "write_iops_log=%s/" LOG_NAME "\nwrite_bw_log=%s/" LOG_NAME "\n"
+	         "write_bw_log=%s/" LOG_NAME "\n"
 	         "write_hist_log=%s/" LOG_NAME "\nlog_avg_msec=%lld\nlog_hist_msec=%lld\n"
-	         "log_unix_epoch=1\n", staging, staging, staging, (long long)interval_ms,
+	         "log_unix_epoch=1\n", staging, staging, (long long)interval_ms,
 	         (long long)interval_ms);
 	size_t hl = strlen(head), jl = strlen(job);
 	if (!(*out = malloc(hl + jl + 1)))
@@ -107,8 +108,7 @@ static int fetch_log(na_bench *b, long j, size_t k, na_fio_logs *l, na_bench_mem
 		return VS_OK;
 	}
 	vs_error e = {0};
-	rc = k == 2 ? na_fio_hist_parse(text, len, &l->hist, &e)
-	            : na_fio_log_parse(text, len, k ? &l->bw : &l->iops, &e);
+	rc = k ? na_fio_hist_parse(text, len, &l->hist, &e) : na_fio_log_parse(text, len, &l->bw, &e);
 	free(text);
 	if (rc == VS_ERR_NOMEM)
 		*err = e;
@@ -129,15 +129,14 @@ static int64_t first_of(const na_fio_log *log)
 /* Where a fio job began measuring (ms, the guest's clock): one interval
  * before the first line of the log that begins last, since fio stamps a
  * line with its interval's end and logs nothing in its ramp (fio 3.33).
- * Its three logs begin apart, the histogram's sampled on ticks of its own
- * (300 ms apart under load): from here on all three cover it. */
+ * Its logs begin apart, the histogram's sampled on ticks of its own (300
+ * ms apart under load): from here on both cover it. */
 static int64_t measured_from(const na_fio_logs *l, int64_t interval)
 {
-	int64_t hist = INT64_MAX, iops = first_of(&l->iops), bw = first_of(&l->bw);
+	int64_t hist = INT64_MAX, bw = first_of(&l->bw);
 	for (size_t i = 0; i < l->hist.n; i++)
 		hist = l->hist.t_ms[i] < hist ? l->hist.t_ms[i] : hist;
-	int64_t last = iops > bw ? iops : bw;
-	return (hist > last ? hist : last) - interval;
+	return (hist > bw ? hist : bw) - interval;
 }
 
 /* Each fio job of the members still complete, as a member of the window's
@@ -150,7 +149,7 @@ static size_t cut_members(const na_fio_logs *logs, size_t n, long jobs, int64_t 
 		for (long j = 0; !r->m[i].why && j < jobs; j++, k++) {
 			const na_fio_logs *l = &logs[i * (size_t)jobs + (size_t)j];
 			gm[k] = (na_gw_member){.start_ms = measured_from(l, interval), .interval_ms = interval,
-			                       .iops = &l->iops, .bw = &l->bw, .hist = &l->hist};
+			                       .bw = &l->bw, .hist = &l->hist};
 			vm[k] = i;
 		}
 	return k;
@@ -260,7 +259,7 @@ int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_grou
 	int rc = logs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		for (long j = 0; rc == VS_OK && !r->m[i].why && j < jobs; j++)
-			for (size_t k = 0; rc == VS_OK && !r->m[i].why && k < 3; k++)
+			for (size_t k = 0; rc == VS_OK && !r->m[i].why && k < 2; k++)
 				rc = fetch_log(m[i], j, k, &logs[i * (size_t)jobs + (size_t)j], &r->m[i], err);
 	if (rc == VS_OK)
 		rc = cut(m, n, logs, jobs, na_group_log_interval(job), r, err);

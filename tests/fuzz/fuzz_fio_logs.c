@@ -59,7 +59,7 @@ static void check_window(const na_fio_hist_log *h)
 			sum += h->counts[i * h->n_bins + b];
 		rates.s[i] = (na_fio_sample){h->t_ms[i], sum, h->dir[i]};
 	}
-	na_gw_member m = {.start_ms = h->t_ms[0] - 1000, .interval_ms = 1000, .iops = &rates, .bw = &rates, .hist = h};
+	na_gw_member m = {.start_ms = h->t_ms[0] - 1000, .interval_ms = 1000, .bw = &rates, .hist = h};
 	na_gw_result r;
 	vs_error err = {0};
 	if (na_gw_compute(&m, 1, &r, &err) != VS_OK && !err.message[0])

@@ -150,16 +150,16 @@ assert_eq "$(jq '.runs[0].group.vms_measured' <<< "$OUT")" 2 "the two others mea
 # Interval logs broken (fleet-06) or missing (fleet-07): incomplete, named.
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile randread-4k-qd1 --repeat 1 \
 	"${quick[@]}"
-assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_iops.1.log could not be read: "
+assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_bw.1.log could not be read: "
 assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
 assert_eq "$(grep -c ' window [0-9.]* s of [0-9.]* s, skew [0-9]* ms  slowest fleet-0[12] .* \[2 of 3 VMs\]' <<< "$OUT")" 1 \
 	"the window of the two others printed"
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-07 --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
 assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT")" \
-	"fleet-07: its fio interval log gw_iops.1.log is missing" "JSON names the member without logs"
+	"fleet-07: its fio interval log gw_bw.1.log is missing" "JSON names the member without logs"
 assert_eq "$(jq '.runs[0].group | .vms_measured == 1 and .window.ms > 0' <<< "$OUT")" true "the other one measured"
 assert_eq "$(sqlite3 "$db" "SELECT why FROM result_groups WHERE id = $(jq .runs[0].group_id <<< "$OUT")")" \
-	"fleet-07: its fio interval log gw_iops.1.log is missing" "stored naming the member"
+	"fleet-07: its fio interval log gw_bw.1.log is missing" "stored naming the member"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id
 	WHERE m.vm IN ('fleet-06', 'fleet-07') AND r.status = 'ok' AND m.why LIKE 'its fio interval log%'")" 2 \
 	"their whole runs recorded, linked with the reason"

@@ -159,7 +159,7 @@ func guestFioRun(fio string, args []string) int {
 	return code
 }
 
-// spoilLogs overwrites (broken) or removes (missing) the IOPS interval logs
+// spoilLogs overwrites (broken) or removes (missing) the bandwidth interval logs
 // fio wrote in the working folder, where nfsagent has its logs written, or
 // puts every interval log's times a minute earlier (behind).
 func spoilLogs(mode string) {
@@ -170,7 +170,7 @@ func spoilLogs(mode string) {
 		}
 		return
 	}
-	logs, _ := filepath.Glob("*_iops.*.log")
+	logs, _ := filepath.Glob("*_bw.*.log")
 	for _, l := range logs {
 		if mode == "broken" {
 			_ = os.WriteFile(l, []byte("not a line of fio's\n"), 0o644)

@@ -31,8 +31,7 @@ static void test_job_logs(void **state)
 	char *job = NULL;
 	const char *fio = "[global]\nbs=4k\n[a]\nnumjobs=2\n";
 	assert_int_equal(na_group_job_logs(fio, "/tmp/nfsagent-42-0badcafe", 250, &job, &err), VS_OK);
-	assert_non_null(strstr(job, "\n[global]\nwrite_iops_log=/tmp/nfsagent-42-0badcafe/gw\n"
-	                            "write_bw_log=/tmp/nfsagent-42-0badcafe/gw\n"
+	assert_non_null(strstr(job, "\n[global]\nwrite_bw_log=/tmp/nfsagent-42-0badcafe/gw\n"
 	                            "write_hist_log=/tmp/nfsagent-42-0badcafe/gw\n"
 	                            "log_avg_msec=250\nlog_hist_msec=250\nlog_unix_epoch=1\n"));
 	assert_string_equal(job + strlen(job) - strlen(fio), fio);  /* the job itself after it */
