@@ -69,16 +69,17 @@ static double skew_ms(const na_bench_group_run *r, size_t n)
 }
 
 /* Waits for every started fio in turn.  They run together, so the first
- * wait covers the job's time and each later one polls from what is left
- * of it (at once, for those that ended with the first); each end seen is
- * noted as that member's finish.  Ctrl-C returns
+ * wait covers the job's time (as long as the first member's last run of
+ * the profile took to be seen ended: na_bench_learn) and each later one
+ * polls from what is left of it (at once, for those that ended with the
+ * first); each end seen is noted as that member's finish.  Ctrl-C returns
  * VS_ERR_TASK; a member timed out or refused is named. */
-static int wait_all(na_bench *const *m, size_t n, const char *job, const char *what,
-                    na_bench_started *st, vs_guest_process *proc, na_bench_group_run *r,
-                    vs_error *err)
+static int wait_all(na_bench *const *m, size_t n, const na_profile *p, const char *job,
+                    const char *what, na_bench_started *st, vs_guest_process *proc,
+                    na_bench_group_run *r, vs_error *err)
 {
-	long expected = na_job_seconds(job, 0), timeout = na_bench_timeout(job);
-	double t0 = monotonic_s();
+	long timeout = na_bench_timeout(job);
+	double t0 = monotonic_s(), expected = -1;
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job, UNBOUNDED_S));
 	na_interrupts_note("stopping fio in every guest; the results recorded so far are kept");
@@ -86,13 +87,19 @@ static int wait_all(na_bench *const *m, size_t n, const char *job, const char *w
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		if (st[i].pid < 0)
 			continue;
-		long gone = (long)(monotonic_s() - t0);
+		bool first = expected < 0;
+		if (first)
+			expected = na_bench_expected_s(m[i], p, job);
+		double gone = monotonic_s() - t0;
 		vs_error e = {0};
 		int w = vs_guest_wait(m[i]->s->client, m[i]->vm->moref, &m[i]->auth, st[i].pid,
-		                      timeout > gone ? timeout - gone : 1, expected > gone ? expected - gone : 0,
-		                      m[i]->stop, na_wait_tick, &shown, &proc[i], &e);
+		                      (double)timeout > gone ? timeout - (long)gone : 1,
+		                      expected > gone ? expected - gone : 0, m[i]->stop, na_wait_tick, &shown,
+		                      &proc[i], &e);
 		if (w == VS_OK)
 			na_bench_note_end(&st[i]);
+		if (w == VS_OK && first)
+			na_bench_learn(m[i], p, &st[i], expected, proc[i].end_looks);
 		if (w != VS_OK && *m[i]->stop)
 			rc = vs_fail(err, VS_ERR_TASK, "%s", e.message);
 		else if (w != VS_OK)
@@ -186,8 +193,8 @@ static int record_group(na_bench *const *m, size_t n, const na_profile *p, const
 }
 
 /* fio in every member, the pools sampled around all of them. */
-static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const char *job,
-                   const char *what, na_bench_started *st, vs_guest_process *proc,
+static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const na_profile *p,
+                   const char *job, const char *what, na_bench_started *st, vs_guest_process *proc,
                    na_bench_group_run *r, vs_error *err)
 {
 	nas_sampler *samplers[NA_GROUP_MAX_VMS] = {0};
@@ -196,7 +203,7 @@ static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const c
 		return rc;
 	start_all(m, n, job, st, r);
 	r->skew_ms = skew_ms(r, n);
-	rc = wait_all(m, n, job, what, st, proc, r, err);
+	rc = wait_all(m, n, p, job, what, st, proc, r, err);
 	na_group_nas_stop(m, r, samplers);
 	return rc;
 }
@@ -215,7 +222,7 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 		st[i].pid = -1;  /* none started, should the samplers' start fail */
 	char what[160];
 	snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
-	int rc = run_fio(m, n, gn, job, what, st, proc, r, err);
+	int rc = run_fio(m, n, gn, p, job, what, st, proc, r, err);
 	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
 	for (size_t i = 0; i < n; i++)
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
