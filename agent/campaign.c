@@ -125,7 +125,7 @@ bool na_run_has_work(na_run *r, const na_target *t)
 	snprintf(step, sizeof(step), "probe:%s", t->name);
 	if (r->broken[index_of(r, t)])
 		return false;
-	bool left = t->probe && !na_run_done(r, step, NULL);
+	bool left = t->probe > 0 && !na_run_done(r, step, NULL);
 	for (long rep = 1; !left && rep <= r->c->repeat; rep++)
 		left = round_left(r, t, rep) > 0;
 	return left;
@@ -182,7 +182,7 @@ static int probe_target(na_run *r, na_target *t)
 {
 	char step[160];
 	snprintf(step, sizeof(step), "probe:%s", t->name);
-	if (!t->probe || na_run_done(r, step, NULL) || !na_run_datastore(r, t->datastore))
+	if (t->probe <= 0 || na_run_done(r, step, NULL) || !na_run_datastore(r, t->datastore))
 		return VS_OK;
 	int rc = sweep_probe(r, t);
 	if (rc != VS_OK)

@@ -26,7 +26,10 @@ typedef struct na_target {
 	char *nfs;           /* "3" or "4.1" */
 	char *hosts;         /* "all", "cluster:NAME" or "h1,h2"; default all */
 	char *on_extent_bug; /* fail, nfs3, snapshot or cold; default fail */
-	bool probe;          /* probe the datastore before moving the VM there (default yes) */
+	/* Probe the datastore before moving the VM there: 1 yes, 0 no; -1 (no
+	 * probe key) is resolved by preflight to whether the target runs NFS
+	 * 4.1, the only version with the extent-size bug. */
+	int probe;
 	long connections;    /* nConnect when it mounts (mount --connections); 0: ESXi's one */
 	na_labels labels;
 	/* The NAS behind it, as bench --nas / --nas-command: one of them or

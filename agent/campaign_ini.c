@@ -119,6 +119,15 @@ static bool set_bool(bool *field, const char *value)
 	return true;
 }
 
+static bool set_probe(na_target *t, const char *value)
+{
+	bool probe;
+	if (!set_bool(&probe, value))
+		return false;
+	t->probe = probe;
+	return true;
+}
+
 long na_bad_text_at(const char *text)
 {
 	const unsigned char *s = (const unsigned char *)text;
@@ -365,7 +374,7 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "nfs")) return one_of(value, nfs) && set_str(&t->nfs, value);
 	if (!strcmp(name, "hosts")) return set_name(p, name, &t->hosts, value);
 	if (!strcmp(name, "on_extent_bug")) return one_of(value, policies) && set_str(&t->on_extent_bug, value);
-	if (!strcmp(name, "probe")) return set_bool(&t->probe, value);
+	if (!strcmp(name, "probe")) return set_probe(t, value);
 	if (!strcmp(name, "connections")) return set_long(p, name, &t->connections, value, 1, NA_MAX_CONNECTIONS);
 	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);
 	if (!strcmp(name, "nas")) return set_nas(p, name, &t->nas, t->nas_command, value);
@@ -398,7 +407,7 @@ static na_target *target_of(parse *p, const char *section)
 		return NULL;
 	}
 	na_target *t = &c->targets[c->n_targets++];
-	*t = (na_target){.name = strdup(name), .line = p->heading_line, .probe = true};
+	*t = (na_target){.name = strdup(name), .line = p->heading_line, .probe = -1};
 	return t;
 }
 

@@ -9,7 +9,7 @@
 #include "render.h"
 #include "stats.h"
 
-static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
+static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 {
 	vs_error err = {0};
 	na_host_choice choice;
@@ -56,6 +56,10 @@ static int check_target(na_run *r, const na_target *t, const vs_vm *vm)
 			                    v ? v->name : "a VM of the campaign",
 			                    host ? "another host" : "no host");
 	}
+	/* Only NFS 4.1 has the extent-size bug: without a probe key, a target
+	 * probes where it runs 4.1 (an NFS 3 one is probed on request). */
+	if (t->probe < 0)
+		t->probe = t->servers ? t->nfs && !strcmp(t->nfs, "4.1") : d->type && !strcmp(d->type, "NFS41");
 	return VS_OK;
 }
 
@@ -69,7 +73,7 @@ static void write_target(FILE *out, const void *target)
 		        t->datastore, t->hosts ? t->hosts : "all");
 	else
 		fprintf(out, "datastore %s", t->datastore);
-	fprintf(out, "%s; on the extent-size bug: %s", t->probe ? "; probe first" : "", na_run_policy(t));
+	fprintf(out, "%s; on the extent-size bug: %s", t->probe > 0 ? "; probe first" : "", na_run_policy(t));
 	for (size_t k = 0; k < t->labels.n; k++)
 		fprintf(out, "%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
 }
