@@ -49,19 +49,59 @@ static int append_vm(na_cmp_row *first, const na_cmp_row *member)
 	return VS_OK;
 }
 
-/* w becomes its group's row: the group's figures; no layers: each
+/* A group's pools (result_group_nas), as its row's layers take them. */
+typedef struct group_pools {
+	double *layer;
+	int pools;
+} group_pools;
+
+/* The pool's layers over the group's window, as a single run's (compare_layers.c):
+ * its rates, its amplification against the members' summed guest writes,
+ * and the log's share of it.  A pool whose figures are not the window's
+ * (a member left out, zpool not placed) gives none. */
+static int take_pool(const na_group_nas_row *p, void *ud, vs_error *err)
+{
+	(void)err;
+	group_pools *g = ud;
+	double *layer = g->layer, s = p->window_s;
+	if (++g->pools > 1 || p->why || !p->pool_known || s <= 0)
+		return VS_OK;
+	layer[NA_L_POOL_READ] = (double)p->data_read_bytes / s / 1e6;
+	layer[NA_L_POOL_WRITE] = (double)p->data_write_bytes / s / 1e6;
+	layer[NA_L_SPECIAL_WRITE] = (double)p->special_write_bytes / s / 1e6;
+	layer[NA_L_LOG_WRITE] = (double)p->log_write_bytes / s / 1e6;
+	layer[NA_L_AMPLIFICATION] = p->amplification;
+	if (p->guest_write_bytes > 0)
+		layer[NA_L_AMP_LOG_SHARE] = (double)p->log_write_bytes / (double)p->guest_write_bytes;
+	return VS_OK;
+}
+
+/* The layers of group g: its one pool's (a group over several pools has no
+ * one pool to hold against another side's); never ESXi's, since each
  * member's host counters are its whole host's, which a sum would count
- * twice, and the group's own NAS rows (result_group_nas) are not read
- * here yet (docs/groups.md). */
-static int make_group_row(na_cmp_row *w, const na_group_row *g)
+ * twice. */
+static int group_layers(na_store *s, const na_group_row *g, double *layer, vs_error *err)
+{
+	for (int l = 0; l < NA_L_COUNT; l++)
+		layer[l] = -1;
+	group_pools gp = {layer, 0};
+	int rc = na_store_group_nas_of(s, g->id, take_pool, &gp, err);
+	for (int l = 0; gp.pools > 1 && l < NA_L_COUNT; l++)
+		layer[l] = -1;
+	return rc;
+}
+
+/* w becomes its group's row: the group's figures and its pool's layers. */
+static int make_group_row(na_store *s, na_cmp_row *w, const na_group_row *g, vs_error *err)
 {
 	w->present[0] = g->read.present;
 	w->present[1] = g->write.present;
 	na_cmp_row_metrics(w->metric[0], &g->read);
 	na_cmp_row_metrics(w->metric[1], &g->write);
-	for (int l = 0; l < NA_L_COUNT; l++)
-		w->layer[l] = -1;
-	return add_vms_label(w, g->vms);
+	int rc = group_layers(s, g, w->layer, err);
+	if (rc == VS_OK && add_vms_label(w, g->vms) != VS_OK)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	return rc;
 }
 
 /* A group over several hosts went through no one link: its row has none
@@ -90,7 +130,7 @@ static int fold_member(na_cmp_row *first, const na_cmp_row *member, vs_error *er
  * group (then freed), or kept as g's next row (a group's first member
  * becomes the group's row).  gr[] holds each row's group (id 0: none, or
  * not folded). */
-static int take_row(na_cmp_group *g, size_t i, const na_group_row *gr, size_t *first,
+static int take_row(na_store *s, na_cmp_group *g, size_t i, const na_group_row *gr, size_t *first,
                     size_t *kept, vs_error *err)
 {
 	size_t k = 0;
@@ -103,9 +143,7 @@ static int take_row(na_cmp_group *g, size_t i, const na_group_row *gr, size_t *f
 	}
 	first[*kept] = i;
 	g->rows[(*kept)++] = g->rows[i];
-	return gr[i].id && make_group_row(&g->rows[*kept - 1], &gr[i]) != VS_OK
-	           ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	           : VS_OK;
+	return gr[i].id ? make_group_row(s, &g->rows[*kept - 1], &gr[i], err) : VS_OK;
 }
 
 /* Each row's group, kept only where the rows hold the whole of a complete
@@ -142,7 +180,7 @@ int na_cmp_fold_groups(na_store *s, na_cmp_group *g, vs_error *err)
 	int rc = gr && first ? groups_of(s, g, gr, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	size_t kept = 0, next = 0;  /* next: the first row not taken */
 	while (rc == VS_OK && next < g->n)
-		rc = take_row(g, next++, gr, first, &kept, err);
+		rc = take_row(s, g, next++, gr, first, &kept, err);
 	for (size_t j = next; j < g->n; j++)  /* after a failure: what was not taken */
 		na_cmp_row_free(&g->rows[j]);
 	g->n = kept;

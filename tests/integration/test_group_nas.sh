@@ -122,4 +122,18 @@ assert_eq "$datasets $vms" "tank/vmware64k 2" "the campaign's pool row"
 assert_eq "$(awk -v a="$amp" -v e="$expected" 'BEGIN { print (a - e < 1e-6 * e && e - a < 1e-6 * e && a > 20 && a < 55) }')" 1 \
 	"the campaign's amplification: pool bytes / the members' summed guest bytes, about 33x ($amp, $expected)"
 echo "campaign's amplification $amp"
+
+# compare holds a group's pool against another's: the complete groups
+# with a NAS side on the 128K export (3 and 2 VMs) against the campaign's
+# on the 64K one, each group one run whose amplification is its own.
+run 0 "$NFSAGENT" compare --db "$db" --a datastore=truenas-vmware --b target=r64k --json
+amps() { sqlite3 "$db" "SELECT group_concat(printf('%.6f', a), ' ') FROM (SELECT n.amplification a FROM result_group_nas n
+	JOIN result_groups g ON g.id = n.group_id WHERE n.datasets = '$1' AND n.why IS NULL ORDER BY a)"; }
+line='.layers[] | select(.metric == "amplification")'
+assert_eq "$(jq -r "[$line | .a.values | sort[] | . * 1e6 | round / 1e6 | tostring] | join(\" \")" <<< "$OUT")" \
+	"$(amps tank/vmware | sed -E 's/0+( |$)/\1/g; s/\.( |$)/\1/g')" "A's amplification: each group's pool"
+assert_eq "$(jq -r "[$line | .b.values[] | . * 1e6 | round / 1e6 | tostring] | join(\" \")" <<< "$OUT")" \
+	"$(amps tank/vmware64k | sed -E 's/0+( |$)/\1/g; s/\.( |$)/\1/g')" "B's amplification: the campaign group's pool"
+echo "compare's amplification: $(jq -c "[$line | .a.values, .b.values]" <<< "$OUT")"
+assert_eq "$(jq "[$line | .better] | .[0]" <<< "$OUT")" true "fewer pool bytes per guest byte on 64K records"
 lab_stop
