@@ -103,6 +103,9 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = guest_ready(b, err);
 	bool made = rc == VS_OK &&
 	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
+	/* fio's folder once for all the repetitions: each job unlinks its files */
+	if (rc == VS_OK)
+		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	if (rc == VS_OK && !b->fio_checked)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
@@ -114,8 +117,17 @@ int na_bench_begin(na_bench *b, vs_error *err)
 	return rc;
 }
 
+static void remove_data(na_bench *b)
+{
+	vs_error err = {0};
+	if (vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
+	    strcmp(err.fault, "FileNotFound") != 0)
+		na_say_warning(b->s, "fio's files may remain in %s in the guest: %s", b->data, err.message);
+}
+
 void na_bench_end(na_bench *b)
 {
+	remove_data(b);
 	vs_error ignored = {0};
 	vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->staging, true, &ignored);
 }
@@ -369,11 +381,18 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	snprintf(name, sizeof(name), "job-%lld%03ld-%u.fio", (long long)now.tv_sec,
 	         now.tv_nsec / 1000000, ++b->fio_starts);
 	char *job = staged(b, name);
+	/* A profile's job (it writes in b->data, whose name no job file of the
+	 * user's can know) has fio remove its files as each job ends: the
+	 * folder is made once for all the runs (na_bench_begin), and the job's
+	 * text, its recorded identity, stays as before.  A job file of the
+	 * user's keeps its files, which may be the user's own. */
+	char ours[sizeof(b->data) + 16];
+	snprintf(ours, sizeof(ours), "\ndirectory=%s\n", b->data);
 	char args[512];
 	snprintf(args, sizeof(args),
 	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
-	         "--output=%s/out.json %s > stdout.txt 2> stderr.txt; }'",
-	         b->staging, b->staging, job ? job : "");
+	         "--output=%s/out.json %s%s > stdout.txt 2> stderr.txt; }'",
+	         b->staging, b->staging, strstr(job_text, ours) ? "--unlink=1 " : "", job ? job : "");
 	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
 	                               strlen(job_text), err)
 	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -419,12 +438,15 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const na_profile *p, const
 	return rc;
 }
 
-void na_bench_remove_data(na_bench *b)
+void na_bench_renew_data(na_bench *b, bool clean)
 {
+	if (clean)
+		return;
+	remove_data(b);
 	vs_error err = {0};
-	if (vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->data, true, &err) != VS_OK &&
-	    strcmp(err.fault, "FileNotFound") != 0)
-		na_say_warning(b->s, "fio's files may remain in %s in the guest: %s", b->data, err.message);
+	if (vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, &err) != VS_OK)
+		na_say_warning(b->s, "fio's folder %s could not be made again in the guest: %s", b->data,
+		               err.message);
 }
 
 /* A file fio did not write leaves *data NULL: fio's failure, recorded as
@@ -558,14 +580,12 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	snprintf(what, sizeof(what), "%s #%d: fio in %s", p->name, repetition, b->vm->name);
 	if (!b->fio_libaio && na_job_uses_libaio(job_text))
 		return na_fio_no_libaio(b->vm->name, err);
-	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	/* The NAS's window is fio's: started right before it, stopped right after. */
-	nas_sampler *sampler = rc == VS_OK ? na_bench_sampling_start(b, job_text, out) : NULL;
-	if (rc == VS_OK)
-		rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
+	nas_sampler *sampler = na_bench_sampling_start(b, job_text, out);
+	int rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
 	if (sampler)
 		na_bench_sampling_stop(b, &sampler, &out->nas_window);
-	na_bench_remove_data(b);
+	na_bench_renew_data(b, rc == VS_OK && proc.exit_code == 0);
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
 	return na_bench_fio_end(b, p, job_text, repetition, &st, &proc, out, err);

@@ -34,8 +34,8 @@ void na_member_why(na_bench_member_run *m, const char *fmt, ...)
 	m->why = strdup(buf);
 }
 
-/* Makes fio's folder and starts fio in every member, one after the other
- * with nothing in between; a member that cannot start is named. */
+/* Starts fio in every member, one after the other with nothing in
+ * between; a member that cannot start is named. */
 static void start_all(na_bench *const *m, size_t n, const char *job, na_bench_started *st,
                       na_bench_group_run *r)
 {
@@ -43,9 +43,7 @@ static void start_all(na_bench *const *m, size_t n, const char *job, na_bench_st
 		vs_error e = {0};
 		st[i] = na_bench_started_now();
 		r->m[i].o = (na_bench_outcome){.guest_clock_err = -1};
-		int rc = vs_guest_mkdir(m[i]->s->client, m[i]->vm->moref, &m[i]->auth, m[i]->data, &e);
-		if (rc == VS_OK)
-			rc = na_bench_fio_start(m[i], NULL, job, &st[i], &e);
+		int rc = na_bench_fio_start(m[i], NULL, job, &st[i], &e);
 		if (rc == VS_OK)
 			r->m[i].start_s = (st[i].asked[0] + st[i].asked[1]) / 2;
 		else
@@ -228,7 +226,7 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
 			na_bench_stop_fio(m[i]);
 	for (size_t i = 0; i < n; i++)
-		na_bench_remove_data(m[i]);
+		na_bench_renew_data(m[i], rc == VS_OK && st[i].pid >= 0 && !r->m[i].why && proc[i].exit_code == 0);
 	/* The group and its members are recorded together or not at all. */
 	if (rc == VS_OK)
 		rc = na_store_group_begin(m[0]->s->store, err);

@@ -39,10 +39,10 @@ void na_bench_note_end(na_bench_started *st);
 double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *job_text);
 void na_bench_learn(na_bench *b, const na_profile *p, const na_bench_started *st,
                     double looked_at_s, int end_looks);
-/* Uploads the job and starts fio in b's data folder (made by the caller). */
+/* Uploads the job and starts fio in b's data folder (na_bench_begin's). */
 int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
                        na_bench_started *st, vs_error *err);
-/* After fio ended (proc) and its data folder went: fetches, parses and
+/* After fio ended (proc) and its files went: fetches, parses and
  * records its output as na_bench_run does. */
 int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                      const na_bench_started *st, const vs_guest_process *proc,
@@ -50,8 +50,12 @@ int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int
 /* Ends fio and its job processes (a fio stopped by Tools can leave its
  * jobs running); what could not be ended is said. */
 void na_bench_stop_fio(na_bench *b);
-/* fio's files go after every repetition, whatever became of it. */
-void na_bench_remove_data(na_bench *b);
+/* fio's files go after every repetition, whatever became of it: a
+ * profile's job has fio unlink them as it ends (--unlink=1); after a fio that
+ * did not (clean false: stopped, timed out, or an exit status other than
+ * 0) the data folder is removed and made again, so that no half-written
+ * file is the next run's. */
+void na_bench_renew_data(na_bench *b, bool clean);
 
 /* bench_nas.c */
 /* The bytes fio wrote (0 without a write direction). */

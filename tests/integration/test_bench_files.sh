@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# fio writes only in nfsagent's own folder under --dir, and that folder goes
-# after every repetition: after a clean run, after fio died, after Ctrl-C,
-# in a campaign too.  A failed download of fio's output is nfsagent's error,
+# fio writes only in nfsagent's own folder under --dir, its files go after
+# every repetition (fio removes them; after a fio that died or was stopped,
+# the folder is made anew) and the folder at the end: after a clean run,
+# after fio died, after Ctrl-C, in a campaign too.  A failed download of fio's output is nfsagent's error,
 # not a fio result.  (The guest is a folder of the lab: DIR/guests/<vm>/.)
 . "$(dirname "$0")/lib.sh"
 lab_start
