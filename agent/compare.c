@@ -1,4 +1,5 @@
 /* Comparing two groups of results (see compare.h). */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,12 +111,33 @@ void na_cmp_row_metrics(double *m, const na_dir_stats *d)
 	m[NA_M_P99] = d->p99_us > 0 ? d->p99_us : -1;
 }
 
-/* The job file by content, short enough to read: FNV-1a, 32 bits. */
+/* The length of the process mark (na_bench_mark: digits, '-', hex) that
+ * names nfsagent's own folder at p ("nfsagent-fio-4242-0badcafe" under
+ * --dir, "nfsagent-4242-0badcafe" in /tmp), else 0. */
+static size_t folder_mark(const char *p, size_t *prefix)
+{
+	static const char *const names[] = {"nfsagent-fio-", "nfsagent-"};
+	for (size_t i = 0; i < 2; i++) {
+		*prefix = strlen(names[i]);
+		if (!strncmp(p, names[i], *prefix) && isdigit((unsigned char)p[*prefix]))
+			return strspn(p + *prefix, "0123456789abcdef-");
+	}
+	return 0;
+}
+
+/* The job file by content, short enough to read: FNV-1a, 32 bits, over its
+ * text without the marks of nfsagent's own folders, which every process
+ * names anew: the same job run by two (a resume, a rerun after an ESXi
+ * upgrade) is one job file, not a factor. */
 static char *job_hash(const char *job)
 {
 	uint32_t h = 2166136261u;
-	for (const unsigned char *p = (const unsigned char *)job; *p; p++)
-		h = (h ^ *p) * 16777619u;
+	for (const char *p = job; *p;) {
+		size_t prefix, mark = folder_mark(p, &prefix), take = mark ? prefix : 1;
+		for (size_t i = 0; i < take; i++)
+			h = (h ^ (unsigned char)p[i]) * 16777619u;
+		p += take + mark;
+	}
 	char text[16];
 	snprintf(text, sizeof(text), "%08x", h);
 	return strdup(text);

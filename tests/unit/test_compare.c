@@ -283,6 +283,33 @@ static void test_factor_mix(void **state)
 	na_cmp_group_free(&d);
 }
 
+/* The same job run by two nfsagent processes names their own folders
+ * (data and staging) by each process's mark: one job file, no factor.  A
+ * job in another --dir is another. */
+static void test_job_file_across_processes(void **state)
+{
+	(void)state;
+	const char *runs[3][2] = {{"4242-0badcafe", "/var/tmp"}, {"17-00ff", "/var/tmp"}, {"17-00ff", "/data"}};
+	na_cmp_group g[3] = {{0}};
+	char text[256];
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(text, sizeof(text), "[global]\nwrite_bw_log=/tmp/nfsagent-%s/gw\ndirectory=%s/nfsagent-fio-%s\nbs=4k\n",
+		         runs[i][0], runs[i][1], runs[i][0]);
+		add_on(&g[i], "host1", "d1", "vc1", text);
+	}
+	size_t n;
+	na_factor *f = NULL;
+	assert_int_equal(na_cmp_factors(&g[0], &g[1], &f, &n), VS_OK);
+	assert_int_equal(n, 0);
+	na_factors_free(f, n);
+	assert_int_equal(na_cmp_factors(&g[1], &g[2], &f, &n), VS_OK);
+	assert_int_equal(n, 1);
+	assert_string_equal(f[0].name, "job_file");
+	na_factors_free(f, n);
+	for (size_t i = 0; i < 3; i++)
+		na_cmp_group_free(&g[i]);
+}
+
 /* A run whose 100 writes have latency bins (ns -> count), as the store
  * reads them back (na_cmp_row_bins). */
 static void add_binned(na_cmp_group *g, int64_t ns1, int64_t count1, int64_t ns2, int64_t count2)
@@ -873,7 +900,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_selector), cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_factors),  cmocka_unit_test(test_filter),
-		cmocka_unit_test(test_factor_mix), cmocka_unit_test(test_regression_rule),
+		cmocka_unit_test(test_factor_mix),
+		cmocka_unit_test(test_job_file_across_processes), cmocka_unit_test(test_regression_rule),
 		cmocka_unit_test(test_pooled_p99),     cmocka_unit_test(test_mixed_family),
 		cmocka_unit_test(test_thresholds), cmocka_unit_test(test_load),
 		cmocka_unit_test(test_shell_quote), cmocka_unit_test(test_nas_layers),
