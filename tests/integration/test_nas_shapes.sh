@@ -81,7 +81,9 @@ assert_eq "$(jq -c '[.[].zfs_pool_health] | unique' <<< "$OUT")" '["DEGRADED (re
 	"the degraded results by their health"
 assert_eq "$(jq length <<< "$OUT")" 2 "two of them"
 run 0 "$NFSAGENT" compare --db "$db" --a "zfs_pool_health=ONLINE" --b "zfs_pool_health=DEGRADED (resilver 43%)"
-assert_contains "$OUT$ERR" "zfs_pool_health (ONLINE vs DEGRADED (resilver 43%))"
+assert_contains "$(flat "$OUT")$ERR" "zfs_pool_health (ONLINE vs DEGRADED (resilver 43%))"
+# Two bench processes ran the one profile: one job file, whatever their folders' names.
+assert_not_contains "$OUT" "job_file"
 
 # Mixed data vdevs: named so on the line and in the row.
 before=$(last_id)
