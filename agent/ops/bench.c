@@ -103,7 +103,8 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = guest_ready(b, err);
 	bool made = rc == VS_OK &&
 	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
-	/* fio's folder once for all the repetitions: each job unlinks its files */
+	/* fio's folder once for all the repetitions: a profile's fio unlinks its
+	 * files as each job ends (na_bench_fio_start) */
 	if (rc == VS_OK)
 		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	if (rc == VS_OK && !b->fio_checked)
@@ -585,7 +586,8 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	int rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
 	if (sampler)
 		na_bench_sampling_stop(b, &sampler, &out->nas_window);
-	na_bench_renew_data(b, rc == VS_OK && proc.exit_code == 0);
+	/* a fio never started wrote nothing */
+	na_bench_renew_data(b, st.pid < 0 || (rc == VS_OK && proc.exit_code == 0));
 	if (rc != VS_OK)
 		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
 	return na_bench_fio_end(b, p, job_text, repetition, &st, &proc, out, err);

@@ -226,7 +226,7 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
 			na_bench_stop_fio(m[i]);
 	for (size_t i = 0; i < n; i++)
-		na_bench_renew_data(m[i], rc == VS_OK && st[i].pid >= 0 && !r->m[i].why && proc[i].exit_code == 0);
+		na_bench_renew_data(m[i], st[i].pid < 0 || (rc == VS_OK && !r->m[i].why && proc[i].exit_code == 0));
 	/* The group and its members are recorded together or not at all. */
 	if (rc == VS_OK)
 		rc = na_store_group_begin(m[0]->s->store, err);

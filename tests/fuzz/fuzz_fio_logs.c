@@ -47,7 +47,7 @@ static void check_dir(const na_fio_dir *d)
 			abort();
 }
 
-/* One member whose IOPS and bandwidth logs are the histogram's line totals. */
+/* One member whose bandwidth log is the histogram's line totals. */
 static void check_window(const na_fio_hist_log *h)
 {
 	na_fio_log rates = {malloc(h->n * sizeof(na_fio_sample)), h->n};
