@@ -65,8 +65,8 @@ typedef struct na_bench {
 	volatile sig_atomic_t *stop;
 	int counter_ids[6];
 	char staging[64];           /* our folder in the guest: job, output, logs */
-	char data[1024];            /* fio's folder under job.dir: made and removed for
-	                             * each repetition */
+	char data[1024];            /* fio's folder under job.dir: made by na_bench_begin,
+	                             * removed by na_bench_end (na_bench_renew_data) */
 	bool fio_libaio;            /* the guest's fio has the libaio engine */
 	/* na_bench_disks read the guest's readiness with the disks, in one
 	 * call: the next na_bench_begin takes it instead of reading it again */
