@@ -213,6 +213,8 @@ static int hist_line(na_fio_hist_log *h, const int64_t *f, long n, size_t *cap, 
 	}
 	h->t_ms[h->n] = f[0];
 	h->dir[h->n] = (int)f[1];
+	int64_t *bs = &h->bs[f[1]];
+	*bs = f[2] > 0 && (!*bs || *bs == f[2]) ? f[2] : -1;
 	h->n++;
 	return VS_OK;
 }

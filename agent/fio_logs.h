@@ -48,6 +48,10 @@ typedef struct na_fio_hist_log {
 	int64_t *t_ms;       /* [n]: the end of each interval */
 	int *dir;            /* [n] */
 	uint32_t *counts;    /* [n * n_bins]: completions per bucket */
+	/* Per direction, the block size every one of its lines names (fio
+	 * writes the size of the I/O whose completion closed the interval):
+	 * -1 when its lines name several, 0 when it has none. */
+	int64_t bs[NA_FIO_DIRS];
 } na_fio_hist_log;
 
 /* One fio job's two logs, as a group's window takes them. */

@@ -38,15 +38,25 @@ static int64_t hist_end(const na_fio_hist_log *h)
  * log a line before the other, and a log's silence is not a measurement. */
 static int64_t member_end(const na_gw_member *m)
 {
-	int64_t b = samples_end(m->bw), h = hist_end(m->hist);
+	int64_t h = hist_end(m->hist), b = m->bw ? samples_end(m->bw) : h;
 	return (h < b ? h : b) + m->log_base_ms;
+}
+
+/* Whether every direction of the histogram log names one block size. */
+static bool sizes_known(const na_fio_hist_log *h)
+{
+	for (size_t d = 0; d < NA_FIO_DIRS; d++)
+		if (h->bs[d] < 0)
+			return false;
+	return true;
 }
 
 static int check_member(const na_gw_member *m, size_t i, vs_error *err)
 {
-	if (!m->bw || !m->hist || !m->bw->n || !m->hist->n)
-		return vs_fail(err, VS_ERR_USAGE, "member %zu of the group lacks its bandwidth or "
-		               "histogram log (write_bw_log, write_hist_log)", i);
+	if (!m->hist || !m->hist->n || (m->bw ? !m->bw->n : !sizes_known(m->hist)))
+		return vs_fail(err, VS_ERR_USAGE, "member %zu of the group lacks its histogram log "
+		               "(write_hist_log), or its bandwidth log (write_bw_log) with I/O sizes "
+		               "that vary", i);
 	if (m->interval_ms <= 0 || m->interval_ms > NA_FIO_LOG_MAX_MS || m->ramp_ms < 0 ||
 	    m->ramp_ms > NA_FIO_LOG_MAX_MS || llabs(m->start_ms) > NA_FIO_LOG_MAX_MS ||
 	    llabs(m->log_base_ms) > NA_FIO_LOG_MAX_MS)
@@ -169,14 +179,17 @@ static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, 
 
 /* A member's I/Os in the window are its histogram's completions there:
  * fio counts each completion in it, as in the IOPS log, so that log is not
- * fetched (one guest file transfer fewer per member and run). */
+ * fetched (one guest file transfer fewer per member and run); its bytes are
+ * its bandwidth log's, or, when every I/O of a direction has one size, its
+ * completions times that size (one transfer fewer again). */
 static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FIO_DIRS], vs_error *err)
 {
 	double bytes[NA_FIO_DIRS] = {0}, secs = (double)(w.to - w.from) / 1000.0;
 	double *acc = calloc(NA_FIO_DIRS * m->hist->n_bins, sizeof(*acc));
 	if (!acc)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory merging fio's histograms");
-	byte_sums(m->bw, m, w, bytes);
+	if (m->bw)
+		byte_sums(m->bw, m, w, bytes);
 	hist_sums(m->hist, m, w, acc);
 	int rc = VS_OK;
 	for (size_t d = 0; d < NA_FIO_DIRS && rc == VS_OK; d++) {
@@ -186,6 +199,8 @@ static int member_figures(const na_gw_member *m, window w, na_fio_dir dirs[NA_FI
 			continue;
 		dirs[d].present = true;
 		dirs[d].iops = (double)dirs[d].total_ios / secs;
+		if (!m->bw)
+			bytes[d] = (double)dirs[d].total_ios * (double)m->hist->bs[d];
 		dirs[d].bw_bytes = bytes[d] / secs;
 		dirs[d].runtime_ms = w.to - w.from;
 	}
@@ -210,6 +225,22 @@ int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_e
 	for (size_t i = 0; i < n && rc == VS_OK; i++)
 		rc = member_figures(&members[i], w, out->member[i], err);
 	return rc;
+}
+
+bool na_gw_sizes_fixed(const na_fio_result *fio, const na_fio_hist_log *h)
+{
+	const na_fio_dir *dirs[NA_FIO_DIRS] = {&fio->read, &fio->write, NULL};  /* trim: not read */
+	for (size_t d = 0; d < NA_FIO_DIRS; d++) {
+		const na_fio_dir *f = fio->mixed ? NULL : dirs[d];
+		if (!h->bs[d])
+			continue;
+		if (h->bs[d] < 0 || !f || !f->present || f->total_ios <= 0)
+			return false;
+		double per_io = f->bw_bytes * (double)f->runtime_ms / 1000.0 / (double)f->total_ios;
+		if (fabs(per_io - (double)h->bs[d]) > 0.01 * (double)h->bs[d])
+			return false;
+	}
+	return true;
 }
 
 void na_gw_result_clear(na_gw_result *r)

@@ -23,6 +23,10 @@ typedef struct na_gw_member {
 	                       * log_unix_epoch=1, the start with fio's default relative times */
 	int64_t ramp_ms;      /* its ramp_time, excluded from the window */
 	int64_t interval_ms;  /* its log_avg_msec and log_hist_msec (they must be equal) */
+	/* Its bandwidth log, or NULL when each direction's I/Os are all of the
+	 * block size its histogram log names (hist->bs, known to be so by the
+	 * caller: na_group_sizes_fixed): its bytes are then its completions
+	 * times that size. */
 	const na_fio_log *bw;
 	const na_fio_hist_log *hist;
 } na_gw_member;
@@ -45,12 +49,20 @@ typedef struct na_gw_result {
 } na_gw_result;
 
 /* Cuts every member to the common window: out->member.  VS_ERR_USAGE for
- * no members, more than NA_GW_MAX_MEMBERS, a member without its three logs
+ * no members, more than NA_GW_MAX_MEMBERS, a member without its logs (a
+ * histogram log, and a bandwidth log unless its block sizes are known)
  * or without an interval; VS_ERR_PROTOCOL, saying the window and which
  * member ends it, when the window is empty or shorter than one interval
  * (out's from_ms, to_ms, starts_last and ends_first then say so too).
  * Call na_gw_result_clear() whatever it returns. */
 int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_error *err);
+/* Whether a fio job whose I/O sizes cannot vary (no bssplit, bsrange...:
+ * the caller's to know) can be cut from its histogram log h alone: each
+ * direction's lines name one block size, fio (its whole run, fio) did I/O
+ * in each such direction, reads and writes apart, and its bytes per I/O
+ * there are that size within 1% (fio counts the I/Os in flight at the
+ * ramp's end one way and their bytes another). */
+bool na_gw_sizes_fixed(const na_fio_result *fio, const na_fio_hist_log *h);
 void na_gw_result_clear(na_gw_result *r);
 
 #endif

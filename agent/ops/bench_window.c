@@ -1,7 +1,8 @@
 /* A group's common window in a group run: every member's fio writes its
  * interval logs (bandwidth, completion-latency histogram) into the
  * run's staging folder; after every member ended they are fetched with the
- * guest file transfer fio's JSON output uses, parsed (fio_logs.c) and cut
+ * guest file transfer fio's JSON output uses (the bandwidth log only when
+ * I/O sizes may vary: na_gw_sizes_fixed), parsed (fio_logs.c) and cut
  * to the window all members measured in (group_window.c).  The group's sums,
  * merged percentiles and spread are those of the cut members; each member's
  * own result stays its whole fio run.  See docs/group-window.md. */
@@ -28,6 +29,12 @@ static const char *const OWN_LOG_KEYS[] = {
 	"log_hist_msec", "log_hist_coarseness", "log_unix_epoch", "log_max_value", "log_offset",
 	"log_compression", "log_store_compressed", "log_prio", "per_job_logs", "log_alternate_epoch",
 	"log_alternate_epoch_clock_id", NULL};
+/* What lets fio issue I/Os of more than one size in a direction: without
+ * them each is of the job's bs, and the bandwidth log need not be fetched
+ * (na_gw_sizes_fixed). */
+static const char *const SIZE_KEYS[] = {
+	"bsrange", "blocksize_range", "bssplit", "bs_unaligned", "blocksize_unaligned",
+	"bs_is_seq_rand", "blocksize_is_seq_rand", NULL};
 /* Each job of each member is a member of the window's cut. */
 enum { MAX_JOBS = NA_GW_MAX_MEMBERS / NA_GROUP_MAX_VMS };
 
@@ -133,7 +140,7 @@ static int64_t first_of(const na_fio_log *log)
  * ms apart under load): from here on both cover it. */
 static int64_t measured_from(const na_fio_logs *l, int64_t interval)
 {
-	int64_t hist = INT64_MAX, bw = first_of(&l->bw);
+	int64_t hist = INT64_MAX, bw = l->bw.n ? first_of(&l->bw) : INT64_MIN;
 	for (size_t i = 0; i < l->hist.n; i++)
 		hist = l->hist.t_ms[i] < hist ? l->hist.t_ms[i] : hist;
 	return (hist > bw ? hist : bw) - interval;
@@ -149,7 +156,7 @@ static size_t cut_members(const na_fio_logs *logs, size_t n, long jobs, int64_t 
 		for (long j = 0; !r->m[i].why && j < jobs; j++, k++) {
 			const na_fio_logs *l = &logs[i * (size_t)jobs + (size_t)j];
 			gm[k] = (na_gw_member){.start_ms = measured_from(l, interval), .interval_ms = interval,
-			                       .bw = &l->bw, .hist = &l->hist};
+			                       .bw = l->bw.n ? &l->bw : NULL, .hist = &l->hist};
 			vm[k] = i;
 		}
 	return k;
@@ -251,16 +258,27 @@ static int cut(na_bench *const *m, size_t n, const na_fio_logs *logs, long jobs,
 	return rc;
 }
 
+/* Fetches the logs of member i's fio job j: the histogram log, and the
+ * bandwidth log unless its I/O sizes are known to be fixed. */
+static int fetch_logs(na_bench *b, long j, bool sizes_fixed, na_fio_logs *l, na_bench_member_run *x,
+                      vs_error *err)
+{
+	int rc = fetch_log(b, j, 1, l, x, err);
+	if (rc == VS_OK && !x->why && !(sizes_fixed && na_gw_sizes_fixed(&x->o.fio, &l->hist)))
+		rc = fetch_log(b, j, 0, l, x, err);
+	return rc;
+}
+
 int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_group_run *r,
                     vs_error *err)
 {
 	long jobs = na_job_count(job);  /* 1 to MAX_JOBS: na_group_job_logs made the job */
+	bool sizes_fixed = !na_job_sets(job, SIZE_KEYS);
 	na_fio_logs *logs = calloc(n * (size_t)jobs, sizeof(*logs));
 	int rc = logs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		for (long j = 0; rc == VS_OK && !r->m[i].why && j < jobs; j++)
-			for (size_t k = 0; rc == VS_OK && !r->m[i].why && k < 2; k++)
-				rc = fetch_log(m[i], j, k, &logs[i * (size_t)jobs + (size_t)j], &r->m[i], err);
+			rc = fetch_logs(m[i], j, sizes_fixed, &logs[i * (size_t)jobs + (size_t)j], &r->m[i], err);
 	if (rc == VS_OK)
 		rc = cut(m, n, logs, jobs, na_group_log_interval(job), r, err);
 	for (size_t i = 0; logs && i < n * (size_t)jobs; i++)

@@ -6,9 +6,9 @@
 # or missing makes the group incomplete by name, and each bad group is
 # refused with its one line before anything starts.
 . "$(dirname "$0")/lib.sh"
-lab_start -fleet 8 -tools-running fleet-01,fleet-02,fleet-03,fleet-05,fleet-06,fleet-07,fleet-08,DC0_H0_VM0 \
+lab_start -fleet 9 -tools-running fleet-01,fleet-02,fleet-03,fleet-05,fleet-06,fleet-07,fleet-08,fleet-09,DC0_H0_VM0 \
 	-guest-fio-fail fleet-03 -guest-fio-late fleet-05 \
-	-guest-fio-spoil-logs fleet-06=broken,fleet-07=missing,fleet-08=behind
+	-guest-fio-spoil-logs fleet-06=broken,fleet-07=missing,fleet-08=behind,fleet-09=bw-broken
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 quick=(--size 4M --runtime 2 --db "$db")
@@ -150,19 +150,30 @@ assert_eq "$(jq '.runs[0].group.vms_measured' <<< "$OUT")" 2 "the two others mea
 # Interval logs broken (fleet-06) or missing (fleet-07): incomplete, named.
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile randread-4k-qd1 --repeat 1 \
 	"${quick[@]}"
-assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_bw.1.log could not be read: "
+assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_clat_hist.1.log could not be read: "
 assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
 assert_eq "$(grep -c ' window [0-9.]* s of [0-9.]* s, skew [0-9]* ms  slowest fleet-0[12] .* \[2 of 3 VMs\]' <<< "$OUT")" 1 \
 	"the window of the two others printed"
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-07 --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
 assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT")" \
-	"fleet-07: its fio interval log gw_bw.1.log is missing" "JSON names the member without logs"
+	"fleet-07: its fio interval log gw_clat_hist.1.log is missing" "JSON names the member without logs"
 assert_eq "$(jq '.runs[0].group | .vms_measured == 1 and .window.ms > 0' <<< "$OUT")" true "the other one measured"
 assert_eq "$(sqlite3 "$db" "SELECT why FROM result_groups WHERE id = $(jq .runs[0].group_id <<< "$OUT")")" \
-	"fleet-07: its fio interval log gw_bw.1.log is missing" "stored naming the member"
+	"fleet-07: its fio interval log gw_clat_hist.1.log is missing" "stored naming the member"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM result_group_members m JOIN results r ON r.id = m.result_id
 	WHERE m.vm IN ('fleet-06', 'fleet-07') AND r.status = 'ok' AND m.why LIKE 'its fio interval log%'")" 2 \
 	"their whole runs recorded, linked with the reason"
+# The bandwidth log is read only for a job whose I/O sizes vary: fleet-09's
+# (broken) goes unread under a 4k profile, each I/O's size being 4 KiB, and
+# makes it incomplete under a job that splits its sizes.
+run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-09 --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
+assert_eq "$(jq '.runs[0] | .complete and .group.vms_measured == 2' <<< "$OUT")" true "bytes by the I/O size"
+assert_eq "$(jq -c '[.runs[0].members[].window.read | .mb_s * 1e6 / .iops | round] | unique' <<< "$OUT")" "[4096]" \
+	"4 KiB an I/O in the window"
+printf '[split]\nrw=randread\nbssplit=4k/50:64k/50\nsize=4M\nruntime=2\ntime_based\n' > "$WORK/split.fio"
+run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-09 --job "$WORK/split.fio" --db "$db" --json
+assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT" | cut -d: -f1-2)" \
+	"fleet-09: its fio interval log gw_bw.1.log could not be read" "split sizes: the bandwidth log read"
 # The logs went with the staging folders: nothing of nfsagent's is left in a guest.
 [ "$(find "$WORK/lab/guests" -maxdepth 2 -name tmp | wc -l)" -ge 5 ] || fail "no guest roots in $WORK/lab/guests"
 assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' -o -name 'gw_*.log' | wc -l)" 0 "guests swept"

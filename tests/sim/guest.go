@@ -97,7 +97,7 @@ type guestOps struct {
 	fioLogPath string    // -guest-fio-log (guestprocs.go)
 	fioFail    string    // -guest-fio-fail: the VM whose fio dies mid-run
 	fioLate    string    // -guest-fio-late: the VM whose fio starts late
-	fioLogs    string    // -guest-fio-spoil-logs: VM=broken|missing,...: their fio's interval logs spoiled
+	fioLogs    string    // -guest-fio-spoil-logs: VM=broken|missing|bw-broken|behind,...: their fio's interval logs spoiled
 	fioLog     *os.File
 	stopWatch  chan struct{} // ends watchFio
 }
@@ -168,7 +168,7 @@ func (g *guestOps) flags(fs *flag.FlagSet) {
 	fs.StringVar(&g.fioLogPath, "guest-fio-log", "", "append \"<unix-ms> <fio-start|fio-end|fio-overlap> <vm> <job>...\" as the guests' fio runs start, end and overlap")
 	fs.StringVar(&g.fioFail, "guest-fio-fail", "", "the VM (by name) whose fio jobs are killed a second after they start, leaving no output (a group's member failing mid-run)")
 	fs.StringVar(&g.fioLate, "guest-fio-late", "", "the VM (by name) whose fio starts "+fioLateBy.String()+" after it was started, as a guest slow to lay out its file (a group's window shrinks)")
-	fs.StringVar(&g.fioLogs, "guest-fio-spoil-logs", "", "VM=broken, VM=missing or VM=behind, comma-separated: once such a VM's fio ends, its bandwidth interval logs (*_bw.N.log in its working folder) are overwritten with a line fio never writes, or removed; or all its interval logs' times are a minute behind (a guest clock behind, or an earlier run's logs)")
+	fs.StringVar(&g.fioLogs, "guest-fio-spoil-logs", "", "VM=broken, VM=missing, VM=bw-broken or VM=behind, comma-separated: once such a VM's fio ends, its histogram interval logs (*_clat_hist.N.log in its working folder) are overwritten with a line fio never writes, or removed; or its bandwidth logs (*_bw.N.log) overwritten; or all its interval logs' times are a minute behind (a guest clock behind, or an earlier run's logs)")
 	g.perf.flags(fs)
 }
 

@@ -159,9 +159,11 @@ func guestFioRun(fio string, args []string) int {
 	return code
 }
 
-// spoilLogs overwrites (broken) or removes (missing) the bandwidth interval logs
-// fio wrote in the working folder, where nfsagent has its logs written, or
-// puts every interval log's times a minute earlier (behind).
+// spoilLogs overwrites (broken) or removes (missing) the histogram interval
+// logs fio wrote in the working folder, where nfsagent has its logs written,
+// or overwrites the bandwidth logs (bw-broken: nfsagent reads them only for
+// a job whose I/O sizes vary), or puts every interval log's times a minute
+// earlier (behind).
 func spoilLogs(mode string) {
 	if mode == "behind" {
 		all, _ := filepath.Glob("*_*.*.log")
@@ -170,7 +172,11 @@ func spoilLogs(mode string) {
 		}
 		return
 	}
-	logs, _ := filepath.Glob("*_bw.*.log")
+	pattern := "*_clat_hist.*.log"
+	if mode == "bw-broken" {
+		pattern, mode = "*_bw.*.log", "broken"
+	}
+	logs, _ := filepath.Glob(pattern)
 	for _, l := range logs {
 		if mode == "broken" {
 			_ = os.WriteFile(l, []byte("not a line of fio's\n"), 0o644)

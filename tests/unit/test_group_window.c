@@ -4,6 +4,7 @@
  * written by Debian's fio 3.33 (tests/data/fio/README.md); the expected
  * numbers were read off them with awk (sums of a line's buckets) and python.
  * The other logs are made here, in fio's format, with known figures. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -182,6 +183,61 @@ static void test_golden_window(void **state)
 	na_fio_logs_clear(&l);
 	for (size_t i = 0; i < 2; i++)
 		free(text[i]);
+}
+
+/* The same member without its bandwidth log: each direction's lines name
+ * one block size (4096), so its bytes are its completions times it, within
+ * 0.1% of what the bandwidth log says. */
+static void test_golden_window_by_size(void **state)
+{
+	(void)state;
+	logs l = {0};
+	vs_error err = {0};
+	size_t len;
+	char *text = golden("fio/randrw70_clat_hist.1.log", &len);
+	assert_int_equal(na_fio_hist_parse(text, len, &l.hist, &err), VS_OK);
+	assert_int_equal(l.hist.bs[0], 4096);
+	assert_int_equal(l.hist.bs[1], 4096);
+	assert_int_equal(l.hist.bs[2], 0);
+	na_gw_member m = {.start_ms = 1796480054061LL, .interval_ms = MS, .hist = &l.hist};
+	na_gw_result r;
+	assert_int_equal(na_gw_compute(&m, 1, &r, &err), VS_OK);
+	assert_int_equal(r.to_ms, 1796480056062LL);  /* the histogram log's end: no other log */
+	double secs = (double)(r.to_ms - r.from_ms) / 1000;
+	assert_true(r.member[0][0].bw_bytes == (double)r.member[0][0].total_ios * 4096 / secs);
+	assert_true(r.member[0][1].bw_bytes == (double)r.member[0][1].total_ios * 4096 / secs);
+	double by_log = (21600 + 25300) * 1024 / 2.0;
+	assert_true(fabs(r.member[0][1].bw_bytes / by_log - 1) < 0.001);
+	na_gw_result_clear(&r);
+	/* A direction whose lines name two sizes needs its bandwidth log. */
+	l.hist.bs[1] = -1;
+	assert_int_equal(na_gw_compute(&m, 1, &r, &err), VS_ERR_USAGE);
+	na_gw_result_clear(&r);
+	na_fio_logs_clear(&l);
+	free(text);
+}
+
+/* When a histogram log alone gives a job's bytes: one size per direction,
+ * and fio's own bytes per I/O within 1% of it. */
+static void test_sizes_fixed(void **state)
+{
+	(void)state;
+	na_fio_hist_log h = {.bs = {4096, 0, 0}};
+	/* 1000 reads of 4 KiB over 2 s, and 0.05% more bytes (I/Os in flight at the ramp's end) */
+	na_fio_result f = {.read = {.present = true, .total_ios = 1000, .runtime_ms = 2000,
+	                            .bw_bytes = 4096.0 * 1000 / 2 * 1.0005}};
+	assert_true(na_gw_sizes_fixed(&f, &h));
+	f.read.bw_bytes = 8192.0 * 1000 / 2;   /* a 4K/12K split averaging 8K: not fixed */
+	assert_false(na_gw_sizes_fixed(&f, &h));
+	f.read.bw_bytes = 4096.0 * 1000 / 2;
+	h.bs[1] = 65536;                       /* writes in the log, none in fio's output */
+	assert_false(na_gw_sizes_fixed(&f, &h));
+	h.bs[1] = 0;
+	h.bs[0] = -1;                          /* two sizes in the log */
+	assert_false(na_gw_sizes_fixed(&f, &h));
+	h.bs[0] = 4096;
+	f.mixed = true;                        /* unified_rw_reporting: no read direction apart */
+	assert_false(na_gw_sizes_fixed(&f, &h));
 }
 
 /* Text of a rate log: one read line per interval, at the interval's end (ms
@@ -527,6 +583,8 @@ int main(void)
 		cmocka_unit_test(test_golden_hist_log),
 		cmocka_unit_test(test_bucket_ns),
 		cmocka_unit_test(test_golden_window),
+		cmocka_unit_test(test_golden_window_by_size),
+		cmocka_unit_test(test_sizes_fixed),
 		cmocka_unit_test(test_window_of_three),
 		cmocka_unit_test(test_sums_are_the_members),
 		cmocka_unit_test(test_merged_p99),
