@@ -85,6 +85,7 @@ int vs_perf_counter_ids(vs_client *c, const char *const *names, size_t n, int *i
 void vs_perf_samples_free(vs_perf_sample **samples, size_t n)
 {
 	for (size_t i = 0; *samples && i < n; i++) {
+		free((*samples)[i].entity);
 		free((*samples)[i].instance);
 		free((*samples)[i].timestamp);
 	}
@@ -92,29 +93,29 @@ void vs_perf_samples_free(vs_perf_sample **samples, size_t n)
 	*samples = NULL;
 }
 
-static int add_sample(vs_perf_sample **v, size_t *n, const char *instance, int counter,
-                      const char *timestamp, int64_t value)
+static int add_sample(vs_perf_sample **v, size_t *n, const char *entity, const char *instance,
+                      int counter, const char *timestamp, int64_t value)
 {
 	vs_perf_sample *grown = realloc(*v, (*n + 1) * sizeof(**v));
 	if (!grown)
 		return VS_ERR_NOMEM;
 	*v = grown;
-	grown[*n] = (vs_perf_sample){strdup(instance ? instance : ""), counter,
-	                             strdup(timestamp ? timestamp : ""), value};
-	(*n)++;
-	return VS_OK;
+	vs_perf_sample *s = &grown[(*n)++];
+	*s = (vs_perf_sample){strdup(entity ? entity : ""), strdup(instance ? instance : ""), counter,
+	                      strdup(timestamp ? timestamp : ""), value};
+	return s->entity && s->instance && s->timestamp ? VS_OK : VS_ERR_NOMEM;
 }
 
 /* One PerfMetricIntSeries: its values line up with the entity's sampleInfo. */
-static int read_series(const xmlNode *series, char **times, size_t n_times, vs_perf_sample **v,
-                       size_t *n)
+static int read_series(const xmlNode *series, const char *entity, char **times, size_t n_times,
+                       vs_perf_sample **v, size_t *n)
 {
 	int counter = (int)vs_xml_path_int(series, "id/counterId", -1);
 	char *instance = vs_xml_path_text(series, "id/instance");
 	size_t i = 0;
 	int rc = VS_OK;
 	for (xmlNode *val = vs_xml_child(series, "value"); val && rc == VS_OK; val = vs_xml_next(val), i++)
-		rc = add_sample(v, n, instance, counter, i < n_times ? times[i] : NULL,
+		rc = add_sample(v, n, entity, instance, counter, i < n_times ? times[i] : NULL,
 		                vs_xml_path_int(val, "", 0));
 	free(instance);
 	return rc;
@@ -131,28 +132,33 @@ static int read_metrics(const xmlNode *metric, vs_perf_sample **v, size_t *n)
 	size_t i = 0;
 	for (xmlNode *s = vs_xml_child(metric, "sampleInfo"); s; s = vs_xml_next(s))
 		times[i++] = vs_xml_path_text(s, "timestamp");
+	char *entity = vs_xml_path_text(metric, "entity");
 	int rc = VS_OK;
 	for (xmlNode *series = vs_xml_child(metric, "value"); series && rc == VS_OK;
 	     series = vs_xml_next(series))
-		rc = read_series(series, times, n_times, v, n);
+		rc = read_series(series, entity, times, n_times, v, n);
+	free(entity);
 	vs_strv_free(times, n_times);
 	return rc;
 }
 
-int vs_perf_query(vs_client *c, const char *host, const int *ids, size_t n_ids, int max_samples,
-                  vs_perf_sample **samples, size_t *n, vs_error *err)
+int vs_perf_query(vs_client *c, const char *const *hosts, size_t n_hosts, const int *ids,
+                  size_t n_ids, int max_samples, vs_perf_sample **samples, size_t *n, vs_error *err)
 {
 	*samples = NULL;
 	*n = 0;
 	vs_buf p = {0};
-	vs_buf_add(&p, "<querySpec>");
-	vs_buf_moref(&p, "entity", "HostSystem", host);
-	/* The simulator returns nothing without maxSample; vCenter honours it too. */
-	vs_buf_addf(&p, "<maxSample>%d</maxSample>", max_samples);
-	for (size_t i = 0; i < n_ids; i++)
-		if (ids[i] >= 0)
-			vs_buf_addf(&p, "<metricId><counterId>%d</counterId><instance>*</instance></metricId>", ids[i]);
-	vs_buf_add(&p, "<intervalId>20</intervalId></querySpec>");
+	for (size_t h = 0; h < n_hosts; h++) {
+		vs_buf_add(&p, "<querySpec>");
+		vs_buf_moref(&p, "entity", "HostSystem", hosts[h]);
+		/* The simulator returns nothing without maxSample; vCenter honours it too. */
+		vs_buf_addf(&p, "<maxSample>%d</maxSample>", max_samples);
+		for (size_t i = 0; i < n_ids; i++)
+			if (ids[i] >= 0)
+				vs_buf_addf(&p, "<metricId><counterId>%d</counterId><instance>*</instance></metricId>",
+				            ids[i]);
+		vs_buf_add(&p, "<intervalId>20</intervalId></querySpec>");
+	}
 	vs_reply r = {0};
 	int rc = p.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 	                  : vs_call(c, "QueryPerf", "PerformanceManager", c->sc.perf_manager, p.data,
@@ -165,7 +171,8 @@ int vs_perf_query(vs_client *c, const char *host, const int *ids, size_t n_ids, 
 	if (rc != VS_OK) {
 		vs_perf_samples_free(samples, *n);
 		*n = 0;
-		vs_error_context(err, "querying the performance counters of %s", host);
+		vs_error_context(err, "querying the performance counters of %s%s", n_hosts ? hosts[0] : "",
+		                 n_hosts > 1 ? " and other hosts" : "");
 	}
 	return rc;
 }

@@ -20,6 +20,10 @@
 enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30, CHECK_S = 60 };
 /* How much sooner a run's first look comes after the last one's found fio ended. */
 #define SOONER_S 0.25
+/* When the check of the guest's fio is first looked at: fio --version and
+ * --enghelp take tens of ms, so a look at once finds them running, a call
+ * for nothing. */
+#define CHECK_LOOK_S 0.25
 
 static const char *const counter_names[] = {
 	"datastore.numberReadAveraged.average", "datastore.numberWriteAveraged.average",
@@ -131,6 +135,11 @@ void na_bench_end(na_bench *b)
 	remove_data(b);
 	vs_error ignored = {0};
 	vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->staging, true, &ignored);
+	for (size_t i = 0; i < b->n_uploaded; i++)
+		free(b->uploaded[i]);
+	free(b->uploaded);
+	b->uploaded = NULL;
+	b->n_uploaded = 0;
 }
 
 char *na_bench_job(const na_bench *b, const na_profile *p)
@@ -229,41 +238,61 @@ static bool first_without_counters(const char *host)
 
 void na_perf_memo_clear(na_perf_memo *m)
 {
-	for (size_t i = 0; i < m->n; i++)
-		vs_perf_samples_free(&m->a[i].v, m->a[i].n);
+	vs_perf_samples_free(&m->v, m->n);
 	m->n = 0;
+	m->asked = false;
 }
 
-/* The host's last `samples` realtime samples: b's group's answer when a
- * member on the same host asked already, else asked now (into own when
- * there is no room in a memo). */
-static const struct na_perf_answer *host_samples(na_bench *b, int samples, struct na_perf_answer *own)
+/* Realtime samples of b's host, `samples` or more a series: its group's
+ * answer, asked for every member's host by the first member that needs it
+ * (one 20 s sample more than it needs: the others started within a moment
+ * of it, perhaps across a sample's edge); else asked of b's host alone,
+ * into own. */
+static const na_perf_memo *host_samples(na_bench *b, int samples, na_perf_memo *own)
 {
 	na_perf_memo *m = b->perf_memo;
-	for (size_t i = 0; m && i < m->n; i++)
-		if (m->a[i].samples == samples && strcmp(m->a[i].host, b->host->moref) == 0)
-			return &m->a[i];
-	struct na_perf_answer *a = m && m->n < sizeof(m->a) / sizeof(*m->a) ? &m->a[m->n++] : own;
-	*a = (struct na_perf_answer){.samples = samples};
-	snprintf(a->host, sizeof(a->host), "%s", b->host->moref);
-	a->rc = vs_perf_query(b->s->client, b->host->moref, b->counter_ids, 6, samples, &a->v, &a->n, &a->err);
-	return a;
+	if (m && m->asked && samples <= m->samples)
+		return m;
+	if (!m || m->asked) {
+		m = own;
+		m->hosts[0] = b->host->moref;
+		m->n_hosts = 1;
+	} else {
+		samples++;
+	}
+	m->asked = true;
+	m->samples = samples;
+	m->rc = vs_perf_query(b->s->client, m->hosts, m->n_hosts, b->counter_ids, 6, samples, &m->v,
+	                      &m->n, &m->err);
+	return m;
+}
+
+/* Which of counter_names sample v is of b's host and datastore; 6: none. */
+static size_t our_counter(const na_bench *b, const vs_perf_sample *v)
+{
+	size_t k = 0;
+	while (k < 6 && b->counter_ids[k] != v->counter)
+		k++;
+	return strcmp(v->entity, b->host->moref) == 0 && our_instance(b->ds, v->instance) ? k : 6;
 }
 
 static char *host_counters(na_bench *b, time_t started)
 {
-	struct na_perf_answer own = {0};
-	const struct na_perf_answer *a = host_samples(b, (int)((time(NULL) - started) / 20) + 1, &own);
-	const vs_perf_sample *v = a->v;
+	int samples = (int)((time(NULL) - started) / 20) + 1;
+	na_perf_memo own = {0};
+	const na_perf_memo *a = host_samples(b, samples, &own);
 	json_t *out = json_array();
 	bool asked = a->rc == VS_OK;
+	/* A series' newest `samples`: an answer shared with a group may hold one older. */
+	size_t have[7] = {0}, seen[7] = {0};
+	for (size_t i = 0; i < a->n; i++)
+		have[our_counter(b, &a->v[i])]++;
 	for (size_t i = 0; i < a->n; i++) {
-		size_t k = 0;
-		while (k < 6 && b->counter_ids[k] != v[i].counter)
-			k++;
-		if (k < 6 && our_instance(b->ds, v[i].instance))
+		size_t k = our_counter(b, &a->v[i]);
+		if (k < 6 && ++seen[k] + (size_t)samples > have[k])
 			json_array_append_new(out, json_pack("{s:s, s:s, s:I}", "counter", counter_names[k],
-			                                     "time", v[i].timestamp, "value", (json_int_t)v[i].value));
+			                                     "time", a->v[i].timestamp,
+			                                     "value", (json_int_t)a->v[i].value));
 	}
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
 	bool say = (!asked || !json_array_size(out)) && first_without_counters(b->host->moref);
@@ -277,7 +306,7 @@ static char *host_counters(na_bench *b, time_t started)
 		               b->host->name, b->ds->name);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
-	vs_perf_samples_free(&own.v, own.n);
+	na_perf_memo_clear(&own);
 	return s;
 }
 
@@ -363,6 +392,32 @@ na_bench_started na_bench_started_now(void)
 	return st;
 }
 
+/* The number k of job_text's file in the staging folder, text-k.fio,
+ * uploaded now if it was not before: a profile's repetitions run one text. */
+static int upload_once(na_bench *b, const char *job_text, size_t *k, vs_error *err)
+{
+	for (*k = 1; *k <= b->n_uploaded; (*k)++)
+		if (strcmp(b->uploaded[*k - 1], job_text) == 0)
+			return VS_OK;
+	char name[32], *path, *text = strdup(job_text);
+	char **grown = realloc(b->uploaded, (b->n_uploaded + 1) * sizeof(*grown));
+	if (grown)
+		b->uploaded = grown;
+	snprintf(name, sizeof(name), "text-%zu.fio", *k);
+	if (!text || !grown || !(path = staged(b, name))) {
+		free(text);
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	int rc = vs_guest_upload(b->s->client, b->vm->moref, &b->auth, path, job_text, strlen(job_text),
+	                         err);
+	free(path);
+	if (rc == VS_OK)
+		b->uploaded[b->n_uploaded++] = text;
+	else
+		free(text);
+	return rc;
+}
+
 /* Starts fio once the NAS's sampler (NULL: none) has its first reading;
  * st->asked: this machine's time before and after the call that started
  * it (the guest's `date` into clock.txt ran between). */
@@ -372,8 +427,9 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	/* A job file of its own: its absolute path, in fio's command line after
 	 * exec, is a mark no earlier process had (test_chaos: lost answers), by which vs_guest_start knows
 	 * it after an unknown outcome without listing the guest's processes
-	 * first.  The guest's clock first: fio's window is stamped by it, the
-	 * NAS's intervals by the NAS's. */
+	 * first.  It is a copy, made by the shell that runs fio, of the text's
+	 * file uploaded once (upload_once).  The guest's clock first: fio's
+	 * window is stamped by it, the NAS's intervals by the NAS's. */
 	char name[64];
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -382,6 +438,8 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	snprintf(name, sizeof(name), "job-%lld%03ld-%u.fio", (long long)now.tv_sec,
 	         now.tv_nsec / 1000000, ++b->fio_starts);
 	char *job = staged(b, name);
+	size_t k = 0;
+	int rc = job ? upload_once(b, job_text, &k, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	/* A profile's job (it writes in b->data, whose name no job file of the
 	 * user's can know) has fio remove its files as each job ends: the
 	 * folder is made once for all the runs (na_bench_begin), and the job's
@@ -389,14 +447,12 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	 * user's keeps its files, which may be the user's own. */
 	char ours[sizeof(b->data) + 16];
 	snprintf(ours, sizeof(ours), "\ndirectory=%s\n", b->data);
-	char args[512];
+	char args[640];
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && { date +%%s.%%N > clock.txt; exec fio --output-format=json+ "
-	         "--output=%s/out.json %s%s > stdout.txt 2> stderr.txt; }'",
-	         b->staging, b->staging, strstr(job_text, ours) ? "--unlink=1 " : "", job ? job : "");
-	int rc = job ? vs_guest_upload(b->s->client, b->vm->moref, &b->auth, job, job_text,
-	                               strlen(job_text), err)
-	             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	         "-c 'cd %s && cp text-%zu.fio %s 2> stderr.txt && { date +%%s.%%N > clock.txt; "
+	         "exec fio --output-format=json+ --output=%s/out.json %s%s > stdout.txt 2> stderr.txt; }'",
+	         b->staging, k, job ? job : "", b->staging, strstr(job_text, ours) ? "--unlink=1 " : "",
+	         job ? job : "");
 	/* The counters read before fio's window opens (a small file without a
 	 * ramp opens it at once): the ssh sessions opened while the job went
 	 * up.  One that never came is said by the stop. */
@@ -490,8 +546,8 @@ static int check_fio(na_bench *b, vs_error *err)
 	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, mark,
 	                        &pid, err);
 	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL, NULL,
-		                   &proc, err);
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, CHECK_LOOK_S, b->stop,
+		                   NULL, NULL, &proc, err);
 	if (rc == VS_OK)
 		rc = na_bench_fetch(b, report_name, MAX_STDERR, &report, &len, err);
 	if (rc == VS_OK)

@@ -27,17 +27,17 @@ typedef struct na_bench_took {
 
 enum { NA_GROUP_MAX_VMS = 64 };  /* the most VMs of a group run (bench_group.h) */
 
-/* A group run's host counters: its members on one host ask vCenter the
- * same question at the same moment, so each host's answer (per window
- * size) is asked once and shared.  na_perf_memo_clear frees the answers. */
+/* Host counters, asked of vCenter in one call: a single run's of its host,
+ * a group run's of every member's host at once (hosts, each once, set by
+ * the group), the first member to need them asking for all.  Each run
+ * keeps its own host's and window's.  na_perf_memo_clear frees the answer. */
 typedef struct na_perf_memo {
-	struct na_perf_answer {
-		char host[64];
-		int samples, rc;
-		vs_error err;
-		vs_perf_sample *v;
-		size_t n;
-	} a[NA_GROUP_MAX_VMS];
+	const char *hosts[NA_GROUP_MAX_VMS];
+	size_t n_hosts;
+	bool asked;
+	int samples, rc;            /* how many 20 s samples a series was asked for */
+	vs_error err;
+	vs_perf_sample *v;
 	size_t n;
 } na_perf_memo;
 void na_perf_memo_clear(na_perf_memo *m);
@@ -76,6 +76,10 @@ typedef struct na_bench {
 	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
 	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
+	/* The job texts uploaded into staging, the k-th as text-k.fio (from 1):
+	 * a run copies its text's file, in the guest, to that name of its own. */
+	char **uploaded;
+	size_t n_uploaded;
 	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_read_link) */
 	na_bench_took took;
 	na_perf_memo *perf_memo;    /* a group run's, else NULL: each run asks alone */

@@ -206,6 +206,16 @@ static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const n
 	return rc;
 }
 
+/* The group's hosts, each once, asked for their counters together. */
+static void add_host(na_perf_memo *memo, const char *host)
+{
+	size_t i = 0;
+	while (i < memo->n_hosts && strcmp(memo->hosts[i], host) != 0)
+		i++;
+	if (i == memo->n_hosts && i < NA_GROUP_MAX_VMS)
+		memo->hosts[memo->n_hosts++] = host;
+}
+
 static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const na_profile *p,
                      const char *job, int rep, na_bench_group_run *r, vs_error *err)
 {
@@ -231,6 +241,8 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 	if (rc == VS_OK)
 		rc = na_store_group_begin(m[0]->s->store, err);
 	na_perf_memo *memo = rc == VS_OK ? calloc(1, sizeof(*memo)) : NULL;
+	for (size_t i = 0; memo && i < n; i++)
+		add_host(memo, m[i]->host->moref);
 	for (size_t i = 0; i < n; i++)
 		m[i]->perf_memo = memo;  /* none: each member asks alone */
 	if (rc == VS_OK)

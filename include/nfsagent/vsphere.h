@@ -460,6 +460,7 @@ int vs_guest_mkdir(vs_client *c, const char *vm, const vs_guest_auth *auth, cons
 /* ---- Performance counters ------------------------------------------------------ */
 
 typedef struct vs_perf_sample {
+	char *entity;        /* the host (moref) it was asked of */
 	char *instance;      /* datastore instance the counter is for */
 	int counter;         /* counter id */
 	char *timestamp;     /* sample time, ISO-8601 */
@@ -469,10 +470,11 @@ typedef struct vs_perf_sample {
 /* Counter ids for "group.name.rollup" names (e.g. "datastore.totalWriteLatency.average"),
  * read from PerformanceManager.perfCounter; -1 for names the server lacks. */
 int vs_perf_counter_ids(vs_client *c, const char *const *names, size_t n, int *ids, vs_error *err);
-/* QueryPerf on a host, realtime (20 s) interval, the newest max_samples samples of
- * each counter for every instance. */
-int vs_perf_query(vs_client *c, const char *host, const int *ids, size_t n_ids, int max_samples,
-                  vs_perf_sample **samples, size_t *n, vs_error *err);
+/* One QueryPerf on n_hosts hosts (morefs), realtime (20 s) interval, the
+ * newest max_samples samples of each counter for every instance, oldest
+ * first within a series. */
+int vs_perf_query(vs_client *c, const char *const *hosts, size_t n_hosts, const int *ids,
+                  size_t n_ids, int max_samples, vs_perf_sample **samples, size_t *n, vs_error *err);
 void vs_perf_samples_free(vs_perf_sample **samples, size_t n);
 
 /* ---- Datastore paths ------------------------------------------------- */
