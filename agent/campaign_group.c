@@ -347,6 +347,8 @@ int na_run_group_round(na_run *r, na_target *t, long rep)
 	}
 	if (rc == VS_OK && !na_stop_requested)
 		rc = group_profiles(r, mp, t, rep);
+	if (made == r->n_vms)  /* what the round learned, for the next (ops/bench_group.c) */
+		r->took = m[0].took;
 	for (size_t i = 0; i < made; i++)
 		na_bench_disks_free(&m[i]);
 	nas_target_free(&nas);

@@ -27,8 +27,8 @@ typedef struct na_run {
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 	bool fio_checked, fio_libaio;  /* the VM's fio, as na_run_check_guest found it */
-	na_bench_took took;      /* how long each profile took on each target: single-VM rounds
-	                          * learn it (a group's wait looks from the job's time) */
+	na_bench_took took;      /* how long each profile took on each target, learned round
+	                          * by round (a group's by all its members) */
 	/* vms =: the group's VMs, resolved at preflight (morefs and names,
 	 * malloc'd); vm_moref is the first's.  n_vms 0: the one VM of vm =. */
 	char *vm_morefs[NA_MAX_CAMPAIGN_VMS], *vm_names[NA_MAX_CAMPAIGN_VMS];

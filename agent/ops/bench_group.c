@@ -77,7 +77,13 @@ static int wait_all(na_bench *const *m, size_t n, const na_profile *p, const cha
                     na_bench_group_run *r, vs_error *err)
 {
 	long timeout = na_bench_timeout(job);
+	/* Times count from the first start, as the learned one does (na_bench_learn). */
+	size_t first_started = 0;
+	while (first_started < n && st[first_started].pid < 0)
+		first_started++;
 	double t0 = monotonic_s(), expected = -1;
+	if (first_started < n)
+		t0 -= fmax(0, nas_unix_now() - st[first_started].asked[1]);
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job, UNBOUNDED_S));
 	na_interrupts_note("stopping fio in every guest; the results recorded so far are kept");
@@ -96,8 +102,11 @@ static int wait_all(na_bench *const *m, size_t n, const na_profile *p, const cha
 		                      &proc[i], &e);
 		if (w == VS_OK)
 			na_bench_note_end(&st[i]);
-		if (w == VS_OK && first)
+		if (w == VS_OK && first) {  /* every member knows it: the next run's first may be another */
 			na_bench_learn(m[i], p, &st[i], expected, proc[i].end_looks);
+			for (size_t k = 0; k < n; k++)
+				m[k]->took = m[i]->took;
+		}
 		if (w != VS_OK && *m[i]->stop)
 			rc = vs_fail(err, VS_ERR_TASK, "%s", e.message);
 		else if (w != VS_OK)
