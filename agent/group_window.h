@@ -25,7 +25,7 @@ typedef struct na_gw_member {
 	int64_t interval_ms;  /* its log_avg_msec and log_hist_msec (they must be equal) */
 	/* Its bandwidth log, or NULL when each direction's I/Os are all of the
 	 * block size its histogram log names (hist->bs, known to be so by the
-	 * caller: na_group_sizes_fixed): its bytes are then its completions
+	 * caller: na_gw_sizes_fixed): its bytes are then its completions
 	 * times that size. */
 	const na_fio_log *bw;
 	const na_fio_hist_log *hist;

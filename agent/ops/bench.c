@@ -246,12 +246,13 @@ void na_perf_memo_clear(na_perf_memo *m)
 /* Realtime samples of b's host, `samples` or more a series: its group's
  * answer, asked for every member's host by the first member that needs it
  * (one 20 s sample more than it needs: the others started within a moment
- * of it, perhaps across a sample's edge); else asked of b's host alone,
- * into own. */
+ * of it, perhaps across a sample's edge); else (no group, or its answer
+ * too short or failed) asked of b's host alone, into own. */
 static const na_perf_memo *host_samples(na_bench *b, int samples, na_perf_memo *own)
 {
 	na_perf_memo *m = b->perf_memo;
-	if (m && m->asked && samples <= m->samples)
+	/* A failed answer for several hosts may be one host's fault: each asks its own. */
+	if (m && m->asked && samples <= m->samples && (m->rc == VS_OK || m->n_hosts == 1))
 		return m;
 	if (!m || m->asked) {
 		m = own;
@@ -447,11 +448,15 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	 * user's keeps its files, which may be the user's own. */
 	char ours[sizeof(b->data) + 16];
 	snprintf(ours, sizeof(ours), "\ndirectory=%s\n", b->data);
+	/* The last run's output goes first: a copy that fails starts no fio,
+	 * whose output would then be the last run's.  The copy's name is
+	 * relative: only the shell and fio bear the mark. */
 	char args[640];
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && cp text-%zu.fio %s 2> stderr.txt && { date +%%s.%%N > clock.txt; "
-	         "exec fio --output-format=json+ --output=%s/out.json %s%s > stdout.txt 2> stderr.txt; }'",
-	         b->staging, k, job ? job : "", b->staging, strstr(job_text, ours) ? "--unlink=1 " : "",
+	         "-c 'cd %s && rm -f out.json && cp text-%zu.fio %s 2> stderr.txt && "
+	         "{ date +%%s.%%N > clock.txt; exec fio --output-format=json+ --output=%s/out.json %s%s "
+	         "> stdout.txt 2> stderr.txt; }'",
+	         b->staging, k, name, b->staging, strstr(job_text, ours) ? "--unlink=1 " : "",
 	         job ? job : "");
 	/* The counters read before fio's window opens (a small file without a
 	 * ramp opens it at once): the ssh sessions opened while the job went

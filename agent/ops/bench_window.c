@@ -258,6 +258,18 @@ static int cut(na_bench *const *m, size_t n, const na_fio_logs *logs, long jobs,
 	return rc;
 }
 
+/* Whether a line of job is fio's "include FILE": its options are not read here. */
+static bool includes(const char *job)
+{
+	for (const char *l = job; l; l = strchr(l, '\n')) {
+		l += *l == '\n';
+		l += strspn(l, " \t");
+		if (!strncmp(l, "include", 7) && (l[7] == ' ' || l[7] == '\t'))
+			return true;
+	}
+	return false;
+}
+
 /* Fetches the logs of member i's fio job j: the histogram log, and the
  * bandwidth log unless its I/O sizes are known to be fixed. */
 static int fetch_logs(na_bench *b, long j, bool sizes_fixed, na_fio_logs *l, na_bench_member_run *x,
@@ -273,7 +285,7 @@ int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_grou
                     vs_error *err)
 {
 	long jobs = na_job_count(job);  /* 1 to MAX_JOBS: na_group_job_logs made the job */
-	bool sizes_fixed = !na_job_sets(job, SIZE_KEYS);
+	bool sizes_fixed = !na_job_sets(job, SIZE_KEYS) && !includes(job);
 	na_fio_logs *logs = calloc(n * (size_t)jobs, sizeof(*logs));
 	int rc = logs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < n; i++)

@@ -15,9 +15,16 @@ quick=(--size 4M --runtime 2 --db "$db")
 
 # Two VMs, both directions, two repetitions: the group's figures are its
 # members' cut to the common window (from their fio interval logs).
+perf_before=$(calls QueryPerf)
 run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randrw-4k-read50 --repeat 2 \
 	"${quick[@]}" --json
 bench=$OUT
+# On two hosts: one QueryPerf a run asks both, each member keeps its own host's.
+assert_eq "$(($(calls QueryPerf) - perf_before))" 2 "counter queries for two runs on two hosts"
+assert_eq "$(sqlite3 "$db" "SELECT count(DISTINCT host) || '/' || count(DISTINCT host_counters_json) FROM results
+	WHERE id IN (SELECT result_id FROM result_group_members WHERE group_id = $(jq .runs[0].group_id <<< "$bench"))")" \
+	"2/2" "each member's own host's counters"
+
 assert_eq "$(jq -r '.vms | join(",")' <<< "$bench")" "fleet-01,fleet-02" "members"
 assert_eq "$(jq '.runs | length' <<< "$bench")" 2 "group runs"
 for dir in read write; do

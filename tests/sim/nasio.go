@@ -112,7 +112,8 @@ type nasFeed struct {
 	mu       sync.Mutex
 	n        *nasModel
 	dataset  string
-	job      fioJob
+	jobFile  string // read with fio's first report: the program's shell may make it
+	job      *fioJob
 	progress string // fio's reports
 	off      int64  // bytes of it read
 	last     *fioReport
@@ -139,12 +140,11 @@ func (n *nasModel) watch(cmdLine string, dss []types.ManagedObjectReference, don
 	if jobFile == "" || output == "" {
 		return nil
 	}
-	job, ok := parseFioJob(jobFile)
 	dataset := n.datasetOf(dss)
-	if !ok || dataset == "" {
+	if dataset == "" {
 		return nil
 	}
-	f := &nasFeed{n: n, dataset: dataset, job: job, progress: output + progressSuffix}
+	f := &nasFeed{n: n, dataset: dataset, jobFile: jobFile, progress: output + progressSuffix}
 	// An earlier run in the same folder left its reports: they are not this
 	// run's (read, they would count that run's I/O again, now, and leave
 	// this run's unread until its file outgrew theirs).
@@ -203,6 +203,13 @@ func (f *nasFeed) read() {
 	fh, err := os.Open(f.progress)
 	if err != nil {
 		return
+	}
+	if f.job == nil {
+		job, ok := parseFioJob(f.jobFile)
+		if !ok {
+			return
+		}
+		f.job = &job
 	}
 	defer fh.Close()
 	if fi, err := fh.Stat(); err == nil && fi.Size() < f.off {
@@ -263,7 +270,7 @@ func (f *nasFeed) account(r *fioReport) {
 	f.n.mu.Lock()
 	defer f.n.mu.Unlock()
 	st, err := loadNAS(f.n.filename)
-	if err == nil && st.guestIO(f.dataset, f.job, dr, dw, rops, wops) {
+	if err == nil && st.guestIO(f.dataset, *f.job, dr, dw, rops, wops) {
 		_ = st.save(f.n.filename)
 	}
 }
