@@ -137,7 +137,7 @@ bool na_run_has_work(na_run *r, const na_target *t)
 static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 {
 	size_t ti = index_of(r, t);
-	if (!t->servers || strcmp(t->nfs, "4.1") != 0 || strcmp(na_run_policy(t), "nfs3") != 0 || r->nfs3[ti])
+	if (!na_target_nfs41(t) || strcmp(na_run_policy(t), "nfs3") != 0 || r->nfs3[ti])
 		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);

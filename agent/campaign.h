@@ -68,6 +68,8 @@ typedef struct na_campaign {
  * mounted together (mixing the protocols on one export can corrupt data),
  * each mounted when its turn comes, with the VM parked at home between. */
 bool na_target_alternates(const na_target *a, const na_target *b);
+/* Whether the campaign mounts t as NFS 4.1: it names a server and nfs = 4.1. */
+bool na_target_nfs41(const na_target *t);
 
 /* Reads and checks a campaign file (a regular file of at most 1 MiB); errors
  * are "FILE:LINE: what is wrong" in err->message with VS_ERR_USAGE. */

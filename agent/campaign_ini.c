@@ -529,6 +529,11 @@ static char *read_line(char *str, int num, void *stream)
 
 /* ---- whole-file checks ---- */
 
+bool na_target_nfs41(const na_target *t)
+{
+	return t->servers && t->nfs && strcmp(t->nfs, "4.1") == 0;
+}
+
 bool na_target_alternates(const na_target *a, const na_target *b)
 {
 	return a != b && a->servers && b->servers && a->path && b->path && a->nfs && b->nfs &&

@@ -59,7 +59,7 @@ static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 	/* Only NFS 4.1 has the extent-size bug: without a probe key, a target
 	 * probes where it runs 4.1 (an NFS 3 one is probed on request). */
 	if (t->probe < 0)
-		t->probe = t->servers ? t->nfs && !strcmp(t->nfs, "4.1") : d->type && !strcmp(d->type, "NFS41");
+		t->probe = t->servers ? na_target_nfs41(t) : d->type && !strcmp(d->type, "NFS41");
 	return VS_OK;
 }
 

@@ -94,11 +94,6 @@ static int note_group(const char *target, const na_group_row *g, void *ud, vs_er
 }
 
 /* The target mounts its export as NFS 4.1 (not an existing datastore). */
-static bool asks_nfs41(const na_target *t)
-{
-	return t->servers && t->nfs && strcmp(t->nfs, "4.1") == 0;
-}
-
 static void count_type(target_tally *t, const char *type)
 {
 	for (size_t i = 0; i < MAX_TYPES; i++) {
@@ -135,7 +130,7 @@ static int tally(const na_result *r, void *ud, vs_error *err)
 		ok ? t->ok++ : t->failed++;
 		if (ok && r->datastore_type)
 			count_type(t, r->datastore_type);
-		if (ok && asks_nfs41(&s->c->targets[i]) && r->datastore_type &&
+		if (ok && na_target_nfs41(&s->c->targets[i]) && r->datastore_type &&
 		    strcmp(r->datastore_type, "NFS") == 0)
 			note_fallback(t, r->repetition);
 		int64_t size = s->c->size ? na_parse_size(s->c->size) : 0;

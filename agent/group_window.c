@@ -230,11 +230,13 @@ int na_gw_compute(const na_gw_member *members, size_t n, na_gw_result *out, vs_e
 bool na_gw_sizes_fixed(const na_fio_result *fio, const na_fio_hist_log *h)
 {
 	const na_fio_dir *dirs[NA_FIO_DIRS] = {&fio->read, &fio->write, NULL};  /* trim: not read */
+	if (!sizes_known(h))
+		return false;
 	for (size_t d = 0; d < NA_FIO_DIRS; d++) {
 		const na_fio_dir *f = fio->mixed ? NULL : dirs[d];
 		if (!h->bs[d])
 			continue;
-		if (h->bs[d] < 0 || !f || !f->present || f->total_ios <= 0)
+		if (!f || !f->present || f->total_ios <= 0)
 			return false;
 		double per_io = f->bw_bytes * (double)f->runtime_ms / 1000.0 / (double)f->total_ios;
 		if (fabs(per_io - (double)h->bs[d]) > 0.01 * (double)h->bs[d])

@@ -416,6 +416,20 @@ const char *na_job_sets(const char *text, const char *const *keys)
 	return j.found;
 }
 
+static void include_option(void *ud, const char *key, const char *value)
+{
+	(void)value;
+	if (key && !strncmp(key, "include", 7) && (key[7] == ' ' || key[7] == '\t'))
+		*(bool *)ud = true;
+}
+
+bool na_job_includes(const char *text)
+{
+	bool includes = false;
+	each_option(text, include_option, &includes);
+	return includes;
+}
+
 bool na_job_uses_libaio(const char *text)
 {
 	bool uses = false;

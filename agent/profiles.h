@@ -66,6 +66,9 @@ long na_job_count(const char *text);
 const char *na_job_sets(const char *text, const char *const *keys);
 /* Whether a job of the file has ioengine=libaio. */
 bool na_job_uses_libaio(const char *text);
+/* Whether the job file includes another (fio's "include FILE" line),
+ * whose options none of these functions read. */
+bool na_job_includes(const char *text);
 /* Whether the profile writes zeros (dd if=/dev/zero) rather than fio's
  * random, incompressible data. */
 bool na_profile_zeros(const na_profile *p);

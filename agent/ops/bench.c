@@ -240,7 +240,6 @@ void na_perf_memo_clear(na_perf_memo *m)
 {
 	vs_perf_samples_free(&m->v, m->n);
 	m->n = 0;
-	m->asked = false;
 }
 
 /* Realtime samples of b's host, `samples` or more a series: its group's
@@ -252,16 +251,15 @@ static const na_perf_memo *host_samples(na_bench *b, int samples, na_perf_memo *
 {
 	na_perf_memo *m = b->perf_memo;
 	/* A failed answer for several hosts may be one host's fault: each asks its own. */
-	if (m && m->asked && samples <= m->samples && (m->rc == VS_OK || m->n_hosts == 1))
+	if (m && m->samples && samples <= m->samples && (m->rc == VS_OK || m->n_hosts == 1))
 		return m;
-	if (!m || m->asked) {
+	if (!m || m->samples) {
 		m = own;
 		m->hosts[0] = b->host->moref;
 		m->n_hosts = 1;
 	} else {
 		samples++;
 	}
-	m->asked = true;
 	m->samples = samples;
 	m->rc = vs_perf_query(b->s->client, m->hosts, m->n_hosts, b->counter_ids, 6, samples, &m->v,
 	                      &m->n, &m->err);

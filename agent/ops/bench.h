@@ -34,8 +34,7 @@ enum { NA_GROUP_MAX_VMS = 64 };  /* the most VMs of a group run (bench_group.h) 
 typedef struct na_perf_memo {
 	const char *hosts[NA_GROUP_MAX_VMS];
 	size_t n_hosts;
-	bool asked;
-	int samples, rc;            /* how many 20 s samples a series was asked for */
+	int samples, rc;            /* how many 20 s samples a series was asked for: 0 not yet */
 	vs_error err;
 	vs_perf_sample *v;
 	size_t n;

@@ -21,7 +21,8 @@
 /* A histogram log holds at most NA_FIO_HIST_MAX_CELLS buckets of at least
  * 3 bytes ("0, "): a larger file is refused unread. */
 enum { MAX_LOG = 128 << 20 };
-static const char *const KINDS[] = {"bw", "clat_hist"};
+enum { LOG_BW, LOG_HIST };
+static const char *const KINDS[] = {[LOG_BW] = "bw", [LOG_HIST] = "clat_hist"};
 /* What a group run sets for fio's interval logs, and what changes how
  * they read (averaged or max, offsets, compression, one log for all jobs). */
 static const char *const OWN_LOG_KEYS[] = {
@@ -115,7 +116,7 @@ static int fetch_log(na_bench *b, long j, size_t k, na_fio_logs *l, na_bench_mem
 		return VS_OK;
 	}
 	vs_error e = {0};
-	rc = k ? na_fio_hist_parse(text, len, &l->hist, &e) : na_fio_log_parse(text, len, &l->bw, &e);
+	rc = k == LOG_HIST ? na_fio_hist_parse(text, len, &l->hist, &e) : na_fio_log_parse(text, len, &l->bw, &e);
 	free(text);
 	if (rc == VS_ERR_NOMEM)
 		*err = e;
@@ -258,26 +259,14 @@ static int cut(na_bench *const *m, size_t n, const na_fio_logs *logs, long jobs,
 	return rc;
 }
 
-/* Whether a line of job is fio's "include FILE": its options are not read here. */
-static bool includes(const char *job)
-{
-	for (const char *l = job; l; l = strchr(l, '\n')) {
-		l += *l == '\n';
-		l += strspn(l, " \t");
-		if (!strncmp(l, "include", 7) && (l[7] == ' ' || l[7] == '\t'))
-			return true;
-	}
-	return false;
-}
-
 /* Fetches the logs of member i's fio job j: the histogram log, and the
  * bandwidth log unless its I/O sizes are known to be fixed. */
 static int fetch_logs(na_bench *b, long j, bool sizes_fixed, na_fio_logs *l, na_bench_member_run *x,
                       vs_error *err)
 {
-	int rc = fetch_log(b, j, 1, l, x, err);
+	int rc = fetch_log(b, j, LOG_HIST, l, x, err);
 	if (rc == VS_OK && !x->why && !(sizes_fixed && na_gw_sizes_fixed(&x->o.fio, &l->hist)))
-		rc = fetch_log(b, j, 0, l, x, err);
+		rc = fetch_log(b, j, LOG_BW, l, x, err);
 	return rc;
 }
 
@@ -285,7 +274,7 @@ int na_group_window(na_bench *const *m, size_t n, const char *job, na_bench_grou
                     vs_error *err)
 {
 	long jobs = na_job_count(job);  /* 1 to MAX_JOBS: na_group_job_logs made the job */
-	bool sizes_fixed = !na_job_sets(job, SIZE_KEYS) && !includes(job);
+	bool sizes_fixed = !na_job_sets(job, SIZE_KEYS) && !na_job_includes(job);
 	na_fio_logs *logs = calloc(n * (size_t)jobs, sizeof(*logs));
 	int rc = logs ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (size_t i = 0; rc == VS_OK && i < n; i++)

@@ -162,6 +162,18 @@ static void marks_are_unique_and_checked(void **state)
 		assert_false(na_bench_mark_valid(bad[i]));
 }
 
+/* A job that includes a file has options no parser here reads: a group
+ * run then reads its bandwidth log (ops/bench_window.c). */
+static void includes_are_seen(void **state)
+{
+	(void)state;
+	assert_true(na_job_includes("[a]\nrw=read\n  include\tmore.fio\n"));
+	assert_true(na_job_includes("include base.fio\n[a]\nrw=read\n"));
+	assert_false(na_job_includes("[a]\n# include more.fio\nrw=read\n"));
+	assert_false(na_job_includes("[include]\nrw=read\n"));
+	assert_false(na_job_includes("[a]\nincluded=1\n"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +183,7 @@ int main(void)
 		cmocka_unit_test(next_run_is_looked_at_when_the_last_ended),
 		cmocka_unit_test(profiles_are_the_seeds),
 		cmocka_unit_test(marks_are_unique_and_checked),
+		cmocka_unit_test(includes_are_seen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
