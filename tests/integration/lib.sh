@@ -160,9 +160,11 @@ interrupt_when_called() {
 
 # Whether a fio of this test's lab still runs: other tests may run fio at the
 # same time (ctest -j), so look only at processes working inside $WORK.
+# The lab's wrapper (labsim -guest-fio-run) is the guest's fio too: between
+# its start and its fio's no process is named fio (CI saw that gap).
 fio_left() {
 	local pid
-	for pid in $(pgrep -x fio); do
+	for pid in $(pgrep -x fio) $(pgrep -f -- ' -guest-fio-run '); do
 		case "$(readlink "/proc/$pid/cwd" 2>/dev/null)" in "$WORK"/*) return 0 ;; esac
 	done
 	return 1

@@ -30,15 +30,18 @@ starts() { awk -v other="$OTHER_VM" '$2 == "fio-start" && $3 != other && !seen[$
 # guest has run N fio in all (this one's and earlier ones'), and keeps the
 # job file of the fio it left running in $ORPHAN.
 killed_during_fio() {
-	local name=$1 n=$2 pid i
+	local name=$1 n=$2 pid began=$SECONDS
 	shift 2
 	"$NFSAGENT" run "$WORK/$name.ini" "$@" > "$WORK/out" 2> "$WORK/err" &
 	pid=$!
-	for i in $(seq 1 600); do
-		[ "$(starts)" -ge "$n" ] && break
+	# A deadline by the clock: under ASan on a loaded machine a resume's
+	# sweep and preparation took over the 30 s a count of sleeps gave.
+	until [ "$(starts)" -ge "$n" ]; do
 		kill -0 "$pid" 2>/dev/null || fail "the run ended before fio $n: $(cat "$WORK/out" "$WORK/err")"
+		[ $((SECONDS - began)) -lt 180 ] || fail "fio $n did not start in 180 s: $(cat "$WORK/out" "$WORK/err")"
 		sleep 0.05
 	done
+	echo "fio $n started $((SECONDS - began)) s after $name's run began"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null || true
 	ORPHAN=$(awk -v other="$OTHER_VM" '$2 == "fio-start" && $3 != other { job = $4 } END { print job }' "$FIO_LOG")
