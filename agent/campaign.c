@@ -246,6 +246,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	vs_error err = {0};
 	int rc = na_migrate_shown(&s, &a, false, NULL, &v, NULL, &err);
 	r->t_move += na_run_clock() - t0;
+	if (s.powered_on)
+		na_run_guest_forget(r);
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160], why[1600] = "the NFS 4.1 extent-size bug";
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
@@ -350,8 +352,6 @@ const nas_target *na_run_nas_target(const na_target *t, nas_target *nas)
 	return made ? nas : NULL;
 }
 
-/* One target's profiles in one repetition, runs of them left to make
- * (rounds calls it only when one is): the guest is prepared once for them. */
 size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
 {
 	size_t n = 0;
@@ -362,6 +362,30 @@ size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
 	return n;
 }
 
+/* The host's link to the target's server, recorded with each result: read
+ * once a run for each host and server, as read (a target's datastore may
+ * have another server); a failed read is tried again next round. */
+static void read_link(na_run *r, na_bench *b)
+{
+	char server[256];
+	na_bench_server(b, server, sizeof(server));
+	na_run_link *l = &r->links[0];
+	while (l < r->links + r->n_links && (strcmp(l->host, b->host->moref) || strcmp(l->server, server)))
+		l++;
+	if (l == r->links + r->n_links) {
+		if (na_bench_read_link(b) != VS_OK || r->n_links == NA_MAX_TARGETS)
+			return;
+		snprintf(l->host, sizeof(l->host), "%s", b->host->moref);
+		snprintf(l->server, sizeof(l->server), "%s", server);
+		l->link = b->link;
+		r->n_links++;
+	}
+	b->link = l->link;
+}
+
+/* One target's profiles in one repetition, runs of them left to make
+ * (rounds calls it only when one is): the disks are read once for them,
+ * the guest's folders kept from the rounds before. */
 static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 {
 	na_label labels[2 * NA_MAX_LABELS];
@@ -382,7 +406,7 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 	if (rc == VS_OK)
 		rc = na_bench_begin(&b, &err);
 	if (rc == VS_OK)
-		na_bench_read_link(&b);  /* recorded with each result */
+		read_link(r, &b);
 	nas_target nas = {0};
 	if (rc == VS_OK)
 		b.nas = na_run_nas_target(t, &nas);
@@ -393,8 +417,7 @@ static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
 	int code = rc == VS_OK ? VS_OK : na_run_fail(r, &err);
 	for (size_t p = 0; code == VS_OK && p < r->c->n_profiles && !na_stop_requested; p++)
 		code = bench_one(r, &b, t, r->c->profiles[p], rep);
-	if (rc == VS_OK)
-		na_bench_end(&b);
+	na_run_bench_done(r, &b);
 	r->took = b.took;
 	na_bench_nas_end(&b);
 	nas_target_free(&nas);
@@ -434,6 +457,7 @@ static int rounds(na_run *r)
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
 				rc = r->n_vms ? na_run_group_round(r, t, rep) : bench_round(r, t, rep, runs);
 		}
+	na_run_guest_end(r);
 	return rc;
 }
 

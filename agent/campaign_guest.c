@@ -18,11 +18,46 @@ na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm)
 {
 	/* A group's members each look at their own fio. */
 	bool one = !r->n_vms;
-	return (na_bench){.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
-	                  .auth = na_run_guest_auth(r),
-	                  .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
-	                  .fio_checked = one && r->fio_checked, .fio_libaio = one && r->fio_libaio,
-	                  .took = r->took, .stop = &na_stop_requested};
+	na_bench b = {.s = s, .vm = vm, .host = na_host_by_moref(&r->inv, vm->host),
+	              .auth = na_run_guest_auth(r),
+	              .job = {r->c->size, r->c->runtime, r->c->ramp, r->c->dir},
+	              .fio_checked = one && r->fio_checked, .fio_libaio = one && r->fio_libaio,
+	              .took = r->took, .guest = one ? r->guest : (na_bench_guest){0},
+	              .stop = &na_stop_requested};
+	b.guest.keep = one;
+	return b;
+}
+
+/* The one VM keeps its folders and job texts from round to round (the
+ * guest and its disk move with it): two folders made and removed, and a
+ * text uploaded, per campaign rather than per round. */
+void na_run_bench_done(na_run *r, na_bench *b)
+{
+	na_bench_end(b);
+	if (!r->n_vms)
+		r->guest = b->guest;
+}
+
+/* Removed at the rounds' end, also when they stopped (a Ctrl-C skips the
+ * cleanup, whose sweep would find them). */
+void na_run_guest_end(na_run *r)
+{
+	const vs_vm *vm = na_run_vm(r);
+	if (vm && (r->guest.made || r->guest.n_uploaded)) {  /* texts: staging is there */
+		na_session s = na_run_session(r);
+		na_bench b = na_run_bench(r, &s);
+		na_bench_end_kept(&b);
+	} else {
+		na_bench_guest_free(&r->guest);
+	}
+	r->guest = (na_bench_guest){0};
+}
+
+/* A power cycle (a cold move) may have emptied the guest's /tmp: the
+ * next round makes the folders and uploads the texts again. */
+void na_run_guest_forget(na_run *r)
+{
+	na_bench_guest_free(&r->guest);
 }
 
 /* A benchmark in the campaign's VM, with its guest login and job settings. */
@@ -47,7 +82,7 @@ int na_run_check_guest(na_run *r)
 			return na_run_fail(r, &err);
 		r->fio_checked = b.fio_checked;
 		r->fio_libaio = b.fio_libaio;
-		na_bench_end(&b);
+		na_run_bench_done(r, &b);
 	}
 	return VS_OK;
 }

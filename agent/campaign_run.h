@@ -9,6 +9,11 @@
 #include "ops/bench.h"
 #include "ops/session.h"
 
+typedef struct na_run_link {
+	char host[64], server[256];
+	vs_host_link link;
+} na_run_link;
+
 typedef struct na_run {
 	na_campaign *c;
 	const na_run_options *o;
@@ -27,6 +32,9 @@ typedef struct na_run {
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 	bool fio_checked, fio_libaio;  /* the VM's fio, as na_run_check_guest found it */
+	na_bench_guest guest;    /* the one VM's folders and job texts, kept across rounds */
+	na_run_link links[NA_MAX_TARGETS];  /* each host's link to each server, read once */
+	size_t n_links;
 	na_bench_took took;      /* how long each profile took on each target, learned round
 	                          * by round (a group's by all its members) */
 	/* vms =: the group's VMs, resolved at preflight (morefs and names,
@@ -108,6 +116,12 @@ size_t na_run_labels(const na_run *r, const na_target *t, na_label *out);
 const char *na_run_vm_name(const na_run *r);
 /* A benchmark in vm, with the campaign's guest login and job settings. */
 na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm);
+/* Ends b (na_bench_end), the one VM's folders and texts kept in r->guest. */
+void na_run_bench_done(na_run *r, na_bench *b);
+/* Removes what the rounds kept in the one VM's guest. */
+void na_run_guest_end(na_run *r);
+/* Forgets what the rounds kept there, leaving it (na_bench_guest_free). */
+void na_run_guest_forget(na_run *r);
 /* Target t's NAS (nas or nas_command), made in *nas with a bench's
  * timeout, as bench --nas reaches it; NULL without one.  Free *nas with
  * nas_target_free either way (it starts zeroed). */

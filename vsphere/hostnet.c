@@ -116,24 +116,29 @@ void vs_host_link_read(const xmlNode *net, const char *server, vs_host_link *out
 }
 
 typedef struct link_ask {
-	const char *server;
+	const char *const *hosts;
+	const char *const *servers;
+	size_t n;
 	vs_host_link *out;
 } link_ask;
 
 static int read_network(const char *type, const char *moref, const xmlNode *object, void *ud,
                         vs_error *err)
 {
-	(void)type, (void)moref, (void)err;
+	(void)type, (void)err;
 	link_ask *ask = ud;
-	vs_host_link_read(vs_prop(object, "config.network"), ask->server, ask->out);
+	for (size_t i = 0; i < ask->n; i++)
+		if (strcmp(ask->hosts[i], moref) == 0)
+			vs_host_link_read(vs_prop(object, "config.network"), ask->servers[i], &ask->out[i]);
 	return VS_OK;
 }
 
-int vs_host_link_to(vs_client *c, const char *host, const char *server, vs_host_link *out,
-                    vs_error *err)
+int vs_hosts_link_to(vs_client *c, const char *const *hosts, const char *const *servers, size_t n,
+                     vs_host_link *out, vs_error *err)
 {
 	static const char *const paths[] = {"config.network", NULL};
-	*out = (vs_host_link){0};
-	link_ask ask = {server, out};
-	return vs_props_one(c, "HostSystem", host, paths, read_network, &ask, err);
+	for (size_t i = 0; i < n; i++)
+		out[i] = (vs_host_link){0};
+	link_ask ask = {hosts, servers, n, out};
+	return vs_props_many(c, "HostSystem", hosts, n, paths, read_network, &ask, err);
 }

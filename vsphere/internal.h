@@ -373,7 +373,7 @@ extern const char *const vs_vm_summary_paths[];
 enum { LONG_JOB_S = 30, LONG_GAP_S = 120 };
 double vs_guest_next_poll(double elapsed, double expected_s);
 
-/* hostnet.c: vs_host_link_to's reading of a HostNetworkInfo (NULL: none). */
+/* hostnet.c: vs_hosts_link_to's reading of a HostNetworkInfo (NULL: none). */
 void vs_host_link_read(const xmlNode *net, const char *server, vs_host_link *out);
 
 #endif

@@ -4,7 +4,6 @@
  * counters for the same minutes are recorded next to it. */
 #include <stddef.h>
 #include <stdint.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -18,8 +17,6 @@
  * runtime) and GRACE_S for laying out its files and writing its output
  * before nfsagent stops it. */
 enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30, CHECK_S = 60 };
-/* How much sooner a run's first look comes after the last one's found fio ended. */
-#define SOONER_S 0.25
 /* When the check of the guest's fio is first looked at: fio --version and
  * --enghelp take tens of ms, so a look at once finds them running, a call
  * for nothing. */
@@ -72,13 +69,19 @@ static int folders(const char *dir, const char *mark, char *staging, size_t stag
 	return snprintf(data, data_size, "%s/nfsagent-fio-%s", dir, mark);
 }
 
-void na_bench_read_link(na_bench *b)
+void na_bench_server(const na_bench *b, char *server, size_t size)
 {
-	char server[256] = "";
 	const char *servers = b->ds && b->ds->remote_host ? b->ds->remote_host : "";
-	snprintf(server, sizeof(server), "%.*s", (int)strcspn(servers, ","), servers);
+	snprintf(server, size, "%.*s", (int)strcspn(servers, ","), servers);
+}
+
+int na_bench_read_link(na_bench *b)
+{
+	char server[256];
+	na_bench_server(b, server, sizeof(server));
+	const char *host = b->host->moref, *to = server;
 	vs_error ignored = {0};
-	vs_host_link_to(b->s->client, b->host->moref, server, &b->link, &ignored);
+	return vs_hosts_link_to(b->s->client, &host, &to, 1, &b->link, &ignored);
 }
 
 /* Whether guest operations can run: as na_bench_disks read it just
@@ -105,17 +108,18 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host that vCenter lists", b->vm->name);
 	else
 		rc = guest_ready(b, err);
-	bool made = rc == VS_OK &&
+	bool made = rc == VS_OK && !b->guest.made &&
 	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
 	/* fio's folder once for all the repetitions: a profile's fio unlinks its
 	 * files as each job ends (na_bench_fio_start) */
-	if (rc == VS_OK)
+	if (made)
 		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
+	b->guest.made |= made;
 	if (rc == VS_OK && !b->fio_checked)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
 		rc = vs_perf_counter_ids(b->s->client, counter_names, 6, b->counter_ids, err);
-	if (rc != VS_OK && made)  /* the caller ends only a bench that began */
+	if (rc != VS_OK && made)  /* what it made goes (unless kept): the caller's end may not come */
 		na_bench_end(b);
 	if (rc != VS_OK && !err->context[0])
 		vs_error_context(err, "preparing %s for benchmarks", b->vm->name);
@@ -132,14 +136,29 @@ static void remove_data(na_bench *b)
 
 void na_bench_end(na_bench *b)
 {
+	if (b->guest.keep)
+		return;
 	remove_data(b);
 	vs_error ignored = {0};
 	vs_guest_delete(b->s->client, b->vm->moref, &b->auth, b->staging, true, &ignored);
-	for (size_t i = 0; i < b->n_uploaded; i++)
-		free(b->uploaded[i]);
-	free(b->uploaded);
-	b->uploaded = NULL;
-	b->n_uploaded = 0;
+	na_bench_guest_free(&b->guest);
+}
+
+void na_bench_guest_free(na_bench_guest *g)
+{
+	for (size_t i = 0; i < g->n_uploaded; i++)
+		free(g->uploaded[i]);
+	free(g->uploaded);
+	*g = (na_bench_guest){0};
+}
+
+void na_bench_end_kept(na_bench *b)
+{
+	b->guest.keep = false;
+	if (b->guest.made || b->guest.n_uploaded) {
+		folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data, sizeof(b->data));
+		na_bench_end(b);
+	}
 }
 
 char *na_bench_job(const na_bench *b, const na_profile *p)
@@ -350,40 +369,6 @@ void na_bench_note_end(na_bench_started *st)
 	st->took_s = nas_unix_now() - st->asked[1];
 }
 
-/* p's entry on b's datastore in b->took, or its count if none. */
-static size_t took_index(const na_bench *b, const na_profile *p)
-{
-	const char *ds = b->ds ? b->ds->name : "";
-	size_t i = 0;
-	while (i < b->took.n &&
-	       (strcmp(b->took.v[i].profile, p->name) != 0 || strcmp(b->took.v[i].datastore, ds) != 0))
-		i++;
-	return i;
-}
-
-double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *job_text)
-{
-	double job_s = (double)na_job_seconds(job_text, 0);
-	size_t i = took_index(b, p);
-	return i < b->took.n ? fmax(job_s, b->took.v[i].s) : job_s;
-}
-
-void na_bench_learn(na_bench *b, const na_profile *p, const na_bench_started *st,
-                    double looked_at_s, int end_looks)
-{
-	size_t i = took_index(b, p);
-	if (st->took_s <= 0 || i == NA_BENCH_TOOK)
-		return;  /* not seen; or so many: the later ones are looked at from their job's time */
-	/* Ended by the first look: it may have ended well before it, and the
-	 * next looks a step sooner; so one slow run is not every later one's. */
-	double s = end_looks == 1 ? looked_at_s - SOONER_S : st->took_s;
-	b->took.n += i == b->took.n;
-	snprintf(b->took.v[i].profile, sizeof(b->took.v[i].profile), "%s", p->name);
-	snprintf(b->took.v[i].datastore, sizeof(b->took.v[i].datastore), "%s",
-	         b->ds ? b->ds->name : "");
-	b->took.v[i].s = s;
-}
-
 na_bench_started na_bench_started_now(void)
 {
 	na_bench_started st = {.started = time(NULL), .pid = -1};
@@ -395,13 +380,14 @@ na_bench_started na_bench_started_now(void)
  * uploaded now if it was not before: a profile's repetitions run one text. */
 static int upload_once(na_bench *b, const char *job_text, size_t *k, vs_error *err)
 {
-	for (*k = 1; *k <= b->n_uploaded; (*k)++)
-		if (strcmp(b->uploaded[*k - 1], job_text) == 0)
+	na_bench_guest *g = &b->guest;
+	for (*k = 1; *k <= g->n_uploaded; (*k)++)
+		if (strcmp(g->uploaded[*k - 1], job_text) == 0)
 			return VS_OK;
 	char name[32], *path, *text = strdup(job_text);
-	char **grown = realloc(b->uploaded, (b->n_uploaded + 1) * sizeof(*grown));
+	char **grown = realloc(g->uploaded, (g->n_uploaded + 1) * sizeof(*grown));
 	if (grown)
-		b->uploaded = grown;
+		g->uploaded = grown;
 	snprintf(name, sizeof(name), "text-%zu.fio", *k);
 	if (!text || !grown || !(path = staged(b, name))) {
 		free(text);
@@ -411,7 +397,7 @@ static int upload_once(na_bench *b, const char *job_text, size_t *k, vs_error *e
 	                         err);
 	free(path);
 	if (rc == VS_OK)
-		b->uploaded[b->n_uploaded++] = text;
+		g->uploaded[g->n_uploaded++] = text;
 	else
 		free(text);
 	return rc;
@@ -451,7 +437,7 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	 * relative: only the shell and fio bear the mark. */
 	char args[640];
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && rm -f out.json && cp text-%zu.fio %s 2> stderr.txt && "
+	         "-c 'cd %s && rm -f out.json job-*.fio && cp text-%zu.fio %s 2> stderr.txt && "
 	         "{ date +%%s.%%N > clock.txt; exec fio --output-format=json+ --output=%s/out.json %s%s "
 	         "> stdout.txt 2> stderr.txt; }'",
 	         b->staging, k, name, b->staging, strstr(job_text, ours) ? "--unlink=1 " : "",
@@ -486,7 +472,7 @@ static int run_fio(na_bench *b, nas_sampler *sampler, const na_profile *p, const
 		                   b->stop, na_wait_tick, &shown, proc, err);
 	if (rc == VS_OK) {
 		na_bench_note_end(st);
-		na_bench_learn(b, p, st, expected_s, proc->end_looks);
+		na_bench_learn(b, p, job_text, st, expected_s, proc->end_looks);
 	}
 	na_wait_done(&shown);
 	na_interrupts_note(NULL);
@@ -504,9 +490,11 @@ void na_bench_renew_data(na_bench *b, bool clean)
 		return;
 	remove_data(b);
 	vs_error err = {0};
-	if (vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, &err) != VS_OK)
+	if (vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, &err) != VS_OK) {
 		na_say_warning(b->s, "fio's folder %s could not be made again in the guest: %s", b->data,
 		               err.message);
+		b->guest.made = false;  /* a campaign's next round makes the folders again */
+	}
 }
 
 /* A file fio did not write leaves *data NULL: fio's failure, recorded as

@@ -15,12 +15,13 @@
 enum { NA_BENCH_NAS_TIMEOUT_S = 10, NA_BENCH_TOOK = 16 };
 
 /* How long each profile's last run on a datastore took to be seen ended:
- * its next there is first looked at then (na_bench_expected_s), as each
- * look is a vCenter call.  A campaign keeps it from round to round. */
+ * its next there is first looked at then, and another profile's first
+ * there from it (na_bench_expected_s), as each look is a vCenter call.  A
+ * campaign keeps it from round to round. */
 typedef struct na_bench_took {
 	struct {
 		char profile[64], datastore[128];
-		double s;
+		double s, job_s;  /* and its job's own time */
 	} v[NA_BENCH_TOOK];
 	size_t n;
 } na_bench_took;
@@ -40,6 +41,17 @@ typedef struct na_perf_memo {
 	size_t n;
 } na_perf_memo;
 void na_perf_memo_clear(na_perf_memo *m);
+
+/* What benchmarks made in their guest: the folders (staging, data), and
+ * the job texts uploaded into staging, the k-th as text-k.fio (from 1): a
+ * run copies its text's file, in the guest, to that name of its own.  A
+ * campaign's rounds keep them for the next (keep: na_bench_end leaves
+ * them, na_bench_end_kept removes them). */
+typedef struct na_bench_guest {
+	bool made, keep;
+	char **uploaded;
+	size_t n_uploaded;
+} na_bench_guest;
 
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
@@ -65,7 +77,8 @@ typedef struct na_bench {
 	int counter_ids[6];
 	char staging[64];           /* our folder in the guest: job, output, logs */
 	char data[1024];            /* fio's folder under job.dir: made by na_bench_begin,
-	                             * removed by na_bench_end (na_bench_renew_data) */
+	                             * removed by na_bench_end (na_bench_renew_data),
+	                             * unless a campaign's rounds keep it (guest) */
 	bool fio_libaio;            /* the guest's fio has the libaio engine */
 	/* na_bench_disks read the guest's readiness with the disks, in one
 	 * call: the next na_bench_begin takes it instead of reading it again */
@@ -75,10 +88,7 @@ typedef struct na_bench {
 	bool fio_checked;           /* fio_libaio is known: na_bench_begin does not look again
 	                             * (a campaign's rounds use the VM's first look) */
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
-	/* The job texts uploaded into staging, the k-th as text-k.fio (from 1):
-	 * a run copies its text's file, in the guest, to that name of its own. */
-	char **uploaded;
-	size_t n_uploaded;
+	na_bench_guest guest;
 	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_read_link) */
 	na_bench_took took;
 	na_perf_memo *perf_memo;    /* a group run's, else NULL: each run asks alone */
@@ -125,8 +135,8 @@ typedef struct na_bench_outcome {
  * VS_ERR_USAGE when none is on b->ds.  na_bench_disks_free frees them. */
 int na_bench_disks(na_bench *b, vs_error *err);
 void na_bench_disks_free(na_bench *b);
-/* Prepares the guest (checks, staging folder, fio: there, 3.0 or newer)
- * and looks up the counters. */
+/* Prepares the guest (checks, staging and data folders unless b->guest
+ * has them, fio: there, 3.0 or newer) and looks up the counters. */
 int na_bench_begin(na_bench *b, vs_error *err);
 /* A profile's job file (malloc'd) with fio's files in b's own folder, not
  * in job.dir itself; after na_bench_begin. */
@@ -216,10 +226,18 @@ void na_bench_result_free(na_bench_result *r);
 
 /* Reads b->link, the host's link to the datastore's (first) NFS server:
  * the network-bound hint's ceiling (netbound.h); unknown (speed 0) when
- * vSphere does not say, never an error.  One call. */
-void na_bench_read_link(na_bench *b);
-/* Removes what the benchmark put in the guest. */
+ * vSphere does not say or the read failed (then not VS_OK), never an error
+ * of the benchmark's.  One call. */
+int na_bench_read_link(na_bench *b);
+/* The NFS server b's link is read to: ds's first, "" when unknown. */
+void na_bench_server(const na_bench *b, char *server, size_t size);
+/* Removes what the benchmark put in the guest, unless b->guest.keep. */
 void na_bench_end(na_bench *b);
+/* Removes what benchmarks that kept it left in the guest (b made as they
+ * were, with their b->guest). */
+void na_bench_end_kept(na_bench *b);
+/* Frees g's texts and forgets its folders, leaving the guest as it is. */
+void na_bench_guest_free(na_bench_guest *g);
 /* This process's mark, "PID-TOKEN" (TOKEN: 8 random hex digits, made once):
  * the name of its folders in a guest.  A pid alone is not unique: another
  * runner, or a container, can have this one's and benchmark the same VM. */

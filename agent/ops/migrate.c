@@ -301,6 +301,7 @@ static int cold(migration *m, vs_error *err)
 		warn_error(m->s, "powering it on", &on_err);
 		na_say_warning(m->s, "%s is powered off", m->a->vm);
 	} else if (was_on) {
+		m->s->powered_on = true;
 		na_say(m->s, "Powered %s back on.", m->a->vm);
 		/* What comes next (a benchmark) needs the guest up as it was. */
 		vs_error tools = {0};

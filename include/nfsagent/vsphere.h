@@ -119,7 +119,7 @@ typedef struct vs_host {
 	char *parent;            /* compute resource moref */
 } vs_host;
 
-/* The link a host reaches an NFS server through (vs_host_link_to). */
+/* The link a host reaches an NFS server through (vs_hosts_link_to). */
 typedef struct vs_host_link {
 	int64_t speed_mb;  /* its fastest uplink's negotiated Mb/s: one flow's most; 0 unknown */
 	char vmk[16];      /* the vmkernel port: on the server's subnet, else the default route's */
@@ -272,11 +272,12 @@ int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err
  * a host it could not read is read when it is reached. */
 void vs_hosts_prepare(vs_client *c, const char *const *hosts, size_t n);
 int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
-/* Reads how host reaches server (an IPv4 address, or a name: then through
- * the default route) from its config.network; speed_mb 0 when vSphere does
- * not say (no such port, a link down).  One call. */
-int vs_host_link_to(vs_client *c, const char *host, const char *server, vs_host_link *out,
-                    vs_error *err);
+/* Reads how each host reaches its server (an IPv4 address, or a name:
+ * then through the default route) from its config.network into out[i];
+ * speed_mb 0 when vSphere does not say (no such port, a link down).  One
+ * call for all n (a host may be named more than once). */
+int vs_hosts_link_to(vs_client *c, const char *const *hosts, const char *const *servers, size_t n,
+                     vs_host_link *out, vs_error *err);
 
 /* ---- Datastore files --------------------------------------------------- */
 

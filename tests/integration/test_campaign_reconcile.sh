@@ -163,4 +163,30 @@ assert_contains "$ERR" "nfsagent: preparing fiotest for benchmarks failed: fiote
 assert_eq "$(calls RelocateVM_Task)" 0 "Storage vMotions of a campaign whose guest has no fio"
 assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' | wc -l)" 0 "nfsagent folders left in the guest by the fio check"
 assert_eq "$(bench_datastores)" 0 "campaign datastores after it"
+# 8. The guest's folders are made once a campaign and kept from round to
+# round; a cold move's power cycle may empty the guest's /tmp (the lab's
+# default, as a tmpfs; -guest-tmp-kept: not), and nfsagent cannot know:
+# the next round makes them and uploads its job again.
+rounds() {  # rounds NAME LAB-FLAGS...: 2 x (NFS 3, NFS 4.1 moved cold on the bug)
+	local name=$1
+	shift
+	lab_stop
+	lab_start -export 10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware16k -tools-boot-seconds 1 "$@"
+	{
+		tiny_campaign "$name" repeat=2 allow_power_off=yes
+		nfs_target t3 bench-v3 /mnt/tank/vmware64k 3 probe=no
+		nfs_target t41 bench-v41 /mnt/tank/vmware16k 4.1 probe=no on_extent_bug=cold
+	} > "$c"
+	run 0 "$NFSAGENT" run "$c"
+	assert_eq "$(sqlite3 "$DB" "SELECT count(*) FROM results WHERE status = 'ok' AND campaign = (SELECT run FROM campaign_runs WHERE name = '$name')")" 4 "results of $name"
+	assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' | wc -l)" 0 "nfsagent folders left in the guest by $name"
+}
+rounds warm -nfs41-bug off
+assert_eq "$(calls MakeDirectoryInGuest)" 2 "guest folders made by 4 rounds without a power cycle"
+for lab in "" -guest-tmp-kept; do
+	# shellcheck disable=SC2086
+	rounds "powercycled$lab" -nfs41-bug always $lab
+	assert_eq "$(grep -c "Powered fiotest back on" <<< "$OUT")" 2 "cold moves ($lab)"
+	assert_eq "$(calls MakeDirectoryInGuest)" 6 "guest folders made: at the start, after each power cycle ($lab)"
+done
 echo "campaign_reconcile: ok"

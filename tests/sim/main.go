@@ -90,6 +90,7 @@ func features() []feature {
 		esx,                   // hostendpoint.go, tickets.go: the ESXi hosts' endpoints, AcquireGenericServiceTicket, -guest-transfer-star, -host-thumbprint
 		guest,                 // guest.go, perf.go, nasio.go: guest operations over a guest root, datastore QueryPerf, the NAS's counters moved by fio
 		&toolsBoot{},          // toolsboot.go: -tools-boot-seconds (before slowTasks, which answers power calls itself)
+		&guestTmp{},           // guesttmp.go: -guest-tmp-kept (before slowTasks too)
 		&slowTasks{},          // tasks.go: -task-seconds, -task-steps, -slow-tasks
 	}
 }

@@ -85,10 +85,11 @@ static void timeout_comes_from_the_job(void **state)
 }
 
 /* A wait first looks at fio when the profile's last run on the datastore
- * was seen to end (fio lays out its file each run), or at the job's own
- * time before; a step sooner after a run the first look found ended (one
- * slow run does not hold every later one back); each profile and
- * datastore its own; never before the job's time. */
+ * was seen to end (fio lays out its file each run), or before one at the
+ * job's own time plus the least another profile's run there took beyond
+ * its job's; a
+ * step sooner after a run the first look found ended (one slow run does
+ * not hold every later one back); never before the job's time. */
 static void next_run_is_looked_at_when_the_last_ended(void **state)
 {
 	(void)state;
@@ -97,21 +98,27 @@ static void next_run_is_looked_at_when_the_last_ended(void **state)
 	const na_profile *read = na_profile_find("randread-4k-qd1");
 	const na_profile *write = na_profile_find("randwrite-4k-qd1");
 	const char *job = "[a]\nrw=randread\nruntime=2\ntime_based=1\n";
+	const char *longer = "[a]\nrw=randwrite\nruntime=4\ntime_based=1\n";
 	assert_true(na_bench_expected_s(&b, read, job) == 2);
 	na_bench_started st = {.took_s = 3.25};  /* seen at the third look */
-	na_bench_learn(&b, read, &st, 2, 3);
+	na_bench_learn(&b, read, job, &st, 2, 3);
 	assert_true(na_bench_expected_s(&b, read, job) == 3.25);
-	assert_true(na_bench_expected_s(&b, write, job) == 2);
+	/* no run of its own yet: its job's time and the 1.25 s read took beyond */
+	assert_true(na_bench_expected_s(&b, write, longer) == 5.25);
+	b.ds = &v41;      /* another datastore: what runs took on v3 says nothing */
+	assert_true(na_bench_expected_s(&b, read, job) == 2);
+	b.ds = &v3;
+	/* a job without a runtime: only its own learned time */
+	assert_true(na_bench_expected_s(&b, write, "[a]\nrw=write\nsize=1G\n") == 0);
 	st.took_s = 3.3;  /* ended by the first look, at 3.25: the next a step sooner */
-	na_bench_learn(&b, read, &st, 3.25, 1);
+	na_bench_learn(&b, read, job, &st, 3.25, 1);
 	assert_true(na_bench_expected_s(&b, read, job) == 3);
-	na_bench_learn(&b, read, &st, 2.1, 1);  /* never before the job's time */
+	na_bench_learn(&b, read, job, &st, 2.1, 1);  /* never before the job's time */
 	assert_true(na_bench_expected_s(&b, read, job) == 2);
+	assert_true(na_bench_expected_s(&b, write, longer) == 4);
 	st.took_s = 0;    /* an end not seen teaches nothing */
-	na_bench_learn(&b, write, &st, 2, 2);
+	na_bench_learn(&b, write, longer, &st, 2, 2);
 	assert_int_equal(b.took.n, 1);
-	b.ds = &v41;      /* another datastore: its own time */
-	assert_true(na_bench_expected_s(&b, read, job) == 2);
 }
 
 /* As the seeds ran them: the 4 jobs of a qd32x4 profile share one file of
