@@ -17,10 +17,12 @@
  * runtime) and GRACE_S for laying out its files and writing its output
  * before nfsagent stops it. */
 enum { MAX_OUTPUT = 64 << 20, MAX_STDERR = 64 << 10, GRACE_S = 300, GONE_S = 30, CHECK_S = 60 };
-/* When the check of the guest's fio is first looked at: fio --version and
- * --enghelp take tens of ms, so a look at once finds them running, a call
- * for nothing. */
+/* When the check of the guest's fio is first read: fio --version and
+ * --enghelp take tens of ms.  Its report's last line, once the shell is
+ * done: a report read whole needs no look at the guest's processes. */
 #define CHECK_LOOK_S 0.25
+#define CHECK_END_WORD "nfsagent-check-end"
+#define CHECK_END CHECK_END_WORD "\n"
 
 static const char *const counter_names[] = {
 	"datastore.numberReadAveraged.average", "datastore.numberWriteAveraged.average",
@@ -514,6 +516,16 @@ int na_bench_fetch(na_bench *b, const char *name, size_t max, char **data, size_
 	return rc;
 }
 
+/* Whether the check's report is whole: then without its last line. */
+static bool check_whole(char *report)
+{
+	size_t n = report ? strlen(report) : 0, end = strlen(CHECK_END);
+	bool whole = n >= end && strcmp(report + n - end, CHECK_END) == 0;
+	if (whole)
+		report[n - end] = '\0';
+	return whole;
+}
+
 /* A fresh test VM often has no fio, or an old one: said before anything
  * runs, rather than a failed result for every repetition. */
 static int check_fio(na_bench *b, vs_error *err)
@@ -528,7 +540,8 @@ static int check_fio(na_bench *b, vs_error *err)
 	/* the absolute path: it holds this process's mark, which another's lacks */
 	snprintf(mark, sizeof(mark), "%s/%s", b->staging, report_name);
 	snprintf(args, sizeof(args),
-	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; } > %s 2>&1'",
+	         "-c 'cd %s && { fio --version; echo \"fio-exit $?\"; fio --enghelp; echo " CHECK_END_WORD
+	         "; } > %s 2>&1'",
 	         b->staging, mark);
 	int64_t pid = -1;
 	vs_guest_process proc;
@@ -536,11 +549,19 @@ static int check_fio(na_bench *b, vs_error *err)
 	size_t len = 0;
 	int rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, mark,
 	                        &pid, err);
-	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, CHECK_LOOK_S, b->stop,
-		                   NULL, NULL, &proc, err);
-	if (rc == VS_OK)
+	if (rc == VS_OK) {
+		nanosleep(&(struct timespec){0, (long)(CHECK_LOOK_S * 1e9)}, NULL);
 		rc = na_bench_fetch(b, report_name, MAX_STDERR, &report, &len, err);
+	}
+	if (rc == VS_OK && !check_whole(report)) {  /* not yet written: waited for, read again */
+		free(report);
+		report = NULL;
+		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, pid, CHECK_S, 0, b->stop, NULL,
+		                   NULL, &proc, err);
+		if (rc == VS_OK)
+			rc = na_bench_fetch(b, report_name, MAX_STDERR, &report, &len, err);
+		check_whole(report);
+	}
 	if (rc == VS_OK)
 		rc = na_fio_guest_check(b->vm->name, report ? report : "", &b->fio_libaio, err);
 	b->fio_checked = rc == VS_OK;

@@ -163,7 +163,7 @@ func (g *guestOps) flags(fs *flag.FlagSet) {
 	fs.Var(&g.tools, "tools-running", "VMs with VMware Tools running, comma-separated, or none; when given, every other VM has Tools not running "+
 		"(default: fiotest,db01 get Tools running, other VMs keep theirs)")
 	g.fio.mode = "present"
-	fs.Var(&g.fio, "guest-fio", "the guests' fio: present (this machine's), missing, old (2.16) or no-libaio")
+	fs.Var(&g.fio, "guest-fio", "the guests' fio: present (this machine's), missing, old (2.16), no-libaio or slow (a 1 s --version)")
 	fs.BoolVar(&g.fio.pace, "guest-fio-pace", true, "hold the guests' fio jobs to a real NFS datastore's rates (37,000 4K writes, 45,000 reads, 930 MB/s writes, 1.1 GB/s reads a second, shared by a run's jobs); false: this machine's speed")
 	fs.StringVar(&g.fioLogPath, "guest-fio-log", "", "append \"<unix-ms> <fio-start|fio-end|fio-overlap> <vm> <job>...\" as the guests' fio runs start, end and overlap")
 	fs.StringVar(&g.fioFail, "guest-fio-fail", "", "the VM (by name) whose fio jobs are killed a second after they start, leaving no output (a group's member failing mid-run)")

@@ -54,6 +54,8 @@ var guestFioScripts = map[string]string{
 	"missing": "echo \"sh: 1: fio: not found\" >&2\nexit 127\n",
 	// Debian 9's fio: no clat_ns in its JSON
 	"old": "if [ \"$1\" = --version ]; then echo fio-2.16; exit 0; fi\nexec %r \"$@\"\n",
+	// a fio whose first answer takes a second (a cold guest's disk)
+	"slow": "if [ \"$1\" = --version ]; then sleep 1; fi\nexec %r \"$@\"\n",
 	// a fio built without libaio: not in --enghelp, and a libaio job fails
 	"no-libaio": "if [ \"$1\" = --enghelp ]; then %s --enghelp | grep -v '^[[:space:]]*libaio$'; exit 0; fi\n" +
 		"for a; do if [ -f \"$a\" ] && grep -qs 'ioengine=libaio' \"$a\"; then\n" +
@@ -63,7 +65,7 @@ var guestFioScripts = map[string]string{
 
 func (f *guestFio) Set(v string) error {
 	if _, ok := guestFioScripts[v]; !ok {
-		return fmt.Errorf("%q: want present, missing, old or no-libaio", v)
+		return fmt.Errorf("%q: want present, missing, old, no-libaio or slow", v)
 	}
 	f.mode = v
 	return nil
