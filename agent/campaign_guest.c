@@ -39,11 +39,12 @@ void na_run_bench_done(na_run *r, na_bench *b)
 }
 
 /* Removed at the rounds' end, also when they stopped (a Ctrl-C skips the
- * cleanup, whose sweep would find them). */
+ * cleanup, whose sweep would find them); in a VM left off (a failed
+ * power-on) the cleanup's sweep removes them once it is back on. */
 void na_run_guest_end(na_run *r)
 {
 	const vs_vm *vm = na_run_vm(r);
-	if (vm && (r->guest.made || r->guest.n_uploaded)) {  /* texts: staging is there */
+	if (vm && vm->power_state && strcmp(vm->power_state, "poweredOn") == 0) {
 		na_session s = na_run_session(r);
 		na_bench b = na_run_bench(r, &s);
 		na_bench_end_kept(&b);
@@ -54,10 +55,13 @@ void na_run_guest_end(na_run *r)
 }
 
 /* A power cycle (a cold move) may have emptied the guest's /tmp: the
- * next round makes the folders and uploads the texts again. */
+ * next round makes the folders and uploads the texts again, and what may
+ * remain of them is removed at the end all the same. */
 void na_run_guest_forget(na_run *r)
 {
+	bool stale = r->guest.made || r->guest.stale;
 	na_bench_guest_free(&r->guest);
+	r->guest.stale = stale;
 }
 
 /* A benchmark in the campaign's VM, with its guest login and job settings. */
@@ -78,8 +82,10 @@ int na_run_check_guest(na_run *r)
 		if (!vm)
 			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[i]);
 		na_bench b = na_run_bench_in(r, &s, vm);
-		if (na_bench_begin(&b, &err) != VS_OK)
+		if (na_bench_begin(&b, &err) != VS_OK) {
+			na_run_bench_done(r, &b);  /* what it made is removed at the rounds' end */
 			return na_run_fail(r, &err);
+		}
 		r->fio_checked = b.fio_checked;
 		r->fio_libaio = b.fio_libaio;
 		na_run_bench_done(r, &b);

@@ -117,6 +117,7 @@ int na_bench_begin(na_bench *b, vs_error *err)
 	if (made)
 		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
 	b->guest.made |= made;
+	b->guest.stale &= !made;
 	if (rc == VS_OK && !b->fio_checked)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
@@ -157,7 +158,7 @@ void na_bench_guest_free(na_bench_guest *g)
 void na_bench_end_kept(na_bench *b)
 {
 	b->guest.keep = false;
-	if (b->guest.made || b->guest.n_uploaded) {
+	if (b->guest.made || b->guest.stale || b->guest.n_uploaded) {  /* texts: staging is there */
 		folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data, sizeof(b->data));
 		na_bench_end(b);
 	}

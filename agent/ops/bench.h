@@ -46,9 +46,10 @@ void na_perf_memo_clear(na_perf_memo *m);
  * the job texts uploaded into staging, the k-th as text-k.fio (from 1): a
  * run copies its text's file, in the guest, to that name of its own.  A
  * campaign's rounds keep them for the next (keep: na_bench_end leaves
- * them, na_bench_end_kept removes them). */
+ * them, na_bench_end_kept removes them); stale: made once, maybe gone
+ * since (a power cycle): made again before use, removed at the end. */
 typedef struct na_bench_guest {
-	bool made, keep;
+	bool made, keep, stale;
 	char **uploaded;
 	size_t n_uploaded;
 } na_bench_guest;

@@ -183,10 +183,12 @@ rounds() {  # rounds NAME LAB-FLAGS...: 2 x (NFS 3, NFS 4.1 moved cold on the bu
 }
 rounds warm -nfs41-bug off
 assert_eq "$(calls MakeDirectoryInGuest)" 2 "guest folders made by 4 rounds without a power cycle"
+assert_eq "$(calls InitiateFileTransferToGuest)" 1 "job texts uploaded by them"
 for lab in "" -guest-tmp-kept; do
 	# shellcheck disable=SC2086
 	rounds "powercycled$lab" -nfs41-bug always $lab
 	assert_eq "$(grep -c "Powered fiotest back on" <<< "$OUT")" 2 "cold moves ($lab)"
 	assert_eq "$(calls MakeDirectoryInGuest)" 6 "guest folders made: at the start, after each power cycle ($lab)"
+	assert_eq "$(calls InitiateFileTransferToGuest)" 3 "job texts uploaded: at first, after each power cycle ($lab)"
 done
 echo "campaign_reconcile: ok"

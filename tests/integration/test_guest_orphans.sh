@@ -34,7 +34,8 @@ killed_during_fio() {
 	shift 2
 	"$NFSAGENT" run "$WORK/$name.ini" "$@" > "$WORK/out" 2> "$WORK/err" &
 	pid=$!
-	# A deadline by the clock, and a line of its own when it passes.
+	# A deadline by the clock, and a line of its own when it passes (a
+	# count of 600 sleeps ran out under ASan on a loaded machine).
 	until [ "$(starts)" -ge "$n" ]; do
 		kill -0 "$pid" 2>/dev/null || fail "the run ended before fio $n: $(cat "$WORK/out" "$WORK/err")"
 		[ $((SECONDS - began)) -lt 90 ] || fail "fio $n did not start in 90 s: $(cat "$WORK/out" "$WORK/err")"

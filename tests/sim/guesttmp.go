@@ -1,10 +1,10 @@
 package main
 
 // -guest-tmp-kept: a guest's /tmp outlives a power cycle.  Off by default,
-// as on a real guest whose /tmp is a tmpfs (Debian 13, Fedora, Arch) or is
-// cleaned at boot: a PowerOnVM_Task of a VM that is off empties its guest's
-// /tmp, and what a campaign kept there across rounds (its staging folder,
-// its uploaded job texts) must be made again.
+// as on a real guest whose /tmp is a tmpfs (Debian 13, Fedora, Arch): a
+// PowerOffVM_Task of a VM that is on empties its guest's /tmp, and what a
+// campaign kept there across rounds (its staging folder, its uploaded job
+// texts) must be made again.
 
 import (
 	"flag"
@@ -22,7 +22,7 @@ type guestTmp struct {
 }
 
 func (g *guestTmp) flags(fs *flag.FlagSet) {
-	fs.BoolVar(&g.kept, "guest-tmp-kept", false, "a guest's /tmp outlives a power cycle (default: a power-on empties it)")
+	fs.BoolVar(&g.kept, "guest-tmp-kept", false, "a guest's /tmp outlives a power cycle (default: a power-off empties it)")
 }
 
 func (g *guestTmp) setup(l *lab) error {
@@ -34,17 +34,17 @@ func (g *guestTmp) setup(l *lab) error {
 }
 
 func (g *guestTmp) hook(c *soapCall, _ http.ResponseWriter) bool {
-	if c.Method != "PowerOnVM_Task" || !g.l.sessions.valid(c.Session) {
+	if c.Method != "PowerOffVM_Task" || !g.l.sessions.valid(c.Session) {
 		return false
 	}
 	vm, ok := simulator.Map.Get(c.This).(*simulator.VirtualMachine)
 	if !ok {
 		return false
 	}
-	off := false
-	simulator.Map.WithLock(vm, func() { off = vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOff })
-	if !off {
-		return false // the call fails: nothing boots
+	on := false
+	simulator.Map.WithLock(vm, func() { on = vm.Runtime.PowerState == types.VirtualMachinePowerStatePoweredOn })
+	if !on {
+		return false // the call fails: the guest runs on
 	}
 	tmp := filepath.Join(g.l.dir, "guests", c.This.Value, "tmp")
 	entries, _ := os.ReadDir(tmp)

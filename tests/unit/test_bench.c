@@ -87,9 +87,9 @@ static void timeout_comes_from_the_job(void **state)
 /* A wait first looks at fio when the profile's last run on the datastore
  * was seen to end (fio lays out its file each run), or before one at the
  * job's own time plus the least another profile's run there took beyond
- * its job's; a
- * step sooner after a run the first look found ended (one slow run does
- * not hold every later one back); never before the job's time. */
+ * its job's; a step sooner after a run the first look found ended (one
+ * slow run does not hold every later one back); never before the job's
+ * time. */
 static void next_run_is_looked_at_when_the_last_ended(void **state)
 {
 	(void)state;
