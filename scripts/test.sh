@@ -8,4 +8,4 @@ scripts/deps.sh
 build=${BUILD_DIR:-build}
 cmake -S . -B "$build" -DNFSAGENT_WERROR=ON "$@" > /dev/null
 cmake --build "$build" -j "$(nproc)"
-ctest --test-dir "$build" --output-on-failure -j 3
+ctest --test-dir "$build" --output-on-failure -j 4
