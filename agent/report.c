@@ -659,7 +659,7 @@ static void charts(const na_report_page *r, size_t p)
 	free(pct);
 }
 
-static void profile_section(const na_report_page *r, size_t p)
+static int profile_section(const na_report_page *r, size_t p, vs_error *err)
 {
 	fprintf(r->out, "<section class=\"profile\" id=\"profile-%zu\" data-profile=\"", p + 1);
 	esc(r, r->profiles[p]);
@@ -669,9 +669,10 @@ static void profile_section(const na_report_page *r, size_t p)
 	few_runs_note(r, p);
 	na_report_cache_notes(r, p, "p");
 	comparison(r, p);
-	na_report_layers(r, p);
+	int rc = na_report_layers(r, p, err);
 	charts(r, p);
 	fputs("</section>\n", r->out);
+	return rc;
 }
 
 /* ---- findings and failures ---- */
@@ -755,8 +756,8 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 		else
 			na_report_summary(&r);
 		rc = r.n ? provenance(&r, err) : rc;
-		for (size_t p = 0; p < r.n_profiles; p++)
-			profile_section(&r, p);
+		for (size_t p = 0; rc == VS_OK && p < r.n_profiles; p++)
+			rc = profile_section(&r, p, err);
 		if (rc == VS_OK)
 			rc = findings(&r, s, err);
 		if (rc == VS_OK)

@@ -90,8 +90,9 @@ int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_e
  * without a NAS side: a quarter or more under an NFS round trip. */
 void na_report_cache_bins(na_report_row *w, const na_cmp_row *c);
 /* Profile p's table of layers under its fio numbers (none when no run of p
- * measured any). */
-void na_report_layers(const na_report_page *r, size_t p);
+ * measured any), a group run's pool as its group's (compare's rows);
+ * VS_ERR_NOMEM or the store's error. */
+int na_report_layers(const na_report_page *r, size_t p, vs_error *err);
 /* A warning line per group and disk whose runs measured another recordsize
  * than an earlier result of the disk's stay (na_trap_sentences: the disk may
  * still hold the old size's records); a store error as its status. */

@@ -117,25 +117,24 @@ int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_e
 	return side.ok ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 }
 
-/* The layer's values of group g's ok runs of profile p (malloc'd; *n). */
-static double *layer_values(const na_report_page *r, size_t p, size_t g, int layer, size_t *n)
+/* The layer's values among rows (compare's: a group run folded into one
+ * row with its pool's figures, since its members have none); malloc'd, *n. */
+static double *layer_values(const na_cmp_group *rows, int layer, size_t *n)
 {
-	double *v = malloc((r->n + 1) * sizeof(double));
+	double *v = malloc((rows->n + 1) * sizeof(double));
 	*n = 0;
-	for (size_t i = 0; v && i < r->n; i++) {
-		const na_report_row *w = &r->rows[i];
-		if (w->ok && w->profile == p && w->group == g && w->layer[layer] >= 0)
-			v[(*n)++] = w->layer[layer];
-	}
+	for (size_t i = 0; v && i < rows->n; i++)
+		if (rows->rows[i].layer[layer] >= 0)
+			v[(*n)++] = rows->rows[i].layer[layer];
 	return v;
 }
 
 /* Group g's cell of layer m: its spread, and compare's line against the
  * profile's first group in compare's words. */
-static void layer_cell(const na_report_page *r, size_t p, size_t g, int m)
+static void layer_cell(const na_report_page *r, size_t p, size_t g, const na_cmp_group *rows, int m)
 {
 	size_t n;
-	double *v = layer_values(r, p, g, m, &n);
+	double *v = layer_values(rows, m, &n);
 	na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
 	free(v);
 	if (!s.n) {
@@ -156,16 +155,15 @@ static void layer_cell(const na_report_page *r, size_t p, size_t g, int m)
 	fputs("</td>", r->out);
 }
 
-/* Under the fio numbers: what ESXi and the pool saw of the same runs, the
- * write amplification among them, each group against the first with
- * compare's lines for the pair. */
-void na_report_layers(const na_report_page *r, size_t p)
+/* The table's rows: layer m of each group of profile p (picked). */
+static void layer_rows(const na_report_page *r, size_t p, const na_cmp_group *picked)
 {
 	bool shown[NA_L_COUNT] = {false}, any = false;
 	for (int m = 0; m < NA_L_COUNT; m++)
-		for (size_t i = 0; i < r->n; i++)
-			if (r->rows[i].ok && r->rows[i].profile == p && r->rows[i].layer[m] > 0)
-				shown[m] = any = true;
+		for (size_t g = 0; g < r->n_groups; g++)
+			for (size_t i = 0; i < picked[g].n; i++)
+				if (picked[g].rows[i].layer[m] > 0)
+					shown[m] = any = true;
 	if (!any)
 		return;
 	fputs("<table class=\"cmp layers\">\n", r->out);
@@ -177,10 +175,25 @@ void na_report_layers(const na_report_page *r, size_t p)
 		        na_layers[m].unit[0] == ' ' ? na_layers[m].unit : "");
 		for (size_t g = 0; g < r->n_groups; g++)
 			if (na_report_in_profile(r, p, g))
-				layer_cell(r, p, g, m);
+				layer_cell(r, p, g, &picked[g], m);
 		fputs("</tr>\n", r->out);
 	}
 	fputs("</tbody>\n</table>\n", r->out);
+}
+
+int na_report_layers(const na_report_page *r, size_t p, vs_error *err)
+{
+	na_cmp_group *picked = calloc(r->n_groups + 1, sizeof(na_cmp_group));
+	int rc = picked ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t g = 0; rc == VS_OK && g < r->n_groups; g++)
+		if (na_report_in_profile(r, p, g))
+			rc = na_report_pick(r, p, g, &picked[g], err);
+	if (rc == VS_OK)
+		layer_rows(r, p, picked);
+	for (size_t g = 0; picked && g < r->n_groups; g++)
+		na_cmp_group_free(&picked[g]);
+	free(picked);
+	return rc;
 }
 
 /* ---- the recordsize trap, as compare warns of it ---- */

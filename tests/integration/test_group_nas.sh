@@ -136,4 +136,13 @@ assert_eq "$(jq -r "[$line | .b.values[] | . * 1e6 | round / 1e6 | tostring] | j
 	"$(amps tank/vmware64k | sed -E 's/0+( |$)/\1/g; s/\.( |$)/\1/g')" "B's amplification: the campaign group's pool"
 echo "compare's amplification: $(jq -c "[$line | .a.values, .b.values]" <<< "$OUT")"
 assert_eq "$(jq "[$line | .better] | .[0]" <<< "$OUT")" true "fewer pool bytes per guest byte on 64K records"
+
+# The report's pool table holds the same groups: a group run's pool is its
+# group's (its members have none of their own), beside compare's verdict.
+run 0 "$NFSAGENT" report --html "$WORK/r.html" --db "$db" --group-by datastore
+row=$(grep -o '<tr data-layer="amplification">.*</tr>' "$WORK/r.html")
+echo "$row"
+assert_eq "$(grep -o 'n=[0-9]*' <<< "$row" | tr '\n' ' ')" "n=$(amps tank/vmware | wc -w) n=1 " \
+	"the report's amplification: one value per group run with a pool"
+assert_contains "$row" "better"
 lab_stop
