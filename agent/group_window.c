@@ -146,24 +146,50 @@ static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w,
 	}
 }
 
-/* The non-empty buckets, rounded to whole completions, as json+ bins;
- * their sum is the direction's I/Os. */
+/* Whole completions per bucket that add up to the direction's own total,
+ * rounded (largest remainders): rounding each bucket alone loses the shares
+ * an edge interval spreads thin, and a direction with a few I/Os over many
+ * buckets could vanish. */
+static void whole_counts(const double *acc, size_t n, int64_t *count)
+{
+	double total = 0;
+	int64_t whole = 0;
+	for (size_t b = 0; b < n; b++) {
+		count[b] = (int64_t)floor(acc[b]);
+		whole += count[b];
+		total += acc[b];
+	}
+	for (int64_t left = llround(total) - whole; left > 0; left--) {
+		size_t best = 0;
+		for (size_t b = 1; b < n; b++)
+			if (acc[b] - (double)count[b] > acc[best] - (double)count[best])
+				best = b;
+		count[best]++;
+	}
+}
+
+/* The non-empty buckets in whole completions (whole_counts), as json+
+ * bins; their sum is the direction's I/Os. */
 static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, vs_error *err)
 {
 	d->bin_ns = malloc(h->n_bins * sizeof(*d->bin_ns));
 	d->bin_count = malloc(h->n_bins * sizeof(*d->bin_count));
-	if (!d->bin_ns || !d->bin_count)
+	int64_t *count = malloc(h->n_bins * sizeof(*count));
+	if (!d->bin_ns || !d->bin_count || !count) {
+		free(count);
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory merging fio's histograms");
+	}
+	whole_counts(acc, h->n_bins, count);
 	double sum = 0, total = 0;
 	for (size_t b = 0; b < h->n_bins; b++) {
-		int64_t c = llround(acc[b]);
-		if (c <= 0)
+		if (count[b] <= 0)
 			continue;
 		d->bin_ns[d->n_bins] = na_fio_hist_bucket_ns(b, h->coarseness);
-		d->bin_count[d->n_bins++] = c;
-		sum += (double)c * (double)na_fio_hist_bucket_ns(b, h->coarseness);
-		total += (double)c;
+		d->bin_count[d->n_bins++] = count[b];
+		sum += (double)count[b] * (double)na_fio_hist_bucket_ns(b, h->coarseness);
+		total += (double)count[b];
 	}
+	free(count);
 	if (!d->n_bins) {  /* the I/O fell in intervals the window cuts to less than one completion */
 		free(d->bin_ns);
 		free(d->bin_count);

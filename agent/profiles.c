@@ -321,16 +321,18 @@ static void each_option(const char *text, void (*fn)(void *ud, const char *key, 
 }
 
 typedef struct job_time {
-	long unbounded_s, total, global_runtime, global_ramp, runtime, ramp;
+	long unbounded_s, total, ramps, global_runtime, global_ramp, runtime, ramp;
 	bool in_job, in_global;
 } job_time;
 
 /* The job before is complete: its time counts. */
 static void job_done(job_time *t)
 {
-	if (t->in_job)
-		t->total += job_seconds(t->runtime >= 0 ? t->runtime : t->global_runtime,
-		                        t->ramp >= 0 ? t->ramp : t->global_ramp, t->unbounded_s);
+	long ramp = t->ramp >= 0 ? t->ramp : t->global_ramp;
+	if (t->in_job) {
+		t->total += job_seconds(t->runtime >= 0 ? t->runtime : t->global_runtime, ramp, t->unbounded_s);
+		t->ramps += ramp > 0 ? ramp : 0;
+	}
 }
 
 static void time_option(void *ud, const char *key, const char *value)
@@ -349,12 +351,22 @@ static void time_option(void *ud, const char *key, const char *value)
 		               : (is_runtime ? &t->runtime : &t->ramp)) = time_value(value);
 }
 
-long na_job_seconds(const char *text, long unbounded_s)
+static job_time job_times(const char *text, long unbounded_s)
 {
-	job_time t = {unbounded_s, 0, -1, -1, -1, -1, false, false};
+	job_time t = {unbounded_s, 0, 0, -1, -1, -1, -1, false, false};
 	each_option(text, time_option, &t);
 	job_done(&t);
-	return t.total;
+	return t;
+}
+
+long na_job_seconds(const char *text, long unbounded_s)
+{
+	return job_times(text, unbounded_s).total;
+}
+
+long na_job_ramp_seconds(const char *text)
+{
+	return job_times(text, 0).ramps;
 }
 
 typedef struct job_count {

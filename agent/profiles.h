@@ -57,6 +57,9 @@ int na_read_text_file(const char *path, const char *what, size_t max, char **tex
  * summed over the jobs (stonewalled jobs run one after the other); a job
  * without a runtime runs until its I/O is done and counts unbounded_s. */
 long na_job_seconds(const char *text, long unbounded_s);
+/* The ramp_time of na_job_seconds, summed the same way: time fio runs but
+ * does not count in a direction's runtime. */
+long na_job_ramp_seconds(const char *text);
 /* How many jobs fio runs for a job file: each section's numjobs ([global]'s
  * when it sets none, else 1), summed; fio numbers them from 1 in this
  * order, as its per-job logs' names show (NAME_iops.3.log). */

@@ -3,8 +3,10 @@
 # 2-target x 2-profile x 2-repetition campaign with 1 s runs, on the lab's
 # realistic semantics, once.  Reports the calls per result, then where they
 # went: by method, and by the campaign's phase (what nfsagent printed last
-# before each call).  Nothing here is a pass/fail test.
-# Usage: tests/bench/campaign_calls.sh [BUILD_DIR]
+# before each call).  Nothing here is a pass/fail test.  PROFILES and
+# REPEAT change the campaign's size: the mounts, probes and moves are paid
+# once per campaign or round, the runs once per result.
+# Usage: [PROFILES=a,b,...] [REPEAT=N] tests/bench/campaign_calls.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 . tests/bench/lib.sh
@@ -17,8 +19,8 @@ cat > "$work/c.ini" <<INI
 name = calls
 vm = fiotest
 guest_user = root
-profiles = randread-4k-qd1, randwrite-4k-qd1
-repeat = 2
+profiles = ${PROFILES:-randread-4k-qd1, randwrite-4k-qd1}
+repeat = ${REPEAT:-2}
 size = 4M
 runtime = 1
 

@@ -67,6 +67,11 @@ static void timeout_comes_from_the_job(void **state)
 	                                "[a]\n[b]\nstonewall\nruntime=1500ms\n"
 	                                "[c]\ntimeout=1d\nramp_time=0\n", 3600),
 	                 600 + 30 + 2 + 30 + 86400);
+	/* the ramps of the same jobs, which fio's runtimes leave out */
+	assert_int_equal(na_job_ramp_seconds("[global]\nruntime = 10m ; ten minutes\nramp_time=30\n"
+	                                     "[a]\n[b]\nstonewall\nruntime=1500ms\n"
+	                                     "[c]\ntimeout=1d\nramp_time=0\n"),
+	                 30 + 30);
 	/* runtime=0 is no limit to fio; [global] alone is no job */
 	assert_int_equal(na_job_seconds("[a]\nruntime=0\n", 3600), 3600);
 	assert_int_equal(na_job_seconds("[global]\nruntime=60\n", 3600), 0);
