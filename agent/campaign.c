@@ -246,7 +246,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	vs_error err = {0};
 	int rc = na_migrate_shown(&s, &a, false, NULL, &v, NULL, &err);
 	r->t_move += na_run_clock() - t0;
-	if (s.powered_on)
+	if (s.power_cycled)
 		na_run_guest_forget(r);
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
 		char step[160], why[1600] = "the NFS 4.1 extent-size bug";

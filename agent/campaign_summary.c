@@ -93,7 +93,6 @@ static int note_group(const char *target, const na_group_row *g, void *ud, vs_er
 	return VS_OK;
 }
 
-/* The target mounts its export as NFS 4.1 (not an existing datastore). */
 static void count_type(target_tally *t, const char *type)
 {
 	for (size_t i = 0; i < MAX_TYPES; i++) {

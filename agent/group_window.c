@@ -147,9 +147,10 @@ static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w,
 }
 
 /* Whole completions per bucket that add up to the direction's own total,
- * rounded (largest remainders): rounding each bucket alone loses the shares
- * an edge interval spreads thin, and a direction with a few I/Os over many
- * buckets could vanish. */
+ * rounded (largest remainders, a tie to the slower bucket: the tail is not
+ * understated): rounding each bucket alone loses the shares an edge
+ * interval spreads thin, and a direction with a few I/Os over many buckets
+ * could vanish. */
 static void whole_counts(const double *acc, size_t n, int64_t *count)
 {
 	double total = 0;
@@ -162,7 +163,7 @@ static void whole_counts(const double *acc, size_t n, int64_t *count)
 	for (int64_t left = llround(total) - whole; left > 0; left--) {
 		size_t best = 0;
 		for (size_t b = 1; b < n; b++)
-			if (acc[b] - (double)count[b] > acc[best] - (double)count[best])
+			if (acc[b] - (double)count[b] >= acc[best] - (double)count[best])
 				best = b;
 		count[best]++;
 	}

@@ -116,8 +116,9 @@ int na_bench_begin(na_bench *b, vs_error *err)
 	 * files as each job ends (na_bench_fio_start) */
 	if (made)
 		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
-	b->guest.made |= made;
-	b->guest.stale &= !made;
+	/* a staging folder without fio's is made again before use, and removed */
+	b->guest.made |= made && rc == VS_OK;
+	b->guest.stale = made ? rc != VS_OK : b->guest.stale;
 	if (rc == VS_OK && !b->fio_checked)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
@@ -500,6 +501,23 @@ void na_bench_renew_data(na_bench *b, bool clean)
 	}
 }
 
+/* Whether a start that failed with err found a kept guest's folders gone
+ * (a reboot by HA, a tmp cleaner: nfsagent cannot know) and made them
+ * again, its texts to go up again: then the start is worth one more try. */
+static bool kept_folders_remade(na_bench *b, const vs_error *err)
+{
+	if (!b->guest.keep || !b->guest.made || strcmp(err->fault, "FileNotFound") != 0)
+		return false;
+	na_bench_guest_free(&b->guest);
+	b->guest.keep = true;
+	vs_error e = {0};
+	bool made = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, &e) == VS_OK &&
+	            vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, &e) == VS_OK;
+	b->guest.made = made;
+	b->guest.stale = !made;  /* removed at the end all the same */
+	return made;
+}
+
 /* A file fio did not write leaves *data NULL: fio's failure, recorded as
  * such.  Any other failed download (TLS, an expired session, a file over
  * max) is nfsagent's error: what fio did is unknown, so nothing is recorded. */
@@ -653,6 +671,11 @@ int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int rep
 	/* The NAS's window is fio's: started right before it, stopped right after. */
 	nas_sampler *sampler = na_bench_sampling_start(b, job_text, out);
 	int rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
+	if (rc != VS_OK && st.pid < 0 && kept_folders_remade(b, err)) {
+		*err = (vs_error){0};
+		st = na_bench_started_now();
+		rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
+	}
 	if (sampler)
 		na_bench_sampling_stop(b, &sampler, &out->nas_window);
 	/* a fio never started wrote nothing */

@@ -13,7 +13,8 @@
 #include "ops/bench_window.h"
 
 /* A member whose fio ran less than this share of the longest member's
- * time ended early: it did not load the datastore for the group's window. */
+ * runtime (or the job's, when the longest overran it) ended early: it did
+ * not load the datastore for the group's window. */
 #define EARLY_SHARE 0.9
 
 static double monotonic_s(void)

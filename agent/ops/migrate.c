@@ -293,7 +293,7 @@ static int cold(migration *m, vs_error *err)
 	bool had_tools = was_on && vs_guest_check(m->c, m->vm->moref, &no_tools) == VS_OK;
 	na_say(m->s, "Powering %s off for a cold migration.", m->vm->name);
 	int rc = was_on ? vs_vm_power_off(m->c, m->vm->moref, NULL, NULL, err) : VS_OK;
-	m->s->powered_on |= was_on && rc == VS_OK;  /* on again or not, its guest was off */
+	m->s->power_cycled |= was_on && rc == VS_OK;  /* on again or not, its guest was off */
 	if (rc == VS_OK)
 		rc = move(m, err);
 	vs_error on_err = {0};

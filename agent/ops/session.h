@@ -20,7 +20,7 @@ typedef struct na_session {
 	 * clusters do. */
 	na_inventory *inv;
 	bool stale;
-	bool powered_on;      /* an op powered a VM off and on (a cold move): its guest's /tmp may be new */
+	bool power_cycled;      /* an op powered a VM off and on (a cold move): its guest's /tmp may be new */
 	na_store *store;      /* may be NULL */
 	na_output_fn output;   /* NULL: silent */
 	na_output_fn warning;  /* what went wrong beside the op's result; NULL: silent */

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A campaign's SOAP calls per result (issue 21's goal: 12 or fewer): a
-# 2-target x 2-profile x 2-repetition campaign with 1 s runs, on the lab's
+# 2-target x 2-profile x 2-repetition campaign (by default) with 1 s runs, on the lab's
 # realistic semantics, once.  Reports the calls per result, then where they
 # went: by method, and by the campaign's phase (what nfsagent printed last
 # before each call).  Nothing here is a pass/fail test.  PROFILES and
@@ -44,6 +44,7 @@ results=$(sqlite3 "$work/r.db" "SELECT count(*) FROM results WHERE status = 'ok'
 calls=$(wc -l < "$work/m.log")
 echo "results: $results"
 echo "SOAP calls: $calls"
+[ "$results" -gt 0 ] || { echo "no ok results: see $work/out"; exit 1; }
 echo "calls per result: $(awk -v c="$calls" -v r="$results" 'BEGIN { printf "%.1f", c / r }') (goal: <= 12)"
 echo "by method:"
 awk '{ n[$2]++ } END { for (m in n) printf "  %5d %s\n", n[m], m }' "$work/m.log" | sort -rn

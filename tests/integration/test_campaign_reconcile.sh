@@ -191,4 +191,33 @@ for lab in "" -guest-tmp-kept; do
 	assert_eq "$(calls MakeDirectoryInGuest)" 6 "guest folders made: at the start, after each power cycle ($lab)"
 	assert_eq "$(calls InitiateFileTransferToGuest)" 3 "job texts uploaded: at first, after each power cycle ($lab)"
 done
+# 9. The kept folders gone without a power cycle (a reboot by HA, a tmp
+# cleaner): a run that was writing there when they went fails, and the next
+# start, refused for them, makes them again and starts once more (the
+# campaign does not fail, nor every run after).
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k,10.0.0.5:/mnt/tank/vmware16k -nfs41-bug off
+{
+	tiny_campaign cleaned repeat=2
+	nfs_target t3 bench-v3 /mnt/tank/vmware64k 3 probe=no
+	nfs_target t41 bench-v41 /mnt/tank/vmware16k 4.1 probe=no
+} > "$c"
+"$NFSAGENT" run "$c" > "$WORK/out" 2> "$WORK/err" &
+pid=$!
+ran() { sqlite3 "$DB" "SELECT count(*) FROM results WHERE campaign = (SELECT run FROM campaign_runs WHERE name = 'cleaned')" 2> /dev/null || echo 0; }
+began=$SECONDS
+until [ "$(ran)" -ge 1 ]; do
+	kill -0 "$pid" 2> /dev/null || fail "the campaign ended before its first result: $(cat "$WORK/out" "$WORK/err")"
+	[ $((SECONDS - began)) -lt 90 ] || fail "no first result in 90 s"
+	sleep 0.05
+done
+find "$WORK/lab/guests" -maxdepth 3 -name 'nfsagent-*' -exec rm -rf {} +
+rc=0; wait "$pid" || rc=$?
+assert_le "$rc" 1 "the campaign's exit code (a failed result at most)"
+cat "$WORK/out" "$WORK/err"
+q="SELECT group_concat(status, ' ') FROM (SELECT status FROM results WHERE campaign = (SELECT run FROM campaign_runs WHERE name = 'cleaned') ORDER BY id)"
+statuses=$(sqlite3 "$DB" "$q")
+case "$statuses" in "ok ok ok ok" | "ok failed ok ok") ;; *) fail "each round's result after the folders went: $statuses" ;; esac
+assert_contains "$(cat "$WORK/out")" "randread-4k-qd1 #2 on t41: ok"
+assert_eq "$(find "$WORK/lab/guests" -name 'nfsagent-*' | wc -l)" 0 "nfsagent folders left in the guest"
 echo "campaign_reconcile: ok"
