@@ -146,27 +146,46 @@ static void hist_sums(const na_fio_hist_log *h, const na_gw_member *m, window w,
 	}
 }
 
+typedef struct bucket_part {
+	double part;
+	size_t bucket;
+} bucket_part;
+
+/* The larger part first; of equal parts, the slower bucket. */
+static int by_part(const void *a, const void *b)
+{
+	const bucket_part *x = a, *y = b;
+	if (x->part != y->part)
+		return x->part > y->part ? -1 : 1;
+	return x->bucket > y->bucket ? -1 : x->bucket < y->bucket;
+}
+
 /* Whole completions per bucket that add up to the direction's own total,
  * rounded (largest remainders, a tie to the slower bucket: the tail is not
  * understated): rounding each bucket alone loses the shares an edge
  * interval spreads thin, and a direction with a few I/Os over many buckets
- * could vanish. */
-static void whole_counts(const double *acc, size_t n, int64_t *count)
+ * could vanish.  false without memory. */
+static bool whole_counts(const double *acc, size_t n, int64_t *count)
 {
+	bucket_part *r = malloc((n + 1) * sizeof(*r));
+	if (!r)
+		return false;
+	size_t parts = 0;
 	double total = 0;
 	int64_t whole = 0;
 	for (size_t b = 0; b < n; b++) {
 		count[b] = (int64_t)floor(acc[b]);
 		whole += count[b];
 		total += acc[b];
+		if (acc[b] > (double)count[b])
+			r[parts++] = (bucket_part){acc[b] - (double)count[b], b};
 	}
-	for (int64_t left = llround(total) - whole; left > 0; left--) {
-		size_t best = 0;
-		for (size_t b = 1; b < n; b++)
-			if (acc[b] - (double)count[b] >= acc[best] - (double)count[best])
-				best = b;
-		count[best]++;
-	}
+	qsort(r, parts, sizeof(*r), by_part);
+	int64_t left = llround(total) - whole;
+	for (size_t i = 0; i < parts && (int64_t)i < left; i++)
+		count[r[i].bucket]++;
+	free(r);
+	return true;
 }
 
 /* The non-empty buckets in whole completions (whole_counts), as json+
@@ -176,11 +195,10 @@ static int dir_bins(na_fio_dir *d, const double *acc, const na_fio_hist_log *h, 
 	d->bin_ns = malloc(h->n_bins * sizeof(*d->bin_ns));
 	d->bin_count = malloc(h->n_bins * sizeof(*d->bin_count));
 	int64_t *count = malloc(h->n_bins * sizeof(*count));
-	if (!d->bin_ns || !d->bin_count || !count) {
+	if (!d->bin_ns || !d->bin_count || !count || !whole_counts(acc, h->n_bins, count)) {
 		free(count);
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory merging fio's histograms");
 	}
-	whole_counts(acc, h->n_bins, count);
 	double sum = 0, total = 0;
 	for (size_t b = 0; b < h->n_bins; b++) {
 		if (count[b] <= 0)

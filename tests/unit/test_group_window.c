@@ -474,7 +474,8 @@ static void test_early_end_shortens(void **state)
 
 /* A direction of a few I/Os spread over buckets, in an interval the window
  * cuts to 0.4: its 5 x 0.4 = 2 completions are kept whole (each bucket
- * alone would round 0.4 down to nothing and the direction vanish). */
+ * alone would round 0.4 down to nothing and the direction vanish), in the
+ * slowest of the buckets that tie. */
 static void test_thin_direction_kept(void **state)
 {
 	(void)state;
@@ -495,6 +496,9 @@ static void test_thin_direction_kept(void **state)
 	assert_int_equal(r.member[0][0].total_ios, 2);
 	assert_int_equal(r.member[0][0].n_bins, 2);
 	assert_int_equal(r.member[0][0].bin_count[0] + r.member[0][0].bin_count[1], 2);
+	/* the five tie: the two slowest buckets take them (the tail kept) */
+	assert_int_equal(r.member[0][0].bin_ns[0], fio_val(BUCKET_US100 + 3));
+	assert_int_equal(r.member[0][0].bin_ns[1], fio_val(BUCKET_US100 + 4));
 	na_gw_result_clear(&r);
 	na_fio_hist_clear(&h);
 }
