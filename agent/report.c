@@ -79,12 +79,12 @@ static void free_rows(na_report_page *r)
 		free(r->rows[i].timeline.at);
 	}
 	free(r->rows);
-	for (size_t i = 0; r->pairs && i < r->n_profiles * r->n_groups; i++) {
-		na_cmp_group_free(&r->pairs[i].a);
-		na_cmp_group_free(&r->pairs[i].b);
-		na_cmp_free(&r->pairs[i].cmp);
-	}
-	free(r->pairs);
+	for (size_t i = 0; r->picked && i < r->n_profiles * r->n_groups; i++)
+		na_cmp_group_free(&r->picked[i]);
+	for (size_t i = 0; r->cmps && i < r->n_profiles * r->n_groups; i++)
+		na_cmp_free(&r->cmps[i]);
+	free(r->picked);
+	free(r->cmps);
 	na_cmp_group_free(&r->results);
 	free_list(r->groups, r->n_groups);
 	free_list(r->profiles, r->n_profiles);
@@ -493,28 +493,28 @@ int na_report_pick(const na_report_page *r, size_t p, size_t g, na_cmp_group *ou
 static int compare_pairs(na_report_page *r, vs_error *err)
 {
 	static const int by_profile[] = {NA_FIELD_profile};
-	int rc = r->results.n == r->n ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	r->pairs = calloc(r->n_profiles * r->n_groups + 1, sizeof(na_report_pair));
-	if (rc == VS_OK && !r->pairs)
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	for (size_t p = 0; rc == VS_OK && p < r->n_profiles; p++)
-		for (size_t g = 0; rc == VS_OK && g < r->n_groups; g++) {
-			na_report_pair *pair = &r->pairs[p * r->n_groups + g];
-			if (g == na_report_first_group(r, p) || !na_report_in_profile(r, p, g))
-				continue;
-			rc = na_report_pick(r, p, na_report_first_group(r, p), &pair->a, err);
-			if (rc == VS_OK)
-				rc = na_report_pick(r, p, g, &pair->b, err);
-			if (rc == VS_OK && na_cmp_run(&pair->a, &pair->b, by_profile, 1, 0, &pair->cmp) != VS_OK)
-				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-		}
+	size_t n = r->n_profiles * r->n_groups;
+	r->picked = calloc(n + 1, sizeof(na_cmp_group));
+	r->cmps = calloc(n + 1, sizeof(na_cmp));
+	int rc = r->results.n == r->n && r->picked && r->cmps ? VS_OK
+	                                                      : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		if (na_report_in_profile(r, i / r->n_groups, i % r->n_groups))
+			rc = na_report_pick(r, i / r->n_groups, i % r->n_groups, &r->picked[i], err);
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		size_t p = i / r->n_groups, g = i % r->n_groups, first = na_report_first_group(r, p);
+		if (g != first && na_report_in_profile(r, p, g) &&
+		    na_cmp_run(&r->picked[p * r->n_groups + first], &r->picked[i], by_profile, 1, 0,
+		               &r->cmps[i]) != VS_OK)
+			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
 	return rc;
 }
 
 const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,
                                   bool layer)
 {
-	const na_cmp *c = &r->pairs[p * r->n_groups + g].cmp;
+	const na_cmp *c = &r->cmps[p * r->n_groups + g];
 	const na_cmp_line *lines = layer ? c->layers : c->lines;
 	for (size_t i = 0; i < (layer ? c->n_layers : c->n); i++)
 		if (lines[i].metric == metric && (layer || lines[i].dir == dir))
@@ -659,7 +659,7 @@ static void charts(const na_report_page *r, size_t p)
 	free(pct);
 }
 
-static int profile_section(const na_report_page *r, size_t p, vs_error *err)
+static void profile_section(const na_report_page *r, size_t p)
 {
 	fprintf(r->out, "<section class=\"profile\" id=\"profile-%zu\" data-profile=\"", p + 1);
 	esc(r, r->profiles[p]);
@@ -669,10 +669,9 @@ static int profile_section(const na_report_page *r, size_t p, vs_error *err)
 	few_runs_note(r, p);
 	na_report_cache_notes(r, p, "p");
 	comparison(r, p);
-	int rc = na_report_layers(r, p, err);
+	na_report_layers(r, p);
 	charts(r, p);
 	fputs("</section>\n", r->out);
-	return rc;
 }
 
 /* ---- findings and failures ---- */
@@ -756,8 +755,8 @@ int na_report_html(na_store *s, const na_report_opts *o, FILE *out, na_report_co
 		else
 			na_report_summary(&r);
 		rc = r.n ? provenance(&r, err) : rc;
-		for (size_t p = 0; rc == VS_OK && p < r.n_profiles; p++)
-			rc = profile_section(&r, p, err);
+		for (size_t p = 0; p < r.n_profiles; p++)
+			profile_section(&r, p);
 		if (rc == VS_OK)
 			rc = findings(&r, s, err);
 		if (rc == VS_OK)

@@ -29,13 +29,6 @@ typedef struct na_report_row {
 	                            * ("16.0 MiB fits in the ARC's 7.2 GiB"); "" if not */
 } na_report_row;
 
-/* Group g of a profile against the profile's first group, as compare
- * compares them: the lines and verdicts are compare's (na_cmp_run). */
-typedef struct na_report_pair {
-	na_cmp_group a, b;  /* the page's results as compare reads them (groups folded) */
-	na_cmp cmp;
-} na_report_pair;
-
 typedef struct na_report_page {
 	na_report_row *rows;
 	size_t n, cap;
@@ -48,7 +41,12 @@ typedef struct na_report_page {
 	FILE *out;
 	na_store *store;
 	na_cmp_group results;   /* each row as compare reads it, in the same order */
-	na_report_pair *pairs;  /* [p * n_groups + g]; none for a profile's first group */
+	/* [p * n_groups + g]: group g's ok runs of profile p as compare reads
+	 * them (na_report_pick: group runs folded), and compare's run of them
+	 * against the profile's first group (none for the first): the lines and
+	 * verdicts the page shows are compare's (na_cmp_run). */
+	na_cmp_group *picked;
+	na_cmp *cmps;
 } na_report_page;
 
 /* Whether group g has runs of profile p (SIZE_MAX: of any profile). */
@@ -90,9 +88,8 @@ int na_report_nas_side(na_store *s, na_report_row *w, const na_result *res, vs_e
  * without a NAS side: a quarter or more under an NFS round trip. */
 void na_report_cache_bins(na_report_row *w, const na_cmp_row *c);
 /* Profile p's table of layers under its fio numbers (none when no run of p
- * measured any), a group run's pool as its group's (compare's rows);
- * VS_ERR_NOMEM or the store's error. */
-int na_report_layers(const na_report_page *r, size_t p, vs_error *err);
+ * measured any), from compare's rows (a group run's pool as its group's). */
+void na_report_layers(const na_report_page *r, size_t p);
 /* A warning line per group and disk whose runs measured another recordsize
  * than an earlier result of the disk's stay (na_trap_sentences: the disk may
  * still hold the old size's records); a store error as its status. */

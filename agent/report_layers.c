@@ -155,9 +155,12 @@ static void layer_cell(const na_report_page *r, size_t p, size_t g, const na_cmp
 	fputs("</td>", r->out);
 }
 
-/* The table's rows: layer m of each group of profile p (picked). */
-static void layer_rows(const na_report_page *r, size_t p, const na_cmp_group *picked)
+/* Under the fio numbers: what ESXi and the pool saw of the same runs, the
+ * write amplification among them, each group against the first with
+ * compare's lines for the pair. */
+void na_report_layers(const na_report_page *r, size_t p)
 {
+	const na_cmp_group *picked = &r->picked[p * r->n_groups];
 	bool shown[NA_L_COUNT] = {false}, any = false;
 	for (int m = 0; m < NA_L_COUNT; m++)
 		for (size_t g = 0; g < r->n_groups; g++)
@@ -179,21 +182,6 @@ static void layer_rows(const na_report_page *r, size_t p, const na_cmp_group *pi
 		fputs("</tr>\n", r->out);
 	}
 	fputs("</tbody>\n</table>\n", r->out);
-}
-
-int na_report_layers(const na_report_page *r, size_t p, vs_error *err)
-{
-	na_cmp_group *picked = calloc(r->n_groups + 1, sizeof(na_cmp_group));
-	int rc = picked ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	for (size_t g = 0; rc == VS_OK && g < r->n_groups; g++)
-		if (na_report_in_profile(r, p, g))
-			rc = na_report_pick(r, p, g, &picked[g], err);
-	if (rc == VS_OK)
-		layer_rows(r, p, picked);
-	for (size_t g = 0; picked && g < r->n_groups; g++)
-		na_cmp_group_free(&picked[g]);
-	free(picked);
-	return rc;
 }
 
 /* ---- the recordsize trap, as compare warns of it ---- */

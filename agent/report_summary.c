@@ -12,7 +12,7 @@
  * each "write IOPS: +30.2% better (96% CI +25.4% to +35.3%); beyond noise". */
 static void verdict_lines(const na_report_page *r, size_t p, size_t g)
 {
-	const na_cmp *c = &r->pairs[p * r->n_groups + g].cmp;
+	const na_cmp *c = &r->cmps[p * r->n_groups + g];
 	fputs("<li><b>", r->out);
 	na_html_escape(r->out, r->profiles[p]);
 	fputs("</b>: ", r->out);
@@ -93,10 +93,10 @@ static void caveat(const na_report_page *r, const char *kind, const char *what, 
 static void network_notes(const na_report_page *r, size_t p, size_t g)
 {
 	static const int by_profile[] = {NA_FIELD_profile};
-	const na_report_pair *pair = &r->pairs[p * r->n_groups + g];
+	size_t at = p * r->n_groups + g;
 	na_cmp_hint *h = NULL;
 	size_t n = 0;
-	if (na_cmp_network_hints(&pair->cmp, &pair->b, by_profile, 1, r->groups[na_report_first_group(r, p)],
+	if (na_cmp_network_hints(&r->cmps[at], &r->picked[at], by_profile, 1, r->groups[na_report_first_group(r, p)],
 	                         r->groups[g], &h, &n) != VS_OK)
 		n = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -98,6 +98,25 @@ static int guest_ready(na_bench *b, vs_error *err)
 	return b->guest_rc;
 }
 
+/* The staging folder and fio's, unless made (*made: the staging folder
+ * was made now).  A staging folder without fio's is stale: made again
+ * before use, and removed at the end. */
+static int make_folders(na_bench *b, bool *made, vs_error *err)
+{
+	*made = false;
+	if (b->guest.made)
+		return VS_OK;
+	int rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err);
+	*made = rc == VS_OK;
+	/* fio's folder once for all the repetitions: a profile's fio unlinks its
+	 * files as each job ends (na_bench_fio_start) */
+	if (*made)
+		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
+	b->guest.made = *made && rc == VS_OK;
+	b->guest.stale = *made ? rc != VS_OK : b->guest.stale;
+	return rc;
+}
+
 int na_bench_begin(na_bench *b, vs_error *err)
 {
 	int n = folders(b->job.dir, na_bench_mark(), b->staging, sizeof(b->staging), b->data,
@@ -110,15 +129,9 @@ int na_bench_begin(na_bench *b, vs_error *err)
 		rc = vs_fail(err, VS_ERR_NOT_FOUND, "%s runs on no host that vCenter lists", b->vm->name);
 	else
 		rc = guest_ready(b, err);
-	bool made = rc == VS_OK && !b->guest.made &&
-	            (rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, err)) == VS_OK;
-	/* fio's folder once for all the repetitions: a profile's fio unlinks its
-	 * files as each job ends (na_bench_fio_start) */
-	if (made)
-		rc = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, err);
-	/* a staging folder without fio's is made again before use, and removed */
-	b->guest.made |= made && rc == VS_OK;
-	b->guest.stale = made ? rc != VS_OK : b->guest.stale;
+	bool made = false;
+	if (rc == VS_OK)
+		rc = make_folders(b, &made, err);
 	if (rc == VS_OK && !b->fio_checked)
 		rc = check_fio(b, err);
 	if (rc == VS_OK)
@@ -510,12 +523,10 @@ static bool kept_folders_remade(na_bench *b, const vs_error *err)
 		return false;
 	na_bench_guest_free(&b->guest);
 	b->guest.keep = true;
+	b->guest.stale = true;  /* removed at the end all the same, made or not */
+	bool made;
 	vs_error e = {0};
-	bool made = vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->staging, &e) == VS_OK &&
-	            vs_guest_mkdir(b->s->client, b->vm->moref, &b->auth, b->data, &e) == VS_OK;
-	b->guest.made = made;
-	b->guest.stale = !made;  /* removed at the end all the same */
-	return made;
+	return make_folders(b, &made, &e) == VS_OK;
 }
 
 /* A file fio did not write leaves *data NULL: fio's failure, recorded as
