@@ -234,10 +234,12 @@ vs_host *na_host_by_moref(const na_inventory *inv, const char *moref);
 vs_datastore *na_datastore_by_moref(const na_inventory *inv, const char *moref);
 const char *na_host_name(const na_inventory *inv, const char *moref);
 bool na_mounted_on(const vs_datastore *d, const char *host_moref);
-/* --host H | --cluster C | --all-hosts */
+/* --host H | --cluster C | --all-hosts, or (a campaign's default) the
+ * hosts of the compute resources in parents (morefs, NULL-terminated). */
 typedef struct na_host_choice {
 	const char *host, *cluster;
 	bool all;
+	const char *const *parents;
 } na_host_choice;
 /* Takes --host/--cluster/--all-hosts: 1 if opt was one of them. */
 int na_host_choice_option(na_host_choice *choice, int opt, const char *arg);

@@ -10,12 +10,35 @@
 #include "ops/mount.h"
 #include "ops/unmount.h"
 
-/* The target's hosts: "all", "cluster:NAME", or host names. */
+/* The compute resources the campaign's VMs run in, into r->vm_parents
+ * (pointers into the inventory, until its next reload). */
+static const char *const *vm_parents(na_run *r)
+{
+	size_t n = 0, members = r->n_vms ? r->n_vms : 1;
+	for (size_t i = 0; i < members; i++) {
+		const vs_vm *vm = r->n_vms ? na_run_member(r, i) : na_run_vm(r);
+		const vs_host *h = vm && vm->host ? na_host_by_moref(&r->inv, vm->host) : NULL;
+		bool seen = false;
+		for (size_t k = 0; h && h->parent && k < n; k++)
+			seen |= !strcmp(r->vm_parents[k], h->parent);
+		if (h && h->parent && !seen)
+			r->vm_parents[n++] = h->parent;
+	}
+	r->vm_parents[n] = NULL;
+	return r->vm_parents;
+}
+
+/* The target's hosts: "all", "cluster:NAME", a host's name, or by default
+ * the hosts the VM can run on: its cluster's, or its standalone host (the
+ * VMs' with vms =).  A test datastore needs no other host, and DRS keeps
+ * the VM on the hosts that have it. */
 bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err)
 {
-	const char *h = t->hosts ? t->hosts : "all";
+	const char *h = t->hosts;
 	*choice = (na_host_choice){0};
-	if (!strcmp(h, "all"))
+	if (!h)
+		choice->parents = vm_parents(r);
+	else if (!strcmp(h, "all"))
 		choice->all = true;
 	else if (!strncmp(h, "cluster:", 8))
 		choice->cluster = h + 8;

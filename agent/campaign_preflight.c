@@ -63,15 +63,37 @@ static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 	return VS_OK;
 }
 
-/* What the campaign does with a target (a na_target), in words. */
-static void write_target(FILE *out, const void *target)
+typedef struct run_target {
+	na_run *r;
+	const na_target *t;
+} run_target;
+
+/* The hosts a target mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1". */
+static void write_hosts(FILE *out, na_run *r, const na_target *t)
 {
-	const na_target *t = target;
+	na_host_choice choice;
+	vs_host **hosts = NULL;
+	size_t n = 0;
+	if (na_run_target_hosts(r, t, &choice, &(vs_error){0}) &&
+	    na_select_hosts(&r->inv, &choice, &hosts, &n, &(vs_error){0}) == VS_OK)
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s%s", i ? ", " : n > 1 ? "hosts " : "host ", hosts[i]->name);
+	free(hosts);
+}
+
+/* What the campaign does with a target (a run_target), in words. */
+static void write_target(FILE *out, const void *run_target_)
+{
+	const run_target *rt = run_target_;
+	const na_target *t = rt->t;
 	fprintf(out, "target %s: ", t->name);
-	if (t->servers)
-		fprintf(out, "%s:%s as NFS %s named %s on %s hosts", t->servers, t->path, t->nfs,
-		        t->datastore, t->hosts ? t->hosts : "all");
-	else
+	if (t->servers) {
+		fprintf(out, "%s:%s as NFS %s named %s on ", t->servers, t->path, t->nfs, t->datastore);
+		if (t->hosts && !strcmp(t->hosts, "all"))
+			fprintf(out, "all hosts");
+		else
+			write_hosts(out, rt->r, t);
+	} else
 		fprintf(out, "datastore %s", t->datastore);
 	fprintf(out, "%s; on the extent-size bug: %s", t->probe > 0 ? "; probe first" : "", na_run_policy(t));
 	for (size_t k = 0; k < t->labels.n; k++)
@@ -99,7 +121,7 @@ void na_run_print_plan(na_run *r, const vs_vm *vm)
 		printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
 	}
 	for (size_t i = 0; i < c->n_targets; i++)
-		na_print_wrapped_by(stdout, write_target, &c->targets[i], 2, 4);
+		na_print_wrapped_by(stdout, write_target, &(run_target){r, &c->targets[i]}, 2, 4);
 	printf("  profiles:");
 	for (size_t i = 0; i < c->n_profiles; i++)
 		printf(" %s", c->profiles[i]);

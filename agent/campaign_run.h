@@ -41,6 +41,8 @@ typedef struct na_run {
 	 * malloc'd); vm_moref is the first's.  n_vms 0: the one VM of vm =. */
 	char *vm_morefs[NA_MAX_CAMPAIGN_VMS], *vm_names[NA_MAX_CAMPAIGN_VMS];
 	size_t n_vms;
+	/* The compute resources the VMs run in (na_run_target_hosts' default). */
+	const char *vm_parents[NA_MAX_CAMPAIGN_VMS + 1];
 } na_run;
 
 /* The campaign's functions return a vs_status; the first error is kept in
@@ -160,7 +162,8 @@ int na_run_preflight(na_run *r);
 void na_run_print_plan(na_run *r, const vs_vm *vm);
 
 /* campaign_mounts.c: the campaign's datastores */
-/* The target's hosts ("all", "cluster:NAME" or a host) as a choice. */
+/* The target's hosts ("all", "cluster:NAME", a host, by default the hosts
+ * the VMs can run on) as a choice. */
 bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err);
 int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted);
 /* Unmounts d from every host that mounts it (a refusal is a failure, not bad input). */

@@ -280,6 +280,15 @@ vs_status na_host_choice_check(const na_host_choice *choice, na_outcome *out)
 	return VS_OK;
 }
 
+/* Whether h belongs to one of parents (compute resource morefs, NULL-terminated). */
+static bool in_parent(const vs_host *h, const char *const *parents)
+{
+	for (size_t i = 0; h->parent && parents[i]; i++)
+		if (!strcmp(h->parent, parents[i]))
+			return true;
+	return false;
+}
+
 int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_host ***out,
                     size_t *n, vs_error *err)
 {
@@ -298,10 +307,13 @@ int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_ho
 	if (choice->cluster && !(cl = na_find_cluster(inv, choice->cluster, err)))
 		return VS_ERR_NOT_FOUND;
 	for (size_t i = 0; i < inv->n_hosts; i++)
-		if (!cl || (inv->hosts[i].parent && strcmp(inv->hosts[i].parent, cl->moref) == 0))
+		if (cl ? in_parent(&inv->hosts[i], (const char *[]){cl->moref, NULL})
+		       : !choice->parents || in_parent(&inv->hosts[i], choice->parents))
 			(*out)[(*n)++] = &inv->hosts[i];
-	if (*n == 0)
+	if (*n == 0 && cl)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "cluster '%s' has no hosts", choice->cluster);
+	if (*n == 0)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "no host is left where the VM can run");
 	return VS_OK;
 }
 

@@ -71,6 +71,10 @@ assert_eq "$(calls CreateNasDatastore)" 0 "mounts for refused campaigns"
 group_campaign "$ini" "fleet-01, fleet-0[23]" "parallel = 2"
 run 0 "$NFSAGENT" run "$ini" --db "$db"
 assert_contains "$OUT" "3 VMs, on truenas-vmware: fleet-01, fleet-02, fleet-03"
+# The target goes to the hosts the VMs can run on: their cluster's, not the
+# standalone DC0_H0.
+assert_contains "$(flat "$OUT")" "named bench-v3 on hosts DC0_C0_H0, DC0_C0_H1, DC0_C0_H2;"
+assert_eq "$(calls CreateNasDatastore)" 3 "mounts of the whole campaign"
 assert_contains "$OUT" "Moving 3 of 3 VMs to bench-v3 (2 at once at most):"
 assert_eq "$(grep -c '^  fleet-0[123]: moved, verified' <<< "$OUT")" 6 "moves there and home, verified"
 assert_eq "$(grep -c '^  randread-4k-qd1 #[12] on v3: group of 3 ok (group [0-9]*)$' <<< "$OUT")" 2 \

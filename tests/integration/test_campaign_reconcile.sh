@@ -135,14 +135,14 @@ assert_eq "$(vm_datastores DC0_H0_VM0)" truenas-vmware "DC0_H0_VM0 moved away"
 run 0 "$NFSAGENT" run "$c" --resume
 assert_eq "$(bench_datastores)" 0 "campaign datastores after the resume"
 # 6. A datastore the admin mounted on one host: the campaign mounts it on
-# the target's other hosts too, and cleanup takes exactly those away again
-# (the admin's host keeps it).
+# the target's other hosts too (hosts = all), and cleanup takes exactly
+# those away again (the admin's host keeps it).
 lab_stop
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k
 run 0 "$NFSAGENT" mount --host DC0_H0 --name bench-v3 --server 10.0.0.5 --path /mnt/tank/vmware64k --nfs 3
 {
 	tiny_campaign added
-	nfs_target t bench-v3 /mnt/tank/vmware64k 3 probe=no
+	nfs_target t bench-v3 /mnt/tank/vmware64k 3 probe=no hosts=all
 } > "$c"
 run 0 "$NFSAGENT" run "$c"
 assert_contains "$OUT" "Target t: bench-v3 was mounted before the campaign; cleanup unmounts it again from the 3 hosts the campaign added."

@@ -20,10 +20,11 @@ DB="$XDG_DATA_HOME/nfsagent/results.db"
 c="$WORK/c.ini"
 REPEAT=2
 
-campaign() {  # campaign NAME: writes the campaign file
+campaign() {  # campaign NAME: writes the campaign file (on every host: more
+	# mounts and unmounts to meet the faults)
 	{
 		tiny_campaign "$1" vm=db01 repeat=$REPEAT probe_disks=1 probe_size=16M
-		nfs_target t bench-v3 /mnt/tank/vmware64k 3
+		nfs_target t bench-v3 /mnt/tank/vmware64k 3 hosts=all
 	} > "$c"
 }
 q() { sqlite3 "$DB" "$1"; }
