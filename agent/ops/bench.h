@@ -22,6 +22,7 @@ typedef struct na_bench_took {
 	struct {
 		char profile[64], datastore[128];
 		double s, job_s;  /* and its job's own time */
+		double running_s; /* the latest first look that found it running (0: none) */
 	} v[NA_BENCH_TOOK];
 	size_t n;
 } na_bench_took;

@@ -32,12 +32,12 @@ void na_bench_note_end(na_bench_started *st);
 /* When a wait for p's fio first looks: when its last run here was seen to
  * end (fio lays out its file each run: its time is the job's and more),
  * or before one was at the job's own time plus the least another
- * profile's run on this datastore (a job with a runtime) took beyond its
- * job's (none: nothing).  na_bench_learn notes a run's
- * end, seen after end_looks looks at or after its expected end, the first
- * of which was at looked_at_s (vs_guest_process: a long job's look after
- * a second is not one): a run ended by that first look teaches a look a
- * step sooner. */
+ * profile's run on this datastore (none there: on any; a job with a
+ * runtime) took beyond its job's (none: nothing).  na_bench_learn notes a
+ * run's end, seen after end_looks looks at or after its expected end, the
+ * first of which was at looked_at_s (vs_guest_process: a long job's look
+ * after a second is not one): a run ended by that first look teaches a
+ * look a step sooner, unless a first look found it running there. */
 double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *job_text);
 void na_bench_learn(na_bench *b, const na_profile *p, const char *job_text,
                     const na_bench_started *st, double looked_at_s, int end_looks);

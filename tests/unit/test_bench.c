@@ -91,10 +91,11 @@ static void timeout_comes_from_the_job(void **state)
 
 /* A wait first looks at fio when the profile's last run on the datastore
  * was seen to end (fio lays out its file each run), or before one at the
- * job's own time plus the least another profile's run there took beyond
- * its job's; a step sooner after a run the first look found ended (one
- * slow run does not hold every later one back); never before the job's
- * time. */
+ * job's own time plus the least another profile's run there (before any
+ * there: anywhere) took beyond its job's; a step sooner after a run the
+ * first look found ended (one slow run does not hold every later one
+ * back), but not back into a step where a first look found it running,
+ * nor after a first run; never before the job's time. */
 static void next_run_is_looked_at_when_the_last_ended(void **state)
 {
 	(void)state;
@@ -110,7 +111,10 @@ static void next_run_is_looked_at_when_the_last_ended(void **state)
 	assert_true(na_bench_expected_s(&b, read, job) == 3.25);
 	/* no run of its own yet: its job's time and the 1.25 s read took beyond */
 	assert_true(na_bench_expected_s(&b, write, longer) == 5.25);
-	b.ds = &v41;      /* another datastore: what runs took on v3 says nothing */
+	b.ds = &v41;      /* none ran on v41 yet: what they took on v3 */
+	assert_true(na_bench_expected_s(&b, read, job) == 3.25);
+	st.took_s = 2.5;  /* once one ran there, v41's own */
+	na_bench_learn(&b, write, longer, &st, 2.25, 2);
 	assert_true(na_bench_expected_s(&b, read, job) == 2);
 	b.ds = &v3;
 	/* a job without a runtime: only its own learned time */
@@ -118,12 +122,21 @@ static void next_run_is_looked_at_when_the_last_ended(void **state)
 	st.took_s = 3.3;  /* ended by the first look, at 3.25: the next a step sooner */
 	na_bench_learn(&b, read, job, &st, 3.25, 1);
 	assert_true(na_bench_expected_s(&b, read, job) == 3);
-	na_bench_learn(&b, read, job, &st, 2.1, 1);  /* never before the job's time */
-	assert_true(na_bench_expected_s(&b, read, job) == 2);
+	st.took_s = 3.3;  /* too soon: running at 3, seen ended at the next look */
+	na_bench_learn(&b, read, job, &st, 3, 2);
+	assert_true(na_bench_expected_s(&b, read, job) == 3.3);
+	/* ended by the first look at 3.3: a step sooner is where it ran on */
+	na_bench_learn(&b, read, job, &st, 3.3, 1);
+	assert_true(na_bench_expected_s(&b, read, job) == 3.3);
+	/* a first run ended by its first look: looked at then again */
+	na_bench_learn(&b, write, longer, &st, 4.1, 1);
+	assert_true(na_bench_expected_s(&b, write, longer) == 4.1);
+	na_bench_learn(&b, write, longer, &st, 4.1, 1);  /* never before the job's time */
 	assert_true(na_bench_expected_s(&b, write, longer) == 4);
 	st.took_s = 0;    /* an end not seen teaches nothing */
-	na_bench_learn(&b, write, longer, &st, 2, 2);
-	assert_int_equal(b.took.n, 1);
+	na_bench_learn(&b, write, job, &st, 2, 2);
+	assert_true(na_bench_expected_s(&b, write, longer) == 4);
+	assert_int_equal(b.took.n, 3);
 }
 
 /* As the seeds ran them: the 4 jobs of a qd32x4 profile share one file of
