@@ -246,6 +246,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	vs_error err = {0};
 	int rc = na_migrate_shown(&s, &a, false, NULL, &v, NULL, &err);
 	r->t_move += na_run_clock() - t0;
+	r->move_failed |= rc != VS_OK || v == NA_VERDICT_FINDING;
 	if (s.power_cycled)
 		na_run_guest_forget(r);
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
@@ -457,7 +458,13 @@ static int rounds(na_run *r)
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
 				rc = r->n_vms ? na_run_group_round(r, t, rep) : bench_round(r, t, rep, runs);
 		}
-	na_run_guest_end(r);
+	/* The cleanup's sweep removes the kept folders (this run's mark is
+	 * journaled with a killed run's); without a cleanup to follow (a stop,
+	 * cleanup = no) they go now. */
+	if (r->c->cleanup && !na_stop_requested)
+		na_bench_guest_free(&r->guest);
+	else
+		na_run_guest_end(r);
 	return rc;
 }
 
@@ -472,10 +479,13 @@ static bool named_before(const na_run *r, size_t i)
 }
 
 /* Before the campaign's datastores go: what failed moves left there (the
- * VM's folder, or folder_N, on a target the VM is not on now).  Not
+ * VM's folder, or folder_N, on a target the VM is not on now), unless
+ * this is a campaign's first run and none of its moves failed.  Not
  * finding them is no reason to leave the mounts in place. */
 static void find_leftovers(na_run *r)
 {
+	if (!r->o->resume && !r->o->abort && !r->move_failed)
+		return;
 	char *folder = NULL, *ds = NULL;
 	const char *vmx = na_run_vm(r)->vmx_path;
 	vs_error err = {0};
