@@ -299,7 +299,6 @@ static int work_around_one(fleet *f, na_fleet_vm *v)
 	one.vm = v->name;
 	one.vm_moref = v->moref;
 	one.bug_seen = true;
-	f->s->stale = true;  /* the fleet's moves and remount changed the VMs and datastores */
 	na_migrate_result mr;
 	vs_error e = {0};
 	v->started_s = since(f);

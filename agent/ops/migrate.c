@@ -31,17 +31,12 @@ static void warn_error(const na_session *s, const char *what, const vs_error *e)
 	na_say_warning(s, "%s%s%s", what ? what : "", what ? ": " : "", line);
 }
 
-/* Finds the VM and the target in the inventory, read again when an op
- * changed it since (stale) or it lacks the VM.  move() reads the VM's
- * disks and any relocation of it running just before it relocates. */
+/* (Re)reads the inventory and finds the VM and the target in it. */
 static int resolve(migration *m, vs_error *err)
 {
-	bool listed = false;
-	for (size_t i = 0; m->vm_moref && i < m->inv->n_vms; i++)
-		listed |= strcmp(m->inv->vms[i].moref, m->vm_moref) == 0;
-	int rc = m->vm_moref && (m->s->stale || !listed)
-	                 ? na_inventory_refresh(m->c, m->inv, m->vm_moref, err)
-	                 : na_session_fresh(m->s, err);
+	/* The VM's own entry is read again each time: a move changes it. */
+	int rc = m->vm_moref ? na_inventory_refresh(m->c, m->inv, m->vm_moref, err)
+	                     : na_session_fresh(m->s, err);
 	if (rc != VS_OK)
 		return rc;
 	m->s->stale = false;
