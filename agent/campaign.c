@@ -244,9 +244,16 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	s.progress = &bar;
 	na_verdict v = NA_VERDICT_CLEAN;
 	vs_error err = {0};
-	int rc = na_migrate_shown(&s, &a, false, NULL, &v, NULL, &err);
+	na_leftovers left = {0};
+	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &left, &err);
 	r->t_move += na_run_clock() - t0;
-	r->move_failed |= rc != VS_OK || v == NA_VERDICT_FINDING;
+	/* A move a workaround got there after a failed try may have left a copy
+	 * too, in a folder named for where the VM was then: listed at the end
+	 * as found now, with what the cleanup finds. */
+	r->move_failed |= rc != VS_OK || v == NA_VERDICT_FINDING || left.n > 0;
+	if (na_leftovers_add(&r->leftovers, &left) != VS_OK)
+		na_warn("out of memory: a copy a failed move left may not be listed");
+	na_leftovers_free(&left);
 	if (s.power_cycled)
 		na_run_guest_forget(r);
 	if (v == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
@@ -480,8 +487,9 @@ static bool named_before(const na_run *r, size_t i)
 
 /* Before the campaign's datastores go: what failed moves left there (the
  * VM's folder, or folder_N, on a target the VM is not on now), unless
- * this is a campaign's first run and none of its moves failed.  Not
- * finding them is no reason to leave the mounts in place. */
+ * this run is neither a resume nor an abort and none of its moves failed
+ * or left a copy.  Not finding them is no reason to leave the mounts in
+ * place. */
 static void find_leftovers(na_run *r)
 {
 	if (!r->o->resume && !r->o->abort && !r->move_failed)

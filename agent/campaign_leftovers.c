@@ -54,12 +54,31 @@ int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_
 	return rc;
 }
 
-static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const vs_file *file)
+static bool listed(const na_leftovers *l, const char *line)
 {
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->paths[i], line))
+			return true;
+	return false;
+}
+
+/* Adds line (a copy) to l unless l lists it already: VS_OK, or out of memory. */
+static int add_line(na_leftovers *l, const char *line)
+{
+	if (listed(l, line))
+		return VS_OK;
 	char **grown = realloc(l->paths, (l->n + 1) * sizeof(char *));
 	if (!grown)
 		return VS_ERR_NOMEM;
 	l->paths = grown;
+	if (!(l->paths[l->n] = strdup(line)))
+		return VS_ERR_NOMEM;
+	l->n++;
+	return VS_OK;
+}
+
+static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const vs_file *file)
+{
 	char size[32] = "size unknown", line[2048];
 	if (file->size >= 0)
 		na_size(file->size, size, sizeof(size));
@@ -68,10 +87,15 @@ static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const
 		         d->remote_host ? d->remote_host : "", d->remote_path, folder, file->path);
 	else
 		snprintf(line, sizeof(line), "[%s] %s/%s, %s", d->name, folder, file->path, size);
-	if (!(l->paths[l->n] = strdup(line)))
-		return VS_ERR_NOMEM;
-	l->n++;
-	return VS_OK;
+	return add_line(l, line);
+}
+
+int na_leftovers_add(na_leftovers *into, const na_leftovers *from)
+{
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < from->n; i++)
+		rc = add_line(into, from->paths[i]);
+	return rc;
 }
 
 /* Whether a VM in inv has its files in d's folder: then the folder is that

@@ -18,10 +18,13 @@ typedef struct na_leftovers {
 } na_leftovers;
 
 /* Adds the files in d's folders named for the VM's folder (vm_folder,
- * vm_folder_1, ...: where vCenter puts a move's copies) to l, but not a
- * folder that holds a VM of inv (that VM's home). */
+ * vm_folder_1, ...: where vCenter puts a move's copies) to l (those it
+ * lists already once), but not a folder that holds a VM of inv (that VM's
+ * home). */
 int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore *d,
                       const char *vm_folder, na_leftovers *l, vs_error *err);
+/* Adds from's copies to into, each once (VS_OK, or out of memory). */
+int na_leftovers_add(na_leftovers *into, const na_leftovers *from);
 /* "Left on the targets by failed moves (not deleted): ..." when l has any. */
 void na_leftovers_print(const na_leftovers *l);
 void na_leftovers_free(na_leftovers *l);
