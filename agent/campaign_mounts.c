@@ -184,6 +184,22 @@ int na_run_remove_added(na_run *r, const na_target *t)
 	return rc;
 }
 
+/* Whether a host of t lacks its datastore d: the VM ran elsewhere (another
+ * cluster) when an earlier run mounted it. */
+static bool lacking_hosts(na_run *r, const na_target *t, const vs_datastore *d)
+{
+	na_host_choice choice;
+	vs_host **hosts = NULL;
+	size_t n = 0;
+	bool lacking = false;
+	if (na_run_target_hosts(r, t, &choice, &(vs_error){0}) &&
+	    na_select_hosts(&r->inv, &choice, &hosts, &n, &(vs_error){0}) == VS_OK)
+		for (size_t i = 0; i < n; i++)
+			lacking |= !na_mounted_on(d, hosts[i]->moref);
+	free(hosts);
+	return lacking;
+}
+
 /* The campaign mounts t: "mounting:T" is journaled before the first host
  * mounts it, so a run killed between a host's mount and the "mount:T" step
  * still knows the datastore is its own.  A mount that fails on one host is
@@ -195,20 +211,23 @@ int na_run_mount_target(na_run *r, na_target *t)
 	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
 	if (!t->servers || na_run_alternating(r, t))
 		return VS_OK;
-	/* Journaled, and there: done.  Journaled but gone (a failed run's
-	 * cleanup unmounted it): mounted again if the target has work left, the
-	 * campaign's to unmount unless it was the admin's (below). */
+	/* Journaled, and there on t's hosts: done.  Journaled but gone (a failed
+	 * run's cleanup unmounted it) or missing on a host of t: mounted there if
+	 * the target has work left, the campaign's to unmount unless it was the
+	 * admin's (below). */
 	bool journaled = na_run_done(r, step, &detail);
+	bool journaled_ours = journaled && detail && !strcmp(detail, "mounted");
 	free(detail);
-	bool there = na_run_datastore(r, t->datastore) != NULL;
-	if (journaled && (there || !na_run_has_work(r, t)))
+	const vs_datastore *present = na_run_datastore(r, t->datastore);
+	bool there = present != NULL;
+	if (journaled && ((there && !lacking_hosts(r, t, present)) || !na_run_has_work(r, t)))
 		return VS_OK;
 	/* An admin's mount a learned switch replaced ("put-back:T") stays the
 	 * admin's, also when a kill left it unmounted. */
 	char put_back[160];
 	bool replaced = na_run_done(r, replaced_step(put_back, t), NULL);
-	bool ours = !replaced && (!there || (!journaled && na_run_done(r, intent, NULL)));
-	int rc = there ? mark_adding(r, t) : na_run_mark(r, intent, "absent");
+	bool ours = !replaced && (!there || (journaled ? journaled_ours : na_run_done(r, intent, NULL)));
+	int rc = !there ? na_run_mark(r, intent, "absent") : ours ? VS_OK : mark_adding(r, t);
 	size_t mounted = 0;
 	if (rc == VS_OK)
 		rc = na_run_mount_export(r, t, na_run_nfs_of(r, t), &mounted);

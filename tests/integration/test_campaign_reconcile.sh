@@ -51,6 +51,22 @@ assert_contains "$OUT" "  t  1 ok, over NFS 3"
 assert_eq "$(vm_datastores fiotest)" truenas-vmware "fiotest after the resume"
 assert_eq "$(bench_datastores)" 0 "campaign datastores after the resume"
 
+# 2b. A mount of the campaign's that a host of the target lost while the
+# run was stopped (an admin; or the VM now runs in another cluster): the
+# resume mounts it there again, not only where it is gone everywhere.
+{
+	tiny_campaign lost cleanup=no
+	nfs_target t bench-v3 /mnt/tank/vmware64k 3 probe=no hosts=all
+} > "$c"
+NFSAGENT_GUEST_PASSWORD=wrong run 1 "$NFSAGENT" run "$c"
+run 0 "$NFSAGENT" unmount --host DC0_C0_H1 --name bench-v3
+NFSAGENT_GUEST_PASSWORD=secret run 0 "$NFSAGENT" run "$c" --resume
+assert_contains "$OUT" "DC0_C0_H1: mounted bench-v3 (NFS 3 10.0.0.5:/mnt/tank/vmware64k, read-write)"
+assert_not_contains "$OUT" "was mounted before the campaign"
+assert_eq "$(step lost mount:t)" mounted "the mount, still the campaign's"
+run 0 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware  # cleanup = no left it there
+run 0 "$NFSAGENT" unmount --all-hosts --name bench-v3
+
 # 3. db01 has a disk on truenas-vmware and one on LocalDS_0: both go to the
 # target, and each comes back to its own datastore.
 export NFSAGENT_GUEST_PASSWORD=secret
