@@ -24,7 +24,7 @@ typedef struct na_target {
 	char *servers;       /* NFS server(s) to mount from; NULL: use an existing datastore */
 	char *path;          /* export path */
 	char *nfs;           /* "3" or "4.1" */
-	char *hosts;         /* "all", "cluster:NAME" or "h1,h2"; default all */
+	char *hosts;         /* "all", "cluster:NAME" or a host; NULL: the VMs' clusters' hosts */
 	char *on_extent_bug; /* fail, nfs3, snapshot or cold; default fail */
 	/* Probe the datastore before moving the VM there: 1 yes, 0 no; -1 (no
 	 * probe key) is resolved by preflight to whether the target runs NFS

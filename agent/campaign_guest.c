@@ -38,9 +38,9 @@ void na_run_bench_done(na_run *r, na_bench *b)
 		r->guest = b->guest;
 }
 
-/* Removed at the rounds' end, also when they stopped (a Ctrl-C skips the
- * cleanup, whose sweep would find them); in a VM left off (a failed
- * power-on) the cleanup's sweep removes them once it is back on. */
+/* Removed at the rounds' end when no cleanup follows (a Ctrl-C, cleanup =
+ * no; else its sweep of the run's mark removes them); in a VM left off (a
+ * failed power-on) the next cleanup's sweep removes them once it is on. */
 void na_run_guest_end(na_run *r)
 {
 	const vs_vm *vm = na_run_vm(r);

@@ -313,7 +313,8 @@ int na_select_hosts(const na_inventory *inv, const na_host_choice *choice, vs_ho
 	if (*n == 0 && cl)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "cluster '%s' has no hosts", choice->cluster);
 	if (*n == 0)
-		return vs_fail(err, VS_ERR_NOT_FOUND, "no host is left where the VM can run");
+		return vs_fail(err, VS_ERR_NOT_FOUND, choice->parents ? "no host of the VM's cluster is in the inventory"
+		                                                      : "vCenter lists no hosts");
 	return VS_OK;
 }
 

@@ -16,8 +16,8 @@ enum { NA_BENCH_NAS_TIMEOUT_S = 10, NA_BENCH_TOOK = 16 };
 
 /* How long each profile's last run on a datastore took to be seen ended:
  * its next there is first looked at then, and another profile's first
- * there from it (na_bench_expected_s), as each look is a vCenter call.  A
- * campaign keeps it from round to round. */
+ * there (or anywhere, before any ran there) from it (na_bench_expected_s),
+ * as each look is a vCenter call.  A campaign keeps it from round to round. */
 typedef struct na_bench_took {
 	struct {
 		char profile[64], datastore[128];

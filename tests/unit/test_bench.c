@@ -113,9 +113,9 @@ static void next_run_is_looked_at_when_the_last_ended(void **state)
 	assert_true(na_bench_expected_s(&b, write, longer) == 5.25);
 	b.ds = &v41;      /* none ran on v41 yet: what they took on v3 */
 	assert_true(na_bench_expected_s(&b, read, job) == 3.25);
-	st.took_s = 2.5;  /* once one ran there, v41's own */
-	na_bench_learn(&b, write, longer, &st, 2.25, 2);
-	assert_true(na_bench_expected_s(&b, read, job) == 2);
+	st.took_s = 5.5;  /* once one ran there, v41's own 1.5 s beyond */
+	na_bench_learn(&b, write, longer, &st, 4.25, 2);
+	assert_true(na_bench_expected_s(&b, read, job) == 3.5);
 	b.ds = &v3;
 	/* a job without a runtime: only its own learned time */
 	assert_true(na_bench_expected_s(&b, write, "[a]\nrw=write\nsize=1G\n") == 0);
