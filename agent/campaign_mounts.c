@@ -51,6 +51,16 @@ bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, 
 	return rc == VS_OK;
 }
 
+int na_run_target_host_list(na_run *r, const na_target *t, vs_host ***hosts, size_t *n,
+                            vs_error *err)
+{
+	na_host_choice choice;
+	*hosts = NULL;
+	*n = 0;
+	return na_run_target_hosts(r, t, &choice, err) ? na_select_hosts(&r->inv, &choice, hosts, n, err)
+	                                               : err->status;
+}
+
 /* "put-back:T": the admin's mount of t's export that a learned switch to
  * NFS 3 replaced (put_back_mark), into step (160 bytes). */
 static const char *replaced_step(char *step, const na_target *t)
@@ -143,13 +153,13 @@ static int mark_adding(na_run *r, const na_target *t)
 	char step[160];
 	snprintf(step, sizeof(step), "adding:%s", t->name);
 	vs_datastore *d = na_run_datastore(r, t->datastore);
-	na_host_choice choice;
 	vs_host **hosts = NULL;
 	size_t n = 0;
 	vs_error err = {0};
-	if (!d || !na_run_target_hosts(r, t, &choice, &err) ||
-	    na_select_hosts(&r->inv, &choice, &hosts, &n, &err) != VS_OK)
+	if (!d || na_run_target_host_list(r, t, &hosts, &n, &err) != VS_OK) {
+		free(hosts);
 		return d ? na_run_fail(r, &err) : VS_OK;
+	}
 	/* A stopped run's additions stay listed (they have it now). */
 	char *list = NULL;
 	na_run_done(r, step, &list);
@@ -188,12 +198,10 @@ int na_run_remove_added(na_run *r, const na_target *t)
  * cluster) when an earlier run mounted it. */
 static bool lacking_hosts(na_run *r, const na_target *t, const vs_datastore *d)
 {
-	na_host_choice choice;
 	vs_host **hosts = NULL;
 	size_t n = 0;
 	bool lacking = false;
-	if (na_run_target_hosts(r, t, &choice, &(vs_error){0}) &&
-	    na_select_hosts(&r->inv, &choice, &hosts, &n, &(vs_error){0}) == VS_OK)
+	if (na_run_target_host_list(r, t, &hosts, &n, &(vs_error){0}) == VS_OK)
 		for (size_t i = 0; i < n; i++)
 			lacking |= !na_mounted_on(d, hosts[i]->moref);
 	free(hosts);
@@ -211,23 +219,26 @@ int na_run_mount_target(na_run *r, na_target *t)
 	snprintf(intent, sizeof(intent), "mounting:%s", t->name);
 	if (!t->servers || na_run_alternating(r, t))
 		return VS_OK;
-	/* Journaled, and there on t's hosts: done.  Journaled but gone (a failed
-	 * run's cleanup unmounted it) or missing on a host of t: mounted there if
-	 * the target has work left, the campaign's to unmount unless it was the
-	 * admin's (below). */
+	/* Journaled, and there: done.  Journaled but gone (a failed run's
+	 * cleanup unmounted it), or the campaign's own mount, as it mounts now,
+	 * missing on a host of t (the VM moved to another cluster while the run
+	 * was stopped): mounted there if the target has work left, the
+	 * campaign's to unmount unless it was the admin's (below).  An admin's
+	 * mount a learned switch replaced ("put-back:T") stays the admin's, also
+	 * when a kill left it unmounted. */
 	bool journaled = na_run_done(r, step, &detail);
 	bool journaled_ours = journaled && detail && !strcmp(detail, "mounted");
 	free(detail);
-	const vs_datastore *present = na_run_datastore(r, t->datastore);
-	bool there = present != NULL;
-	if (journaled && ((there && !lacking_hosts(r, t, present)) || !na_run_has_work(r, t)))
-		return VS_OK;
-	/* An admin's mount a learned switch replaced ("put-back:T") stays the
-	 * admin's, also when a kill left it unmounted. */
 	char put_back[160];
 	bool replaced = na_run_done(r, replaced_step(put_back, t), NULL);
+	const vs_datastore *present = na_run_datastore(r, t->datastore);
+	bool there = present != NULL;
+	bool grows = there && journaled_ours && !replaced && present->type &&
+	             !strcmp(present->type, na_run_ds_type(r, t)) && lacking_hosts(r, t, present);
+	if (journaled && ((there && !grows) || !na_run_has_work(r, t)))
+		return VS_OK;
 	bool ours = !replaced && (!there || (journaled ? journaled_ours : na_run_done(r, intent, NULL)));
-	int rc = !there ? na_run_mark(r, intent, "absent") : ours ? VS_OK : mark_adding(r, t);
+	int rc = there ? mark_adding(r, t) : na_run_mark(r, intent, "absent");
 	size_t mounted = 0;
 	if (rc == VS_OK)
 		rc = na_run_mount_export(r, t, na_run_nfs_of(r, t), &mounted);
