@@ -71,11 +71,9 @@ typedef struct run_target {
 /* The hosts a target mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1". */
 static void write_hosts(FILE *out, na_run *r, const na_target *t)
 {
-	na_host_choice choice;
 	vs_host **hosts = NULL;
 	size_t n = 0;
-	if (na_run_target_hosts(r, t, &choice, &(vs_error){0}) &&
-	    na_select_hosts(&r->inv, &choice, &hosts, &n, &(vs_error){0}) == VS_OK)
+	if (na_run_target_host_list(r, t, &hosts, &n, &(vs_error){0}) == VS_OK)
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, "%s%s", i ? ", " : n > 1 ? "hosts " : "host ", hosts[i]->name);
 	free(hosts);

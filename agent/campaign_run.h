@@ -166,6 +166,9 @@ void na_run_print_plan(na_run *r, const vs_vm *vm);
 /* The target's hosts ("all", "cluster:NAME", a host, by default the hosts
  * the VMs can run on) as a choice. */
 bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err);
+/* The same hosts (pointers into the inventory; free the array, also on an error). */
+int na_run_target_host_list(na_run *r, const na_target *t, vs_host ***hosts, size_t *n,
+                            vs_error *err);
 int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted);
 /* Unmounts d from every host that mounts it (a refusal is a failure, not bad input). */
 int na_run_unmount_all(na_run *r, const vs_datastore *d);
