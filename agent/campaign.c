@@ -247,10 +247,10 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_leftovers left = {0};
 	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &left, &err);
 	r->t_move += na_run_clock() - t0;
-	/* A move a workaround got there after a failed try may have left a copy
-	 * too, in a folder named for where the VM was then: listed at the end
-	 * as found now, with what the cleanup finds. */
-	r->move_failed |= rc != VS_OK || v == NA_VERDICT_FINDING || left.n > 0;
+	/* A failed try (also one a workaround went past) may have left a copy
+	 * in a folder named for where the VM was then, which the cleanup's
+	 * search by its folder at the end does not find: listed at the end as
+	 * found now, with what the cleanup finds. */
 	if (na_leftovers_add(&r->leftovers, &left) != VS_OK)
 		na_warn("out of memory: a copy a failed move left may not be listed");
 	na_leftovers_free(&left);
@@ -486,14 +486,10 @@ static bool named_before(const na_run *r, size_t i)
 }
 
 /* Before the campaign's datastores go: what failed moves left there (the
- * VM's folder, or folder_N, on a target the VM is not on now), unless
- * this run is neither a resume nor an abort and none of its moves failed
- * or left a copy.  Not finding them is no reason to leave the mounts in
- * place. */
+ * VM's folder, or folder_N, on a target the VM is not on now).  Not
+ * finding them is no reason to leave the mounts in place. */
 static void find_leftovers(na_run *r)
 {
-	if (!r->o->resume && !r->o->abort && !r->move_failed)
-		return;
 	char *folder = NULL, *ds = NULL;
 	const char *vmx = na_run_vm(r)->vmx_path;
 	vs_error err = {0};

@@ -83,7 +83,7 @@ int na_run_check_guest(na_run *r)
 			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[i]);
 		na_bench b = na_run_bench_in(r, &s, vm);
 		if (na_bench_begin(&b, &err) != VS_OK) {
-			na_run_bench_done(r, &b);  /* what it made is removed at the rounds' end */
+			na_run_bench_done(r, &b);  /* what it made goes when the rounds end */
 			return na_run_fail(r, &err);
 		}
 		r->fio_checked = b.fio_checked;

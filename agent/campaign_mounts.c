@@ -194,8 +194,8 @@ int na_run_remove_added(na_run *r, const na_target *t)
 	return rc;
 }
 
-/* Whether a host of t lacks its datastore d: the VM ran elsewhere (another
- * cluster) when an earlier run mounted it. */
+/* Whether a host of t lacks its datastore d: an admin unmounted it there,
+ * or the VM ran in another cluster when an earlier run mounted it. */
 static bool lacking_hosts(na_run *r, const na_target *t, const vs_datastore *d)
 {
 	vs_host **hosts = NULL;
@@ -238,11 +238,13 @@ int na_run_mount_target(na_run *r, na_target *t)
 	if (journaled && ((there && !grows) || !na_run_has_work(r, t)))
 		return VS_OK;
 	bool ours = !replaced && (!there || (journaled ? journaled_ours : na_run_done(r, intent, NULL)));
-	int rc = there ? mark_adding(r, t) : na_run_mark(r, intent, "absent");
+	int rc = !there ? na_run_mark(r, intent, "absent") : ours ? VS_OK : mark_adding(r, t);
 	size_t mounted = 0;
 	if (rc == VS_OK)
 		rc = na_run_mount_export(r, t, na_run_nfs_of(r, t), &mounted);
-	if (rc != VS_OK && ours && na_run_reload(r) == VS_OK) {
+	/* A mount of its own that failed on a host goes, unless it was there
+	 * (growing) before: the mount op undid its own part. */
+	if (rc != VS_OK && ours && !grows && na_run_reload(r) == VS_OK) {
 		vs_datastore *d = na_run_datastore(r, t->datastore);
 		if (d) {
 			printf("Target %s: unmounting %s from the hosts that did mount it.\n", t->name,

@@ -30,7 +30,6 @@ typedef struct na_run {
 	int journal_failed;      /* the status of a journal that could not be read, or VS_OK */
 	vs_error err;            /* the run's first error: the one main.c prints */
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
-	bool move_failed;        /* a move of this run failed: it may have left one */
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 	bool fio_checked, fio_libaio;  /* the VM's fio, as na_run_check_guest found it */
 	na_bench_guest guest;    /* the one VM's folders and job texts, kept across rounds */

@@ -50,11 +50,7 @@ assert_eq "$(jq '[.[] | select(.name | startswith("bench-"))] | length' <<< "$OU
 	nfs_target c3 bench-c3 /mnt/tank/vmware64k 3 connections=2 probe=no
 } > "$WORK/conn.ini"
 asked=$(grep -c 'CreateNasDatastore bench-c3 on .*: connections 2$' "$WORK/lab.err" || true)
-searched=$(calls SearchDatastore_Task)
 run 0 "$NFSAGENT" run "$WORK/conn.ini" --db "$WORK/conn.db"
-# A first run whose moves all landed left no copy: the target is searched
-# only before each move (for that move's own attempt), not again at cleanup.
-assert_eq "$(( $(calls SearchDatastore_Task) - searched ))" 2 "datastore searches of a clean run"
 assert_eq "$(( $(grep -c 'CreateNasDatastore bench-c3 on .*: connections 2$' "$WORK/lab.err") - asked ))" 1 \
 	"hosts asked for 2 connections"
 run 0 "$NFSAGENT" results --db "$WORK/conn.db" --json
@@ -73,14 +69,16 @@ assert_contains "$ERR" "[target c3] connections = N is set when nfsagent mounts:
 run 2 "$NFSAGENT" run "$WORK/conn-pre.ini" --dry-run
 assert_contains "$ERR" "target c3: connections = 2, but datastore 'truenas-vmware' is mounted already"
 # A first run whose move got there by a workaround (NFS 3) after a failed
-# try: the try's copy is listed at the end.
-find "$WORK/lab" -path '*vmware64k/fiotest' -type d -exec rm -r {} +
+# try: the try's copy is listed at the end, once (the move saw it; the
+# cleanup's search by the VM's folder then may not: a move renames it).
+# The earlier copies go first.
+find "$WORK/lab" -type d -path '*/vmware64k/fiotest*' -prune -exec rm -r {} +
 {
 	tiny_campaign retry
 	nfs_target v41 bench-v41 /mnt/tank/vmware64k 4.1 probe=no on_extent_bug=nfs3
 } > "$WORK/retry.ini"
 run 0 "$NFSAGENT" run "$WORK/retry.ini" --db "$WORK/retry.db"
 assert_contains "$OUT" "working around it (--on-extent-bug nfs3)"
-assert_contains "$OUT" "Left on the targets by failed moves (not deleted; check them, then delete them by hand):
-  [bench-v41] fiotest/fiotest"
+assert_contains "$OUT" "Left on the targets by failed moves (not deleted; check them, then delete them by hand):"
+assert_eq "$(grep -cE '^  \[bench-v41\] fiotest(_[0-9]+)*/fiotest\.vmdk, ' <<< "$OUT")" 1 "the try's disk, listed once"
 echo "campaign_leftovers: ok"
