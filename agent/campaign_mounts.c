@@ -32,33 +32,20 @@ static const char *const *vm_parents(na_run *r)
  * the hosts the VM can run on: its cluster's, or its standalone host (the
  * VMs' with vms =).  A test datastore needs no other host, and DRS keeps
  * the VM on the hosts that have it. */
-bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err)
+na_host_choice na_run_target_choice(na_run *r, const na_target *t)
 {
 	const char *h = t->hosts;
-	*choice = (na_host_choice){0};
-	if (!h)
-		choice->parents = vm_parents(r);
-	else if (!strcmp(h, "all"))
-		choice->all = true;
-	else if (!strncmp(h, "cluster:", 8))
-		choice->cluster = h + 8;
-	else
-		choice->host = h;
-	vs_host **hosts = NULL;
-	size_t n = 0;
-	int rc = na_select_hosts(&r->inv, choice, &hosts, &n, err);
-	free(hosts);
-	return rc == VS_OK;
+	return !h                           ? (na_host_choice){.parents = vm_parents(r)}
+	       : !strcmp(h, "all")          ? (na_host_choice){.all = true}
+	       : !strncmp(h, "cluster:", 8) ? (na_host_choice){.cluster = h + 8}
+	                                    : (na_host_choice){.host = h};
 }
 
 int na_run_target_host_list(na_run *r, const na_target *t, vs_host ***hosts, size_t *n,
                             vs_error *err)
 {
-	na_host_choice choice;
-	*hosts = NULL;
-	*n = 0;
-	return na_run_target_hosts(r, t, &choice, err) ? na_select_hosts(&r->inv, &choice, hosts, n, err)
-	                                               : err->status;
+	na_host_choice choice = na_run_target_choice(r, t);
+	return na_select_hosts(&r->inv, &choice, hosts, n, err);
 }
 
 /* "put-back:T": the admin's mount of t's export that a learned switch to
@@ -102,7 +89,7 @@ int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounte
 	                   .connections = t->connections ? conns : NULL};
 	a.spec.name = t->datastore;
 	a.spec.path = t->path;
-	na_run_target_hosts(r, t, &a.choice, &(vs_error){0});
+	a.choice = na_run_target_choice(r, t);
 	return mount_checked(r, &a, mounted);
 }
 
@@ -343,7 +330,7 @@ static int mount_as_was(na_run *r, na_target *t, const json_t *was)
 	if (n)
 		a.hosts = on;
 	else
-		na_run_target_hosts(r, t, &a.choice, &err);
+		a.choice = na_run_target_choice(r, t);
 	size_t mounted = 0;
 	int rc = !on || !read_only ? na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"})
 	         /* every host of the admin's mount is gone from vCenter: the end

@@ -12,9 +12,13 @@
 static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 {
 	vs_error err = {0};
-	na_host_choice choice;
-	if (!na_run_target_hosts(r, t, &choice, &err))
+	vs_host **hosts = NULL;
+	size_t n_hosts = 0;
+	int chosen = na_run_target_host_list(r, t, &hosts, &n_hosts, &err);
+	free(hosts);
+	if (chosen != VS_OK)
 		return na_run_fail(r, &err);
+	na_host_choice choice = na_run_target_choice(r, t);
 	vs_datastore *d = NULL;
 	for (size_t i = 0; i < r->inv.n_datastores; i++)
 		if (!strcmp(r->inv.datastores[i].name, t->datastore))

@@ -41,7 +41,7 @@ typedef struct na_run {
 	 * malloc'd); vm_moref is the first's.  n_vms 0: the one VM of vm =. */
 	char *vm_morefs[NA_MAX_CAMPAIGN_VMS], *vm_names[NA_MAX_CAMPAIGN_VMS];
 	size_t n_vms;
-	/* The compute resources the VMs run in (na_run_target_hosts' default). */
+	/* The compute resources the VMs run in (na_run_target_choice's default). */
 	const char *vm_parents[NA_MAX_CAMPAIGN_VMS + 1];
 } na_run;
 
@@ -163,9 +163,11 @@ void na_run_print_plan(na_run *r, const vs_vm *vm);
 
 /* campaign_mounts.c: the campaign's datastores */
 /* The target's hosts ("all", "cluster:NAME", a host, by default the hosts
- * the VMs can run on) as a choice. */
-bool na_run_target_hosts(na_run *r, const na_target *t, na_host_choice *choice, vs_error *err);
-/* The same hosts (pointers into the inventory; free the array, also on an error). */
+ * the VMs can run on) as a choice, its pointers good until the inventory's
+ * next reload. */
+na_host_choice na_run_target_choice(na_run *r, const na_target *t);
+/* The same hosts (pointers into the inventory; free the array, also on an
+ * error, which says why there are none: a host or cluster not found). */
 int na_run_target_host_list(na_run *r, const na_target *t, vs_host ***hosts, size_t *n,
                             vs_error *err);
 int na_run_mount_export(na_run *r, na_target *t, const char *nfs, size_t *mounted);
