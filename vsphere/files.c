@@ -231,23 +231,22 @@ static int read_search_result(const xmlNode *result, vs_file **files, size_t *n,
 	return VS_OK;
 }
 
-int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspath,
-                      const char *pattern, vs_file **files, size_t *n, vs_error *err)
+/* SearchDatastore_Task's parameters: files of folder_dspath matching
+ * pattern, with their types and sizes. */
+static void search_params(vs_buf *params, const char *folder_dspath, const char *pattern)
 {
-	*files = NULL;
-	*n = 0;
-	vs_buf params = {0};
-	vs_buf_elem(&params, "datastorePath", folder_dspath);
-	vs_buf_add(&params, "<searchSpec><query xsi:type=\"FileQuery\"/><details><fileType>true</fileType>"
-	                    "<fileSize>true</fileSize><modification>false</modification>"
-	                    "<fileOwner>false</fileOwner></details>");
-	vs_buf_elem(&params, "matchPattern", pattern);
-	vs_buf_add(&params, "</searchSpec>");
-	xmlDoc *result = NULL;
-	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
-	                       : vs_task_run(c, "SearchDatastore_Task", "HostDatastoreBrowser", browser,
-	                                     params.data, VS_CALL_SAFE, NULL, NULL, &result, err);
-	vs_buf_free(&params);
+	vs_buf_elem(params, "datastorePath", folder_dspath);
+	vs_buf_add(params, "<searchSpec><query xsi:type=\"FileQuery\"/><details><fileType>true</fileType>"
+	                   "<fileSize>true</fileSize><modification>false</modification>"
+	                   "<fileOwner>false</fileOwner></details>");
+	vs_buf_elem(params, "matchPattern", pattern);
+	vs_buf_add(params, "</searchSpec>");
+}
+
+/* The files of a search's result; on failure none, and err says which folder. */
+static int search_files(int rc, xmlDoc *result, const char *folder_dspath, vs_file **files,
+                        size_t *n, vs_error *err)
+{
 	if (rc == VS_OK && result)
 		rc = read_search_result(xmlDocGetRootElement(result), files, n, err);
 	xmlFreeDoc(result);
@@ -257,6 +256,50 @@ int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspa
 		vs_error_context(err, "listing %s", folder_dspath);
 	}
 	return rc;
+}
+
+int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspath,
+                      const char *pattern, vs_file **files, size_t *n, vs_error *err)
+{
+	*files = NULL;
+	*n = 0;
+	vs_buf params = {0};
+	search_params(&params, folder_dspath, pattern);
+	xmlDoc *result = NULL;
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                       : vs_task_run(c, "SearchDatastore_Task", "HostDatastoreBrowser", browser,
+	                                     params.data, VS_CALL_SAFE, NULL, NULL, &result, err);
+	vs_buf_free(&params);
+	return search_files(rc, result, folder_dspath, files, n, err);
+}
+
+int vs_datastore_list_start(vs_client *c, const char *browser, const char *folder_dspath,
+                            const char *pattern, char **task, vs_error *err)
+{
+	*task = NULL;
+	vs_buf params = {0};
+	search_params(&params, folder_dspath, pattern);
+	vs_reply r = {0};
+	int rc = params.failed ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+	                       : vs_call(c, "SearchDatastore_Task", "HostDatastoreBrowser", browser,
+	                                 params.data, VS_RET_ONE, VS_CALL_SAFE, NULL, &r, err);
+	if (rc == VS_OK && !(*task = vs_xml_text(vs_reply_ret(&r))))
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	vs_reply_free(&r);
+	vs_buf_free(&params);
+	if (rc != VS_OK)
+		vs_error_context(err, "listing %s", folder_dspath);
+	return rc;
+}
+
+int vs_datastore_list_take(vs_task_set *s, const char *task, const char *folder_dspath,
+                           vs_file **files, size_t *n, vs_error *err)
+{
+	*files = NULL;
+	*n = 0;
+	xmlDoc *result = NULL;
+	int rc = vs_task_set_take_result(s, task, &result, err);
+	return search_files(rc, result, folder_dspath, files, n, err);
 }
 
 /* ---- /folder --------------------------------------------------------------- */

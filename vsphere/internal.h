@@ -337,6 +337,8 @@ int vs_task_wait_other(vs_client *c, const char *task, vs_progress_fn progress, 
 int vs_task_wait_running(vs_client *c, const char *entity_type, const char *entity,
                          const char *description_id, vs_progress_fn progress, void *ud,
                          bool *waited, vs_error *err);
+/* vs_task_set_take, with the ended task's info.result (NULL: none). */
+int vs_task_set_take_result(vs_task_set *s, const char *task, xmlDoc **result, vs_error *err);
 /* Calls a *_Task method and waits for it. */
 int vs_task_run(vs_client *c, const char *method, const char *this_type, const char *this_id,
                 const char *params, unsigned flags, vs_progress_fn progress, void *ud,

@@ -513,10 +513,17 @@ vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *pro
 
 int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err)
 {
+	return vs_task_set_take_result(s, task, NULL, err);
+}
+
+int vs_task_set_take_result(vs_task_set *s, const char *task, xmlDoc **result, vs_error *err)
+{
+	if (result)
+		*result = NULL;
 	set_entry *e = entry_of(s, task);
 	if (!e)
 		return vs_fail(err, VS_ERR_NOT_FOUND, "task %s is not waited for", task);
-	int rc = finished(&e->st) ? task_outcome(&e->st, NULL, err)
+	int rc = finished(&e->st) ? task_outcome(&e->st, result, err)
 	                          : vs_fail(err, VS_ERR_PROTOCOL, "task %s has not ended", task);
 	destroy_filter(s->c, &e->filter);
 	entry_clear(e);

@@ -472,6 +472,7 @@ int vs_vm_snapshot_remove(vs_client *c, const char *snapshot, vs_error *err)
 typedef struct start {
 	relocation want;
 	char *task;  /* a relocation found queued or running */
+	bool there;  /* the VM's files are all on want.datastore */
 } start;
 
 /* Whether a relocation call whose answer was lost did start (its task is
@@ -487,15 +488,57 @@ static int started_now(vs_client *c, void *ud, bool *done, vs_error *err)
 	return rc;
 }
 
+/* One object of the read before a start: the VM (its datastores) or one of
+ * its recent tasks (a relocation still queued or running). */
+static int read_before_start(const char *type, const char *moref, const xmlNode *object, void *ud,
+                             vs_error *err)
+{
+	start *st = ud;
+	if (strcmp(type, "Task") == 0) {
+		bool running = !st->task && vs_task_is_running(object, RELOCATE_ID);
+		return running && !(st->task = strdup(moref)) ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+		                                              : VS_OK;
+	}
+	size_t n = 0;
+	const xmlNode *ds = vs_prop(object, "datastore");
+	char **list = ds ? vs_moref_list(ds, &n) : NULL;
+	if (ds && !list)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	st->there = n == 1 && strcmp(list[0], st->want.datastore) == 0;
+	vs_strv_free(list, n);
+	return VS_OK;
+}
+
+/* Where the VM is and which relocation of it runs, in one read, right
+ * before a start: an earlier run's move may have ended since the caller
+ * planned (a rerun after a kill), and a VM is never moved twice. */
+static int look_before_start(vs_client *c, start *st, vs_error *err)
+{
+	static const char *const own_paths[] = {"datastore", NULL};
+	const vs_propspec own = {"VirtualMachine", own_paths}, tasks = {"Task", vs_task_running_paths};
+	return vs_props_with_related(c, "VirtualMachine", st->want.vm, "recentTask", &own, &tasks,
+	                             read_before_start, st, err);
+}
+
 int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
-                         const vs_vm_layout *layout, char **task, bool *found, vs_error *err)
+                         const vs_vm_layout *layout, volatile sig_atomic_t *stop, char **task,
+                         vs_relocate_outcome *how, vs_error *err)
 {
 	*task = NULL;
 	start st = {.want = {vm, datastore, layout, NULL, NULL, NULL}};
-	int rc = vs_task_find_running(c, "VirtualMachine", vm, RELOCATE_ID, task, err);
-	*found = rc == VS_OK && *task;
-	if (rc != VS_OK || *task)
-		return rc;  /* one is queued or running already: that is the one to wait for */
+	int rc = look_before_start(c, &st, err);
+	*how = st.task ? VS_RELOCATE_RUNNING : st.there ? VS_RELOCATE_THERE : VS_RELOCATE_STARTED;
+	if (rc != VS_OK || st.task || st.there) {
+		*task = rc == VS_OK ? st.task : NULL;
+		if (rc != VS_OK)
+			free(st.task);
+		return rc;
+	}
+	/* The last moment a stop is heard: after this call, the move is vCenter's. */
+	if (stop && *stop) {
+		*how = VS_RELOCATE_STOPPED;
+		return VS_OK;
+	}
 	vs_buf p = {0};
 	relocate_spec(&p, datastore, layout, NULL);
 	vs_reply r = {0};
@@ -509,6 +552,8 @@ int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
 		*task = st.task;  /* NULL when the VM is there already */
 	else
 		free(st.task);
+	if (rc == VS_OK && !*task)
+		*how = VS_RELOCATE_THERE;  /* a lost answer's relocation had taken it there */
 	vs_reply_free(&r);
 	vs_buf_free(&p);
 	return rc;

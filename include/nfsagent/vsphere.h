@@ -290,6 +290,13 @@ typedef struct vs_file {
 /* Files in "[ds] folder" matching pattern (e.g. "*"), with sizes (SearchDatastore_Task). */
 int vs_datastore_list(vs_client *c, const char *browser, const char *folder_dspath,
                       const char *pattern, vs_file **files, size_t *n, vs_error *err);
+/* vs_datastore_list without waiting: *task, to wait for in a vs_task_set;
+ * once it has ended, vs_datastore_list_take takes it from the set with its
+ * files. */
+int vs_datastore_list_start(vs_client *c, const char *browser, const char *folder_dspath,
+                            const char *pattern, char **task, vs_error *err);
+int vs_datastore_list_take(vs_task_set *s, const char *task, const char *folder_dspath,
+                           vs_file **files, size_t *n, vs_error *err);
 void vs_files_free(vs_file **files, size_t n);
 /* Downloads "[ds] path" over /folder; at most max_bytes (VS_ERR_HTTP past that). */
 int vs_datastore_download(vs_client *c, const char *dspath, size_t max_bytes, char **data,
@@ -366,12 +373,21 @@ int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err);
-/* Starts the relocation of vs_vm_relocate without waiting: *task is the
- * Task to wait for (vs_task_set).  A relocation of the VM queued or running
- * already (a killed nfsagent's) is that task, none is started, and *found
- * says so; *task NULL: a lost answer's relocation had taken the VM there. */
+/* Starts the relocation of vs_vm_relocate without waiting, for a caller
+ * that waits for its task itself (vs_task_set).  Right before the call, one
+ * read of where the VM is and of its recent tasks: a VM on datastore
+ * already is never moved again, and a relocation of it queued or running
+ * (an earlier run's) is the one to wait for.  *stop (may be NULL) is looked
+ * at last, right before the call. */
+typedef enum vs_relocate_outcome {
+	VS_RELOCATE_STARTED,  /* *task is the relocation started now */
+	VS_RELOCATE_RUNNING,  /* *task is one queued or running already; none started */
+	VS_RELOCATE_THERE,    /* the VM is on datastore already; *task NULL */
+	VS_RELOCATE_STOPPED,  /* *stop was set: nothing started; *task NULL */
+} vs_relocate_outcome;
 int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
-                         const vs_vm_layout *layout, char **task, bool *found, vs_error *err);
+                         const vs_vm_layout *layout, volatile sig_atomic_t *stop, char **task,
+                         vs_relocate_outcome *how, vs_error *err);
 /* Waits until no relocation of the VM runs (its recentTask); *waited: one did. */
 int vs_vm_wait_relocation(vs_client *c, const char *vm, bool *waited, vs_error *err);
 /* CreateSnapshot_Task (no memory, no quiesce); *snapshot gets the moref. */
