@@ -338,6 +338,9 @@ typedef struct na_attempt {
 } na_attempt;
 void na_attempt_begin(vs_client *c, const na_inventory *inv, const vs_vm *vm,
                       const vs_datastore *target, na_attempt *a);
+/* The same from a listing of the target's root taken before the move
+ * (none: no names were there). */
+void na_attempt_from(const vs_vm *vm, const vs_file *root, size_t n_root, na_attempt *a);
 void na_attempt_free(na_attempt *a);
 /* Whether name is folder or folder_N (vCenter's names for it). */
 bool na_attempt_name(const char *folder, const char *name);

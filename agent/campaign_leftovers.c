@@ -77,17 +77,25 @@ static int add_line(na_leftovers *l, const char *line)
 	return VS_OK;
 }
 
-static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const vs_file *file)
+/* "[ds] folder/name, size (server:/export/folder/name)" */
+static int add(na_leftovers *l, const vs_datastore *d, const char *folder, const char *name,
+               const char *size)
 {
-	char size[32] = "size unknown", line[2048];
+	char line[2048];
+	if (d->remote_path)
+		snprintf(line, sizeof(line), "[%s] %s/%s, %s (%s:%s/%s/%s)", d->name, folder, name, size,
+		         d->remote_host ? d->remote_host : "", d->remote_path, folder, name);
+	else
+		snprintf(line, sizeof(line), "[%s] %s/%s, %s", d->name, folder, name, size);
+	return add_line(l, line);
+}
+
+static int add_file(na_leftovers *l, const vs_datastore *d, const char *folder, const vs_file *file)
+{
+	char size[32] = "size unknown";
 	if (file->size >= 0)
 		na_size(file->size, size, sizeof(size));
-	if (d->remote_path)
-		snprintf(line, sizeof(line), "[%s] %s/%s, %s (%s:%s/%s/%s)", d->name, folder, file->path, size,
-		         d->remote_host ? d->remote_host : "", d->remote_path, folder, file->path);
-	else
-		snprintf(line, sizeof(line), "[%s] %s/%s, %s", d->name, folder, file->path, size);
-	return add_line(l, line);
+	return add(l, d, folder, file->path, size);
 }
 
 int na_leftovers_add(na_leftovers *into, const na_leftovers *from)
@@ -110,6 +118,69 @@ static bool registered_in(const na_inventory *inv, const vs_datastore *d, const 
 	return false;
 }
 
+static bool in_listing(const vs_file *files, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(files[i].path, name) == 0)
+			return true;
+	return false;
+}
+
+/* An extent's length as the hosts that mount d read it: the longest (the
+ * copy holds at least that much), and the shortest beside it where a host
+ * reads less (the NFS 4.1 extent-size bug's view). */
+static void extent_size(vs_client *c, const vs_datastore *d, const char *extent, char *out,
+                        size_t size)
+{
+	int64_t longest = -1, shortest = -1;
+	for (size_t i = 0; i < d->n_mounts; i++) {
+		int64_t seen = -1;
+		vs_error ignored = {0};
+		if (!d->mounts[i].mounted ||
+		    vs_datastore_file_length(c, d->mounts[i].host, extent, &seen, &ignored) != VS_OK)
+			continue;
+		longest = seen > longest ? seen : longest;
+		shortest = shortest < 0 || seen < shortest ? seen : shortest;
+	}
+	char most[32], least[32];
+	if (longest < 0)
+		snprintf(out, size, "size unknown");
+	else if (shortest == longest)
+		snprintf(out, size, "%s", na_size(longest, most, sizeof(most)));
+	else
+		snprintf(out, size, "%s (a host reads %s)", na_size(longest, most, sizeof(most)),
+		         na_size(shortest, least, sizeof(least)));
+}
+
+/* The extents a descriptor among files names, each with its length: hostd
+ * lists a disk by its descriptor alone (525 bytes), while the copy's bulk
+ * is its flat file.  An unreadable descriptor or length adds nothing, or
+ * "size unknown"; only running out of memory is an error. */
+static int add_extents(vs_client *c, na_leftovers *l, const vs_datastore *d, const char *folder,
+                       const vs_file *files, size_t n, const vs_file *descriptor)
+{
+	size_t len = strlen(descriptor->path);
+	if (descriptor->is_folder || len < 5 || strcmp(descriptor->path + len - 5, ".vmdk") != 0)
+		return VS_OK;
+	char *dir = vs_dspath_join(d->name, folder), *path = dir ? na_dspath_child(dir, descriptor->path) : NULL;
+	na_checks extents = {0};
+	vs_error why = {0};  /* an unreadable descriptor lists no extents */
+	int rc = !path ? VS_ERR_NOMEM : na_check_descriptor(c, path, NULL, &extents, &why);
+	rc = rc == VS_ERR_NOMEM ? rc : VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < extents.n; i++) {
+		const char *extent = extents.v[i].extent, *name = extent ? strrchr(extent, '/') : NULL;
+		if (!name || in_listing(files, n, name + 1))
+			continue;
+		char size[96];
+		extent_size(c, d, extent, size, sizeof(size));
+		rc = add(l, d, folder, name + 1, size);
+	}
+	na_checks_free(&extents);
+	free(path);
+	free(dir);
+	return rc;
+}
+
 int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore *d,
                       const char *vm_folder, na_leftovers *l, vs_error *err)
 {
@@ -124,7 +195,9 @@ int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore 
 		size_t k = 0;
 		rc = list_root(c, d, folders[i].path, &files, &k, err);
 		for (size_t j = 0; rc == VS_OK && j < k; j++)
-			if (!files[j].is_folder && add(l, d, folders[i].path, &files[j]) != VS_OK)
+			if (!files[j].is_folder &&
+			    (add_file(l, d, folders[i].path, &files[j]) != VS_OK ||
+			     add_extents(c, l, d, folders[i].path, files, k, &files[j]) != VS_OK))
 				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		vs_files_free(&files, k);
 	}

@@ -3,6 +3,7 @@
  * apply the chosen workaround once.  Whatever happens, the last line says
  * where the VM is.  Several VMs (or every VM on a datastore) are a fleet
  * (ops/fleet.c): several at once, each verified as it lands. */
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -18,10 +19,12 @@ static const char usage[] =
 	"                        [--parallel N] [--per-host N] [--per-datastore N]\n"
 	"                        [--on-extent-bug POLICY] [--allow-power-off]\n"
 	"                        [--keep-going] [--dry-run] [OPTIONS]\n"
+	"       nfsagent migrate --vms GLOB --datastore DS [...]\n"
 	"       nfsagent migrate --from-datastore OLD --datastore DS [...]\n"
 	"Storage-vMotions VM (configuration and every disk) to DS, then verifies every\n"
-	"disk as the host that runs it reads them. Several VMs, or every VM with files on\n"
-	"OLD, move up to N at once (--parallel, default 4, at most 32), at most 2 from one\n"
+	"disk as the host that runs it reads them. Several VMs (--vm, and every VM whose\n"
+	"name matches GLOB, e.g. 'fleet-*'), or every VM with files on OLD, move up to N\n"
+	"at once (--parallel, default 4, at most 32), at most 2 from one\n"
 	"source host (--per-host) and 8 through one datastore (--per-datastore), as\n"
 	"vCenter's own limits; a move vCenter queues anyway is shown as queued. The first\n"
 	"failure stops new starts unless --keep-going; Ctrl-C lets the moves in flight\n"
@@ -37,18 +40,20 @@ static const char usage[] =
 	"A failed move's verdict is recorded in the results database (--db FILE).\n"
 	"Examples:\n"
 	"  nfsagent migrate --from-datastore tank-64k --datastore tank-16k --dry-run\n"
-	"  nfsagent migrate --from-datastore tank-64k --datastore tank-16k --parallel 8\n\n"
+	"  nfsagent migrate --from-datastore tank-64k --datastore tank-16k --parallel 8\n"
+	"  nfsagent migrate --vms 'web-*' --datastore tank-16k\n\n"
 	NA_CONNECT_HELP;
 
 enum {
 	OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_DATASTORE, OPT_POLICY, OPT_ALLOW_OFF, OPT_DB,
-	OPT_FROM, OPT_KEEP_GOING, OPT_DRY_RUN, OPT_PARALLEL, OPT_PER_HOST, OPT_PER_DATASTORE
+	OPT_FROM, OPT_KEEP_GOING, OPT_DRY_RUN, OPT_PARALLEL, OPT_PER_HOST, OPT_PER_DATASTORE, OPT_VMS
 };
 
 typedef struct migrate_cmd {
 	na_migrate_args one;  /* policy, target and database; .vm is the VM of the moment */
 	const char **vms;     /* --vm, as given */
 	size_t n_vms;
+	const char *glob;     /* --vms */
 	const char *from;     /* --from-datastore */
 	bool keep_going, dry_run;
 	int parallel, per_host, per_datastore;
@@ -89,6 +94,7 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_POLICY: a->one.policy = arg; return 1;
 	case OPT_ALLOW_OFF: a->one.allow_power_off = true; return 1;
 	case OPT_DB: a->one.db = arg; return 1;
+	case OPT_VMS: a->glob = arg; return 1;
 	case OPT_FROM: a->from = arg; return 1;
 	case OPT_KEEP_GOING: a->keep_going = true; return 1;
 	case OPT_DRY_RUN: a->dry_run = true; return 1;
@@ -114,10 +120,32 @@ static bool has_datastore(const vs_vm *vm, const char *moref)
 	return false;
 }
 
+/* --vms: every VM whose name matches, by name, but those named by --vm. */
+static int add_matches(const na_inventory *inv, const char *glob, const vs_vm **vms, size_t *n,
+                       vs_error *err)
+{
+	size_t named = *n, matched = 0;
+	for (size_t i = 0; i < inv->n_vms; i++) {
+		const vs_vm *vm = &inv->vms[i];
+		bool again = false;
+		for (size_t j = 0; j < named && !again; j++)
+			again = vms[j] == vm;
+		if (fnmatch(glob, vm->name, 0) != 0)
+			continue;
+		matched++;
+		if (!again)
+			vms[(*n)++] = vm;
+	}
+	if (!matched)
+		return vs_fail(err, VS_ERR_USAGE, "--vms '%s' matches no VM", glob);
+	qsort(vms + named, *n - named, sizeof(vs_vm *), by_name);
+	return VS_OK;
+}
+
 /* The VMs to move: --vm as given (each resolved, near matches named; one
- * named twice is refused), or every VM with files on --from-datastore, by
- * name.  Every VM's host must mount the target: all checked before
- * anything moves. */
+ * named twice is refused) and those --vms matches, or every VM with files
+ * on --from-datastore, by name.  Every VM's host must mount the target:
+ * all checked before anything moves. */
 static int fleet_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm ***vms, size_t *n,
                      vs_error *err)
 {
@@ -138,6 +166,8 @@ static int fleet_vms(const na_inventory *inv, const migrate_cmd *a, const vs_vm 
 				return vs_fail(err, VS_ERR_USAGE, "VM %s is named twice", vm->name);
 		(*vms)[(*n)++] = vm;
 	}
+	if (a->glob && add_matches(inv, a->glob, *vms, n, err) != VS_OK)
+		return err->status;
 	for (size_t i = 0; from && i < inv->n_vms; i++)
 		if (has_datastore(&inv->vms[i], from->moref))
 			(*vms)[(*n)++] = &inv->vms[i];
@@ -240,6 +270,18 @@ static void print_total(const na_fleet_result *r)
 	printf("%s\n", line);
 }
 
+/* A move's own time, from when vCenter began it to its end; and the time
+ * vCenter kept it queued before that, said apart. */
+static double moving_time(const na_fleet_vm *v)
+{
+	return v->ended_s - (v->moving_s > 0 ? v->moving_s : v->started_s);
+}
+
+static double queued_time(const na_fleet_vm *v)
+{
+	return v->moving_s > 0 ? v->moving_s - v->started_s : 0;
+}
+
 static bool ended(const na_fleet_vm *v)
 {
 	return v->state == NA_FLEET_DONE || v->state == NA_FLEET_FAILED;
@@ -248,13 +290,18 @@ static bool ended(const na_fleet_vm *v)
 /* v's line; live: in the live block, with its task's percent. */
 static void vm_text(const na_fleet_vm *v, bool live, char *buf, size_t size)
 {
-	char *name = na_escaped(v->name), took[32] = "", done[16] = "";
-	if (ended(v))
-		clock_text(v->ended_s - v->started_s, took, sizeof(took));
-	else if (live && v->state == NA_FLEET_MOVING && v->progress >= 0)
+	char *name = na_escaped(v->name), took[96] = "", done[16] = "";
+	if (ended(v)) {
+		char move[32], queued[32], after[48] = "";
+		clock_text(moving_time(v), move, sizeof(move));
+		clock_text(queued_time(v), queued, sizeof(queued));
+		if (queued_time(v) >= 0.5)
+			snprintf(after, sizeof(after), ", after %s queued", queued);
+		snprintf(took, sizeof(took), " (%s%s)", move, after);
+	} else if (live && v->state == NA_FLEET_MOVING && v->progress >= 0) {
 		snprintf(done, sizeof(done), " %d%%", v->progress);
-	snprintf(buf, size, "%s%s: %s%s%s%s%s", live ? "  " : "", name ? name : "?", state_word(v), done,
-	         *took ? " (" : "", took, *took ? ")" : "");
+	}
+	snprintf(buf, size, "%s%s: %s%s%s", live ? "  " : "", name ? name : "?", state_word(v), done, took);
 	free(name);
 }
 
@@ -334,22 +381,24 @@ static void show_changes(void *ud, const na_fleet_result *r)
 
 static void print_summary(const migrate_cmd *a, const na_session *s, const na_fleet_result *r)
 {
-	static const char *const headers[] = {"VM", "HOST", "SIZE", "TIME", "RESULT"};
-	na_table *t = na_table_new(5, headers);
+	static const char *const headers[] = {"VM", "HOST", "SIZE", "TIME", "QUEUED", "RESULT"};
+	na_table *t = na_table_new(6, headers);
 	size_t there = 0;
 	for (size_t i = 0; t && i < r->n; i++) {
 		const na_fleet_vm *v = &r->vms[i];
-		char size[32], took[32] = "-", what[1200];
+		char size[32], took[32] = "-", queued[32] = "-", what[1200];
 		na_size(v->bytes, size, sizeof(size));
-		if (v->ended_s > 0)
-			clock_text(v->ended_s - v->started_s, took, sizeof(took));
+		if (v->ended_s > 0) {
+			clock_text(moving_time(v), took, sizeof(took));
+			clock_text(queued_time(v), queued, sizeof(queued));
+		}
 		there += v->state == NA_FLEET_DONE;
 		/* The fault's name is short; its message was said as the move failed. */
 		const char *why = v->state != NA_FLEET_FAILED || v->diag.extent_bug ? ""
 		                  : v->err.fault[0]                               ? v->err.fault
 		                                                                  : v->err.message;
 		snprintf(what, sizeof(what), "%s%s%s", state_word(v), *why ? ": " : "", why);
-		const char *row[] = {v->name, na_host_name(s->inv, v->host), size, took, what};
+		const char *row[] = {v->name, na_host_name(s->inv, v->host), size, took, queued, what};
 		na_table_add(t, row);
 	}
 	if (r->stopped)
@@ -368,10 +417,11 @@ static void print_summary(const migrate_cmd *a, const na_session *s, const na_fl
 
 static json_t *vm_json(const na_session *s, const na_fleet_vm *v)
 {
-	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:b, s:b, s:f, s:f}", "vm", v->name, "host",
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:b, s:b, s:f, s:f, s:f}", "vm", v->name, "host",
 	                      na_host_name(s->inv, v->host), "bytes", (json_int_t)v->bytes, "result",
 	                      state_word(v), "moved", v->state == NA_FLEET_DONE, "already_there",
-	                      v->already_there, "started_s", v->started_s, "ended_s", v->ended_s);
+	                      v->already_there, "started_s", v->started_s, "moving_s", v->moving_s,
+	                      "ended_s", v->ended_s);
 	if (v->diag.verdict)
 		json_object_set_new(o, "diagnosis", na_diagnosis_json(&v->diag));
 	if (v->checks.n)
@@ -549,7 +599,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 {
 	migrate_cmd *a = args;
 	/* A dry run of one VM is the batch's plan: the same checks, nothing moves. */
-	if (a->n_vms == 1 && !a->from && !a->dry_run)
+	if (a->n_vms == 1 && !a->glob && !a->from && !a->dry_run)
 		return migrate_one(c, a, json, out);
 	return migrate_fleet(c, a, json, out);
 }
@@ -561,10 +611,10 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 	const char *p = a->policy;
 	if (argc > 0)
 		return na_usage_error(out, "unexpected argument '%s'", argv[0]);
-	if ((!cmd->n_vms && !cmd->from) || !a->datastore)
-		return na_usage_error(out, "--vm (or --from-datastore) and --datastore are required");
-	if (cmd->n_vms && cmd->from)
-		return na_usage_error(out, "give --vm or --from-datastore, not both");
+	if ((!cmd->n_vms && !cmd->glob && !cmd->from) || !a->datastore)
+		return na_usage_error(out, "--vm, --vms or --from-datastore, and --datastore are required");
+	if ((cmd->n_vms || cmd->glob) && cmd->from)
+		return na_usage_error(out, "give --vm/--vms or --from-datastore, not both");
 	if (strcmp(p, "fail") != 0 && strcmp(p, "nfs3") != 0 && strcmp(p, "snapshot") != 0 &&
 	    strcmp(p, "cold") != 0)
 		return na_usage_error(out, "--on-extent-bug is fail, nfs3, snapshot or cold, not '%s'", p);
@@ -582,6 +632,7 @@ vs_status cmd_migrate(int argc, char **argv, na_outcome *out)
 		{"on-extent-bug", required_argument, NULL, OPT_POLICY},
 		{"allow-power-off", no_argument, NULL, OPT_ALLOW_OFF},
 		{"db", required_argument, NULL, OPT_DB},
+		{"vms", required_argument, NULL, OPT_VMS},
 		{"from-datastore", required_argument, NULL, OPT_FROM},
 		{"keep-going", no_argument, NULL, OPT_KEEP_GOING},
 		{"dry-run", no_argument, NULL, OPT_DRY_RUN},

@@ -218,19 +218,26 @@ const char *na_attempt_folder(const char *folder, char *const *before, size_t n_
 	return listed(folder, before, n_before) ? NULL : folder;
 }
 
-/* The names of folder on the target now (folders only). */
-static char **attempt_names(vs_client *c, const na_inventory *inv, const vs_datastore *target,
-                            const char *folder, size_t *n)
+/* The names of folder among a listing of the target's root (folders only). */
+static char **folder_names(const char *folder, const vs_file *files, size_t n_files, size_t *n)
 {
 	*n = 0;
-	char *root = vs_dspath_join(target->name, NULL);
-	size_t n_files = 0;
-	vs_file *files = root ? list_folder(c, inv, root, "*", &n_files) : NULL;
 	char **names = calloc(n_files + 1, sizeof(char *));
 	for (size_t i = 0; names && i < n_files; i++)
 		if (files[i].is_folder && na_attempt_name(folder, files[i].path) &&
 		    (names[*n] = strdup(files[i].path)))
 			(*n)++;
+	return names;
+}
+
+/* The names of folder on the target now (folders only). */
+static char **attempt_names(vs_client *c, const na_inventory *inv, const vs_datastore *target,
+                            const char *folder, size_t *n)
+{
+	char *root = vs_dspath_join(target->name, NULL);
+	size_t n_files = 0;
+	vs_file *files = root ? list_folder(c, inv, root, "*", &n_files) : NULL;
+	char **names = folder_names(folder, files, n_files, n);
 	vs_files_free(&files, n_files);
 	free(root);
 	return names;
@@ -263,6 +270,13 @@ void na_attempt_begin(vs_client *c, const na_inventory *inv, const vs_vm *vm,
 	*a = (na_attempt){0};
 	if ((a->folder = vm_folder(vm)))
 		a->before = attempt_names(c, inv, target, a->folder, &a->n_before);
+}
+
+void na_attempt_from(const vs_vm *vm, const vs_file *root, size_t n_root, na_attempt *a)
+{
+	*a = (na_attempt){0};
+	if ((a->folder = vm_folder(vm)))
+		a->before = folder_names(a->folder, root, n_root, &a->n_before);
 }
 
 void na_attempt_free(na_attempt *a)

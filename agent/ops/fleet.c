@@ -1,8 +1,11 @@
 /* The fleet workflow (ops/fleet.h).  One thread, one client: vCenter does
  * the moving, so the only long wait is for its tasks, and one
  * WaitForUpdatesEx covers every task in flight (vs_task_set).  Starting a
- * move, verifying one that landed and diagnosing one that failed are short
- * calls made between two waits; the moves in vCenter go on meanwhile. */
+ * move is one read and one call; verifying one that landed and diagnosing
+ * one that failed are short calls made between two waits; the moves in
+ * vCenter go on meanwhile.  The one slow read, the listing of the target's
+ * folders that tells a failed try's copies from older ones, is a task in
+ * the same set: it runs beside the moves, never in front of them. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +21,9 @@ typedef struct fleet {
 	na_fleet_result *r;
 	const vs_datastore *target;  /* in s->inv; found again after a remount */
 	vs_task_set *tasks;
+	char *listing;   /* the task listing the target's root, until it ends */
+	vs_file *root;   /* its folders, as listed (NULL: not, or not yet) */
+	size_t n_root;
 	double t0;
 	bool bug;   /* the extent-size bug showed: nothing new starts */
 	bool stop;  /* a failure, or Ctrl-C: nothing new starts */
@@ -34,9 +40,12 @@ static void changed(const fleet *f)
 		f->a->changed(f->a->ud, f->r);
 }
 
+/* Counted against the limits: a move vCenter has not ended (one that has,
+ * waiting for its checks, frees its place). */
 static bool in_flight(const na_fleet_vm *v)
 {
-	return v->state == NA_FLEET_STARTED || v->state == NA_FLEET_QUEUED || v->state == NA_FLEET_MOVING;
+	return (v->state == NA_FLEET_STARTED || v->state == NA_FLEET_QUEUED ||
+	        v->state == NA_FLEET_MOVING) && !v->landing;
 }
 
 static bool has(char *const *list, size_t n, const char *moref)
@@ -161,21 +170,19 @@ static void land(fleet *f, na_fleet_vm *v);
 
 static void start(fleet *f, na_fleet_vm *v)
 {
-	na_session *s = f->s;
 	vs_error e = {0};
-	const vs_vm *vm = vm_entry(s->inv, v->moref);
+	vs_relocate_outcome how = VS_RELOCATE_STARTED;
+	int rc = vs_vm_relocate_start(f->s->client, v->moref, f->target->moref, v->layout,
+	                              &na_stop_requested, &v->task, &how, &e);
+	if (rc == VS_OK && how == VS_RELOCATE_STOPPED)
+		return;  /* Ctrl-C came before the call: it stays not tried */
 	v->started_s = since(f);
 	v->state = NA_FLEET_STARTED;
-	na_attempt_free(&v->attempt);
-	if (vm)
-		na_attempt_begin(s->client, s->inv, vm, f->target, &v->attempt);
-	int rc = !vm ? vs_fail(&e, VS_ERR_NOT_FOUND, "VM %s is gone from the inventory", v->name)
-	             : vs_vm_relocate_start(s->client, v->moref, f->target->moref, v->layout, &v->task,
-	                                    &v->adopted, &e);
+	v->adopted = how == VS_RELOCATE_RUNNING;
 	if (rc == VS_OK && v->task)
 		rc = vs_task_set_add(f->tasks, v->task, &e);
 	else if (rc == VS_OK)
-		land(f, v);  /* a lost answer's relocation had taken it there */
+		land(f, v);  /* on the target already: an earlier run's move, or a lost answer's */
 	if (rc != VS_OK) {
 		vs_error_context(&e, "Storage vMotion of %s to %s", v->name, f->target->name);
 		fail_vm(f, v, &e);
@@ -230,6 +237,9 @@ static void task_failed(fleet *f, na_fleet_vm *v, const vs_error *task_err)
 {
 	const vs_vm *vm = vm_entry(f->s->inv, v->moref);
 	vs_error e = *task_err;
+	na_attempt_free(&v->attempt);
+	if (vm)
+		na_attempt_from(vm, f->root, f->n_root, &v->attempt);
 	if (vm && e.status == VS_ERR_TASK)
 		na_migrate_diagnose(f->s, f->a->one, vm, v->layout->log_directory, f->target, &v->attempt,
 		                    &e, &v->diag);
@@ -237,10 +247,43 @@ static void task_failed(fleet *f, na_fleet_vm *v, const vs_error *task_err)
 	fail_vm(f, v, &e);
 }
 
+/* The target's root listed anew, beside the moves (none when it cannot be:
+ * a failed try's folder is then told by its name alone). */
+static void begin_listing(fleet *f)
+{
+	vs_error ignored = {0};
+	if (f->listing)  /* of the datastore before a remount: dropped */
+		vs_task_set_take(f->tasks, f->listing, &ignored);
+	free(f->listing);
+	f->listing = NULL;
+	vs_files_free(&f->root, f->n_root);
+	f->n_root = 0;
+	char *root = vs_dspath_join(f->target->name, NULL);
+	if (root && vs_datastore_list_start(f->s->client, f->target->browser, root, "*", &f->listing,
+	                                    &ignored) == VS_OK &&
+	    vs_task_set_add(f->tasks, f->listing, &ignored) != VS_OK) {
+		free(f->listing);
+		f->listing = NULL;
+	}
+	free(root);
+}
+
+static void take_listing(fleet *f)
+{
+	vs_task_phase phase = f->listing ? vs_task_set_phase(f->tasks, f->listing, NULL) : VS_TASK_UNSEEN;
+	if (phase != VS_TASK_SUCCESS && phase != VS_TASK_ERROR)
+		return;
+	vs_error ignored = {0};
+	vs_datastore_list_take(f->tasks, f->listing, f->target->name, &f->root, &f->n_root, &ignored);
+	free(f->listing);
+	f->listing = NULL;
+}
+
 /* Looks at each task in flight after a wait; an ended one is taken. */
 static bool look(fleet *f)
 {
 	bool any = false;
+	take_listing(f);
 	for (size_t i = 0; i < f->r->n; i++) {
 		na_fleet_vm *v = &f->r->vms[i];
 		if (!in_flight(v))
@@ -252,15 +295,17 @@ static bool look(fleet *f)
 		v->progress = progress;
 		if (phase != VS_TASK_UNSEEN)
 			v->state = phase == VS_TASK_QUEUED ? NA_FLEET_QUEUED : NA_FLEET_MOVING;
+		if (v->state == NA_FLEET_MOVING && !v->moving_s)
+			v->moving_s = since(f);  /* vCenter's queue, if any, is behind it */
 		if (phase == VS_TASK_SUCCESS || phase == VS_TASK_ERROR) {
 			vs_error e = {0};
 			int rc = vs_task_set_take(f->tasks, v->task, &e);
 			free(v->task);
 			v->task = NULL;
 			if (rc == VS_OK)
-				land(f, v);
+				v->landing = true;  /* checked after the starts its end allows */
 			else
-				task_failed(f, v, &e);
+				task_failed(f, v, &e);  /* at once: the extent-size bug stops new starts */
 		}
 		any |= v->state != was || v->progress != had;
 	}
@@ -275,11 +320,32 @@ static size_t count_in_flight(const na_fleet_result *r)
 	return n;
 }
 
-/* Starts and waits until nothing is in flight and nothing more may start. */
+/* The moves that ended well, each checked; whether there were any. */
+static bool land_all(fleet *f)
+{
+	bool any = false;
+	for (size_t i = 0; i < f->r->n; i++) {
+		na_fleet_vm *v = &f->r->vms[i];
+		if (!v->landing)
+			continue;
+		v->landing = false;
+		land(f, v);
+		any = true;
+	}
+	if (any)
+		changed(f);
+	return any;
+}
+
+/* Starts and waits until nothing is in flight and nothing more may start.
+ * The checks of the moves that landed come after the starts, so that they
+ * hold none back. */
 static int run_moves(fleet *f, vs_error *err)
 {
 	for (;;) {
 		start_more(f);
+		if (land_all(f))
+			continue;  /* a VM may have gone back to waiting */
 		if (!count_in_flight(f->r))
 			return VS_OK;
 		int rc = vs_task_set_wait(f->tasks, WAIT_S, err);
@@ -381,6 +447,8 @@ static int remount_then_resume(fleet *f, vs_error *err)
 	for (size_t i = 0; rc == VS_OK && i < f->r->n; i++)
 		if (bug_hit(&f->r->vms[i]))
 			f->r->vms[i].state = NA_FLEET_WAITING;
+	if (rc == VS_OK)
+		begin_listing(f);
 	return rc;
 }
 
@@ -457,8 +525,10 @@ int na_op_fleet(na_session *s, const na_fleet_args *a, na_fleet_result *out, vs_
 	int rc = (f.target = na_find_datastore(s->inv, a->one->datastore, err)) ? VS_OK : VS_ERR_NOT_FOUND;
 	if (rc == VS_OK)
 		rc = vs_task_set_new(s->client, &f.tasks, err);
-	if (rc == VS_OK)
+	if (rc == VS_OK) {
+		begin_listing(&f);
 		rc = run_fleet(&f, err);
+	}
 	na_interrupts_second(NULL);
 	na_interrupts_note(NULL);
 	out->interrupted = na_stop_requested;
@@ -470,6 +540,8 @@ int na_op_fleet(na_session *s, const na_fleet_args *a, na_fleet_result *out, vs_
 	if (f.target)
 		collect_leftovers(&f);
 	vs_task_set_free(&f.tasks);
+	free(f.listing);
+	vs_files_free(&f.root, f.n_root);
 	na_interrupts_release(&saved);
 	out->elapsed_s = since(&f);
 	return rc;

@@ -28,13 +28,16 @@ typedef struct na_fleet_vm {
 	bool already_there;         /* nothing to move */
 	bool adopted;               /* a relocation found running (a killed run's) was waited for */
 	int progress;               /* percent, -1 unknown */
-	double started_s, ended_s;  /* since the fleet began */
+	/* Since the fleet began: vCenter took the task, began moving (after its
+	 * queue; 0 until seen), the move ended. */
+	double started_s, moving_s, ended_s;
 	vs_error err;               /* a failure's */
 	na_verdict verdict;         /* of the verification, or of a failure's diagnosis */
 	na_diagnosis diag;
 	na_checks checks;
 	/* while in flight */
 	char *task;
+	bool landing;  /* its task ended well; it is checked next */
 	vs_vm_layout *layout;
 	na_attempt attempt;
 } na_fleet_vm;
