@@ -68,6 +68,18 @@ mkfifo "$WORK/fifo.ini"
 refused "nfsagent: $WORK/fifo.ini is a FIFO, not a campaign file" "$NFSAGENT" run "$WORK/fifo.ini"
 campaign "repeat = 2\n" "probe = no\x00\n"
 refused "nfsagent: $c:9: a NUL byte: not a text campaign file" "$NFSAGENT" run "$c"
+# vms =: an empty entry is a name left out; a NUL byte would end the line
+# (and the group) at fleet-01.
+vms() {
+	printf '[campaign]\nname = bad\nvms = %b\nprofiles = randread-4k-qd1\n[target a]\ndatastore = x\n' "$1" > "$c"
+}
+for v in 'fleet-01,,fleet-02' 'fleet-01, ' ', fleet-01'; do
+	vms "$v"
+	refused "nfsagent: $c:3: vms wants VM names or globs separated by commas: one is empty" \
+		"$NFSAGENT" run "$c" --db "$db"
+done
+vms 'fleet-01\x00, fleet-02'
+refused "nfsagent: $c:3: a NUL byte: not a text campaign file" "$NFSAGENT" run "$c" --db "$db"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ';' > "$WORK/big.ini"
 refused "nfsagent: $WORK/big.ini is larger than 1 MiB: too large for a campaign file" \
 	"$NFSAGENT" run "$WORK/big.ini"
