@@ -204,6 +204,13 @@ refused "nfsagent: --host has a control character or is not UTF-8 (byte 0x09): n
 refused 'nfsagent: cannot read job file /tmp/x\x1b[2Jy\xc2\x9b2J: No such file or directory' \
 	"${b[@]}" --job $'/tmp/x\e[2Jy\xc2\x9b2J'
 
+# ---- the central database's URL: a value libpq refuses only when it
+# connects is bad input, not "cannot reach" (exit 4) with results waiting ----
+sslmode="nfsagent: the central database's URL gives sslmode a value libpq does not know: give one of \
+disable, allow, prefer, require, verify-ca, verify-full"
+bogus='postgresql://ci@127.0.0.1:1/r?sslmode=bogus'
+refused "$sslmode" "$NFSAGENT" push --db "$db" --central "$bogus"
+
 # ---- credentials in the URL: a password may hold a '/' ----
 refused "nfsagent: do not put the password in --url: use NFSAGENT_PASSWORD or --password-file" \
 	"$NFSAGENT" about --url "https://root:pa/ss@127.0.0.1/sdk"
