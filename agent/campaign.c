@@ -698,6 +698,16 @@ static int guest_password(const na_campaign *c, char **password, vs_error *err)
 	return *password || !c->guest_password_file ? VS_OK : err->status;
 }
 
+/* The results database, and the central one each result is pushed to. */
+static int open_store(na_run *r)
+{
+	vs_error e = {0};
+	if (na_store_open(r->o->db, &r->store, &e) != VS_OK ||
+	    (r->o->central && na_store_push_each(r->store, r->o->central, &e) != VS_OK))
+		return na_run_fail(r, &e);
+	return VS_OK;
+}
+
 int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict_out, vs_error *err)
 {
 	na_run r = {.c = c, .o = o, .t_start = na_run_clock()};
@@ -717,9 +727,10 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 		return vs_fail(err, VS_ERR_USAGE,
 		               "no guest password: set NFSAGENT_GUEST_PASSWORD or guest_password_file");
 	vs_error e = {0};
-	int rc = na_store_open(o->db, &r.store, &e) == VS_OK ? VS_OK : na_run_fail(&r, &e);
-	if (rc == VS_OK && o->central && na_store_push_each(r.store, o->central, &e) != VS_OK)
-		rc = na_run_fail(&r, &e);
+	/* A resume or an abort finds its run in the journal; a fresh run opens
+	 * the database once preflight found all it names, so that bad input
+	 * leaves none behind (docs/safety.md). */
+	int rc = o->resume || o->abort ? open_store(&r) : VS_OK;
 	if (rc == VS_OK && (o->resume || o->abort)) {
 		char *prev = NULL;
 		if (na_store_run_unfinished(r.store, c->name, &prev, &e) != VS_OK)
@@ -740,6 +751,8 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 		rc = na_run_preflight(&r);
 	if (rc != VS_OK && claimed)
 		na_run_set_state(&r, "stopped");  /* not left "running" under this process's pid */
+	if (rc == VS_OK && !r.store)
+		rc = open_store(&r);
 	if (rc == VS_OK && !o->abort)
 		na_run_print_plan(&r, na_run_vm(&r));
 	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = na_run_claim(&r)) == VS_OK)) {

@@ -242,25 +242,31 @@ static bool set_profiles(na_campaign *c, const char *value)
 }
 
 /* vms = a, b, fleet-*: each name or glob once, at most 64 of them (a group's
- * bound); what they match is known only at preflight. */
+ * bound); what they match is known only at preflight.  Split at each comma
+ * by hand: strtok_r would pass over the empty entry of "a,,b" (a name
+ * left out by mistake), which is refused instead. */
 static bool set_vms(parse *p, const char *value)
 {
 	na_campaign *c = p->c;
-	char *copy = strdup(value), *save = NULL;
+	char *copy = strdup(value), *next = NULL;
 	c->vms_line = p->line;
 	if (!copy)
 		fail_at(p, "out of memory");
-	for (char *v = copy ? strtok_r(copy, ",", &save) : NULL; v && !p->error[0];
-	     v = strtok_r(NULL, ",", &save)) {
+	for (char *v = copy; v && !p->error[0]; v = next) {
+		if ((next = strchr(v, ',')))
+			*next++ = '\0';
 		const char *name = trimmed(v, v + strlen(v));
+		if (!*name) {
+			if (next || v != copy)  /* an empty value is said below */
+				fail_at(p, "vms wants VM names or globs separated by commas: one is empty");
+			break;
+		}
 		for (size_t i = 0; i < c->n_vms && !p->error[0]; i++)
 			if (!strcmp(c->vms[i], name))
 				fail_at(p, "vms names %s twice", name);
 		if (p->error[0])
 			break;
-		if (!*name)
-			fail_at(p, "vms wants VM names or globs separated by commas: one is empty");
-		else if (c->n_vms == NA_MAX_CAMPAIGN_VMS)
+		if (c->n_vms == NA_MAX_CAMPAIGN_VMS)
 			fail_at(p, "vms names more than %d VMs: a group runs at most %d",
 			        NA_MAX_CAMPAIGN_VMS, NA_MAX_CAMPAIGN_VMS);
 		else

@@ -203,6 +203,10 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 		return na_usage_error(out, "%s: %s", a->nas ? "--nas" : "--nas-command", err.message);
 	/* A sampler's reads are short: one stuck NAS never holds a run long. */
 	a->target.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
+	/* Its URL is input: refused before connecting, not after the runs. */
+	a->central = na_central_url(a->central, NULL);
+	if (a->central && na_central_check_url(a->central, &err) != VS_OK)
+		return vs_fail(&out->err, VS_ERR_USAGE, "%s", err.message);
 	return a->job_path ? read_job(a, &out->err) : VS_OK;
 }
 
@@ -456,25 +460,28 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 		profiles[0] = &custom;
 	for (size_t i = 0; !a->job_path && i < n; i++)
 		profiles[i] = a->profiles[i];
-	int rc = na_store_open(a->db, &s.store, &err);
-	const char *central = na_central_url(a->central, NULL);
-	if (rc == VS_OK && central)
-		rc = na_store_push_each(s.store, central, &err);
-	if (rc == VS_OK)
-		rc = na_inventory_load(c, true, &inv, &err);
-	bool group = is_group(a);
-	if (rc == VS_OK && !group)
-		rc = resolve(a, &inv, &b, &err);
 	b.nas = a->nas || a->nas_command ? &a->target : NULL;
+	bool group = is_group(a);
+	na_bench_group_args g = {a->vms, a->n_vms, a->glob, a->datastore};
+	na_bench_group members = {0};
+	int rc = na_inventory_load(c, true, &inv, &err);
+	if (rc == VS_OK)
+		rc = group ? na_bench_group_resolve(&g, &b, &members, &err) : resolve(a, &inv, &b, &err);
+	/* Only now, with every name found: a name that matches nothing leaves
+	 * no results database behind (docs/safety.md). */
+	if (rc == VS_OK)
+		rc = na_store_open(a->db, &s.store, &err);
+	if (rc == VS_OK && a->central)
+		rc = na_store_push_each(s.store, a->central, &err);
 	na_bench_plan plan = {.profiles = profiles, .n = n, .job = a->job_text, .repeat = a->repeat,
 	                      .on_run = json ? NULL : print_run};
 	na_bench_result r = {0};
-	na_bench_group_args g = {a->vms, a->n_vms, a->glob, a->datastore};
 	size_t incomplete = 0;
 	if (rc == VS_OK && group)
-		rc = na_bench_group_cmd(&g, &b, &plan, json, &incomplete, &err);
+		rc = na_bench_group_cmd(&members, &plan, json, &incomplete, &err);
 	else if (rc == VS_OK)
 		rc = na_op_bench(&b, &plan, &r, &err);
+	na_bench_group_free(&members);
 	if (json && b.vm && b.ds)
 		print_json(&b, profiles, &r);
 	else if (r.n)

@@ -328,42 +328,44 @@ static void print_json(na_bench *const *m, size_t n, const na_bench_plan *plan,
 
 /* ---- the command ---------------------------------------------------------------- */
 
-static int resolve(const na_bench_group_args *g, const na_bench *tmpl, na_bench *m, size_t *n,
-                   size_t *made, vs_error *err)
+int na_bench_group_resolve(const na_bench_group_args *g, const na_bench *tmpl, na_bench_group *grp,
+                           vs_error *err)
 {
 	const vs_vm *vms[NA_GROUP_MAX_VMS];
 	char *ds_name = NULL;
-	int rc = pick(g, tmpl->s->inv, vms, n, err);
+	int rc = pick(g, tmpl->s->inv, vms, &grp->n, err);
 	if (rc == VS_OK)
-		rc = check_members(g, vms, *n, &ds_name, err);
+		rc = check_members(g, vms, grp->n, &ds_name, err);
 	const vs_datastore *ds = rc == VS_OK ? na_find_datastore(tmpl->s->inv, ds_name, err) : NULL;
 	if (rc == VS_OK && !ds)
 		rc = err->status;
 	if (rc == VS_OK)
-		rc = members_of(tmpl, vms, *n, ds, m, made, err);
+		rc = members_of(tmpl, vms, grp->n, ds, grp->m, &grp->made, err);
 	free(ds_name);
 	return rc;
 }
 
-int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
-                       const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err)
+int na_bench_group_cmd(na_bench_group *grp, const na_bench_plan *plan, bool json, size_t *incomplete,
+                       vs_error *err)
 {
-	na_bench m[NA_GROUP_MAX_VMS];
 	na_bench *mp[NA_GROUP_MAX_VMS];
-	size_t n = 0, made = 0;
+	size_t n = grp->n;
 	*incomplete = 0;
-	int rc = resolve(g, tmpl, m, &n, &made, err);
-	for (size_t i = 0; i < made; i++)
-		mp[i] = &m[i];
+	for (size_t i = 0; i < n; i++)
+		mp[i] = &grp->m[i];
 	na_bench_group_result r = {0};
-	if (rc == VS_OK)
-		rc = na_op_bench_group(mp, n, plan, json ? NULL : print_run, NULL, &r, err);
+	int rc = na_op_bench_group(mp, n, plan, json ? NULL : print_run, NULL, &r, err);
 	if (json && r.runs)
 		print_json(mp, n, plan, &r);
 	for (size_t i = 0; i < r.n; i++)
 		*incomplete += r.runs[i].incomplete > 0;
 	na_bench_group_result_free(&r);
-	for (size_t i = 0; i < made; i++)
-		na_bench_disks_free(&m[i]);
 	return rc;
+}
+
+void na_bench_group_free(na_bench_group *grp)
+{
+	for (size_t i = 0; i < grp->made; i++)
+		na_bench_disks_free(&grp->m[i]);
+	grp->made = 0;
 }

@@ -14,11 +14,22 @@ typedef struct na_bench_group_args {
 
 /* "--vm X is named twice", or NULL: checked before connecting. */
 const char *na_bench_group_twice(const char *const *vms, size_t n);
+/* A group resolved: each member is tmpl's settings on its own VM. */
+typedef struct na_bench_group {
+	na_bench m[NA_GROUP_MAX_VMS];
+	size_t n, made;  /* members; those with their disks read (to free) */
+} na_bench_group;
+
 /* Resolves the group in tmpl's inventory (VS_ERR_USAGE for a group that
- * cannot run), runs plan in every member at once as tmpl would in one, and
+ * cannot run).  It only reads, so a refused group leaves nothing behind:
+ * the caller opens the results database after it. */
+int na_bench_group_resolve(const na_bench_group_args *g, const na_bench *tmpl, na_bench_group *grp,
+                           vs_error *err);
+/* Runs plan in every member of grp at once as tmpl would in one, and
  * renders it; *incomplete counts the runs that lost a member. */
-int na_bench_group_cmd(const na_bench_group_args *g, const na_bench *tmpl,
-                       const na_bench_plan *plan, bool json, size_t *incomplete, vs_error *err);
+int na_bench_group_cmd(na_bench_group *grp, const na_bench_plan *plan, bool json, size_t *incomplete,
+                       vs_error *err);
+void na_bench_group_free(na_bench_group *grp);
 
 /* What a pool did over a group's common window, for the line after its
  * name: its data vdevs' and its log's writes for the VMs' own and the

@@ -82,10 +82,15 @@ vs_status cmd_run(int argc, char **argv, na_outcome *out)
 	vs_error err = {0};
 	if (go > 0 && rc == VS_OK && na_campaign_load(argv[optind], &c, &err) != VS_OK)
 		rc = vs_fail(&out->err, VS_ERR_USAGE, "%s", err.message);
+	/* The flag's or NFSAGENT_CENTRAL's URL is input as the file's is
+	 * (checked as it was read): refused before anything is touched. */
+	const char *central = go > 0 && rc == VS_OK ? na_central_url(a.central, c.central) : NULL;
+	if (central && na_central_check_url(central, &err) != VS_OK)
+		rc = vs_fail(&out->err, VS_ERR_USAGE, "%s", err.message);
 	if (go > 0 && rc == VS_OK) {
 		connection_defaults(&conn, &c);
 		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
-		                    .central = na_central_url(a.central, c.central), .conn = &conn};
+		                    .central = central, .conn = &conn};
 		rc = na_campaign_run(&c, &o, &out->verdict, &out->err);
 	}
 	na_campaign_free(&c);

@@ -129,38 +129,6 @@ int na_central_schema_version(void)
  * changes the schema, so two that start at once create it once. */
 static const char schema_lock[] = "SELECT pg_advisory_xact_lock(7306226105310523187)";
 
-/* ---- the URL ---- */
-
-int na_central_check_url(const char *url, vs_error *err)
-{
-	const char *rest = NULL;
-	if (strncmp(url, "postgresql://", strlen("postgresql://")) == 0)
-		rest = url + strlen("postgresql://");
-	else if (strncmp(url, "postgres://", strlen("postgres://")) == 0)
-		rest = url + strlen("postgres://");
-	/* not echoed: a URL of another kind may hold a password */
-	if (!rest)
-		return vs_fail(err, VS_ERR_USAGE, "the central database's URL must start with "
-		               "postgresql:// or postgres:// (a libpq URI)");
-	/* libpq's own parse: what it would use is what is checked (a key
-	 * percent-encoded, a '?' inside the user's part).  Its complaint is not
-	 * echoed either: it may quote the URL. */
-	char *why = NULL;
-	PQconninfoOption *options = PQconninfoParse(url, &why);
-	PQfreemem(why);
-	if (!options)
-		return vs_fail(err, VS_ERR_USAGE, "the central database's URL is not a libpq URI libpq "
-		               "can read");
-	bool password = false;
-	for (const PQconninfoOption *o = options; o->keyword; o++)
-		password |= strcmp(o->keyword, "password") == 0 && o->val;
-	PQconninfoFree(options);
-	if (password)
-		return vs_fail(err, VS_ERR_USAGE, "do not put the password in the central database's URL: "
-		               "use PGPASSWORD, ~/.pgpass (PGPASSFILE) or a service file (PGSERVICE)");
-	return VS_OK;
-}
-
 /* ---- errors: one line each ---- */
 
 /* The first line of libpq's text, without its "FATAL:  " (s may be NULL). */
@@ -485,12 +453,6 @@ int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
 }
 
 /* ---- reading: results, compare, report and regress on the central database ---- */
-
-bool na_is_central_url(const char *path)
-{
-	return path && (strncmp(path, "postgresql://", strlen("postgresql://")) == 0 ||
-	                strncmp(path, "postgres://", strlen("postgres://")) == 0);
-}
 
 int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 {

@@ -83,6 +83,12 @@ new_db() {
 	lab_stop
 }
 
+# The lab's methods that only read (sessions and views are the client's own).
+READS='^(RetrieveServiceContent|Login|Logout|SessionIsActive|RetrieveProperties|RetrievePropertiesEx|ContinueRetrievePropertiesEx|CancelRetrievePropertiesEx|CreateContainerView|DestroyView|CreatePropertyCollector|DestroyPropertyCollector|CreateFilter|DestroyPropertyFilter|WaitForUpdatesEx|QueryPerfCounter|QueryPerfCounterByLevel|QueryAvailablePerfMetric|QueryPerf|SearchDatastore_Task|SearchDatastoreSubFolders_Task|ValidateCredentialsInGuest|ListProcessesInGuest)$'
+
+# The methods in the lab's log that are not reads, one a line (none: empty).
+not_reads() { awk '{print $2}' "$LAB_LOG" | sort -u | grep -Ev "$READS" || true; }
+
 # Number of SOAP calls of a method (or of all methods) in the lab's log.
 calls() {
 	if [ $# -eq 0 ]; then

@@ -3,10 +3,12 @@
 # (lines of any length, sections and keys given twice, what is not a regular
 # file), labels (a key given twice, control characters, not UTF-8), --dir and
 # the INI's dir (fio's job syntax), job files (too large, a NUL byte, not a
-# regular file) and a second --vm.  Each refusal is one line (a usage error
-# adds its "Try" line), exit 2, no SOAP call and no database.  A target's
-# label overrides the campaign's; a job file is recorded as a profile of its
-# own name and content.
+# regular file) and a second --vm, vms = with an empty entry, a central
+# URL libpq would refuse only when it connects.  Each refusal is one line (a
+# usage error adds its "Try" line), exit 2, no SOAP call and no database; a
+# name that matches nothing costs reads of the inventory, and makes no
+# database either (issue 36).  A target's label overrides the campaign's; a
+# job file is recorded as a profile of its own name and content.
 . "$(dirname "$0")/lib.sh"
 lab_start
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
@@ -15,10 +17,25 @@ c="$WORK/c.ini"
 
 # refused EXPECTED_LINE cmd...: exit 2, that first line, nothing touched.
 refused() {
-	local expected=$1
-	shift
 	local before
 	before=$(calls)
+	refused_line "$@"
+	assert_eq "$(calls)" "$before" "SOAP calls of '${*:2}'"
+}
+
+# looked_up EXPECTED_LINE cmd...: as refused, for what only the inventory
+# tells (a name that matches nothing): the lab sees reads only.
+looked_up() {
+	: > "$LAB_LOG"
+	refused_line "$@"
+	assert_eq "$(not_reads)" "" "calls other than reads in '${*:2}'"
+}
+
+# refused_line EXPECTED_LINE cmd...: exit 2, that first line (a usage
+# error adds its "Try" line), nothing on stdout, no database.
+refused_line() {
+	local expected=$1
+	shift
 	run 2 "$@"
 	assert_eq "$(head -n 1 <<< "$ERR")" "$expected" "message of '$*'"
 	if [ "$(wc -l <<< "$ERR")" -gt 1 ]; then
@@ -26,7 +43,6 @@ refused() {
 		assert_eq "$(wc -l <<< "$ERR")" 2 "lines"
 	fi
 	assert_eq "$OUT" "" "stdout of '$*'"
-	assert_eq "$(calls)" "$before" "SOAP calls of '$*'"
 	[ ! -e "$db" ] || fail "'$*' made the database"
 }
 
@@ -68,6 +84,18 @@ mkfifo "$WORK/fifo.ini"
 refused "nfsagent: $WORK/fifo.ini is a FIFO, not a campaign file" "$NFSAGENT" run "$WORK/fifo.ini"
 campaign "repeat = 2\n" "probe = no\x00\n"
 refused "nfsagent: $c:9: a NUL byte: not a text campaign file" "$NFSAGENT" run "$c"
+# vms =: an empty entry is a name left out; a NUL byte would end the line
+# (and the group) at fleet-01.
+vms() {
+	printf '[campaign]\nname = bad\nvms = %b\nprofiles = randread-4k-qd1\n[target a]\ndatastore = x\n' "$1" > "$c"
+}
+for v in 'fleet-01,,fleet-02' 'fleet-01, ' ', fleet-01'; do
+	vms "$v"
+	refused "nfsagent: $c:3: vms wants VM names or globs separated by commas: one is empty" \
+		"$NFSAGENT" run "$c" --db "$db"
+done
+vms 'fleet-01\x00, fleet-02'
+refused "nfsagent: $c:3: a NUL byte: not a text campaign file" "$NFSAGENT" run "$c" --db "$db"
 head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ';' > "$WORK/big.ini"
 refused "nfsagent: $WORK/big.ini is larger than 1 MiB: too large for a campaign file" \
 	"$NFSAGENT" run "$WORK/big.ini"
@@ -191,6 +219,37 @@ refused "nfsagent: --host has a control character or is not UTF-8 (byte 0x09): n
 # What is printed shows a control character, never sends it.
 refused 'nfsagent: cannot read job file /tmp/x\x1b[2Jy\xc2\x9b2J: No such file or directory' \
 	"${b[@]}" --job $'/tmp/x\e[2Jy\xc2\x9b2J'
+
+# ---- the central database's URL: a value libpq refuses only when it
+# connects is bad input, not "cannot reach" (exit 4) with results waiting ----
+sslmode="nfsagent: the central database's URL gives sslmode a value libpq does not know: give one of \
+disable, allow, prefer, require, verify-ca, verify-full"
+bogus='postgresql://ci@127.0.0.1:1/r?sslmode=bogus'
+refused "$sslmode" "$NFSAGENT" push --db "$db" --central "$bogus"
+refused "$sslmode" "${nb[@]}" --central "$bogus"
+NFSAGENT_CENTRAL=$bogus refused "$sslmode" "${nb[@]}"
+campaign "repeat = 1\n"
+refused "$sslmode" "$NFSAGENT" run "$c" --db "$db" --central "$bogus"
+NFSAGENT_CENTRAL=$bogus refused "$sslmode" "$NFSAGENT" run "$c" --db "$db"
+campaign "central = $bogus\n"
+refused "nfsagent: $c:5: central: ${sslmode#nfsagent: }" "$NFSAGENT" run "$c" --db "$db"
+
+# ---- names that match nothing: known only from the inventory, still
+# before the results database is made ----
+looked_up "nfsagent: --vms 'x*' matches no VM" \
+	"$NFSAGENT" bench --vms 'x*' --profile randread-4k-qd1 --db "$db"
+looked_up "nfsagent: no VM is named 'nosuch'" \
+	"$NFSAGENT" bench --vm nosuch --profile randread-4k-qd1 --db "$db"
+looked_up "nfsagent: no VM is named 'nosuch'" "${nb[@]}" --vm nosuch
+printf '[campaign]\nname = bad\nvm = nosuch\nprofiles = randread-4k-qd1\n[target a]\ndatastore = x\n' > "$c"
+looked_up "nfsagent: no VM is named 'nosuch'" "$NFSAGENT" run "$c" --db "$db"
+looked_up "nfsagent: no VM is named 'nosuch'" "$NFSAGENT" run --dry-run "$c" --db "$db"
+campaign "" "[target b]\ndatastore = nosuch\n"
+looked_up "nfsagent: target b: no datastore is named 'nosuch' and the target names no export to mount" \
+	"$NFSAGENT" run "$c" --db "$db"
+# The default database too: the refusals above without --db made none.
+[ ! -e "$XDG_DATA_HOME/nfsagent/results.db" ] || fail "a refusal made the default database"
+
 
 # ---- credentials in the URL: a password may hold a '/' ----
 refused "nfsagent: do not put the password in --url: use NFSAGENT_PASSWORD or --password-file" \

@@ -615,6 +615,22 @@ static void central_urls_are_checked(void **state)
 		assert_string_equal(err.message, "the central database's URL must start with postgresql:// "
 		                    "or postgres:// (a libpq URI)");
 	}
+	/* libpq takes these at parse and refuses them only when it connects */
+	const char *values[][2] = {
+		{"postgresql://ci@db/r?sslmode=bogus", "sslmode a value libpq does not know: give one of "
+		 "disable, allow, prefer, require, verify-ca, verify-full"},
+		{"postgresql:///r?sslmode=verify-full&gssencmode=", "gssencmode a value libpq does not know: "
+		 "give one of disable, prefer, require"},
+		{"postgres:///r?channel_binding=Require", "channel_binding a value libpq does not know: give "
+		 "one of disable, prefer, require"},
+	};
+	for (size_t i = 0; i < sizeof(values) / sizeof(*values); i++) {
+		vs_error err = {0};
+		char expected[256];
+		snprintf(expected, sizeof(expected), "the central database's URL gives %s", values[i][1]);
+		assert_int_equal(na_central_check_url(values[i][0], &err), VS_ERR_USAGE);
+		assert_string_equal(err.message, expected);
+	}
 }
 
 /* Opening must fail and leave the file byte for byte as it was. */
