@@ -4,6 +4,9 @@
 //
 //	govmomi_peer ls-vms          list every VM with power state, host, datastores, tools
 //	govmomi_peer find-vm NAME    find one VM with its host and datastores
+//	govmomi_peer move-all FROM TO  Storage-vMotion every VM on datastore FROM to TO:
+//	                             every RelocateVM_Task fired, then all waited for
+//	                             (PowerCLI's Move-VM -RunAsync pattern; vCenter queues)
 //
 // Connection from NFSAGENT_URL, NFSAGENT_USERNAME, NFSAGENT_PASSWORD; the lab
 // is on loopback, so certificate checks are skipped here.
@@ -18,6 +21,7 @@ import (
 
 	"github.com/vmware/govmomi"
 	"github.com/vmware/govmomi/find"
+	"github.com/vmware/govmomi/object"
 	"github.com/vmware/govmomi/property"
 	"github.com/vmware/govmomi/view"
 	"github.com/vmware/govmomi/vim25/mo"
@@ -121,9 +125,48 @@ func findVM(ctx context.Context, c *govmomi.Client, name string) {
 	fmt.Println(name, host.Name, len(dss))
 }
 
+// moveAll fires a relocation of every VM with files on from, then waits for
+// all of them: no limits of its own, vCenter's queue does the pacing.
+func moveAll(ctx context.Context, c *govmomi.Client, from, to string) {
+	finder := find.NewFinder(c.Client, true)
+	dc, err := finder.DefaultDatacenter(ctx)
+	if err != nil {
+		fail(err)
+	}
+	finder.SetDatacenter(dc)
+	src, err := finder.Datastore(ctx, from)
+	if err != nil {
+		fail(err)
+	}
+	dst, err := finder.Datastore(ctx, to)
+	if err != nil {
+		fail(err)
+	}
+	var ds mo.Datastore
+	if err := src.Properties(ctx, src.Reference(), []string{"vm"}, &ds); err != nil {
+		fail(err)
+	}
+	var tasks []*object.Task
+	for _, vmRef := range ds.Vm {
+		to := dst.Reference()
+		task, err := object.NewVirtualMachine(c.Client, vmRef).Relocate(ctx,
+			types.VirtualMachineRelocateSpec{Datastore: &to}, types.VirtualMachineMovePriorityDefaultPriority)
+		if err != nil {
+			fail(err)
+		}
+		tasks = append(tasks, task)
+	}
+	for _, t := range tasks {
+		if err := t.Wait(ctx); err != nil {
+			fail(err)
+		}
+	}
+	fmt.Println(len(tasks), "moved")
+}
+
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: govmomi_peer ls-vms | find-vm NAME")
+		fmt.Fprintln(os.Stderr, "usage: govmomi_peer ls-vms | find-vm NAME | move-all FROM TO")
 		os.Exit(2)
 	}
 	ctx := context.Background()
@@ -133,6 +176,8 @@ func main() {
 		lsVMs(ctx, c)
 	case "find-vm":
 		findVM(ctx, c, os.Args[2])
+	case "move-all":
+		moveAll(ctx, c, os.Args[2], os.Args[3])
 	}
 	if err := c.Logout(ctx); err != nil {
 		fail(err)
