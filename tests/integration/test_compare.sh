@@ -284,33 +284,63 @@ run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 
 assert_eq "$(jq -r '[.checks[] | .metric] | join(",")' <<< "$OUT")" "mbps,p99" "limits checked"
 
 # The rule at its edges: a 12% drop whose interval (-19.6% to -3.7%) reaches
-# back inside the limit is no regression, at 10% and at 4%; at 3% the whole
-# interval is past the limit.
+# both sides of the limit cannot be told by these runs, at 10% and at 4%
+# (exit 8, never a pass); at 3% the whole interval is past the limit, at 25%
+# (and p99's +30%) the whole interval is within it.
 # Every baseline run came before every candidate run: drift is named.
 when=2026-03-01T10:00:00Z
 for v in 10000 10400 9600; do add_run edge a NFS 100 ds-edge "$rw" "$v"; done
 when=2026-03-02T10:00:00Z
 for v in 8800 9150 8450; do add_run edge a NFS 300 ds-edge "$rw" "$v"; done
 when=2026-01-01T00:00:00Z
-run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
+run 8 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
 assert_eq "$(grep '^warning:' <<< "$(flat "$OUT")")" \
 	"warning: the baseline ran 2026-03-01T10:00:00Z to 2026-03-01T10:00:00Z, the candidate ran 2026-03-02T10:00:00Z to 2026-03-02T10:00:00Z: every run of the baseline came before every run of the candidate, so a drift over time (other load, a cache warming, a pool filling) would look like this change; nfsagent run interleaves the groups' runs"
-assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-12.0% worse  -10%   over the limit, within noise 95% CI -19.6% to -3.7%"
+assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-12.0% worse  -10%   cannot tell with these runs 95% CI -19.6% to -3.7%"
+assert_contains "$(flat "$OUT")" "no regression shown, but 2 checks cannot tell with these runs (the interval reaches both sides of the limit, or too few runs): no pass; more runs a side would tell"
+assert_not_contains "$OUT" "no regression:"
 assert_le "$(widest "$OUT")" 120 "regress's widest line"
 assert_contains "$OUT" "ds-edge (NFS 3), $rw"
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
 	--max-drop iops=3%
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-3%    REGRESSION"
-run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
+run 8 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
 	--max-drop iops=4% --json
-assert_eq "$(jq -r '.checks[0] | [.verdict, .noise, .regression] | join(" ")' <<< "$OUT")" \
-	"over the limit, within noise beyond noise false" "JSON: beyond noise, not wholly past 4%"
+assert_eq "$(jq -r '.checks[0] | [.verdict, .outcome, .noise, .regression] | join(",")' <<< "$OUT")" \
+	"cannot tell with these runs,cannot tell,beyond noise,false" "JSON: beyond noise, not wholly past 4%"
+assert_eq "$(jq -r '[.regressions, .cannot_tell] | join(" ")' <<< "$OUT")" "0 2" "JSON counts"
+run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
+	--max-drop iops=25% --max-rise p99=30% --json
+assert_eq "$(jq -r '[.checks[] | .outcome] | join(",")' <<< "$OUT")" "within limits,within limits" "JSON: wholly within"
 
-# Too few runs: a big drop on one run each is not a regression.
+# Issue 36: an -83.5% IOPS drop of 3 noisy runs whose interval reaches back
+# inside the limit is never a silent pass: a JUnit failure with its message
+# by default, a skipped case with it under --undecided skip; exit 8 either way.
+for v in 10000 10400 9600; do add_run noisy-reg a NFS 100 ds-noisy "$rw" "$v"; done
+for v in 300 1650 9000; do add_run noisy-reg a NFS 300 ds-noisy "$rw" "$v"; done
+noisy_reg=(regress --db "$db" --baseline datastore=ds-noisy,esxi_build=100 --candidate datastore=ds-noisy,esxi_build=300)
+run 8 "$NFSAGENT" "${noisy_reg[@]}" --junit "$WORK/noisy.xml"
+assert_le "$(widest "$OUT")" 120 "regress's widest line, cannot tell"
+assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-83.5% worse   -10%   cannot tell with these runs 95% CI -98.9% to +151.6%"
+junit=$(cat "$WORK/noisy.xml")
+assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="2" skipped="0">'
+assert_contains "$junit" '<failure type="undecided" message="write IOPS -83.5% worse (95% CI -98.9% to +151.6%) (limit -10%): cannot tell with these runs: the interval reaches both sides of the limit; more runs a side would tell">baseline 9,995 (9,600-10,400, n=3); candidate 1,645 (300-9,000, n=3)</failure>'
+assert_eq "$(grep -c '<failure type="undecided"' <<< "$junit")" 2 "p99's interval reaches both sides too"
+run 8 "$NFSAGENT" "${noisy_reg[@]}" --junit "$WORK/noisy.xml" --undecided skip
+junit=$(cat "$WORK/noisy.xml")
+assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="0" skipped="2">'
+assert_contains "$junit" '<skipped message="write IOPS -83.5% worse (95% CI -98.9% to +151.6%) (limit -10%): cannot tell with these runs: the interval reaches both sides of the limit; more runs a side would tell"/>'
+xmllint --noout "$WORK/noisy.xml" || fail "JUnit with a skipped case is not XML"
+run 2 "$NFSAGENT" "${noisy_reg[@]}" --undecided maybe
+assert_contains "$ERR" "--undecided wants fail or skip, not 'maybe'"
+
+# Too few runs: a big drop on one run each is no regression, nor a pass.
 add_run few a NFS 100 ds-few "$rw" 10000
 add_run few a NFS 300 ds-few "$rw" 5000
-run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-few,esxi_build=100 --candidate datastore=ds-few,esxi_build=300
+run 8 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-few,esxi_build=100 --candidate datastore=ds-few,esxi_build=300 \
+	--junit "$WORK/few.xml"
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "too few runs to tell"
+assert_contains "$(cat "$WORK/few.xml")" '<failure type="undecided" message="write IOPS -50.0% worse (limit -10%): too few runs to tell (fewer than 3 a side); more runs would tell">'
 
 # A candidate run at 0 (a stall) is a regression, whatever the others did.
 for v in 10000 10400 9600; do add_run stall a NFS 100 ds-stall "$rw" "$v"; done

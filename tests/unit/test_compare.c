@@ -365,7 +365,8 @@ static void test_pooled_p99(void **state)
 	na_cmp_group_free(&b);
 }
 
-/* The regression rule at its edges: the whole interval past the limit. */
+/* The regression rule at its edges: the whole interval past the limit,
+ * or within it for a pass. */
 static void test_regression_rule(void **state)
 {
 	(void)state;
@@ -382,6 +383,23 @@ static void test_regression_rule(void **state)
 	/* A rise never clears a drop limit, however sure. */
 	e = (na_effect){.ratio = 1.5, .lo = 1.4, .hi = 1.6};
 	assert_false(na_threshold_clear(&drop, &e));
+	/* Within the limit only when the whole interval is (issue 36: an
+	 * interval reaching both sides of it cannot tell, never a pass). */
+	assert_true(na_threshold_within(&drop, &e));
+	e = (na_effect){.ratio = 0.95, .lo = 0.9001, .hi = 1.01};
+	assert_true(na_threshold_within(&drop, &e));
+	e.lo = 0.8999;
+	assert_false(na_threshold_within(&drop, &e));
+	assert_false(na_threshold_clear(&drop, &e));
+	e = (na_effect){.ratio = 0.165, .lo = 0.011, .hi = 2.52};  /* -83.5%, 3 noisy runs a side */
+	assert_false(na_threshold_within(&drop, &e) || na_threshold_clear(&drop, &e));
+	e = (na_effect){.ratio = 1.1, .lo = 0.95, .hi = 1.1999};
+	assert_true(na_threshold_within(&rise, &e));
+	e.hi = 1.2001;
+	assert_false(na_threshold_within(&rise, &e));
+	/* too few runs: no interval, so never within */
+	e = (na_effect){.verdict = NA_NOISE_TOO_FEW, .ratio = 1, .lo = NAN, .hi = NAN};
+	assert_false(na_threshold_within(&drop, &e) || na_threshold_clear(&drop, &e));
 }
 
 static bool is_nfs(const na_cmp_row *r, void *ud)
