@@ -14,7 +14,8 @@
 typedef enum na_verdict {
 	NA_VERDICT_CLEAN,     /* nothing found (exit 0) */
 	NA_VERDICT_FINDING,   /* the problem a check looks for (exit 3, also beside an error) */
-	NA_VERDICT_UNCHECKED, /* a check could not read what it needs (exit 8) */
+	NA_VERDICT_UNCHECKED, /* a check could not read what it needs, or its runs cannot
+	                       * tell (regress): neither clean nor a finding (exit 8) */
 	NA_VERDICT_PROBLEM,   /* a check met problems its output lists (exit 1) */
 } na_verdict;
 /* How a command ended.  A command returns VS_OK or err's status; main.c

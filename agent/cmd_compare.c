@@ -412,6 +412,11 @@ static void print_method(const comparison *c, bool wrap)
 	free(text);
 }
 
+/* A side's column: what its figures are (the change is the ratio of the
+ * first, so it is named). */
+static const char *const md_side[2] = {"A: geometric mean (min-max, n)",
+                                       "B: geometric mean (min-max, n)"};
+
 /* Markdown text: '|' would end a table cell. */
 static void md_text(const char *s)
 {
@@ -441,10 +446,10 @@ static size_t same_n(const na_cmp_line *lines, size_t n, const na_cmp_row *key, 
 static void print_table(const na_cmp_line *lines, size_t n, const na_cmp_row *key, bool layers)
 {
 	size_t na = same_n(lines, n, key, false), nb = same_n(lines, n, key, true);
-	char ha[32] = "A", hb[32] = "B";
+	char ha[48] = "A GEOMEAN", hb[48] = "B GEOMEAN";
 	if (na && nb) {
-		snprintf(ha, sizeof(ha), "A (n=%zu)", na);
-		snprintf(hb, sizeof(hb), "B (n=%zu)", nb);
+		snprintf(ha, sizeof(ha), "A GEOMEAN (n=%zu)", na);
+		snprintf(hb, sizeof(hb), "B GEOMEAN (n=%zu)", nb);
 	}
 	const char *headers[] = {layers ? "LAYER" : "METRIC", ha, hb, "CHANGE B/A", "VERDICT"};
 	na_table *t = na_table_new(5, headers);
@@ -486,7 +491,8 @@ static void print_layers_md(const comparison *c, const na_cmp_row *key)
 		na_cmp_layer_cells_of(&c->cmp.layers[i], &s);
 		const char *row[] = {s.metric, s.a, s.b, s.change, s.verdict};
 		if (!any)
-			fputs("\n| Layer | A | B | Change B/A | Verdict |\n|---|---|---|---|---|\n", stdout);
+			printf("\n| Layer | %s | %s | Change B/A | Verdict |\n|---|---|---|---|---|\n",
+			       md_side[0], md_side[1]);
 		for (size_t k = 0; k < 5; k++) {
 			fputs("| ", stdout);
 			md_text(row[k]);
@@ -523,7 +529,8 @@ static void print_markdown(const comparison *c)
 		if (i == 0 || l->key != c->cmp.lines[i - 1].key) {
 			fputs("\n### ", stdout);
 			md_text(profile_of(l));
-			fputs("\n\n| Metric | A | B | Change B/A | Verdict |\n|---|---|---|---|---|\n", stdout);
+			printf("\n\n| Metric | %s | %s | Change B/A | Verdict |\n|---|---|---|---|---|\n",
+			       md_side[0], md_side[1]);
 		}
 		na_cmp_cells s;
 		na_cmp_cells_of(l, &s);
@@ -558,14 +565,18 @@ static void csv_field(const char *s, bool last)
 	fputs(last ? "\"\n" : "\",", stdout);
 }
 
-static void csv_spread(const na_spread *s)
+/* The geometric mean first: the change is its ratio. */
+static void csv_spread(const na_spread *s, const double *values)
 {
-	char v[4][48];
-	snprintf(v[0], sizeof(v[0]), "%.3f", s->median);
-	snprintf(v[1], sizeof(v[1]), "%.3f", s->min);
-	snprintf(v[2], sizeof(v[2]), "%.3f", s->max);
-	snprintf(v[3], sizeof(v[3]), "%zu", s->n);
-	for (size_t i = 0; i < 4; i++)
+	char v[5][48] = {""};
+	double geomean = na_geomean(values, s->n);
+	if (!isnan(geomean))
+		snprintf(v[0], sizeof(v[0]), "%.3f", geomean);
+	snprintf(v[1], sizeof(v[1]), "%.3f", s->median);
+	snprintf(v[2], sizeof(v[2]), "%.3f", s->min);
+	snprintf(v[3], sizeof(v[3]), "%.3f", s->max);
+	snprintf(v[4], sizeof(v[4]), "%zu", s->n);
+	for (size_t i = 0; i < 5; i++)
 		csv_field(v[i], false);
 }
 
@@ -580,8 +591,8 @@ static const char *bool_text(bool b)
 static void print_csv(const comparison *c)
 {
 	static const char *const headers[] = {"profile", "direction", "metric", "unit", "lower_is_better",
-	                                      "a_median", "a_min", "a_max", "a_n", "b_median", "b_min",
-	                                      "b_max", "b_n", "change_pct", "ci_low_pct", "ci_high_pct",
+	                                      "a_geomean", "a_median", "a_min", "a_max", "a_n",
+	                                      "b_geomean", "b_median", "b_min", "b_max", "b_n", "change_pct", "ci_low_pct", "ci_high_pct",
 	                                      "ci_level_pct", "p", "p_holm", "mde_rise_pct",
 	                                      "mde_drop_pct", "family_lines", "left_out_a",
 	                                      "left_out_b", "verdict"};
@@ -619,8 +630,8 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
 	csv_field(metric, false);
 	csv_field(unit, false);
 	csv_field(lower_is_better, false);
-	csv_spread(&l->sa);
-	csv_spread(&l->sb);
+	csv_spread(&l->sa, l->a);
+	csv_spread(&l->sb, l->b);
 	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
 		char num[48] = "";
 		if (!isnan(v[k]))

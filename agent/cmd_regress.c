@@ -1,9 +1,10 @@
 /* nfsagent regress: did a new ESXi build (or anything else) make a datastore
  * slower?  Compares candidate runs with baseline runs of the same datastore,
  * protocol and profile against limits, counts only changes whose whole
- * confidence interval is past the limit, and reports when the NFS 4.1
- * probe verdict changed between the builds.  Exit 1 on a regression, for
- * CI. */
+ * confidence interval is past the limit, passes only those whose whole
+ * interval is within it, and says it cannot tell for the rest; reports
+ * when the NFS 4.1 probe verdict changed between the builds.  Exit 1 on a
+ * regression, 8 when it cannot tell, for CI. */
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -18,7 +19,8 @@
 static const char usage[] =
 	"Usage: nfsagent regress --baseline SELECTOR [--candidate SELECTOR]\n"
 	"                        [--max-drop METRIC=PCT] [--max-rise METRIC=PCT]\n"
-	"                        [--db FILE|URL] [--junit FILE] [--json]\n"
+	"                        [--db FILE|URL] [--junit FILE] [--undecided fail|skip]\n"
+	"                        [--json]\n"
 	"Compares candidate results with baseline results of the same datastore, protocol\n"
 	"and profile. SELECTOR is comma-separated field=value conditions\n"
 	"(esxi_build=24022510, campaign=RUN); only ok runs count. Without --candidate the\n"
@@ -31,13 +33,17 @@ static const char usage[] =
 	"                        Both repeat; giving one replaces that option's default.\n"
 	"  --junit FILE          also write JUnit XML, one test case per\n"
 	"                        datastore/profile/metric\n"
+	"  --undecided fail      a check that cannot tell is a JUnit failure (default),\n"
+	"                        or with skip a skipped case; its message says why\n"
 	"A regression is a change whose whole 95% confidence interval lies past the\n"
-	"limit: a drop of iops=10% needs the interval's top below -10%. An estimate past\n"
-	"the limit whose interval reaches back inside is \"over the limit, within noise\";\n"
-	"with fewer than 3 runs a side it is \"too few runs to tell\" and not counted.\n"
+	"limit: a drop of iops=10% needs the interval's top below -10%. A check is ok\n"
+	"when its whole interval lies within the limit, and \"cannot tell with these\n"
+	"runs\" when the interval reaches both sides of it (or with fewer than 3 runs a\n"
+	"side, \"too few runs to tell\"): more runs would tell, and it is never a pass.\n"
 	"A probe verdict that newly shows the NFS 4.1 extent-size bug is a regression\n"
-	"too. Exit 0 without regressions, 1 with, 2 on an error or when there is\n"
-	"nothing to compare.\n"
+	"too. Exit 0 when every check is within its limits, 1 on a regression, 8 when\n"
+	"none regressed but some cannot tell, 2 on an error or when there is nothing\n"
+	"to compare.\n"
 	"Examples:\n"
 	"  nfsagent regress --baseline esxi_build=24022510 --junit regress.xml\n"
 	"  nfsagent regress --baseline esxi_build=24022510 --max-drop iops=5% \\\n"
@@ -46,12 +52,14 @@ static const char usage[] =
 static const char regress_method[] =
 	"A regression is a change whose whole 95% confidence interval (from a t test on the runs' "
 	"logarithms) lies past its limit, so that the runs prove at least that much of a drop or "
-	"rise; an estimate past the limit whose interval reaches back inside it is \"over the "
-	"limit, within noise\", and fewer than 3 runs a side are \"too few runs to tell\". Each "
-	"check is held to 95% on its own: a candidate that truly sits at the limit shows as a "
-	"regression in at most 1 check in 40.";
+	"rise; a check is ok when its whole interval lies within its limit, and when the interval "
+	"reaches both sides of the limit these runs \"cannot tell\" (fewer than 3 runs a side: "
+	"\"too few runs to tell\"), which is no pass: more runs a side would tell. Each check is "
+	"held to 95% on its own: a candidate that truly sits at the limit shows as a regression "
+	"(or as ok) in at most 1 check in 40.";
 
-enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT };
+enum { OPT_BASELINE = NA_OPT_FIRST_COMMAND_OPTION, OPT_CANDIDATE, OPT_DROP, OPT_RISE, OPT_DB, OPT_JUNIT,
+       OPT_UNDECIDED };
 enum { MAX_LIMITS = 16 };
 static const int by_target[] = {NA_FIELD_datastore, NA_FIELD_datastore_type, NA_FIELD_profile};
 static const int by_datastore[] = {NA_FIELD_datastore};
@@ -61,13 +69,19 @@ typedef struct regress_args {
 	na_threshold limits[MAX_LIMITS];
 	size_t n_limits;
 	bool drops, rises, json;
+	bool skip_undecided;    /* --undecided skip: JUnit skips what cannot tell */
 } regress_args;
+
+/* A check's three outcomes: a pass must be shown by the runs as much as a
+ * regression, so what they cannot tell is an outcome of its own. */
+typedef enum outcome { WITHIN, REGRESSION, UNDECIDED } outcome;
+static const char *const outcome_names[] = {"within limits", "regression", "cannot tell"};
 
 typedef struct check {
 	const na_cmp_line *line;
 	const na_threshold *limit;
 	const char *verdict;
-	bool regression;
+	outcome outcome;
 } check;
 
 typedef struct probe_side {
@@ -89,7 +103,7 @@ typedef struct regress_state {
 	char cand_build[256];   /* the default candidate's build */
 	na_cmp cmp;
 	check *checks;
-	size_t n_checks, n_regressions, n_too_few;
+	size_t n_checks, n_regressions, n_undecided;
 	probe_check *probes;
 	size_t n_probes, n_compared;  /* datastores, those with a verdict on both sides */
 	char *time_warning;     /* the baseline all ran before the candidate (or after); NULL */
@@ -131,6 +145,11 @@ bool na_threshold_clear(const na_threshold *t, const na_effect *e)
 	return na_threshold_exceeded(t, ((t->rise ? e->lo : e->hi) - 1) * 100);
 }
 
+bool na_threshold_within(const na_threshold *t, const na_effect *e)
+{
+	return !isnan(e->lo) && !na_threshold_exceeded(t, ((t->rise ? e->hi : e->lo) - 1) * 100);
+}
+
 /* ---- the candidate ---- */
 
 typedef struct newest {
@@ -169,23 +188,24 @@ static int newest_results(regress_state *r, na_store *s, vs_error *err)
 /* ---- checks ---- */
 
 /* The rule: a regression is a change whose whole 95% interval lies past
- * the limit, or a candidate run at 0; an estimate past it with an interval
- * reaching back inside is "over the limit, within noise". */
-static const char *judge(const na_cmp_line *l, const na_threshold *t, bool *regression)
+ * the limit, or a candidate run at 0; ok, one whose whole interval lies
+ * within it.  An interval reaching both sides of the limit (a -83.5% drop
+ * of 3 noisy runs a side whose interval reaches back to -5%) is neither:
+ * these runs cannot tell, and that is said, never passed. */
+static const char *judge(const na_cmp_line *l, const na_threshold *t, outcome *o)
 {
 	/* A candidate run that did nothing (a stall, left out of the test on
 	 * logs) is a failure in itself, whatever the others did. */
-	*regression = l->eff.stalled_b > 0;
-	if (*regression)
+	*o = REGRESSION;
+	if (l->eff.stalled_b > 0)
 		return "REGRESSION: a candidate run measured 0";
-	if (l->eff.verdict == NA_NOISE_TOO_FEW)
-		return na_noise_name(l->eff.verdict);
-	if (!na_threshold_exceeded(t, na_effect_pct(&l->eff)))
+	if (na_threshold_clear(t, &l->eff))
+		return "REGRESSION";
+	*o = na_threshold_within(t, &l->eff) ? WITHIN : UNDECIDED;
+	if (*o == WITHIN)
 		return "ok";
-	if (!na_threshold_clear(t, &l->eff))
-		return "over the limit, within noise";
-	*regression = true;
-	return "REGRESSION";
+	return l->eff.verdict == NA_NOISE_TOO_FEW ? na_noise_name(l->eff.verdict)
+	                                          : "cannot tell with these runs";
 }
 
 static int add_checks(regress_state *r)
@@ -202,10 +222,10 @@ static int add_checks(regress_state *r)
 			if (r->args->limits[k].metric != l->metric)
 				continue;
 			check *c = &r->checks[r->n_checks++];
-			*c = (check){l, &r->args->limits[k], NULL, false};
-			c->verdict = judge(l, c->limit, &c->regression);
-			r->n_regressions += c->regression;
-			r->n_too_few += l->eff.verdict == NA_NOISE_TOO_FEW;
+			*c = (check){l, &r->args->limits[k], NULL, WITHIN};
+			c->verdict = judge(l, c->limit, &c->outcome);
+			r->n_regressions += c->outcome == REGRESSION;
+			r->n_undecided += c->outcome == UNDECIDED;
 		}
 	}
 	return VS_OK;
@@ -367,10 +387,11 @@ static size_t print_key(const regress_state *r, size_t from)
 	bool same = true, p99 = false;
 	for (; to < r->n_checks && r->checks[to].line->key == first->key; to++)
 		same &= r->checks[to].line->sa.n == na && r->checks[to].line->sb.n == nb;
-	char hb[40] = "BASELINE", hc[40] = "CANDIDATE";
+	/* the change is the ratio of the geometric means: they are the figures */
+	char hb[48] = "BASELINE GEOMEAN", hc[48] = "CANDIDATE GEOMEAN";
 	if (same) {
-		snprintf(hb, sizeof(hb), "BASELINE (n=%zu)", na);
-		snprintf(hc, sizeof(hc), "CANDIDATE (n=%zu)", nb);
+		snprintf(hb, sizeof(hb), "BASELINE GEOMEAN (n=%zu)", na);
+		snprintf(hc, sizeof(hc), "CANDIDATE GEOMEAN (n=%zu)", nb);
 	}
 	const char *headers[] = {"METRIC", hb, hc, "CHANGE", "LIMIT", "VERDICT"};
 	na_table *t = na_table_new(6, headers);
@@ -381,7 +402,7 @@ static size_t print_key(const regress_state *r, size_t from)
 		char limit[32], metric[64], note[sizeof(s.change)];
 		na_cmp_cells_of(l, &s);
 		limit_text(c->limit, limit, sizeof(limit));
-		/* "(median of runs)" said once under the table */
+		/* "(of each run)" said once under the table */
 		snprintf(metric, sizeof(metric), "%s %s", na_dir_names[l->dir], na_metrics[l->metric].label);
 		p99 |= l->metric == NA_M_P99;
 		const char *row[] = {metric, same ? s.a_bare : s.a, same ? s.b_bare : s.b, s.change_bare,
@@ -398,7 +419,7 @@ static size_t print_key(const regress_state *r, size_t from)
 		na_table_print(t, stdout);
 	na_table_free(&t);
 	if (p99)
-		printf("p99 latency: the median of the runs' own p99s\n");
+		printf("p99 latency: the geometric mean of the runs' own p99s\n");
 	return to;
 }
 
@@ -433,12 +454,21 @@ static void print_text(const regress_state *r)
 	for (size_t i = 0; i < r->n_probes; i++)
 		if (r->probes[i].text[0])
 			printf("\n%s%s\n", r->probes[i].text, r->probes[i].regression ? " (REGRESSION)" : "");
+	putchar('\n');
 	if (r->n_regressions)
-		printf("\n%zu regression%s: the whole interval past the limit\n", r->n_regressions,
+		printf("%zu regression%s: the whole interval past the limit\n", r->n_regressions,
 		       na_s(r->n_regressions));
-	else
-		printf("\nno regression (%zu check%s, %zu with too few runs to tell)\n", r->n_checks,
-		       na_s(r->n_checks), r->n_too_few);
+	else if (!r->n_undecided)
+		printf("no regression: every check's interval within its limit (%zu check%s)\n",
+		       r->n_checks, na_s(r->n_checks));
+	if (r->n_undecided) {
+		char line[400];
+		snprintf(line, sizeof(line), "%s%zu check%s cannot tell with these runs (the interval "
+		         "reaches both sides of the limit, or too few runs): no pass; more runs a side "
+		         "would tell", r->n_regressions ? "" : "no regression shown, but ", r->n_undecided,
+		         na_s(r->n_undecided));
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
+	}
 	putchar('\n');
 	na_print_wrapped(stdout, regress_method, 80, 0, 0);
 }
@@ -474,17 +504,20 @@ static void print_json(const regress_state *r)
 		    "datastore", field(c->line, NA_FIELD_datastore),
 		    na_field_shown(NA_FIELD_datastore_type), field(c->line, NA_FIELD_datastore_type),
 		    "profile", field(c->line, NA_FIELD_profile), "limit_pct", c->limit->rise ? c->limit->pct : -c->limit->pct,
-		    "verdict", c->verdict, "regression", c->regression));
+		    "verdict", c->verdict, "regression", c->outcome == REGRESSION));
+		json_object_set_new(o, "outcome", json_string(outcome_names[c->outcome]));
 		json_array_append_new(checks, o);
 	}
 	for (size_t i = 0; i < r->n_probes; i++)
 		json_array_append_new(probes, probe_json(&r->probes[i]));
-	na_json_print(json_pack("{s:{s:s, s:I}, s:{s:s?, s:s?, s:I}, s:s?, s:o, s:o, s:o, s:I, s:s}",
+	json_t *root = json_pack("{s:{s:s, s:I}, s:{s:s?, s:s?, s:I}, s:s?, s:o, s:o, s:o, s:I, s:s}",
 	                        "baseline", "selector", r->args->baseline, "results", (json_int_t)r->base.n,
 	                        "candidate", "selector", r->args->candidate, "esxi_build",
 	                        r->args->candidate ? NULL : r->cand_build, "results", (json_int_t)r->cand.n,
 	                        "time_warning", r->time_warning, "limits", limits, "checks", checks, "probes", probes,
-	                        "regressions", (json_int_t)r->n_regressions, "noise_method", regress_method));
+	                        "regressions", (json_int_t)r->n_regressions, "noise_method", regress_method);
+	json_object_set_new(root, "cannot_tell", json_integer((json_int_t)r->n_undecided));
+	na_json_print(root);
 }
 
 /* ---- JUnit ---- */
@@ -502,29 +535,33 @@ static void xml_text(FILE *out, const char *s)
 		}
 }
 
-/* One test case; failure NULL for a pass. */
-static void junit_case(FILE *out, const char *classname, const char *name, bool skipped,
-                       const char *failure, const char *message, const char *body)
+/* One test case: a pass (how NULL), a <failure type="how">, or with how
+ * "skipped" a <skipped>; either with its message, so none is silent. */
+static void junit_case(FILE *out, const char *classname, const char *name, const char *how,
+                       const char *message, const char *body)
 {
 	fputs("  <testcase classname=\"", out);
 	xml_text(out, classname);
 	fputs("\" name=\"", out);
 	xml_text(out, name);
-	fputs(skipped || failure ? "\">\n" : "\"/>\n", out);
+	fputs(how ? "\">\n" : "\"/>\n", out);
+	if (!how)
+		return;
+	bool skipped = strcmp(how, "skipped") == 0;
 	if (skipped)
-		fputs("    <skipped message=\"too few runs to tell\"/>\n", out);
-	if (failure) {
-		fprintf(out, "    <failure type=\"%s\" message=\"", failure);
-		xml_text(out, message);
-		fputs("\">", out);
+		fputs("    <skipped message=\"", out);
+	else
+		fprintf(out, "    <failure type=\"%s\" message=\"", how);
+	xml_text(out, message);
+	fputs(skipped ? "\"/>\n" : "\">", out);
+	if (!skipped) {
 		xml_text(out, body);
 		fputs("</failure>\n", out);
 	}
-	if (skipped || failure)
-		fputs("  </testcase>\n", out);
+	fputs("  </testcase>\n", out);
 }
 
-static void junit_check(FILE *out, const check *c)
+static void junit_check(FILE *out, const check *c, bool skip_undecided)
 {
 	const na_cmp_line *l = c->line;
 	na_cmp_cells s;
@@ -534,11 +571,18 @@ static void junit_check(FILE *out, const check *c)
 	snprintf(name, sizeof(name), "%s %s %s %s", field(l, NA_FIELD_profile), na_dir_names[l->dir],
 	         na_metrics[l->metric].key, c->limit->rise ? "rise" : "drop");
 	limit_text(c->limit, limit, sizeof(limit));
-	snprintf(message, sizeof(message), "%s %s (limit %s): the whole interval is past the limit",
-	         s.metric, s.change, limit);
+	const char *why = c->outcome == REGRESSION ? "the whole interval is past the limit"
+	                  : l->eff.verdict == NA_NOISE_TOO_FEW
+	                      ? "too few runs to tell (fewer than 3 a side); more runs would tell"
+	                      : "cannot tell with these runs: the interval reaches both sides of the "
+	                        "limit; more runs a side would tell";
+	snprintf(message, sizeof(message), "%s %s (limit %s): %s", s.metric, s.change, limit, why);
 	snprintf(body, sizeof(body), "baseline %s; candidate %s", s.a, s.b);
-	junit_case(out, classname, name, l->eff.verdict == NA_NOISE_TOO_FEW, c->regression ? "regression" : NULL,
-	           message, body);
+	const char *how = c->outcome == REGRESSION ? "regression"
+	                  : c->outcome == WITHIN   ? NULL
+	                  : skip_undecided         ? "skipped"
+	                                           : "undecided";
+	junit_case(out, classname, name, how, message, body);
 }
 
 /* Created 0600 like the database: it names hosts, datastores and servers. */
@@ -552,15 +596,17 @@ static int write_junit(const regress_state *r, const char *path, vs_error *err)
 			close(fd);
 		return vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(e));
 	}
+	bool skip = r->args->skip_undecided;
 	fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 	        "<testsuite name=\"nfsagent regress\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
-	        r->n_checks + r->n_compared, r->n_regressions, r->n_too_few);
+	        r->n_checks + r->n_compared, r->n_regressions + (skip ? 0 : r->n_undecided),
+	        skip ? r->n_undecided : 0);
 	for (size_t i = 0; i < r->n_checks; i++)
-		junit_check(out, &r->checks[i]);
+		junit_check(out, &r->checks[i], skip);
 	for (size_t i = 0; i < r->n_probes; i++)
 		if (r->probes[i].compared)
 			junit_case(out, r->probes[i].datastore ? r->probes[i].datastore : "-",
-			           "NFS 4.1 probe verdict", false, r->probes[i].regression ? "probe" : NULL,
+			           "NFS 4.1 probe verdict", r->probes[i].regression ? "probe" : NULL,
 			           r->probes[i].text, "");
 	fputs("</testsuite>\n", out);
 	return fclose(out) == 0 ? VS_OK : vs_fail(err, VS_ERR_FAULT, "cannot write %s: %s", path, strerror(errno));
@@ -583,8 +629,12 @@ static vs_status regress(regress_args *a, na_outcome *out)
 	else if (rc == VS_OK)
 		print_text(&r);
 	/* 1 means a regression and nothing else, so that CI can tell it from a
-	 * broken check: every error is 2 (VS_ERR_USAGE). */
-	out->verdict = r.n_regressions ? NA_VERDICT_PROBLEM : NA_VERDICT_CLEAN;
+	 * broken check: every error is 2 (VS_ERR_USAGE); 8 (unchecked) that no
+	 * check regressed but some cannot tell, whatever --undecided says of
+	 * the JUnit file. */
+	out->verdict = r.n_regressions ? NA_VERDICT_PROBLEM
+	               : r.n_undecided ? NA_VERDICT_UNCHECKED
+	                               : NA_VERDICT_CLEAN;
 	if (rc != VS_OK)
 		rc = err->status = VS_ERR_USAGE;
 	regression_free(&r);
@@ -601,6 +651,13 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_CANDIDATE: a->candidate = arg; return 1;
 	case OPT_DB: a->db = arg; return 1;
 	case OPT_JUNIT: a->junit = arg; return 1;
+	case OPT_UNDECIDED:
+		if (strcmp(arg, "skip") && strcmp(arg, "fail")) {
+			na_usage_error(out, "--undecided wants fail or skip, not '%s'", arg);
+			return -1;
+		}
+		a->skip_undecided = strcmp(arg, "skip") == 0;
+		return 1;
 	case OPT_DROP:
 	case OPT_RISE:
 		/* two places stay free for the defaults */
@@ -635,6 +692,7 @@ vs_status cmd_regress(int argc, char **argv, na_outcome *out)
 		{"candidate", required_argument, NULL, OPT_CANDIDATE},
 		{"max-drop", required_argument, NULL, OPT_DROP}, {"max-rise", required_argument, NULL, OPT_RISE},
 		{"db", required_argument, NULL, OPT_DB},         {"junit", required_argument, NULL, OPT_JUNIT},
+		{"undecided", required_argument, NULL, OPT_UNDECIDED},
 		{"json", no_argument, NULL, NA_OPT_JSON},        {"help", no_argument, NULL, NA_OPT_HELP},
 		{0},
 	};

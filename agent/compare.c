@@ -720,11 +720,11 @@ void na_cmp_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 	bool latency = na_metrics[l->metric].lower_is_better, ms = line_ms(l);
 	const char *unit = latency ? (ms ? " ms" : " µs") : l->metric == NA_M_MBPS ? " MB/s" : "";
 	double scale = latency && ms ? 1e-3 : 1;
-	/* Runs are the replicates: p99 is the median of the runs' own p99s. */
+	/* Runs are the replicates: p99 is the runs' own p99s, not one pooled. */
 	snprintf(c->metric, sizeof(c->metric), "%s %s%s", na_dir_names[l->dir],
-	         na_metrics[l->metric].label, l->metric == NA_M_P99 ? " (median of runs)" : "");
-	na_spread_text(&l->sa, scale, unit, c->a, sizeof(c->a));
-	na_spread_text(&l->sb, scale, unit, c->b, sizeof(c->b));
+	         na_metrics[l->metric].label, l->metric == NA_M_P99 ? " (of each run)" : "");
+	na_spread_text(&l->sa, l->eff.center_a, scale, unit, c->a, sizeof(c->a));
+	na_spread_text(&l->sb, l->eff.center_b, scale, unit, c->b, sizeof(c->b));
 	na_effect_text(&l->eff, latency, c->change, sizeof(c->change));
 	na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
 	if (l->metric == NA_M_IOPS && l->eff.verdict == NA_NOISE_SHOWN)

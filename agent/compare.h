@@ -308,5 +308,8 @@ int na_threshold_parse(const char *arg, bool rise, na_threshold *t, vs_error *er
  * beyond the threshold). */
 bool na_threshold_exceeded(const na_threshold *t, double change_pct);
 bool na_threshold_clear(const na_threshold *t, const na_effect *e);
+/* Whether the whole 95% interval lies within the limit (a pass the runs
+ * show); false without an interval (too few runs). */
+bool na_threshold_within(const na_threshold *t, const na_effect *e);
 
 #endif

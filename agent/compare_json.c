@@ -11,19 +11,22 @@ const char *na_cmp_unit(int metric)
 	return na_metrics[metric].lower_is_better ? "us" : metric == NA_M_MBPS ? "MB/s" : "IOPS";
 }
 
+/* A number, or null when it is unknown. */
+static json_t *num_json(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+/* The geometric mean first: the change is its ratio (a layer line with a
+ * run at 0: the medians'). */
 static json_t *spread_json(const na_spread *s, const double *v)
 {
 	json_t *values = json_array();
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(values, json_real(v[i]));
-	return json_pack("{s:f, s:f, s:f, s:I, s:o}", "median", s->median, "min", s->min, "max", s->max,
-	                 "n", (json_int_t)s->n, "values", values);
-}
-
-/* A number, or null when it is unknown. */
-static json_t *num_json(double v)
-{
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+	return json_pack("{s:o, s:f, s:f, s:f, s:I, s:o}", "geomean", num_json(na_geomean(v, s->n)),
+	                 "median", s->median, "min", s->min, "max", s->max, "n", (json_int_t)s->n,
+	                 "values", values);
 }
 
 /* How the line's verdict was reached, in words. */

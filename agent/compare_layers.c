@@ -52,6 +52,8 @@ na_effect na_cmp_layer_effect(int m, const double *a, size_t na, const double *b
 	e.na = sa.n;
 	e.nb = sb.n;
 	e.ratio = sa.median > 0 ? sb.median / sa.median : NAN;
+	e.center_a = sa.median;  /* printed beside the change they make */
+	e.center_b = sb.median;
 	e.verdict = NA_NOISE_SHOWN;
 	return e;
 }
@@ -182,8 +184,8 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 {
 	const na_layer_info *m = &na_layers[l->metric];
 	snprintf(c->metric, sizeof(c->metric), "%s", m->label);
-	na_spread_text(&l->sa, 1, m->unit, c->a, sizeof(c->a));
-	na_spread_text(&l->sb, 1, m->unit, c->b, sizeof(c->b));
+	na_spread_text(&l->sa, l->eff.center_a, 1, m->unit, c->a, sizeof(c->a));
+	na_spread_text(&l->sb, l->eff.center_b, 1, m->unit, c->b, sizeof(c->b));
 	double pct = na_effect_pct(&l->eff);
 	if (l->eff.judged)
 		na_effect_text(&l->eff, m->lower_is_better, c->change, sizeof(c->change));
@@ -197,7 +199,8 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 		na_verdict_text(&l->eff, c->verdict, sizeof(c->verdict));
 	else
 		snprintf(c->verdict, sizeof(c->verdict), "%s%s", na_cmp_layer_verdict(l),
-		         zero_line(l) ? ", which has no ratio of logs" : ": neither side is better by itself");
+		         zero_line(l) ? ", which has no ratio of logs; the figures and change are medians"
+		                      : ": neither side is better by itself");
 	na_cmp_cells_narrow(l, 1, m->unit, c);
 	/* said once under the table, not on each line without a better side */
 	if (!m->judged && !zero_line(l))
@@ -207,8 +210,8 @@ void na_cmp_layer_cells_of(const na_cmp_line *l, na_cmp_cells *c)
 
 void na_cmp_cells_narrow(const na_cmp_line *l, double scale, const char *unit, na_cmp_cells *c)
 {
-	na_spread_bare_text(&l->sa, scale, unit, c->a_bare, sizeof(c->a_bare));
-	na_spread_bare_text(&l->sb, scale, unit, c->b_bare, sizeof(c->b_bare));
+	na_spread_bare_text(&l->sa, l->eff.center_a, scale, unit, c->a_bare, sizeof(c->a_bare));
+	na_spread_bare_text(&l->sb, l->eff.center_b, scale, unit, c->b_bare, sizeof(c->b_bare));
 	/* the wide cells are the narrow ones with more said: cut there */
 	size_t change = strcspn(c->change, "(");
 	snprintf(c->change_bare, sizeof(c->change_bare), "%.*s", (int)(change && c->change[change] ?

@@ -91,7 +91,8 @@ enum {
 	NA_EXIT_TLS = 5,       /* server certificate refused */
 	NA_EXIT_AUTH = 6,      /* login refused */
 	NA_EXIT_PROTOCOL = 7,  /* the server's reply made no sense */
-	NA_EXIT_UNCHECKED = 8, /* a check could not read what it needs: neither clean nor a finding */
+	NA_EXIT_UNCHECKED = 8, /* a check could not read what it needs, or regress's runs cannot
+	                        * tell: neither clean nor a finding */
 };
 static int verdict_exit(na_verdict v)
 {

@@ -522,6 +522,17 @@ const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, i
 	return NULL;
 }
 
+double na_report_center(const na_report_page *r, size_t p, size_t g, int dir, int metric,
+                        bool layer, double geomean)
+{
+	const na_cmp_line *l = na_report_line(r, p, g, dir, metric, layer);
+	/* the first group has no line of its own: it is every pair's A */
+	for (size_t k = 0; !l && g == na_report_first_group(r, p) && k < r->n_groups; k++)
+		if ((l = na_report_line(r, p, k, dir, metric, layer)))
+			return l->eff.center_a;
+	return l && !isnan(l->eff.center_b) ? l->eff.center_b : geomean;
+}
+
 void na_report_ratio(const na_report_page *r, const char *change, const char *verdict)
 {
 	fprintf(r->out, "<span class=\"ratio\">%s vs first</span><span class=\"ratio\">", change);
@@ -533,14 +544,21 @@ void na_report_ratio(const na_report_page *r, const char *change, const char *ve
  * profile's first group in compare's words. */
 static void cell(const na_report_page *r, size_t p, size_t g, int dir, int m)
 {
-	char a[48], b[48], c[48];
-	na_spread s = spread(r, p, g, dir, stat_of[m]);
+	char a[48], b[48], c[48], d[48];
+	size_t n;
+	double *v = values(r, p, g, dir, stat_of[m], &n);
+	na_spread s = na_spread_of(v, v ? n : 0);
+	/* the store's bytes a second against compare's MB/s */
+	double scale = m == NA_M_MBPS ? 1e6 : 1;
+	double center = na_report_center(r, p, g, dir, m, false, v ? na_geomean(v, n) / scale : NAN);
+	free(v);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
 		return;
 	}
-	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-	        show(stat_of[m], s.median, a, sizeof(a)), show(stat_of[m], s.min, b, sizeof(b)),
+	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">median %s · %s–%s · n=%zu</span>",
+	        show(stat_of[m], isnan(center) ? s.median : center * scale, a, sizeof(a)),
+	        show(stat_of[m], s.median, d, sizeof(d)), show(stat_of[m], s.min, b, sizeof(b)),
 	        show(stat_of[m], s.max, c, sizeof(c)), s.n);
 	const na_cmp_line *l = na_report_line(r, p, g, dir, m, false);
 	na_cmp_cells cells;
@@ -554,11 +572,11 @@ static void cell(const na_report_page *r, size_t p, size_t g, int dir, int m)
 static void comparison(const na_report_page *r, size_t p)
 {
 	fputs("<table class=\"cmp\">\n", r->out);
-	na_report_group_header(r, p, "Median (min–max · runs)");
+	na_report_group_header(r, p, "Geometric mean (median · min–max · runs)");
 	for (int d = 0; d < 2; d++)
 		for (int m = 0; has_dir(r, p, d) && m < NA_M_COUNT; m++) {
 			fprintf(r->out, "<tr><th>%s %s%s</th>", dir_names[d], na_metrics[m].label,
-			        m == NA_M_P99 ? " (median of runs)" : "");
+			        m == NA_M_P99 ? " (of each run)" : "");
 			for (size_t g = 0; g < r->n_groups; g++)
 				if (na_report_in_profile(r, p, g))
 					cell(r, p, g, d, m);

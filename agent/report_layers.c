@@ -136,15 +136,17 @@ static void layer_cell(const na_report_page *r, size_t p, size_t g, const na_cmp
 	size_t n;
 	double *v = layer_values(rows, m, &n);
 	na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
+	double center = na_report_center(r, p, g, 0, m, true, v ? na_geomean(v, n) : NAN);
 	free(v);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
 		return;
 	}
 	const char *unit = na_layers[m].unit[0] == ' ' ? "" : na_layers[m].unit;
-	char a[32], b[32], c[32];
-	fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">%s–%s · n=%zu</span>",
-	        na_report_grouped(s.median, a, sizeof(a)), unit, na_report_grouped(s.min, b, sizeof(b)),
+	char a[32], b[32], c[32], d[32];
+	fprintf(r->out, "<td class=\"num\"><b>%s%s</b><span class=\"sp\">median %s · %s–%s · n=%zu</span>",
+	        na_report_grouped(isnan(center) ? s.median : center, a, sizeof(a)), unit,
+	        na_report_grouped(s.median, d, sizeof(d)), na_report_grouped(s.min, b, sizeof(b)),
 	        na_report_grouped(s.max, c, sizeof(c)), s.n);
 	const na_cmp_line *l = na_report_line(r, p, g, 0, m, true);
 	na_cmp_cells cells;
@@ -170,7 +172,7 @@ void na_report_layers(const na_report_page *r, size_t p)
 	if (!any)
 		return;
 	fputs("<table class=\"cmp layers\">\n", r->out);
-	na_report_group_header(r, p, "ESXi and the pool (median, min–max · runs)");
+	na_report_group_header(r, p, "ESXi and the pool (geometric mean; median · min–max · runs)");
 	for (int m = 0; m < NA_L_COUNT; m++) {
 		if (!shown[m])
 			continue;

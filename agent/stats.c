@@ -139,7 +139,19 @@ na_group na_group_of(const double *values, size_t n)
 			sq += (log(values[i]) - g.mean) * (log(values[i]) - g.mean);
 	if (g.n > 1)
 		g.sd = sqrt(sq / (double)(g.n - 1));
+	/* Runs that all measured one value: no spread at all, not the rounding
+	 * left by summing their logs (na_effect_of's same reads it). */
+	if (g.spread.min > 0 && g.spread.min == g.spread.max) {
+		g.mean = log(g.spread.min);
+		g.sd = g.n > 1 ? 0 : NAN;
+	}
 	return g;
+}
+
+double na_geomean(const double *values, size_t n)
+{
+	na_group g = na_group_of(values, n);
+	return g.n ? exp(g.mean) : NAN;
 }
 
 double na_group_spread_pct(const na_group *g)
@@ -299,6 +311,8 @@ na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, d
 	               .ratio = NAN, .lo = NAN, .hi = NAN, .p = NAN, .p_band = NAN, .p_holm = NAN,
 	               .sd = NAN, .alpha = NA_ALPHA, .family = 1, .weight = 1, .band = band, .mde = NAN,
 	               .mde_drop = NAN, .mw_p = NAN, .hl_ratio = NAN};
+	e.center_a = ga.n ? exp(ga.mean) : NAN;
+	e.center_b = gb.n ? exp(gb.mean) : NAN;
 	if (ga.n && gb.n)
 		e.ratio = exp(gb.mean - ga.mean);
 	if (ga.n < NA_NOISE_MIN_RUNS || gb.n < NA_NOISE_MIN_RUNS)
@@ -311,6 +325,7 @@ na_effect na_effect_of(const double *a, size_t na, const double *b, size_t nb, d
 	e.p = se > 0 ? t_two_tail(fabs(d) / se, df) : d != 0 ? 0 : 1;
 	e.p_band = !(beyond > 0) ? 1 : se > 0 ? t_two_tail(beyond / se, df) : 0;
 	e.p_holm = e.p_band;
+	e.same = e.sd == 0;  /* exact: na_group_of's sd for one value */
 	na_effect_level(&e, NA_ALPHA);
 	if (judged && ga.n >= NA_RANK_MIN_RUNS && gb.n >= NA_RANK_MIN_RUNS) {
 		size_t la_n, lb_n;
@@ -414,8 +429,9 @@ const char *na_noise_name(na_noise v)
 }
 
 const char na_noise_method[] =
-	"A change is \"beyond noise\" when its confidence interval, from a t test on the runs' "
-	"logarithms, leaves out no change. Each profile's IOPS and p99 lines are judged together "
+	"Each side shows its runs' geometric mean (lowest-highest): the change is the ratio of "
+	"the two geometric means. A change is \"beyond noise\" when its confidence interval, from "
+	"a t test on the runs' logarithms, leaves out no change. Each profile's IOPS and p99 lines are judged together "
 	"as one question (Holm's correction, IOPS weighing most), each interval printed at the "
 	"level its line was judged at (95% alone, more in a family), so that a profile whose groups "
 	"truly perform alike shows a change less than 1 time in 20; MB/s, average latency and a "
@@ -497,11 +513,11 @@ const char *na_thousands(double v, char *buf, size_t size)
 	return buf;
 }
 
-static const char *spread_text(const na_spread *s, double scale, const char *unit, bool with_n,
-                               char *buf, size_t size)
+static const char *spread_text(const na_spread *s, double center, double scale, const char *unit,
+                               bool with_n, char *buf, size_t size)
 {
 	char med[48], lo[48], hi[48], n[32] = "";
-	na_number_text(s->median * scale, med, sizeof(med));
+	na_number_text((isnan(center) ? s->median : center) * scale, med, sizeof(med));
 	if (with_n)
 		snprintf(n, sizeof(n), "%sn=%zu", s->n < 2 ? "" : ", ", s->n);
 	if (s->n < 2)
@@ -513,16 +529,16 @@ static const char *spread_text(const na_spread *s, double scale, const char *uni
 	return buf;
 }
 
-const char *na_spread_text(const na_spread *s, double scale, const char *unit, char *buf,
-                           size_t size)
+const char *na_spread_text(const na_spread *s, double center, double scale, const char *unit,
+                           char *buf, size_t size)
 {
-	return spread_text(s, scale, unit, true, buf, size);
+	return spread_text(s, center, scale, unit, true, buf, size);
 }
 
-const char *na_spread_bare_text(const na_spread *s, double scale, const char *unit, char *buf,
-                                size_t size)
+const char *na_spread_bare_text(const na_spread *s, double center, double scale, const char *unit,
+                                char *buf, size_t size)
 {
-	return spread_text(s, scale, unit, false, buf, size);
+	return spread_text(s, center, scale, unit, false, buf, size);
 }
 
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size)
@@ -546,7 +562,7 @@ const char *na_effect_text(const na_effect *e, bool lower_is_better, char *buf, 
 {
 	char change[48], level[16];
 	na_change_text(na_effect_pct(e), lower_is_better, change, sizeof(change));
-	if (isnan(e->lo))
+	if (isnan(e->lo) || e->same)
 		snprintf(buf, size, "%s", change);
 	else
 		snprintf(buf, size, "%s (%s%% CI %+.1f%% to %+.1f%%)", change,
@@ -573,6 +589,16 @@ const char *na_verdict_text(const na_effect *e, char *buf, size_t size)
 	const char *fragile = e->fragile ? "; depends on one run" : "";
 	char stalls[128];
 	stalls_text(e, stalls, sizeof(stalls));
+	/* No spread: "within noise" and what it could see (+0%) would be
+	 * read as a measured noise; say what the runs did instead. */
+	if (e->same && e->ratio == 1 && !stalls[0]) {
+		snprintf(buf, size, "the same in every run");
+		return buf;
+	}
+	if (e->same) {
+		snprintf(buf, size, "%s: each side the same in every run%s", name, stalls);
+		return buf;
+	}
 	if (e->verdict != NA_NOISE_WITHIN || isnan(e->mde)) {
 		snprintf(buf, size, "%s%s%s", name, fragile, stalls);
 		return buf;

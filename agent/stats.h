@@ -45,6 +45,9 @@ typedef struct na_group {
 	double mean, sd;       /* of ln(value); sd is NAN below 2 values */
 } na_group;
 na_group na_group_of(const double *values, size_t n);
+/* The geometric mean of the values > 0, NAN without one: the central value
+ * whose ratio between two groups is their change (na_effect_of). */
+double na_geomean(const double *values, size_t n);
 /* The group's run-to-run spread as a percentage: 100 (e^sd - 1); NAN below 2. */
 double na_group_spread_pct(const na_group *g);
 
@@ -66,6 +69,8 @@ typedef struct na_effect {
 	size_t stalled_a, stalled_b;  /* runs at 0 (a stall), shown but left out of the test */
 	double ratio, lo, hi;  /* B/A of the geometric means and its interval at level
 	                        * 1 - alpha, the verdict's; NAN when too few */
+	double center_a, center_b;  /* what ratio is B/A of, so a table prints them beside
+	                        * it: the geometric means of the values > 0 (NAN without) */
 	double p;              /* t test on the logs, two-sided, against no change */
 	double p_band;         /* against "no change beyond the band" (= p without one) */
 	double p_holm;         /* p_band after Holm across the line's family */
@@ -81,6 +86,8 @@ typedef struct na_effect {
 	double mw_p;           /* exact Mann-Whitney p, two-sided; NAN below 4 runs a side */
 	double hl_ratio;       /* Hodges-Lehmann estimate of B/A; NAN below 4 runs a side */
 	bool fragile;          /* t test and rank test disagree: the verdict depends on one run */
+	bool same;             /* every run of each side measured one value (3 runs a side or
+	                        * more): the interval has no width and says nothing */
 } na_effect;
 
 /* The effect of B against A (values < 0 are unknown; values of 0 are stalls,
@@ -137,21 +144,27 @@ int na_time_order(const char *const *a, size_t na, const char *const *b, size_t 
 /* 17,700 / 72.5 / 7.20: three significant digits or more, with thousands
  * separators as in the seeds' tables. */
 const char *na_number_text(double v, char *buf, size_t size);
-/* "17,700 (12,100-17,700, n=3)": the values times scale, unit after the median. */
-const char *na_spread_text(const na_spread *s, double scale, const char *unit, char *buf,
-                           size_t size);
+/* "17,700 (12,100-17,700, n=3)": center (NAN: the median) and the spread's
+ * min and max times scale, unit after the center.  A comparison's center
+ * is its effect's (center_a, center_b): the figures its change is the
+ * ratio of. */
+const char *na_spread_text(const na_spread *s, double center, double scale, const char *unit,
+                           char *buf, size_t size);
 /* The same without its n, "17,700 (12,100-17,700)": a table that says the
  * runs once in its header. */
-const char *na_spread_bare_text(const na_spread *s, double scale, const char *unit, char *buf,
-                                size_t size);
+const char *na_spread_bare_text(const na_spread *s, double center, double scale, const char *unit,
+                                char *buf, size_t size);
 /* "+12.3% better", "-8.1% worse" (better knows whether lower is better),
  * "+0.0%" or "n/a". */
 const char *na_change_text(double pct, bool lower_is_better, char *buf, size_t size);
 /* "+9.7% better (95% CI -5.4% to +27.1%)" at the verdict's level ("97.5% CI"
- * in a family of 2), or the change alone when too few. */
+ * in a family of 2), or the change alone when too few or when neither side
+ * varied (same: the interval would be zero-wide). */
 const char *na_effect_text(const na_effect *e, bool lower_is_better, char *buf, size_t size);
 /* "beyond noise", "within noise: could only see rises of about +22% or drops
- * of about -18% with 5 runs a side", "too few runs to tell", "follows IOPS";
+ * of about -18% with 5 runs a side", "too few runs to tell", "follows IOPS",
+ * "the same in every run" (no change, no spread) or "beyond noise: each
+ * side the same in every run";
  * with "; depends on one run" when the rank test disagrees and "; 1 run of B
  * at 0 left out of the test" for stalls. */
 const char *na_verdict_text(const na_effect *e, char *buf, size_t size);

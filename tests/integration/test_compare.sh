@@ -45,14 +45,28 @@ add_probe() {
 
 rw=randwrite-4k-qd32x4
 
+# ratios_disagreeing TEXT: the table rows of TEXT (METRIC ... CHANGE) whose
+# central figures' ratio B/A differs from their printed change by more than
+# the figures' rounding (0.5 points), each with both; "" when none does.
+ratios_disagreeing() {
+	awk -F '  +' '/^(METRIC|LAYER) / { t = 1; next } /^$/ { t = 0 }
+		t && $4 ~ /^[-+][0-9.]+%/ {
+			a = $2; b = $3; gsub(/,/, "", a); gsub(/,/, "", b)
+			split(a, x, " "); split(b, y, " "); c = $4; sub(/%.*/, "", c)
+			if (x[1] > 0 && ((y[1] / x[1] - 1) * 100 - c > 0.5 || c - (y[1] / x[1] - 1) * 100 > 0.5))
+				print $1 ": " x[1] " -> " y[1] " beside " c "%"
+			n++ }
+		END { if (!n) print "no rows read" }' <<< "$1"
+}
+
 # ---- compare: confounded groups, one run each ----
 add_run conf a NFS41 1 ds1 "$rw" 33700 recordsize=64K
 add_run conf b NFS 1 ds1 "$rw" 43500 recordsize=16K
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=conf,target=a --b campaign=conf,target=b
 assert_contains "$(flat "$OUT")" "the groups differ in 2 factors: protocol (NFS41 vs NFS), recordsize (64K vs 16K); a change cannot be pinned on one of them"
 assert_eq "$(grep '^write IOPS  ' <<< "$OUT")" \
-	"write IOPS                          33,700    43,500    +29.1% better  too few runs to tell"
-assert_contains "$(grep '^METRIC' <<< "$OUT")" "A (n=1)   B (n=1)"
+	"write IOPS                       33,700           43,500           +29.1% better  too few runs to tell"
+assert_contains "$(grep '^METRIC' <<< "$OUT")" "A GEOMEAN (n=1)  B GEOMEAN (n=1)"
 # Latency: lower is better, so a fall is an improvement.
 assert_contains "$(grep 'write avg latency' <<< "$OUT")" "-22.5% better"
 assert_eq "$(grep -c 'too few runs to tell$' <<< "$OUT")" 4 "every line too few"
@@ -76,15 +90,19 @@ run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=cl
 assert_contains "$OUT" "differs in: slog (no vs yes)"
 # Each side's runs once in the header, each line's interval in a note under it.
 assert_eq "$(sed -n '/^METRIC/,/^$/p' <<< "$OUT")" \
-"METRIC                              A (n=3)                B (n=3)                 CHANGE B/A     VERDICT
-write IOPS                          10,000 (9,900-10,200)  13,000 (12,900-13,300)  +30.2% better  beyond noise
+"METRIC                           A GEOMEAN (n=3)        B GEOMEAN (n=3)         CHANGE B/A     VERDICT
+write IOPS                       10,033 (9,900-10,200)  13,066 (12,900-13,300)  +30.2% better  beyond noise
   96% CI +25.4% to +35.3%
-write MB/s                          41.0 MB/s (40.6-41.8)  53.2 MB/s (52.8-54.5)   +30.2% better  follows IOPS
+write MB/s                       41.1 MB/s (40.6-41.8)  53.5 MB/s (52.8-54.5)   +30.2% better  follows IOPS
   95% CI +25.7% to +34.9%
-write avg latency                   3.20 ms (3.14-3.23)    2.46 ms (2.41-2.48)     -23.2% better  follows IOPS
+write avg latency                3.19 ms (3.14-3.23)    2.45 ms (2.41-2.48)     -23.2% better  follows IOPS
   95% CI -25.9% to -20.5%
-write p99 latency (median of runs)  9.60 ms (9.41-9.70)    7.38 ms (7.22-7.44)     -23.2% better  beyond noise
+write p99 latency (of each run)  9.57 ms (9.41-9.70)    7.35 ms (7.22-7.44)     -23.2% better  beyond noise
   95% CI -25.9% to -20.5%" "the table"
+# The figures beside a change are the ones it is the ratio of (issue 36:
+# "4,700 -> 3,762" beside -7.7%): each row's B/A against its change, to the
+# figures' three digits.
+assert_eq "$(ratios_disagreeing "$OUT")" "" "rows whose figures' ratio is not their change"
 
 # ---- three runs each, noisy and overlapping: within noise, and what it could see ----
 for v in 17700 12100 15000; do add_run noisy a NFS 1 ds1 "$rw" "$v"; done
@@ -92,7 +110,11 @@ for v in 16000 14000 13000; do add_run noisy b NFS 1 ds1 "$rw" "$v"; done
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--runs-needed 10%
 assert_eq "$(grep '^write IOPS  ' <<< "$(flat "$OUT")")" \
-	"write IOPS                          15,000 (12,100-17,700)  14,000 (13,000-16,000)  -3.2% worse  within noise 96% CI -33.6% to +41.1%; could only see rises of about +64% or drops of about -39% with 3 runs a side"
+	"write IOPS                       14,755 (12,100-17,700)  14,280 (13,000-16,000)  -3.2% worse  within noise 96% CI -33.6% to +41.1%; could only see rises of about +64% or drops of about -39% with 3 runs a side"
+assert_eq "$(ratios_disagreeing "$OUT")" "" "noisy rows whose figures' ratio is not their change"
+# the check itself catches the medians this table printed before (-6.7% beside -3.2%)
+assert_eq "$(ratios_disagreeing "$(sed 's/14,755 (/15,000 (/; s/14,280 (/14,000 (/' <<< "$OUT")")" \
+	"write IOPS: 15000 -> 14000 beside -3.2%"
 assert_contains "$OUT" "the groups differ in no recorded factor"
 assert_eq "$(grep '^write IOPS:' <<< "$OUT")" "write IOPS: 45 runs a side would see a 10% rise or drop at this spread"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
@@ -103,6 +125,15 @@ assert_contains "$(grep '^write IOPS  ' <<< "$(flat "$OUT")")" "could only see r
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=noisy,target=a --b campaign=noisy,target=b \
 	--runs-needed 0
 assert_eq "$(head -n 1 <<< "$ERR")" "nfsagent: --runs-needed wants a percentage like 10%, not '0'"
+
+# ---- a metric identical in every run: said so, never a zero-wide interval ----
+for t in a b; do for i in 1 2 3; do add_run same "$t" NFS 1 ds1 "$rw" 10000; done; done
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=same,target=a --b campaign=same,target=b
+assert_eq "$(grep -c '^write .*  +0.0%  *the same in every run$' <<< "$OUT")" 4 "every line the same in every run"
+assert_not_contains "$OUT" "CI +0.0% to +0.0%"
+assert_not_contains "$OUT" "within noise"
+run 0 "$NFSAGENT" compare --db "$db" --a campaign=same,target=a --b campaign=same,target=b --markdown
+assert_contains "$OUT" "| write IOPS | 10,000 (10,000-10,000, n=3) | 10,000 (10,000-10,000, n=3) | +0.0% | the same in every run |"
 
 # ---- the footer says what was controlled: one Holm family per profile ----
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b
@@ -152,6 +183,13 @@ assert_eq "$(jq -r '.comparisons | length' <<< "$OUT")" 4 "JSON comparisons"
 assert_eq "$(jq -r '.comparisons[0] | [.profile, .direction, .metric, .a.n, .b.n, .verdict, .judged] | join(" ")' <<< "$OUT")" \
 	"$rw write iops 3 3 beyond noise true" "JSON first comparison"
 assert_eq "$(jq -r '.comparisons[0].a.values | join(",")' <<< "$OUT")" "10000,10200,9900" "JSON values"
+# the change is the ratio of the geometric means, which JSON gives beside the medians
+assert_eq "$(jq -r '.comparisons[] | [.a.geomean, .b.geomean, .ratio, .a.median]
+	| [(.[0] | round), (.[1] / .[0] - .[2] | fabs < 1e-9), .[3]] | join(" ")' <<< "$OUT")" \
+	"10033 true 10000
+41 true 40.96
+3190 true 3200
+9569 true 9600" "JSON geometric means"
 assert_eq "$(jq -r '.comparisons[0] | [.estimate_pct, .interval.low_pct, .interval.high_pct, .mde_rise_pct, .mde_drop_pct] | map(. * 10 | round / 10) | join(" ")' <<< "$OUT")" \
 	"30.2 25.4 35.3 5.1 4.9" "JSON estimate, interval, MDE"
 assert_eq "$(jq -r '.comparisons[0] | [.interval.level, .family_lines, .left_out_at_zero.b] | join(" ")' <<< "$OUT")" "0.96 2 0" "JSON interval level, family"
@@ -172,19 +210,21 @@ assert_eq "$(jq -r '.comparisons[0] | [.mann_whitney_p, .hodges_lehmann_pct, .de
 	"1 0 false" "JSON rank test from 4 runs"
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --csv
 assert_eq "$(wc -l <<< "$OUT")" 5 "CSV lines"
-assert_eq "$(head -n 1 <<< "$OUT")" '"profile","direction","metric","unit","lower_is_better","a_median","a_min","a_max","a_n","b_median","b_min","b_max","b_n","change_pct","ci_low_pct","ci_high_pct","ci_level_pct","p","p_holm","mde_rise_pct","mde_drop_pct","family_lines","left_out_a","left_out_b","verdict"'
-assert_contains "$OUT" "\"$rw\",\"write\",\"iops\",\"IOPS\",\"false\",\"10000.000\",\"9900.000\",\"10200.000\",\"3\""
+assert_eq "$(head -n 1 <<< "$OUT")" '"profile","direction","metric","unit","lower_is_better","a_geomean","a_median","a_min","a_max","a_n","b_geomean","b_median","b_min","b_max","b_n","change_pct","ci_low_pct","ci_high_pct","ci_level_pct","p","p_holm","mde_rise_pct","mde_drop_pct","family_lines","left_out_a","left_out_b","verdict"'
+assert_contains "$OUT" "\"$rw\",\"write\",\"iops\",\"IOPS\",\"false\",\"10032.561\",\"10000.000\",\"9900.000\",\"10200.000\",\"3\",\"13065.566\""
 assert_contains "$(sed -n 2p <<< "$OUT")" '"30.23","25.37","35.28","96","3.14401e-05","3.93001e-05","5.12","4.87","2","0","0","beyond noise"'
 run 0 "$NFSAGENT" compare --db "$db" --a campaign=clear,target=a --b campaign=clear,target=b --markdown
 assert_contains "$OUT" "### $rw"
-assert_contains "$OUT" "| Metric | A | B | Change B/A | Verdict |"
+assert_contains "$OUT" "| Metric | A: geometric mean (min-max, n) | B: geometric mean (min-max, n) | Change B/A | Verdict |"
 assert_contains "$OUT" "|---|---|---|---|---|"
-assert_contains "$OUT" "| write IOPS | 10,000 (9,900-10,200, n=3) | 13,000 (12,900-13,300, n=3) | +30.2% better (96% CI +25.4% to +35.3%) | beyond noise |"
+assert_contains "$OUT" "| write IOPS | 10,033 (9,900-10,200, n=3) | 13,066 (12,900-13,300, n=3) | +30.2% better (96% CI +25.4% to +35.3%) | beyond noise |"
+assert_eq "$(ratios_disagreeing "$(echo 'METRIC '; grep '^| write' <<< "$OUT" | sed 's/^| //; s/ |$//; s/ | /  /g')")" \
+	"" "Markdown rows whose figures' ratio is not their change"
 
 # ---- compare: nothing to compare ----
 run 2 "$NFSAGENT" compare --db "$db" --a campaign=none --b campaign=clear
 assert_one_line "$ERR"
-assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, seq, stall, two)"
+assert_eq "$ERR" "nfsagent: group A (campaign=none) has no ok results: no result has campaign=none (recorded: clear, conf, mix, noisy, one, same, seq, stall, two)"
 run 2 "$NFSAGENT" compare --db "$db" --a recordsize=128K --b campaign=clear
 assert_eq "$ERR" "nfsagent: group A (recordsize=128K) has no ok results: no result has recordsize=128K (recorded: 16K, 64K)"
 # Protocol aliases: vSphere records NFS 3 as NFS and NFS 4.1 as NFS41.
@@ -222,7 +262,7 @@ junit=$(cat "$WORK/junit.xml")
 assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="2" skipped="0">'
 assert_contains "$junit" "<testcase classname=\"ds-reg (NFS41)\" name=\"$rw write iops drop\">"
 assert_contains "$junit" '<failure type="regression" message="write IOPS -30.1% worse (95% CI -32.1% to -27.9%) (limit -10%): the whole interval is past the limit">'
-assert_contains "$junit" 'baseline 10,000 (9,900-10,200, n=3); candidate 7,000 (6,950-7,100, n=3)</failure>'
+assert_contains "$junit" 'baseline 10,033 (9,900-10,200, n=3); candidate 7,016 (6,950-7,100, n=3)</failure>'
 # Names are escaped; an existing file gets mode 0600 too.
 for v in 10000 10200 9900; do add_run esc a NFS 100 'r&d<"1">' "$rw" "$v"; done
 for v in 7000 7100 6950; do add_run esc a NFS 300 'r&d<"1">' "$rw" "$v"; done
@@ -244,33 +284,63 @@ run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-reg,esxi_build=100 
 assert_eq "$(jq -r '[.checks[] | .metric] | join(",")' <<< "$OUT")" "mbps,p99" "limits checked"
 
 # The rule at its edges: a 12% drop whose interval (-19.6% to -3.7%) reaches
-# back inside the limit is no regression, at 10% and at 4%; at 3% the whole
-# interval is past the limit.
+# both sides of the limit cannot be told by these runs, at 10% and at 4%
+# (exit 8, never a pass); at 3% the whole interval is past the limit, at 25%
+# (and p99's +30%) the whole interval is within it.
 # Every baseline run came before every candidate run: drift is named.
 when=2026-03-01T10:00:00Z
 for v in 10000 10400 9600; do add_run edge a NFS 100 ds-edge "$rw" "$v"; done
 when=2026-03-02T10:00:00Z
 for v in 8800 9150 8450; do add_run edge a NFS 300 ds-edge "$rw" "$v"; done
 when=2026-01-01T00:00:00Z
-run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
+run 8 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300
 assert_eq "$(grep '^warning:' <<< "$(flat "$OUT")")" \
 	"warning: the baseline ran 2026-03-01T10:00:00Z to 2026-03-01T10:00:00Z, the candidate ran 2026-03-02T10:00:00Z to 2026-03-02T10:00:00Z: every run of the baseline came before every run of the candidate, so a drift over time (other load, a cache warming, a pool filling) would look like this change; nfsagent run interleaves the groups' runs"
-assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-12.0% worse  -10%   over the limit, within noise 95% CI -19.6% to -3.7%"
+assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-12.0% worse  -10%   cannot tell with these runs 95% CI -19.6% to -3.7%"
+assert_contains "$(flat "$OUT")" "no regression shown, but 2 checks cannot tell with these runs (the interval reaches both sides of the limit, or too few runs): no pass; more runs a side would tell"
+assert_not_contains "$OUT" "no regression:"
 assert_le "$(widest "$OUT")" 120 "regress's widest line"
 assert_contains "$OUT" "ds-edge (NFS 3), $rw"
 run 1 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
 	--max-drop iops=3%
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "-3%    REGRESSION"
-run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
+run 8 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
 	--max-drop iops=4% --json
-assert_eq "$(jq -r '.checks[0] | [.verdict, .noise, .regression] | join(" ")' <<< "$OUT")" \
-	"over the limit, within noise beyond noise false" "JSON: beyond noise, not wholly past 4%"
+assert_eq "$(jq -r '.checks[0] | [.verdict, .outcome, .noise, .regression] | join(",")' <<< "$OUT")" \
+	"cannot tell with these runs,cannot tell,beyond noise,false" "JSON: beyond noise, not wholly past 4%"
+assert_eq "$(jq -r '[.regressions, .cannot_tell] | join(" ")' <<< "$OUT")" "0 2" "JSON counts"
+run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-edge,esxi_build=100 --candidate datastore=ds-edge,esxi_build=300 \
+	--max-drop iops=25% --max-rise p99=30% --json
+assert_eq "$(jq -r '[.checks[] | .outcome] | join(",")' <<< "$OUT")" "within limits,within limits" "JSON: wholly within"
 
-# Too few runs: a big drop on one run each is not a regression.
+# Issue 36: an -83.5% IOPS drop of 3 noisy runs whose interval reaches back
+# inside the limit is never a silent pass: a JUnit failure with its message
+# by default, a skipped case with it under --undecided skip; exit 8 either way.
+for v in 10000 10400 9600; do add_run noisy-reg a NFS 100 ds-noisy "$rw" "$v"; done
+for v in 300 1650 9000; do add_run noisy-reg a NFS 300 ds-noisy "$rw" "$v"; done
+noisy_reg=(regress --db "$db" --baseline datastore=ds-noisy,esxi_build=100 --candidate datastore=ds-noisy,esxi_build=300)
+run 8 "$NFSAGENT" "${noisy_reg[@]}" --junit "$WORK/noisy.xml"
+assert_le "$(widest "$OUT")" 120 "regress's widest line, cannot tell"
+assert_contains "$(grep 'write IOPS' <<< "$(flat "$OUT")")" "-83.5% worse   -10%   cannot tell with these runs 95% CI -98.9% to +151.6%"
+junit=$(cat "$WORK/noisy.xml")
+assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="2" skipped="0">'
+assert_contains "$junit" '<failure type="undecided" message="write IOPS -83.5% worse (95% CI -98.9% to +151.6%) (limit -10%): cannot tell with these runs: the interval reaches both sides of the limit; more runs a side would tell">baseline 9,995 (9,600-10,400, n=3); candidate 1,645 (300-9,000, n=3)</failure>'
+assert_eq "$(grep -c '<failure type="undecided"' <<< "$junit")" 2 "p99's interval reaches both sides too"
+run 8 "$NFSAGENT" "${noisy_reg[@]}" --junit "$WORK/noisy.xml" --undecided skip
+junit=$(cat "$WORK/noisy.xml")
+assert_contains "$junit" '<testsuite name="nfsagent regress" tests="2" failures="0" skipped="2">'
+assert_contains "$junit" '<skipped message="write IOPS -83.5% worse (95% CI -98.9% to +151.6%) (limit -10%): cannot tell with these runs: the interval reaches both sides of the limit; more runs a side would tell"/>'
+xmllint --noout "$WORK/noisy.xml" || fail "JUnit with a skipped case is not XML"
+run 2 "$NFSAGENT" "${noisy_reg[@]}" --undecided maybe
+assert_contains "$ERR" "--undecided wants fail or skip, not 'maybe'"
+
+# Too few runs: a big drop on one run each is no regression, nor a pass.
 add_run few a NFS 100 ds-few "$rw" 10000
 add_run few a NFS 300 ds-few "$rw" 5000
-run 0 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-few,esxi_build=100 --candidate datastore=ds-few,esxi_build=300
+run 8 "$NFSAGENT" regress --db "$db" --baseline datastore=ds-few,esxi_build=100 --candidate datastore=ds-few,esxi_build=300 \
+	--junit "$WORK/few.xml"
 assert_contains "$(grep 'write IOPS' <<< "$OUT")" "too few runs to tell"
+assert_contains "$(cat "$WORK/few.xml")" '<failure type="undecided" message="write IOPS -50.0% worse (limit -10%): too few runs to tell (fewer than 3 a side); more runs would tell">'
 
 # A candidate run at 0 (a stall) is a regression, whatever the others did.
 for v in 10000 10400 9600; do add_run stall a NFS 100 ds-stall "$rw" "$v"; done

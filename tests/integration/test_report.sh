@@ -100,10 +100,11 @@ assert_contains "$page" "fio&amp;test &quot;q&quot;"
 assert_contains "$page" "&lt;b&gt;job failed&lt;/b&gt;"
 # The engine's change and verdict, as compare prints them: NFS 4.1 against NFS 3.
 assert_contains "$page" '<span class="ratio">+141.5% better (96% CI +67.8% to +247.8%) vs first</span><span class="ratio">beyond noise</span>'
-assert_contains "$page" '<th>write p99 latency (median of runs)</th>'
+assert_contains "$page" '<th>write p99 latency (of each run)</th>'
 assert_contains "$page" '<span class="ratio">follows IOPS</span>'
 assert_not_contains "$page" "ranges overlap"
-assert_contains "$page" "How changes are judged: A change is &quot;beyond noise&quot; when"
+assert_contains "$page" "How changes are judged: Each side shows its runs"
+assert_contains "$page" "geometric mean (lowest-highest): the change is the ratio of the two geometric means. A change is &quot;beyond noise&quot; when"
 assert_eq "$(ls "$WORK" | grep -c '^report.html.')" 0 "temporary files left"
 
 # ---- the summary at the top: compare's own verdict lines for the same groups ----
@@ -228,8 +229,11 @@ assert_contains "$OUT" "12 runs (1 failed) in 2 groups, 2 profiles, 2 findings"
 page=$(cat "$html")
 assert_eq "$(grep -c '<table class="cmp layers">' <<< "$page")" 1 "one layers table: the write profile's"
 # amplification = (pool data + log) / guest: NFS runs at 17,000, 17,700 and 12,100 IOPS of 4K
-assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>13.9x</b><span class="sp">13.4–19.2 · n=3</span></td>'
-assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1,700</b>'
+# the bold figure is the geometric mean the change is the ratio of (issue 36:
+# the medians, 13.9x and 12.1x, would be -13% beside -20.4%)
+assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>15.3x</b><span class="sp">median 13.9 · 13.4–19.2 · n=3</span></td>'
+assert_contains "$page" '<td class="num"><b>12.2x</b><span class="sp">median 12.1 · 11.9–12.5 · n=3</span><span class="ratio">-20.4% better (95% CI'
+assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">median 900 · 900–900 · n=3</span></td><td class="num"><b>1,700</b>'
 assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="data"' "$html" | wc -l)" 6 "a data line per run"
 assert_eq "$(grep -o '<polyline class="poolline" data-result="[0-9]*" data-class="log" data-max="70"' "$html" | wc -l)" 6 "a log line per run"
 assert_eq "$(grep -c '<figcaption>Pool writes over each run (zpool iostat)</figcaption>' "$html")" 1 "the timeline beside the write profile's charts"
@@ -323,20 +327,20 @@ run 0 "$NFSAGENT" report --html "$html" --db "$threedb"
 assert_contains "$OUT" "9 runs (0 failed) in 3 groups, 1 profile"
 page=$(cat "$html")
 sw() { printf '<th><span class="sw" style="background:%s"></span>tier=%s</th>' "$1" "$2"; }
-assert_contains "$page" "<thead><tr><th>Median (min–max · runs)</th>$(sw '#0072B2' gold)$(sw '#E69F00' silver)$(sw '#009E73' bronze)</tr></thead>" \
+assert_contains "$page" "<thead><tr><th>Geometric mean (median · min–max · runs)</th>$(sw '#0072B2' gold)$(sw '#E69F00' silver)$(sw '#009E73' bronze)</tr></thead>" \
 	"the groups' columns in their order"
 # bronze against gold, -50% (against silver it would be -75%)
-assert_contains "$page" '<tr><th>write IOPS</th><td class="num"><b>10,000</b><span class="sp">9,800–10,200 · n=3</span></td><td class="num"><b>20,000</b><span class="sp">19,600–20,400 · n=3</span><span class="ratio">+100.0% better (96% CI +90.4% to +110.0%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>5,000</b><span class="sp">4,900–5,100 · n=3</span><span class="ratio">-50.0% worse (96% CI -52.4% to -47.5%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
+assert_contains "$page" '<tr><th>write IOPS</th><td class="num"><b>9,999</b><span class="sp">median 10,000 · 9,800–10,200 · n=3</span></td><td class="num"><b>19,997</b><span class="sp">median 20,000 · 19,600–20,400 · n=3</span><span class="ratio">+100.0% better (96% CI +90.4% to +110.0%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>4,999</b><span class="sp">median 5,000 · 4,900–5,100 · n=3</span><span class="ratio">-50.0% worse (96% CI -52.4% to -47.5%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
 	"the IOPS of the three groups"
-assert_contains "$page" '<tr><th>write p99 latency (median of runs)</th><td class="num"><b>12.8 ms</b><span class="sp">12.5 ms–13.1 ms · n=3</span></td><td class="num"><b>6.4 ms</b><span class="sp">6.27 ms–6.53 ms · n=3</span><span class="ratio">-50.0% better (95% CI -52.2% to -47.7%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>25.6 ms</b><span class="sp">25.1 ms–26.1 ms · n=3</span><span class="ratio">+100.0% worse (95% CI +91.1% to +109.3%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
+assert_contains "$page" '<tr><th>write p99 latency (of each run)</th><td class="num"><b>12.8 ms</b><span class="sp">median 12.8 ms · 12.5 ms–13.1 ms · n=3</span></td><td class="num"><b>6.4 ms</b><span class="sp">median 6.4 ms · 6.27 ms–6.53 ms · n=3</span><span class="ratio">-50.0% better (95% CI -52.2% to -47.7%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>25.6 ms</b><span class="sp">median 25.6 ms · 25.1 ms–26.1 ms · n=3</span><span class="ratio">+100.0% worse (95% CI +91.1% to +109.3%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
 	"the p99 of the three groups"
 assert_eq "$(grep -o '<rect class="bar"[^>]*' "$html" | sed 's/.*data-group="tier=\([a-z]*\)" data-dir="write" data-value="\([0-9]*\)".*/\1 \2/' | tr '\n' ' ')" \
 	"gold 10000 silver 20000 bronze 5000 " "the bars in the groups' order"
 # the pool's layers: (pool data + log) / guest, 23x, 21.8x, 20.5x; bronze
 # against gold -10.6% (against silver: -5.6%)
-assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>23x</b><span class="sp">22.5–23.4 · n=3</span></td><td class="num"><b>21.8x</b><span class="sp">21.3–22.2 · n=3</span><span class="ratio">-5.3% better (95% CI -9.3% to -1.1%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>20.5x</b><span class="sp">20.1–20.9 · n=3</span><span class="ratio">-10.6% better (95% CI -14.4% to -6.7%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
+assert_contains "$page" '<tr data-layer="amplification"><th>write amplification</th><td class="num"><b>23x</b><span class="sp">median 23 · 22.5–23.4 · n=3</span></td><td class="num"><b>21.8x</b><span class="sp">median 21.8 · 21.3–22.2 · n=3</span><span class="ratio">-5.3% better (95% CI -9.3% to -1.1%) vs first</span><span class="ratio">beyond noise</span></td><td class="num"><b>20.5x</b><span class="sp">median 20.5 · 20.1–20.9 · n=3</span><span class="ratio">-10.6% better (95% CI -14.4% to -6.7%) vs first</span><span class="ratio">beyond noise</span></td></tr>' \
 	"the amplification of the three groups"
-assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">900–900 · n=3</span></td><td class="num"><b>1,700</b><span class="sp">1,700–1,700 · n=3</span><span class="ratio">+88.9% vs first</span><span class="ratio">no verdict: neither side is better by itself</span></td><td class="num"><b>400</b><span class="sp">400–400 · n=3</span><span class="ratio">-55.6% vs first</span>' \
+assert_contains "$page" '<tr data-layer="pool_write_mbps"><th>pool data write MB/s</th><td class="num"><b>900</b><span class="sp">median 900 · 900–900 · n=3</span></td><td class="num"><b>1,700</b><span class="sp">median 1,700 · 1,700–1,700 · n=3</span><span class="ratio">+88.9% vs first</span><span class="ratio">no verdict: neither side is better by itself</span></td><td class="num"><b>400</b><span class="sp">median 400 · 400–400 · n=3</span><span class="ratio">-55.6% vs first</span>' \
 	"the pool's writes of the three groups"
 # ---- ceilings in the summary's caveats: every run recorded a 1 Gb/s link
 # (125 MB/s); NFS 4.1's writes (153 MB/s) and its randrw reads (125 MB/s)

@@ -170,6 +170,54 @@ static void test_effect(void **state)
 
 /* From 4 runs a side the rank test checks the t test; when they disagree
  * one run carries the call either way. */
+/* The figures a table prints beside the change are the ones it is the
+ * ratio of: the geometric means, not the medians (issue 36: "4,700 ->
+ * 3,762" beside -7.7%). */
+static void test_effect_centers(void **state)
+{
+	(void)state;
+	const double a[] = {4700, 4000, 6000}, b[] = {3762, 3700, 6100};
+	na_effect e = na_effect_of(a, 3, b, 3, 0, true);
+	assert_true(close_to(e.center_a, cbrt(4700.0 * 4000 * 6000)));
+	assert_true(close_to(e.center_b, cbrt(3762.0 * 3700 * 6100)));
+	assert_true(close_to(e.center_b / e.center_a, e.ratio));
+	assert_true(close_to(na_geomean(a, 3), e.center_a));
+	/* the medians' ratio is another change altogether */
+	assert_true(fabs(3762.0 / 4700 - e.ratio) > 0.05);
+	/* a stall has no logarithm: left out of the center as of the test */
+	const double stalled[] = {4700, 0, 4700};
+	assert_true(close_to(na_geomean(stalled, 3), 4700));
+	assert_true(isnan(na_geomean(stalled + 1, 1)));
+}
+
+/* A metric identical in every run has no interval to print: it is "the
+ * same in every run", never "within noise, CI +0.0% to +0.0%". */
+static void test_same_in_every_run(void **state)
+{
+	(void)state;
+	char buf[256];
+	const double v[] = {0.3, 0.3, 0.3, 0.3}, w[] = {0.6, 0.6, 0.6};
+	na_effect e = na_effect_of(v, 4, v, 3, 0, true);
+	assert_true(e.same);
+	assert_true(e.ratio == 1);
+	assert_string_equal(na_effect_text(&e, false, buf, sizeof(buf)), "+0.0%");
+	assert_string_equal(na_verdict_text(&e, buf, sizeof(buf)), "the same in every run");
+	/* each side constant, the two apart: a change, still no zero-wide interval */
+	e = na_effect_of(v, 4, w, 3, 0, true);
+	assert_true(e.same);
+	assert_string_equal(na_effect_text(&e, false, buf, sizeof(buf)), "+100.0% better");
+	assert_string_equal(na_verdict_text(&e, buf, sizeof(buf)), "beyond noise: each side the same in every run");
+	/* one run that differs: an interval again */
+	const double x[] = {0.3, 0.3, 0.31};
+	e = na_effect_of(v, 4, x, 3, 0, true);
+	assert_false(e.same);
+	assert_non_null(strstr(na_effect_text(&e, false, buf, sizeof(buf)), "% CI "));
+	/* too few runs: no interval either way, and not "the same" */
+	e = na_effect_of(v, 2, v, 2, 0, true);
+	assert_false(e.same);
+	assert_string_equal(na_verdict_text(&e, buf, sizeof(buf)), "too few runs to tell");
+}
+
 static void test_depends_on_one_run(void **state)
 {
 	(void)state;
@@ -300,9 +348,12 @@ static void test_number_text(void **state)
 	assert_string_equal(na_number_text(72.46, buf, sizeof(buf)), "72.5");
 	assert_string_equal(na_number_text(7.2, buf, sizeof(buf)), "7.20");
 	na_spread s = SPREAD(17700, 12100, 15000);
-	assert_string_equal(na_spread_text(&s, 1, "", buf, sizeof(buf)), "15,000 (12,100-17,700, n=3)");
+	assert_string_equal(na_spread_text(&s, NAN, 1, "", buf, sizeof(buf)), "15,000 (12,100-17,700, n=3)");
+	/* a comparison's center in the median's place, the spread kept */
+	assert_string_equal(na_spread_text(&s, 14768.2, 1, "", buf, sizeof(buf)),
+	                    "14,768 (12,100-17,700, n=3)");
 	s = SPREAD(7200);
-	assert_string_equal(na_spread_text(&s, 1e-3, " ms", buf, sizeof(buf)), "7.20 ms (n=1)");
+	assert_string_equal(na_spread_text(&s, NAN, 1e-3, " ms", buf, sizeof(buf)), "7.20 ms (n=1)");
 	char tiny[8];
 	na_number_text(1234567, tiny, sizeof(tiny));  /* truncated, still terminated */
 	assert_true(strlen(tiny) < sizeof(tiny));
@@ -621,6 +672,7 @@ int main(void)
 		cmocka_unit_test(test_band_edges),      cmocka_unit_test(test_stalls),
 		cmocka_unit_test(test_percent),         cmocka_unit_test(test_change_text),
 		cmocka_unit_test(test_number_text),     cmocka_unit_test(test_wrapped),
+		cmocka_unit_test(test_effect_centers),  cmocka_unit_test(test_same_in_every_run),
 		cmocka_unit_test(test_sim_false_alarms), cmocka_unit_test(test_sim_calibrated),
 		cmocka_unit_test(test_sim_power),       cmocka_unit_test(test_sim_interval_agrees),
 		cmocka_unit_test(test_sim_time_order),
