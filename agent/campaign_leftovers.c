@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "campaign_leftovers.h"
+#include "stats.h"
 
 /* Whether name is "nfsagent-probe-TIME-PID" for this pid. */
 static bool probe_folder_of(const char *name, long pid)
@@ -212,7 +213,7 @@ void na_leftovers_print(const na_leftovers *l)
 	printf("Left on the targets by failed moves (not deleted; check them, then delete them by hand):\n");
 	for (size_t i = 0; i < l->n; i++) {
 		char *shown = na_escaped(l->paths[i]);  /* file names come from the datastore */
-		printf("  %s\n", shown ? shown : "?");
+		na_print_wrapped(stdout, shown ? shown : "?", NA_TEXT_WIDTH, 2, 4);
 		free(shown);
 	}
 }

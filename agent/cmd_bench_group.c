@@ -203,20 +203,23 @@ static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *
 	}
 	const na_group_figures *g = &r->fig;
 	printf("%s #%d group of %zu%s:", p->name, r->repetition, n, r->incomplete ? " (INCOMPLETE)" : "");
-	if (g->n) {
+	if (g->n)
 		print_dirs(&g->merged);
-		printf("  window %.1f s of %.1f s", (double)(r->window_to_ms - r->window_from_ms) / 1000,
-		       (double)r->runtime_ms / 1000);
+	else
+		printf("  no VM ran the whole job");
+	printf("  (group %lld)\n", (long long)r->group_id);
+	/* The window and the spread on a line of their own: 120 columns. */
+	if (g->n) {
+		printf("%s #%d group window %.1f s of %.1f s", p->name, r->repetition,
+		       (double)(r->window_to_ms - r->window_from_ms) / 1000, (double)r->runtime_ms / 1000);
 		if (r->skew_ms >= 0)
 			printf(", skew %.0f ms", r->skew_ms);
-		printf("  slowest %s %.0f IOPS (%.2f of a fair share)", g->slowest.name, g->slowest.iops,
+		printf("; slowest %s %.0f IOPS (%.2f of a fair share)", g->slowest.name, g->slowest.iops,
 		       g->slowest_share);
 		if (r->incomplete)
 			printf("  [%zu of %zu VMs]", g->n, n);
-	} else {
-		printf("  no VM ran the whole job");
+		printf("\n");
 	}
-	printf("  (group %lld)\n", (long long)r->group_id);
 	json_t *bound = bound_lines(m, n, r);
 	for (size_t i = 0; i < json_array_size(bound); i++)
 		printf("%s #%d group %s\n", p->name, r->repetition,

@@ -332,13 +332,11 @@ static char *host_counters(na_bench *b, time_t started)
 	/* Not measured is NULL, never an empty list that reads as "no I/O". */
 	bool say = (!asked || !json_array_size(out)) && first_without_counters(b->host->moref);
 	if (say && !asked)
-		na_say_warning(b->s, "no host counters for this run on %s: %s (later runs there without "
-		               "them are not named again)", b->host->name, a->err.message);
+		na_say_warning(b->s, "no host counters from %s (said once): %s", b->host->name,
+		               a->err.message);
 	else if (say)
-		na_say_warning(b->s, "no host counters for this run: %s gave no samples of datastore %s in "
-		               "the run's window (vCenter's statistics level or interval may not keep them; "
-		               "later runs there without them are not named again)",
-		               b->host->name, b->ds->name);
+		na_say_warning(b->s, "no host counters from %s for %s in the run's window (vCenter's "
+		               "statistics level?; said once)", b->host->name, b->ds->name);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	na_perf_memo_clear(&own);

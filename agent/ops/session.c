@@ -1,9 +1,11 @@
 /* The session the ops share (session.h). */
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "ops/session.h"
+#include "stats.h"
 
 static void say_to(na_output_fn sink, void *ud, const char *fmt, va_list ap)
 {
@@ -39,11 +41,18 @@ int na_session_fresh(na_session *s, vs_error *err)
 	return rc;
 }
 
+/* A line longer than the output's width (a vmware.log line quoted as
+ * evidence) goes on under its own indent, two columns further in. */
 void na_print_line(void *ud, const char *line)
 {
 	(void)ud;
 	char *shown = na_escaped(line);
-	printf("%s\n", shown ? shown : line);
+	const char *text = shown ? shown : line;
+	size_t indent = strspn(text, " ");
+	if (strlen(text) > NA_TEXT_WIDTH)
+		na_print_wrapped(stdout, text + indent, NA_TEXT_WIDTH, indent, indent + 2);
+	else
+		printf("%s\n", text);
 	free(shown);
 	fflush(stdout);
 }

@@ -138,7 +138,7 @@ assert_ge() {
 # flat TEXT: a wrapped line and the lines indented under it joined to it.
 flat() { sed -e ':a' -e 'N' -e '$!ba' -e 's/\n  */ /g' <<< "$1"; }
 # widest TEXT: the longest line's length (issue 24: output fits 120 columns).
-widest() { awk '{ if (length > m) m = length } END { print m }' <<< "$1"; }
+widest() { awk '{ if (length > m) m = length } END { print m + 0 }' <<< "$1"; }
 
 # wait_for_call METHOD: waits (up to a minute) until the lab has been
 # called with METHOD.

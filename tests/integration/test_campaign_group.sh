@@ -71,6 +71,8 @@ assert_eq "$(calls CreateNasDatastore)" 0 "mounts for refused campaigns"
 group_campaign "$ini" "fleet-01, fleet-0[23]" "parallel = 2"
 run 0 "$NFSAGENT" run "$ini" --db "$db"
 assert_contains "$OUT" "3 VMs, on truenas-vmware: fleet-01, fleet-02, fleet-03"
+assert_le "$(widest "$OUT")" 120 "a group campaign's widest line"
+assert_le "$(widest "$ERR")" 120 "a group campaign's widest warning"
 # The target goes to the hosts the VMs can run on: their cluster's, not the
 # standalone DC0_H0.
 assert_contains "$(flat "$OUT")" "named bench-v3 on hosts DC0_C0_H0, DC0_C0_H1, DC0_C0_H2;"

@@ -67,8 +67,9 @@ echo "$line"
 assert_eq "$(grep -cE '^randwrite-4k-qd1 #1 group NAS tank: pool wrote [0-9.]+ MB/s \+ [0-9.]+ MB/s \(log\) for [0-9.]+ MB/s from 2 VMs: [0-9.]+x$' <<< "$OUT")" \
 	1 "the group's NAS line ($OUT)"
 assert_le "${#line}" 120 "the line's width"
-assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1 group of 2' <<< "$OUT" | tail -1 | cut -c1-30)" \
-	"randwrite-4k-qd1 #1 group NAS " "after the group's line"
+assert_eq "$(grep -A2 '^randwrite-4k-qd1 #1 group of 2' <<< "$OUT" | tail -1 | cut -c1-30)" \
+	"randwrite-4k-qd1 #1 group NAS " "after the group's lines"
+assert_le "$(widest "$OUT")" 120 "the bench's widest line"
 assert_eq "$(awk '$2 != "-"' "$sessions" | wc -l)" 2 "one sampler's two sessions for two VMs"
 
 # fleet-04's fio ran (its logs went missing): its writes are in the pool's

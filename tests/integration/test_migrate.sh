@@ -44,9 +44,11 @@ run 3 "$NFSAGENT" migrate --vm fiotest --datastore truenas-vmware16k
 # One error line, the verdict; the evidence (the task's fault among it) above.
 assert_eq "$(grep '^nfsagent: ' <<< "$ERR" | grep -v 'warning: ')" "nfsagent: Storage vMotion of fiotest to truenas-vmware16k failed: NFS 4.1 extent-size mismatch on datastore truenas-vmware16k (host DC0_H0, ESXi 8.0.3 build 24022510)" "the error line of a diagnosed failure"
 assert_eq "$(grep -c 'extent-size mismatch on datastore' <<< "$OUT")" 0 "the verdict said once, as the error"
-assert_contains "$OUT" "Failed to load one or more destination disks"
-assert_contains "$OUT" "Size of extent in descriptor file larger than real size"
-assert_contains "$OUT" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
+assert_contains "$(flat "$OUT")" "Failed to load one or more destination disks"
+assert_contains "$(flat "$OUT")" "Size of extent in descriptor file larger than real size"
+assert_contains "$(flat "$OUT")" "target: [truenas-vmware16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
+# The evidence quotes long log lines: each wrapped within 120 columns.
+assert_le "$(widest "$OUT")" 120 "a failed migrate's widest line"
 assert_contains "$OUT" "To move it all the same: --on-extent-bug nfs3 (NFS 3 for the move), snapshot, or cold with --allow-power-off."
 assert_contains "$OUT" "fiotest is on datastore truenas-vmware (host DC0_H0), poweredOn."
 # What the failed move left on the target is listed with sizes, not deleted.
