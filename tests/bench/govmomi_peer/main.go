@@ -97,14 +97,20 @@ func lsVMs(ctx context.Context, c *govmomi.Client) {
 	}
 }
 
-// findVM uses the finder, then reads the VM's host and datastores.
-func findVM(ctx context.Context, c *govmomi.Client, name string) {
+// datacenterFinder is a finder set to the default datacenter.
+func datacenterFinder(ctx context.Context, c *govmomi.Client) *find.Finder {
 	finder := find.NewFinder(c.Client, true)
 	dc, err := finder.DefaultDatacenter(ctx)
 	if err != nil {
 		fail(err)
 	}
 	finder.SetDatacenter(dc)
+	return finder
+}
+
+// findVM uses the finder, then reads the VM's host and datastores.
+func findVM(ctx context.Context, c *govmomi.Client, name string) {
+	finder := datacenterFinder(ctx, c)
 	vm, err := finder.VirtualMachine(ctx, name)
 	if err != nil {
 		fail(err)
@@ -128,12 +134,7 @@ func findVM(ctx context.Context, c *govmomi.Client, name string) {
 // moveAll fires a relocation of every VM with files on from, then waits for
 // all of them: no limits of its own, vCenter's queue does the pacing.
 func moveAll(ctx context.Context, c *govmomi.Client, from, to string) {
-	finder := find.NewFinder(c.Client, true)
-	dc, err := finder.DefaultDatacenter(ctx)
-	if err != nil {
-		fail(err)
-	}
-	finder.SetDatacenter(dc)
+	finder := datacenterFinder(ctx, c)
 	src, err := finder.Datastore(ctx, from)
 	if err != nil {
 		fail(err)
