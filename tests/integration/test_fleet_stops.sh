@@ -74,8 +74,9 @@ for point in before running ended; do
 done
 
 # ---- one Ctrl-C while moves are being started: none starts after it (a
-# call already on its way may arrive a few ms later), the moves in flight
-# finish, the rest are not tried
+# call already on its way when it came may arrive a little later: 250 ms
+# on a loaded machine; a start behind a 2 s search, as before, would not),
+# the moves in flight finish, the rest are not tried
 fleet_lab
 start_fleet
 reach running
@@ -84,8 +85,8 @@ kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
 assert_eq "$rc" 1 "exit status after Ctrl-C"
-late=$(awk -v t=$((signal_ms + 50)) '$2 == "RelocateVM_Task" && $1 > t' "$LAB_LOG" | wc -l)
-assert_eq "$late" 0 "RelocateVM_Task calls more than 50 ms after the Ctrl-C"
+late=$(awk -v t=$((signal_ms + 250)) '$2 == "RelocateVM_Task" && $1 > t' "$LAB_LOG" | wc -l)
+assert_eq "$late" 0 "RelocateVM_Task calls more than 250 ms after the Ctrl-C"
 started=$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)
 assert_contains "$(cat "$WORK/err")" "interrupted: $((FLEET - started)) of $FLEET VMs not tried"
 assert_not_contains "$(cat "$WORK/out")" "queued by vCenter" "the stopped run's output"
