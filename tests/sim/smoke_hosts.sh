@@ -179,7 +179,7 @@ out=$(search "$(val HostSystem "$(host_of DC0_C0/DC0_C0_H0)" datastoreBrowser)" 
 check "DC0_C0_H0's browser: c1-flat.vmdk fileSize 0 (lengths: -thin-sizes length)" bash -c 'grep -q "<path>c1-flat.vmdk</path><fileSize>0</fileSize>" <<<"$0"' "$out"
 out=$(search "$(val HostSystem "$(host_of DC0_H0/DC0_H0)" datastoreBrowser)" "[nfs41-16k] canary" '*-flat.vmdk')
 check "DC0_H0's browser: 1048576 (-browser-extents show)" bash -c 'grep -q "<path>c1-flat.vmdk</path><fileSize>1048576</fileSize>" <<<"$0"' "$out"
-sleep "$(awk -v m="$made" -v now="$(date +%s.%N)" -v h=$HEAL 'BEGIN { s = m + h + 0.2 - now; print s > 0 ? s : 0 }')"
+sleep "$(awk -v m="$made" -v now="$(date +%s.%N)" -v h=$HEAL 'BEGIN { s = m + h + 0.2 - now; print (s > 0 ? s : 0) }')"
 check "after $HEAL s the view healed: DC0_C0_H0 sees 1 MiB" [ "$(esx_head "$PREFIX.1" DC0_C0_H0 canary/c1-flat.vmdk nfs41-16k)" = "200 1048576" ]
 out=$(run_task RelocateVM_Task VirtualMachine "$FIO" "<spec><datastore type=\"Datastore\">$N41</datastore><disk><diskId>2000</diskId><datastore type=\"Datastore\">$N41</datastore></disk></spec>")
 check "hot Storage vMotion of fiotest to NFS 4.1: fails, the export holds the whole 16 GiB extent" \
