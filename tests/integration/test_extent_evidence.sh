@@ -100,7 +100,7 @@ log="$(export_of /mnt/tank/vmware)/fiotest/vmware.log"
 cp "$WORK/log" "$log"
 run 3 "$NFSAGENT" migrate --vm fiotest --datastore nfs41-16k
 assert_contains "$OUT" "realSize is 0, size in descriptor"
-assert_contains "$OUT" "target: [nfs41-16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
+assert_contains "$(flat "$OUT")" "target: [nfs41-16k] fiotest/fiotest-flat.vmdk reads as 0 bytes through host DC0_H0 but whole through DC0_C0_H0, DC0_C0_H1, DC0_C0_H2"
 lab_stop
 
 # 30% of the calls answered HTTP 503: verify and probe finish all the same
