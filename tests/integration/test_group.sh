@@ -159,7 +159,7 @@ run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --vm fleet-06 --profile rand
 	"${quick[@]}"
 assert_contains "$OUT" "randread-4k-qd1 #1 fleet-06:  INCOMPLETE: its fio interval log gw_clat_hist.1.log could not be read: "
 assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
-assert_eq "$(grep -c ' window [0-9.]* s of [0-9.]* s, skew [0-9]* ms  slowest fleet-0[12] .* \[2 of 3 VMs\]' <<< "$OUT")" 1 \
+assert_eq "$(grep -c '^randread-4k-qd1 #1 group window [0-9.]* s of [0-9.]* s, skew [0-9]* ms; slowest fleet-0[12] .* \[2 of 3 VMs\]' <<< "$OUT")" 1 \
 	"the window of the two others printed"
 run 1 "$NFSAGENT" bench --vm fleet-01 --vm fleet-07 --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
 assert_eq "$(jq -r '.runs[0].members[] | select(.complete | not) | "\(.vm): \(.why)"' <<< "$OUT")" \
