@@ -393,7 +393,7 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		                       r->status, iops, p99};
 		na_table_add(l->table, cells);
 	}
-	free((char *)g.started_at);
+	na_group_row_clear(&g);
 	l->n++;
 	return rc;
 }
