@@ -24,6 +24,45 @@ assert_eq "$(sqlite3 "$A" "SELECT count(*) || ' ' || sum(vms) || ' ' || sum(inco
 pristine="$WORK/pristine.db"
 sqlite3 "$A" ".backup '$pristine'"
 
+# ---- results: one JSON row per group, its figures and its members ----
+run 0 "$NFSAGENT" results --db "$A" --where build=b --json
+rows=$OUT
+assert_eq "$(jq length <<< "$rows")" 2 "group rows for 2 repetitions"
+assert_eq "$(jq -r '[.[] | "\(.id) \(.vm) \(.vms) \(.members | length) \(.status) \(.profile)"] | unique | join(",")' <<< "$rows")" \
+	"null 4 VMs 4 4 ok randread-4k-qd1" "each row a group of 4"
+assert_eq "$(jq -c '[.[].group]' <<< "$rows")" "$(jq -c '[.runs[].group_id]' <<< "$bench_b")" "group ids"
+# IOPS: the members' sum within the common window, as bench measured and stored it
+both() { jq -n --argjson rows "$rows" --argjson bench "$bench_b" "$1"; }
+assert_eq "$(both '[range(0; 2) as $i | ($rows[$i].read.iops - ([$bench.runs[$i].members[].window.read.iops] | add))
+	| fabs < 1e-6] | all')" true "group IOPS is the members' sum in the window"
+assert_eq "$(both '[range(0; 2) as $i | $rows[$i].read.p99_us as $p | [$bench.runs[$i].members[].window.read.p99_ms * 1000]
+	| ($p >= min - 1e-6 and $p <= max + 1e-6)] | all')" true "group p99 within the members'"
+stored=$(sqlite3 -json "$A" "SELECT id, uuid, read_iops, read_p99_us, read_runtime_ms, start_skew_ms, slowest_vm FROM result_groups
+	WHERE id IN ($(jq -r '[.[].group] | join(",")' <<< "$rows")) ORDER BY id")
+assert_eq "$(jq -n --argjson rows "$rows" --argjson g "$stored" '[range(0; 2) as $i | $rows[$i] as $r | $g[$i] |
+	$r.uuid == .uuid and $r.read.iops == .read_iops and $r.read.p99_us == .read_p99_us and $r.window_ms == .read_runtime_ms
+	and $r.start_skew_ms == .start_skew_ms and $r.slowest_vm == .slowest_vm] | all')" true "the group's figures as stored"
+assert_eq "$(jq '[.[] | .start_skew_ms >= 0 and .slowest_share > 0 and .slowest_share <= 1 and .iops > 0] | all' <<< "$rows")" \
+	true "skew and spread"
+# each member: its result id, VM and its own figures, as stored
+members=$(sqlite3 -json "$A" "SELECT r.id, r.vm, r.read_iops, r.read_p99_us FROM results r JOIN result_group_members m
+	ON m.result_id = r.id WHERE m.group_id IN ($(jq -r '[.[].group] | join(",")' <<< "$rows")) ORDER BY r.id")
+assert_eq "$(jq -c '[.[].members[] | {id, vm, read_iops: .read.iops, read_p99_us: .read.p99_us}] | sort_by(.id)' <<< "$rows")" \
+	"$(jq -c '.' <<< "$members")" "members' ids, VMs and figures"
+assert_eq "$(both '[$bench.runs[].members[].result] | sort')" "$(jq -c '[.[].id]' <<< "$members" | jq .)" "members are bench's"
+# --members: the members as rows of their own, each with its group
+run 0 "$NFSAGENT" results --db "$A" --where build=b --json --members
+assert_eq "$(jq -c '[length, ([.[].group] | unique | length), ([.[].vm] | unique | length)]' <<< "$OUT")" "[8,2,4]" \
+	"--members JSON"
+# CSV: one row per group, its members' ids and VMs in its last cell
+run 0 "$NFSAGENT" results --db "$A" --where build=b --csv
+assert_eq "$(wc -l <<< "$OUT")" 3 "CSV: a header and two groups"
+assert_eq "$(python3 -c 'import csv, sys; rows = list(csv.DictReader(sys.stdin));
+print(",".join(r["group"] + " " + r["vms"] + " " + r["vm"] + " " + str(len(r["members"].split(";"))) for r in rows))' <<< "$OUT")" \
+	"$(jq -r '[.[] | "\(.group) 4 4 VMs 4"] | join(",")' <<< "$rows")" "CSV group rows"
+run 0 "$NFSAGENT" results --db "$A" --where build=b --csv --members
+assert_eq "$(wc -l <<< "$OUT")" 9 "CSV --members: every member"
+
 # the central database's groups, their member links, members linked to a result
 gcounts() {
 	q "$1" "SELECT (SELECT count(*) FROM results) || ' ' || (SELECT count(*) FROM result_groups) || ' '
@@ -48,6 +87,10 @@ assert_eq "$(q central "SELECT read_iops = $iops::float8 AND vms = 4 AND NOT inc
 run 0 "$NFSAGENT" push --db "$A" --central "$(url central)"
 assert_eq "$OUT" "pushed 0 results to the central database"
 assert_eq "$(gcounts central)" "20 5 20 20" "after a second push"
+# results reads the groups there as from the file (but for the ids)
+gnorm() { jq -c 'map(del(.group, .members[].id)) | sort_by(.uuid)'; }
+run 0 "$NFSAGENT" results --db "$(url central)" --where build=b --json
+assert_eq "$(gnorm <<< "$OUT")" "$(gnorm <<< "$rows")" "group rows from the central database"
 
 # ---- compare: a group is one run on both, the same n, change and verdict ----
 run 0 "$NFSAGENT" compare --db "$A" --a build=a --b build=b --json
