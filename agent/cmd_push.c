@@ -100,6 +100,8 @@ vs_status cmd_push(int argc, char **argv, na_outcome *out)
 		say_waiting(err, n.waiting);
 	if (rc == VS_OK)
 		printf("pushed %zu result%s", n.sent, n.sent == 1 ? "" : "s");
+	if (rc == VS_OK && n.groups)
+		printf("%s %zu group run%s", n.findings ? "," : " and", n.groups, n.groups == 1 ? "" : "s");
 	if (rc == VS_OK && n.findings)
 		printf(" and %zu finding%s", n.findings, n.findings == 1 ? "" : "s");
 	if (rc == VS_OK)

@@ -20,8 +20,9 @@ static const char usage[] =
 	"side (bench --nas) is its \"nas\" object, or its nas_ columns in CSV.\n"
 	"--db postgresql://... reads a central database (see nfsagent push).\n"
 	"A group run (bench on several VMs at once) is one row, its VM column \"3 VMs\"\n"
-	"and its figures the group's; --members lists its VMs' results instead. JSON\n"
-	"and CSV carry every member, JSON with its \"group\" id. The table leaves out\n"
+	"and its figures the group's (JSON adds its \"members\", each with its own\n"
+	"figures; CSV their ids); --members lists its VMs' results as rows of their\n"
+	"own instead, each with its \"group\" id. The table leaves out\n"
 	"HOST, VM and BUILD, in that order, as long as it would pass 120 columns;\n"
 	"--wide keeps every column.\n"
 	"Examples:\n"
@@ -179,6 +180,13 @@ static int nas_json(const na_nas_run *n, void *ud, vs_error *err)
 	return VS_OK;
 }
 
+/* A group row's own columns in CSV, after a result's: empty for a single
+ * result, the group's id alone for a member listed with --members;
+ * members: "12:fleet-01;13:fleet-02" (its result id, "-" for none). */
+static const char *const group_columns[] = {"group", "vms", "start_skew_ms", "window_ms",
+                                            "slowest_vm", "slowest_share", "members"};
+enum { N_GROUP_COLUMNS = sizeof(group_columns) / sizeof(*group_columns) };
+
 static void csv_header(void)
 {
 	fputs("\"id\",", stdout);
@@ -197,8 +205,10 @@ static void csv_header(void)
 	for (size_t i = 0; i < N_NAS_COLUMNS; i++) {
 		char name[48];
 		snprintf(name, sizeof(name), "nas_%s", nas_columns[i].name);
-		csv_field(name, i + 1 == N_NAS_COLUMNS);
+		csv_field(name, false);
 	}
+	for (size_t i = 0; i < N_GROUP_COLUMNS; i++)
+		csv_field(group_columns[i], i + 1 == N_GROUP_COLUMNS);
 }
 
 /* nas: the result's NAS side as nas_json made it, NULL for none; a null
@@ -240,7 +250,7 @@ static void csv_row(const na_result *r, const json_t *nas, bool fell)
 		                 ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_PRESERVE_ORDER |
 		                                  JSON_REAL_PRECISION(15))
 		                 : NULL;
-		csv_field(text ? text : json_string_value(v), i + 1 == N_NAS_COLUMNS);
+		csv_field(text ? text : json_string_value(v), false);
 		free(text);
 	}
 }
@@ -277,22 +287,116 @@ static void table_cells(const na_result *r, char id[24], char started[20], char 
 		snprintf(p99, 32, "-");
 }
 
+/* Group g as a result, for the one list of fields: r's provenance (its
+ * first member's), the group's start, profile, repetition and figures,
+ * vms ("4 VMs") as its VM, no host (its members' may differ), its status
+ * "ok" or "incomplete" and why. */
+static na_result group_result(const na_result *r, const na_group_row *g, char vms[32])
+{
+	na_result x = *r;
+	snprintf(vms, 32, "%d VMs", g->vms);
+	x.id = 0;
+	x.uuid = g->uuid;
+	x.started_at = g->started_at;
+	x.finished_at = x.host = x.fio_json = x.host_counters_json = NULL;
+	x.profile = g->profile;
+	x.repetition = g->repetition;
+	x.vm = vms;
+	x.status = g->why ? "incomplete" : "ok";
+	x.error = g->why;
+	x.read = g->read;
+	x.write = g->write;
+	return x;
+}
+
+/* The common window's length (each direction's runtime is it). */
+static int64_t window_ms(const na_group_row *g)
+{
+	return g->read.runtime_ms > g->write.runtime_ms ? g->read.runtime_ms : g->write.runtime_ms;
+}
+
+static json_t *real_or_null(double v)
+{
+	return v >= 0 ? json_real(v) : json_null();
+}
+
+/* A group waiting for its members' rows (JSON): each fills its place. */
+typedef struct pending {
+	int64_t id;
+	json_t *o;
+	size_t left;  /* members' rows not seen yet */
+} pending;
+
 typedef struct listing {
 	const results_args *a;
 	na_store *store;
 	na_table *table;
-	size_t n;
+	size_t n, printed;       /* rows read; JSON objects printed */
 	int64_t *groups;         /* the groups shown as one row already */
 	size_t n_groups;
+	pending *open;           /* JSON: groups whose members are still to come */
+	size_t n_open;
 	na_fallbacks fallbacks;  /* each campaign target's, asked once */
 } listing;
 
-/* "R 12,000 W 3,100" and the worse p99 of a group's own figures. */
-static void group_cells(const na_group_row *g, char iops[80], char p99[32])
+static void print_json(listing *l, json_t *o)
 {
-	na_result r = {.read = g->read, .write = g->write};
-	char id[24], started[20], profile[160];
-	table_cells(&r, id, started, profile, iops, p99);
+	char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
+	printf("%s\n  %s", l->printed++ ? "," : "", s ? s : "null");
+	free(s);
+	json_decref(o);
+}
+
+/* A member's place in its group's JSON, before its row comes. */
+static int member_json(const na_group_member *m, const char *uuid, void *ud, vs_error *err)
+{
+	(void)uuid;
+	(void)err;
+	pending *p = ud;
+	json_array_append_new(json_object_get(p->o, "members"),
+	                      json_pack("{s:o, s:s, s:o}", "id", m->result_id ? json_integer(m->result_id)
+	                                                                      : json_null(),
+	                                "vm", m->vm, "why", m->why ? json_string(m->why) : json_null()));
+	p->left += m->result_id != 0;
+	return VS_OK;
+}
+
+/* "12:fleet-01;13:fleet-02" */
+static int member_csv(const na_group_member *m, const char *uuid, void *ud, vs_error *err)
+{
+	(void)uuid;
+	(void)err;
+	char *cell = ud;
+	size_t len = strlen(cell);
+	char id[24] = "-";
+	if (m->result_id)
+		snprintf(id, sizeof(id), "%lld", (long long)m->result_id);
+	snprintf(cell + len, 4096 - len, "%s%s:%s", len ? ";" : "", id, m->vm);
+	return VS_OK;
+}
+
+/* The group's own CSV cells (g->id 0: a single result's, empty). */
+static int csv_group_cells(listing *l, const na_group_row *g, bool whole, vs_error *err)
+{
+	char cells[N_GROUP_COLUMNS - 1][48] = {{0}};
+	char members[4096] = "";
+	int rc = VS_OK;
+	if (g->id)
+		snprintf(cells[0], sizeof(cells[0]), "%lld", (long long)g->id);
+	if (whole) {
+		snprintf(cells[1], sizeof(cells[1]), "%d", g->vms);
+		if (g->start_skew_ms >= 0)
+			snprintf(cells[2], sizeof(cells[2]), "%.3f", g->start_skew_ms);
+		snprintf(cells[3], sizeof(cells[3]), "%lld", (long long)window_ms(g));
+		snprintf(cells[4], sizeof(cells[4]), "%s", g->slowest_vm ? g->slowest_vm : "");
+		if (g->slowest_share >= 0)
+			snprintf(cells[5], sizeof(cells[5]), "%.3f", g->slowest_share);
+		rc = na_store_group_members(l->store, g->id, member_csv, members, err);
+	}
+	for (size_t i = 0; i + 1 < N_GROUP_COLUMNS; i++)
+		csv_field(cells[i], false);
+	csv_field(members, true);
+	return rc;
 }
 
 /* target's cell: its name, and "(ran as NFS 3)" when it fell back. */
@@ -301,12 +405,9 @@ static void target_cell(const na_result *r, bool fell, char target[160])
 	snprintf(target, 160, "%s%s", r->target ? r->target : "-", fell ? " (ran as NFS 3)" : "");
 }
 
-/* A group's first member seen stands for the group: one row with its
- * figures; the others add none.  Without a group: false. */
-static bool group_row(listing *l, const na_result *r, const na_group_row *g, bool fell)
+/* Whether group g (id 0: none) is shown already; else notes it shown. */
+static bool shown_before(listing *l, const na_group_row *g)
 {
-	if (!g->id)
-		return false;
 	for (size_t i = 0; i < l->n_groups; i++)
 		if (l->groups[i] == g->id)
 			return true;
@@ -315,20 +416,22 @@ static bool group_row(listing *l, const na_result *r, const na_group_row *g, boo
 		return true;
 	l->groups = more;
 	l->groups[l->n_groups++] = g->id;
+	return false;
+}
+
+/* A group's first member seen stands for the group: one row with its
+ * figures; the others add none. */
+static void group_row(listing *l, const na_result *r, const na_group_row *g, bool fell)
+{
 	char id[24], started[20], profile[160], iops[80], p99[32], vms[32], target[160];
-	table_cells(r, id, started, profile, iops, p99);
+	na_result x = group_result(r, g, vms);
+	table_cells(&x, id, started, profile, iops, p99);
 	snprintf(id, sizeof(id), "group %lld", (long long)g->id);
-	snprintf(started, sizeof(started), "%.16s", g->started_at);
-	if (strchr(started, 'T'))
-		*strchr(started, 'T') = ' ';
-	snprintf(vms, sizeof(vms), "%d VMs", g->vms);
-	group_cells(g, iops, p99);
 	target_cell(r, fell, target);
 	const char *cells[] = {id, started, target, profile, "-", r->esxi_build,
 	                       r->datastore, na_nfs_label(r->datastore_type), vms,
-	                       g->why ? "incomplete" : "ok", iops, p99};
+	                       x.status, iops, p99};
 	na_table_add(l->table, cells);
-	return true;
 }
 
 static int group_nas_json(const na_group_nas_row *p, void *ud, vs_error *err)
@@ -345,6 +448,70 @@ static int group_nas(listing *l, const na_group_row *g, json_t **out, vs_error *
 	return g->id ? na_store_group_nas_of(l->store, g->id, group_nas_json, *out, err) : VS_OK;
 }
 
+/* Opens group g's JSON row at its first member seen (r): the group as a
+ * result, its own figures, and a place for each member. */
+static int open_group(listing *l, const na_result *r, const na_group_row *g, bool fell,
+                      vs_error *err)
+{
+	pending *more = realloc(l->open, (l->n_open + 1) * sizeof(*more));
+	if (!more)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	l->open = more;
+	char vms[32];
+	na_result x = group_result(r, g, vms);
+	json_t *o = result_json(&x, false), *pools = NULL;
+	json_object_set_new(o, "id", json_null());
+	json_object_set_new(o, "group", json_integer((json_int_t)g->id));
+	json_object_set_new(o, "vms", json_integer(g->vms));
+	json_object_set_new(o, "iops", real_or_null(g->iops));
+	json_object_set_new(o, "window_ms", json_integer((json_int_t)window_ms(g)));
+	json_object_set_new(o, "start_skew_ms", real_or_null(g->start_skew_ms));
+	json_object_set_new(o, "slowest_vm", g->slowest_vm ? json_string(g->slowest_vm) : json_null());
+	json_object_set_new(o, "slowest_share", real_or_null(g->slowest_share));
+	json_object_set_new(o, "members", json_array());
+	json_object_set_new(o, "nas", json_null());
+	int rc = group_nas(l, g, &pools, err);
+	json_object_set_new(o, "group_nas", pools);
+	json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
+	pending *p = &l->open[l->n_open++];
+	*p = (pending){g->id, o, 0};
+	return rc == VS_OK ? na_store_group_members(l->store, g->id, member_json, p, err) : rc;
+}
+
+/* Prints open group i and forgets it. */
+static void close_group(listing *l, size_t i)
+{
+	print_json(l, l->open[i].o);
+	memmove(&l->open[i], &l->open[i + 1], (--l->n_open - i) * sizeof(*l->open));
+}
+
+/* r takes its place in its group's JSON row (opened first); the row is
+ * printed once its last member's came. */
+static int fill_member(listing *l, const na_result *r, const na_group_row *g, bool fell,
+                       vs_error *err)
+{
+	int rc = shown_before(l, g) ? VS_OK : open_group(l, r, g, fell, err);
+	size_t i = 0;
+	while (i < l->n_open && l->open[i].id != g->id)
+		i++;
+	if (rc != VS_OK || i == l->n_open)
+		return rc;
+	json_t *members = json_object_get(l->open[i].o, "members"), *m;
+	size_t at;
+	json_array_foreach(members, at, m) {
+		if (json_integer_value(json_object_get(m, "id")) != r->id)
+			continue;
+		json_t *full = result_json(r, l->a->full);
+		json_object_set(full, "why", json_object_get(m, "why"));
+		json_array_set_new(members, at, full);
+		l->open[i].left--;
+		break;
+	}
+	if (!l->open[i].left)
+		close_group(l, i);
+	return VS_OK;
+}
+
 static int on_row(const na_result *r, void *ud, vs_error *err)
 {
 	listing *l = ud;
@@ -354,37 +521,40 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		fputs("[", stdout);
 	if (!l->n && l->a->csv)
 		csv_header();
+	l->n++;
 	json_t *nas = NULL;
 	bool found;
 	na_group_row g = {0};
 	int rc = l->a->json || l->a->csv ? na_store_nas_of(l->store, r->id, nas_json, &nas, &found, err)
 	                                 : VS_OK;
-	if (rc == VS_OK && !l->a->csv && !l->a->members)
+	if (rc == VS_OK)
 		rc = na_store_group_of(l->store, r->id, &g, err);
 	bool fell = false;
 	if (rc == VS_OK)
 		rc = na_ran_as_nfs3(l->store, &l->fallbacks, r->campaign, r->target, r->datastore_type, &fell,
 		                    err);
-	if (rc != VS_OK) {
-		json_decref(nas);
-		return rc;
-	}
-	if (l->a->json) {
-		json_t *o = result_json(r, l->a->full);
-		json_object_set_new(o, "nas", nas ? nas : json_null());
+	bool as_group = rc == VS_OK && g.id && !l->a->members;
+	if (as_group && l->a->json) {
+		rc = fill_member(l, r, &g, fell, err);
+	} else if (as_group && l->a->csv && !shown_before(l, &g)) {
+		char vms[32];
+		na_result x = group_result(r, &g, vms);
+		csv_row(&x, NULL, fell);
+		rc = csv_group_cells(l, &g, true, err);
+	} else if (as_group && !l->a->csv && !shown_before(l, &g)) {
+		group_row(l, r, &g, fell);
+	} else if (rc == VS_OK && !as_group && l->a->json) {
+		json_t *o = result_json(r, l->a->full), *pools = NULL;
+		json_object_set_new(o, "nas", nas ? json_incref(nas) : json_null());
 		json_object_set_new(o, "group", g.id ? json_integer((json_int_t)g.id) : json_null());
-		json_t *pools = NULL;
 		rc = group_nas(l, &g, &pools, err);
 		json_object_set_new(o, "group_nas", pools);
 		json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
-		char *s = json_dumps(o, JSON_PRESERVE_ORDER | JSON_COMPACT);
-		printf("%s\n  %s", l->n ? "," : "", s ? s : "null");
-		free(s);
-		json_decref(o);
-	} else if (l->a->csv) {
+		print_json(l, o);
+	} else if (rc == VS_OK && !as_group && l->a->csv) {
 		csv_row(r, nas, fell);
-		json_decref(nas);
-	} else if (!group_row(l, r, &g, fell)) {
+		rc = csv_group_cells(l, &g, false, err);
+	} else if (rc == VS_OK && !as_group) {
 		char id[24], started[20], profile[160], iops[80], p99[32], target[160];
 		table_cells(r, id, started, profile, iops, p99);
 		target_cell(r, fell, target);
@@ -393,8 +563,8 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		                       r->status, iops, p99};
 		na_table_add(l->table, cells);
 	}
-	free((char *)g.started_at);
-	l->n++;
+	json_decref(nas);
+	na_group_row_clear(&g);
 	return rc;
 }
 
@@ -428,8 +598,14 @@ static vs_status list(const results_args *a, na_outcome *out)
 		if (a->csv)
 			csv_header();
 	}
+	/* groups some of whose members the selection left out */
+	while (rc == VS_OK && l.n_open)
+		close_group(&l, 0);
+	for (size_t i = 0; i < l.n_open; i++)
+		json_decref(l.open[i].o);
+	free(l.open);
 	if (rc == VS_OK && a->json)
-		fputs(l.n ? "\n]\n" : "]\n", stdout);
+		fputs(l.printed ? "\n]\n" : "]\n", stdout);
 	if (rc == VS_OK && l.n && l.table)
 		na_table_print(l.table, stdout);
 	na_table_free(&l.table);

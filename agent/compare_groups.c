@@ -151,12 +151,14 @@ static int take_row(na_store *s, na_cmp_group *g, size_t i, const na_group_row *
  * of which failed, leaves its members single results. */
 static int groups_of(na_store *s, const na_cmp_group *g, na_group_row *gr, vs_error *err)
 {
-	int rc = VS_OK;
-	for (size_t i = 0; rc == VS_OK && i < g->n; i++) {
+	int64_t *ids = calloc(g->n + 1, sizeof(*ids));
+	for (size_t i = 0; ids && i < g->n; i++)
+		ids[i] = g->rows[i].id;
+	/* members whose group a central database lacks are no single runs */
+	int rc = ids ? na_store_check_groups(s, ids, g->n, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	free(ids);
+	for (size_t i = 0; rc == VS_OK && i < g->n; i++)
 		rc = na_store_group_of(s, g->rows[i].id, &gr[i], err);
-		free((char *)gr[i].started_at);
-		gr[i].started_at = NULL;
-	}
 	/* a group's rows counted before any is let go: a group is whole or not */
 	bool *whole = calloc(g->n + 1, sizeof(*whole));
 	for (size_t i = 0; rc == VS_OK && whole && i < g->n; i++) {
@@ -183,6 +185,8 @@ int na_cmp_fold_groups(na_store *s, na_cmp_group *g, vs_error *err)
 		rc = take_row(s, g, next++, gr, first, &kept, err);
 	for (size_t j = next; j < g->n; j++)  /* after a failure: what was not taken */
 		na_cmp_row_free(&g->rows[j]);
+	for (size_t j = 0; gr && j < g->n; j++)
+		na_group_row_clear(&gr[j]);
 	g->n = kept;
 	free(gr);
 	free(first);

@@ -61,7 +61,7 @@ int na_report_group_runs(const na_report_page *r, vs_error *err)
 				      r->out);
 			group_line(r, &r->rows[i], &g);
 		}
-		free((char *)g.started_at);
+		na_group_row_clear(&g);
 	}
 	if (shown)
 		fputs("</tbody>\n</table>\n</section>\n", r->out);

@@ -210,6 +210,7 @@ int na_store_bins_of(na_store *s, int64_t result_id, na_fio_dir out[2], vs_error
 /* ---- a group run (bench on several VMs at once; store_group.c) ---- */
 typedef struct na_group_row {
 	int64_t id;                 /* set by na_store_group_end */
+	const char *uuid;           /* as read back (na_store_group_of); NULL when recording */
 	const char *started_at, *profile;
 	int repetition;
 	int vms;                    /* members, complete or not */
@@ -226,7 +227,10 @@ typedef struct na_group_row {
 	 * of (store_group_nas.c); none without one */
 	const struct na_group_nas_row *nas;
 	size_t n_nas;
+	char *owned;                /* the strings na_store_group_of read (na_group_row_clear) */
 } na_group_row;
+/* Frees what na_store_group_of read into g. */
+void na_group_row_clear(na_group_row *g);
 /* A pool during a group run: sampled once for the members on it, over
  * the group's common window. */
 typedef struct na_group_nas_row {
@@ -268,11 +272,23 @@ int na_store_group_journal(na_store *s, const char *run, const char *step, vs_er
  * strings live for the call.  fn's status stops the walk. */
 typedef int (*na_group_fn)(const char *target, const na_group_row *g, void *ud, vs_error *err);
 int na_store_run_groups(na_store *s, const char *run, na_group_fn fn, void *ud, vs_error *err);
-/* The group result id was recorded in (g->id 0: none): its id, started_at
- * (malloc'd; free it), vms, why ("incomplete" when it was, else NULL) and
- * each direction's IOPS, bytes/s, mean and p99 latency (-1: unknown).  A
- * central database is not asked (none found). */
+/* The group result id was recorded in (g->id 0: none): every column of
+ * its row (a NULL statistic -1, a direction without I/O not present), its
+ * strings g's until na_group_row_clear (call it whatever this returns);
+ * incomplete: why is "incomplete".  From a file or a central database. */
 int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err);
+/* Each member of group group, by VM: its VM, its result (0: it recorded
+ * nothing) and that result's UUID (NULL then), and why it was left out
+ * (NULL: it ran the whole job); the strings live for the call.  fn's
+ * status stops the walk. */
+typedef int (*na_member_fn)(const na_group_member *m, const char *result_uuid, void *ud,
+                            vs_error *err);
+int na_store_group_members(na_store *s, int64_t group, na_member_fn fn, void *ud, vs_error *err);
+/* Refuses (VS_ERR_FAULT, naming them) results ids[0..n) that a central
+ * database knows as members of a group it does not hold: counted as single
+ * runs they would be pseudo-replication.  A file holds a group and its
+ * members together (one transaction): VS_OK. */
+int na_store_check_groups(na_store *s, const int64_t *ids, size_t n, vs_error *err);
 /* Each NAS row of group group, by NAS and pool; the strings live for the
  * call (an older file has none: schema 16).  fn's status stops the walk. */
 typedef int (*na_group_nas_fn)(const na_group_nas_row *p, void *ud, vs_error *err);
@@ -446,6 +462,7 @@ typedef struct na_push_counts {
 	size_t present;  /* there already: pushed by a run that was killed before it noted so */
 	size_t waiting;  /* left to push after an error */
 	size_t findings; /* findings recorded there by this push */
+	size_t groups;   /* group runs recorded there by this push */
 } na_push_counts;
 /* Pushes every result of s that central c lacks, oldest first, each with
  * its labels and NAS side in one transaction of c: whole or not at all;

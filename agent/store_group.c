@@ -159,6 +159,9 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 	for (size_t i = 0; rc == VS_OK && i < n; i++)
 		if (m[i].result_id)
 			na_push_recorded(s, NA_PUSH_RESULT, m[i].result_id);
+	/* after its members: the central database links them by UUID */
+	if (rc == VS_OK)
+		na_push_recorded(s, NA_PUSH_GROUP, g->id);
 	if (rc != VS_OK) {
 		g->id = 0;
 		if (!err->context[0])
@@ -167,45 +170,219 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 	return rc;
 }
 
-/* A direction's IOPS, bytes/s, mean and p99 latency from column at on;
- * a NULL is unknown (-1), IOPS NULL: no I/O that way. */
-static void dir_of(sqlite3_stmt *st, int at, na_dir_stats *d)
+/* ---- reading a group back (results, compare, report, push) ---- */
+
+void na_group_row_clear(na_group_row *g)
 {
-	double *v[] = {&d->iops, &d->bw_bytes, &d->lat_mean_us, &d->p99_us};
-	d->present = sqlite3_column_type(st, at) != SQLITE_NULL;
-	for (int i = 0; i < 4; i++)
-		*v[i] = sqlite3_column_type(st, at + i) != SQLITE_NULL ? sqlite3_column_double(st, at + i)
-		                                                       : -1;
+	free(g->owned);
+	*g = (na_group_row){0};
 }
 
-int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err)
+/* A statistic from its text: a NULL REAL is unknown (-1), a NULL count 0. */
+static void stat_of(na_dir_stats *d, int i, const char *v)
+{
+	char *at = (char *)d + na_stats[i].off;
+	if (na_stats[i].type == NA_TYPE_REAL)
+		*(double *)at = v ? strtod(v, NULL) : -1;
+	else
+		*(int64_t *)at = v ? strtoll(v, NULL, 10) : 0;
+}
+
+int na_group_from_text(na_group_row *g, int64_t id, const char *const v[NA_GROUP_N_COLUMNS + 1],
+                       vs_error *err)
+{
+	enum { UUID, PROFILE, REP, VMS, SKEW, INCOMPLETE, WHY, READ, WRITE = READ + NA_N_STATS,
+	       IOPS = WRITE + NA_N_STATS, SLOWEST, SHARE, STARTED };
+	static const int texts[] = {UUID, PROFILE, WHY, SLOWEST, STARTED};
+	*g = (na_group_row){.id = id};
+	size_t size = 0;
+	for (int i = 0; i < 5; i++)
+		size += v[texts[i]] ? strlen(v[texts[i]]) + 1 : 0;
+	if (size && !(g->owned = malloc(size)))
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	const char **to[] = {&g->uuid, &g->profile, &g->why, &g->slowest_vm, &g->started_at};
+	char *at = g->owned;
+	for (int i = 0; i < 5; i++)
+		if (v[texts[i]]) {
+			*to[i] = strcpy(at, v[texts[i]]);
+			at += strlen(at) + 1;
+		}
+	g->repetition = v[REP] ? atoi(v[REP]) : 0;
+	g->vms = v[VMS] ? atoi(v[VMS]) : 0;
+	g->start_skew_ms = v[SKEW] ? strtod(v[SKEW], NULL) : -1;
+	bool incomplete = v[INCOMPLETE] && (v[INCOMPLETE][0] == '1' || v[INCOMPLETE][0] == 't');
+	g->why = incomplete ? (g->why ? g->why : "incomplete") : NULL;
+	na_dir_stats *d[2] = {&g->read, &g->write};
+	for (int k = 0; k < 2; k++) {
+		d[k]->present = v[READ + k * NA_N_STATS] != NULL;  /* its IOPS */
+		for (int i = 0; i < NA_N_STATS; i++)
+			stat_of(d[k], i, v[READ + k * NA_N_STATS + i]);
+	}
+	g->iops = v[IOPS] ? strtod(v[IOPS], NULL) : -1;
+	g->slowest_share = v[SHARE] ? strtod(v[SHARE], NULL) : -1;
+	return VS_OK;
+}
+
+/* A group row as text: its id, then NA_GROUP_COLUMNS and started_at. */
+typedef int (*group_text_fn)(int64_t id, const char *const v[NA_GROUP_N_COLUMNS + 1], void *ud,
+                             vs_error *err);
+
+/* The group whose id (by_member false) or one of whose members' result
+ * (true) is key, to fn (not called for none): a REAL as %.17g, so that a
+ * push sends the double recorded. */
+static int read_group(na_store *s, int64_t key, bool by_member, group_text_fn fn, void *ud,
+                      vs_error *err)
 {
 	sqlite3_stmt *st = NULL;
-	*g = (na_group_row){0};
-	if (s->reader)
-		return VS_OK;
-	int rc = na_sql_prepare(s, "SELECT g.id, g.vms, g.incomplete, g.read_iops, g.read_bw_bytes,"
-	                           " g.read_lat_mean_us, g.read_p99_us, g.write_iops, g.write_bw_bytes,"
-	                           " g.write_lat_mean_us, g.write_p99_us, g.started_at"
-	                           " FROM result_group_members m"
-	                           " JOIN result_groups g ON g.id = m.group_id WHERE m.result_id = ?",
-	                        &st, err);
-	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, result_id) : SQLITE_OK;
+	int rc = na_sql_prepare(s, by_member ? "SELECT id, " NA_GROUP_COLUMNS ", started_at FROM result_groups"
+	                                       " WHERE id = (SELECT group_id FROM result_group_members"
+	                                       " WHERE result_id = ?)"
+	                                     : "SELECT id, " NA_GROUP_COLUMNS ", started_at FROM result_groups"
+	                                       " WHERE id = ?", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, key) : SQLITE_OK;
 	if (rc == VS_OK && step == SQLITE_OK)
 		step = sqlite3_step(st);
 	if (rc == VS_OK && step == SQLITE_ROW) {
-		g->id = sqlite3_column_int64(st, 0);
-		g->vms = sqlite3_column_int(st, 1);
-		g->why = sqlite3_column_int(st, 2) ? "incomplete" : NULL;
-		dir_of(st, 3, &g->read);
-		dir_of(st, 7, &g->write);
-		const unsigned char *at = sqlite3_column_text(st, 11);
-		if (!(g->started_at = strdup(at ? (const char *)at : "")))
-			rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+		const char *v[NA_GROUP_N_COLUMNS + 1];
+		char nums[NA_GROUP_N_COLUMNS + 1][32];
+		for (int i = 0; i <= NA_GROUP_N_COLUMNS; i++) {
+			int type = sqlite3_column_type(st, i + 1);
+			if (type == SQLITE_FLOAT)
+				snprintf(nums[i], sizeof(nums[i]), "%.17g", sqlite3_column_double(st, i + 1));
+			v[i] = type == SQLITE_NULL ? NULL
+			       : type == SQLITE_FLOAT ? nums[i] : (const char *)sqlite3_column_text(st, i + 1);
+		}
+		rc = fn(sqlite3_column_int64(st, 0), v, ud, err);
 	} else if (rc == VS_OK && step != SQLITE_DONE) {
 		rc = na_sql_fail(s, step, err);
 	}
 	sqlite3_finalize(st);
+	return rc;
+}
+
+static int parse_group(int64_t id, const char *const v[NA_GROUP_N_COLUMNS + 1], void *ud,
+                       vs_error *err)
+{
+	return na_group_from_text(ud, id, v, err);
+}
+
+int na_store_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err)
+{
+	*g = (na_group_row){0};
+	return s->reader ? na_central_group_of(s, result_id, g, err)
+	                 : read_group(s, result_id, true, parse_group, g, err);
+}
+
+int na_store_group_members(na_store *s, int64_t group, na_member_fn fn, void *ud, vs_error *err)
+{
+	if (s->reader)
+		return na_central_group_members(s, group, fn, ud, err);
+	sqlite3_stmt *st = NULL;
+	int rc = na_sql_prepare(s, "SELECT m.vm, m.result_id, m.why, r.uuid FROM result_group_members m"
+	                           " LEFT JOIN results r ON r.id = m.result_id WHERE m.group_id = ?"
+	                           " ORDER BY m.vm", &st, err);
+	int step = rc == VS_OK ? sqlite3_bind_int64(st, 1, group) : SQLITE_OK;
+	while (rc == VS_OK && step == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		na_group_member m = {(const char *)sqlite3_column_text(st, 0), sqlite3_column_int64(st, 1),
+		                     (const char *)sqlite3_column_text(st, 2)};
+		rc = fn(&m, (const char *)sqlite3_column_text(st, 3), ud, err);
+		step = SQLITE_OK;
+	}
+	if (rc == VS_OK && step != SQLITE_DONE)
+		rc = na_sql_fail(s, step, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int na_store_check_groups(na_store *s, const int64_t *ids, size_t n, vs_error *err)
+{
+	return s->reader ? na_central_check_groups(s, ids, n, err) : VS_OK;
+}
+
+int na_store_group_uuid_of(na_store *s, int64_t result_id, char out[37], vs_error *err)
+{
+	na_group_row g = {0};
+	int rc = read_group(s, result_id, true, parse_group, &g, err);
+	snprintf(out, 37, "%s", rc == VS_OK && g.uuid ? g.uuid : "");
+	na_group_row_clear(&g);
+	return rc;
+}
+
+/* ---- pushing a group (store_push.c) ---- */
+
+/* Step 18: which central database (its database_id) holds each group, as
+ * central_pushes notes results, so that a push sends only what it lacks. */
+const char na_store_group_pushes_schema[] =
+	"CREATE TABLE central_group_pushes ("
+	" group_id INTEGER NOT NULL REFERENCES result_groups (id) ON DELETE CASCADE,"
+	" central TEXT NOT NULL, at TEXT NOT NULL, PRIMARY KEY (group_id, central));";
+
+/* A group's members gathered for one push (their strings copied), and
+ * their results' UUIDs. */
+typedef struct members {
+	na_group_member *m;
+	char **uuid;
+	size_t n;
+} members;
+
+static void members_free(members *ms)
+{
+	for (size_t i = 0; i < ms->n; i++) {
+		free((char *)ms->m[i].vm);
+		free((char *)ms->m[i].why);
+		free(ms->uuid[i]);
+	}
+	free(ms->m);
+	free(ms->uuid);
+}
+
+static char *copy(const char *v, bool *ok)
+{
+	char *c = v ? strdup(v) : NULL;
+	*ok = *ok && (!v || c);
+	return c;
+}
+
+static int gather(const na_group_member *m, const char *result_uuid, void *ud, vs_error *err)
+{
+	members *ms = ud;
+	na_group_member *more = realloc(ms->m, (ms->n + 1) * sizeof(*more));
+	if (more)
+		ms->m = more;
+	char **uuids = more ? realloc(ms->uuid, (ms->n + 1) * sizeof(*uuids)) : NULL;
+	if (!uuids)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	ms->uuid = uuids;
+	bool ok = true;
+	ms->uuid[ms->n] = copy(result_uuid, &ok);
+	ms->m[ms->n++] = (na_group_member){copy(m->vm, &ok), m->result_id, copy(m->why, &ok)};
+	return ok ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+}
+
+/* A group row read for its push: sent with its members. */
+typedef struct sending_group {
+	na_central *c;
+	members ms;
+	bool *sent;
+} sending_group;
+
+static int send_group(int64_t id, const char *const v[NA_GROUP_N_COLUMNS + 1], void *ud,
+                      vs_error *err)
+{
+	(void)id;
+	sending_group *x = ud;
+	return na_central_insert_group(x->c, v, x->ms.m, (const char *const *)x->ms.uuid, x->ms.n,
+	                               x->sent, err);
+}
+
+int na_group_send(na_store *s, na_central *c, int64_t id, bool *sent, vs_error *err)
+{
+	sending_group x = {.c = c, .sent = sent};
+	*sent = false;
+	int rc = na_store_group_members(s, id, gather, &x.ms, err);
+	if (rc == VS_OK)
+		rc = read_group(s, id, false, send_group, &x, err);
+	members_free(&x.ms);
 	return rc;
 }
 

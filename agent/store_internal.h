@@ -37,6 +37,9 @@ enum { NA_SCHEMA_GROUPS = 13 };
 enum { NA_SCHEMA_BINS = 14 };
 /* The step that added result_group_nas (store_group_nas.c). */
 enum { NA_SCHEMA_GROUP_NAS = 16 };
+/* The step that added central_group_pushes (store_group.c): its number is
+ * its place in na_schema_migrations (na_schema_version_of). */
+extern const char na_store_group_pushes_schema[];
 
 /* Journals step of a campaign run (detail: what was noted, may be NULL)
  * inside the caller's transaction, done at now (NULL: this moment). */
@@ -195,11 +198,44 @@ extern const na_zfs_column na_zfs_columns[NA_N_ZFS];
 int64_t na_zfs_size_of(const char *v);
 
 /* store_pg.c for store_push.c: records result r, its labels, its NAS
- * side (nas, may be NULL) and its latency bins (bins[0] read, bins[1]
- * write, as na_store_bins_of reads them) in one transaction of c; *sent is
- * false when c had r's UUID already (and then nothing is written). */
+ * side (nas, may be NULL), its latency bins (bins[0] read, bins[1]
+ * write, as na_store_bins_of reads them) and the UUID of its group (group:
+ * "" for none) in one transaction of c; *sent is false when c had r's UUID
+ * already (and then nothing is written). */
 int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
-                      const na_fio_dir bins[2], bool *sent, vs_error *err);
+                      const na_fio_dir bins[2], const char *group, bool *sent, vs_error *err);
+/* A group's columns (result_groups) as a push sends them and a reader
+ * reads them, the same in both engines; each engine adds started_at last
+ * (PostgreSQL's as text), so NA_GROUP_N_COLUMNS + 1 values in all. */
+#define NA_GROUP_READ(name, type) ", read_" #name
+#define NA_GROUP_WRITE(name, type) ", write_" #name
+#define NA_GROUP_COLUMNS                                                         \
+	"uuid, profile, repetition, vms, start_skew_ms, incomplete, why"             \
+	NA_DIR_STATS(NA_GROUP_READ) NA_DIR_STATS(NA_GROUP_WRITE) ", iops, slowest_vm, slowest_share"
+enum { NA_GROUP_N_COLUMNS = 10 + 2 * NA_N_STATS };
+/* g from those values as text (NULL: NULL; a flag "1" or "t"), its
+ * strings copied into g->owned. */
+int na_group_from_text(na_group_row *g, int64_t id, const char *const v[NA_GROUP_N_COLUMNS + 1],
+                       vs_error *err);
+/* store_pg_group.c: records a group (v: its NA_GROUP_COLUMNS and
+ * started_at as text) and its members m (their results pushed before, known
+ * by their UUIDs uuid) in one transaction of c; *sent is false when c had its UUID
+ * already (and then nothing is written). */
+int na_central_insert_group(na_central *c, const char *const v[NA_GROUP_N_COLUMNS + 1],
+                            const na_group_member *m, const char *const *uuid, size_t n, bool *sent,
+                            vs_error *err);
+/* The reader's na_store_group_of, na_store_group_members and
+ * na_store_check_groups. */
+int na_central_group_of(na_store *s, int64_t result_id, na_group_row *g, vs_error *err);
+int na_central_group_members(na_store *s, int64_t group, na_member_fn fn, void *ud, vs_error *err);
+int na_central_check_groups(na_store *s, const int64_t *ids, size_t n, vs_error *err);
+/* Pushes group id of s (after its members) to c: *sent false when c had
+ * it already (store_group.c). */
+int na_group_send(na_store *s, na_central *c, int64_t id, bool *sent, vs_error *err);
+/* The UUID of the group result id is a member of into out ("" for none):
+ * pushed with the result, so that a central database knows its members
+ * before their group arrives (store_group.c). */
+int na_store_group_uuid_of(na_store *s, int64_t result_id, char out[37], vs_error *err);
 /* A finding's columns as a push sends them, the same in both engines. */
 #define NA_FINDING_PUSHED                                                                       \
 	"uuid, runner, at, kind, campaign, target, host, esxi_version, esxi_build, datastore,"      \
@@ -209,10 +245,10 @@ enum { NA_FINDING_N_PUSHED = 18 };
  * NULL); *sent is false when c had its UUID already. */
 int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PUSHED], bool *sent,
                               vs_error *err);
-/* store_push.c: pushes result or finding id when na_store_push_each asked
+/* store_push.c: pushes result, finding or group id when na_store_push_each asked
  * for it (after its local commit); a failure is kept for
  * na_store_push_waiting. */
-typedef enum na_push_kind { NA_PUSH_RESULT, NA_PUSH_FINDING } na_push_kind;
+typedef enum na_push_kind { NA_PUSH_RESULT, NA_PUSH_FINDING, NA_PUSH_GROUP } na_push_kind;
 void na_push_recorded(na_store *s, na_push_kind kind, int64_t id);
 /* Closes what na_store_push_each opened (na_store_close). */
 void na_push_close(na_store *s);

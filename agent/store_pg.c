@@ -116,6 +116,10 @@ static const char *const central_migrations[] = {
 	 * step); IF NOT EXISTS: a database set back to an older version keeps it */
 	"ALTER TABLE results ADD COLUMN IF NOT EXISTS link_speed_mbit integer,"
 	" ADD COLUMN IF NOT EXISTS link_nic text;",
+	/* 5: the group a result is a member of, pushed with the result, so that
+	 * members whose group has not arrived (a push cut between them) are
+	 * known as such, not read as single runs (store_pg_group.c) */
+	na_central_group_uuid_step,
 };
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
@@ -154,8 +158,8 @@ static int pg_fail(const na_central *c, const PGresult *res, const char *doing, 
 	if (state && strcmp(state, "42501") == 0)
 		return vs_fail(err, VS_ERR_AUTH, "role %s may not %s in the central database (%s): "
 		               "GRANT it SELECT on nfsagent_schema and nfsagent_meta, INSERT and SELECT "
-		               "on results, result_labels, nas_runs, result_bins and findings, and USAGE "
-		               "on their id sequences", PQuser(c->pg), doing, why);
+		               "on results, result_labels, nas_runs, result_bins, result_groups, "
+		               "result_group_members and findings, and USAGE on their id sequences", PQuser(c->pg), doing, why);
 	return vs_fail(err, VS_ERR_FAULT, "the central database refused to %s: %s", doing, why);
 }
 
@@ -175,7 +179,7 @@ int na_pg_exec(na_central *c, const char *sql, int n, const char *const *values,
 }
 
 /* Ends the transaction: commits if rc is VS_OK, else rolls back. */
-static int pg_finish(na_central *c, int rc, const char *doing, vs_error *err)
+int na_pg_finish(na_central *c, int rc, const char *doing, vs_error *err)
 {
 	if (rc == VS_OK)
 		return na_pg_exec(c, "COMMIT", 0, NULL, doing, NULL, err);
@@ -247,7 +251,7 @@ static int ensure_schema(na_central *c, vs_error *err)
 	if (rc == VS_OK && version < CENTRAL_LATEST)
 		rc = na_pg_exec(c, "UPDATE nfsagent_schema SET version = $1", 1, args, "record its schema",
 		             NULL, err);
-	return pg_finish(c, rc, "create or upgrade the schema", err);
+	return na_pg_finish(c, rc, "create or upgrade the schema", err);
 }
 
 static int read_id(na_central *c, vs_error *err)
@@ -263,19 +267,20 @@ static int read_id(na_central *c, vs_error *err)
 	return rc;
 }
 
+/* INSERT INTO results: every column of na_columns, then group_uuid (the
+ * push's own: a member knows its group before the group arrives). */
 static int build_insert(na_central *c, vs_error *err)
 {
-	size_t size = 64;
+	size_t size = 96;
 	for (size_t i = 0; i < na_n_columns; i++)
 		size += strlen(na_columns[i].name) + 12;
 	if (!(c->insert_sql = malloc(size)))
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	size_t len = (size_t)snprintf(c->insert_sql, size, "INSERT INTO results (");
 	for (size_t i = 0; i < na_n_columns; i++)
-		len += (size_t)snprintf(c->insert_sql + len, size - len, "%s%s", i ? ", " : "",
-		                        na_columns[i].name);
-	len += (size_t)snprintf(c->insert_sql + len, size - len, ") VALUES (");
-	for (size_t i = 0; i < na_n_columns; i++)
+		len += (size_t)snprintf(c->insert_sql + len, size - len, "%s, ", na_columns[i].name);
+	len += (size_t)snprintf(c->insert_sql + len, size - len, "group_uuid) VALUES (");
+	for (size_t i = 0; i <= na_n_columns; i++)
 		len += (size_t)snprintf(c->insert_sql + len, size - len, "%s$%zu", i ? ", " : "", i + 1);
 	snprintf(c->insert_sql + len, size - len, ") ON CONFLICT (uuid) DO NOTHING RETURNING id");
 	return VS_OK;
@@ -418,10 +423,10 @@ int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PU
 }
 
 int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
-                      const na_fio_dir bins[2], bool *sent, vs_error *err)
+                      const na_fio_dir bins[2], const char *group, bool *sent, vs_error *err)
 {
 	*sent = false;
-	const char **args = calloc(na_n_columns, sizeof(*args));
+	const char **args = calloc(na_n_columns + 1, sizeof(*args));
 	char (*nums)[32] = calloc(na_n_columns, sizeof(*nums));
 	int rc = args && nums ? na_pg_exec(c, "BEGIN", 0, NULL, "start a transaction", NULL, err)
 	                      : vs_fail(err, VS_ERR_NOMEM, "out of memory");
@@ -429,9 +434,11 @@ int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
 		na_value v = na_column_value(r, &na_columns[i]);
 		args[i] = text_of(&v, nums[i]);
 	}
+	if (args)
+		args[na_n_columns] = group[0] ? group : NULL;
 	PGresult *res = NULL;
 	if (rc == VS_OK)
-		rc = na_pg_exec(c, c->insert_sql, (int)na_n_columns, args, "record results", &res, err);
+		rc = na_pg_exec(c, c->insert_sql, (int)na_n_columns + 1, args, "record results", &res, err);
 	/* no row: another push recorded this UUID first */
 	*sent = rc == VS_OK && PQntuples(res) == 1;
 	char id[32] = "";
@@ -444,7 +451,7 @@ int na_central_insert(na_central *c, const na_result *r, const na_nas_run *nas,
 		rc = insert_nas(c, nas, id, err);
 	if (*sent && rc == VS_OK)
 		rc = na_central_insert_bins(c, id, bins, err);
-	rc = pg_finish(c, rc, "record results", err);
+	rc = na_pg_finish(c, rc, "record results", err);
 	if (rc != VS_OK)
 		*sent = false;
 	free(args);
@@ -632,7 +639,7 @@ int na_central_query(na_store *s, const char *const *conds, size_t n, na_result_
 		more = rc == VS_OK && rows == 200;
 		PQclear(res);
 	}
-	rc = pg_finish(c, rc, "read results", err);
+	rc = na_pg_finish(c, rc, "read results", err);
 	free(args);
 	free(buf);
 	return rc;

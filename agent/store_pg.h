@@ -1,4 +1,4 @@
-/* What store_pg.c shares with store_pg_bins.c: the central database's
+/* What store_pg.c shares with store_pg_bins.c and store_pg_group.c: the central database's
  * handle and running SQL there. */
 #ifndef NFSAGENT_STORE_PG_H
 #define NFSAGENT_STORE_PG_H
@@ -15,7 +15,9 @@ struct na_central {
 };
 
 /* The central schema step that added result_bins (store_pg_bins.c). */
-enum { NA_CENTRAL_BINS = 3, NA_CENTRAL_LINK = 4 };
+enum { NA_CENTRAL_BINS = 3, NA_CENTRAL_LINK = 4, NA_CENTRAL_GROUP_UUID = 5 };
+/* Step 5 (store_pg_group.c): results.group_uuid. */
+extern const char na_central_group_uuid_step[];
 extern const char na_central_bins_schema[];
 /* In step 3's transaction: the bins of the results pushed before it, from
  * their stored fio output as the SQLite store's step 14 makes them. */
@@ -29,5 +31,7 @@ int na_central_insert_bins(na_central *c, const char *id, const na_fio_dir bins[
  * ("record results"). */
 int na_pg_exec(na_central *c, const char *sql, int n, const char *const *values, const char *doing,
                PGresult **out, vs_error *err);
+/* Ends the transaction: commits if rc is VS_OK, else rolls back. */
+int na_pg_finish(na_central *c, int rc, const char *doing, vs_error *err);
 
 #endif

@@ -1,6 +1,8 @@
 /* Pushing the local store's results to the central database (store.h):
  * which results the central database lacks, each sent whole
- * (store_pg.c), and the note in central_pushes that it holds them.  The
+ * (store_pg.c), then the group runs it lacks (each after its members,
+ * store_pg_group.c), and the note in central_pushes (central_group_pushes)
+ * that it holds them.  The
  * note comes after the central commit: a kill between the two leaves a
  * result sent and not noted, and the next push finds its UUID there. */
 #include <stdlib.h>
@@ -23,6 +25,11 @@ static const struct {
 		"SELECT id FROM findings WHERE uuid IS NOT NULL AND id NOT IN (SELECT finding_id FROM "
 		"central_finding_pushes WHERE ?1 IS NULL OR central = ?1) ORDER BY id",
 		"INSERT OR IGNORE INTO central_finding_pushes (finding_id, central, at) "
+		"VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"},
+	[NA_PUSH_GROUP] = {
+		"SELECT id FROM result_groups WHERE id NOT IN (SELECT group_id FROM "
+		"central_group_pushes WHERE ?1 IS NULL OR central = ?1) ORDER BY id",
+		"INSERT OR IGNORE INTO central_group_pushes (group_id, central, at) "
 		"VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))"},
 };
 
@@ -94,6 +101,7 @@ typedef struct sending {
 	na_central *c;
 	const na_result *r;
 	na_fio_dir bins[2];
+	char group[37];  /* its group's UUID, "" for none */
 	bool sent, done;
 } sending;
 
@@ -101,7 +109,7 @@ static int send_with_nas(const na_nas_run *n, void *ud, vs_error *err)
 {
 	sending *x = ud;
 	x->done = true;
-	return na_central_insert(x->c, x->r, n, x->bins, &x->sent, err);
+	return na_central_insert(x->c, x->r, n, x->bins, x->group, &x->sent, err);
 }
 
 static int send_row(const na_result *r, void *ud, vs_error *err)
@@ -111,10 +119,12 @@ static int send_row(const na_result *r, void *ud, vs_error *err)
 	x->r = r;
 	int rc = na_store_bins_of(x->s, r->id, x->bins, err);
 	if (rc == VS_OK)
+		rc = na_store_group_uuid_of(x->s, r->id, x->group, err);
+	if (rc == VS_OK)
 		rc = na_store_nas_of(x->s, r->id, send_with_nas, x, &has_nas, err);
 	if (rc == VS_OK && !has_nas) {
 		x->done = true;
-		rc = na_central_insert(x->c, r, NULL, x->bins, &x->sent, err);
+		rc = na_central_insert(x->c, r, NULL, x->bins, x->group, &x->sent, err);
 	}
 	na_fio_dir_clear(&x->bins[0]);
 	na_fio_dir_clear(&x->bins[1]);
@@ -160,30 +170,56 @@ static int push_finding(na_store *s, na_central *c, int64_t id, na_push_counts *
 	return rc;
 }
 
-/* push_one or push_finding. */
+/* Pushes group id (its members pushed before) and notes it. */
+static int push_group(na_store *s, na_central *c, int64_t id, na_push_counts *n, vs_error *err)
+{
+	bool sent = false;
+	if (s->version < na_schema_version_of(na_store_group_pushes_schema))
+		return VS_OK;  /* a file held at an older schema notes no group: it waits */
+	int rc = na_group_send(s, c, id, &sent, err);
+	if (rc == VS_OK)
+		rc = note_pushed(s, NA_PUSH_GROUP, id, na_central_id(c), err);
+	n->groups += rc == VS_OK && sent;
+	return rc;
+}
+
+/* push_one, push_finding or push_group. */
 static int push_kind(na_store *s, na_central *c, na_push_kind kind, int64_t id, na_push_counts *n,
                      vs_error *err)
 {
-	return kind == NA_PUSH_RESULT ? push_one(s, c, id, n, err) : push_finding(s, c, id, n, err);
+	static int (*const push[])(na_store *, na_central *, int64_t, na_push_counts *, vs_error *) = {
+		[NA_PUSH_RESULT] = push_one, [NA_PUSH_FINDING] = push_finding, [NA_PUSH_GROUP] = push_group};
+	return push[kind](s, c, id, n, err);
+}
+
+/* Pushes every row of kind that c lacks, oldest first; stops at the first
+ * failure with *waiting the rows left (may be NULL). */
+static int push_all(na_store *s, na_central *c, na_push_kind kind, na_push_counts *n,
+                    size_t *waiting, vs_error *err)
+{
+	int64_t *ids = NULL;
+	size_t count = 0, i = 0;
+	int rc = unpushed_ids(s, kind, na_central_id(c), &ids, &count, err);
+	for (; rc == VS_OK && i < count; i += rc == VS_OK)
+		rc = push_kind(s, c, kind, ids[i], n, err);
+	if (waiting)
+		*waiting = count - i;  /* i: the first not pushed */
+	free(ids);
+	return rc;
 }
 
 int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
 {
-	int64_t *ids = NULL;
-	size_t count = 0, i = 0;
 	*n = (na_push_counts){0};
-	int rc = unpushed_ids(s, NA_PUSH_RESULT, na_central_id(c), &ids, &count, err);
-	for (; rc == VS_OK && i < count; i += rc == VS_OK)
-		rc = push_one(s, c, ids[i], n, err);
-	n->waiting = count - i;  /* i: the first not pushed */
-	free(ids);
-	ids = NULL;
-	count = 0;
+	/* groups after results: a group's members are linked by their UUIDs;
+	 * a group that waits is said as one result more */
+	int rc = push_all(s, c, NA_PUSH_RESULT, n, &n->waiting, err);
+	size_t groups = 0;
+	if (rc == VS_OK && s->version >= na_schema_version_of(na_store_group_pushes_schema))
+		rc = push_all(s, c, NA_PUSH_GROUP, n, &groups, err);
+	n->waiting += groups;
 	if (rc == VS_OK)
-		rc = unpushed_ids(s, NA_PUSH_FINDING, na_central_id(c), &ids, &count, err);
-	for (i = 0; rc == VS_OK && i < count; i++)
-		rc = push_finding(s, c, ids[i], n, err);
-	free(ids);
+		rc = push_all(s, c, NA_PUSH_FINDING, n, NULL, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "push results");
 	return rc;

@@ -147,6 +147,8 @@ const char *const na_schema_migrations[] = {
 	/* 17: the host's link to the NFS server with each result, so that
 	 * compare and report can say a change is the network's */
 	na_schema_link_step,
+	/* 18: which central database holds each group run (store_group.c) */
+	na_store_group_pushes_schema,
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 

@@ -77,6 +77,8 @@ assert_eq "$(sqlite3 "$db" "SELECT group_concat(printf('%.3f', read_iops)) FROM 
 assert_eq "$(sqlite3 "$db" "SELECT group_concat(id) FROM (SELECT id FROM result_groups ORDER BY id)")" \
 	"$(jq -r '[.runs[].group_id | tostring] | join(",")' <<< "$bench")" "group ids in JSON"
 run 0 "$NFSAGENT" results --db "$db" --json
+assert_eq "$(jq -c '[.[] | [.status, (.members | length)]]' <<< "$OUT")" '[["ok",2],["ok",2]]' "a row per group"
+run 0 "$NFSAGENT" results --db "$db" --json --members
 assert_eq "$(jq '[.[] | select(.status == "ok")] | length' <<< "$OUT")" 4 "every member recorded"
 assert_eq "$(jq -r '[.[] | .vm] | unique | join(",")' <<< "$OUT")" "fleet-01,fleet-02" "members' rows"
 assert_eq "$(jq -r '[.[] | .group] | unique | map(tostring) | join(",")' <<< "$OUT")" \
@@ -88,7 +90,9 @@ assert_not_contains "$OUT" "fleet-01"
 run 0 "$NFSAGENT" results --db "$db" --members --wide
 assert_eq "$(grep -c ' fleet-0[12] ' <<< "$OUT")" 4 "--members lists every member"
 run 0 "$NFSAGENT" results --db "$db" --csv
-assert_eq "$(wc -l <<< "$OUT")" 5 "CSV carries every member"
+assert_eq "$(wc -l <<< "$OUT")" 3 "CSV: a row per group"
+run 0 "$NFSAGENT" results --db "$db" --csv --members
+assert_eq "$(wc -l <<< "$OUT")" 5 "CSV --members carries every member"
 
 # fleet-03's fio dies a second into its run: the group is incomplete, naming it.
 run 1 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randread-4k-qd1 --repeat 1 "${quick[@]}"

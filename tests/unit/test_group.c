@@ -232,7 +232,7 @@ static void test_group_store(void **state)
 	assert_true(found.id == g.id && found.vms == 3 && found.read.iops == 4000 && found.read.p99_us == 400);
 	assert_true(found.why && !found.write.present);
 	assert_string_equal(found.started_at, "2026-12-05T14:00:00Z");
-	free((char *)found.started_at);
+	na_group_row_clear(&found);
 	assert_int_equal(na_store_group_of(s, single.id, &found, &err), VS_OK);
 	assert_true(found.id == 0);
 	/* A group that fails takes its members with it. */
