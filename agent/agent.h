@@ -340,14 +340,15 @@ typedef struct na_attempt {
 void na_attempt_begin(vs_client *c, const na_inventory *inv, const vs_vm *vm,
                       const vs_datastore *target, na_attempt *a);
 /* The same from a listing of the target's root taken before the move
- * (none: no names were there). */
+ * (root NULL: none was; the try's folder is then not told). */
 void na_attempt_from(const vs_vm *vm, const vs_file *root, size_t n_root, na_attempt *a);
 void na_attempt_free(na_attempt *a);
 /* Whether name is folder or folder_N (vCenter's names for it). */
 bool na_attempt_name(const char *folder, const char *name);
 /* The folder the attempt used: the one of its names in after[] that was not
  * in before[] (the first, in after's order); folder itself when none is
- * new (the attempt made none, or wrote into the folder it found). */
+ * new (the attempt made none, or wrote into the folder it found); NULL
+ * when before is (not known). */
 const char *na_attempt_folder(const char *folder, char *const *before, size_t n_before,
                               char *const *after, size_t n_after);
 /* Where the lines of a vmware.log text written at or after since_ms begin

@@ -210,6 +210,8 @@ static bool listed(const char *name, char *const *names, size_t n)
 const char *na_attempt_folder(const char *folder, char *const *before, size_t n_before,
                               char *const *after, size_t n_after)
 {
+	if (!before)
+		return NULL;  /* not listed before the move: any of them may be its */
 	for (size_t i = 0; i < n_after; i++)
 		if (na_attempt_name(folder, after[i]) && !listed(after[i], before, n_before))
 			return after[i];

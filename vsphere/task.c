@@ -10,7 +10,8 @@
 
 /* What a waiter reads of a task, by filter or by a plain read. */
 static const char *const task_paths[] = {"info.state", "info.progress", "info.error",
-                                         "info.result", "info.startTime", NULL};
+                                         "info.result", "info.startTime", "info.completeTime",
+                                         NULL};
 
 typedef struct task_state {
 	char *state;      /* queued | running | success | error */
@@ -18,6 +19,7 @@ typedef struct task_state {
 	xmlDoc *error;    /* copy of info.error */
 	xmlDoc *result;   /* copy of info.result */
 	int64_t started_ms; /* info.startTime; 0 until reported */
+	int64_t ended_ms;   /* info.completeTime; 0 until reported */
 } task_state;
 
 /* Digits at *p, exactly n of them; -1 if not. */
@@ -145,10 +147,10 @@ static void apply_change(const xmlNode *change, task_state *t)
 	} else if (strcmp(name, "info.error") == 0 && val) {
 		xmlFreeDoc(t->error);
 		t->error = copy_node(val);
-	} else if (strcmp(name, "info.startTime") == 0 && val) {
+	} else if ((strcmp(name, "info.startTime") == 0 || strcmp(name, "info.completeTime") == 0) && val) {
 		char *text = vs_xml_text(val);
 		int64_t ms = text ? vs_time_parse(text, NULL) : -1;
-		t->started_ms = ms > 0 ? ms : 0;
+		*(strcmp(name, "info.startTime") == 0 ? &t->started_ms : &t->ended_ms) = ms > 0 ? ms : 0;
 		free(text);
 	} else if (strcmp(name, "info.result") == 0 && val) {
 		xmlFreeDoc(t->result);
@@ -509,6 +511,12 @@ vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *pro
 	       : strcmp(st, "running") == 0 ? VS_TASK_RUNNING
 	       : strcmp(st, "queued") == 0  ? VS_TASK_QUEUED
 	                                    : VS_TASK_UNSEEN;
+}
+
+int64_t vs_task_set_ended_ms(const vs_task_set *s, const char *task)
+{
+	const set_entry *e = entry_of(s, task);
+	return e ? e->st.ended_ms : 0;
 }
 
 int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err)

@@ -473,6 +473,7 @@ typedef struct start {
 	relocation want;
 	char *task;  /* a relocation found queued or running */
 	bool there;  /* the VM's files are all on want.datastore */
+	bool ended;  /* a relocation of it that succeeded is among its recent tasks */
 } start;
 
 /* Whether a relocation call whose answer was lost did start (its task is
@@ -495,6 +496,11 @@ static int read_before_start(const char *type, const char *moref, const xmlNode 
 {
 	start *st = ud;
 	if (strcmp(type, "Task") == 0) {
+		char *state = vs_prop_text(object, "info.state");
+		char *id = vs_prop_text(object, "info.descriptionId");
+		st->ended |= state && id && strcmp(state, "success") == 0 && strcmp(id, RELOCATE_ID) == 0;
+		free(state);
+		free(id);
 		bool running = !st->task && vs_task_is_running(object, RELOCATE_ID);
 		return running && !(st->task = strdup(moref)) ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 		                                              : VS_OK;
@@ -511,13 +517,19 @@ static int read_before_start(const char *type, const char *moref, const xmlNode 
 
 /* Where the VM is and which relocation of it runs, in one read, right
  * before a start: an earlier run's move may have ended since the caller
- * planned (a rerun after a kill), and a VM is never moved twice. */
+ * planned (a rerun after a kill), and a VM is never moved twice.  The
+ * collector reads the VM before its tasks: a relocation that succeeded
+ * in between shows as ended with the VM where it was, so the VM is read
+ * again then (its home and every disk, as a lost answer's is). */
 static int look_before_start(vs_client *c, start *st, vs_error *err)
 {
 	static const char *const own_paths[] = {"datastore", NULL};
 	const vs_propspec own = {"VirtualMachine", own_paths}, tasks = {"Task", vs_task_running_paths};
-	return vs_props_with_related(c, "VirtualMachine", st->want.vm, "recentTask", &own, &tasks,
-	                             read_before_start, st, err);
+	int rc = vs_props_with_related(c, "VirtualMachine", st->want.vm, "recentTask", &own, &tasks,
+	                               read_before_start, st, err);
+	if (rc == VS_OK && !st->task && !st->there && st->ended)
+		rc = placed(c, &st->want, &st->there, err);
+	return rc;
 }
 
 int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
@@ -549,11 +561,9 @@ int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,
 	if (rc == VS_OK && !settled && !(*task = vs_xml_text(vs_reply_ret(&r))))
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	else if (rc == VS_OK && settled)
-		*task = st.task;  /* NULL when the VM is there already */
+		*task = st.task;  /* NULL: the lost answer's relocation had taken it there */
 	else
 		free(st.task);
-	if (rc == VS_OK && !*task)
-		*how = VS_RELOCATE_THERE;  /* a lost answer's relocation had taken it there */
 	vs_reply_free(&r);
 	vs_buf_free(&p);
 	return rc;

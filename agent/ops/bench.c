@@ -335,8 +335,8 @@ static char *host_counters(na_bench *b, time_t started)
 		na_say_warning(b->s, "no host counters from %s (said once): %s", b->host->name,
 		               a->err.message);
 	else if (say)
-		na_say_warning(b->s, "no host counters from %s for %s in the run's window (vCenter's "
-		               "statistics level?; said once)", b->host->name, b->ds->name);
+		na_say_warning(b->s, "no host counters from %s for %s in the run (vCenter's statistics "
+		               "level?); said once", b->host->name, b->ds->name);
 	char *s = json_array_size(out) ? json_dumps(out, JSON_COMPACT) : NULL;
 	json_decref(out);
 	na_perf_memo_clear(&own);

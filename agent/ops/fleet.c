@@ -24,6 +24,7 @@ typedef struct fleet {
 	char *listing;   /* the task listing the target's root, until it ends */
 	vs_file *root;   /* its folders, as listed (NULL: not, or not yet) */
 	size_t n_root;
+	int64_t root_ms; /* when the listing ended, by vCenter's clock (0: unknown) */
 	double t0;
 	bool bug;   /* the extent-size bug showed: nothing new starts */
 	bool stop;  /* a failure, or Ctrl-C: nothing new starts */
@@ -45,7 +46,7 @@ static void changed(const fleet *f)
 static bool in_flight(const na_fleet_vm *v)
 {
 	return (v->state == NA_FLEET_STARTED || v->state == NA_FLEET_QUEUED ||
-	        v->state == NA_FLEET_MOVING) && !v->landing;
+	        v->state == NA_FLEET_MOVING) && !v->landed;
 }
 
 static bool has(char *const *list, size_t n, const char *moref)
@@ -155,7 +156,8 @@ static bool fits(const fleet *f, const na_fleet_vm *v)
 static void fail_vm(fleet *f, na_fleet_vm *v, const vs_error *e)
 {
 	v->state = NA_FLEET_FAILED;
-	v->ended_s = since(f);
+	if (!v->ended_s)
+		v->ended_s = since(f);
 	v->err = *e;
 	bool bug = v->diag.extent_bug;
 	v->verdict = bug ? NA_VERDICT_FINDING : NA_VERDICT_PROBLEM;
@@ -166,7 +168,7 @@ static void fail_vm(fleet *f, na_fleet_vm *v, const vs_error *e)
 	}
 }
 
-static void land(fleet *f, na_fleet_vm *v);
+static void arrived(fleet *f, na_fleet_vm *v);
 
 static void start(fleet *f, na_fleet_vm *v)
 {
@@ -177,12 +179,16 @@ static void start(fleet *f, na_fleet_vm *v)
 	if (rc == VS_OK && how == VS_RELOCATE_STOPPED)
 		return;  /* Ctrl-C came before the call: it stays not tried */
 	v->started_s = since(f);
+	v->moving_s = v->ended_s = 0;  /* a retry's times are its own */
 	v->state = NA_FLEET_STARTED;
 	v->adopted = how == VS_RELOCATE_RUNNING;
-	if (rc == VS_OK && v->task)
+	v->already_there = how == VS_RELOCATE_THERE;  /* an earlier run's move took it there */
+	if (rc == VS_OK && v->task) {
 		rc = vs_task_set_add(f->tasks, v->task, &e);
-	else if (rc == VS_OK)
-		land(f, v);  /* on the target already: an earlier run's move, or a lost answer's */
+	} else if (rc == VS_OK) {
+		v->ended_s = since(f);
+		arrived(f, v);
+	}
 	if (rc != VS_OK) {
 		vs_error_context(&e, "Storage vMotion of %s to %s", v->name, f->target->name);
 		fail_vm(f, v, &e);
@@ -204,9 +210,10 @@ static void start_more(fleet *f)
 
 /* ---- as moves end -------------------------------------------------------------- */
 
-/* A move ended well: where the VM is now, then every extent checked as
- * its host reads it. */
-static void land(fleet *f, na_fleet_vm *v)
+/* A move ended well: where the VM is now, at once (a VM not on the target
+ * fails, and stops new starts); on the target, its checks come after the
+ * starts its end allows (land_all). */
+static void arrived(fleet *f, na_fleet_vm *v)
 {
 	vs_vm *now = NULL;
 	vs_error e = {0};
@@ -221,16 +228,24 @@ static void land(fleet *f, na_fleet_vm *v)
 		fail_vm(f, v, &(vs_error){.status = VS_ERR_PROTOCOL,
 		                          .message = "the move succeeded, but the VM is not on the target"});
 	} else if (rc == VS_OK) {
-		rc = na_op_verify(f->s, now, NA_RECHECK_DEFAULT_S, &v->checks, &e);
-		v->state = NA_FLEET_DONE;
-		v->ended_s = since(f);
-		v->verdict = rc == VS_OK ? na_verify_verdict(&v->checks) : NA_VERDICT_UNCHECKED;
-		if (rc != VS_OK)
-			v->err = e;
+		v->landed = now;
+		now = NULL;
 	} else {
 		fail_vm(f, v, &e);
 	}
 	vs_vm_free(&now);
+}
+
+/* Every extent of a VM that landed checked as its host reads it. */
+static void verify(fleet *f, na_fleet_vm *v)
+{
+	vs_error e = {0};
+	int rc = na_op_verify(f->s, v->landed, NA_RECHECK_DEFAULT_S, &v->checks, &e);
+	v->state = NA_FLEET_DONE;
+	v->verdict = rc == VS_OK ? na_verify_verdict(&v->checks) : NA_VERDICT_UNCHECKED;
+	if (rc != VS_OK)
+		v->err = e;
+	vs_vm_free(&v->landed);
 }
 
 static void task_failed(fleet *f, na_fleet_vm *v, const vs_error *task_err)
@@ -238,8 +253,11 @@ static void task_failed(fleet *f, na_fleet_vm *v, const vs_error *task_err)
 	const vs_vm *vm = vm_entry(f->s->inv, v->moref);
 	vs_error e = *task_err;
 	na_attempt_free(&v->attempt);
+	/* The listing tells this try's folder only if it ended before the move
+	 * began (vCenter's clock for both): else the try's folder may be in it. */
+	bool before = f->root && f->root_ms && e.task_started_ms && f->root_ms <= e.task_started_ms;
 	if (vm)
-		na_attempt_from(vm, f->root, f->n_root, &v->attempt);
+		na_attempt_from(vm, before ? f->root : NULL, f->n_root, &v->attempt);
 	if (vm && e.status == VS_ERR_TASK)
 		na_migrate_diagnose(f->s, f->a->one, vm, v->layout->log_directory, f->target, &v->attempt,
 		                    &e, &v->diag);
@@ -248,7 +266,7 @@ static void task_failed(fleet *f, na_fleet_vm *v, const vs_error *task_err)
 }
 
 /* The target's root listed anew, beside the moves (none when it cannot be:
- * a failed try's folder is then told by its name alone). */
+ * a failed try's folder is then not told, and its evidence not read). */
 static void begin_listing(fleet *f)
 {
 	vs_error ignored = {0};
@@ -258,6 +276,7 @@ static void begin_listing(fleet *f)
 	f->listing = NULL;
 	vs_files_free(&f->root, f->n_root);
 	f->n_root = 0;
+	f->root_ms = 0;
 	char *root = vs_dspath_join(f->target->name, NULL);
 	if (root && vs_datastore_list_start(f->s->client, f->target->browser, root, "*", &f->listing,
 	                                    &ignored) == VS_OK &&
@@ -274,6 +293,7 @@ static void take_listing(fleet *f)
 	if (phase != VS_TASK_SUCCESS && phase != VS_TASK_ERROR)
 		return;
 	vs_error ignored = {0};
+	f->root_ms = vs_task_set_ended_ms(f->tasks, f->listing);
 	vs_datastore_list_take(f->tasks, f->listing, f->target->name, &f->root, &f->n_root, &ignored);
 	free(f->listing);
 	f->listing = NULL;
@@ -295,15 +315,16 @@ static bool look(fleet *f)
 		v->progress = progress;
 		if (phase != VS_TASK_UNSEEN)
 			v->state = phase == VS_TASK_QUEUED ? NA_FLEET_QUEUED : NA_FLEET_MOVING;
-		if (v->state == NA_FLEET_MOVING && !v->moving_s)
+		if (phase == VS_TASK_RUNNING && !v->moving_s)
 			v->moving_s = since(f);  /* vCenter's queue, if any, is behind it */
 		if (phase == VS_TASK_SUCCESS || phase == VS_TASK_ERROR) {
+			v->ended_s = since(f);
 			vs_error e = {0};
 			int rc = vs_task_set_take(f->tasks, v->task, &e);
 			free(v->task);
 			v->task = NULL;
 			if (rc == VS_OK)
-				v->landing = true;  /* checked after the starts its end allows */
+				arrived(f, v);
 			else
 				task_failed(f, v, &e);  /* at once: the extent-size bug stops new starts */
 		}
@@ -320,16 +341,15 @@ static size_t count_in_flight(const na_fleet_result *r)
 	return n;
 }
 
-/* The moves that ended well, each checked; whether there were any. */
+/* The VMs that landed, each checked; whether there were any. */
 static bool land_all(fleet *f)
 {
 	bool any = false;
 	for (size_t i = 0; i < f->r->n; i++) {
 		na_fleet_vm *v = &f->r->vms[i];
-		if (!v->landing)
+		if (!v->landed)
 			continue;
-		v->landing = false;
-		land(f, v);
+		verify(f, v);
 		any = true;
 	}
 	if (any)
@@ -345,7 +365,7 @@ static int run_moves(fleet *f, vs_error *err)
 	for (;;) {
 		start_more(f);
 		if (land_all(f))
-			continue;  /* a VM may have gone back to waiting */
+			continue;
 		if (!count_in_flight(f->r))
 			return VS_OK;
 		int rc = vs_task_set_wait(f->tasks, WAIT_S, err);
@@ -367,7 +387,7 @@ static int work_around_one(fleet *f, na_fleet_vm *v)
 	one.bug_seen = true;
 	na_migrate_result mr;
 	vs_error e = {0};
-	v->started_s = since(f);
+	v->started_s = v->moving_s = since(f);
 	v->state = NA_FLEET_MOVING;
 	changed(f);
 	int rc = na_op_migrate(f->s, &one, &mr, &e);
@@ -575,6 +595,7 @@ void na_fleet_result_free(na_fleet_result *r)
 		na_checks_free(&v->checks);
 		free(v->task);
 		vs_vm_layout_free(&v->layout);
+		vs_vm_free(&v->landed);
 		na_attempt_free(&v->attempt);
 	}
 	free(r->vms);

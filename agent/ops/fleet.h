@@ -37,7 +37,7 @@ typedef struct na_fleet_vm {
 	na_checks checks;
 	/* while in flight */
 	char *task;
-	bool landing;  /* its task ended well; it is checked next */
+	vs_vm *landed;  /* on the target after its move; its checks come next */
 	vs_vm_layout *layout;
 	na_attempt attempt;
 } na_fleet_vm;

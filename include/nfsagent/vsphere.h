@@ -236,6 +236,9 @@ int vs_task_set_add(vs_task_set *s, const char *task, vs_error *err);
 int vs_task_set_wait(vs_task_set *s, long wait_s, vs_error *err);
 /* The task's phase and progress (-1 until reported). */
 vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *progress);
+/* When vCenter says the task ended (its clock, ms since the epoch; 0 not yet
+ * or not said). */
+int64_t vs_task_set_ended_ms(const vs_task_set *s, const char *task);
 /* Stops watching an ended task: VS_OK for success, VS_ERR_TASK with the
  * task's fault in err for an error. */
 int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err);
@@ -380,9 +383,10 @@ int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
  * (an earlier run's) is the one to wait for.  *stop (may be NULL) is looked
  * at last, right before the call. */
 typedef enum vs_relocate_outcome {
-	VS_RELOCATE_STARTED,  /* *task is the relocation started now */
+	VS_RELOCATE_STARTED,  /* *task is the relocation started now (NULL: its answer was lost,
+	                       * and it had taken the VM there already) */
 	VS_RELOCATE_RUNNING,  /* *task is one queued or running already; none started */
-	VS_RELOCATE_THERE,    /* the VM is on datastore already; *task NULL */
+	VS_RELOCATE_THERE,    /* the VM was on datastore already; nothing started, *task NULL */
 	VS_RELOCATE_STOPPED,  /* *stop was set: nothing started; *task NULL */
 } vs_relocate_outcome;
 int vs_vm_relocate_start(vs_client *c, const char *vm, const char *datastore,

@@ -35,12 +35,14 @@ on_target() {
 }
 
 # reach POINT: waits until the fleet running in the background gets there
-# (before any task: at once).
+# (before any task: once nfsagent has logged in, so that the signal finds
+# nfsagent itself, not the shell that starts it).
 reach() {
-	local i
+	local i logins
+	logins=$(calls Login)  # the mount's
 	for i in $(seq 1 1000); do
 		case $1 in
-		before) return ;;
+		before) [ "$(calls Login)" -gt "$logins" ] && return ;;
 		running) [ "$(calls RelocateVM_Task)" -ge 3 ] && return ;;
 		ended) [ "$(awk '$2 == "end"' "$RELOCATIONS" | wc -l)" -ge 2 ] && return ;;
 		esac
@@ -62,7 +64,13 @@ for point in before running ended; do
 		esac
 		rc=0
 		wait "$pid" || rc=$?
-		[ "$rc" -ne 0 ] || fail "$what: the stopped run exited 0: $(cat "$WORK/out")"
+		# kill -9: 137; a second Ctrl-C, or one before the fleet listens for
+		# it: 130; one Ctrl-C that lets the moves in flight finish: 1 (so a
+		# second one that comes after they did).
+		case $stop:$point:$rc in
+		kill:*:137 | int2:*:130 | int:before:130 | int*:*:1) ;;
+		*) fail "$what: the stopped run exited $rc: $(cat "$WORK/err")" ;;
+		esac
 		run 0 move_fleet
 		grep -qE '^([0-9]+) of \1 VMs now on tank16k \(' <<< "$OUT" ||
 			fail "$what: the rerun did not move every VM left: $OUT"
@@ -73,20 +81,23 @@ for point in before running ended; do
 	done
 done
 
-# ---- one Ctrl-C while moves are being started: none starts after it (a
-# call already on its way when it came may arrive a little later: 250 ms
-# on a loaded machine; a start behind a 2 s search, as before, would not),
-# the moves in flight finish, the rest are not tried
+# ---- one Ctrl-C while moves are being started: nothing starts after it
+# was heard (nfsagent says so at once).  A call already past its last look
+# may still be on its way: the lab's arrival time of each RelocateVM_Task
+# is held against 1 s after the test saw "stopping" (a start behind a 2 s
+# datastore search, as before this was mended, comes later than that).
+# The moves in flight finish, the rest are not tried.
 fleet_lab
 start_fleet
 reach running
-signal_ms=$(date +%s%3N)
 kill -INT "$pid"
+for i in $(seq 1 500); do grep -q 'stopping' "$WORK/err" && break; sleep 0.01; done
+heard_ms=$(date +%s%3N)
 rc=0
 wait "$pid" || rc=$?
 assert_eq "$rc" 1 "exit status after Ctrl-C"
-late=$(awk -v t=$((signal_ms + 250)) '$2 == "RelocateVM_Task" && $1 > t' "$LAB_LOG" | wc -l)
-assert_eq "$late" 0 "RelocateVM_Task calls more than 250 ms after the Ctrl-C"
+assert_eq "$(awk -v t=$((heard_ms + 1000)) '$2 == "RelocateVM_Task" && $1 > t' "$LAB_LOG" | wc -l)" 0 \
+	"RelocateVM_Task calls that came after the Ctrl-C was heard"
 started=$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)
 assert_contains "$(cat "$WORK/err")" "interrupted: $((FLEET - started)) of $FLEET VMs not tried"
 assert_not_contains "$(cat "$WORK/out")" "queued by vCenter" "the stopped run's output"

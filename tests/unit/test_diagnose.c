@@ -90,6 +90,9 @@ static void the_folder_the_attempt_made(void **state)
 	/* Nothing new, and the VM's name was there before: it may hold an
 	 * earlier attempt's files, so no folder is this attempt's for sure. */
 	assert_null(na_attempt_folder("fiotest", two, 2, two, 2));
+	/* Not listed before the move (a fleet's listing ended after it began):
+	 * even a single new-looking folder is not told as this attempt's. */
+	assert_null(na_attempt_folder("fiotest", NULL, 0, one, 1));
 	/* Folders of other VMs are not this attempt's. */
 	char *other[] = {"fiotest", "fiotest2"};
 	assert_null(na_attempt_folder("fiotest", one, 1, other, 2));
