@@ -482,7 +482,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	else if (rc == VS_OK)
 		rc = na_op_bench(&b, &plan, &r, &err);
 	na_bench_group_free(&members);
-	if (json && b.vm && b.ds)
+	if (json && s.store && b.vm && b.ds)
 		print_json(&b, profiles, &r);
 	else if (r.n)
 		print_result(a, &b, profiles, n, &r);

@@ -565,13 +565,12 @@ static void csv_field(const char *s, bool last)
 	fputs(last ? "\"\n" : "\",", stdout);
 }
 
-/* The geometric mean first: the change is its ratio. */
-static void csv_spread(const na_spread *s, const double *values)
+/* center first, the figure the change is the ratio of (the effect's). */
+static void csv_spread(const na_spread *s, double center)
 {
 	char v[5][48] = {""};
-	double geomean = na_geomean(values, s->n);
-	if (!isnan(geomean))
-		snprintf(v[0], sizeof(v[0]), "%.3f", geomean);
+	if (!isnan(center))
+		snprintf(v[0], sizeof(v[0]), "%.3f", center);
 	snprintf(v[1], sizeof(v[1]), "%.3f", s->median);
 	snprintf(v[2], sizeof(v[2]), "%.3f", s->min);
 	snprintf(v[3], sizeof(v[3]), "%.3f", s->max);
@@ -630,8 +629,8 @@ static void csv_line(const na_cmp_line *l, const char *direction, const char *me
 	csv_field(metric, false);
 	csv_field(unit, false);
 	csv_field(lower_is_better, false);
-	csv_spread(&l->sa, l->a);
-	csv_spread(&l->sb, l->b);
+	csv_spread(&l->sa, l->eff.center_a);
+	csv_spread(&l->sb, l->eff.center_b);
 	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
 		char num[48] = "";
 		if (!isnan(v[k]))

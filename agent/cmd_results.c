@@ -216,7 +216,10 @@ static void csv_header(void)
  * writes it. */
 static void csv_row(const na_result *r, const json_t *nas, bool fell)
 {
-	printf("\"%lld\",", (long long)r->id);
+	if (r->id)  /* a group's row has no result id of its own: empty, as JSON's null */
+		printf("\"%lld\",", (long long)r->id);
+	else
+		printf("\"\",");
 	for (size_t i = 0; i < NA_N_FIELDS; i++) {
 		char num[16];
 		bool integer = na_fields[i].type == NA_TYPE_INT;

@@ -17,14 +17,14 @@ static json_t *num_json(double v)
 	return isnan(v) || isinf(v) ? json_null() : json_real(v);
 }
 
-/* The geometric mean first: the change is its ratio (a layer line with a
- * run at 0: the medians'). */
-static json_t *spread_json(const na_spread *s, const double *v)
+/* center first, the figure the change is the ratio of (the effect's: the
+ * geometric mean of the runs above 0). */
+static json_t *spread_json(const na_spread *s, const double *v, double center)
 {
 	json_t *values = json_array();
 	for (size_t i = 0; i < s->n; i++)
 		json_array_append_new(values, json_real(v[i]));
-	return json_pack("{s:o, s:f, s:f, s:f, s:I, s:o}", "geomean", num_json(na_geomean(v, s->n)),
+	return json_pack("{s:o, s:f, s:f, s:f, s:I, s:o}", "geomean", num_json(center),
 	                 "median", s->median, "min", s->min, "max", s->max, "n", (json_int_t)s->n,
 	                 "values", values);
 }
@@ -56,8 +56,8 @@ json_t *na_cmp_effect_json(const na_cmp_line *l, bool lower_is_better)
 	bool known = !isnan(pct) && pct != 0;
 	bool better = (pct > 0) != lower_is_better;
 	json_t *o = json_pack("{s:o, s:o, s:o, s:o, s:o, s:{s:f, s:o, s:o}}",
-	                      "a", spread_json(&l->sa, l->a),
-	                      "b", spread_json(&l->sb, l->b), "estimate_pct", num_json(pct),
+	                      "a", spread_json(&l->sa, l->a, l->eff.center_a),
+	                      "b", spread_json(&l->sb, l->b, l->eff.center_b), "estimate_pct", num_json(pct),
 	                      "ratio", num_json(e->ratio),
 	                      "better", known ? json_boolean(better) : json_null(),
 	                      "interval", "level", 1 - e->alpha, "low_pct", num_json((e->lo - 1) * 100),

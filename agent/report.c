@@ -523,13 +523,17 @@ const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, i
 }
 
 double na_report_center(const na_report_page *r, size_t p, size_t g, int dir, int metric,
-                        bool layer, double geomean)
+                        bool layer, double geomean, na_spread *spread)
 {
 	const na_cmp_line *l = na_report_line(r, p, g, dir, metric, layer);
 	/* the first group has no line of its own: it is every pair's A */
 	for (size_t k = 0; !l && g == na_report_first_group(r, p) && k < r->n_groups; k++)
-		if ((l = na_report_line(r, p, k, dir, metric, layer)))
+		if ((l = na_report_line(r, p, k, dir, metric, layer))) {
+			*spread = l->sa;
 			return l->eff.center_a;
+		}
+	if (l)
+		*spread = l->sb;
 	return l && !isnan(l->eff.center_b) ? l->eff.center_b : geomean;
 }
 
@@ -548,18 +552,19 @@ static void cell(const na_report_page *r, size_t p, size_t g, int dir, int m)
 	size_t n;
 	double *v = values(r, p, g, dir, stat_of[m], &n);
 	na_spread s = na_spread_of(v, v ? n : 0);
-	/* the store's bytes a second against compare's MB/s */
+	/* the store's bytes a second against compare's MB/s: in compare's units */
 	double scale = m == NA_M_MBPS ? 1e6 : 1;
-	double center = na_report_center(r, p, g, dir, m, false, v ? na_geomean(v, n) / scale : NAN);
+	s.median /= scale, s.min /= scale, s.max /= scale;
+	double center = na_report_center(r, p, g, dir, m, false, v ? na_geomean(v, n) / scale : NAN, &s);
 	free(v);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);
 		return;
 	}
 	fprintf(r->out, "<td class=\"num\"><b>%s</b><span class=\"sp\">median %s · %s–%s · n=%zu</span>",
-	        show(stat_of[m], isnan(center) ? s.median : center * scale, a, sizeof(a)),
-	        show(stat_of[m], s.median, d, sizeof(d)), show(stat_of[m], s.min, b, sizeof(b)),
-	        show(stat_of[m], s.max, c, sizeof(c)), s.n);
+	        show(stat_of[m], (isnan(center) ? s.median : center) * scale, a, sizeof(a)),
+	        show(stat_of[m], s.median * scale, d, sizeof(d)), show(stat_of[m], s.min * scale, b, sizeof(b)),
+	        show(stat_of[m], s.max * scale, c, sizeof(c)), s.n);
 	const na_cmp_line *l = na_report_line(r, p, g, dir, m, false);
 	na_cmp_cells cells;
 	if (l) {

@@ -57,15 +57,17 @@ size_t na_report_first_group(const na_report_page *r, size_t p);
 void na_report_group_header(const na_report_page *r, size_t p, const char *first);
 /* A cell's change against the first group and its verdict, in words. */
 void na_report_ratio(const na_report_page *r, const char *change, const char *verdict);
-/* compare's line of group g of profile p against the profile's first group:
- * metric (NA_M_* of direction dir, or with layer NA_L_*); NULL when compare
- * has none (the first group, a metric one side lacks). */
 /* The figure group g's cell leads with (metric's line units): the one
  * compare's change against the profile's first group is the ratio of (the
  * first group's, from its pairs), else geomean, the runs' own; a cell's
- * bold figure and its change never disagree (issue 36). */
+ * bold figure and its change never disagree (issue 36).  With a line,
+ * *spread becomes that side's runs as compare counts them (a group run is
+ * one), so the median, range and n beside the figure are of the same runs. */
 double na_report_center(const na_report_page *r, size_t p, size_t g, int dir, int metric,
-                        bool layer, double geomean);
+                        bool layer, double geomean, na_spread *spread);
+/* compare's line of group g of profile p against the profile's first group:
+ * metric (NA_M_* of direction dir, or with layer NA_L_*); NULL when compare
+ * has none (the first group, a metric one side lacks). */
 const na_cmp_line *na_report_line(const na_report_page *r, size_t p, size_t g, int dir, int metric,
                                   bool layer);
 

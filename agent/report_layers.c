@@ -136,7 +136,7 @@ static void layer_cell(const na_report_page *r, size_t p, size_t g, const na_cmp
 	size_t n;
 	double *v = layer_values(rows, m, &n);
 	na_spread s = v ? na_spread_of(v, n) : (na_spread){0};
-	double center = na_report_center(r, p, g, 0, m, true, v ? na_geomean(v, n) : NAN);
+	double center = na_report_center(r, p, g, 0, m, true, v ? na_geomean(v, n) : NAN, &s);
 	free(v);
 	if (!s.n) {
 		fputs("<td class=\"num\">–</td>", r->out);

@@ -481,8 +481,9 @@ int na_store_unpushed(na_store *s, size_t *n, vs_error *err);
  * tried again in this process.  Only checks url here (na_central_check_url). */
 int na_store_push_each(na_store *s, const char *url, vs_error *err);
 /* After na_store_push_each: 0 when no push failed; else how many results
- * wait for the central database, and why (the first failure). */
-size_t na_store_push_waiting(na_store *s, vs_error *why);
+ * wait for the central database, *groups how many group runs, and why
+ * (the first failure). */
+size_t na_store_push_waiting(na_store *s, size_t *groups, vs_error *why);
 
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */

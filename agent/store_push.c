@@ -253,21 +253,28 @@ void na_push_recorded(na_store *s, na_push_kind kind, int64_t id)
 		vs_error_context(&s->central_err, "push results");
 }
 
-size_t na_store_push_waiting(na_store *s, vs_error *why)
+/* How many records of a kind the central database lacks, or when it was
+ * never reached, no central database has. */
+static size_t waiting(na_store *s, na_push_kind kind)
 {
-	size_t n = 0;
-	if (!s->central_failed)
-		return 0;
-	*why = s->central_err;
 	int64_t *ids = NULL;
-	/* what this central database lacks, or when it was never reached,
-	 * what no central database has */
+	size_t n = 0;
 	vs_error err = {0};
-	if (unpushed_ids(s, NA_PUSH_RESULT, s->central ? na_central_id(s->central) : NULL, &ids, &n,
-	                 &err) != VS_OK)
+	if (unpushed_ids(s, kind, s->central ? na_central_id(s->central) : NULL, &ids, &n, &err) != VS_OK)
 		n = 1;  /* the one that failed, at least */
 	free(ids);
 	return n;
+}
+
+size_t na_store_push_waiting(na_store *s, size_t *groups, vs_error *why)
+{
+	*groups = 0;
+	if (!s->central_failed)
+		return 0;
+	*why = s->central_err;
+	/* a group's push can fail after all its members' went through */
+	*groups = waiting(s, NA_PUSH_GROUP);
+	return waiting(s, NA_PUSH_RESULT);
 }
 
 void na_push_close(na_store *s)

@@ -217,7 +217,8 @@ static void test_group_store(void **state)
 	assert_int_equal(na_store_add(s, &a, &err), VS_OK);
 	assert_int_equal(na_store_add(s, &b, &err), VS_OK);
 	/* Members are pushed only once their group commits. */
-	assert_int_equal(na_store_push_waiting(s, &pushed), 0);
+	size_t groups = 0;
+	assert_int_equal(na_store_push_waiting(s, &groups, &pushed), 0);
 	na_group_member links[] = {{"fleet-01", a.id, NULL}, {"fleet-02", b.id, NULL},
 	                           {"fleet-03", 0, "never started: Tools went away"}};
 	na_group_row g = {.started_at = "2026-12-05T14:00:00Z", .profile = "randread-4k-qd1",
@@ -227,7 +228,8 @@ static void test_group_store(void **state)
 	                  .iops = 4000, .slowest_vm = "fleet-02", .slowest_share = 0.5};
 	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 3, &err), VS_OK);
 	assert_true(g.id > 0);
-	assert_int_equal(na_store_push_waiting(s, &pushed), 3);  /* the single result too */
+	assert_int_equal(na_store_push_waiting(s, &groups, &pushed), 3);  /* the single result too */
+	assert_int_equal(groups, 1);  /* and the group run */
 	assert_int_equal(na_store_group_of(s, b.id, &found, &err), VS_OK);
 	assert_true(found.id == g.id && found.vms == 3 && found.read.iops == 4000 && found.read.p99_us == 400);
 	assert_true(found.why && !found.write.present);
