@@ -134,15 +134,21 @@ static void extent_size(vs_client *c, const vs_datastore *d, const char *extent,
                         size_t size)
 {
 	int64_t longest = -1, shortest = -1;
-	for (size_t i = 0; i < d->n_mounts; i++) {
+	const char **hosts = calloc(d->n_mounts + 1, sizeof(char *));
+	size_t n = 0;
+	for (size_t i = 0; hosts && i < d->n_mounts; i++)
+		if (d->mounts[i].mounted)
+			hosts[n++] = d->mounts[i].host;
+	vs_hosts_prepare(c, hosts, n);  /* how to reach them all, read in one call */
+	for (size_t i = 0; i < n; i++) {
 		int64_t seen = -1;
 		vs_error ignored = {0};
-		if (!d->mounts[i].mounted ||
-		    vs_datastore_file_length(c, d->mounts[i].host, extent, &seen, &ignored) != VS_OK)
+		if (vs_datastore_file_length(c, hosts[i], extent, &seen, &ignored) != VS_OK)
 			continue;
 		longest = seen > longest ? seen : longest;
 		shortest = shortest < 0 || seen < shortest ? seen : shortest;
 	}
+	free(hosts);
 	char most[32], least[32];
 	if (longest < 0)
 		snprintf(out, size, "size unknown");

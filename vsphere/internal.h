@@ -330,6 +330,8 @@ int vs_task_find_running(vs_client *c, const char *entity_type, const char *enti
  * object read so) is queued or running and of that kind. */
 extern const char *const vs_task_running_paths[];
 bool vs_task_is_running(const xmlNode *object, const char *description_id);
+/* Whether that task is of that kind and in one of states (NULL-ended). */
+bool vs_task_is(const xmlNode *object, const char *description_id, const char *const *states);
 /* Waits for a task another started; its outcome is left to the caller
  * to read from the world (a failure of the wait itself is returned). */
 int vs_task_wait_other(vs_client *c, const char *task, vs_progress_fn progress, void *ud,

@@ -301,14 +301,21 @@ int vs_task_wait(vs_client *c, const char *task, vs_progress_fn progress, void *
 
 const char *const vs_task_running_paths[] = {"info.state", "info.descriptionId", NULL};
 
-bool vs_task_is_running(const xmlNode *object, const char *description_id)
+bool vs_task_is(const xmlNode *object, const char *description_id, const char *const *states)
 {
 	char *state = vs_prop_text(object, "info.state"), *id = vs_prop_text(object, "info.descriptionId");
-	bool busy = state && (strcmp(state, "running") == 0 || strcmp(state, "queued") == 0) && id &&
-	            strcmp(id, description_id) == 0;
+	bool is = false;
+	for (const char *const *s = states; state && id && !is && *s; s++)
+		is = strcmp(state, *s) == 0 && strcmp(id, description_id) == 0;
 	free(state);
 	free(id);
-	return busy;
+	return is;
+}
+
+bool vs_task_is_running(const xmlNode *object, const char *description_id)
+{
+	static const char *const busy[] = {"running", "queued", NULL};
+	return vs_task_is(object, description_id, busy);
 }
 
 typedef struct running_search {

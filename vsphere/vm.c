@@ -496,11 +496,8 @@ static int read_before_start(const char *type, const char *moref, const xmlNode 
 {
 	start *st = ud;
 	if (strcmp(type, "Task") == 0) {
-		char *state = vs_prop_text(object, "info.state");
-		char *id = vs_prop_text(object, "info.descriptionId");
-		st->ended |= state && id && strcmp(state, "success") == 0 && strcmp(id, RELOCATE_ID) == 0;
-		free(state);
-		free(id);
+		static const char *const succeeded[] = {"success", NULL};
+		st->ended |= vs_task_is(object, RELOCATE_ID, succeeded);
 		bool running = !st->task && vs_task_is_running(object, RELOCATE_ID);
 		return running && !(st->task = strdup(moref)) ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
 		                                              : VS_OK;
