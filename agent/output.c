@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "stats.h"
+#include "analysis/stats.h"
 
 /* ---- messages: one line on stderr (a fault's details indented below it) ---- */
 

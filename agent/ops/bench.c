@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "ops/bench_internal.h"
-#include "trap.h"
+#include "analysis/trap.h"
 
 /* fio is given its job's own time (UNBOUNDED_S for a job without a
  * runtime) and GRACE_S for laying out its files and writing its output

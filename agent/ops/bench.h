@@ -7,6 +7,7 @@
 
 #include "nfsagent/nas.h"
 #include "fio.h"
+#include "analysis/nas_line.h"
 #include "ops/session.h"
 #include "profiles.h"
 
@@ -160,7 +161,7 @@ void na_bench_nas_begin(na_bench *b);
 /* Warns when b's disk was on the dataset before its recordsize last
  * changed (zpool history, read with b's NAS view), or an earlier result of
  * it measured another recordsize: the disk may hold records of the old size
- * (trap.c). */
+ * (bench_trap.c). */
 void na_bench_recordsize_trap(const na_bench *b);
 void na_bench_nas_end(na_bench *b);
 /* Whether label key=value contradicts the measured settings p (recordsize
@@ -168,26 +169,6 @@ void na_bench_nas_end(na_bench *b);
  * logbias, primarycache as words, case aside); why says how. */
 bool na_bench_label_conflict(const nas_props *p, const char *key, const char *value, char *why,
                              size_t size);
-/* One run as the pool saw it, in a line: "pool wrote 3.5 GB/s (mirrors) +
- * 0.9 GB/s (log) for 138 MB/s from the guest: 32x" (data vdevs, special and
- * log apart), "pool read ... for ... from the guest, ARC demand hits 97%",
- * or why the figures are incomplete.  guest: fio's write (or read)
- * direction.  A read run whose working_set bytes fit in the ARC with a
- * demand hit ratio of NA_ARC_SERVED or more is flagged cache-served. */
-void na_bench_nas_line(const nas_window *w, const nas_layout *l, const na_fio_dir *read,
-                       const na_fio_dir *write, uint64_t working_set, char *buf, size_t size);
-/* The same line for a stored result and its NAS row (whose totals are
- * over fio's window: the result's longest direction's runtime). */
-void na_bench_nas_row_line(const na_result *r, const na_nas_run *n, uint64_t working_set,
-                           char *buf, size_t size);
-#define NA_ARC_SERVED 0.9
-/* The share of a direction's completions faster than floor_us, from fio's
- * json+ latency bins; -1 without bins. */
-double na_bench_share_under(const na_fio_dir *d, double floor_us);
-/* Reads under the NFS round-trip floor: something closer than the NAS's
- * disks answered (NA_CACHE_FLOOR_US, NA_CACHE_SHARE: a quarter or more). */
-#define NA_CACHE_FLOOR_US 50.0
-#define NA_CACHE_SHARE 0.25
 
 /* One run of a whole benchmark, as it ended. */
 typedef struct na_bench_run_entry {

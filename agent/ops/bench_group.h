@@ -3,7 +3,7 @@
 #ifndef NFSAGENT_OPS_BENCH_GROUP_H
 #define NFSAGENT_OPS_BENCH_GROUP_H
 
-#include "group.h"
+#include "analysis/group.h"
 #include "ops/bench.h"
 
 /* One member's part of a group's repetition. */

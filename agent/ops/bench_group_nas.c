@@ -160,7 +160,7 @@ static size_t complete_members(const na_group_nas *g, na_bench *const *m, size_t
 		e = o->guest_clock_err < 0 || e < 0 ? -1 : fmax(e, o->guest_clock_err);
 		lo = fmin(lo, o->guest_clock_offset);
 		hi = fmax(hi, o->guest_clock_offset);
-		r->pools[k].guest_written += na_bench_guest_written(&r->m[i].window.write);
+		r->pools[k].guest_written += na_guest_written(&r->m[i].window.write);
 	}
 	r->pools[k].measured = complete;
 	*offset = (lo + hi) / 2;

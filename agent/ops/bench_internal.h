@@ -60,8 +60,6 @@ void na_bench_stop_fio(na_bench *b);
 void na_bench_renew_data(na_bench *b, bool clean);
 
 /* bench_nas.c */
-/* The bytes fio wrote (0 without a write direction). */
-uint64_t na_bench_guest_written(const na_fio_dir *write);
 /* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
  * says why). */
 nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "fio_logs.h"
-#include "group_window.h"
+#include "analysis/group_window.h"
 #include "ops/bench_internal.h"
 #include "ops/bench_window.h"
 

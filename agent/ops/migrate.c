@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
+#include "ops/findings.h"
 #include "ops/migrate.h"
 #include "ops/mount.h"
 #include "ops/unmount.h"

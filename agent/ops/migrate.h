@@ -4,7 +4,7 @@
 #ifndef NFSAGENT_OPS_MIGRATE_H
 #define NFSAGENT_OPS_MIGRATE_H
 
-#include "campaign_leftovers.h"
+#include "ops/campaign_leftovers.h"
 #include "ops/session.h"
 
 typedef struct na_migrate_args {

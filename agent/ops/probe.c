@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "findings.h"
+#include "ops/findings.h"
 #include "ops/probe.h"
 
 enum { MIB = 1024 * 1024 };

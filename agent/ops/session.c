@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "ops/session.h"
-#include "stats.h"
+#include "analysis/stats.h"
 
 static void say_to(na_output_fn sink, void *ud, const char *fmt, va_list ap)
 {

@@ -6,7 +6,7 @@
 #define NFSAGENT_OPS_SESSION_H
 
 #include "agent.h"
-#include "store.h"
+#include "store/store.h"
 
 /* One line of progress ("DC0_H0: unmounted bench-v3"), without its newline. */
 typedef void (*na_output_fn)(void *ud, const char *line);

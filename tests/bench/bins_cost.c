@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "store.h"
+#include "store/store.h"
 
 static double now(void)
 {

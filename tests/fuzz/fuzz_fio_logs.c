@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "group_window.h"
+#include "analysis/group_window.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

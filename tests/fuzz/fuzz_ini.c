@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "campaign.h"
+#include "ops/campaign.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -42,7 +42,7 @@ static void write_run_line(void **state)
 	na_fio_dir write = {.present = true, .bw_bytes = 138e6, .runtime_ms = 6000};
 	na_fio_dir read = {0};
 	char line[512];
-	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
+	na_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	/* (21088377600 + 412876800 + 6527385600) / 828000000 = 33.8, split:
 	 * 900 MB to the dataset for 828 MB (1.1x), (21088377600 + 412876800) /
 	 * 900 MB to the data and special vdevs (24x), 6527385600 / 828 MB to
@@ -61,21 +61,21 @@ static void write_run_line(void **state)
 	w.txg_sync_mean_ns = 1455284554;
 	w.txg_sync_max_ns = 1712339402;
 	w.txg_dirty_mean = 1342177280;
-	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
+	na_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	assert_non_null(strstr(line, "; log write wait 0.096 ms (sync queue 0.004 ms); ZIL 21000 "
 	                             "commits/s, 138 MB/s to the SLOG, 0 B/s to the pool; 2 txgs synced "
 	                             "in 1.5 s mean (1.7 s max), 1.2 GiB dirty on average"));
 	/* Without the counters the ratio is not guessed, nor the ZIL's said. */
 	w.counters = false;
 	w.txgs = false;
-	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
+	na_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 69 MB/s (special) + 1.1 GB/s (log) "
 	                          "for 138 MB/s from the guest; pool read 23 MB/s (read-modify-write); "
 	                          "log write wait 0.096 ms (sync queue 0.004 ms)");
 	/* A sampler that died: incomplete, never a figure. */
 	w.incomplete = true;
 	strcpy(w.why, "zpool exited 1");
-	na_bench_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
+	na_nas_line(&w, &l, &read, &write, 0, line, sizeof(line));
 	assert_string_equal(line, "figures incomplete: zpool exited 1");
 	nas_window_free(&w);
 	nas_layout_free(&l);
@@ -93,26 +93,26 @@ static void stored_row_line(void **state)
 	                .dataset_written = 828000000, .arc_hit_ratio = -1, .measured_s = 3,
 	                .window_s = 6, .amplification = -1};
 	char line[512];
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
 	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x) "
 	                          "[pool measured 3.0 s of fio's 6.0 s]");
 	/* A row from before schema 8: the runtime, taken as measured whole. */
 	n.measured_s = n.window_s = -1;
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
 	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x)");
 	/* A mixed pool is named so, its classes read from the words; a pool
 	 * not healthy is said. */
 	n.pool_layout = "mixed: mirror, raidz1, disk (1 removed) + special mirror + 2 log: disk, mirror";
 	n.pool_health = "DEGRADED (resilver 43%)";
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mixed: mirror, raidz1, disk) + 0 B/s (special) + "
 	                          "138 MB/s (log) for 138 MB/s from the guest: 26x (dataset 1.0x, data "
 	                          "vdevs 25x, log 1.0x) [pool DEGRADED (resilver 43%)]");
 	n.pool_layout = "1 draid2:4d:12c:1s + cache";
 	n.pool_health = "ONLINE";
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (draid2:4d:12c:1s vdevs) for 138 MB/s from the "
 	                          "guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x)");
 	/* Schema 11's figures as stored: the log's waits (ms), the ZIL's
@@ -128,19 +128,19 @@ static void stored_row_line(void **state)
 	n.txg_sync_mean_ms = 71.5;
 	n.txg_sync_max_ms = 74;
 	n.txg_dirty_mean_bytes = 138e6;
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_string_equal(line, "pool wrote 3.5 GB/s (mirrors) + 138 MB/s (log) for 138 MB/s from "
 	                          "the guest: 26x (dataset 1.0x, data vdevs 25x, log 1.0x); log write "
 	                          "wait 0.095 ms (sync queue 0.015 ms); ZIL 10000 commits/s, 138 MB/s "
 	                          "to the SLOG, 0 B/s to the pool; 6 txgs synced in 72 ms mean (74 ms "
 	                          "max), 131.6 MiB dirty on average");
 	n.txg_count = 1;  /* one txg, said so */
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_non_null(strstr(line, "; 1 txg synced in 72 ms mean (74 ms max)"));
 	n.txg_count = 0;
 	n.txg_sync_mean_ms = n.txg_sync_max_ms = n.txg_dirty_mean_bytes = -1;
 	n.log_write_wait_ms = n.log_sync_write_wait_ms = -1;
-	na_bench_nas_row_line(&r, &n, 0, line, sizeof(line));
+	na_nas_row_line(&r, &n, 0, line, sizeof(line));
 	assert_non_null(strstr(line, "log 1.0x); ZIL 10000 commits/s, 138 MB/s to the SLOG, 0 B/s to "
 	                             "the pool; no txg synced in the window"));
 }
@@ -154,28 +154,28 @@ static void read_run_line(void **state)
 	nas_samples_total(&w.timeline, w.interval_s, w.total, &w.pool_total);
 	na_fio_dir read = {.present = true, .bw_bytes = 1.2e9, .runtime_ms = 6000};
 	char line[512];
-	na_bench_nas_line(&w, &l, &read, NULL, 8LL << 30, line, sizeof(line));
+	na_nas_line(&w, &l, &read, NULL, 8LL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 97%");
 	/* The seeds' 8 GB file in 256 GB of ARC. */
 	w.arc_size = 256ULL << 30;
-	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	na_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 97% [cache-served: 8.0 GiB fits in the ARC's 256.0 GiB]");
 	/* The txgs before the brackets; the log's writes, others', unsaid. */
 	w.txgs = true;
-	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	na_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 97%; no txg synced in the window [cache-served: "
 	                          "8.0 GiB fits in the ARC's 256.0 GiB]");
 	w.txgs = false;
 	w.arc_hit_ratio = 0.5;
-	na_bench_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
+	na_nas_line(&w, &l, &read, NULL, 8ULL << 30, line, sizeof(line));
 	assert_string_equal(line, "pool read 23 MB/s (mirrors) for 1.2 GB/s from the guest, "
 	                          "ARC demand hits 50%");
 	/* No whole interval: nothing to say but that. */
 	nas_samples_free(&w.timeline);
-	na_bench_nas_line(&w, &l, &read, NULL, 0, line, sizeof(line));
+	na_nas_line(&w, &l, &read, NULL, 0, line, sizeof(line));
 	assert_string_equal(line, "figures incomplete: no whole zpool iostat interval in the run");
 	nas_layout_free(&l);
 }
@@ -207,11 +207,11 @@ static void latency_floor(void **state)
 	int64_t ns[] = {20000, 49000, 50000, 250000, 900000};
 	int64_t count[] = {100, 240, 10, 600, 50};
 	na_fio_dir d = {.present = true, .n_bins = 5, .bin_ns = ns, .bin_count = count};
-	assert_float_equal(na_bench_share_under(&d, NA_CACHE_FLOOR_US), 340.0 / 1000, 1e-9);
-	assert_true(na_bench_share_under(&d, NA_CACHE_FLOOR_US) >= NA_CACHE_SHARE);
-	assert_float_equal(na_bench_share_under(&d, 10), 0, 1e-9);
+	assert_float_equal(na_share_under(&d, NA_CACHE_FLOOR_US), 340.0 / 1000, 1e-9);
+	assert_true(na_share_under(&d, NA_CACHE_FLOOR_US) >= NA_CACHE_SHARE);
+	assert_float_equal(na_share_under(&d, 10), 0, 1e-9);
 	na_fio_dir none = {.present = true};
-	assert_float_equal(na_bench_share_under(&none, NA_CACHE_FLOOR_US), -1, 1e-9);
+	assert_float_equal(na_share_under(&none, NA_CACHE_FLOOR_US), -1, 1e-9);
 }
 
 static void layout_in_words(void **state)

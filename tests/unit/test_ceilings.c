@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "compare.h"
+#include "analysis/compare.h"
 
 static const int by_profile[] = {NA_FIELD_profile};
 

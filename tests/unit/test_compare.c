@@ -13,8 +13,8 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "compare.h"
-#include "trap.h"
+#include "analysis/compare.h"
+#include "analysis/trap.h"
 
 static const int by_profile[] = {NA_FIELD_profile};
 

@@ -16,10 +16,10 @@
 #include "raw_sql.h"
 #include <sqlite3.h>
 
-#include "compare.h"
-#include "group.h"
+#include "analysis/compare.h"
+#include "analysis/group.h"
 #include "ops/bench_window.h"
-#include "store.h"
+#include "store/store.h"
 
 /* A group's job writes fio's interval logs into nfsagent's own staging
  * folder only: a folder that is not one (a hostile --dir, a line break that

@@ -16,7 +16,7 @@
 #include <sqlite3.h>
 
 #include "ops/bench_group_nas.h"
-#include "store.h"
+#include "store/store.h"
 
 /* Keyed by NAS and pool, not dataset: tank/a and tank/b on one NAS are one
  * pool (one sampler); tank on another NAS is another; a member without a

@@ -16,8 +16,8 @@
 #include <cmocka.h>
 
 #include "golden.h"
-#include "group.h"
-#include "group_window.h"
+#include "analysis/group.h"
+#include "analysis/group_window.h"
 
 /* Bucket 11 * 64 + 33 stands for 99840 ns; 64 buckets on, each group's
  * values double: 199680, 399360, 798720, 1597440 ns. */

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <libxml/parser.h>
 
-#include "netbound.h"
+#include "analysis/netbound.h"
 #include "internal.h"
 
 /* Two standard switches and a distributed one: vmk0 (management, default

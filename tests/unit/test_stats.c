@@ -13,8 +13,8 @@
 
 #include <cmocka.h>
 
-#include "compare.h"
-#include "stats.h"
+#include "analysis/compare.h"
+#include "analysis/stats.h"
 
 #define SPREAD(...) spread((const double[]){__VA_ARGS__}, sizeof((const double[]){__VA_ARGS__}) / sizeof(double))
 

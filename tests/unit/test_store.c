@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "store/store.h"
 
 static char root[256];
 

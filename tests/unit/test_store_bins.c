@@ -14,9 +14,9 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "compare.h"
+#include "analysis/compare.h"
 #include "fio.h"
-#include "store.h"
+#include "store/store.h"
 
 /* fio's outputs (tests/data/fio, see test_fio.c): several jobs merged,
  * read and write, a unified_rw_reporting job, and plain json (no bins). */

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
-#include "store.h"
+#include "store/store.h"
 
 static char path[256];
 

@@ -1,0 +1,383 @@
+/* A campaign of several VMs (vms = a, b, fleet-*): the group is resolved
+ * and checked at preflight, each round moves every VM to its target with
+ * the fleet op (in parallel, within the limits, each verified as it lands),
+ * runs each profile's repetition as one group run in all of them, and the
+ * cleanup brings every VM home the same way.  Reconcile, never replay: a
+ * VM on its target already is not moved, and a group run is journaled with
+ * its group's id in the group's own transaction. */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/campaign_run.h"
+#include "cmd/cmd_bench_group.h"
+#include "ops/bench_group.h"
+#include "ops/fleet.h"
+
+vs_vm *na_run_member(const na_run *r, size_t i)
+{
+	for (size_t k = 0; i < r->n_vms && k < r->inv.n_vms; k++)
+		if (!strcmp(r->inv.vms[k].moref, r->vm_morefs[i]))
+			return &r->inv.vms[k];
+	return NULL;
+}
+
+/* ---- preflight ------------------------------------------------------------------ */
+
+static bool is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static bool is_member(const na_run *r, const char *moref)
+{
+	for (size_t i = 0; i < r->n_vms; i++)
+		if (!strcmp(r->vm_morefs[i], moref))
+			return true;
+	return false;
+}
+
+static int add_member(na_run *r, const vs_vm *v)
+{
+	if (is_member(r, v->moref))
+		return VS_OK;  /* named and matched, or matched twice: it runs once */
+	if (r->n_vms == NA_MAX_CAMPAIGN_VMS)
+		return na_run_failf(r, VS_ERR_USAGE, "%s:%d: vms matches more than %d VMs: a group runs at "
+		                    "most %d", r->c->file, r->c->vms_line, NA_MAX_CAMPAIGN_VMS,
+		                    NA_MAX_CAMPAIGN_VMS);
+	r->vm_morefs[r->n_vms] = strdup(v->moref);
+	r->vm_names[r->n_vms] = strdup(v->name);
+	if (!r->vm_morefs[r->n_vms++] || !r->vm_names[r->n_vms - 1])
+		return na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	return VS_OK;
+}
+
+/* One entry of vms =: a name (as vm = finds it) or a glob over the inventory. */
+static int resolve_one(na_run *r, const char *spec)
+{
+	vs_error err = {0};
+	if (!is_glob(spec)) {
+		const vs_vm *v = na_find_vm(&r->inv, spec, &err);
+		return v ? add_member(r, v) : na_run_fail(r, &err);
+	}
+	size_t matched = 0;
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < r->inv.n_vms; i++)
+		if (fnmatch(spec, r->inv.vms[i].name, 0) == 0) {
+			matched++;
+			rc = add_member(r, &r->inv.vms[i]);
+		}
+	if (rc == VS_OK && !matched)
+		rc = na_run_failf(r, VS_ERR_USAGE, "%s:%d: vms: '%s' matches no VM", r->c->file,
+		                  r->c->vms_line, spec);
+	return rc;
+}
+
+/* The datastore of v's .vmx, by name (malloc'd), or NULL. */
+static char *home_of(const vs_vm *v)
+{
+	char *ds = NULL, *path = NULL;
+	vs_error err = {0};
+	vs_dspath_split(v->vmx_path ? v->vmx_path : "", &ds, &path, &err);
+	free(path);
+	return ds;
+}
+
+/* As bench's group: Tools in each (fio runs through them), and one
+ * datastore for all, which is also where each goes home to. */
+static int check_member(na_run *r, const vs_vm *v, const char *first_home)
+{
+	if (!v->tools_status || strcmp(v->tools_status, "guestToolsRunning") != 0)
+		return na_run_failf(r, VS_ERR_USAGE, "%s has no VMware Tools running (%s): a group runs "
+		                    "fio through Tools in every VM", v->name,
+		                    v->tools_status ? v->tools_status : "unknown");
+	char *home = home_of(v);
+	int rc = VS_OK;
+	if (v->n_datastores != 1)
+		rc = na_run_failf(r, VS_ERR_USAGE, "%s has files on %zu datastores: a campaign's VMs "
+		                  "keep all their files on one", v->name, v->n_datastores);
+	else if (!home || strcmp(home, first_home) != 0)
+		rc = na_run_failf(r, VS_ERR_USAGE, "%s is on datastore '%s' and %s on '%s': a campaign's "
+		                  "VMs start on one datastore", r->vm_names[0], first_home, v->name,
+		                  home ? home : "?");
+	free(home);
+	return rc;
+}
+
+/* The members the run journaled when it began (its "vms" step: their
+ * morefs): a resumed or aborted run works on those, never on what its
+ * globs match today (a VM made or renamed since is not its own). */
+static int journaled_members(na_run *r, const char *morefs)
+{
+	char *copy = strdup(morefs), *save = NULL;
+	int rc = copy ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	for (char *m = copy ? strtok_r(copy, ",", &save) : NULL; rc == VS_OK && m;
+	     m = strtok_r(NULL, ",", &save)) {
+		const vs_vm *v = NULL;
+		for (size_t k = 0; !v && k < r->inv.n_vms; k++)
+			v = !strcmp(r->inv.vms[k].moref, m) ? &r->inv.vms[k] : NULL;
+		rc = v ? add_member(r, v)
+		       : na_run_failf(r, VS_ERR_NOT_FOUND, "VM %s of run %s is gone from vCenter", m, r->id);
+	}
+	free(copy);
+	return rc;
+}
+
+int na_run_mark_members(na_run *r)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < r->n_vms; i++)
+		len += strlen(r->vm_morefs[i]) + 1;
+	char *morefs = calloc(len, 1);
+	if (!morefs)
+		return na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; i < r->n_vms; i++)
+		strcat(strcat(morefs, i ? "," : ""), r->vm_morefs[i]);
+	int rc = na_run_mark(r, "vms", morefs);
+	free(morefs);
+	return rc;
+}
+
+int na_run_resolve_vms(na_run *r)
+{
+	int rc = VS_OK;
+	char *journaled = NULL;
+	if ((r->o->resume || r->o->abort) && na_run_done(r, "vms", &journaled) && journaled)
+		rc = journaled_members(r, journaled);
+	for (size_t i = 0; !journaled && rc == VS_OK && i < r->c->n_vms; i++)
+		rc = resolve_one(r, r->c->vms[i]);
+	free(journaled);
+	vs_vm *first = rc == VS_OK ? na_run_member(r, 0) : NULL;
+	if (rc == VS_OK && (!first || !(r->home = home_of(first)) || !(r->vm_moref = strdup(first->moref))))
+		rc = na_run_failf(r, VS_ERR_PROTOCOL, "%s: its home datastore is not known", r->vm_names[0]);
+	/* A resumed or aborted run finds its VMs wherever it left them. */
+	for (size_t i = 0; rc == VS_OK && !r->o->resume && !r->o->abort && i < r->n_vms; i++)
+		rc = check_member(r, na_run_member(r, i), r->home);
+	return rc;
+}
+
+/* ---- moves ------------------------------------------------------------------------ */
+
+static const char *fleet_word(const na_fleet_vm *v)
+{
+	switch (v->state) {
+	case NA_FLEET_DONE:
+		return v->already_there ? "there already" : v->verdict == NA_VERDICT_CLEAN ? "moved, verified"
+		                                                                           : "moved, NOT verified";
+	case NA_FLEET_FAILED: return "FAILED";
+	case NA_FLEET_NOT_TRIED: return "not tried";
+	default: return "not ended";
+	}
+}
+
+/* One line per VM that had to move; the count of those that did not. */
+static size_t print_moves(const na_fleet_result *f)
+{
+	size_t bad = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const na_fleet_vm *v = &f->vms[i];
+		bool ok = v->state == NA_FLEET_DONE && v->verdict == NA_VERDICT_CLEAN;
+		bad += !ok;
+		if (v->already_there)
+			continue;
+		printf("  %s: %s", v->name, fleet_word(v));
+		if (v->state == NA_FLEET_FAILED && (v->err.message[0] || v->err.fault[0]))
+			printf(": %s", v->err.message[0] ? v->err.message : v->err.fault);
+		printf(" (%.1f s)\n", v->ended_s > v->started_s ? v->ended_s - v->started_s : 0.0);
+	}
+	fflush(stdout);
+	return bad;
+}
+
+/* What the fleet's end means for the run: a target the bug stopped is
+ * broken (its benchmarks skipped), anything else not in place a failure. */
+static int fleet_outcome(na_run *r, size_t ti, const char *ds, const na_fleet_result *f, size_t bad,
+                         int rc, vs_error *err)
+{
+	if (na_fleet_verdict(f) == NA_VERDICT_FINDING && ti < NA_MAX_TARGETS) {
+		char step[160];
+		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
+		r->broken[ti] = true;
+		na_warn("target %s: the NFS 4.1 extent-size bug stopped the moves; its benchmarks are "
+		        "skipped", r->c->targets[ti].name);
+		return na_run_mark(r, step, "extent-size mismatch");
+	}
+	if (rc != VS_OK)
+		return na_run_fail(r, err);
+	if (f->interrupted)
+		return VS_OK;  /* the stop is what is said */
+	if (bad)
+		return na_run_failf(r, VS_ERR_TASK, "%zu of %zu VMs are not on %s, verified (above)", bad,
+		                    f->n, ds);
+	return VS_OK;
+}
+
+int na_run_group_move(na_run *r, size_t ti, const char *ds, const char *policy)
+{
+	const vs_vm *vms[NA_MAX_CAMPAIGN_VMS];
+	for (size_t i = 0; i < r->n_vms; i++)
+		if (!(vms[i] = na_run_member(r, i)))
+			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[i]);
+	const char *target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home";
+	na_migrate_args one = {.datastore = ds, .policy = policy, .db = r->o->db,
+	                       .allow_power_off = r->c->allow_power_off, .campaign = r->id,
+	                       .target = target};
+	na_fleet_args a = {.one = &one, .parallel = (int)r->c->parallel, .per_host = (int)r->c->per_host,
+	                   .per_datastore = (int)r->c->per_datastore};
+	na_session s = na_run_session(r);
+	na_fleet_result f = {0};
+	vs_error err = {0};
+	double t0 = na_run_clock();
+	int rc = na_fleet_plan(&s, &a, vms, r->n_vms, &f, &err);
+	size_t to_move = 0;
+	for (size_t i = 0; i < f.n; i++)
+		to_move += !f.vms[i].already_there;
+	if (rc == VS_OK && to_move) {
+		printf("Moving %zu of %zu VMs to %s (%ld at once at most):\n", to_move, f.n, ds,
+		       r->c->parallel);
+		fflush(stdout);
+		rc = na_op_fleet(&s, &a, &f, &err);
+	}
+	r->t_move += na_run_clock() - t0;
+	size_t bad = rc == VS_OK || f.n ? print_moves(&f) : 0;
+	na_leftovers_print(&f.leftovers);
+	rc = fleet_outcome(r, ti, ds, &f, bad, rc, &err);
+	na_fleet_result_free(&f);
+	int reloaded = na_run_reload(r);
+	return rc != VS_OK ? rc : reloaded;
+}
+
+/* ---- group runs ------------------------------------------------------------------- */
+
+static void print_group(void *ud, na_bench *const *m, size_t n, const na_profile *p,
+                        const na_bench_group_run *g)
+{
+	const na_target *t = ud;
+	printf("  %s #%d on %s: group of %zu %s (group %lld)\n", p->name, g->repetition, t->name, n,
+	       g->incomplete ? "INCOMPLETE" : "ok", (long long)g->group_id);
+	for (size_t i = 0; i < n; i++)
+		if (g->m[i].why)
+			printf("    %s: %s\n", m[i]->vm->name, g->m[i].why);
+	na_group_print_pools("    ", g);
+	fflush(stdout);
+}
+
+/* A round's group runs: the campaign, its target and repetition. */
+typedef struct group_round {
+	na_run *r;
+	na_target *t;
+	long rep;
+} group_round;
+
+/* Each group run is journaled with its step, in its transaction. */
+static int journal_next(void *ud, const na_profile *p, int repetition, vs_error *err)
+{
+	const group_round *g = ud;
+	char step[256];
+	na_run_result_step(g->r, step, sizeof(step), g->t, repetition, p->name);
+	return na_store_group_journal(g->r->store, g->r->id, step, err);
+}
+
+/* Round rep's group runs of target t: the profiles not journaled yet, in
+ * every member at once, each guest prepared once for them all. */
+static int group_profiles(na_run *r, na_bench *const *m, na_target *t, long rep)
+{
+	const na_profile *todo[NA_MAX_CAMPAIGN_PROFILES];
+	size_t n = 0;
+	for (size_t i = 0; i < r->c->n_profiles && n < NA_MAX_CAMPAIGN_PROFILES; i++) {
+		char step[256];
+		na_run_result_step(r, step, sizeof(step), t, rep, r->c->profiles[i]);
+		if (!na_run_done(r, step, NULL))
+			todo[n++] = na_profile_find(r->c->profiles[i]);
+	}
+	if (!n)
+		return VS_OK;
+	group_round g = {r, t, rep};
+	na_bench_plan plan = {.profiles = todo, .n = n, .repeat = 1, .repetition_base = rep - 1,
+	                      .before_group = journal_next, .ud = &g};
+	na_bench_group_result res = {0};
+	vs_error err = {0};
+	double t0 = na_run_clock();
+	int rc = na_op_bench_group(m, r->n_vms, &plan, print_group, t, &res, &err);
+	na_store_group_journal(r->store, NULL, NULL, &err);  /* none if no group took it */
+	double nas_s = 0;  /* each pool's NAS read before the group's runs */
+	for (size_t i = 0; i < r->n_vms; i++)
+		nas_s += m[i]->nas_read_s;
+	r->t_nas += nas_s;
+	r->t_bench += na_run_clock() - t0 - nas_s;
+	na_bench_group_result_free(&res);
+	/* Stopped by Ctrl-C: the stop is what is said. */
+	return rc == VS_OK || na_stop_requested ? rc : na_run_fail(r, &err);
+}
+
+int na_run_group_round(na_run *r, na_target *t, long rep)
+{
+	na_label labels[2 * NA_MAX_LABELS];
+	size_t n_labels = na_run_labels(r, t, labels);
+	vs_error err = {0};
+	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
+	if (!ds)
+		return na_run_fail(r, &err);
+	na_session s = na_run_session(r);
+	na_bench m[NA_MAX_CAMPAIGN_VMS];
+	na_bench *mp[NA_MAX_CAMPAIGN_VMS];
+	size_t made = 0;
+	int rc = VS_OK;
+	nas_target nas = {0};
+	const nas_target *reached = na_run_nas_target(t, &nas);
+	for (; rc == VS_OK && made < r->n_vms; made++) {
+		vs_vm *vm = na_run_member(r, made);
+		if (!vm) {
+			rc = na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[made]);
+			break;
+		}
+		m[made] = na_run_bench_in(r, &s, vm);
+		m[made].ds = ds;
+		m[made].labels = labels;
+		m[made].n_labels = n_labels;
+		m[made].campaign = r->id;
+		m[made].target = t->name;
+		m[made].nas = reached;
+		mp[made] = &m[made];
+		if (na_bench_disks(&m[made], &err) != VS_OK) {
+			rc = na_run_fail(r, &err);
+			break;
+		}
+	}
+	if (rc == VS_OK && !na_stop_requested)
+		rc = group_profiles(r, mp, t, rep);
+	if (made == r->n_vms)  /* what the round learned, for the next (ops/bench_group.c) */
+		r->took = m[0].took;
+	for (size_t i = 0; i < made; i++)
+		na_bench_disks_free(&m[i]);
+	nas_target_free(&nas);
+	return rc;
+}
+
+/* ---- home ------------------------------------------------------------------------- */
+
+int na_run_group_check_home(na_run *r)
+{
+	int rc = na_run_reload(r);
+	vs_datastore *home = rc == VS_OK ? na_run_datastore(r, r->home) : NULL;
+	if (rc != VS_OK)
+		return rc;
+	size_t astray = 0;
+	printf("End state, read from vCenter:\n");
+	for (size_t i = 0; i < r->n_vms; i++) {
+		const vs_vm *v = na_run_member(r, i);
+		char *vmx = v ? home_of(v) : NULL;
+		bool there = v && home && vmx && !strcmp(vmx, r->home);
+		for (size_t d = 0; there && d < v->n_datastores; d++)
+			there = !strcmp(v->datastores[d], home->moref);
+		astray += !there;
+		printf("  %s: files on %s, %zu datastore%s: %s\n", r->vm_names[i], vmx ? vmx : "?",
+		       v ? v->n_datastores : 0, v && v->n_datastores == 1 ? "" : "s",
+		       there ? "as it started" : "NOT as it started");
+		free(vmx);
+	}
+	return astray ? na_run_failf(r, VS_ERR_TASK, "%zu of %zu VMs are not back on %s", astray,
+	                             r->n_vms, r->home)
+	              : VS_OK;
+}

@@ -1,0 +1,210 @@
+/* A campaign's preflight (see campaign.c): the VM found and its home, each
+ * target checked against what vSphere holds before anything is touched, and
+ * the plan printed. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ops/campaign_run.h"
+#include "cmd/render.h"
+#include "analysis/stats.h"
+
+static int check_target(na_run *r, na_target *t, const vs_vm *vm)
+{
+	vs_error err = {0};
+	vs_host **hosts = NULL;
+	size_t n_hosts = 0;
+	int chosen = na_run_target_host_list(r, t, &hosts, &n_hosts, &err);
+	free(hosts);
+	if (chosen != VS_OK)
+		return na_run_fail(r, &err);
+	na_host_choice choice = na_run_target_choice(r, t);
+	vs_datastore *d = NULL;
+	for (size_t i = 0; i < r->inv.n_datastores; i++)
+		if (!strcmp(r->inv.datastores[i].name, t->datastore))
+			d = &r->inv.datastores[i];
+	if (!d && !t->servers)
+		return na_run_failf(r, VS_ERR_USAGE, "target %s: no datastore is named '%s' and the target names no export to mount",
+		                 t->name, t->datastore);
+	if (d && t->servers && na_run_alternating(r, t) && !r->o->resume)
+		return na_run_failf(r, VS_ERR_USAGE, "target %s alternates NFS versions on %s:%s: datastore '%s' must not be "
+		                 "mounted before the campaign", t->name, t->servers, t->path, t->datastore);
+	if (d && t->servers) {
+		const char *servers[] = {t->servers, NULL};
+		if (!na_same_export(d, servers, t->path))
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: datastore '%s' exists for another export", t->name, t->datastore);
+	}
+	/* A mount the campaign does not make keeps its own connections: its
+	 * results would carry a label connections=N that is not so. */
+	if (d && t->connections && !r->o->resume)
+		return na_run_failf(r, VS_ERR_USAGE, "target %s: connections = %ld, but datastore '%s' is "
+		                    "mounted already with the connections it has: unmount it first, or "
+		                    "drop connections", t->name, t->connections, t->datastore);
+	/* The export mounted already under the other NFS version: the run would
+	 * measure that one, or fail to mount.  (A resumed run may have switched
+	 * it to NFS 3 itself; alternating targets unmount it in turn.) */
+	for (size_t i = 0; t->servers && !na_run_alternating(r, t) && !r->o->resume && i < r->inv.n_datastores; i++) {
+		const vs_datastore *e = &r->inv.datastores[i];
+		const char *servers[] = {t->servers, NULL};
+		if (na_same_export(e, servers, t->path) && e->type && strcmp(e->type, na_run_ds_type(r, t)) != 0)
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s:%s is mounted as %s already (datastore '%s'); the target asks "
+			                 "for NFS %s: unmount it first, or set nfs = %s",
+			                 t->name, t->servers, t->path, na_nfs_label(e->type), e->name, t->nfs,
+			                 strcmp(e->type, "NFS41") == 0 ? "4.1" : "3");
+	}
+	for (size_t i = 0; choice.host && i < (r->n_vms ? r->n_vms : 1); i++) {
+		const vs_vm *v = r->n_vms ? na_run_member(r, i) : vm;
+		const char *host = v ? na_host_name(&r->inv, v->host) : NULL;  /* powered off: none */
+		if (!host || strcmp(host, choice.host) != 0)
+			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on %s", t->name,
+			                    v ? v->name : "a VM of the campaign",
+			                    host ? "another host" : "no host");
+	}
+	/* Only NFS 4.1 has the extent-size bug: without a probe key, a target
+	 * probes where it runs 4.1 (an NFS 3 one is probed on request). */
+	if (t->probe < 0)
+		t->probe = t->servers ? na_target_nfs41(t) : d->type && !strcmp(d->type, "NFS41");
+	return VS_OK;
+}
+
+typedef struct run_target {
+	na_run *r;
+	const na_target *t;
+} run_target;
+
+/* The hosts a target mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1". */
+static void write_hosts(FILE *out, na_run *r, const na_target *t)
+{
+	vs_host **hosts = NULL;
+	size_t n = 0;
+	if (na_run_target_host_list(r, t, &hosts, &n, &(vs_error){0}) == VS_OK)
+		for (size_t i = 0; i < n; i++)
+			fprintf(out, "%s%s", i ? ", " : n > 1 ? "hosts " : "host ", hosts[i]->name);
+	free(hosts);
+}
+
+/* What the campaign does with a target (a run_target), in words. */
+static void write_target(FILE *out, const void *run_target_)
+{
+	const run_target *rt = run_target_;
+	const na_target *t = rt->t;
+	fprintf(out, "target %s: ", t->name);
+	if (t->servers) {
+		fprintf(out, "%s:%s as NFS %s named %s on ", t->servers, t->path, t->nfs, t->datastore);
+		if (t->hosts && !strcmp(t->hosts, "all"))
+			fprintf(out, "all hosts");
+		else
+			write_hosts(out, rt->r, t);
+	} else
+		fprintf(out, "datastore %s", t->datastore);
+	fprintf(out, "%s; on the extent-size bug: %s", t->probe > 0 ? "; probe first" : "", na_run_policy(t));
+	for (size_t k = 0; k < t->labels.n; k++)
+		fprintf(out, "%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
+}
+
+/* The VMs of a group campaign (a na_run), in words. */
+static void write_vms(FILE *out, const void *run)
+{
+	const na_run *r = run;
+	fprintf(out, "%zu VMs, on %s: ", r->n_vms, r->home);
+	for (size_t i = 0; i < r->n_vms; i++)
+		fprintf(out, "%s%s", i ? ", " : "", r->vm_names[i]);
+}
+
+void na_run_print_plan(na_run *r, const vs_vm *vm)
+{
+	na_campaign *c = r->c;
+	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
+	if (r->n_vms) {
+		na_print_wrapped_by(stdout, write_vms, r, 2, 4);
+		printf("  each repetition of a profile is one group run in all of them; moves: %ld at "
+		       "once, %ld per host, %ld per datastore\n", c->parallel, c->per_host, c->per_datastore);
+	} else {
+		printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+	}
+	for (size_t i = 0; i < c->n_targets; i++)
+		na_print_wrapped_by(stdout, write_target, &(run_target){r, &c->targets[i]}, 2, 4);
+	printf("  profiles:");
+	for (size_t i = 0; i < c->n_profiles; i++)
+		printf(" %s", c->profiles[i]);
+	printf(" x %ld repetitions, targets interleaved; size %s, runtime %ld s\n", c->repeat, c->size,
+	       c->runtime);
+	printf("  then: %s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
+	                                   : "leave everything as it is (cleanup = no)");
+	fflush(stdout);
+}
+
+int na_run_find_vm(na_run *r)
+{
+	vs_error err = {0};
+	int rc = na_run_reload(r);
+	vs_vm *vm = NULL;
+	if (rc == VS_OK && r->c->n_vms)
+		return na_run_resolve_vms(r);
+	if (rc == VS_OK && !(vm = na_find_vm(&r->inv, r->c->vm, &err)))
+		return na_run_fail(r, &err);
+	if (rc != VS_OK)
+		return rc;
+	r->vm_moref = strdup(vm->moref);
+	char *path = NULL;
+	rc = vs_dspath_split(vm->vmx_path ? vm->vmx_path : "", &r->home, &path, &err) == VS_OK
+	             ? VS_OK
+	             : na_run_fail(r, &err);
+	free(path);
+	return rc;
+}
+
+/* A group's VMs: a relocation a killed run left is waited for (a move would
+ * adopt it anyway), and each guest is checked. */
+static int group_preflight(na_run *r)
+{
+	vs_error err = {0};
+	int rc = VS_OK;
+	for (size_t i = 0; rc == VS_OK && i < r->n_vms; i++) {
+		bool waited = false;
+		if (r->o->resume && vs_vm_wait_relocation(r->cl, r->vm_morefs[i], &waited, &err) != VS_OK)
+			rc = na_run_fail(r, &err);
+		if (rc == VS_OK && waited)
+			printf("A relocation of %s was still running: waited for it to end.\n", r->vm_names[i]);
+		if (rc == VS_OK && waited)
+			rc = na_run_reload(r);
+		if (rc == VS_OK && vs_guest_check(r->cl, r->vm_morefs[i], &err) != VS_OK)
+			rc = na_run_fail(r, &err);
+	}
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
+		rc = check_target(r, &r->c->targets[i], na_run_vm(r));
+	return rc;
+}
+
+int na_run_preflight(na_run *r)
+{
+	vs_error err = {0};
+	if (r->n_vms)
+		return group_preflight(r);
+	int rc = r->o->resume ? na_run_wait_for_move(r) : VS_OK;
+	if (rc != VS_OK)
+		return rc;
+	vs_vm *vm = na_run_vm(r);
+	/* A run that stopped during a cold move left the VM off: a resume
+	 * powers it on again if it ran at the start (na_run_go_home's rule). */
+	char *power = NULL;
+	bool powered = false;
+	if (r->o->resume && vm->power_state && strcmp(vm->power_state, "poweredOn") != 0 &&
+	    na_run_done(r, "start-power", &power) && power && !strcmp(power, "poweredOn")) {
+		printf("Powering %s on: it ran when the campaign started.\n", r->c->vm);
+		fflush(stdout);
+		if (vs_vm_power_on(r->cl, vm->moref, NULL, NULL, &err) != VS_OK) {
+			free(power);
+			return na_run_fail(r, &err);
+		}
+		powered = true;
+	}
+	free(power);
+	na_session s = na_run_session(r);
+	if (powered ? na_wait_for_tools(&s, vm->moref, r->c->vm, &err) != VS_OK
+	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
+		return na_run_fail(r, &err);
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
+		rc = check_target(r, &r->c->targets[i], vm);
+	return rc;
+}
