@@ -382,14 +382,10 @@ vs_status cmd_bench(int argc, char **argv, na_outcome *out);
 vs_status cmd_results(int argc, char **argv, na_outcome *out);
 vs_status cmd_push(int argc, char **argv, na_outcome *out);
 /* ---- cmd_push.c: the central database for the commands that record ---- */
-typedef struct na_store na_store;
 /* Where results go after they are recorded: the flag's URL, else
  * NFSAGENT_CENTRAL's, else the campaign file's (each may be NULL): flags
  * and the environment come before a file, as for the connection. */
 const char *na_central_url(const char *flag, const char *file);
-/* After a command recorded results pushing each (na_store_push_each): one
- * warning when some wait for the central database.  s may be NULL. */
-void na_push_warn(na_store *s);
 vs_status cmd_report(int argc, char **argv, na_outcome *out);
 vs_status cmd_run(int argc, char **argv, na_outcome *out);
 vs_status cmd_compare(int argc, char **argv, na_outcome *out);

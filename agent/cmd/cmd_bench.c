@@ -472,7 +472,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	if (rc == VS_OK)
 		rc = na_store_open(a->db, &s.store, &err);
 	if (rc == VS_OK && a->central)
-		rc = na_store_push_each(s.store, a->central, &err);
+		rc = na_central_check_url(a->central, &err);
 	na_bench_plan plan = {.profiles = profiles, .n = n, .job = a->job_text, .repeat = a->repeat,
 	                      .on_run = json ? NULL : print_run};
 	na_bench_result r = {0};
@@ -502,7 +502,9 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 		rc = vs_fail(&out->err, VS_ERR_TASK, "%zu group run%s incomplete: a VM did not run the "
 		             "whole job (named above)", incomplete, na_s(incomplete));
 	na_inventory_free(&inv);
-	na_push_warn(s.store);
+	char waiting[1024];
+	if (na_store_push_at_end(s.store, a->central, waiting, sizeof(waiting)))
+		na_warn("%s", waiting);
 	na_store_close(&s.store);
 	na_bench_disks_free(&b);
 	free(password);

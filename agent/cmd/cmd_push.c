@@ -53,19 +53,6 @@ const char *na_central_url(const char *flag, const char *file)
 	return flag ? flag : env && env[0] ? env : file;
 }
 
-void na_push_warn(na_store *s)
-{
-	vs_error why = {0};
-	size_t groups = 0, n = s ? na_store_push_waiting(s, &groups, &why) : 0;
-	char line[sizeof(why.message) + sizeof(why.context) + 16], and[48] = "";
-	vs_error_format(&why, line, sizeof(line));
-	if (groups)
-		snprintf(and, sizeof(and), " and %zu group run%s", groups, groups == 1 ? "" : "s");
-	if (n || groups)
-		na_warn("%zu result%s%s wait%s for the central database (%s); run nfsagent push", n,
-		        n == 1 ? "" : "s", and, n == 1 && !groups ? "s" : "", line);
-}
-
 vs_status cmd_push(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {

@@ -698,12 +698,12 @@ static int guest_password(const na_campaign *c, char **password, vs_error *err)
 	return *password || !c->guest_password_file ? VS_OK : err->status;
 }
 
-/* The results database, and the central one each result is pushed to. */
+/* The results database, and the central one checked for the push at the end. */
 static int open_store(na_run *r)
 {
 	vs_error e = {0};
 	if (na_store_open(r->o->db, &r->store, &e) != VS_OK ||
-	    (r->o->central && na_store_push_each(r->store, r->o->central, &e) != VS_OK))
+	    (r->o->central && na_central_check_url(r->o->central, &e) != VS_OK))
 		return na_run_fail(r, &e);
 	return VS_OK;
 }
@@ -773,7 +773,9 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	}
 	vs_disconnect(&r.cl);
 	na_inventory_free(&r.inv);
-	na_push_warn(r.store);
+	char waiting[1024];
+	if (na_store_push_at_end(r.store, o->central, waiting, sizeof(waiting)))
+		na_warn("%s", waiting);
 	na_store_close(&r.store);
 	free(r.vm_moref);
 	for (size_t i = 0; i < r.n_vms; i++) {

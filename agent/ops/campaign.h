@@ -91,7 +91,7 @@ typedef struct na_run_options {
 	bool dry_run, resume;
 	bool abort;          /* undo the unfinished run: nothing more runs */
 	const char *db;
-	const char *central; /* push each result there (na_store_push_each); NULL: none */
+	const char *central; /* push the results there at the end (na_store_push_at_end); NULL: none */
 	na_conn *conn;       /* connection flags from the command line */
 } na_run_options;
 

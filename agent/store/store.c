@@ -416,7 +416,6 @@ void na_store_close(na_store **sp)
 	na_store *s = *sp;
 	if (!s)
 		return;
-	na_push_close(s);
 	na_central_close(&s->reader);
 	free(s->group_run);
 	free(s->group_step);

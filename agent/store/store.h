@@ -463,6 +463,7 @@ typedef struct na_push_counts {
 	size_t waiting;  /* left to push after an error */
 	size_t findings; /* findings recorded there by this push */
 	size_t groups;   /* group runs recorded there by this push */
+	size_t waiting_groups; /* group runs left to push after an error (na_store_push_to) */
 } na_push_counts;
 /* Pushes every result of s that central c lacks, oldest first, each with
  * its labels and NAS side in one transaction of c: whole or not at all;
@@ -475,15 +476,16 @@ int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err);
 /* How many results of s no central database has been seen to hold: what
  * waits when the central database cannot be reached. */
 int na_store_unpushed(na_store *s, size_t *n, vs_error *err);
-/* From now on each result na_store_add records is pushed to url right after
- * its local commit (bench, run --central), connecting at the first.  A push
- * that fails costs the run nothing: the result waits in s, and no push is
- * tried again in this process.  Only checks url here (na_central_check_url). */
-int na_store_push_each(na_store *s, const char *url, vs_error *err);
-/* After na_store_push_each: 0 when no push failed; else how many results
- * wait for the central database, *groups how many group runs, and why
- * (the first failure). */
-size_t na_store_push_waiting(na_store *s, size_t *groups, vs_error *why);
+/* The push a command makes at its end (bench, run --central): opens url,
+ * pushes what it lacks (na_store_push), closes it.  Recording a result never
+ * pushes it: the local file is the outbox, and a push that fails costs the
+ * run nothing.  On failure n says what waits (waiting, waiting_groups),
+ * counted against url's database when it was reached, else against none. */
+int na_store_push_to(na_store *s, const char *url, na_push_counts *n, vs_error *err);
+/* na_store_push_to at a command's end (s or url NULL: nothing): true when
+ * something waits, with line the warning that says so ("2 results wait for
+ * the central database (WHY); run nfsagent push"). */
+bool na_store_push_at_end(na_store *s, const char *url, char *line, size_t size);
 
 /* ---- for tests ---- */
 /* Opens like na_store_open but migrates no further than version (>= 1). */

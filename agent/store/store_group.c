@@ -156,12 +156,6 @@ int na_store_group_end(na_store *s, int rc, na_group_row *g, const na_group_memb
 		rc = journal_group(s, g, err);
 	na_store_group_journal(s, NULL, NULL, err);  /* taken, or gone with the group */
 	rc = na_sql_finish(s, rc, err);
-	for (size_t i = 0; rc == VS_OK && i < n; i++)
-		if (m[i].result_id)
-			na_push_recorded(s, NA_PUSH_RESULT, m[i].result_id);
-	/* after its members: the central database links them by UUID */
-	if (rc == VS_OK)
-		na_push_recorded(s, NA_PUSH_GROUP, g->id);
 	if (rc != VS_OK) {
 		g->id = 0;
 		if (!err->context[0])

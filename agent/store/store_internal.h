@@ -14,13 +14,7 @@ struct na_store {
 	sqlite3 *db;
 	char *path;
 	int version;  /* the file's schema version, as opened */
-	/* na_store_push_each's (store_push.c): where each result goes, the
-	 * connection once made, and the failure after which none is tried */
-	char *central_url;
-	na_central *central;
 	na_central *reader;  /* set: this store is a central database, read only */
-	bool central_failed;
-	vs_error central_err;
 	/* A group's transaction is open (na_store_group_begin): each result
 	 * recorded meanwhile is a savepoint of it. */
 	bool in_group;
@@ -245,13 +239,6 @@ enum { NA_FINDING_N_PUSHED = 18 };
  * NULL); *sent is false when c had its UUID already. */
 int na_central_insert_finding(na_central *c, const char *const v[NA_FINDING_N_PUSHED], bool *sent,
                               vs_error *err);
-/* store_push.c: pushes result, finding or group id when na_store_push_each asked
- * for it (after its local commit); a failure is kept for
- * na_store_push_waiting. */
-typedef enum na_push_kind { NA_PUSH_RESULT, NA_PUSH_FINDING, NA_PUSH_GROUP } na_push_kind;
-void na_push_recorded(na_store *s, na_push_kind kind, int64_t id);
-/* Closes what na_store_push_each opened (na_store_close). */
-void na_push_close(na_store *s);
 /* The central database's own UUID (its nfsagent_meta database_id): what
  * central_pushes notes a push to. */
 const char *na_central_id(const na_central *c);

@@ -328,10 +328,6 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	rc = na_sql_finish(s, rc, err);
 	/* they live in this frame: a caller reads them back with a query */
 	r->runner = r->uuid = NULL;
-	/* A group's member is pushed once its group commits (na_store_group_end):
-	 * a group that rolls back takes it along. */
-	if (rc == VS_OK && !s->in_group)
-		na_push_recorded(s, NA_PUSH_RESULT, r->id);
 	if (rc != VS_OK) {
 		r->id = 0;
 		vs_error_context(err, "record result");
@@ -386,8 +382,6 @@ int na_store_add_finding(na_store *s, na_finding *f, vs_error *err)
 	rc = na_sql_finish(s, rc, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "record finding");
-	else
-		na_push_recorded(s, NA_PUSH_FINDING, f->id);
 	return rc;
 }
 

@@ -12,6 +12,8 @@
 
 #include "store/store_internal.h"
 
+typedef enum na_push_kind { NA_PUSH_RESULT, NA_PUSH_FINDING, NA_PUSH_GROUP } na_push_kind;
+
 /* Per kind: which rows there are, and where a push is noted. */
 static const struct {
 	const char *unpushed, *note;
@@ -225,61 +227,54 @@ int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
 	return rc;
 }
 
-/* ---- a push after each result recorded (bench, run --central) ---- */
+/* ---- the push a command makes at its end (bench, run --central) ---- */
 
-int na_store_push_each(na_store *s, const char *url, vs_error *err)
-{
-	int rc = na_central_check_url(url, err);
-	if (rc == VS_OK && !(s->central_url = strdup(url)))
-		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	return rc;
-}
-
-/* After the first failure no push is tried again in this process: a
- * central database that is down would cost every later result its
- * connect_timeout. */
-void na_push_recorded(na_store *s, na_push_kind kind, int64_t id)
-{
-	if (!s->central_url || s->central_failed)
-		return;
-	na_push_counts n = {0};
-	int rc = s->central ? VS_OK : na_central_open(s->central_url, &s->central, &s->central_err);
-	if (rc == VS_OK)
-		rc = push_kind(s, s->central, kind, id, &n, &s->central_err);
-	if (rc == VS_OK)
-		return;
-	s->central_failed = true;
-	if (!s->central_err.context[0])
-		vs_error_context(&s->central_err, "push results");
-}
-
-/* How many records of a kind the central database lacks, or when it was
- * never reached, no central database has. */
-static size_t waiting(na_store *s, na_push_kind kind)
+/* How many records of a kind central lacks (NULL: it was never reached,
+ * so none has them). */
+static size_t waiting(na_store *s, na_central *c, na_push_kind kind)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
 	vs_error err = {0};
-	if (unpushed_ids(s, kind, s->central ? na_central_id(s->central) : NULL, &ids, &n, &err) != VS_OK)
+	if (unpushed_ids(s, kind, c ? na_central_id(c) : NULL, &ids, &n, &err) != VS_OK)
 		n = 1;  /* the one that failed, at least */
 	free(ids);
 	return n;
 }
 
-size_t na_store_push_waiting(na_store *s, size_t *groups, vs_error *why)
+int na_store_push_to(na_store *s, const char *url, na_push_counts *n, vs_error *err)
 {
-	*groups = 0;
-	if (!s->central_failed)
-		return 0;
-	*why = s->central_err;
-	/* a group's push can fail after all its members' went through */
-	*groups = waiting(s, NA_PUSH_GROUP);
-	return waiting(s, NA_PUSH_RESULT);
+	na_central *c = NULL;
+	*n = (na_push_counts){0};
+	int rc = na_central_open(url, &c, err);
+	if (rc == VS_OK)
+		rc = na_store_push(s, c, n, err);
+	if (rc != VS_OK) {
+		n->waiting = waiting(s, c, NA_PUSH_RESULT);
+		if (s->version >= na_schema_version_of(na_store_group_pushes_schema))
+			n->waiting_groups = waiting(s, c, NA_PUSH_GROUP);
+	}
+	na_central_close(&c);
+	return rc;
 }
 
-void na_push_close(na_store *s)
+static void waiting_line(const na_push_counts *n, const vs_error *why, char *buf, size_t size)
 {
-	na_central_close(&s->central);
-	free(s->central_url);
-	s->central_url = NULL;
+	char reason[sizeof(why->message) + sizeof(why->context) + 16], and[48] = "";
+	vs_error_format(why, reason, sizeof(reason));
+	size_t r = n->waiting, g = n->waiting_groups;
+	if (g)
+		snprintf(and, sizeof(and), " and %zu group run%s", g, g == 1 ? "" : "s");
+	snprintf(buf, size, "%zu result%s%s wait%s for the central database (%s); run nfsagent push", r,
+	         r == 1 ? "" : "s", and, r == 1 && !g ? "s" : "", reason);
+}
+
+bool na_store_push_at_end(na_store *s, const char *url, char *line, size_t size)
+{
+	na_push_counts n;
+	vs_error why = {0};
+	if (!s || !url || na_store_push_to(s, url, &n, &why) == VS_OK || !(n.waiting || n.waiting_groups))
+		return false;
+	waiting_line(&n, &why, line, size);
+	return true;
 }

@@ -208,17 +208,10 @@ static void test_group_store(void **state)
 
 	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
 	assert_int_equal(raw_int(path, "PRAGMA user_version"), na_store_schema_version());
-	/* A central database no push can reach: that one was tried shows as
-	 * results waiting for it. */
-	assert_int_equal(na_store_push_each(s, "postgresql:///r?host=/nonexistent", &err), VS_OK);
-	vs_error pushed = {0};
 	assert_int_equal(na_store_group_begin(s, &err), VS_OK);
 	na_result a = member("fleet-01", 3000), b = member("fleet-02", 1000);
 	assert_int_equal(na_store_add(s, &a, &err), VS_OK);
 	assert_int_equal(na_store_add(s, &b, &err), VS_OK);
-	/* Members are pushed only once their group commits. */
-	size_t groups = 0;
-	assert_int_equal(na_store_push_waiting(s, &groups, &pushed), 0);
 	na_group_member links[] = {{"fleet-01", a.id, NULL}, {"fleet-02", b.id, NULL},
 	                           {"fleet-03", 0, "never started: Tools went away"}};
 	na_group_row g = {.started_at = "2026-12-05T14:00:00Z", .profile = "randread-4k-qd1",
@@ -228,8 +221,16 @@ static void test_group_store(void **state)
 	                  .iops = 4000, .slowest_vm = "fleet-02", .slowest_share = 0.5};
 	assert_int_equal(na_store_group_end(s, VS_OK, &g, links, 3, &err), VS_OK);
 	assert_true(g.id > 0);
-	assert_int_equal(na_store_push_waiting(s, &groups, &pushed), 3);  /* the single result too */
-	assert_int_equal(groups, 1);  /* and the group run */
+	/* A central database no push can reach, at the command's end: what
+	 * waits for it is every result and the group run. */
+	na_push_counts pushed;
+	assert_int_not_equal(na_store_push_to(s, "postgresql:///r?host=/nonexistent", &pushed, &err), VS_OK);
+	assert_int_equal(pushed.waiting, 3);  /* the single result too */
+	assert_int_equal(pushed.waiting_groups, 1);
+	char line[512];
+	assert_true(na_store_push_at_end(s, "postgresql:///r?host=/nonexistent", line, sizeof(line)));
+	assert_non_null(strstr(line, "3 results and 1 group run wait for the central database ("));
+	err = (vs_error){0};
 	assert_int_equal(na_store_group_of(s, b.id, &found, &err), VS_OK);
 	assert_true(found.id == g.id && found.vms == 3 && found.read.iops == 4000 && found.read.p99_us == 400);
 	assert_true(found.why && !found.write.present);
