@@ -111,7 +111,8 @@ static int exit_code(vs_status status)
 	case VS_ERR_USAGE:
 	case VS_ERR_NOT_FOUND: return NA_EXIT_USAGE;
 	case VS_ERR_CONNECT: return NA_EXIT_CONNECT;
-	case VS_ERR_TLS: return NA_EXIT_TLS;
+	case VS_ERR_TLS:
+	case VS_ERR_HOSTKEY: return NA_EXIT_TLS;
 	case VS_ERR_AUTH: return NA_EXIT_AUTH;
 	case VS_ERR_PROTOCOL: return NA_EXIT_PROTOCOL;
 	default: return NA_EXIT_FAIL;

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsagent/vsphere.h"
+#include "nfsagent/error.h"
 
 typedef struct nas_span {
 	const char *s;

@@ -10,6 +10,7 @@
  * already.  A sampler never fails a run: what it could not read marks the
  * window incomplete, with why. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -605,10 +606,10 @@ int nas_explain(const char *where, const char *what, int status, const char *err
 	/* ssh exits 255 for its own failures; the same words from the remote
 	 * command ("cat: x: Permission denied") are that command's. */
 	if (status == 255 && has(errtext, "REMOTE HOST IDENTIFICATION HAS CHANGED"))
-		return vs_fail(err, VS_ERR_TLS,
+		return vs_fail(err, VS_ERR_HOSTKEY,
 		               "the host key of %s was refused: it is not the one known_hosts holds", where);
 	if (status == 255 && has(errtext, "Host key verification failed"))
-		return vs_fail(err, VS_ERR_TLS,
+		return vs_fail(err, VS_ERR_HOSTKEY,
 		               "the host key of %s was refused: it is not in known_hosts (connect once "
 		               "with ssh to check and accept it)", where);
 	if (status == 255 && has(errtext, "Permission denied"))

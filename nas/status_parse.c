@@ -8,6 +8,7 @@
  * each followed by lines indented with a tab, one of which ends its
  * figures with "NN.NN% done".  Only what is in progress moves the pool's
  * figures: a finished, canceled or paused one is not said. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -18,6 +18,7 @@
  * top-level one before it.  A replacing-N or spare-N holds two vdevs
  * (the disk and its replacement or spare), so that the disks of a
  * top-level vdev, its width, are its leaves less its interior vdevs. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -11,13 +11,6 @@
 #define VS_NS_XSI "http://www.w3.org/2001/XMLSchema-instance"
 #define VS_NS_SOAPENV "http://schemas.xmlsoap.org/soap/envelope/"
 
-/* ---- error.c --------------------------------------------------------- */
-
-void vs_error_clear(vs_error *err);
-/* Appends one line (printf-style) to err->details; what does not fit is
- * left out. */
-void vs_error_detail(vs_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* ---- buf.c: growable strings ----------------------------------------- */
 
 typedef struct vs_buf {

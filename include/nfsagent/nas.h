@@ -1,11 +1,11 @@
 /* nfsagent's NAS side: fixed commands run over the system's ssh client, and
  * pure parsers of what Linux OpenZFS 2.2 prints (zfs, zpool, kstat files).
  *
- * The library knows nothing of vSphere, fio or SQL; it borrows vs_error
- * (and vs_fail) from the vSphere library so that its failures travel to
- * main.c like every other.  It never prints.  Statuses it uses:
+ * The library knows nothing of vSphere, fio or SQL; its failures are the
+ * one vs_error (nfsagent/error.h), so that they travel to main.c like
+ * every other.  It never prints.  Statuses it uses:
  *   VS_ERR_CONNECT   the NAS is unreachable, or did not answer in time
- *   VS_ERR_TLS       the NAS's host key was refused (unknown or changed)
+ *   VS_ERR_HOSTKEY   the NAS's host key was refused (unknown or changed)
  *   VS_ERR_AUTH      the NAS refused our key (nothing is ever prompted)
  *   VS_ERR_FAULT     a command failed there: zpool missing, FreeBSD, ...
  *   VS_ERR_NOT_FOUND no dataset holds the path, no such pool
@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "nfsagent/vsphere.h"
+#include "nfsagent/error.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -156,11 +156,11 @@ static void test_run_failures_have_one_reason(void **state)
 	assert_non_null(strstr(err.message, " is unreachable: ssh: connect to host nas port 22: "
 	                                    "Connection refused"));
 	assert_int_equal(fail_with("echo \"Host key verification failed.\" >&2; exit 255", &err),
-	                 VS_ERR_TLS);
+	                 VS_ERR_HOSTKEY);
 	assert_non_null(strstr(err.message, "was refused: it is not in known_hosts (connect once"));
 	assert_int_equal(fail_with("echo \"@@@@@@@\" >&2; echo \"@    WARNING: REMOTE HOST IDENTIFICATION "
 	                           "HAS CHANGED!     @\" >&2; echo \"Host key verification failed.\" >&2; "
-	                           "exit 255", &err), VS_ERR_TLS);
+	                           "exit 255", &err), VS_ERR_HOSTKEY);
 	assert_non_null(strstr(err.message, "was refused: it is not the one known_hosts holds"));
 	assert_int_equal(fail_with("echo \"bash: line 1: zpool: command not found\" >&2; exit 127",
 	                           &err), VS_ERR_FAULT);

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "internal.h"
+#include "nfsagent/error.h"
 
 int vs_fail(vs_error *err, vs_status status, const char *fmt, ...)
 {
@@ -84,6 +84,7 @@ const char *vs_status_name(vs_status status)
 	case VS_ERR_NOT_FOUND: return "not found";
 	case VS_ERR_HTTP: return "HTTP error";
 	case VS_ERR_SESSION_RENEWED: return "session renewed";
+	case VS_ERR_HOSTKEY: return "host key refused";
 	}
 	return "error";
 }
