@@ -40,6 +40,7 @@ static int read_mounts(const xmlNode *val, vs_datastore *d)
 		dm->access_mode = vs_xml_path_text(m, "mountInfo/accessMode");
 		dm->mounted = vs_xml_path_bool(m, "mountInfo/mounted", true);
 		dm->accessible = vs_xml_path_bool(m, "mountInfo/accessible", true);
+		dm->tcp_connections = (int)vs_xml_path_int(m, "mountInfo/numTcpConnections", 0);
 	}
 	return VS_OK;
 }

@@ -234,6 +234,8 @@ struct vs_client {
 	struct vs_perf_names *perf_names;
 	/* the hosts vs_host_reach has read, by moref: read once per client */
 	struct vs_reached_host *reached;
+	/* each host's NFS client settings (options.c): read once per client */
+	struct vs_host_options *host_options;
 };
 
 /* Logs in again after NotAuthenticated; drops session-bound objects. */
@@ -369,6 +371,13 @@ extern const char *const vs_vm_summary_paths[];
  * LONG_GAP_S apart), then half the overrun (at least 0.25 s); at most 10 s. */
 enum { LONG_JOB_S = 30, LONG_GAP_S = 120 };
 double vs_guest_next_poll(double elapsed, double expected_s);
+
+/* options.c: appends the OptionValues of a QueryOptions reply to *v (n
+ * entries), each key with its value's text (NULL: none sent); an option
+ * without a key is skipped.  VS_ERR_NOMEM, else VS_OK. */
+int vs_options_read(const vs_reply *r, vs_option **v, size_t *n);
+void vs_options_free(vs_option **v, size_t n);
+void vs_host_options_free(struct vs_host_options **list);
 
 /* hostnet.c: vs_hosts_link_to's reading of a HostNetworkInfo (NULL: none). */
 void vs_host_link_read(const xmlNode *net, const char *server, vs_host_link *out);

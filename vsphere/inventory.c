@@ -7,7 +7,7 @@
 
 const char *const vs_host_paths[] = {
 	"name", "config.product", "runtime.connectionState", "runtime.inMaintenanceMode",
-	"configManager.datastoreSystem", "parent", NULL,
+	"configManager.datastoreSystem", "parent", "configManager.advancedOption", NULL,
 };
 
 static const char *const name_path[] = {"name", NULL};
@@ -62,6 +62,7 @@ int vs_host_read(const char *moref, const xmlNode *object, vs_host *h)
 	h->maintenance = vs_xml_path_bool(vs_prop(object, "runtime.inMaintenanceMode"), "", false);
 	h->datastore_system = vs_prop_text(object, "configManager.datastoreSystem");
 	h->parent = vs_prop_text(object, "parent");
+	h->option_manager = vs_prop_text(object, "configManager.advancedOption");
 	return h->moref && h->name ? VS_OK : VS_ERR_NOMEM;
 }
 
@@ -74,6 +75,7 @@ void vs_host_clear(vs_host *h)
 	free(h->connection_state);
 	free(h->datastore_system);
 	free(h->parent);
+	free(h->option_manager);
 	*h = (vs_host){0};
 }
 

@@ -223,6 +223,7 @@ void vs_disconnect(vs_client **cp)
 	vs_dc_cache_free(&c->dcs);
 	vs_perf_names_free(&c->perf_names);
 	vs_reached_hosts_free(&c->reached);
+	vs_host_options_free(&c->host_options);
 	vs_transport_free(&c->transport);
 	free_service(&c->sc);
 	free_about(&c->about);

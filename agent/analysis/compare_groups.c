@@ -116,10 +116,21 @@ static void drop_other_link(na_cmp_row *first, const na_cmp_row *member)
 	first->field[NA_FIELD_link_speed_mbit] = first->field[NA_FIELD_link_nic] = NULL;
 }
 
+/* Nor one NFS client's settings, when its hosts' differ. */
+static void drop_other_client(na_cmp_row *first, const na_cmp_row *member)
+{
+	const char *f = first->field[NA_FIELD_nfs_client], *m = member->field[NA_FIELD_nfs_client];
+	if (f && m && strcmp(f, m) == 0)
+		return;
+	free(first->field[NA_FIELD_nfs_client]);
+	first->field[NA_FIELD_nfs_client] = NULL;
+}
+
 /* Folds a member into its group's row, first: its VM and its bins. */
 static int fold_member(na_cmp_row *first, const na_cmp_row *member, vs_error *err)
 {
 	drop_other_link(first, member);
+	drop_other_client(first, member);
 	int rc = append_vm(first, member) == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	for (int d = 0; rc == VS_OK && d < 2; d++)
 		rc = na_fio_dir_merge(&first->bins[d], &member->bins[d], err);

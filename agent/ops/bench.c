@@ -641,6 +641,7 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		.profile = p->name, .job_file = job_text, .fio_version = out->fio.fio_version,
 		.fio_json = fio_json, .host_counters_json = counters,
 		.link_speed_mbit = link ? speed : NULL, .link_nic = link && b->link.pnic[0] ? b->link.pnic : NULL,
+		.nfs_client = b->nfs_client[0] ? b->nfs_client : NULL,
 		.labels = b->labels, .n_labels = b->n_labels,
 	};
 	if (out->ok) {
@@ -793,6 +794,7 @@ int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs
 	int rc = na_bench_begin(b, err);
 	if (rc == VS_OK) {
 		na_bench_read_link(b);
+		na_bench_read_client(b);
 		na_bench_nas_begin(b);
 		/* The profiles' jobs name the folder na_bench_begin chose for fio. */
 		for (size_t i = 0; rc == VS_OK && i < plan->n; i++)

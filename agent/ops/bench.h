@@ -93,6 +93,7 @@ typedef struct na_bench {
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
 	na_bench_guest guest;
 	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_read_link) */
+	char nfs_client[512];       /* the host's NFS client settings (na_bench_read_client) */
 	na_bench_took took;
 	na_perf_memo *perf_memo;    /* a group run's, else NULL: each run asks alone */
 	/* The NAS side (bench --nas): nas NULL without one; nas_ready once the
@@ -212,6 +213,11 @@ void na_bench_result_free(na_bench_result *r);
  * vSphere does not say or the read failed (then not VS_OK), never an error
  * of the benchmark's.  One call. */
 int na_bench_read_link(na_bench *b);
+/* Reads b->nfs_client, the host's NFS client settings and ds's nConnect
+ * (nfs_client.h), beside its link: once per host and process (the client
+ * keeps them), "" when vSphere does not say or the read failed, never an
+ * error of the benchmark's. */
+void na_bench_read_client(na_bench *b);
 /* The NFS server b's link is read to: ds's first, "" when unknown. */
 void na_bench_server(const na_bench *b, char *server, size_t size);
 /* Removes what the benchmark put in the guest, unless b->guest.keep. */

@@ -357,6 +357,8 @@ static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 	}
 	if (rc == VS_OK)
 		read_links(m, n);
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		na_bench_read_client(m[i]);
 	return rc;
 }
 

@@ -372,9 +372,11 @@ size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
 
 /* The host's link to the target's server, recorded with each result: read
  * once a run for each host and server, as read (a target's datastore may
- * have another server); a failed read is tried again next round. */
+ * have another server); a failed read is tried again next round.  Its NFS
+ * client settings too, which the client reads once per host. */
 static void read_link(na_run *r, na_bench *b)
 {
+	na_bench_read_client(b);
 	char server[256];
 	na_bench_server(b, server, sizeof(server));
 	na_run_link *l = &r->links[0];

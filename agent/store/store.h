@@ -70,6 +70,11 @@ typedef struct na_result {
 	 * text fields), and that uplink ("vmnic1"); NULL when unknown or
 	 * recorded before the link was (see na_result_link). */
 	const char *link_speed_mbit, *link_nic;
+	/* The host's NFS client settings that shape throughput and the
+	 * datastore's nConnect, as bench read them (ops/nfs_client.h):
+	 * "NFS.MaxQueueDepth=64 NFS.MaxVolumes=32 SunRPC.MaxConnPerIP=4",
+	 * sorted; NULL when unknown or recorded before they were. */
+	const char *nfs_client;
 	const na_label *labels;
 	size_t n_labels;
 	/* Its NAS side (store_nas.c), recorded in the result's transaction
@@ -118,7 +123,8 @@ typedef struct na_result {
 	X(runner,          TEXT, 1, 1, 0, NULL)         \
 	X(uuid,            TEXT, 1, 1, 0, NULL)         \
 	X(link_speed_mbit, TEXT, 1, 1, 1, NULL)         \
-	X(link_nic,        TEXT, 1, 1, 0, NULL)
+	X(link_nic,        TEXT, 1, 1, 0, NULL)         \
+	X(nfs_client,      TEXT, 1, 1, 1, NULL)
 /* One direction's statistics (na_dir_stats), in the same way. */
 #define NA_DIR_STATS(X) \
 	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \

@@ -214,9 +214,11 @@ static int bind_column(sqlite3_stmt *st, int at, const na_column *c, const na_re
 
 /* Whether the file has column c: one held at an older schema
  * (na_store_open_version, for tests) lacks runner and uuid before
- * NA_SCHEMA_UUID, the link before its step. */
+ * NA_SCHEMA_UUID, the link and the NFS client before their steps. */
 static bool has_column(const na_store *s, const na_column *c)
 {
+	if (c->off == offsetof(na_result, nfs_client))
+		return s->version >= na_schema_version_of(na_schema_nfs_client_step);
 	bool link = c->off == offsetof(na_result, link_speed_mbit) || c->off == offsetof(na_result, link_nic);
 	bool uuid = c->off == offsetof(na_result, runner) || c->off == offsetof(na_result, uuid);
 	return link ? s->version >= na_schema_version_of(na_schema_link_step)

@@ -120,6 +120,9 @@ static const char *const central_migrations[] = {
 	 * members whose group has not arrived (a push cut between them) are
 	 * known as such, not read as single runs (store_pg_group.c) */
 	na_central_group_uuid_step,
+	/* 6: each result's ESXi NFS client settings (the SQLite store's
+	 * nfs_client step) */
+	"ALTER TABLE results ADD COLUMN IF NOT EXISTS nfs_client text;",
 };
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
@@ -475,11 +478,15 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
 	/* A database from before the link step is read with the link unknown,
-	 * as the SQLite store reads an older file: the reader does not upgrade. */
-	if (rc == VS_OK && version < NA_CENTRAL_LINK)
-		rc = na_pg_exec(c, "CREATE TEMP VIEW results AS SELECT *, NULL::integer AS link_speed_mbit,"
-		                " NULL::text AS link_nic FROM public.results", 0, NULL, "read results", NULL,
-		                err);
+	 * one from before the NFS client's with that unknown, as the SQLite
+	 * store reads an older file: the reader does not upgrade. */
+	if (rc == VS_OK && version < NA_CENTRAL_NFS_CLIENT)
+		rc = na_pg_exec(c, version < NA_CENTRAL_LINK
+		                       ? "CREATE TEMP VIEW results AS SELECT *, NULL::integer AS link_speed_mbit,"
+		                         " NULL::text AS link_nic, NULL::text AS nfs_client FROM public.results"
+		                       : "CREATE TEMP VIEW results AS SELECT *, NULL::text AS nfs_client"
+		                         " FROM public.results",
+		                0, NULL, "read results", NULL, err);
 	if (rc == VS_OK)
 		c->version = version;
 	if (rc != VS_OK)

@@ -25,6 +25,10 @@
 const char na_schema_link_step[] = "ALTER TABLE results ADD COLUMN link_speed_mbit INTEGER;"
                                    "ALTER TABLE results ADD COLUMN link_nic TEXT;";
 
+/* Each result's ESXi NFS client settings (store.h: nfs_client); unknown
+ * (NULL) for older results. */
+const char na_schema_nfs_client_step[] = "ALTER TABLE results ADD COLUMN nfs_client TEXT;";
+
 /* ---- the schema: step i takes a database from version i to i + 1.  A
  * released step never changes (databases in the field ran it); a new schema
  * is a new step at the end. ---- */
@@ -149,6 +153,9 @@ const char *const na_schema_migrations[] = {
 	na_schema_link_step,
 	/* 18: which central database holds each group run (store_group.c) */
 	na_store_group_pushes_schema,
+	/* 19: the host's NFS client settings with each result, so that compare
+	 * names a difference in them as a confounder */
+	na_schema_nfs_client_step,
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
@@ -157,7 +164,8 @@ const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_sche
  * before the file's own.  Each applies to the versions from..to-1; a new
  * step that changes what the queries read adds its view here. */
 #define NO_UUID ", NULL AS runner, NULL AS uuid"
-#define NO_LINK ", NULL AS link_speed_mbit, NULL AS link_nic"
+#define NO_CLIENT ", NULL AS nfs_client"
+#define NO_LINK ", NULL AS link_speed_mbit, NULL AS link_nic" NO_CLIENT
 const na_schema_view na_schema_views[] = {
 	/* before 3 no finding was recorded */
 	{1, 3, "CREATE TEMP TABLE findings (id INTEGER PRIMARY KEY, at TEXT, kind TEXT,"
@@ -197,8 +205,11 @@ const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_view
 /* From NA_SCHEMA_UUID to the link step (whose number is its place, not a
  * constant: steps added on other branches may come before it). */
 const char na_schema_no_link[] = "CREATE TEMP VIEW results AS SELECT *" NO_LINK " FROM main.results";
+/* From the link step to the NFS client's (both known by their text). */
+const char na_schema_no_nfs_client[] = "CREATE TEMP VIEW results AS SELECT *" NO_CLIENT " FROM main.results";
 #undef NO_UUID
 #undef NO_LINK
+#undef NO_CLIENT
 
 int na_schema_version_of(const char *step)
 {

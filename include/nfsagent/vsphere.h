@@ -80,6 +80,7 @@ typedef struct vs_host {
 	bool maintenance;        /* runtime.inMaintenanceMode */
 	char *datastore_system;  /* configManager.datastoreSystem moref */
 	char *parent;            /* compute resource moref */
+	char *option_manager;    /* configManager.advancedOption moref (vs_host_nfs_options) */
 } vs_host;
 
 /* The link a host reaches an NFS server through (vs_hosts_link_to). */
@@ -95,6 +96,7 @@ typedef struct vs_ds_mount {
 	char *access_mode;  /* "readWrite" | "readOnly" */
 	bool mounted;
 	bool accessible;
+	int tcp_connections;  /* mountInfo.numTcpConnections (API 8.0.1): nConnect; 0 unknown */
 } vs_ds_mount;
 
 typedef struct vs_datastore {
@@ -244,6 +246,21 @@ int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_
  * call for all n (a host may be named more than once). */
 int vs_hosts_link_to(vs_client *c, const char *const *hosts, const char *const *servers, size_t n,
                      vs_host_link *out, vs_error *err);
+
+/* One advanced option of an ESXi host (OptionValue). */
+typedef struct vs_option {
+	char *key;    /* "NFS.MaxQueueDepth" */
+	char *value;  /* as the host wrote it ("64"); NULL when it sent none */
+} vs_option;
+
+/* The host's NFS client settings: its advanced options (its OptionManager,
+ * configManager.advancedOption, QueryOptions) under NFS., NFS41. and
+ * SunRPC., sorted by key.  A key the host or its version lacks is simply
+ * not listed; a subtree it has no option under (the InvalidName fault)
+ * adds none.  Read once per client and host (four calls at most): *out is
+ * the client's, valid until vs_disconnect. */
+int vs_host_nfs_options(vs_client *c, const vs_host *host, const vs_option **out, size_t *n,
+                        vs_error *err);
 
 /* ---- Datastore files --------------------------------------------------- */
 

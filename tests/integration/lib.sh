@@ -84,7 +84,7 @@ new_db() {
 }
 
 # The lab's methods that only read (sessions and views are the client's own).
-READS='^(RetrieveServiceContent|Login|Logout|SessionIsActive|RetrieveProperties|RetrievePropertiesEx|ContinueRetrievePropertiesEx|CancelRetrievePropertiesEx|CreateContainerView|DestroyView|CreatePropertyCollector|DestroyPropertyCollector|CreateFilter|DestroyPropertyFilter|WaitForUpdatesEx|QueryPerfCounter|QueryPerfCounterByLevel|QueryAvailablePerfMetric|QueryPerf|SearchDatastore_Task|SearchDatastoreSubFolders_Task|ValidateCredentialsInGuest|ListProcessesInGuest)$'
+READS='^(RetrieveServiceContent|Login|Logout|SessionIsActive|RetrieveProperties|RetrievePropertiesEx|ContinueRetrievePropertiesEx|CancelRetrievePropertiesEx|CreateContainerView|DestroyView|CreatePropertyCollector|DestroyPropertyCollector|CreateFilter|DestroyPropertyFilter|WaitForUpdatesEx|QueryPerfCounter|QueryPerfCounterByLevel|QueryAvailablePerfMetric|QueryPerf|SearchDatastore_Task|SearchDatastoreSubFolders_Task|ValidateCredentialsInGuest|ListProcessesInGuest|QueryOptions)$'
 
 # The methods in the lab's log that are not reads, one a line (none: empty).
 not_reads() { awk '{print $2}' "$LAB_LOG" | sort -u | grep -Ev "$READS" || true; }

@@ -246,6 +246,8 @@ assert_not_contains "$ERR" "wait for the central database"
 assert_eq "$(counts live)" "2 2 0 2" "results bench pushed"
 assert_eq "$(q live "SELECT string_agg(DISTINCT link_speed_mbit || ' ' || link_nic, ',') FROM results")" \
 	"10000 vmnic0" "the host's link bench pushed"
+assert_eq "$(q live "SELECT string_agg(DISTINCT nfs_client, ',') FROM results")" \
+	"NFS.MaxQueueDepth=4294967295 NFS.MaxVolumes=32 SunRPC.MaxConnPerIP=4" "the NFS client bench pushed"
 assert_eq "$(q live "SELECT string_agg(uuid::text, ',' ORDER BY uuid) FROM results")" \
 	"$(sqlite3 "$L" "SELECT group_concat(uuid, ',') FROM (SELECT uuid FROM results ORDER BY uuid)")" "UUIDs bench pushed"
 pg_stop
@@ -281,10 +283,15 @@ assert_one_line "$ERR"
 assert_contains "$ERR" "central: do not put the password in the central database's URL"
 assert_not_contains "$ERR" hunter2
 
-# ---- a reader of a database from before the link step (version 3) ----
+# ---- a reader of a database from before the NFS client's step (5), and
+# before the link step (3) ----
+q live "ALTER TABLE results DROP COLUMN nfs_client; UPDATE nfsagent_schema SET version = 5"
+run 0 "$NFSAGENT" results --db "$(url live)" --json
+assert_eq "$(jq -c '[length, ([.[] | .nfs_client] | unique)]' <<< "$OUT")" '[8,[null]]' \
+	"results of a version-5 database, no NFS client"
 q live "ALTER TABLE results DROP COLUMN link_speed_mbit, DROP COLUMN link_nic; UPDATE nfsagent_schema SET version = 3"
 run 0 "$NFSAGENT" results --db "$(url live)" --json
-assert_eq "$(jq -c '[length, ([.[] | .link_speed_mbit, .link_nic] | unique)]' <<< "$OUT")" '[8,[null]]' \
+assert_eq "$(jq -c '[length, ([.[] | .link_speed_mbit, .link_nic, .nfs_client] | unique)]' <<< "$OUT")" '[8,[null]]' \
 	"results of a version-3 database, no link"
 run 2 "$NFSAGENT" results --db "$(url live)" --where link_nic=vmnic0
 assert_eq "$(q live "SELECT version FROM nfsagent_schema")" 3 "a reader does not upgrade"

@@ -73,6 +73,7 @@ func features() []feature {
 		&serviceVersions{},    // versions.go: /sdk/vimServiceVersions.xml
 		&paging{},             // paging.go: maxObjects, Continue/CancelRetrievePropertiesEx
 		&esxiVersion{},        // esxi.go: -esxi
+		&hostOptions{},        // hostoptions.go: the NFS client's advanced options, -host-option
 		&linkSpeeds{},         // links.go: -link-speed
 		nfs,                   // nfs.go, nfsmount.go: -export, CreateNasDatastore, RemoveDatastore
 		nas,                   // nas.go, nasshell.go: the ZFS NAS behind the exports, -nas-*

@@ -362,7 +362,7 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
-	                    "finished_at, runner, uuid, link_speed_mbit, link_nic, zfs_recordsize, zfs_sync, "
+	                    "finished_at, runner, uuid, link_speed_mbit, link_nic, nfs_client, zfs_recordsize, zfs_sync, "
 	                    "zfs_compression, zfs_atime, zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
 	                    "zfs_pool_health; "
 	                    "the labels recorded are recordsize, slog");
