@@ -76,4 +76,19 @@ run 0 "$NFSAGENT" verify --vm fiotest
 assert_contains "$OUT" "all hold what their descriptors declare"
 run 0 "$NFSAGENT" probe --host DC0_H0 --datastore truenas-vmware16k --disks 2 --size 64M
 assert_contains "$(flat "$OUT")" "clean: 2 of 2 canary disks"
+lab_stop
+
+# A cluster upgraded host by host: the bug is 8.0 U3's NFS 4.1 client, and
+# the host still on 8.0 U2 mounts the same export without it.
+# (The canaries are made and read through every host that mounts the
+# datastore, so each datastore here is mounted by one host.)
+lab_start -nfs41-bug always -nfs41-bug-build 24022510 -esxi-host DC0_H0=8.0.2:22380479
+for h in DC0_H0 DC0_C0_H0; do
+	"$NFSAGENT" mount --host $h --name "nfs41-$h" --server 10.0.0.5 --path /mnt/tank/vmware16k \
+		--nfs 4.1 > /dev/null
+done
+run 0 "$NFSAGENT" probe --host DC0_H0 --datastore nfs41-DC0_H0 --disks 2 --size 64M
+assert_contains "$(flat "$OUT")" "clean: 2 of 2 canary disks on datastore nfs41-DC0_H0 (NFS 4.1, host DC0_H0, ESXi 8.0.2 build 22380479)"
+run 3 "$NFSAGENT" probe --host DC0_C0_H0 --datastore nfs41-DC0_C0_H0 --disks 2 --size 64M
+assert_contains "$(flat "$OUT")" "host DC0_C0_H0, ESXi 8.0.3 build 24022510"
 echo "probe/verify: ok"

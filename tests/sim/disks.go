@@ -87,7 +87,7 @@ func (m *labDiskManager) CreateVirtualDiskTask(ctx *simulator.Context, req *type
 		host := views.creator(ds, n)
 		written, hit := size, false
 		if ds.Summary.Type == nfs41 {
-			if hit, _ = m.bug.strike("CreateVirtualDisk "+req.Name+seenBy(host), size); hit && !views.hostMode() {
+			if hit, _ = m.bug.strike(host, "CreateVirtualDisk "+req.Name+seenBy(host), size); hit && !views.hostMode() {
 				written = 0
 			}
 		}

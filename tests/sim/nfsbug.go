@@ -11,6 +11,9 @@ package main
 //                 own math/rand source seeded with S (default 1), so a run
 //                 is reproducible for a given order of operations
 //   first:N       the first N eligible operations, then never
+// -nfs41-bug-build BUILD keeps it to the hosts that report that ESXi build
+// (esxi.go): the bug is 8.0 U3's NFS 4.1 client, and a host still on 8.0 U2
+// beside it mounts the same export without it.
 // Eligible operations (relocate.go, disks.go): a hot Storage vMotion of a
 // VM without snapshots whose disk lands on an NFS41 datastore, and
 // CreateVirtualDisk_Task on an NFS41 datastore. NFS 3 never hits it.
@@ -23,10 +26,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/vmware/govmomi/simulator"
 )
 
 type nfs41Bug struct {
-	spec string
+	spec  string
+	build string // "": every host's NFS 4.1 client has it
 
 	mu   sync.Mutex
 	mode string
@@ -37,6 +43,7 @@ type nfs41Bug struct {
 
 func (b *nfs41Bug) flags(fs *flag.FlagSet) {
 	fs.StringVar(&b.spec, "nfs41-bug", "off", "NFS 4.1 short-extent bug: off, always, flaky:P[,SEED] or first:N")
+	fs.StringVar(&b.build, "nfs41-bug-build", "", "only the hosts that report this ESXi build have the NFS 4.1 bug (default: all)")
 }
 
 func (b *nfs41Bug) setup(*lab) error {
@@ -72,9 +79,13 @@ func (b *nfs41Bug) setup(*lab) error {
 	return nil
 }
 
-// strike decides one eligible operation. For a Storage vMotion the short
-// extent's size follows: 0 bytes, or under flaky a random pick of 0 or half.
-func (b *nfs41Bug) strike(what string, full int64) (bool, int64) {
+// strike decides one eligible operation seen through host (nil: not
+// known). For a Storage vMotion the short extent's size follows: 0 bytes, or
+// under flaky a random pick of 0 or half.
+func (b *nfs41Bug) strike(host *simulator.HostSystem, what string, full int64) (bool, int64) {
+	if b.build != "" && (host == nil || host.Config == nil || host.Config.Product.Build != b.build) {
+		return false, 0
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	hit, size := false, int64(0)

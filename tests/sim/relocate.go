@@ -193,7 +193,7 @@ func (r *relocation) relocate(vm *simulator.VirtualMachine, spec *types.VirtualM
 				full = st.Size()
 			}
 		}
-		if hit, size := r.bug.strike("Storage vMotion of "+vm.Name+" to "+moves[victim].to+seenBy(host), full); hit {
+		if hit, size := r.bug.strike(host, "Storage vMotion of "+vm.Name+" to "+moves[victim].to+seenBy(host), full); hit {
 			short = size
 		}
 	}
