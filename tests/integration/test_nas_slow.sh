@@ -9,12 +9,9 @@
 # round trip, and every figure is fio's window's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
-lab_start -nas-slog
-nas_start
-NAS="ssh -F $NAS_SSH_CONFIG nas"
-export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+nas_lab -nas-slog
 db="$WORK/results.db"
-
+# (slowed once sshd is up: nas_start's own check would wait as long)
 nas_model '.busy_ms = 2200 | .slowdown = 5'
 # The model itself, beside the bench: a command takes 11 s or more to
 # answer (a lower bound: the model's own wait; the test asserts no upper).
