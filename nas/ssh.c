@@ -201,11 +201,38 @@ void nas_output_free(nas_output *o)
 	*o = (nas_output){.status = -1};
 }
 
-static int64_t now_ms(void)
+/* ---- the clock -------------------------------------------------------- */
+
+static int64_t real_now_ms(void *ctx)
 {
+	(void)ctx;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void real_nap_ms(void *ctx, int ms)
+{
+	(void)ctx;
+	struct timespec nap = {ms / 1000, (long)(ms % 1000) * 1000 * 1000};
+	nanosleep(&nap, NULL);
+}
+
+const nas_clock nas_real_clock = {real_now_ms, real_nap_ms, NULL};
+
+static const nas_clock *clock_of(const nas_target *t)
+{
+	return t->clock ? t->clock : &nas_real_clock;
+}
+
+static int64_t now_ms(const nas_clock *c)
+{
+	return c->now_ms(c->ctx);
+}
+
+static void nap_ms(const nas_clock *c, int ms)
+{
+	c->nap_ms(c->ctx, ms);
 }
 
 /* "zpool list -Hpv tank" for messages. */
@@ -298,6 +325,7 @@ struct nas_job {
 	bool reaped;  /* it ended, seen by nas_job_await: status holds how */
 	int status;
 	size_t max_output;
+	const nas_clock *clock;  /* the target's */
 	char what[400], where[256];
 };
 
@@ -326,6 +354,7 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
 		join_words(remote, j->what, sizeof(j->what));
 	snprintf(j->where, sizeof(j->where), "%s", t->display);
 	j->max_output = t->max_output;
+	j->clock = clock_of(t);
 	j->out = tmpfile();
 	j->errs = tmpfile();
 	int in[2] = {-1, -1};
@@ -414,32 +443,30 @@ int nas_job_exit(nas_job *j)
 
 bool nas_job_await(nas_job *j, const char *line, int wait_ms)
 {
-	int64_t deadline = now_ms() + wait_ms;
+	int64_t deadline = now_ms(j->clock) + wait_ms;
 	for (;;) {
 		if (printed_line(j, line))
 			return true;
 		/* ended: what it printed is all there is (one last look) */
 		if (!nas_job_running(j))
 			return printed_line(j, line);
-		if (now_ms() >= deadline)
+		if (now_ms(j->clock) >= deadline)
 			return false;
-		struct timespec nap = {0, 2 * 1000 * 1000};
-		nanosleep(&nap, NULL);
+		nap_ms(j->clock, 2);
 	}
 }
 
-/* Waits for pid until deadline (ms, monotonic); true when it ended. */
-static bool wait_until(pid_t pid, int64_t deadline, int *status)
+/* Waits for pid until deadline (ms on c); true when it ended. */
+static bool wait_until(const nas_clock *c, pid_t pid, int64_t deadline, int *status)
 {
 	for (;;) {
 		pid_t got = waitpid(pid, status, WNOHANG);
 		if (got == pid || (got < 0 && errno != EINTR))
 			return true;
-		if (now_ms() >= deadline)
+		if (now_ms(c) >= deadline)
 			return false;
 		/* short: a stopped ssh ends within milliseconds, and the run waits */
-		struct timespec nap = {0, 5 * 1000 * 1000};
-		nanosleep(&nap, NULL);
+		nap_ms(c, 5);
 	}
 }
 
@@ -464,11 +491,11 @@ static run_end job_end(nas_job *j, int wait_ms, nas_output *o)
 {
 	int status = j->status;
 	*o = (nas_output){.status = -1};
-	bool ended = j->reaped || wait_until(j->pid, now_ms() + wait_ms, &status);
+	bool ended = j->reaped || wait_until(j->clock, j->pid, now_ms(j->clock) + wait_ms, &status);
 	if (!ended) {
 		/* ssh ends the remote command with its session. */
 		kill(j->pid, SIGTERM);
-		if (!wait_until(j->pid, now_ms() + 2000, &status)) {
+		if (!wait_until(j->clock, j->pid, now_ms(j->clock) + 2000, &status)) {
 			kill(j->pid, SIGKILL);
 			while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR) {
 			}
@@ -486,15 +513,17 @@ static run_end job_end(nas_job *j, int wait_ms, nas_output *o)
 /* The verdict on j, which ended so: one reason, named by what it ran and
  * where (the NAS's name: the target's whole, or the job's copy).  A job
  * stopped at its time (RUN_TIMEOUT) failed when it had timeout_s to answer
- * (nas_run_all), not when we stopped it (nas_job_finish: 0). */
+ * (nas_run_all; tries: how many times it was asked), not when we stopped
+ * it (nas_job_finish: 0). */
 static int verdict(const nas_job *j, const char *where, run_end end, const nas_output *o,
-                   int timeout_s, vs_error *err)
+                   int timeout_s, int tries, vs_error *err)
 {
 	int rc = VS_OK;
 	if (!o->out || !o->errtext)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	else if (end == RUN_TIMEOUT && timeout_s > 0)
-		rc = vs_fail(err, VS_ERR_CONNECT, "no answer from %s in %d s", where, timeout_s);
+		rc = vs_fail(err, VS_ERR_CONNECT, "no answer from %s in %d s%s", where, timeout_s,
+		             tries > 1 ? " (asked twice)" : "");
 	else if (end == RUN_TOO_LONG)
 		rc = vs_fail(err, VS_ERR_PROTOCOL, "%s printed more than %zu bytes", j->what, j->max_output);
 	else if (end == RUN_EXITED && o->status != 0)
@@ -507,7 +536,7 @@ static int verdict(const nas_job *j, const char *where, run_end end, const nas_o
 int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 {
 	nas_job *j = *job;
-	int rc = verdict(j, j->where, job_end(j, wait_ms, o), o, 0, err);
+	int rc = verdict(j, j->where, job_end(j, wait_ms, o), o, 0, 1, err);
 	job_free(j);
 	*job = NULL;
 	return rc;
@@ -518,7 +547,7 @@ int nas_job_finish(nas_job **job, int wait_ms, nas_output *o, vs_error *err)
 /* Waits until deadline for jobs[] (NULL: one that did not start) to end,
  * killing at once any that printed past the target's limit: a pool's
  * history of years is not copied whole to be refused. */
-static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
+static void watch(const nas_clock *c, nas_job *const *jobs, size_t n, int64_t deadline)
 {
 	for (;;) {
 		bool running = false;
@@ -531,46 +560,82 @@ static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
 			else
 				running = true;
 		}
-		if (!running || now_ms() >= deadline)
+		if (!running || now_ms(c) >= deadline)
 			return;
-		struct timespec nap = {0, 5 * 1000 * 1000};
-		nanosleep(&nap, NULL);
+		nap_ms(c, 5);
 	}
 }
 
-/* Background jobs, not pipes and poll: their output waits in files until
- * each ends (a ControlPersist master ssh leaves behind, holding stderr,
- * holds nobody: each job's end is its ssh's exit). */
-int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
+/* One round: the calls that again[] marks (all when NULL) run at once,
+ * each marked timed out when it gave no answer in the target's time. */
+static void run_round(const nas_target *t, nas_call *calls, size_t n, const bool *again,
+                      bool *timed_out)
 {
+	const nas_clock *c = clock_of(t);
 	nas_job **jobs = calloc(n ? n : 1, sizeof(*jobs));
 	for (size_t i = 0; i < n; i++) {
+		if (again && !again[i])
+			continue;
+		calls[i].tries++;
 		calls[i].out = (nas_output){.status = -1};
 		calls[i].err = (vs_error){0};
 		calls[i].rc = jobs ? nas_job_start(t, calls[i].remote, NULL, false, &jobs[i], &calls[i].err)
 		                   : vs_fail(&calls[i].err, VS_ERR_NOMEM, "out of memory");
 	}
 	/* They began together: each has the target's time from then. */
-	int64_t deadline = now_ms() + (int64_t)t->timeout_s * 1000;
+	int64_t deadline = now_ms(c) + (int64_t)t->timeout_s * 1000;
 	if (jobs)
-		watch(jobs, n, deadline);
-	int first = VS_OK;
+		watch(c, jobs, n, deadline);
 	for (size_t i = 0; i < n; i++) {
-		nas_call *c = &calls[i];
-		if (c->rc == VS_OK) {
-			int64_t left = deadline - now_ms();
-			run_end end = job_end(jobs[i], left > 0 ? (int)left : 0, &c->out);
-			c->rc = verdict(jobs[i], t->display, end, &c->out, t->timeout_s, &c->err);
+		nas_call *call = &calls[i];
+		if (again && !again[i])
+			continue;
+		timed_out[i] = false;  /* (again may be timed_out: read first) */
+		if (call->rc == VS_OK) {
+			int64_t left = deadline - now_ms(c);
+			run_end end = job_end(jobs[i], left > 0 ? (int)left : 0, &call->out);
+			timed_out[i] = end == RUN_TIMEOUT;
+			call->rc = verdict(jobs[i], t->display, end, &call->out, t->timeout_s, call->tries,
+			                   &call->err);
 			job_free(jobs[i]);
 		} else {  /* it could not start: named as a run of it */
 			char what[256];
-			join_words(c->remote, what, sizeof(what));
-			vs_error_context(&c->err, "running '%s' on %s", what, t->display);
+			join_words(call->remote, what, sizeof(what));
+			vs_error_context(&call->err, "running '%s' on %s", what, t->display);
 		}
-		if (first == VS_OK)
-			first = c->rc;
 	}
 	free(jobs);
+}
+
+/* Background jobs, not pipes and poll: their output waits in files until
+ * each ends (a ControlPersist master ssh leaves behind, holding stderr,
+ * holds nobody: each job's end is its ssh's exit).  A busy NAS may answer
+ * late: the calls that got no answer in time are asked once more. */
+int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
+{
+	bool *timed_out = calloc(n ? n : 1, sizeof(*timed_out));
+	for (size_t i = 0; i < n; i++)
+		calls[i].tries = 0;
+	if (!timed_out) {
+		for (size_t i = 0; i < n; i++) {
+			calls[i].out = (nas_output){.status = -1};
+			calls[i].rc = vs_fail(&calls[i].err, VS_ERR_NOMEM, "out of memory");
+		}
+		return n ? VS_ERR_NOMEM : VS_OK;
+	}
+	run_round(t, calls, n, NULL, timed_out);
+	bool any = false;
+	for (size_t i = 0; i < n; i++)
+		if (timed_out[i]) {
+			nas_output_free(&calls[i].out);
+			any = true;
+		}
+	if (any)
+		run_round(t, calls, n, timed_out, timed_out);
+	free(timed_out);
+	int first = VS_OK;
+	for (size_t i = 0; i < n && first == VS_OK; i++)
+		first = calls[i].rc;
 	return first;
 }
 

@@ -201,7 +201,7 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 	if ((a->nas && nas_target_host(&a->target, a->nas, &err) != VS_OK) ||
 	    (a->nas_command && nas_target_command(&a->target, a->nas_command, &err) != VS_OK))
 		return na_usage_error(out, "%s: %s", a->nas ? "--nas" : "--nas-command", err.message);
-	/* A sampler's reads are short: one stuck NAS never holds a run long. */
+	/* A busy NAS's time, bounded: one stuck NAS never holds a run long. */
 	a->target.timeout_s = NA_BENCH_NAS_TIMEOUT_S;
 	/* Its URL is input: refused before connecting, not after the runs. */
 	a->central = na_central_url(a->central, NULL);

@@ -29,6 +29,18 @@ extern "C" {
 
 /* ---- ssh.c: reaching the NAS ----------------------------------------- */
 
+/* The clock the NAS side waits by: now (ms, monotonic) and a nap of ms
+ * while it waits for a child.  Every wait of ssh.c and the sampler is
+ * measured on it, so that a test can drive one of its own instead of the
+ * wall's; nas_real_clock is CLOCK_MONOTONIC and nanosleep. */
+typedef struct nas_clock {
+	int64_t (*now_ms)(void *ctx);
+	void (*nap_ms)(void *ctx, int ms);
+	void *ctx;
+} nas_clock;
+
+extern const nas_clock nas_real_clock;
+
 /* The command line that reaches the NAS: argv words before the remote
  * command ("ssh" "-o" "BatchMode=yes" ... "root@nas"). */
 typedef struct nas_target {
@@ -37,6 +49,7 @@ typedef struct nas_target {
 	char *display;      /* for messages: the host, or the override as given */
 	int timeout_s;      /* a command's budget; the child is killed past it */
 	size_t max_output;  /* bytes of stdout kept; more is an error */
+	const nas_clock *clock;  /* NULL: nas_real_clock; must outlive the target's jobs */
 } nas_target;
 
 enum { NAS_TIMEOUT_DEFAULT_S = 20, NAS_MAX_OUTPUT_DEFAULT = 4 << 20 };
@@ -105,12 +118,16 @@ typedef struct nas_call {
 	nas_output out;
 	int rc;
 	vs_error err;
+	int tries;  /* how many times it was run: 2 when the first gave no answer in time */
 } nas_call;
 /* Runs the calls' commands at once, each in its own session: target +
  * "--" + remote[] (NULL-terminated; each word a fixed token or a checked
  * name: ssh joins them into one remote shell line), stdin /dev/null, the
  * target's timeout from their start and its output limit (a command past it
- * is stopped at once); the time of the slowest, not of all of them.  Each
+ * is stopped at once); the time of the slowest, not of all of them.  A
+ * command that gave no answer in its time (a busy NAS) is run once more,
+ * the ones that did so together, with the same time: at most twice the
+ * timeout in all, then "no answer from NAS in N s (asked twice)".  Each
  * call's rc is VS_OK only when its command exited 0; otherwise its err
  * holds one clear reason (nas_explain) and its out what came back.
  * Returns VS_OK when every one did, else the first failed call's rc in the

@@ -92,6 +92,13 @@ type nasState struct {
 	// NAS: set with jq in a test).
 	ClockSkew float64 `json:"clock_skew_s"`
 	DelayMs   int     `json:"answer_delay_ms"`
+	// A busy NAS: how long each command takes to start answering (a
+	// parked session's once its line came; the loop's later readings
+	// not), and a factor on every wait of the model, this one and
+	// answer_delay_ms (5: five times slower than the NAS normally is;
+	// 0 counts as 1). Set with jq or -nas-busy-ms and -nas-slowdown.
+	BusyMs   int     `json:"busy_ms,omitempty"`
+	Slowdown float64 `json:"slowdown,omitempty"`
 	// The pool's history and its last txg (nashistory.go).
 	History []nasRecord `json:"history"`
 	Txg     uint64      `json:"txg"`
@@ -103,6 +110,15 @@ type nasState struct {
 	// (nasshapes.go).
 	Health string   `json:"health,omitempty"`
 	Scan   []string `json:"scan,omitempty"`
+}
+
+// pause waits ms of the model's, times its slowdown.
+func (st *nasState) pause(ms int) {
+	f := st.Slowdown
+	if f <= 0 {
+		f = 1
+	}
+	time.Sleep(time.Duration(float64(ms) * f * float64(time.Millisecond)))
 }
 
 // now: the NAS's clock.
@@ -120,6 +136,8 @@ type nasModel struct {
 	missing  string
 	sync     string
 	skew     float64
+	busyMs   int
+	slowdown float64
 	shape    string
 	filename string
 	mu       sync.Mutex // one change of nas.json at a time (nasio.go)
@@ -134,6 +152,8 @@ func (n *nasModel) flags(fs *flag.FlagSet) {
 	fs.StringVar(&n.missing, "nas-missing", "", "comma list of programs the NAS lacks (zpool, zfs)")
 	fs.StringVar(&n.sync, "nas-sync", "standard", "the datasets' sync property")
 	fs.Float64Var(&n.skew, "nas-clock-skew", 0, "seconds the NAS's clock is ahead of this machine's (negative: behind)")
+	fs.IntVar(&n.busyMs, "nas-busy-ms", 0, "ms each NAS command takes to start answering (a busy NAS)")
+	fs.Float64Var(&n.slowdown, "nas-slowdown", 1, "factor on every wait of the NAS model (5: five times slower)")
 	fs.StringVar(&n.shape, "nas-shape", "", "the pool as a real one may be: "+strings.Join(nasShapes, ", ")+" (nasshapes.go)")
 }
 
@@ -150,7 +170,8 @@ func (n *nasModel) setup(l *lab) error {
 	if n.mirrors < 1 || n.mirrors > 13 {
 		return fmt.Errorf("-nas-mirrors %d: want 1 to 13 (two disks each, sda..sdz)", n.mirrors)
 	}
-	st := &nasState{Uname: n.uname, Pool: nasPool, Born: time.Now().UnixNano(), ClockSkew: n.skew}
+	st := &nasState{Uname: n.uname, Pool: nasPool, Born: time.Now().UnixNano(), ClockSkew: n.skew,
+		BusyMs: n.busyMs, Slowdown: n.slowdown}
 	if n.missing != "" {
 		st.Missing = strings.Split(n.missing, ",")
 	}

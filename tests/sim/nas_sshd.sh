@@ -101,3 +101,13 @@ nas_model() {
 nas_command() {
 	ssh -F "$NAS_SSH_CONFIG" -o BatchMode=yes nas -- "$@"
 }
+
+# nas_lab LAB-FLAGS...: a lab (lab_start LAB-FLAGS) with its NAS behind
+# sshd, $NAS the --nas-command that reaches it, and the guest's account
+# for bench in the environment.
+nas_lab() {
+	lab_start "$@"
+	nas_start
+	NAS="ssh -F $NAS_SSH_CONFIG nas"
+	export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
+}

@@ -27,7 +27,7 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		fmt.Fprintf(errOut, "labsim nas: %v\n", err)
 		return 1
 	}
-	time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
+	st.pause(st.DelayMs)
 	w := strings.Fields(line)
 	// `env TZ=UTC zpool history ...`: zpool prints local times
 	loc := time.Local
@@ -61,6 +61,7 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 			return 1
 		}
 	}
+	st.pause(st.BusyMs) // a busy NAS: the command starts late (a parked one once asked)
 	if len(w) == 0 {
 		fmt.Fprintln(errOut, "this NAS runs commands only")
 		return 1
@@ -578,7 +579,7 @@ func kstatLoop(stateFile string, w []string, in io.Reader, out, errOut io.Writer
 			fmt.Fprintf(errOut, "labsim nas: %v\n", err)
 			return 1
 		}
-		time.Sleep(time.Duration(st.DelayMs) * time.Millisecond)
+		st.pause(st.DelayMs)
 		return kstatRead(st, words, out, errOut)
 	}
 	if status := reading(txgRead); status != 0 {

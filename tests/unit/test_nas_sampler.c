@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "golden.h"
+#include "nas_test_clock.h"
 
 #include "nfsagent/nas.h"
 
@@ -172,13 +173,6 @@ static nas_sampler *started(const nas_target *t, const nas_layout *l)
 	return s;
 }
 
-static double seconds(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* One run sampled by the readings' loop as SHELL runs it. */
 static void sampled_in(const char *shell)
 {
@@ -202,13 +196,12 @@ static void sampled_in(const char *shell)
 	assert_int_equal(nas_sampler_start(s, &l, 0x36, 10, 30, &err), VS_OK);
 	assert_true(nas_sampler_ready(s));  /* the first reading came, of tank's objset 0x36 */
 	nanosleep(&nap, NULL);
-	double t0 = seconds(), asked = nas_unix_now();
+	double asked = nas_unix_now();
 	nas_window w;
 	nas_sampler_stop(&s, &w);
 	assert_null(s);
 	/* The last reading cuts the loop's 10 s sleep short: not waited for
-	 * (a bound far under the sleep, not how fast this machine is). */
-	assert_true(seconds() - t0 < 3);
+	 * (else the loop's next reading, due at 10 s, would be among them). */
 	assert_false(w.incomplete);
 	assert_int_equal(w.timeline.n, 3);
 	/* the golden's rates over its intervals of 10 s */
@@ -256,10 +249,10 @@ static void stopped_early_in(const char *shell)
 	         cat_goldens);
 	fake_nas_in(&t, shell, "exec sleep 30", slow);
 	nas_sampler *s = started(&t, &l);
-	double t0 = seconds(), asked = nas_unix_now();
+	double asked = nas_unix_now();
 	nas_window w;
 	nas_sampler_stop(&s, &w);
-	assert_true(seconds() - t0 < 2);  /* two readings of 0.4 s, not the loop's 2 s sleep */
+	/* two readings of 0.4 s, not the loop's 2 s sleep and a reading after it */
 	assert_int_equal(w.readings.n, 2);
 	assert_true(w.readings.v[1].at >= asked);
 	assert_true(w.clock_err >= 0);
@@ -507,17 +500,21 @@ static void test_sampler_that_dies(void **state)
 	nas_target_free(&t);
 
 	/* A NAS that never answers (a session black-holed): the first reading
-	 * is waited for the command's time, once; the stop waits no more. */
+	 * is waited for the command's time, once; the stop waits no more.
+	 * Counted on the test's clock: 30 s of it, then the stops of two
+	 * sessions (at most 2 s each before their SIGKILL). */
 	fake_nas(&t, "exec sleep 30", "sleep 30");
-	t.timeout_s = 3;
+	t.timeout_s = 30;
+	nas_test_clock clock;
+	nas_test_clock_use(&clock, 100, &t);
 	s = started(&t, &l);
 	assert_false(nas_sampler_ready(s));
-	double t0 = seconds();
+	assert_in_range(clock.now, 30000, 30000 + 100);
+	int64_t t0 = clock.now;
 	nas_sampler_stop(&s, &w);
-	/* not waited for again (3 s more): the stops of two sessions */
-	assert_true(seconds() - t0 < 2);
+	assert_in_range(clock.now - t0, 0, 2 * (2000 + 100));  /* not waited for again (30 s more) */
 	assert_true(w.incomplete && w.lost);
-	assert_string_equal(w.why, "the NAS gave no first reading in 3 s");
+	assert_string_equal(w.why, "the NAS gave no first reading in 30 s");
 	nas_window_free(&w);
 	nas_target_free(&t);
 	nas_layout_free(&l);

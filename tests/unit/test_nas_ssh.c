@@ -9,10 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "nas_test_clock.h"
 #include "nfsagent/nas.h"
 
 static void assert_words(const char *line, const char *const *want, size_t n_want)
@@ -123,12 +124,14 @@ static void test_run_passes_words_verbatim(void **state)
 	nas_target_free(&t);
 }
 
-/* Runs a fake that fails; returns its status and keeps the message. */
-static int fail_with(const char *script, vs_error *err)
+/* Runs a fake that fails, its waits on clock; returns its status and
+ * keeps the message. */
+static int fail_on(const char *script, nas_test_clock *clock, int step, vs_error *err)
 {
 	nas_target t;
 	fake(&t, script);
 	t.timeout_s = 2;
+	nas_test_clock_use(clock, step, &t);
 	static const char *const cmd[] = {"zpool", "list", "-Hpv", "tank", NULL};
 	nas_output o;
 	*err = (vs_error){0};
@@ -136,6 +139,12 @@ static int fail_with(const char *script, vs_error *err)
 	nas_output_free(&o);
 	nas_target_free(&t);
 	return rc;
+}
+
+static int fail_with(const char *script, vs_error *err)
+{
+	nas_test_clock clock;
+	return fail_on(script, &clock, 0, err);
 }
 
 static void test_run_failures_have_one_reason(void **state)
@@ -180,13 +189,14 @@ static void test_run_limits(void **state)
 {
 	(void)state;
 	vs_error err;
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	/* A child that never ends is killed at the budget, not waited for. */
-	assert_int_equal(fail_with("exec sleep 30", &err), VS_ERR_CONNECT);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	assert_true(b.tv_sec - a.tv_sec < 5);
-	assert_non_null(strstr(err.message, "in 2 s"));
+	nas_test_clock clock;
+	/* A child that never ends is killed at the budget, not waited for;
+	 * asked once more (a busy NAS), it is killed at the budget again:
+	 * twice 2 s of the test's clock, and its stops (SIGTERM, at most 2 s
+	 * each before SIGKILL), not the child's 30 s. */
+	assert_int_equal(fail_on("exec sleep 30", &clock, 100, &err), VS_ERR_CONNECT);
+	assert_in_range(clock.now, 2 * 2000, 2 * (2000 + 2000 + 100));
+	assert_non_null(strstr(err.message, " in 2 s (asked twice)"));
 
 	nas_target t;
 	fake(&t, "head -c 100000 /dev/zero");
@@ -202,11 +212,10 @@ static void test_run_limits(void **state)
 	/* A process left behind that holds stderr (ssh's ControlPersist master)
 	 * does not hold us: ssh's exit does. */
 	fake(&t, "echo answer; sleep 30 >&2 & exit 0");
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	nas_test_clock_use(&clock, 0, &t);
 	assert_int_equal(nas_run(&t, cmd, &o, &err), VS_OK);
-	clock_gettime(CLOCK_MONOTONIC, &b);
 	assert_string_equal(o.out, "answer\n");
-	assert_true(b.tv_sec - a.tv_sec < 3);
+	assert_true(clock.now < t.timeout_s * 1000);  /* answered, not waited for to its budget */
 	nas_output_free(&o);
 	nas_target_free(&t);
 
@@ -223,7 +232,9 @@ static void test_fed_job(void **state)
 {
 	(void)state;
 	nas_target t;
+	nas_test_clock clock;
 	fake(&t, "read x; echo \"got $x\"; echo done; exec sleep 30");
+	nas_test_clock_use(&clock, 0, &t);
 	nas_job *j;
 	vs_error err = {0};
 	const char *const cmd[] = {"loop", NULL};
@@ -239,28 +250,32 @@ static void test_fed_job(void **state)
 	nas_target_free(&t);
 
 	/* The answer to a line is what comes after it: a "done" printed
-	 * before the line was sent is not the answer. */
-	fake(&t, "echo done; read x; sleep 0.3; echo done; exec sleep 30");
+	 * before the line was sent is not the answer.  The stand-in marks a
+	 * file just before its second "done": the await saw that one. */
+	char mark[64], script[160];
+	snprintf(mark, sizeof(mark), "/tmp/nfsagent-unit-answer-%ld", (long)getpid());
+	unlink(mark);
+	snprintf(script, sizeof(script), "echo done; read x; sleep 0.3; : > %s; echo done; exec sleep 30",
+	         mark);
+	fake(&t, script);
+	nas_test_clock_use(&clock, 0, &t);
 	assert_int_equal(nas_job_start(&t, cmd, NULL, true, &j, &err), VS_OK);
-	assert_true(nas_job_await(j, "done", 5000));  /* the first, nothing sent yet */
+	assert_true(nas_job_await(j, "done", 60000));  /* the first, nothing sent yet */
 	assert_int_equal(nas_job_say(j, "go", &err), VS_OK);
-	struct timespec a0, a1;
-	clock_gettime(CLOCK_MONOTONIC, &a0);
-	assert_true(nas_job_await(j, "done", 5000));
-	clock_gettime(CLOCK_MONOTONIC, &a1);
-	assert_true((double)(a1.tv_sec - a0.tv_sec) + (double)(a1.tv_nsec - a0.tv_nsec) / 1e9 >= 0.25);
+	assert_true(nas_job_await(j, "done", 60000));
+	assert_int_equal(access(mark, F_OK), 0);
+	unlink(mark);
 	assert_int_equal(nas_job_finish(&j, 0, &o, &err), VS_OK);
 	assert_string_equal(o.out, "done\ndone\n");
 	nas_output_free(&o);
 	nas_target_free(&t);
 
 	fake(&t, "echo partial; echo donenot; exit 3");
+	nas_test_clock_use(&clock, 0, &t);
 	assert_int_equal(nas_job_start(&t, cmd, NULL, true, &j, &err), VS_OK);
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	assert_false(nas_job_await(j, "done", 5000));  /* ended without it: not waited for */
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	/* ended without it: not waited for to the end of its time */
+	assert_false(nas_job_await(j, "done", 60000));
+	assert_true(clock.now < 60000);
 	assert_int_equal(nas_job_say(j, "end", &err), VS_ERR_CONNECT);
 	assert_int_equal(nas_job_finish(&j, 0, &o, &err), VS_ERR_FAULT);
 	assert_false(o.stopped);
@@ -270,43 +285,61 @@ static void test_fed_job(void **state)
 }
 
 /* Several commands at once: each gets what nas_run would give it alone,
- * one past its time stopped with nas_run's words, one that printed too
- * much refused so; the first failure in their order is the answer, and the
- * whole takes the slowest one's time, not the sum. */
+ * one past its time stopped with nas_run's words (after it was asked
+ * twice), one that printed too much refused so; the first failure in
+ * their order is the answer, and the whole takes the slowest one's time,
+ * not the sum.  At once: each stand-in logs its name, then waits (on the
+ * wall, for at most the budget's naps) until all five have logged theirs;
+ * one after another, the first would never see the others. */
 static void test_run_all(void **state)
 {
 	(void)state;
 	nas_target t;
-	fake(&t, "shift; case $1 in ok) sleep 2; echo fine;; slow) exec sleep 30;;"
-	         " loud) sleep 2; head -c 5000 /dev/zero;; bad) echo \"no such pool\" >&2; exit 1;; esac");
-	t.timeout_s = 3;
+	nas_test_clock clock;
+	char log[64], script[512];
+	snprintf(log, sizeof(log), "/tmp/nfsagent-unit-runall-%ld", (long)getpid());
+	unlink(log);
+	snprintf(script, sizeof(script),
+	         "shift; echo $1 >> %s; until [ $(wc -l < %s) -ge 5 ]; do sleep 0.01; done; "
+	         "case $1 in ok) echo fine;; slow) exec sleep 30;;"
+	         " loud) head -c 5000 /dev/zero;; bad) echo \"no such pool\" >&2; exit 1;; esac",
+	         log, log);
+	fake(&t, script);
+	t.timeout_s = 10;
 	t.max_output = 4096;
+	nas_test_clock_use(&clock, 0, &t);
 	static const char *const ok[] = {"ok", "1", NULL}, *const slow[] = {"slow", NULL},
 	                         *const loud[] = {"loud", NULL}, *const bad[] = {"bad", NULL};
 	nas_call calls[] = {{.remote = ok}, {.remote = slow}, {.remote = loud}, {.remote = ok},
 	                    {.remote = bad}};
-	struct timespec a, b;
-	clock_gettime(CLOCK_MONOTONIC, &a);
 	assert_int_equal(nas_run_all(&t, calls, 5), VS_ERR_CONNECT);  /* slow's, the first failure */
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	double took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	/* the 3 s timeout and the 2 s naps at once (3 s), not one after
-	 * another (9 s) */
-	assert_true(took >= 3 && took < 6);
+	/* the slow one's two budgets and its two stops (at most 2 s each), all
+	 * of the others beside its first: less than three budgets */
+	assert_in_range(clock.now, 2 * 10000, 3 * 10000 - 1);
+	FILE *f = fopen(log, "r");
+	char logged[128] = "";
+	assert_non_null(f);
+	assert_int_equal(fread(logged, 1, sizeof(logged) - 1, f) > 0, 1);
+	fclose(f);
+	unlink(log);
+	assert_int_equal(strlen(logged), strlen("ok\nslow\nloud\nok\nbad\nslow\n"));
+	assert_string_equal(logged + strlen(logged) - 5, "slow\n");  /* asked again, last */
+	for (size_t i = 0; i < 5; i++)
+		assert_int_equal(calls[i].tries, i == 1 ? 2 : 1);
 	char context[1100];
 	assert_int_equal(calls[0].rc, VS_OK);
 	assert_string_equal(calls[0].out.out, "fine\n");
 	assert_int_equal(calls[1].rc, VS_ERR_CONNECT);
-	snprintf(context, sizeof(context), "no answer from %s in 3 s", t.display);
+	snprintf(context, sizeof(context), "no answer from %s in 10 s (asked twice)", t.display);
 	assert_string_equal(calls[1].err.message, context);
-	snprintf(context, sizeof(context), "running 'slow' on %s", t.display);
+	snprintf(context, sizeof(calls[0].err.context), "running 'slow' on %s", t.display);
 	assert_string_equal(calls[1].err.context, context);
 	assert_int_equal(calls[2].rc, VS_ERR_PROTOCOL);
 	assert_string_equal(calls[2].err.message, "loud printed more than 4096 bytes");
 	assert_int_equal(calls[3].rc, VS_OK);
 	assert_int_equal(calls[4].rc, VS_ERR_FAULT);
 	assert_string_equal(calls[4].err.message, "bad exited 1: no such pool");
-	snprintf(context, sizeof(context), "running 'bad' on %s", t.display);
+	snprintf(context, sizeof(calls[0].err.context), "running 'bad' on %s", t.display);
 	assert_string_equal(calls[4].err.context, context);
 	for (size_t i = 0; i < 5; i++)
 		nas_output_free(&calls[i].out);
@@ -315,13 +348,12 @@ static void test_run_all(void **state)
 	 * copied on until the timeout (a pool's history of years). */
 	nas_target_free(&t);
 	fake(&t, "head -c 5000 /dev/zero; exec sleep 30");
-	t.timeout_s = 5;
+	t.timeout_s = 60;
 	t.max_output = 4096;
-	clock_gettime(CLOCK_MONOTONIC, &a);
+	nas_test_clock_use(&clock, 0, &t);
 	assert_int_equal(nas_run_all(&t, calls, 1), VS_ERR_PROTOCOL);
-	clock_gettime(CLOCK_MONOTONIC, &b);
-	took = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
-	assert_true(took < 2.5);  /* the stop's SIGTERM, not the 5 s */
+	assert_true(clock.now < 60000);  /* the stop's SIGKILL, not the budget */
+	assert_int_equal(calls[0].tries, 1);
 	assert_string_equal(calls[0].err.message, "ok 1 printed more than 4096 bytes");
 	nas_output_free(&calls[0].out);
 
