@@ -109,7 +109,9 @@ for t in r16k:16384:9 r64k:65536:33; do
 		"$name: the stored split adds up to the stored figures' amplification"
 	echo "$name: $(stored "$name" "printf('%.2fx = dataset %.3fx, data vdevs %.2fx, log %.3fx (pool measured %.1f s of %.1f s)',
 		amplification, amp_guest_to_dataset, amp_dataset_to_data, amp_log_share, measured_s, window_s)")"
-	assert_eq "$(stored "$name" "abs(window_s - 4) < 0.05 AND measured_s > 0 AND measured_s <= window_s")" 1 \
+	# fio's window is its own runtime (4 s asked; a loaded machine's fio overruns it)
+	assert_eq "$(stored "$name" "abs(window_s - max(coalesce(read_runtime_ms, 0), coalesce(write_runtime_ms, 0)) / 1000.0) < 0.002
+		AND window_s >= 3.95 AND measured_s > 0 AND measured_s <= window_s")" 1 \
 		"$name: the seconds fio's window lasted and the pool measured, stored"
 done
 a16=$(stored r16k "$amp")
