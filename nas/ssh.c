@@ -537,6 +537,24 @@ static void watch(nas_job *const *jobs, size_t n, int64_t deadline)
 	}
 }
 
+/* A fed job's whole input, then its end: the socket's buffer holds far
+ * more than the few KiB of JSON a call sends.  One that takes less ends
+ * with what it read: its verdict says why. */
+static void feed(nas_job *j, const char *input)
+{
+	size_t len = strlen(input);
+	while (len > 0) {
+		ssize_t n = send(j->in, input, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		input += n;
+		len -= (size_t)n;
+	}
+	shutdown(j->in, SHUT_WR);
+}
+
 /* Background jobs, not pipes and poll: their output waits in files until
  * each ends (a ControlPersist master ssh leaves behind, holding stderr,
  * holds nobody: each job's end is its ssh's exit). */
@@ -546,8 +564,11 @@ int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		calls[i].out = (nas_output){.status = -1};
 		calls[i].err = (vs_error){0};
-		calls[i].rc = jobs ? nas_job_start(t, calls[i].remote, NULL, false, &jobs[i], &calls[i].err)
+		calls[i].rc = jobs ? nas_job_start(t, calls[i].remote, NULL, calls[i].input != NULL,
+		                                   &jobs[i], &calls[i].err)
 		                   : vs_fail(&calls[i].err, VS_ERR_NOMEM, "out of memory");
+		if (calls[i].rc == VS_OK && calls[i].input)
+			feed(jobs[i], calls[i].input);
 	}
 	/* They began together: each has the target's time from then. */
 	int64_t deadline = now_ms() + (int64_t)t->timeout_s * 1000;
