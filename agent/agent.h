@@ -391,6 +391,8 @@ vs_status cmd_run(int argc, char **argv, na_outcome *out);
 vs_status cmd_compare(int argc, char **argv, na_outcome *out);
 vs_status cmd_regress(int argc, char **argv, na_outcome *out);
 vs_status cmd_nas(int argc, char **argv, na_outcome *out);
+/* nas create | nas destroy (argv[0] the subcommand): cmd_nas_dataset.c */
+vs_status cmd_nas_dataset(int argc, char **argv, na_outcome *out);
 /* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
  * anything fio would misread or refuse (profiles.c). */
 int64_t na_parse_size(const char *s);

@@ -566,6 +566,24 @@ static void watch(const nas_clock *c, nas_job *const *jobs, size_t n, int64_t de
 	}
 }
 
+/* A fed job's whole input, then its end: the socket's buffer holds far
+ * more than the few KiB of JSON a call sends.  One that takes less ends
+ * with what it read: its verdict says why. */
+static void feed(nas_job *j, const char *input)
+{
+	size_t len = strlen(input);
+	while (len > 0) {
+		ssize_t n = send(j->in, input, len, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		input += n;
+		len -= (size_t)n;
+	}
+	shutdown(j->in, SHUT_WR);
+}
+
 /* One round: the calls that again[] marks (all when NULL) run at once,
  * each marked timed out when it gave no answer in the target's time. */
 static void run_round(const nas_target *t, nas_call *calls, size_t n, const bool *again,
@@ -579,8 +597,11 @@ static void run_round(const nas_target *t, nas_call *calls, size_t n, const bool
 		calls[i].tries++;
 		calls[i].out = (nas_output){.status = -1};
 		calls[i].err = (vs_error){0};
-		calls[i].rc = jobs ? nas_job_start(t, calls[i].remote, NULL, false, &jobs[i], &calls[i].err)
+		calls[i].rc = jobs ? nas_job_start(t, calls[i].remote, NULL, calls[i].input != NULL,
+		                                   &jobs[i], &calls[i].err)
 		                   : vs_fail(&calls[i].err, VS_ERR_NOMEM, "out of memory");
+		if (calls[i].rc == VS_OK && calls[i].input)
+			feed(jobs[i], calls[i].input);
 	}
 	/* They began together: each has the target's time from then. */
 	int64_t deadline = now_ms(c) + (int64_t)t->timeout_s * 1000;
@@ -626,7 +647,9 @@ int nas_run_all(const nas_target *t, nas_call *calls, size_t n)
 	run_round(t, calls, n, NULL, timed_out);
 	bool any = false;
 	for (size_t i = 0; i < n; i++)
-		if (timed_out[i]) {
+		if (timed_out[i] && calls[i].once)
+			timed_out[i] = false;  /* a change may have been made: read, not redone */
+		else if (timed_out[i]) {
 			nas_output_free(&calls[i].out);
 			any = true;
 		}

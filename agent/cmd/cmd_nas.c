@@ -26,6 +26,8 @@ static const char usage[] =
 	"reached, 5 when its host key is refused, 6 when it refuses the key, 1 when\n"
 	"zpool or zfs is missing there or it is not Linux, 2 when no dataset holds\n"
 	"the export.\n"
+	"'nfsagent nas create' and 'nfsagent nas destroy' make and remove a test\n"
+	"dataset and its share (see their --help).\n"
 	"Examples:\n"
 	"  nfsagent nas --nas root@truenas --datastore tank-16k\n"
 	"  nfsagent nas --nas-command 'ssh -J jump root@truenas' --datastore tank-16k\n\n"
@@ -200,6 +202,8 @@ vs_status cmd_nas(int argc, char **argv, na_outcome *out)
 		{0},
 	};
 	static const na_command_spec spec = {usage, longopts, on_option, check, run};
+	if (argc > 1 && (strcmp(argv[1], "create") == 0 || strcmp(argv[1], "destroy") == 0))
+		return cmd_nas_dataset(argc - 1, argv + 1, out);
 	nas_args a = {0};
 	vs_status rc = na_command(&spec, &a, argc, argv, out);
 	nas_target_free(&a.target);

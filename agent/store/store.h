@@ -178,6 +178,8 @@ double na_stat_value(const na_dir_stats *d, int stat);
  * ~/.local/share/nfsagent/results.db.  A database that is not nfsagent's is
  * refused without being changed. */
 int na_store_open(const char *path, na_store **out, vs_error *err);
+/* A version 4 UUID (store_journal.c): also the mark of a dataset a command makes. */
+int na_store_make_uuid(char out[37], vs_error *err);
 /* Whether name is a result field --where selects by (so no label key). */
 bool na_store_is_field(const char *name);
 /* Opens an existing database to read it, never changing it (results,

@@ -144,8 +144,6 @@ bool na_bins_of_fio_json(const char *json, na_fio_result *f, const na_fio_dir *d
  * out's direction. */
 int na_bins_append(na_fio_dir out[2], const char *direction, int64_t ns, int64_t count,
                    vs_error *err);
-/* A version 4 UUID (store_journal.c). */
-int na_store_make_uuid(char out[37], vs_error *err);
 extern const char na_store_nas_no_timeline[];
 extern const char na_store_nas_window[];
 extern const char na_store_nas_no_window[];

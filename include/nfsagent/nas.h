@@ -115,17 +115,21 @@ int nas_job_finish(nas_job **job, int wait_ms, nas_output *out, vs_error *err);
  * it printed (out, nas_output_free it) and rc, VS_OK or the reason in err. */
 typedef struct nas_call {
 	const char *const *remote;
+	const char *input;  /* what its stdin reads, then its end; NULL: /dev/null */
 	nas_output out;
 	int rc;
 	vs_error err;
 	int tries;  /* how many times it was run: 2 when the first gave no answer in time */
+	bool once;  /* a change: never run twice (a timed-out one may have been made) */
 } nas_call;
 /* Runs the calls' commands at once, each in its own session: target +
  * "--" + remote[] (NULL-terminated; each word a fixed token or a checked
- * name: ssh joins them into one remote shell line), stdin /dev/null, the
+ * name: ssh joins them into one remote shell line), stdin the call's input
+ * (a few KiB at most) or /dev/null, the
  * target's timeout from their start and its output limit (a command past it
  * is stopped at once); the time of the slowest, not of all of them.  A
- * command that gave no answer in its time (a busy NAS) is run once more,
+ * command that gave no answer in its time (a busy NAS) is run once more
+ * (unless once),
  * the ones that did so together, with the same time: at most twice the
  * timeout in all, then "no answer from NAS in N s (asked twice)".  Each
  * call's rc is VS_OK only when its command exited 0; otherwise its err

@@ -66,6 +66,10 @@ type nasDataset struct {
 	Nwritten     uint64 `json:"nwritten"`
 	Reads        uint64 `json:"reads"`
 	Nread        uint64 `json:"nread"`
+	// Set here, not inherited (zfs get's source); user properties; sharenfs.
+	Local    []string          `json:"local,omitempty"`
+	User     map[string]string `json:"user,omitempty"`
+	Sharenfs string            `json:"sharenfs,omitempty"`
 }
 
 type nasARC struct {
@@ -110,6 +114,13 @@ type nasState struct {
 	// (nasshapes.go).
 	Health string   `json:"health,omitempty"`
 	Scan   []string `json:"scan,omitempty"`
+	// Datasets made and removed (nasdataset.go): the space free to them,
+	// TrueNAS's version ("" plain OpenZFS: no midclt) and its NFS shares
+	// (nasmidclt.go), and the faults a test sets.
+	Free    uint64     `json:"free"`
+	Truenas string     `json:"truenas,omitempty"`
+	Shares  []nasShare `json:"shares,omitempty"`
+	Faults  nasFaults  `json:"faults"`
 }
 
 // pause waits ms of the model's, times its slowdown.
@@ -139,6 +150,7 @@ type nasModel struct {
 	busyMs   int
 	slowdown float64
 	shape    string
+	truenas  string
 	filename string
 	mu       sync.Mutex // one change of nas.json at a time (nasio.go)
 }
@@ -154,6 +166,7 @@ func (n *nasModel) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&n.skew, "nas-clock-skew", 0, "seconds the NAS's clock is ahead of this machine's (negative: behind)")
 	fs.IntVar(&n.busyMs, "nas-busy-ms", 0, "ms each NAS command takes to start answering (a busy NAS)")
 	fs.Float64Var(&n.slowdown, "nas-slowdown", 1, "factor on every wait of the NAS model (5: five times slower)")
+	fs.StringVar(&n.truenas, "nas-truenas", "", "the NAS is TrueNAS of this version (system.version: TrueNAS-SCALE-24.04.2, TrueNAS-SCALE-22.02.4, TrueNAS-13.0-U6.1; midclt, nasmidclt.go); default plain OpenZFS")
 	fs.StringVar(&n.shape, "nas-shape", "", "the pool as a real one may be: "+strings.Join(nasShapes, ", ")+" (nasshapes.go)")
 }
 
@@ -171,7 +184,7 @@ func (n *nasModel) setup(l *lab) error {
 		return fmt.Errorf("-nas-mirrors %d: want 1 to 13 (two disks each, sda..sdz)", n.mirrors)
 	}
 	st := &nasState{Uname: n.uname, Pool: nasPool, Born: time.Now().UnixNano(), ClockSkew: n.skew,
-		BusyMs: n.busyMs, Slowdown: n.slowdown}
+		BusyMs: n.busyMs, Slowdown: n.slowdown, Truenas: n.truenas}
 	if n.missing != "" {
 		st.Missing = strings.Split(n.missing, ",")
 	}
@@ -199,6 +212,11 @@ func (n *nasModel) setup(l *lab) error {
 		return err
 	}
 	st.Datasets = n.datasets()
+	for _, v := range st.Vdevs {
+		if v.Class == "data" {
+			st.Free += (v.Size - v.Alloc) / 2 * 2 // mirrors: usable already
+		}
+	}
 	st.logCreated(createArgs(st.Vdevs))
 	st.ARC = nasARC{Hits: 918273645, Misses: 20318475, DemandDataHits: 402117730,
 		DemandDataMisses: 9120334, Size: n.arc / 10 * 9, CMax: n.arc}

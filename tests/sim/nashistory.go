@@ -70,8 +70,7 @@ func zfsSet(stateFile string, w []string, errOut io.Writer) int {
 	}
 	prop, value, _ := strings.Cut(w[2], "=")
 	if prop != "recordsize" {
-		fmt.Fprintf(errOut, "labsim nas: 'zfs set %s' is not modelled\n", prop)
-		return 2
+		return zfsSetOther(stateFile, w, errOut) // nasdataset.go
 	}
 	st, err := loadNAS(stateFile)
 	if err != nil {

@@ -28,6 +28,7 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		return 1
 	}
 	st.pause(st.DelayMs)
+	logCommand(stateFile, line)
 	w := strings.Fields(line)
 	// `env TZ=UTC zpool history ...`: zpool prints local times
 	loc := time.Local
@@ -80,6 +81,8 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 	}
 	args := strings.Join(w[1:], " ")
 	switch {
+	case datasetCommand(w):
+		return nasDatasetShell(stateFile, st, w, in, out, errOut)
 	case line == "uname -s":
 		fmt.Fprintln(out, st.Uname)
 	case line == "zfs list -Hp -o name,mountpoint":

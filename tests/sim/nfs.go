@@ -69,6 +69,7 @@ func (e *exportList) Set(v string) error {
 type nfsExport struct {
 	server, path string
 	dir          string // absolute
+	made         bool   // a dataset made on the lab NAS: exported while shared there
 }
 
 type nfsServer struct {
@@ -143,9 +144,27 @@ func (n *nfsServer) setup(l *lab) error {
 	return nil
 }
 
-// lookup finds the export a mount asks for.
+// lookup finds the export a mount asks for: one of the lab's, or the
+// mountpoint of a dataset made on the lab NAS while it is shared there
+// (nasdataset.go).
 func (n *nfsServer) lookup(server, p string) *nfsExport {
-	return n.exports[exportKey(server, p)]
+	key := exportKey(server, p)
+	e := n.exports[key]
+	if e != nil && !e.made {
+		return e
+	}
+	if server != premountServer || !nasExported(filepath.Join(n.l.dir, "nas.json"), p) {
+		return nil
+	}
+	if e == nil {
+		e = &nfsExport{server: server, path: path.Clean(p), made: true}
+		e.dir = filepath.Join(n.l.dir, "nfs", server, filepath.FromSlash(e.path))
+		n.exports[key] = e
+	}
+	if err := os.MkdirAll(e.dir, 0o755); err != nil {
+		return nil
+	}
+	return e
 }
 
 // link makes DIR/ds:/vmfs/volumes/<id> lead to the export.
