@@ -13,7 +13,7 @@
 #include "ops/bench.h"
 #include "ops/migrate.h"
 #include "ops/probe.h"
-#include "cmd/render.h"
+#include "ops/lines.h"
 
 /* ---- preflight ------------------------------------------------------------------ */
 
@@ -95,7 +95,8 @@ const char *na_run_ds_type(const na_run *r, const na_target *t)
 na_session na_run_session(na_run *r)
 {
 	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
-	                    .output = na_print_line, .warning = na_print_warning};
+	                    .output = r->say->output, .warning = r->say->warning,
+	                    .detail = r->say->detail, .output_ud = r->say->output_ud};
 }
 
 /* ---- steps ---------------------------------------------------------------------- */
@@ -141,11 +142,8 @@ static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);
-	char line[1024];
-	snprintf(line, sizeof(line), "Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = "
-	         "nfs3, so its rounds mount %s as NFS 3 from the start.", t->name, where, t->datastore);
-	na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
-	fflush(stdout);
+	na_say(r->say, "Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = nfs3, so its "
+	       "rounds mount %s as NFS 3 from the start.", t->name, where, t->datastore);
 	r->nfs3[ti] = true;
 	return na_run_mark(r, step, where);
 }
@@ -162,8 +160,9 @@ static int remove_probe_folders(na_run *r, const na_target *t)
 	vs_datastore *d = na_run_datastore(r, t->datastore);
 	int rc = VS_OK;
 	long n = 0;
+	na_session s = na_run_session(r);
 	if (na_run_done(r, step, &pid) && pid && d && na_parse_long(pid, 1, LONG_MAX, &n) &&
-	    na_probe_folders_remove(r->cl, d, n, &removed, &err) != VS_OK)
+	    na_probe_folders_remove(&s, d, n, &removed, &err) != VS_OK)
 		rc = na_run_fail(r, &err);
 	free(pid);
 	return rc;
@@ -197,8 +196,8 @@ static int probe_target(na_run *r, na_target *t)
 	na_probe_result res = {0};
 	vs_error err = {0};
 	rc = na_op_probe(&s, &a, &res, &err);
-	if (rc == VS_OK)
-		na_probe_print(&res);
+	if (rc == VS_OK && s.output)
+		na_probe_lines(&res, s.output, s.output_ud);
 	na_verdict v = rc == VS_OK ? na_probe_verdict(&res) : NA_VERDICT_CLEAN;
 	na_probe_result_free(&res);
 	r->t_probe += na_run_clock() - t0;
@@ -245,14 +244,14 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_verdict v = NA_VERDICT_CLEAN;
 	vs_error err = {0};
 	na_leftovers left = {0};
-	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &left, &err);
+	int rc = na_migrate_shown(&s, &a, NULL, &v, &left, &err);
 	r->t_move += na_run_clock() - t0;
 	/* A failed try (also one a workaround went past) may have left a copy
 	 * in a folder named for where the VM was then, which the cleanup's
 	 * search by its folder at the end does not find: listed at the end as
 	 * found now, with what the cleanup finds. */
 	if (na_leftovers_add(&r->leftovers, &left) != VS_OK)
-		na_warn("out of memory: a copy a failed move left may not be listed");
+		na_say_warning(r->say, "out of memory: a copy a failed move left may not be listed");
 	na_leftovers_free(&left);
 	if (s.power_cycled)
 		na_run_guest_forget(r);
@@ -263,7 +262,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 		if (rc != VS_OK)
 			vs_error_format(&err, why, sizeof(why));
 		r->broken[ti] = true;
-		na_warn("target %s: its benchmarks are skipped: %s", r->c->targets[ti].name, why);
+		na_say_warning(r->say, "target %s: its benchmarks are skipped: %s", r->c->targets[ti].name, why);
 		rc = na_run_mark(r, step, "extent-size mismatch");
 	} else if (rc != VS_OK) {
 		rc = na_run_fail(r, &err);
@@ -292,7 +291,7 @@ static int take_turn(na_run *r, na_target *t)
 		vs_datastore *d = &r->inv.datastores[i];
 		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, na_run_ds_type(r, t)))
 			continue;
-		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
+		na_say(r->say, "Target %s: %s leaves %s first.", t->name, na_nfs_label(d->type), t->path);
 		/* The admin's own mount, switched by what the campaign learned:
 		 * cleanup puts it back as it was. */
 		if (!na_run_alternating(r, t) && !na_run_mounted_by_campaign(r, t))
@@ -340,9 +339,8 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	/* Stopped by Ctrl-C: the stop is what is said (execute), not fio's end. */
 	int code = rc == VS_OK ? VS_OK : na_stop_requested ? rc : na_run_fail(r, &err);
 	if (rc == VS_OK) {
-		printf("  %s #%ld on %s: %s (result %lld)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED",
+		na_say(r->say, "  %s #%ld on %s: %s (result %lld)", profile, rep, t->name, o.ok ? "ok" : "FAILED",
 		       (long long)o.row);
-		fflush(stdout);
 	}
 	na_bench_outcome_clear(&o);
 	free(job);
@@ -452,7 +450,7 @@ static int rounds(na_run *r)
 			size_t runs = r->broken[ti] ? 0 : round_left(r, t, rep);
 			if (!runs)
 				continue;  /* a resumed run does not move the VM for nothing */
-			printf("Repetition %ld on target %s%s:\n", rep, t->name,
+			na_say(r->say, "Repetition %ld on target %s%s:", rep, t->name,
 			       r->nfs3[ti] ? " (as NFS 3: the extent-size bug showed on NFS 4.1)" : "");
 			/* A learned NFS 3 target takes its turn like an alternating
 			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
@@ -505,7 +503,7 @@ static void find_leftovers(na_run *r)
 	free(ds);
 	free(folder);
 	if (rc != VS_OK)
-		na_print_warning_error(&err);
+		na_say_warning_error(r->say, &err);
 }
 
 /* The group's VMs home with the fleet op (fio ended first: it would write
@@ -525,7 +523,7 @@ static int clean_up(na_run *r)
 {
 	if (!r->c->cleanup && !r->o->abort)
 		return VS_OK;
-	printf("Cleaning up:\n");
+	na_say(r->say, "Cleaning up:");
 	if (r->n_vms)
 		return unmount_all_targets(r, group_home(r));
 	/* A killed run's fio is ended before the VM moves: it would write into
@@ -582,10 +580,10 @@ static void print_time(const na_run *r)
 	if (r->t_nas > 0)  /* each round with a NAS reads its settings before its runs */
 		snprintf(nas, sizeof(nas), ", reading the NAS %.1f s", r->t_nas);
 	/* two lines: one did not fit a terminal's 120 columns */
-	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s,\n"
-	       "  mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
-	       total, r->t_move, r->t_bench, nas, r->t_probe, r->t_mount, other,
-	       total > 0 ? 100 * other / total : 0);
+	na_say(r->say, "Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s,",
+	       total, r->t_move, r->t_bench, nas, r->t_probe);
+	na_say(r->say, "  mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)",
+	       r->t_mount, other, total > 0 ? 100 * other / total : 0);
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -615,7 +613,7 @@ static na_verdict verdict(const na_run *r)
  * and the campaign's mounts go back, and the end state is read back. */
 static int abort_run(na_run *r)
 {
-	printf("Aborting run %s: nothing more runs; everything goes back.\n", r->id);
+	na_say(r->say, "Aborting run %s: nothing more runs; everything goes back.", r->id);
 	int rc = na_run_remember_start(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
 		rc = remove_probe_folders(r, &r->c->targets[i]);
@@ -626,7 +624,7 @@ static int abort_run(na_run *r)
 		bool there = na_run_datastore(r, t->datastore) != NULL;
 		if (named_before(r, i) || !na_run_mounted_by_campaign(r, t))
 			continue;
-		printf("  %s: %s\n", t->datastore,
+		na_say(r->say, "  %s: %s", t->datastore,
 		       there ? "still mounted" : "not mounted (the campaign mounted it)");
 		if (there)
 			rc = na_run_failf(r, VS_ERR_TASK, "%s, which the campaign mounted, is still mounted",
@@ -643,7 +641,7 @@ static int abort_run(na_run *r)
 		rc = r->err.status;
 	if (rc == VS_OK) {
 		na_run_set_state(r, "aborted");
-		printf("Run %s aborted: everything is back where it started.\n", r->id);
+		na_say(r->say, "Run %s aborted: everything is back where it started.", r->id);
 	}
 	return rc;
 }
@@ -667,7 +665,7 @@ static int execute(na_run *r)
 		 * be read caused the stop: it stays the error. */
 		vs_status was = r->err.status;  /* its exit code stays the run's */
 		if (was != VS_OK && !r->journal_failed) {
-			na_print_warning_error(&r->err);
+			na_say_warning_error(r->say, &r->err);
 			r->err = (vs_error){0};
 		}
 		return na_run_failf(r, was != VS_OK ? was : VS_ERR_TASK, "stopped: every finished step is "
@@ -710,7 +708,9 @@ static int open_store(na_run *r)
 
 int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict_out, vs_error *err)
 {
-	na_run r = {.c = c, .o = o, .t_start = na_run_clock()};
+	static const na_session say = {.output = na_print_line, .warning = na_print_warning,
+	                               .detail = na_print_detail};
+	na_run r = {.c = c, .o = o, .say = &say, .t_start = na_run_clock()};
 	char stamp[32];
 	na_run_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
@@ -721,7 +721,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	if (guest_password(c, &r.password, err) != VS_OK && !o->abort)
 		return err->status;
 	if (!r.password && c->guest_password_file && o->abort)
-		na_print_warning_error(err);
+		na_say_warning_error(r.say, err);
 	*err = (vs_error){0};
 	if (!r.password && !o->abort)
 		return vs_fail(err, VS_ERR_USAGE,
@@ -765,7 +765,7 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 			int said = na_run_fail(&r, &e);
 			rc = rc == VS_OK ? said : rc;
 		}
-		na_leftovers_print(&r.leftovers);
+		na_leftovers_say(r.say, &r.leftovers);
 		if (!o->abort)
 			print_time(&r);
 		/* A failure is what a run that failed says, also beside a broken target. */

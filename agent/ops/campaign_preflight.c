@@ -6,7 +6,6 @@
 #include <string.h>
 
 #include "ops/campaign_run.h"
-#include "cmd/render.h"
 #include "analysis/stats.h"
 
 static int check_target(na_run *r, na_target *t, const vs_vm *vm)
@@ -114,24 +113,23 @@ static void write_vms(FILE *out, const void *run)
 void na_run_print_plan(na_run *r, const vs_vm *vm)
 {
 	na_campaign *c = r->c;
-	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
+	na_say(r->say, "Campaign %s (%s), run %s", c->name, c->file, r->id);
 	if (r->n_vms) {
 		na_print_wrapped_by(stdout, write_vms, r, 2, 4);
-		printf("  each repetition of a profile is one group run in all of them; moves: %ld at "
-		       "once, %ld per host, %ld per datastore\n", c->parallel, c->per_host, c->per_datastore);
+		na_say(r->say, "  each repetition of a profile is one group run in all of them; moves: %ld at "
+		       "once, %ld per host, %ld per datastore", c->parallel, c->per_host, c->per_datastore);
 	} else {
-		printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+		na_say(r->say, "  VM %s, now on %s (host %s)", vm->name, r->home, na_host_name(&r->inv, vm->host));
 	}
 	for (size_t i = 0; i < c->n_targets; i++)
 		na_print_wrapped_by(stdout, write_target, &(run_target){r, &c->targets[i]}, 2, 4);
 	printf("  profiles:");
 	for (size_t i = 0; i < c->n_profiles; i++)
 		printf(" %s", c->profiles[i]);
-	printf(" x %ld repetitions, targets interleaved; size %s, runtime %ld s\n", c->repeat, c->size,
+	na_say(r->say, " x %ld repetitions, targets interleaved; size %s, runtime %ld s", c->repeat, c->size,
 	       c->runtime);
-	printf("  then: %s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
+	na_say(r->say, "  then: %s", c->cleanup ? "move the VM home and unmount what the campaign mounted"
 	                                   : "leave everything as it is (cleanup = no)");
-	fflush(stdout);
 }
 
 int na_run_find_vm(na_run *r)
@@ -165,7 +163,7 @@ static int group_preflight(na_run *r)
 		if (r->o->resume && vs_vm_wait_relocation(r->cl, r->vm_morefs[i], &waited, &err) != VS_OK)
 			rc = na_run_fail(r, &err);
 		if (rc == VS_OK && waited)
-			printf("A relocation of %s was still running: waited for it to end.\n", r->vm_names[i]);
+			na_say(r->say, "A relocation of %s was still running: waited for it to end.", r->vm_names[i]);
 		if (rc == VS_OK && waited)
 			rc = na_run_reload(r);
 		if (rc == VS_OK && vs_guest_check(r->cl, r->vm_morefs[i], &err) != VS_OK)
@@ -191,8 +189,7 @@ int na_run_preflight(na_run *r)
 	bool powered = false;
 	if (r->o->resume && vm->power_state && strcmp(vm->power_state, "poweredOn") != 0 &&
 	    na_run_done(r, "start-power", &power) && power && !strcmp(power, "poweredOn")) {
-		printf("Powering %s on: it ran when the campaign started.\n", r->c->vm);
-		fflush(stdout);
+		na_say(r->say, "Powering %s on: it ran when the campaign started.", r->c->vm);
 		if (vs_vm_power_on(r->cl, vm->moref, NULL, NULL, &err) != VS_OK) {
 			free(power);
 			return na_run_fail(r, &err);

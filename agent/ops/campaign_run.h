@@ -17,6 +17,9 @@ typedef struct na_run_link {
 typedef struct na_run {
 	na_campaign *c;
 	const na_run_options *o;
+	/* The caller's session: its sinks carry every line and warning the run
+	 * says (the run prints nothing itself). */
+	const na_session *say;
 	vs_client *cl;
 	na_store *store;
 	na_inventory inv;

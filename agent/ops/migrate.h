@@ -39,5 +39,14 @@ void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *v
  * stopped it (whatever rc is) or an extent is short after the move. */
 na_verdict na_migrate_verdict(const na_migrate_result *r, int rc);
 void na_migrate_result_free(na_migrate_result *r);
+/* The migrate op with its lines on the session, then the verification
+ * and where the VM is; its status, verdict and err, said by nobody here
+ * (err's message and fault are emptied, its status kept, when the
+ * diagnosis has said why).  record (may be NULL) gets the JSON of it all,
+ * for a caller that prints JSON; left (may be NULL) what failed moves left
+ * on the target, for the caller to list. */
+vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, json_t **record,
+                           na_verdict *verdict, na_leftovers *left, vs_error *err);
+
 
 #endif
