@@ -14,6 +14,7 @@
 #include "ops/migrate.h"
 #include "ops/probe.h"
 #include "ops/lines.h"
+#include "ops/session.h"
 
 /* ---- preflight ------------------------------------------------------------------ */
 
@@ -81,7 +82,7 @@ const char *na_run_nfs_of(const na_run *r, const na_target *t)
 	return r->nfs3[index_of(r, t)] ? "3" : t->nfs;
 }
 
-const char *na_run_policy(const na_target *t)
+const char *na_target_policy(const na_target *t)
 {
 	return t->on_extent_bug ? t->on_extent_bug : "fail";
 }
@@ -138,7 +139,7 @@ bool na_run_has_work(na_run *r, const na_target *t)
 static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 {
 	size_t ti = index_of(r, t);
-	if (!na_target_nfs41(t) || strcmp(na_run_policy(t), "nfs3") != 0 || r->nfs3[ti])
+	if (!na_target_nfs41(t) || strcmp(na_target_policy(t), "nfs3") != 0 || r->nfs3[ti])
 		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);
@@ -457,9 +458,9 @@ static int rounds(na_run *r)
 			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
 			if (rc == VS_OK && r->n_vms)
-				rc = na_run_group_move(r, ti, t->datastore, na_run_policy(t));
+				rc = na_run_group_move(r, ti, t->datastore, na_target_policy(t));
 			else if (rc == VS_OK)
-				rc = na_run_move(r, ti, t->datastore, na_run_policy(t));
+				rc = na_run_move(r, ti, t->datastore, na_target_policy(t));
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
 				rc = r->n_vms ? na_run_group_round(r, t, rep) : bench_round(r, t, rep, runs);
 		}
@@ -570,20 +571,6 @@ static int unmount_all_targets(na_run *r, int rc)
 	if (rc != VS_OK)
 		return rc;
 	return r->n_vms ? na_run_group_check_home(r) : na_run_check_home(r);
-}
-
-static void print_time(const na_run *r)
-{
-	double total = na_run_clock() - r->t_start;
-	double other = total - r->t_move - r->t_bench - r->t_nas - r->t_probe - r->t_mount;
-	char nas[64] = "";
-	if (r->t_nas > 0)  /* each round with a NAS reads its settings before its runs */
-		snprintf(nas, sizeof(nas), ", reading the NAS %.1f s", r->t_nas);
-	/* two lines: one did not fit a terminal's 120 columns */
-	na_say(r->say, "Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s,",
-	       total, r->t_move, r->t_bench, nas, r->t_probe);
-	na_say(r->say, "  mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)",
-	       r->t_mount, other, total > 0 ? 100 * other / total : 0);
 }
 
 /* ---- the run ---------------------------------------------------------------------- */
@@ -706,22 +693,53 @@ static int open_store(na_run *r)
 	return VS_OK;
 }
 
-int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict_out, vs_error *err)
+/* What the run leaves its command: where the time went, what failed moves
+ * left, and the results database for the summary. */
+static void hand_over(na_run *r, na_campaign_result *out)
 {
-	static const na_session say = {.output = na_print_line, .warning = na_print_warning,
-	                               .detail = na_print_detail};
-	na_run r = {.c = c, .o = o, .say = &say, .t_start = na_run_clock()};
+	out->total_s = na_run_clock() - r->t_start;
+	out->move_s = r->t_move;
+	out->bench_s = r->t_bench;
+	out->nas_s = r->t_nas;
+	out->probe_s = r->t_probe;
+	out->mount_s = r->t_mount;
+	out->leftovers = r->leftovers;
+	r->leftovers = (na_leftovers){0};
+	out->store = r->store;
+	r->store = NULL;
+	snprintf(out->run_id, sizeof(out->run_id), "%s", r->id);
+}
+
+static void run_free(na_run *r)
+{
+	vs_disconnect(&r->cl);
+	na_inventory_free(&r->inv);
+	na_store_close(&r->store);
+	free(r->vm_moref);
+	for (size_t i = 0; i < r->n_vms; i++) {
+		free(r->vm_morefs[i]);
+		free(r->vm_names[i]);
+	}
+	free(r->home);
+	free(r->password);
+	na_leftovers_free(&r->leftovers);
+}
+
+int na_op_campaign(na_session *s, const na_campaign_args *o, na_campaign_result *out, vs_error *err)
+{
+	na_campaign *c = o->c;
+	na_run r = {.c = c, .o = o, .say = s, .t_start = na_run_clock()};
+	*out = (na_campaign_result){.verdict = NA_VERDICT_CLEAN};
 	char stamp[32];
 	na_run_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
-	*verdict_out = NA_VERDICT_CLEAN;
 	/* An abort runs nothing in the guest; a password lets it remove what
 	 * killed benchmarks left there, and one that cannot be read does not
 	 * stop it. */
 	if (guest_password(c, &r.password, err) != VS_OK && !o->abort)
 		return err->status;
 	if (!r.password && c->guest_password_file && o->abort)
-		na_say_warning_error(r.say, err);
+		na_say_warning_error(s, err);
 	*err = (vs_error){0};
 	if (!r.password && !o->abort)
 		return vs_fail(err, VS_ERR_USAGE,
@@ -754,36 +772,25 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	if (rc == VS_OK && !r.store)
 		rc = open_store(&r);
 	if (rc == VS_OK && !o->abort)
-		na_run_print_plan(&r, na_run_vm(&r));
+		na_run_show_plan(&r, na_run_vm(&r));
 	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = na_run_claim(&r)) == VS_OK)) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
 		rc = execute(&r);
 		na_interrupts_release(&saved);
-		/* A summary that cannot be read is said; it fails a run that had not. */
-		if (!o->abort && na_campaign_print_summary(r.store, c, r.id, &e) != VS_OK) {
-			int said = na_run_fail(&r, &e);
-			rc = rc == VS_OK ? said : rc;
-		}
-		na_leftovers_say(r.say, &r.leftovers);
-		if (!o->abort)
-			print_time(&r);
+		out->ran = true;
 		/* A failure is what a run that failed says, also beside a broken target. */
-		*verdict_out = rc == VS_OK ? verdict(&r) : NA_VERDICT_CLEAN;
+		out->verdict = rc == VS_OK ? verdict(&r) : NA_VERDICT_CLEAN;
 	}
-	vs_disconnect(&r.cl);
-	na_inventory_free(&r.inv);
-	na_push_warn(r.store);
-	na_store_close(&r.store);
-	free(r.vm_moref);
-	for (size_t i = 0; i < r.n_vms; i++) {
-		free(r.vm_morefs[i]);
-		free(r.vm_names[i]);
-	}
-	free(r.home);
-	free(r.password);
-	na_leftovers_free(&r.leftovers);
+	hand_over(&r, out);
+	run_free(&r);
 	if (rc != VS_OK)
 		*err = r.err.status != VS_OK ? r.err : (vs_error){.status = rc, .message = "the campaign failed"};
 	return rc;
+}
+
+void na_campaign_result_free(na_campaign_result *out)
+{
+	na_leftovers_free(&out->leftovers);
+	na_store_close(&out->store);
 }
