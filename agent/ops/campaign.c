@@ -216,14 +216,10 @@ static int probe_target(na_run *r, na_target *t)
 	                   : rc;
 }
 
-/* Moves the VM to ds; the extent-size bug marks the target broken. */
-int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
+/* Moves the VM to ds through migrate (disks: where each disk goes, or NULL:
+ * with the VM); the extent-size bug marks the target broken. */
+static int move_vm(na_run *r, size_t ti, const char *ds, const char *policy, const char *const *disks)
 {
-	vs_vm *vm = na_run_vm(r);
-	for (size_t i = 0; i < r->inv.n_datastores; i++)
-		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
-		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
-			return VS_OK;
 	/* migrate's nfs3 policy remounts an admin's NFS 4.1 datastore as NFS 3
 	 * on its hosts when the move meets the bug: journaled first, so that
 	 * cleanup puts the admin's mount back as it was. */
@@ -237,7 +233,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
 	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
 	                     .campaign = r->id,
-	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
+	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home",
+	                     .disk_datastores = disks};
 	double t0 = na_run_clock();
 	na_progress bar;
 	na_session s = na_run_session(r);
@@ -280,6 +277,21 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 			rc = learn_nfs3(r, &r->c->targets[ti], "on the move");
 	}
 	return rc != VS_OK ? rc : reloaded;
+}
+
+int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
+{
+	vs_vm *vm = na_run_vm(r);
+	for (size_t i = 0; i < r->inv.n_datastores; i++)
+		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
+		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
+			return VS_OK;
+	return move_vm(r, ti, ds, policy, NULL);
+}
+
+int na_run_move_disks(na_run *r, const char *const *disks)
+{
+	return move_vm(r, NA_MAX_TARGETS, r->home, "fail", disks);
 }
 
 /* An alternating target's turn: park the VM at home if it sits on the

@@ -191,14 +191,7 @@ int na_run_go_home(na_run *r)
 	if (rc == VS_OK && astray && home) {
 		na_say(r->say, "Moving %zu disk%s of %s back to %s own datastore%s.", astray, na_s(astray),
 		       r->c->vm, astray == 1 ? "its" : "their", na_s(astray));
-		double t0 = na_run_clock();
-		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {
-			vs_error_context(&err, "moving the disks of %s back", r->c->vm);
-			rc = na_run_fail(r, &err);
-		}
-		r->t_move += na_run_clock() - t0;
-		int reloaded = na_run_reload(r);
-		rc = rc == VS_OK ? reloaded : rc;
+		rc = na_run_move_disks(r, to);
 	}
 	free(to);
 	free(off);

@@ -98,8 +98,8 @@ static int move(migration *m, vs_error *err)
 	/* A Storage vMotion is not cancelled halfway: the stop comes after it. */
 	na_interrupts_note("letting the running Storage vMotion finish");
 	if (rc == VS_OK)
-		rc = vs_vm_relocate(m->c, m->vm->moref, m->target->moref, layout, p ? na_progress_cb : NULL,
-		                    p, err);
+		rc = vs_vm_relocate_disks(m->c, m->vm->moref, m->target->moref, layout,
+		                          m->a->disk_datastores, p ? na_progress_cb : NULL, p, err);
 	na_interrupts_note(NULL);
 	if (p)
 		na_progress_done(p);

@@ -13,6 +13,10 @@ typedef struct na_migrate_args {
 	bool allow_power_off;
 	bool bug_seen;  /* the plain move hit the extent-size bug already: straight to the workaround */
 	const char *campaign, *target;  /* recorded with a failure's verdict */
+	/* Per disk of the VM's layout, the datastore (moref) it goes to (a NULL
+	 * entry: datastore's); NULL: every disk to datastore.  A campaign puts
+	 * a disk that started elsewhere back there. */
+	const char *const *disk_datastores;
 } na_migrate_args;
 
 typedef struct na_migrate_result {
