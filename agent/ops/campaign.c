@@ -329,7 +329,6 @@ static int take_turn(na_run *r, na_target *t)
 	return rc == VS_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
 }
 
-
 static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *profile, long rep)
 {
 	char step[256], *detail = NULL;
@@ -358,27 +357,6 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	na_bench_outcome_clear(&o);
 	free(job);
 	return code;
-}
-
-const nas_target *na_run_nas_target(const na_target *t, nas_target *nas)
-{
-	/* The parser checked the key: a refusal here is out of memory, and no
-	 * NAS side. */
-	vs_error err = {0};
-	bool made = (t->nas && nas_target_host(nas, t->nas, &err) == VS_OK) ||
-	            (!t->nas && t->nas_command && nas_target_command(nas, t->nas_command, &err) == VS_OK);
-	nas->timeout_s = NA_BENCH_NAS_TIMEOUT_S;
-	return made ? nas : NULL;
-}
-
-size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < r->c->labels.n; i++)
-		out[n++] = r->c->labels.v[i];
-	for (size_t i = 0; i < t->labels.n; i++)
-		out[n++] = t->labels.v[i];
-	return n;
 }
 
 /* The host's link to the target's server, recorded with each result: read

@@ -190,3 +190,24 @@ int na_run_sweep_guest(na_run *r, bool self)
 	free(left);
 	return rc;
 }
+
+const nas_target *na_run_nas_target(const na_target *t, nas_target *nas)
+{
+	/* The parser checked the key: a refusal here is out of memory, and no
+	 * NAS side. */
+	vs_error err = {0};
+	bool made = (t->nas && nas_target_host(nas, t->nas, &err) == VS_OK) ||
+	            (!t->nas && t->nas_command && nas_target_command(nas, t->nas_command, &err) == VS_OK);
+	nas->timeout_s = NA_BENCH_NAS_TIMEOUT_S;
+	return made ? nas : NULL;
+}
+
+size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->c->labels.n; i++)
+		out[n++] = r->c->labels.v[i];
+	for (size_t i = 0; i < t->labels.n; i++)
+		out[n++] = t->labels.v[i];
+	return n;
+}

@@ -327,9 +327,12 @@ static int work_around(migration *m, vs_error *err)
 
 /* ---- the whole procedure ------------------------------------------------------- */
 
+/* Disks sent each to its own datastore are not all with the home: their
+ * caller moves them only when one is astray. */
 static bool already_there(const migration *m)
 {
-	return m->vm->n_datastores == 1 && strcmp(m->vm->datastores[0], m->target->moref) == 0;
+	return !m->a->disk_datastores && m->vm->n_datastores == 1 &&
+	       strcmp(m->vm->datastores[0], m->target->moref) == 0;
 }
 
 static int migrate(migration *m, vs_error *err)
