@@ -289,9 +289,19 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	return move_vm(r, ti, ds, policy, NULL);
 }
 
-int na_run_move_disks(na_run *r, const char *const *disks)
+/* disks point into the inventory, which the move reads again: copied. */
+int na_run_move_disks(na_run *r, const char *const *disks, size_t n)
 {
-	return move_vm(r, NA_MAX_TARGETS, r->home, "fail", disks);
+	char **own = calloc(n + 1, sizeof(char *));
+	bool copied = own != NULL;
+	for (size_t i = 0; copied && i < n; i++)
+		copied = !disks[i] || (own[i] = strdup(disks[i]));
+	int rc = copied ? move_vm(r, NA_MAX_TARGETS, r->home, "fail", (const char *const *)own)
+	                : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; own && i < n; i++)
+		free(own[i]);
+	free(own);
+	return rc;
 }
 
 /* An alternating target's turn: park the VM at home if it sits on the

@@ -191,7 +191,7 @@ int na_run_go_home(na_run *r)
 	if (rc == VS_OK && astray && home) {
 		na_say(r->say, "Moving %zu disk%s of %s back to %s own datastore%s.", astray, na_s(astray),
 		       r->c->vm, astray == 1 ? "its" : "their", na_s(astray));
-		rc = na_run_move_disks(r, to);
+		rc = na_run_move_disks(r, to, l->n_disks);
 	}
 	free(to);
 	free(off);

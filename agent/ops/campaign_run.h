@@ -76,9 +76,9 @@ int na_run_reload(na_run *r);
  * migrate.  The extent-size bug stopping a move to a target marks it
  * broken (r->broken) and is no error: the campaign goes on without it. */
 int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy);
-/* Moves the VM's disks home through migrate, each to disks[i] (a
+/* Moves the VM's n disks home through migrate, each to disks[i] (a
  * datastore's moref, per disk of the VM's layout), verified. */
-int na_run_move_disks(na_run *r, const char *const *disks);
+int na_run_move_disks(na_run *r, const char *const *disks, size_t n);
 
 /* Journals where the VM started on the first run; reads it back on a resume. */
 int na_run_remember_start(na_run *r);
