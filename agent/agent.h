@@ -47,6 +47,10 @@ char *na_escaped(const char *s);
 void na_print_error(const vs_error *err);
 /* The same as a warning: an error something goes on after. */
 void na_print_warning_error(const vs_error *err);
+/* Hands each of err's detail lines (a fault's reason, its cause) to each. */
+void na_error_details(const vs_error *err, void (*each)(void *ud, const char *line), void *ud);
+/* A detail line on stderr, indented under its error (na_print_error's). */
+void na_print_detail(void *ud, const char *line);
 /* A bad command line: fills out->err (VS_ERR_USAGE, the message) and sets
  * out->usage, so that main.c points at CMD --help; prints nothing. */
 vs_status na_usage_error(na_outcome *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

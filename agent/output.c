@@ -95,6 +95,26 @@ bool na_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
+void na_print_detail(void *ud, const char *line)
+{
+	(void)ud;
+	char *shown = na_escaped(line);
+	fprintf(stderr, "  %s\n", shown ? shown : "");
+	free(shown);
+}
+
+void na_error_details(const vs_error *err, void (*each)(void *ud, const char *line), void *ud)
+{
+	for (const char *d = err->details; *d;) {
+		size_t n = strcspn(d, "\n");
+		char *detail = strndup(d, n);
+		if (detail)
+			each(ud, detail);
+		free(detail);
+		d += n + (d[n] == '\n');
+	}
+}
+
 static void print_error(bool warning, const vs_error *err)
 {
 	char line[1600];
@@ -105,14 +125,7 @@ static void print_error(bool warning, const vs_error *err)
 		na_error("%s", line);
 	/* The headline stays one line; why follows, one indented line each
 	 * (vs_error_detail keeps a detail to one line). */
-	for (const char *d = err->details; *d;) {
-		size_t n = strcspn(d, "\n");
-		char *detail = strndup(d, n), *shown = detail ? na_escaped(detail) : NULL;
-		fprintf(stderr, "  %s\n", shown ? shown : "");
-		free(shown);
-		free(detail);
-		d += n + (d[n] == '\n');
-	}
+	na_error_details(err, na_print_detail, NULL);
 }
 
 void na_print_error(const vs_error *err)

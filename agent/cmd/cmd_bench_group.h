@@ -4,6 +4,7 @@
 #define NFSAGENT_CMD_BENCH_GROUP_H
 
 #include "ops/bench_group.h"
+#include "ops/group_lines.h"
 
 typedef struct na_bench_group_args {
 	const char *const *vms;     /* the --vm names, in order */
@@ -31,10 +32,6 @@ int na_bench_group_cmd(na_bench_group *grp, const na_bench_plan *plan, bool json
                        vs_error *err);
 void na_bench_group_free(na_bench_group *grp);
 
-/* What a pool did over a group's common window, for the line after its
- * name: its data vdevs' and its log's writes for the VMs' own and the
- * amplification, or why its figures are not the window's (cut to size). */
-void na_group_pool_words(const na_bench_group_pool *q, char *buf, size_t size);
 /* "PREFIX NAS tank: <its words>" on stdout, one line per pool of r, at most
  * 120 columns. */
 void na_group_print_pools(const char *prefix, const na_bench_group_run *r);

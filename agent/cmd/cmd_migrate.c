@@ -587,7 +587,10 @@ static vs_status migrate_one(vs_client *c, migrate_cmd *a, bool json, na_outcome
 	                .warning = na_print_warning, .progress = &bar};
 	a->one.vm = a->vms[0];
 	na_leftovers left = {0};
-	rc = na_migrate_shown(&s, &a->one, json, NULL, &out->verdict, &left, &out->err);
+	json_t *record = NULL;
+	rc = na_migrate_shown(&s, &a->one, json ? &record : NULL, &out->verdict, &left, &out->err);
+	if (record)
+		na_json_print(record);
 	if (!json)
 		na_leftovers_print(&left);
 	na_leftovers_free(&left);

@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/campaign.h"
+#include "cmd/run_render.h"
+#include "cmd/render.h"
 
 static const char usage[] =
 	"Usage: nfsagent run CAMPAIGN.ini [--dry-run | --resume | --abort] [--db FILE]\n"
@@ -15,8 +16,8 @@ static const char usage[] =
 	"--abort runs nothing more and brings everything back instead: the VM and each\n"
 	"disk where they started, the campaign's mounts and probe folders removed.\n"
 	"Exit 3 when the extent-size bug stopped a target. With --central URL (or\n"
-	"NFSAGENT_CENTRAL, or central = in [campaign]) each result is pushed to that\n"
-	"PostgreSQL database once recorded (see nfsagent push). See examples/*.ini.\n"
+	"NFSAGENT_CENTRAL, or central = in [campaign]) the results are pushed to that\n"
+	"PostgreSQL database at the end (see nfsagent push). See examples/*.ini.\n"
 	"Examples:\n"
 	"  nfsagent run examples/nfs3-vs-nfs41.ini --dry-run\n"
 	"  nfsagent run examples/nfs3-vs-nfs41.ini --resume\n\n"
@@ -59,6 +60,35 @@ static void connection_defaults(na_conn *conn, const na_campaign *c)
 	conn->insecure = conn->insecure || c->insecure;
 }
 
+/* The campaign op, its lines on stdout, then what it ran: the summary,
+ * what failed moves left, and where the time went. */
+static vs_status run_campaign(na_campaign *c, const na_campaign_args *a, na_outcome *out)
+{
+	na_session s = {.output = na_print_line, .warning = na_print_warning, .detail = na_print_detail};
+	na_campaign_result r;
+	vs_status rc = na_op_campaign(&s, a, &r, &out->err);
+	out->verdict = r.verdict;
+	vs_error e = {0};
+	/* A summary that cannot be read is said; it fails a run that had not. */
+	if (r.ran && !a->abort && na_campaign_print_summary(r.store, c, r.run_id, &e) != VS_OK) {
+		if (rc != VS_OK) {
+			na_print_warning_error(&e);
+		} else {
+			out->err = e;
+			rc = out->err.status = e.status != VS_OK ? e.status : VS_ERR_TASK;
+			out->verdict = NA_VERDICT_CLEAN;
+		}
+	}
+	na_leftovers_print(&r.leftovers);
+	if (r.ran && !a->abort)
+		na_campaign_print_time(&r);
+	char waiting[1024];
+	if (na_store_push_at_end(r.store, a->central, waiting, sizeof(waiting)))
+		na_warn("%s", waiting);
+	na_campaign_result_free(&r);
+	return rc;
+}
+
 vs_status cmd_run(int argc, char **argv, na_outcome *out)
 {
 	static const struct option longopts[] = {
@@ -89,9 +119,10 @@ vs_status cmd_run(int argc, char **argv, na_outcome *out)
 		rc = vs_fail(&out->err, VS_ERR_USAGE, "%s", err.message);
 	if (go > 0 && rc == VS_OK) {
 		connection_defaults(&conn, &c);
-		na_run_options o = {.dry_run = a.dry_run, .resume = a.resume, .abort = a.abort, .db = a.db,
-		                    .central = central, .conn = &conn};
-		rc = na_campaign_run(&c, &o, &out->verdict, &out->err);
+		na_campaign_args o = {.c = &c, .dry_run = a.dry_run, .resume = a.resume, .abort = a.abort,
+		                      .db = a.db, .central = central, .conn = &conn,
+		                      .planned = na_campaign_print_plan};
+		rc = run_campaign(&c, &o, out);
 	}
 	na_campaign_free(&c);
 	na_conn_close(&conn, NULL);

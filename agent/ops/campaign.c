@@ -13,7 +13,8 @@
 #include "ops/bench.h"
 #include "ops/migrate.h"
 #include "ops/probe.h"
-#include "cmd/render.h"
+#include "ops/lines.h"
+#include "ops/session.h"
 
 /* ---- preflight ------------------------------------------------------------------ */
 
@@ -81,7 +82,7 @@ const char *na_run_nfs_of(const na_run *r, const na_target *t)
 	return r->nfs3[index_of(r, t)] ? "3" : t->nfs;
 }
 
-const char *na_run_policy(const na_target *t)
+const char *na_target_policy(const na_target *t)
 {
 	return t->on_extent_bug ? t->on_extent_bug : "fail";
 }
@@ -95,7 +96,8 @@ const char *na_run_ds_type(const na_run *r, const na_target *t)
 na_session na_run_session(na_run *r)
 {
 	return (na_session){.client = r->cl, .inv = &r->inv, .store = r->store,
-	                    .output = na_print_line, .warning = na_print_warning};
+	                    .output = r->say->output, .warning = r->say->warning,
+	                    .detail = r->say->detail, .output_ud = r->say->output_ud};
 }
 
 /* ---- steps ---------------------------------------------------------------------- */
@@ -137,15 +139,12 @@ bool na_run_has_work(na_run *r, const na_target *t)
 static int learn_nfs3(na_run *r, const na_target *t, const char *where)
 {
 	size_t ti = index_of(r, t);
-	if (!na_target_nfs41(t) || strcmp(na_run_policy(t), "nfs3") != 0 || r->nfs3[ti])
+	if (!na_target_nfs41(t) || strcmp(na_target_policy(t), "nfs3") != 0 || r->nfs3[ti])
 		return VS_OK;
 	char step[160];
 	snprintf(step, sizeof(step), "nfs3:%s", t->name);
-	char line[1024];
-	snprintf(line, sizeof(line), "Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = "
-	         "nfs3, so its rounds mount %s as NFS 3 from the start.", t->name, where, t->datastore);
-	na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 0, 2);
-	fflush(stdout);
+	na_say(r->say, "Target %s: the NFS 4.1 extent-size bug showed %s; on_extent_bug = nfs3, so its "
+	       "rounds mount %s as NFS 3 from the start.", t->name, where, t->datastore);
 	r->nfs3[ti] = true;
 	return na_run_mark(r, step, where);
 }
@@ -162,8 +161,9 @@ static int remove_probe_folders(na_run *r, const na_target *t)
 	vs_datastore *d = na_run_datastore(r, t->datastore);
 	int rc = VS_OK;
 	long n = 0;
+	na_session s = na_run_session(r);
 	if (na_run_done(r, step, &pid) && pid && d && na_parse_long(pid, 1, LONG_MAX, &n) &&
-	    na_probe_folders_remove(r->cl, d, n, &removed, &err) != VS_OK)
+	    na_probe_folders_remove(&s, d, n, &removed, &err) != VS_OK)
 		rc = na_run_fail(r, &err);
 	free(pid);
 	return rc;
@@ -197,8 +197,8 @@ static int probe_target(na_run *r, na_target *t)
 	na_probe_result res = {0};
 	vs_error err = {0};
 	rc = na_op_probe(&s, &a, &res, &err);
-	if (rc == VS_OK)
-		na_probe_print(&res);
+	if (rc == VS_OK && s.output)
+		na_probe_lines(&res, s.output, s.output_ud);
 	na_verdict v = rc == VS_OK ? na_probe_verdict(&res) : NA_VERDICT_CLEAN;
 	na_probe_result_free(&res);
 	r->t_probe += na_run_clock() - t0;
@@ -216,14 +216,10 @@ static int probe_target(na_run *r, na_target *t)
 	                   : rc;
 }
 
-/* Moves the VM to ds; the extent-size bug marks the target broken. */
-int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
+/* Moves the VM to ds through migrate (disks: where each disk goes, or NULL:
+ * with the VM); the extent-size bug marks the target broken. */
+static int move_vm(na_run *r, size_t ti, const char *ds, const char *policy, const char *const *disks)
 {
-	vs_vm *vm = na_run_vm(r);
-	for (size_t i = 0; i < r->inv.n_datastores; i++)
-		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
-		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
-			return VS_OK;
 	/* migrate's nfs3 policy remounts an admin's NFS 4.1 datastore as NFS 3
 	 * on its hosts when the move meets the bug: journaled first, so that
 	 * cleanup puts the admin's mount back as it was. */
@@ -237,7 +233,8 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_migrate_args a = {.vm = r->c->vm, .datastore = ds, .policy = policy, .db = r->o->db,
 	                     .vm_moref = r->vm_moref, .allow_power_off = r->c->allow_power_off,
 	                     .campaign = r->id,
-	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home"};
+	                     .target = ti < NA_MAX_TARGETS ? r->c->targets[ti].name : "home",
+	                     .disk_datastores = disks};
 	double t0 = na_run_clock();
 	na_progress bar;
 	na_session s = na_run_session(r);
@@ -245,14 +242,14 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_verdict v = NA_VERDICT_CLEAN;
 	vs_error err = {0};
 	na_leftovers left = {0};
-	int rc = na_migrate_shown(&s, &a, false, NULL, &v, &left, &err);
+	int rc = na_migrate_shown(&s, &a, NULL, &v, &left, &err);
 	r->t_move += na_run_clock() - t0;
 	/* A failed try (also one a workaround went past) may have left a copy
 	 * in a folder named for where the VM was then, which the cleanup's
 	 * search by its folder at the end does not find: listed at the end as
 	 * found now, with what the cleanup finds. */
 	if (na_leftovers_add(&r->leftovers, &left) != VS_OK)
-		na_warn("out of memory: a copy a failed move left may not be listed");
+		na_say_warning(r->say, "out of memory: a copy a failed move left may not be listed");
 	na_leftovers_free(&left);
 	if (s.power_cycled)
 		na_run_guest_forget(r);
@@ -263,7 +260,7 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 		if (rc != VS_OK)
 			vs_error_format(&err, why, sizeof(why));
 		r->broken[ti] = true;
-		na_warn("target %s: its benchmarks are skipped: %s", r->c->targets[ti].name, why);
+		na_say_warning(r->say, "target %s: its benchmarks are skipped: %s", r->c->targets[ti].name, why);
 		rc = na_run_mark(r, step, "extent-size mismatch");
 	} else if (rc != VS_OK) {
 		rc = na_run_fail(r, &err);
@@ -282,6 +279,31 @@ int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	return rc != VS_OK ? rc : reloaded;
 }
 
+int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy)
+{
+	vs_vm *vm = na_run_vm(r);
+	for (size_t i = 0; i < r->inv.n_datastores; i++)
+		if (!strcmp(r->inv.datastores[i].name, ds) && vm->n_datastores == 1 &&
+		    !strcmp(vm->datastores[0], r->inv.datastores[i].moref))
+			return VS_OK;
+	return move_vm(r, ti, ds, policy, NULL);
+}
+
+/* disks point into the inventory, which the move reads again: copied. */
+int na_run_move_disks(na_run *r, const char *const *disks, size_t n)
+{
+	char **own = calloc(n + 1, sizeof(char *));
+	bool copied = own != NULL;
+	for (size_t i = 0; copied && i < n; i++)
+		copied = !disks[i] || (own[i] = strdup(disks[i]));
+	int rc = copied ? move_vm(r, NA_MAX_TARGETS, r->home, "fail", (const char *const *)own)
+	                : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; own && i < n; i++)
+		free(own[i]);
+	free(own);
+	return rc;
+}
+
 /* An alternating target's turn: park the VM at home if it sits on the
  * export under the other NFS version, unmount that, mount this one. */
 static int take_turn(na_run *r, na_target *t)
@@ -292,7 +314,7 @@ static int take_turn(na_run *r, na_target *t)
 		vs_datastore *d = &r->inv.datastores[i];
 		if (!na_same_export(d, servers, t->path) || !d->type || !strcmp(d->type, na_run_ds_type(r, t)))
 			continue;
-		printf("Target %s: %s leaves %s first.\n", t->name, na_nfs_label(d->type), t->path);
+		na_say(r->say, "Target %s: %s leaves %s first.", t->name, na_nfs_label(d->type), t->path);
 		/* The admin's own mount, switched by what the campaign learned:
 		 * cleanup puts it back as it was. */
 		if (!na_run_alternating(r, t) && !na_run_mounted_by_campaign(r, t))
@@ -317,7 +339,6 @@ static int take_turn(na_run *r, na_target *t)
 	return rc == VS_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
 }
 
-
 static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *profile, long rep)
 {
 	char step[256], *detail = NULL;
@@ -340,34 +361,12 @@ static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *pro
 	/* Stopped by Ctrl-C: the stop is what is said (execute), not fio's end. */
 	int code = rc == VS_OK ? VS_OK : na_stop_requested ? rc : na_run_fail(r, &err);
 	if (rc == VS_OK) {
-		printf("  %s #%ld on %s: %s (result %lld)\n", profile, rep, t->name, o.ok ? "ok" : "FAILED",
+		na_say(r->say, "  %s #%ld on %s: %s (result %lld)", profile, rep, t->name, o.ok ? "ok" : "FAILED",
 		       (long long)o.row);
-		fflush(stdout);
 	}
 	na_bench_outcome_clear(&o);
 	free(job);
 	return code;
-}
-
-const nas_target *na_run_nas_target(const na_target *t, nas_target *nas)
-{
-	/* The parser checked the key: a refusal here is out of memory, and no
-	 * NAS side. */
-	vs_error err = {0};
-	bool made = (t->nas && nas_target_host(nas, t->nas, &err) == VS_OK) ||
-	            (!t->nas && t->nas_command && nas_target_command(nas, t->nas_command, &err) == VS_OK);
-	nas->timeout_s = NA_BENCH_NAS_TIMEOUT_S;
-	return made ? nas : NULL;
-}
-
-size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < r->c->labels.n; i++)
-		out[n++] = r->c->labels.v[i];
-	for (size_t i = 0; i < t->labels.n; i++)
-		out[n++] = t->labels.v[i];
-	return n;
 }
 
 /* The host's link to the target's server, recorded with each result: read
@@ -454,16 +453,16 @@ static int rounds(na_run *r)
 			size_t runs = r->broken[ti] ? 0 : round_left(r, t, rep);
 			if (!runs)
 				continue;  /* a resumed run does not move the VM for nothing */
-			printf("Repetition %ld on target %s%s:\n", rep, t->name,
+			na_say(r->say, "Repetition %ld on target %s%s:", rep, t->name,
 			       r->nfs3[ti] ? " (as NFS 3: the extent-size bug showed on NFS 4.1)" : "");
 			/* A learned NFS 3 target takes its turn like an alternating
 			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
 			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
 			if (rc == VS_OK && r->n_vms)
-				rc = na_run_group_move(r, ti, t->datastore, na_run_policy(t));
+				rc = na_run_group_move(r, ti, t->datastore, na_target_policy(t));
 			else if (rc == VS_OK)
-				rc = na_run_move(r, ti, t->datastore, na_run_policy(t));
+				rc = na_run_move(r, ti, t->datastore, na_target_policy(t));
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
 				rc = r->n_vms ? na_run_group_round(r, t, rep) : bench_round(r, t, rep, runs);
 		}
@@ -507,7 +506,7 @@ static void find_leftovers(na_run *r)
 	free(ds);
 	free(folder);
 	if (rc != VS_OK)
-		na_print_warning_error(&err);
+		na_say_warning_error(r->say, &err);
 }
 
 /* The group's VMs home with the fleet op (fio ended first: it would write
@@ -527,7 +526,7 @@ static int clean_up(na_run *r)
 {
 	if (!r->c->cleanup && !r->o->abort)
 		return VS_OK;
-	printf("Cleaning up:\n");
+	na_say(r->say, "Cleaning up:");
 	if (r->n_vms)
 		return unmount_all_targets(r, group_home(r));
 	/* A killed run's fio is ended before the VM moves: it would write into
@@ -576,20 +575,6 @@ static int unmount_all_targets(na_run *r, int rc)
 	return r->n_vms ? na_run_group_check_home(r) : na_run_check_home(r);
 }
 
-static void print_time(const na_run *r)
-{
-	double total = na_run_clock() - r->t_start;
-	double other = total - r->t_move - r->t_bench - r->t_nas - r->t_probe - r->t_mount;
-	char nas[64] = "";
-	if (r->t_nas > 0)  /* each round with a NAS reads its settings before its runs */
-		snprintf(nas, sizeof(nas), ", reading the NAS %.1f s", r->t_nas);
-	/* two lines: one did not fit a terminal's 120 columns */
-	printf("Where the time went (%.1f s): Storage vMotion %.1f s, benchmarks %.1f s%s, probes %.1f s,\n"
-	       "  mounts and unmounts %.1f s, nfsagent and everything else %.1f s (%.1f%%)\n",
-	       total, r->t_move, r->t_bench, nas, r->t_probe, r->t_mount, other,
-	       total > 0 ? 100 * other / total : 0);
-}
-
 /* ---- the run ---------------------------------------------------------------------- */
 
 /* What an earlier run of this campaign learned about its targets. */
@@ -617,7 +602,7 @@ static na_verdict verdict(const na_run *r)
  * and the campaign's mounts go back, and the end state is read back. */
 static int abort_run(na_run *r)
 {
-	printf("Aborting run %s: nothing more runs; everything goes back.\n", r->id);
+	na_say(r->say, "Aborting run %s: nothing more runs; everything goes back.", r->id);
 	int rc = na_run_remember_start(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
 		rc = remove_probe_folders(r, &r->c->targets[i]);
@@ -628,7 +613,7 @@ static int abort_run(na_run *r)
 		bool there = na_run_datastore(r, t->datastore) != NULL;
 		if (named_before(r, i) || !na_run_mounted_by_campaign(r, t))
 			continue;
-		printf("  %s: %s\n", t->datastore,
+		na_say(r->say, "  %s: %s", t->datastore,
 		       there ? "still mounted" : "not mounted (the campaign mounted it)");
 		if (there)
 			rc = na_run_failf(r, VS_ERR_TASK, "%s, which the campaign mounted, is still mounted",
@@ -645,7 +630,7 @@ static int abort_run(na_run *r)
 		rc = r->err.status;
 	if (rc == VS_OK) {
 		na_run_set_state(r, "aborted");
-		printf("Run %s aborted: everything is back where it started.\n", r->id);
+		na_say(r->say, "Run %s aborted: everything is back where it started.", r->id);
 	}
 	return rc;
 }
@@ -669,7 +654,7 @@ static int execute(na_run *r)
 		 * be read caused the stop: it stays the error. */
 		vs_status was = r->err.status;  /* its exit code stays the run's */
 		if (was != VS_OK && !r->journal_failed) {
-			na_print_warning_error(&r->err);
+			na_say_warning_error(r->say, &r->err);
 			r->err = (vs_error){0};
 		}
 		return na_run_failf(r, was != VS_OK ? was : VS_ERR_TASK, "stopped: every finished step is "
@@ -710,20 +695,53 @@ static int open_store(na_run *r)
 	return VS_OK;
 }
 
-int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict_out, vs_error *err)
+/* What the run leaves its command: where the time went, what failed moves
+ * left, and the results database for the summary. */
+static void hand_over(na_run *r, na_campaign_result *out)
 {
-	na_run r = {.c = c, .o = o, .t_start = na_run_clock()};
+	out->total_s = na_run_clock() - r->t_start;
+	out->move_s = r->t_move;
+	out->bench_s = r->t_bench;
+	out->nas_s = r->t_nas;
+	out->probe_s = r->t_probe;
+	out->mount_s = r->t_mount;
+	out->leftovers = r->leftovers;
+	r->leftovers = (na_leftovers){0};
+	out->store = r->store;
+	r->store = NULL;
+	snprintf(out->run_id, sizeof(out->run_id), "%s", r->id);
+}
+
+static void run_free(na_run *r)
+{
+	vs_disconnect(&r->cl);
+	na_inventory_free(&r->inv);
+	na_store_close(&r->store);
+	free(r->vm_moref);
+	for (size_t i = 0; i < r->n_vms; i++) {
+		free(r->vm_morefs[i]);
+		free(r->vm_names[i]);
+	}
+	free(r->home);
+	free(r->password);
+	na_leftovers_free(&r->leftovers);
+}
+
+int na_op_campaign(na_session *s, const na_campaign_args *o, na_campaign_result *out, vs_error *err)
+{
+	na_campaign *c = o->c;
+	na_run r = {.c = c, .o = o, .say = s, .t_start = na_run_clock()};
+	*out = (na_campaign_result){.verdict = NA_VERDICT_CLEAN};
 	char stamp[32];
 	na_run_now(stamp, sizeof(stamp), true);
 	snprintf(r.id, sizeof(r.id), "%s-%s", c->name, stamp);
-	*verdict_out = NA_VERDICT_CLEAN;
 	/* An abort runs nothing in the guest; a password lets it remove what
 	 * killed benchmarks left there, and one that cannot be read does not
 	 * stop it. */
 	if (guest_password(c, &r.password, err) != VS_OK && !o->abort)
 		return err->status;
 	if (!r.password && c->guest_password_file && o->abort)
-		na_print_warning_error(err);
+		na_say_warning_error(s, err);
 	*err = (vs_error){0};
 	if (!r.password && !o->abort)
 		return vs_fail(err, VS_ERR_USAGE,
@@ -756,38 +774,25 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 	if (rc == VS_OK && !r.store)
 		rc = open_store(&r);
 	if (rc == VS_OK && !o->abort)
-		na_run_print_plan(&r, na_run_vm(&r));
+		na_run_show_plan(&r, na_run_vm(&r));
 	if (rc == VS_OK && !o->dry_run && (o->resume || (rc = na_run_claim(&r)) == VS_OK)) {
 		na_interrupts saved;
 		na_interrupts_catch(&saved);
 		rc = execute(&r);
 		na_interrupts_release(&saved);
-		/* A summary that cannot be read is said; it fails a run that had not. */
-		if (!o->abort && na_campaign_print_summary(r.store, c, r.id, &e) != VS_OK) {
-			int said = na_run_fail(&r, &e);
-			rc = rc == VS_OK ? said : rc;
-		}
-		na_leftovers_print(&r.leftovers);
-		if (!o->abort)
-			print_time(&r);
+		out->ran = true;
 		/* A failure is what a run that failed says, also beside a broken target. */
-		*verdict_out = rc == VS_OK ? verdict(&r) : NA_VERDICT_CLEAN;
+		out->verdict = rc == VS_OK ? verdict(&r) : NA_VERDICT_CLEAN;
 	}
-	vs_disconnect(&r.cl);
-	na_inventory_free(&r.inv);
-	char waiting[1024];
-	if (na_store_push_at_end(r.store, o->central, waiting, sizeof(waiting)))
-		na_warn("%s", waiting);
-	na_store_close(&r.store);
-	free(r.vm_moref);
-	for (size_t i = 0; i < r.n_vms; i++) {
-		free(r.vm_morefs[i]);
-		free(r.vm_names[i]);
-	}
-	free(r.home);
-	free(r.password);
-	na_leftovers_free(&r.leftovers);
+	hand_over(&r, out);
+	run_free(&r);
 	if (rc != VS_OK)
 		*err = r.err.status != VS_OK ? r.err : (vs_error){.status = rc, .message = "the campaign failed"};
 	return rc;
+}
+
+void na_campaign_result_free(na_campaign_result *out)
+{
+	na_leftovers_free(&out->leftovers);
+	na_store_close(&out->store);
 }

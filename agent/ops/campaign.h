@@ -4,6 +4,8 @@
 #define NFSAGENT_CAMPAIGN_H
 
 #include "agent.h"
+#include "ops/campaign_leftovers.h"
+#include "ops/session.h"
 #include "store/store.h"
 
 /* Lengths of a campaign's and a target's name, so that run ids and journal
@@ -70,6 +72,8 @@ typedef struct na_campaign {
 bool na_target_alternates(const na_target *a, const na_target *b);
 /* Whether the campaign mounts t as NFS 4.1: it names a server and nfs = 4.1. */
 bool na_target_nfs41(const na_target *t);
+/* t's on_extent_bug ("fail" when unset). */
+const char *na_target_policy(const na_target *t);
 
 /* Reads and checks a campaign file (a regular file of at most 1 MiB); errors
  * are "FILE:LINE: what is wrong" in err->message with VS_ERR_USAGE. */
@@ -87,22 +91,52 @@ const na_label *na_labels_find(const na_labels *l, const char *key);
 void na_labels_free(na_labels *l);
 void na_campaign_free(na_campaign *c);
 
-typedef struct na_run_options {
+/* What the campaign does, for its command to show before it starts: the
+ * run, its VM or VMs where they are now, and each target's hosts. */
+typedef struct na_campaign_plan {
+	const na_campaign *c;
+	const char *run_id;
+	const char *vm, *vm_host;     /* the one VM (n_vms 0), and its host now */
+	const char *home;             /* the datastore the VM or VMs start on */
+	char *const *vm_names;        /* vms =: the group's VMs */
+	size_t n_vms;
+	/* per target that mounts on named hosts: "host H" or "hosts H1, H2"
+	 * ("": none found) */
+	char *target_hosts[NA_MAX_TARGETS];
+} na_campaign_plan;
+
+typedef struct na_campaign_args {
+	na_campaign *c;      /* preflight resolves each target's probe = */
 	bool dry_run, resume;
 	bool abort;          /* undo the unfinished run: nothing more runs */
 	const char *db;
 	const char *central; /* push the results there at the end (na_store_push_at_end); NULL: none */
 	na_conn *conn;       /* connection flags from the command line */
-} na_run_options;
+	/* Called once preflight passed (not for an abort), before anything
+	 * changes: the command shows the plan (NULL: not shown). */
+	void (*planned)(void *ud, const na_campaign_plan *plan);
+	void *ud;
+} na_campaign_args;
 
-/* Runs (or with dry_run only plans) a campaign: VS_OK, with *verdict a
- * finding when the extent-size bug stopped a target, or the run's first
- * error in err (what failed after it was said as a warning). */
-int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict, vs_error *err);
+/* What the run left for its command to show: the summary is read from
+ * store, under run_id. */
+typedef struct na_campaign_result {
+	char run_id[160];
+	bool ran;                /* it ran (no dry run, claimed): there is a summary */
+	na_verdict verdict;      /* a finding when the extent-size bug stopped a target */
+	na_leftovers leftovers;  /* copies failed moves left on the targets */
+	/* Where the time went, in seconds: in all, Storage vMotion, benchmarks,
+	 * reading the NAS's settings, probes, mounts and unmounts. */
+	double total_s, move_s, bench_s, nas_s, probe_s, mount_s;
+	na_store *store;         /* open, or NULL; na_campaign_result_free closes it */
+} na_campaign_result;
 
-/* Per target: results ok/failed, the protocol they really ran over, and
- * whether the extent-size bug stopped a move there (from the findings). */
-int na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id,
-                              vs_error *err);
+/* Runs (or with dry_run only plans) a campaign.  The op connects (a->conn)
+ * and opens its results database itself (a fresh run only once preflight
+ * found all it names); s gives the sinks every line and warning goes to.
+ * VS_OK, or the run's first error in err (what failed after it was said
+ * as a warning); out is filled whatever it returns. */
+int na_op_campaign(na_session *s, const na_campaign_args *a, na_campaign_result *out, vs_error *err);
+void na_campaign_result_free(na_campaign_result *out);
 
 #endif

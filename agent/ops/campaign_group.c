@@ -11,8 +11,8 @@
 #include <string.h>
 
 #include "ops/campaign_run.h"
-#include "cmd/cmd_bench_group.h"
 #include "ops/bench_group.h"
+#include "ops/group_lines.h"
 #include "ops/fleet.h"
 
 vs_vm *na_run_member(const na_run *r, size_t i)
@@ -172,7 +172,7 @@ static const char *fleet_word(const na_fleet_vm *v)
 }
 
 /* One line per VM that had to move; the count of those that did not. */
-static size_t print_moves(const na_fleet_result *f)
+static size_t say_moves(const na_run *r, const na_fleet_result *f)
 {
 	size_t bad = 0;
 	for (size_t i = 0; i < f->n; i++) {
@@ -181,12 +181,11 @@ static size_t print_moves(const na_fleet_result *f)
 		bad += !ok;
 		if (v->already_there)
 			continue;
-		printf("  %s: %s", v->name, fleet_word(v));
-		if (v->state == NA_FLEET_FAILED && (v->err.message[0] || v->err.fault[0]))
-			printf(": %s", v->err.message[0] ? v->err.message : v->err.fault);
-		printf(" (%.1f s)\n", v->ended_s > v->started_s ? v->ended_s - v->started_s : 0.0);
+		bool why = v->state == NA_FLEET_FAILED && (v->err.message[0] || v->err.fault[0]);
+		na_say(r->say, "  %s: %s%s%s (%.1f s)", v->name, fleet_word(v), why ? ": " : "",
+		       !why ? "" : v->err.message[0] ? v->err.message : v->err.fault,
+		       v->ended_s > v->started_s ? v->ended_s - v->started_s : 0.0);
 	}
-	fflush(stdout);
 	return bad;
 }
 
@@ -199,7 +198,7 @@ static int fleet_outcome(na_run *r, size_t ti, const char *ds, const na_fleet_re
 		char step[160];
 		snprintf(step, sizeof(step), "broken:%s", r->c->targets[ti].name);
 		r->broken[ti] = true;
-		na_warn("target %s: the NFS 4.1 extent-size bug stopped the moves; its benchmarks are "
+		na_say_warning(r->say, "target %s: the NFS 4.1 extent-size bug stopped the moves; its benchmarks are "
 		        "skipped", r->c->targets[ti].name);
 		return na_run_mark(r, step, "extent-size mismatch");
 	}
@@ -234,14 +233,13 @@ int na_run_group_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	for (size_t i = 0; i < f.n; i++)
 		to_move += !f.vms[i].already_there;
 	if (rc == VS_OK && to_move) {
-		printf("Moving %zu of %zu VMs to %s (%ld at once at most):\n", to_move, f.n, ds,
+		na_say(r->say, "Moving %zu of %zu VMs to %s (%ld at once at most):", to_move, f.n, ds,
 		       r->c->parallel);
-		fflush(stdout);
 		rc = na_op_fleet(&s, &a, &f, &err);
 	}
 	r->t_move += na_run_clock() - t0;
-	size_t bad = rc == VS_OK || f.n ? print_moves(&f) : 0;
-	na_leftovers_print(&f.leftovers);
+	size_t bad = rc == VS_OK || f.n ? say_moves(r, &f) : 0;
+	na_leftovers_say(r->say, &f.leftovers);
 	rc = fleet_outcome(r, ti, ds, &f, bad, rc, &err);
 	na_fleet_result_free(&f);
 	int reloaded = na_run_reload(r);
@@ -250,25 +248,30 @@ int na_run_group_move(na_run *r, size_t ti, const char *ds, const char *policy)
 
 /* ---- group runs ------------------------------------------------------------------- */
 
-static void print_group(void *ud, na_bench *const *m, size_t n, const na_profile *p,
-                        const na_bench_group_run *g)
-{
-	const na_target *t = ud;
-	printf("  %s #%d on %s: group of %zu %s (group %lld)\n", p->name, g->repetition, t->name, n,
-	       g->incomplete ? "INCOMPLETE" : "ok", (long long)g->group_id);
-	for (size_t i = 0; i < n; i++)
-		if (g->m[i].why)
-			printf("    %s: %s\n", m[i]->vm->name, g->m[i].why);
-	na_group_print_pools("    ", g);
-	fflush(stdout);
-}
-
 /* A round's group runs: the campaign, its target and repetition. */
 typedef struct group_round {
 	na_run *r;
 	na_target *t;
 	long rep;
 } group_round;
+
+static void say_group(void *ud, na_bench *const *m, size_t n, const na_profile *p,
+                      const na_bench_group_run *g)
+{
+	const group_round *round = ud;
+	const na_target *t = round->t;
+	const na_session *say = round->r->say;
+	na_say(say, "  %s #%d on %s: group of %zu %s (group %lld)", p->name, g->repetition, t->name, n,
+	       g->incomplete ? "INCOMPLETE" : "ok", (long long)g->group_id);
+	for (size_t i = 0; i < n; i++)
+		if (g->m[i].why)
+			na_say(say, "    %s: %s", m[i]->vm->name, g->m[i].why);
+	for (size_t k = 0; k < g->n_pools; k++) {
+		char line[121];
+		na_group_pool_line("    ", &g->pools[k], line, sizeof(line));
+		na_say(say, "%s", line);
+	}
+}
 
 /* Each group run is journaled with its step, in its transaction. */
 static int journal_next(void *ud, const na_profile *p, int repetition, vs_error *err)
@@ -299,7 +302,7 @@ static int group_profiles(na_run *r, na_bench *const *m, na_target *t, long rep)
 	na_bench_group_result res = {0};
 	vs_error err = {0};
 	double t0 = na_run_clock();
-	int rc = na_op_bench_group(m, r->n_vms, &plan, print_group, t, &res, &err);
+	int rc = na_op_bench_group(m, r->n_vms, &plan, say_group, &g, &res, &err);
 	na_store_group_journal(r->store, NULL, NULL, &err);  /* none if no group took it */
 	double nas_s = 0;  /* each pool's NAS read before the group's runs */
 	for (size_t i = 0; i < r->n_vms; i++)
@@ -364,7 +367,7 @@ int na_run_group_check_home(na_run *r)
 	if (rc != VS_OK)
 		return rc;
 	size_t astray = 0;
-	printf("End state, read from vCenter:\n");
+	na_say(r->say, "End state, read from vCenter:");
 	for (size_t i = 0; i < r->n_vms; i++) {
 		const vs_vm *v = na_run_member(r, i);
 		char *vmx = v ? home_of(v) : NULL;
@@ -372,7 +375,7 @@ int na_run_group_check_home(na_run *r)
 		for (size_t d = 0; there && d < v->n_datastores; d++)
 			there = !strcmp(v->datastores[d], home->moref);
 		astray += !there;
-		printf("  %s: files on %s, %zu datastore%s: %s\n", r->vm_names[i], vmx ? vmx : "?",
+		na_say(r->say, "  %s: files on %s, %zu datastore%s: %s", r->vm_names[i], vmx ? vmx : "?",
 		       v ? v->n_datastores : 0, v && v->n_datastores == 1 ? "" : "s",
 		       there ? "as it started" : "NOT as it started");
 		free(vmx);

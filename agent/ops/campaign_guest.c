@@ -95,7 +95,7 @@ int na_run_check_guest(na_run *r)
 
 /* "Ended fio of an earlier run (nfsagent 4242) in fiotest: guest pids 7, 9."
  * (or what else of that run was still running there). */
-static void say_ended(const char *vm, const char *mark, const vs_guest_programs *ended)
+static void say_ended(const na_run *r, const char *vm, const char *mark, const vs_guest_programs *ended)
 {
 	if (ended->n == 0)
 		return;
@@ -112,9 +112,8 @@ static void say_ended(const char *vm, const char *mark, const vs_guest_programs 
 			np += (size_t)snprintf(pids + np, sizeof(pids) - np, "%s%lld", np ? ", " : "",
 			                       (long long)ended->v[i].pid);
 	}
-	printf("Ended %s of an earlier run (nfsagent %.*s) in %s: guest pid%s %s.\n", names,
+	na_say(r->say, "Ended %s of an earlier run (nfsagent %.*s) in %s: guest pid%s %s.", names,
 	       (int)strspn(mark, "0123456789"), mark, vm, ended->n > 1 ? "s" : "", pids);
-	fflush(stdout);
 }
 
 /* Why what the run of mark left in the guest could not be removed. */
@@ -130,7 +129,7 @@ static void warn_left(const na_run *r, const char *mark, const char *name, const
 		snprintf(why, sizeof(why), "the VM is not in the inventory");
 	else
 		vs_error_format(err, why, sizeof(why));
-	na_warn("what benchmark process %.*s left in %s may remain in the guest: %s",
+	na_say_warning(r->say, "what benchmark process %.*s left in %s may remain in the guest: %s",
 	        (int)strspn(mark, "0123456789"), mark, name, why);
 }
 
@@ -147,7 +146,7 @@ static int sweep_mark(const na_run *r, const vs_guest_auth *auth, const char *ma
 		vs_guest_programs ended = {0};
 		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, auth, r->c->dir, mark, &ended, &err)
 		                              : VS_ERR_USAGE;
-		say_ended(name, mark, &ended);
+		say_ended(r, name, mark, &ended);
 		vs_guest_programs_free(&ended);
 		if (swept != VS_OK)
 			warn_left(r, mark, name, vm, &err);
@@ -190,4 +189,25 @@ int na_run_sweep_guest(na_run *r, bool self)
 	            : na_run_fail(r, &(vs_error){.status = VS_ERR_NOMEM, .message = "out of memory"});
 	free(left);
 	return rc;
+}
+
+const nas_target *na_run_nas_target(const na_target *t, nas_target *nas)
+{
+	/* The parser checked the key: a refusal here is out of memory, and no
+	 * NAS side. */
+	vs_error err = {0};
+	bool made = (t->nas && nas_target_host(nas, t->nas, &err) == VS_OK) ||
+	            (!t->nas && t->nas_command && nas_target_command(nas, t->nas_command, &err) == VS_OK);
+	nas->timeout_s = NA_BENCH_NAS_TIMEOUT_S;
+	return made ? nas : NULL;
+}
+
+size_t na_run_labels(const na_run *r, const na_target *t, na_label *out)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < r->c->labels.n; i++)
+		out[n++] = r->c->labels.v[i];
+	for (size_t i = 0; i < t->labels.n; i++)
+		out[n++] = t->labels.v[i];
+	return n;
 }

@@ -83,7 +83,7 @@ static const char **disk_homes(na_run *r, const vs_vm_layout *l, bool **off, siz
 		na_run_done(r, step, &start);
 		vs_datastore *d = na_run_datastore(r, start ? start : r->home);
 		if (!d && now)
-			na_warn("%s of %s started on %s, which is not there now: it stays on %s",
+			na_say_warning(r->say, "%s of %s started on %s, which is not there now: it stays on %s",
 			        l->disks[i].label ? l->disks[i].label : l->disks[i].file, r->c->vm,
 			        start ? start : r->home, now);
 		astray[i] = d && now && strcmp(now, d->name) != 0;
@@ -118,8 +118,7 @@ static int restore_power(na_run *r)
 	na_run_done(r, "start-host", &host);
 	vs_vm *vm = na_run_vm(r);
 	if (power && !strcmp(power, "poweredOn") && vm->power_state && strcmp(vm->power_state, power)) {
-		printf("Powering %s on: it ran at the start.\n", r->c->vm);
-		fflush(stdout);
+		na_say(r->say, "Powering %s on: it ran at the start.", r->c->vm);
 		rc = vs_vm_power_on(r->cl, r->vm_moref, NULL, NULL, &err) == VS_OK ? na_run_reload(r)
 		                                                                   : na_run_fail(r, &err);
 		/* The sweep of killed benchmarks' folders needs the guest; Tools that
@@ -127,11 +126,11 @@ static int restore_power(na_run *r)
 		na_session s = na_run_session(r);
 		vs_error tools = {0};
 		if (rc == VS_OK && na_wait_for_tools(&s, r->vm_moref, r->c->vm, &tools) != VS_OK)
-			na_warn("%s", tools.message);
+			na_say_warning(r->say, "%s", tools.message);
 	}
 	const char *now = rc == VS_OK ? na_host_name(&r->inv, na_run_vm(r)->host) : NULL;
 	if (host && now && strcmp(host, now) != 0)
-		na_warn("%s runs on host %s now; it started on %s", r->c->vm, now, host);
+		na_say_warning(r->say, "%s runs on host %s now; it started on %s", r->c->vm, now, host);
 	free(power);
 	free(host);
 	return rc;
@@ -145,8 +144,7 @@ int na_run_wait_for_move(na_run *r)
 		return na_run_fail(r, &err);
 	if (!waited)
 		return VS_OK;
-	printf("A relocation of %s was still running: waited for it to end.\n", r->c->vm);
-	fflush(stdout);
+	na_say(r->say, "A relocation of %s was still running: waited for it to end.", r->c->vm);
 	return na_run_reload(r);
 }
 
@@ -191,17 +189,9 @@ int na_run_go_home(na_run *r)
 	}
 	vs_datastore *home = na_run_datastore(r, r->home);
 	if (rc == VS_OK && astray && home) {
-		printf("Moving %zu disk%s of %s back to %s own datastore%s.\n", astray, na_s(astray),
+		na_say(r->say, "Moving %zu disk%s of %s back to %s own datastore%s.", astray, na_s(astray),
 		       r->c->vm, astray == 1 ? "its" : "their", na_s(astray));
-		fflush(stdout);
-		double t0 = na_run_clock();
-		if (vs_vm_relocate_disks(r->cl, r->vm_moref, home->moref, l, to, NULL, NULL, &err) != VS_OK) {
-			vs_error_context(&err, "moving the disks of %s back", r->c->vm);
-			rc = na_run_fail(r, &err);
-		}
-		r->t_move += na_run_clock() - t0;
-		int reloaded = na_run_reload(r);
-		rc = rc == VS_OK ? reloaded : rc;
+		rc = na_run_move_disks(r, to, l->n_disks);
 	}
 	free(to);
 	free(off);
@@ -230,12 +220,12 @@ int na_run_check_home(na_run *r)
 	const char *host_now = na_host_name(&r->inv, vm->host);
 	bool home = vmx && !strcmp(vmx, r->home);
 	bool same_power = !power || (vm->power_state && !strcmp(vm->power_state, power));
-	printf("End state, read from vCenter:\n");
-	printf("  %s: files on %s, host %s, %s: %s\n", r->c->vm, vmx ? vmx : "?", host_now,
+	na_say(r->say, "End state, read from vCenter:");
+	na_say(r->say, "  %s: files on %s, host %s, %s: %s", r->c->vm, vmx ? vmx : "?", host_now,
 	       vm->power_state ? vm->power_state : "power state unknown",
 	       home && same_power ? "as it started" : "NOT as it started");
 	if (host && strcmp(host, host_now) != 0)
-		printf("    (it started on host %s)\n", host);
+		na_say(r->say, "    (it started on host %s)", host);
 	size_t astray = !home || !same_power;
 	for (size_t i = 0; i < l->n_disks; i++) {
 		char step[64], *start = NULL, *now = ds_of(l->disks[i].file);
@@ -244,10 +234,10 @@ int na_run_check_home(na_run *r)
 		const char *want = start ? start : r->home;
 		bool there = now && !strcmp(now, want);
 		astray += !there;
-		printf("  %s: on %s: %s\n", l->disks[i].label ? l->disks[i].label : l->disks[i].file,
+		na_say(r->say, "  %s: on %s: %s", l->disks[i].label ? l->disks[i].label : l->disks[i].file,
 		       now ? now : "?", there ? "as it started" : "NOT as it started");
 		if (!there)
-			printf("    (it started on %s)\n", want);
+			na_say(r->say, "    (it started on %s)", want);
 		free(start);
 		free(now);
 	}

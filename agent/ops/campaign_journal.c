@@ -27,7 +27,7 @@ int na_run_fail(na_run *r, const vs_error *err)
 		r->err = *err;
 		r->err.status = status;
 	} else {
-		na_print_warning_error(err);  /* a cleanup after the failure failed too: the first error stays */
+		na_say_warning_error(r->say, err);  /* a cleanup after the failure failed too: the first error stays */
 	}
 	return status;
 }
@@ -77,7 +77,7 @@ void na_run_set_state(na_run *r, const char *state)
 	vs_error err = {0};
 	na_run_now(at, sizeof(at), false);
 	if (na_store_run_state(r->store, r->id, state, at, &err) != VS_OK)
-		na_print_warning_error(&err);  /* the results and steps are kept: only the state's label is not */
+		na_say_warning_error(r->say, &err);  /* the results and steps are kept: only the state's label is not */
 }
 
 /* ---- the claim ------------------------------------------------------------------ */

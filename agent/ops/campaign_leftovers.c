@@ -30,9 +30,10 @@ static int list_root(vs_client *c, const vs_datastore *d, const char *folder, vs
 	return rc;
 }
 
-int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_t *removed,
+int na_probe_folders_remove(const na_session *s, const vs_datastore *d, long pid, size_t *removed,
                             vs_error *err)
 {
+	vs_client *c = s->client;
 	vs_file *files = NULL;
 	size_t n = 0;
 	*removed = 0;
@@ -44,9 +45,7 @@ int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_
 		/* The folder goes with the canaries in it. */
 		rc = path ? vs_datastore_delete(c, path, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		if (rc == VS_OK) {
-			char *shown = na_escaped(path);
-			printf("Removed %s, left by a probe that was stopped.\n", shown ? shown : "?");
-			free(shown);
+			na_say(s, "Removed %s, left by a probe that was stopped.", path);
 			(*removed)++;
 		}
 		free(path);
@@ -212,16 +211,13 @@ int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore 
 	return rc;
 }
 
-void na_leftovers_print(const na_leftovers *l)
+void na_leftovers_say(const na_session *s, const na_leftovers *l)
 {
 	if (!l->n)
 		return;
-	printf("Left on the targets by failed moves (not deleted; check them, then delete them by hand):\n");
-	for (size_t i = 0; i < l->n; i++) {
-		char *shown = na_escaped(l->paths[i]);  /* file names come from the datastore */
-		na_print_wrapped(stdout, shown ? shown : "?", NA_TEXT_WIDTH, 2, 4);
-		free(shown);
-	}
+	na_say(s, "Left on the targets by failed moves (not deleted; check them, then delete them by hand):");
+	for (size_t i = 0; i < l->n; i++)
+		na_say(s, "  %s", l->paths[i]);  /* the sink escapes and wraps it under its indent */
 }
 
 void na_leftovers_free(na_leftovers *l)

@@ -5,11 +5,11 @@
 #ifndef NFSAGENT_CAMPAIGN_LEFTOVERS_H
 #define NFSAGENT_CAMPAIGN_LEFTOVERS_H
 
-#include "agent.h"
+#include "ops/session.h"
 
 /* Removes the folders on d that a probe run by process pid made
- * ("nfsagent-probe-TIME-PID"); *removed counts them. */
-int na_probe_folders_remove(vs_client *c, const vs_datastore *d, long pid, size_t *removed,
+ * ("nfsagent-probe-TIME-PID"), saying each; *removed counts them. */
+int na_probe_folders_remove(const na_session *s, const vs_datastore *d, long pid, size_t *removed,
                             vs_error *err);
 
 typedef struct na_leftovers {
@@ -26,7 +26,7 @@ int na_move_leftovers(vs_client *c, const na_inventory *inv, const vs_datastore 
 /* Adds from's copies to into, each once (VS_OK, or out of memory). */
 int na_leftovers_add(na_leftovers *into, const na_leftovers *from);
 /* "Left on the targets by failed moves (not deleted): ..." when l has any. */
-void na_leftovers_print(const na_leftovers *l);
+void na_leftovers_say(const na_session *s, const na_leftovers *l);
 void na_leftovers_free(na_leftovers *l);
 
 #endif

@@ -234,7 +234,7 @@ int na_run_mount_target(na_run *r, na_target *t)
 	if (rc != VS_OK && ours && !grows && na_run_reload(r) == VS_OK) {
 		vs_datastore *d = na_run_datastore(r, t->datastore);
 		if (d) {
-			printf("Target %s: unmounting %s from the hosts that did mount it.\n", t->name,
+			na_say(r->say, "Target %s: unmounting %s from the hosts that did mount it.", t->name,
 			       t->datastore);
 			na_run_unmount_all(r, d);
 		}
@@ -243,8 +243,8 @@ int na_run_mount_target(na_run *r, na_target *t)
 	/* A datastore that was there before (an admin's, on some hosts) stays the
 	 * admin's; cleanup unmounts it only from the hosts the campaign added. */
 	if (rc == VS_OK && mounted && !ours)
-		printf("Target %s: %s was mounted before the campaign; cleanup unmounts it again from the "
-		       "%zu host%s the campaign added.\n", t->name, t->datastore, mounted,
+		na_say(r->say, "Target %s: %s was mounted before the campaign; cleanup unmounts it again from the "
+		       "%zu host%s the campaign added.", t->name, t->datastore, mounted,
 		       na_s(mounted));
 	return rc == VS_OK ? na_run_mark(r, step, ours ? "mounted" : "present") : rc;
 }
@@ -320,7 +320,7 @@ static int mount_as_was(na_run *r, na_target *t, const json_t *was)
 		const json_t *h = json_array_get(hosts, i);
 		vs_host *host = na_find_host(&r->inv, json_string_value(json_object_get(h, "host")), &err);
 		if (!host) {  /* gone since: the others get theirs back */
-			na_warn("%s is not put back on a host: %s", t->datastore, err.message);
+			na_say_warning(r->say, "%s is not put back on a host: %s", t->datastore, err.message);
 			continue;
 		}
 		read_only[a.n_hosts] = json_is_true(json_object_get(h, "read_only"));
@@ -385,7 +385,7 @@ int na_run_put_back(na_run *r, na_target *t)
 	bool back = d && !other && on_every_host(r, d, json_object_get(was, "hosts"));
 	int rc = other ? na_run_unmount_all(r, d) : VS_OK;
 	if (rc == VS_OK && !back) {
-		printf("Target %s: mounting %s as %s again, as it was before the campaign.\n", t->name,
+		na_say(r->say, "Target %s: mounting %s as %s again, as it was before the campaign.", t->name,
 		       t->datastore, na_nfs_label(type));
 		rc = mount_as_was(r, t, was);
 	}

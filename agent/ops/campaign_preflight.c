@@ -1,12 +1,11 @@
 /* A campaign's preflight (see campaign.c): the VM found and its home, each
  * target checked against what vSphere holds before anything is touched, and
- * the plan printed. */
+ * the plan handed to the command to show. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ops/campaign_run.h"
-#include "cmd/render.h"
 #include "analysis/stats.h"
 
 static int check_target(na_run *r, na_target *t, const vs_vm *vm)
@@ -67,71 +66,40 @@ static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 	return VS_OK;
 }
 
-typedef struct run_target {
-	na_run *r;
-	const na_target *t;
-} run_target;
-
-/* The hosts a target mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1". */
-static void write_hosts(FILE *out, na_run *r, const na_target *t)
+/* The hosts t mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1" (malloc'd). */
+static char *hosts_text(na_run *r, const na_target *t)
 {
 	vs_host **hosts = NULL;
-	size_t n = 0;
-	if (na_run_target_host_list(r, t, &hosts, &n, &(vs_error){0}) == VS_OK)
+	size_t n = 0, size = 0;
+	char *text = NULL;
+	FILE *out = open_memstream(&text, &size);
+	if (out && na_run_target_host_list(r, t, &hosts, &n, &(vs_error){0}) == VS_OK)
 		for (size_t i = 0; i < n; i++)
 			fprintf(out, "%s%s", i ? ", " : n > 1 ? "hosts " : "host ", hosts[i]->name);
 	free(hosts);
+	if (out)
+		fclose(out);
+	return text;
 }
 
-/* What the campaign does with a target (a run_target), in words. */
-static void write_target(FILE *out, const void *run_target_)
+void na_run_show_plan(na_run *r, const vs_vm *vm)
 {
-	const run_target *rt = run_target_;
-	const na_target *t = rt->t;
-	fprintf(out, "target %s: ", t->name);
-	if (t->servers) {
-		fprintf(out, "%s:%s as NFS %s named %s on ", t->servers, t->path, t->nfs, t->datastore);
-		if (t->hosts && !strcmp(t->hosts, "all"))
-			fprintf(out, "all hosts");
-		else
-			write_hosts(out, rt->r, t);
-	} else
-		fprintf(out, "datastore %s", t->datastore);
-	fprintf(out, "%s; on the extent-size bug: %s", t->probe > 0 ? "; probe first" : "", na_run_policy(t));
-	for (size_t k = 0; k < t->labels.n; k++)
-		fprintf(out, "%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
-}
-
-/* The VMs of a group campaign (a na_run), in words. */
-static void write_vms(FILE *out, const void *run)
-{
-	const na_run *r = run;
-	fprintf(out, "%zu VMs, on %s: ", r->n_vms, r->home);
-	for (size_t i = 0; i < r->n_vms; i++)
-		fprintf(out, "%s%s", i ? ", " : "", r->vm_names[i]);
-}
-
-void na_run_print_plan(na_run *r, const vs_vm *vm)
-{
-	na_campaign *c = r->c;
-	printf("Campaign %s (%s), run %s\n", c->name, c->file, r->id);
-	if (r->n_vms) {
-		na_print_wrapped_by(stdout, write_vms, r, 2, 4);
-		printf("  each repetition of a profile is one group run in all of them; moves: %ld at "
-		       "once, %ld per host, %ld per datastore\n", c->parallel, c->per_host, c->per_datastore);
-	} else {
-		printf("  VM %s, now on %s (host %s)\n", vm->name, r->home, na_host_name(&r->inv, vm->host));
+	if (!r->o->planned)
+		return;
+	na_campaign_plan p = {.c = r->c, .run_id = r->id, .home = r->home, .vm_names = r->vm_names,
+	                      .n_vms = r->n_vms};
+	if (!r->n_vms) {
+		p.vm = vm->name;
+		p.vm_host = na_host_name(&r->inv, vm->host);
 	}
-	for (size_t i = 0; i < c->n_targets; i++)
-		na_print_wrapped_by(stdout, write_target, &(run_target){r, &c->targets[i]}, 2, 4);
-	printf("  profiles:");
-	for (size_t i = 0; i < c->n_profiles; i++)
-		printf(" %s", c->profiles[i]);
-	printf(" x %ld repetitions, targets interleaved; size %s, runtime %ld s\n", c->repeat, c->size,
-	       c->runtime);
-	printf("  then: %s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
-	                                   : "leave everything as it is (cleanup = no)");
-	fflush(stdout);
+	for (size_t i = 0; i < r->c->n_targets; i++) {
+		const na_target *t = &r->c->targets[i];
+		if (t->servers && !(t->hosts && !strcmp(t->hosts, "all")))
+			p.target_hosts[i] = hosts_text(r, t);
+	}
+	r->o->planned(r->o->ud, &p);
+	for (size_t i = 0; i < r->c->n_targets; i++)
+		free(p.target_hosts[i]);
 }
 
 int na_run_find_vm(na_run *r)
@@ -165,7 +133,7 @@ static int group_preflight(na_run *r)
 		if (r->o->resume && vs_vm_wait_relocation(r->cl, r->vm_morefs[i], &waited, &err) != VS_OK)
 			rc = na_run_fail(r, &err);
 		if (rc == VS_OK && waited)
-			printf("A relocation of %s was still running: waited for it to end.\n", r->vm_names[i]);
+			na_say(r->say, "A relocation of %s was still running: waited for it to end.", r->vm_names[i]);
 		if (rc == VS_OK && waited)
 			rc = na_run_reload(r);
 		if (rc == VS_OK && vs_guest_check(r->cl, r->vm_morefs[i], &err) != VS_OK)
@@ -191,8 +159,7 @@ int na_run_preflight(na_run *r)
 	bool powered = false;
 	if (r->o->resume && vm->power_state && strcmp(vm->power_state, "poweredOn") != 0 &&
 	    na_run_done(r, "start-power", &power) && power && !strcmp(power, "poweredOn")) {
-		printf("Powering %s on: it ran when the campaign started.\n", r->c->vm);
-		fflush(stdout);
+		na_say(r->say, "Powering %s on: it ran when the campaign started.", r->c->vm);
 		if (vs_vm_power_on(r->cl, vm->moref, NULL, NULL, &err) != VS_OK) {
 			free(power);
 			return na_run_fail(r, &err);

@@ -16,7 +16,10 @@ typedef struct na_run_link {
 
 typedef struct na_run {
 	na_campaign *c;
-	const na_run_options *o;
+	const na_campaign_args *o;
+	/* The caller's session: its sinks carry every line and warning the run
+	 * says (the run prints nothing itself). */
+	const na_session *say;
 	vs_client *cl;
 	na_store *store;
 	na_inventory inv;
@@ -73,6 +76,9 @@ int na_run_reload(na_run *r);
  * migrate.  The extent-size bug stopping a move to a target marks it
  * broken (r->broken) and is no error: the campaign goes on without it. */
 int na_run_move(na_run *r, size_t ti, const char *ds, const char *policy);
+/* Moves the VM's n disks home through migrate, each to disks[i] (a
+ * datastore's moref, per disk of the VM's layout), verified. */
+int na_run_move_disks(na_run *r, const char *const *disks, size_t n);
 
 /* Journals where the VM started on the first run; reads it back on a resume. */
 int na_run_remember_start(na_run *r);
@@ -104,8 +110,7 @@ bool na_run_alternating(const na_run *r, const na_target *t);
 bool na_run_has_work(na_run *r, const na_target *t);
 /* "3" or "4.1": what t mounts as now (a learned switch makes it "3"). */
 const char *na_run_nfs_of(const na_run *r, const na_target *t);
-/* t's on_extent_bug ("fail" when unset), and the datastore type it mounts as now. */
-const char *na_run_policy(const na_target *t);
+/* The datastore type t mounts as now. */
 const char *na_run_ds_type(const na_run *r, const na_target *t);
 
 /* The journal step of t's result (one VM) or group run (vms =) of
@@ -159,7 +164,8 @@ int na_run_find_vm(na_run *r);
 /* A resume waits for a move a killed run left and powers the VM on again;
  * then the guest is checked, and each target against vSphere. */
 int na_run_preflight(na_run *r);
-void na_run_print_plan(na_run *r, const vs_vm *vm);
+/* The plan, handed to the command's o->planned. */
+void na_run_show_plan(na_run *r, const vs_vm *vm);
 
 /* campaign_mounts.c: the campaign's datastores */
 /* The target's hosts ("all", "cluster:NAME", a host, by default the hosts

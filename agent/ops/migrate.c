@@ -98,8 +98,8 @@ static int move(migration *m, vs_error *err)
 	/* A Storage vMotion is not cancelled halfway: the stop comes after it. */
 	na_interrupts_note("letting the running Storage vMotion finish");
 	if (rc == VS_OK)
-		rc = vs_vm_relocate(m->c, m->vm->moref, m->target->moref, layout, p ? na_progress_cb : NULL,
-		                    p, err);
+		rc = vs_vm_relocate_disks(m->c, m->vm->moref, m->target->moref, layout,
+		                          m->a->disk_datastores, p ? na_progress_cb : NULL, p, err);
 	na_interrupts_note(NULL);
 	if (p)
 		na_progress_done(p);
@@ -327,9 +327,12 @@ static int work_around(migration *m, vs_error *err)
 
 /* ---- the whole procedure ------------------------------------------------------- */
 
+/* Disks sent each to its own datastore are not all with the home: their
+ * caller moves them only when one is astray. */
 static bool already_there(const migration *m)
 {
-	return m->vm->n_datastores == 1 && strcmp(m->vm->datastores[0], m->target->moref) == 0;
+	return !m->a->disk_datastores && m->vm->n_datastores == 1 &&
+	       strcmp(m->vm->datastores[0], m->target->moref) == 0;
 }
 
 static int migrate(migration *m, vs_error *err)

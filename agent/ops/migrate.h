@@ -13,6 +13,10 @@ typedef struct na_migrate_args {
 	bool allow_power_off;
 	bool bug_seen;  /* the plain move hit the extent-size bug already: straight to the workaround */
 	const char *campaign, *target;  /* recorded with a failure's verdict */
+	/* Per disk of the VM's layout, the datastore (moref) it goes to (a NULL
+	 * entry: datastore's); NULL: every disk to datastore.  A campaign puts
+	 * a disk that started elsewhere back there. */
+	const char *const *disk_datastores;
 } na_migrate_args;
 
 typedef struct na_migrate_result {
@@ -39,5 +43,14 @@ void na_migrate_diagnose(na_session *s, const na_migrate_args *a, const vs_vm *v
  * stopped it (whatever rc is) or an extent is short after the move. */
 na_verdict na_migrate_verdict(const na_migrate_result *r, int rc);
 void na_migrate_result_free(na_migrate_result *r);
+/* The migrate op with its lines on the session, then the verification
+ * and where the VM is; its status, verdict and err, said by nobody here
+ * (err's message and fault are emptied, its status kept, when the
+ * diagnosis has said why).  record (may be NULL) gets the JSON of it all,
+ * for a caller that prints JSON; left (may be NULL) what failed moves left
+ * on the target, for the caller to list. */
+vs_status na_migrate_shown(na_session *s, const na_migrate_args *a, json_t **record,
+                           na_verdict *verdict, na_leftovers *left, vs_error *err);
+
 
 #endif

@@ -32,6 +32,17 @@ void na_say_warning(const na_session *s, const char *fmt, ...)
 	va_end(ap);
 }
 
+void na_say_warning_error(const na_session *s, const vs_error *err)
+{
+	if (!s->warning)
+		return;
+	char line[1600];
+	vs_error_format(err, line, sizeof(line));
+	s->warning(s->output_ud, line);
+	if (s->detail)
+		na_error_details(err, s->detail, s->output_ud);
+}
+
 int na_session_fresh(na_session *s, vs_error *err)
 {
 	if (!s->stale)

@@ -25,6 +25,9 @@ typedef struct na_session {
 	na_output_fn output;   /* NULL: silent */
 	na_output_fn warning;  /* what went wrong beside the op's result; NULL: silent */
 	na_progress *progress; /* where a long step shows its percent (stderr); NULL: not shown */
+	/* A warning's detail lines (a fault's reason, its cause), each under the
+	 * warning; NULL: dropped. */
+	na_output_fn detail;
 	void *output_ud;
 } na_session;
 
@@ -32,6 +35,9 @@ typedef struct na_session {
 void na_say(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The same for a warning, without its "warning: ". */
 void na_say_warning(const na_session *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* An error said as a warning: its headline, then each of its details
+ * (na_print_warning_error's lines, through the sinks). */
+void na_say_warning_error(const na_session *s, const vs_error *err);
 /* After a power-on, VMware Tools take a while (a real guest: tens of
  * seconds): waits up to NA_TOOLS_BOOT_S for the VM's guest operations,
  * saying so once; err is the last check's when they never came (or Ctrl-C). */
@@ -44,5 +50,6 @@ int na_session_fresh(na_session *s, vs_error *err);
 void na_print_line(void *ud, const char *line);
 /* The sink for warnings: stderr, as na_warn. */
 void na_print_warning(void *ud, const char *line);
+
 
 #endif

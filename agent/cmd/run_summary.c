@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "ops/bench.h"
-#include "ops/campaign.h"
+#include "cmd/run_render.h"
 #include "analysis/stats.h"
 
 enum { MAX_TYPES = 4 };
