@@ -74,10 +74,6 @@ backend_case() {
 		assert_eq "$(nas_command midclt call sharing.nfs.query | jq -c '[.[] | [(.path // .paths[0]), .networks, .maproot_user]]')" \
 			"[[\"/mnt/$ds\",[\"10.0.0.0/24\"],\"root\"]]" "the TrueNAS share"
 	fi
-	# ESXi mounts it as an NFS export while it is shared.
-	run 0 "$NFSAGENT" mount --all-hosts --name b16k --server 10.0.0.5 --path /mnt/$ds --nfs 3
-	run 0 "$NFSAGENT" unmount --all-hosts --name b16k
-
 	# A second create adopts it and changes nothing.
 	: > "$LOG"
 	run 0 nas create --dataset $ds --recordsize 16K --share-to 10.0.0.0/24
@@ -85,16 +81,9 @@ backend_case() {
 	assert_contains "$OUT" "Share:                there already (adopted)"
 	assert_eq "$(writes)" 0 "writes of the second create"
 
-	# Not nfsagent's: refused both ways, left as it is.
-	run 2 nas destroy --dataset tank/vmware
-	assert_contains "$ERR" "tank/vmware on $NAS is not nfsagent's (no nfsagent:run mark): not destroyed"
-	run 2 nas create --dataset tank/vmware --recordsize 16K
-	assert_contains "$ERR" "use it as an existing export"
-	run 2 nas create --dataset tank/nope/x
-	assert_contains "$ERR" "the parent tank/nope of tank/nope/x does not exist"
+	# Another run's mark: not destroyed.
 	run 2 nas destroy --dataset $ds --run-id another-run
 	assert_contains "$ERR" "was made by nfsagent run test-run-1, not another-run"
-	assert_contains "$(zfs_list)" "tank/vmware	/mnt/tank/vmware" "tank/vmware kept"
 
 	# Busy twice, then clear: removed on the third try, share first.
 	nas_model ".faults.busy[\"$ds\"] = 2"
@@ -123,6 +112,28 @@ backend_case() {
 	nas_model '.faults.busy = {}'
 	run 0 nas destroy --dataset tank/stuck
 
+	assert_eq "$(zfs_list)" "$before" "zfs list at the end ($v)"
+}
+
+# What does not depend on the backend, once: ESXi mounts a dataset made
+# and shared, the refusals, a full pool, a refused share.
+independent_checks() {
+	local ds=tank/bench16k before
+	before=$(zfs_list)
+	run 0 nas create --dataset $ds --share-to 10.0.0.0/24 --run-id test-run-1
+	# ESXi mounts it as an NFS export while it is shared.
+	run 0 "$NFSAGENT" mount --all-hosts --name b16k --server 10.0.0.5 --path /mnt/$ds --nfs 3
+	run 0 "$NFSAGENT" unmount --all-hosts --name b16k
+
+	# Not nfsagent's: refused both ways, left as it is.
+	run 2 nas destroy --dataset tank/vmware
+	assert_contains "$ERR" "tank/vmware on $NAS is not nfsagent's (no nfsagent:run mark): not destroyed"
+	run 2 nas create --dataset tank/vmware --recordsize 16K
+	assert_contains "$ERR" "use it as an existing export"
+	run 2 nas create --dataset tank/nope/x
+	assert_contains "$ERR" "the parent tank/nope of tank/nope/x does not exist"
+	assert_contains "$(zfs_list)" "tank/vmware	/mnt/tank/vmware" "tank/vmware kept"
+
 	# A full pool, a share refused: exit 1 with the NAS's reason.
 	nas_model '.free as $f | .free = 0 | .saved_free = $f'
 	run 1 nas create --dataset tank/full
@@ -135,10 +146,12 @@ backend_case() {
 	assert_contains "$OUT" "adopted"
 	assert_contains "$OUT" "Share:                made"
 	run 0 nas destroy --dataset tank/refused
-	assert_eq "$(zfs_list)" "$before" "zfs list at the end ($v)"
+	run 0 nas destroy --dataset $ds
+	assert_eq "$(zfs_list)" "$before" "zfs list at the end"
 }
 
 backend_case ""
+independent_checks
 backend_case "TrueNAS-SCALE-24.04.2"
 # SCALE 22.02: shares take "paths" (the model refuses "path").
 nas_model '.truenas = "TrueNAS-SCALE-22.02.4"'

@@ -48,6 +48,10 @@ nas_start() {
 		PermitRootLogin prohibit-password
 		AllowUsers $user
 		LogLevel ERROR
+		# sshd runs the forced command with the user's shell, and Debian's
+		# bash then reads ~/.bashrc (SSH_SOURCE_BASHRC) unless it is nested:
+		# a bashrc that runs pyenv init costs each NAS command a second.
+		SetEnv SHLVL=1
 	EOF
 	cat > "$NAS_DIR/ssh_config" <<-EOF
 		# ssh takes each option's first value (IdentityFile adds up): the
