@@ -569,6 +569,8 @@ static int unmount_all_targets(na_run *r, int rc)
 		rc = d ? na_run_unmount_all(r, d) : VS_OK;
 		if (rc == VS_OK)
 			rc = na_run_mark(r, unstep, "unmounted");
+		if (rc == VS_OK)
+			rc = na_run_dataset_remove(r, t);
 	}
 	if (rc != VS_OK)
 		return rc;
@@ -641,6 +643,8 @@ static int execute(na_run *r)
 		return abort_run(r);
 	int rc = na_run_remember_start(r);
 	recall(r);
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
+		rc = na_run_dataset_make(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = na_run_mount_target(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)

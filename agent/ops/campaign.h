@@ -3,6 +3,7 @@
 #ifndef NFSAGENT_CAMPAIGN_H
 #define NFSAGENT_CAMPAIGN_H
 
+#include "nfsagent/nas_dataset.h"
 #include "agent.h"
 #include "ops/campaign_leftovers.h"
 #include "ops/session.h"
@@ -37,6 +38,13 @@ typedef struct na_target {
 	/* The NAS behind it, as bench --nas / --nas-command: one of them or
 	 * neither; the [campaign]'s when the target gives neither. */
 	char *nas, *nas_command;
+	/* create = yes: the campaign makes dataset (its mountpoint the path),
+	 * with these settings (others inherit), shared to share_to, and
+	 * removes it at the end unless keep (campaign_dataset.c). */
+	bool create, keep;
+	char *dataset;
+	nas_settings settings;
+	nas_networks share_to;
 } na_target;
 
 typedef struct na_campaign {
@@ -54,6 +62,7 @@ typedef struct na_campaign {
 	char *profiles[NA_MAX_CAMPAIGN_PROFILES];
 	size_t n_profiles;
 	long repeat, runtime, ramp, probe_disks;
+	long busy_wait;      /* s a made dataset's "busy" is retried at the end; 0: 60 */
 	char *size, *dir, *probe_size;
 	bool cleanup, allow_power_off;
 	na_labels labels;    /* empty: the parser folds the [campaign]'s labels into
@@ -66,6 +75,13 @@ typedef struct na_campaign {
 	size_t n_targets;
 } na_campaign;
 
+/* A dataset key of a target (dataset, share_to, recordsize, sync,
+ * compression, atime, logbias, special_small_blocks), checked and set:
+ * VS_ERR_NOT_FOUND when name is none of them. */
+int na_target_dataset_key(na_target *t, const char *name, const char *value, vs_error *err);
+/* What is wrong with t's dataset keys taken together, or NULL; campaign_nas:
+ * [campaign] names a NAS (folded into t later). */
+const char *na_target_dataset_check(const na_target *t, bool campaign_nas);
 /* Two targets on one export with different NFS versions alternate: never
  * mounted together (mixing the protocols on one export can corrupt data),
  * each mounted when its turn comes, with the VM parked at home between. */

@@ -348,6 +348,7 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "dir")) return set_dir(p, value);
 	if (!strcmp(name, "cleanup")) return set_bool(&c->cleanup, value);
 	if (!strcmp(name, "allow_power_off")) return set_bool(&c->allow_power_off, value);
+	if (!strcmp(name, "busy_wait")) return set_long(p, name, &c->busy_wait, value, 1, 3600);
 	if (!strcmp(name, "probe_disks")) return set_long(p, name, &c->probe_disks, value, 1, NA_MAX_PROBE_DISKS);
 	if (!strcmp(name, "probe_size")) return set_size(p, name, &c->probe_size, value);
 	if (!strcmp(name, "labels")) return set_labels(p, &p->campaign_labels, value);
@@ -385,8 +386,15 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "labels")) return set_labels(p, &t->labels, value);
 	if (!strcmp(name, "nas")) return set_nas(p, name, &t->nas, t->nas_command, value);
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &t->nas_command, t->nas, value);
-	fail_at(p, "unknown key '%s' in [target %s]", name, t->name);
-	return false;
+	if (!strcmp(name, "create")) return set_bool(&t->create, value);
+	if (!strcmp(name, "keep")) return set_bool(&t->keep, value);
+	vs_error err = {0};
+	int rc = na_target_dataset_key(t, name, value, &err);
+	if (rc == VS_ERR_NOT_FOUND)
+		fail_at(p, "unknown key '%s' in [target %s]", name, t->name);
+	else if (rc != VS_OK)
+		fail_at(p, "%s", err.message);
+	return true;
 }
 
 /* The target a "[target NAME]" section is, created when first seen. */
@@ -550,9 +558,12 @@ static int check_target(parse *p, const na_target *t, size_t index)
 {
 	const na_campaign *c = p->c;
 	p->line = t->line;
-	if (!t->datastore)
+	const char *dataset = na_target_dataset_check(t, c->nas || c->nas_command);
+	if (dataset)
+		fail_at(p, "[target %s] %s", t->name, dataset);
+	else if (!t->datastore)
 		fail_at(p, "[target %s] needs datastore = NAME", t->name);
-	else if (t->servers && (!t->path || !t->nfs))
+	else if (t->servers && (!(t->path || t->create) || !t->nfs))
 		fail_at(p, "[target %s] mounts an export: it needs path and nfs too", t->name);
 	else if (!t->servers && (t->path || t->nfs))
 		fail_at(p, "[target %s] names an export: give server too", t->name);
@@ -745,7 +756,7 @@ void na_campaign_free(na_campaign *c)
 	for (size_t i = 0; i < c->n_targets; i++) {
 		na_target *t = &c->targets[i];
 		char *ts[] = {t->name, t->datastore, t->servers, t->path, t->nfs, t->hosts, t->on_extent_bug,
-		              t->nas, t->nas_command};
+		              t->nas, t->nas_command, t->dataset};
 		for (size_t k = 0; k < sizeof(ts) / sizeof(*ts); k++)
 			free(ts[k]);
 		na_labels_free(&t->labels);

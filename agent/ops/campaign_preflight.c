@@ -66,6 +66,13 @@ static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 	return VS_OK;
 }
 
+/* A dataset the campaign makes is read first: its mountpoint is t's path. */
+static int check_dataset_target(na_run *r, na_target *t, const vs_vm *vm)
+{
+	int rc = na_run_dataset_plan(r, t);
+	return rc == VS_OK ? check_target(r, t, vm) : rc;
+}
+
 /* The hosts t mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1" (malloc'd). */
 static char *hosts_text(na_run *r, const na_target *t)
 {
@@ -140,7 +147,7 @@ static int group_preflight(na_run *r)
 			rc = na_run_fail(r, &err);
 	}
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
-		rc = check_target(r, &r->c->targets[i], na_run_vm(r));
+		rc = check_dataset_target(r, &r->c->targets[i], na_run_vm(r));
 	return rc;
 }
 
@@ -172,6 +179,6 @@ int na_run_preflight(na_run *r)
 	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
 		return na_run_fail(r, &err);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
-		rc = check_target(r, &r->c->targets[i], vm);
+		rc = check_dataset_target(r, &r->c->targets[i], vm);
 	return rc;
 }

@@ -157,6 +157,19 @@ int na_run_group_round(na_run *r, na_target *t, long rep);
  * failure when one is not back. */
 int na_run_group_check_home(na_run *r);
 
+/* campaign_dataset.c: a target's dataset (create = yes) */
+/* Reads the NAS and says what will be made (or, on a resume, is there:
+ * this run's); t->path becomes the dataset's mountpoint.  A dataset not
+ * this run's, a missing parent, a NAS that refuses: the run fails. */
+int na_run_dataset_plan(na_run *r, na_target *t);
+/* Makes t's dataset and its share, or adopts the one this run made
+ * (journaled "dataset:T"). */
+int na_run_dataset_make(na_run *r, na_target *t);
+/* After every host unmounted t: removes the dataset this run made (its
+ * mark checked on the NAS), unless keep; still busy, the fix is said and
+ * the run fails, the journal keeping it for --abort. */
+int na_run_dataset_remove(na_run *r, const na_target *t);
+
 /* campaign_preflight.c */
 /* The VM, and the datastore it is on now (its home, unless the journal
  * says where it started). */

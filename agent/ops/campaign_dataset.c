@@ -1,0 +1,219 @@
+/* A target whose dataset the campaign makes (create = yes): read and
+ * planned at preflight, made (or adopted: the journal's, carrying this
+ * run's mark) before the target is mounted, and removed once every host
+ * unmounted it, unless keep = yes.  Only what carries the run's mark is
+ * ever removed (nas_dataset_destroy checks it on the NAS itself). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/sha.h>
+
+#include "ops/campaign_run.h"
+
+/* How long "dataset is busy" is retried after the unmount, by default. */
+enum { BUSY_BUDGET_S = 60 };
+
+int na_target_dataset_key(na_target *t, const char *name, const char *value, vs_error *err)
+{
+	if (!strcmp(name, "dataset")) {
+		if (!nas_name_ok(value, false) || !strchr(value, '/'))
+			return vs_fail(err, VS_ERR_USAGE, "dataset '%s' is not a ZFS dataset name "
+			               "(POOL/NAME: letters, digits and _.:- between '/')", value);
+		free(t->dataset);
+		return (t->dataset = strdup(value)) ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	}
+	if (!strcmp(name, "share_to"))
+		return nas_networks_parse(value, &t->share_to, err);
+	for (int i = 0; i < NAS_SET_N; i++)
+		if (!strcmp(name, nas_setting_name((nas_setting)i)))
+			return nas_settings_put(&t->settings, name, value, err);
+	return VS_ERR_NOT_FOUND;
+}
+
+const char *na_target_dataset_check(const na_target *t, bool campaign_nas)
+{
+	bool settings = false;
+	for (int i = 0; i < NAS_SET_N; i++)
+		settings = settings || t->settings.v[i][0];
+	if (!t->create)
+		return t->dataset || settings || t->share_to.n || t->keep
+		               ? "dataset, its settings, share_to and keep go with create = yes"
+		               : NULL;
+	if (!t->dataset || !t->servers || !t->nfs)
+		return "create = yes needs dataset, server (the NAS's NFS address) and nfs";
+	if (t->path)
+		return "create = yes: path is the new dataset's mountpoint, read from the NAS: drop path";
+	if (!t->nas && !t->nas_command && !campaign_nas)
+		return "create = yes needs nas or nas_command (here or in [campaign])";
+	if (!t->share_to.n)
+		return "create = yes needs share_to = CIDR[, CIDR...]: the hosts' NFS networks";
+	return NULL;
+}
+
+/* The mark on what the run makes: its id when the NAS takes it as it is,
+ * else a readable part of it and a hash of the whole (never another
+ * run's). */
+static void run_mark(const na_run *r, char *mark, size_t size)
+{
+	if (nas_run_id_ok(r->id) || size < 66) {
+		snprintf(mark, size, "%s", r->id);
+		return;
+	}
+	unsigned char sum[SHA256_DIGEST_LENGTH];
+	SHA256((const unsigned char *)r->id, strlen(r->id), sum);
+	size_t n = 0;
+	for (const char *p = r->id; *p && n < 40; p++)
+		mark[n++] = nas_run_id_ok((char[]){*p, 0}) ? *p : '_';
+	mark[n++] = '-';
+	for (int i = 0; i < 12; i++)
+		n += (size_t)snprintf(mark + n, size - n, "%02x", sum[i]);
+}
+
+static void step_of(const na_target *t, char *step, size_t size)
+{
+	snprintf(step, size, "dataset:%s", t->name);
+}
+
+/* Makes (or, dry, only reads) t's dataset; t->path becomes its mountpoint. */
+static int create(na_run *r, na_target *t, bool dry, nas_create_result *res)
+{
+	nas_target nas = {0};
+	const nas_target *reached = na_run_nas_target(t, &nas);
+	char mark[72];
+	run_mark(r, mark, sizeof(mark));
+	nas_create_args a = {.dataset = t->dataset, .run_id = mark, .settings = t->settings,
+	                     .share_to = t->share_to, .dry_run = dry};
+	vs_error err = {0};
+	int rc = reached ? nas_dataset_create(reached, &a, res, &err)
+	                 : vs_fail(&err, VS_ERR_USAGE, "target %s: its NAS cannot be reached as given", t->name);
+	nas_target_free(&nas);
+	if (rc != VS_OK) {
+		vs_error_context(&err, "target %s: dataset %s", t->name, t->dataset);
+		return na_run_fail(r, &err);
+	}
+	const char *mp = res->now.exists ? res->now.mountpoint : NULL;
+	char predicted[300];
+	if (!mp && res->parent.mountpoint[0] == '/') {
+		snprintf(predicted, sizeof(predicted), "%s/%s", res->parent.mountpoint,
+		         strrchr(t->dataset, '/') + 1);
+		mp = predicted;
+	}
+	if (!mp || mp[0] != '/')
+		return na_run_failf(r, VS_ERR_USAGE, "target %s: dataset %s has no mountpoint to export",
+		                    t->name, t->dataset);
+	free(t->path);
+	return (t->path = strdup(mp)) ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+}
+
+/* "recordsize 16384, sync always (set); compression lz4, atime off (inherited)" */
+static void settings_words(const nas_dataset_state *s, const nas_settings *asked, char *buf,
+                           size_t size)
+{
+	size_t n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		bool any = false;
+		for (int i = 0; i < NAS_SET_N && n < size; i++)
+			if ((asked->v[i][0] != 0) == (pass == 0) && s->values.v[i][0]) {
+				n += (size_t)snprintf(buf + n, size - n, "%s%s %s", any ? ", " : pass && n ? "; " : "",
+				                      nas_setting_name((nas_setting)i), s->values.v[i]);
+				any = true;
+			}
+		if (any && n < size)
+			n += (size_t)snprintf(buf + n, size - n, " (%s)", pass ? "inherited" : "set");
+	}
+}
+
+int na_run_dataset_plan(na_run *r, na_target *t)
+{
+	if (!t->create)
+		return VS_OK;
+	nas_create_result res = {0};
+	int rc = create(r, t, true, &res);
+	if (rc != VS_OK)
+		return rc;
+	/* not made yet: what it asks, the parent's for the rest */
+	nas_dataset_state will = res.now.exists ? res.now : res.parent;
+	for (int i = 0; !res.now.exists && i < NAS_SET_N; i++)
+		if (t->settings.v[i][0])
+			memcpy(will.values.v[i], t->settings.v[i], sizeof(will.values.v[i]));
+	char words[512] = "", free_text[32];
+	settings_words(&will, &t->settings, words, sizeof(words));
+	na_size(res.parent.available, free_text, sizeof(free_text));
+	na_say(r->say, "Target %s: dataset %s %s at %s: %s; %s free", t->name, t->dataset,
+	       res.now.exists ? "made already (this run's), kept" : "to make", t->path, words, free_text);
+	return VS_OK;
+}
+
+int na_run_dataset_make(na_run *r, na_target *t)
+{
+	if (!t->create)
+		return VS_OK;
+	char step[160], *was = NULL;
+	step_of(t, step, sizeof(step));
+	bool done = na_run_done(r, step, &was);
+	bool gone = done && was && strcmp(was, "made") != 0;  /* removed or kept by a cleanup */
+	free(was);
+	if (gone)
+		return VS_OK;
+	nas_create_result res = {0};
+	int rc = create(r, t, false, &res);
+	if (rc != VS_OK)
+		return rc;
+	char words[512] = "";
+	settings_words(&res.now, &t->settings, words, sizeof(words));
+	if (res.made)
+		na_say(r->say, "Made dataset %s for target %s (%s), shared%s at %s", t->dataset, t->name,
+		       words, res.share_found ? " already" : "", t->path);
+	return done ? VS_OK : na_run_mark(r, step, "made");
+}
+
+/* Still busy: the leftover, why, and the fix; the journal keeps the step,
+ * so that --abort or --resume tries again. */
+static int still_busy(na_run *r, const na_target *t, const vs_error *err)
+{
+	na_say_warning(r->say, "target %s: dataset %s was not removed: %s", t->name, t->dataset,
+	               err->message);
+	for (const char *d = err->details; *d;) {
+		size_t n = strcspn(d, "\n");
+		na_say_warning(r->say, "  %.*s", (int)n, d);
+		d += n + (d[n] == '\n');
+	}
+	return na_run_failf(r, err->status, "dataset %s of target %s is left on the NAS (named above): "
+	                    "nfsagent run %s --abort tries again", t->dataset, t->name, r->c->file);
+}
+
+int na_run_dataset_remove(na_run *r, const na_target *t)
+{
+	char step[160];
+	step_of(t, step, sizeof(step));
+	char *was = NULL;
+	bool made = t->create && na_run_done(r, step, &was) && was && strcmp(was, "made") == 0;
+	free(was);
+	if (!made)
+		return VS_OK;
+	if (t->keep) {
+		na_say(r->say, "  %s: kept (keep = yes), shared at %s", t->dataset, t->path);
+		return na_run_mark(r, step, "kept");
+	}
+	nas_target nas = {0};
+	const nas_target *reached = na_run_nas_target(t, &nas);
+	char mark[72];
+	run_mark(r, mark, sizeof(mark));
+	nas_destroy_args a = {.dataset = t->dataset, .run_id = mark,
+	                      .busy_budget_s = r->c->busy_wait ? (int)r->c->busy_wait : BUSY_BUDGET_S};
+	nas_destroy_result res = {0};
+	vs_error err = {0};
+	int rc = reached ? nas_dataset_destroy(reached, &a, &res, &err)
+	                 : vs_fail(&err, VS_ERR_USAGE, "its NAS cannot be reached as given");
+	nas_target_free(&nas);
+	if (rc == VS_ERR_FAULT && res.leftover[0])
+		return still_busy(r, t, &err);
+	if (rc != VS_OK) {
+		vs_error_context(&err, "remove dataset %s of target %s", t->dataset, t->name);
+		return na_run_fail(r, &err);
+	}
+	na_say(r->say, "  %s: %s", t->dataset,
+	       res.absent ? "gone already" : res.tries > 1 ? "removed (the NAS said busy first)" : "removed");
+	return na_run_mark(r, step, "removed");
+}
