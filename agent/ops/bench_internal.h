@@ -59,6 +59,13 @@ void na_bench_stop_fio(na_bench *b);
  * file is the next run's. */
 void na_bench_renew_data(na_bench *b, bool clean);
 
+/* bench_counters.c */
+/* The perf counters a run records, by name (b->counter_ids, in this order). */
+extern const char *const na_bench_counter_names[6];
+/* Its host's counters over the run started at started (JSON, malloc'd;
+ * NULL when none were measured, said once per host). */
+char *na_bench_host_counters(na_bench *b, time_t started);
+
 /* bench_nas.c */
 /* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
  * says why). */

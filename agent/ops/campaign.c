@@ -579,18 +579,6 @@ static int unmount_all_targets(na_run *r, int rc)
 
 /* ---- the run ---------------------------------------------------------------------- */
 
-/* What an earlier run of this campaign learned about its targets. */
-static void recall(na_run *r)
-{
-	for (size_t i = 0; i < r->c->n_targets; i++) {
-		char step[160];
-		snprintf(step, sizeof(step), "nfs3:%s", r->c->targets[i].name);
-		r->nfs3[i] = na_run_done(r, step, NULL);
-		snprintf(step, sizeof(step), "broken:%s", r->c->targets[i].name);
-		r->broken[i] = na_run_done(r, step, NULL);
-	}
-}
-
 /* A target the bug stopped is the campaign's finding: exit 3, as migrate. */
 static na_verdict verdict(const na_run *r)
 {
@@ -642,7 +630,7 @@ static int execute(na_run *r)
 	if (r->o->abort)
 		return abort_run(r);
 	int rc = na_run_remember_start(r);
-	recall(r);
+	na_run_recall(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = na_run_dataset_make(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)

@@ -118,3 +118,15 @@ int na_run_claim(na_run *r)
 	free(prev);
 	return rc;
 }
+
+/* What an earlier run of this campaign learned about its targets. */
+void na_run_recall(na_run *r)
+{
+	for (size_t i = 0; i < r->c->n_targets; i++) {
+		char step[160];
+		snprintf(step, sizeof(step), "nfs3:%s", r->c->targets[i].name);
+		r->nfs3[i] = na_run_done(r, step, NULL);
+		snprintf(step, sizeof(step), "broken:%s", r->c->targets[i].name);
+		r->broken[i] = na_run_done(r, step, NULL);
+	}
+}

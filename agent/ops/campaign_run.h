@@ -68,6 +68,9 @@ int na_run_claim(na_run *r);
 bool na_run_done(na_run *r, const char *step, char **detail);
 /* Journals step. */
 int na_run_mark(na_run *r, const char *step, const char *detail);
+/* What an earlier run of this campaign learned about its targets: those
+ * the bug stopped (broken), those that run NFS 3 since (nfs3). */
+void na_run_recall(na_run *r);
 vs_vm *na_run_vm(const na_run *r);
 vs_datastore *na_run_datastore(const na_run *r, const char *name);
 /* Reloads the inventory. */
