@@ -102,6 +102,10 @@ int na_schema_version_of(const char *step);
  * from NA_SCHEMA_UUID up to it sees instead (store.c). */
 extern const char na_schema_link_step[];
 extern const char na_schema_no_link[];
+/* The step that added results' site, and what a reader of a file from the
+ * link step up to it sees instead. */
+extern const char na_schema_site_step[];
+extern const char na_schema_no_site[];
 
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
  * window's seconds, the split), 9 (the clocks), 10 (the pool's health) and

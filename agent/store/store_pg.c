@@ -120,6 +120,9 @@ static const char *const central_migrations[] = {
 	 * members whose group has not arrived (a push cut between them) are
 	 * known as such, not read as single runs (store_pg_group.c) */
 	na_central_group_uuid_step,
+	/* 6: where fio ran (the SQLite store's site step): older results ran
+	 * in a guest */
+	"ALTER TABLE results ADD COLUMN IF NOT EXISTS site text NOT NULL DEFAULT 'guest';",
 };
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
@@ -476,10 +479,13 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
 	/* A database from before the link step is read with the link unknown,
 	 * as the SQLite store reads an older file: the reader does not upgrade. */
-	if (rc == VS_OK && version < NA_CENTRAL_LINK)
-		rc = na_pg_exec(c, "CREATE TEMP VIEW results AS SELECT *, NULL::integer AS link_speed_mbit,"
-		                " NULL::text AS link_nic FROM public.results", 0, NULL, "read results", NULL,
-		                err);
+	if (rc == VS_OK && version < NA_CENTRAL_SITE)
+		rc = na_pg_exec(c, version < NA_CENTRAL_LINK
+		                       ? "CREATE TEMP VIEW results AS SELECT *, NULL::integer AS link_speed_mbit,"
+		                         " NULL::text AS link_nic, 'guest'::text AS site FROM public.results"
+		                       : "CREATE TEMP VIEW results AS SELECT *, 'guest'::text AS site"
+		                         " FROM public.results",
+		                0, NULL, "read results", NULL, err);
 	if (rc == VS_OK)
 		c->version = version;
 	if (rc != VS_OK)
