@@ -103,6 +103,11 @@ type nasState struct {
 	// (nasshapes.go).
 	Health string   `json:"health,omitempty"`
 	Scan   []string `json:"scan,omitempty"`
+	// fio run on the NAS itself (nasfio.go): each job's rate, by "RW:BS"
+	// as given ("randwrite:4k"), else nasFioDefault; and the bytes the
+	// datasets have left (0: 1 TiB).
+	LocalFio  map[string]nasLocalFio `json:"local_fio,omitempty"`
+	Available uint64                 `json:"available,omitempty"`
 }
 
 // now: the NAS's clock.
