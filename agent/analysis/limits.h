@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "store/store.h"
 
 /* A layer at this share of its ceiling or more is at it: the link's is
@@ -84,5 +86,15 @@ void na_limit_in_of_row(const na_result *r, const struct na_nas_run *n, uint64_t
 /* Adds a NAS-local result and its row to l (the profile's own when same is
  * true): the ceilings are the fastest any baseline showed. */
 void na_limit_local_add(na_limit_local *l, const na_result *r, const struct na_nas_run *n, bool same);
+
+/* limits_store.c: stored result r's verdict, from its NAS row, its reads'
+ * bins and the NAS-local baselines (site = nas, status ok) of its export
+ * in s; a baseline's own says it is the ceiling. */
+int na_limit_of_stored(na_store *s, const na_result *r, na_limit *out, vs_error *err);
+/* The same for result id (found: an "undetermined" saying so when not). */
+int na_limit_of_id(na_store *s, int64_t id, na_limit *out, vs_error *err);
+/* {"layer": "network", "share": 0.96, "evidence": "..."}; share null when
+ * undetermined. */
+json_t *na_limit_json(const na_limit *l);
 
 #endif

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/limits.h"
 #include "agent.h"
 #include "cmd/cmd_bench_group.h"
 #include "analysis/compare.h"
@@ -553,6 +554,10 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		rc = group_nas(l, &g, &pools, err);
 		json_object_set_new(o, "group_nas", pools);
 		json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
+		na_limit lim;
+		if (rc == VS_OK)
+			rc = na_limit_of_stored(l->store, r, &lim, err);
+		json_object_set_new(o, "limited_by", rc == VS_OK ? na_limit_json(&lim) : json_null());
 		print_json(l, o);
 	} else if (rc == VS_OK && !as_group && l->a->csv) {
 		csv_row(r, nas, fell);

@@ -1,0 +1,142 @@
+/* A stored result's verdict (limits.h): its NAS row, its reads' bins and
+ * the NAS-local baselines of its export, read from the store. */
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/limits.h"
+#include "analysis/nas_line.h"
+#include "agent.h"
+
+/* A NAS row's figures, kept past the callback (its strings are not, but
+ * why, which is copied). */
+typedef struct kept_nas {
+	bool found;
+	na_nas_run n;
+	char why[256];
+} kept_nas;
+
+static int keep_nas(const na_nas_run *n, void *ud, vs_error *err)
+{
+	(void)err;
+	kept_nas *k = ud;
+	k->n = *n;
+	snprintf(k->why, sizeof(k->why), "%s", n->why ? n->why : "");
+	k->n.why = n->why ? k->why : NULL;
+	k->n.dataset = k->n.pool_layout = k->n.sync = k->n.compression = k->n.atime = NULL;
+	k->n.logbias = k->n.primarycache = k->n.pool_health = k->n.timeline = NULL;
+	return VS_OK;
+}
+
+static int nas_of(na_store *s, int64_t id, kept_nas *k, vs_error *err)
+{
+	*k = (kept_nas){0};
+	return na_store_nas_of(s, id, keep_nas, k, &k->found, err);
+}
+
+typedef struct baselines {
+	na_store *s;
+	const char *profile;
+	na_limit_local l;
+	size_t n;
+} baselines;
+
+static int add_baseline(const na_result *r, void *ud, vs_error *err)
+{
+	baselines *b = ud;
+	kept_nas k;
+	int rc = nas_of(b->s, r->id, &k, err);
+	if (rc == VS_OK) {
+		na_limit_local_add(&b->l, r, k.found ? &k.n : NULL,
+		                   r->profile && b->profile && strcmp(r->profile, b->profile) == 0);
+		b->n++;
+	}
+	return rc;
+}
+
+/* The bytes the job's file holds: its size= (a profile's job file) or
+ * --size= (a baseline's words); 0 unknown. */
+static uint64_t working_set(const char *job)
+{
+	const char *at = job ? strstr(job, "size=") : NULL;
+	while (at && at > job && at[-1] != '\n' && at[-1] != '-')
+		at = strstr(at + 1, "size=");
+	if (!at)
+		return 0;
+	char v[32];
+	size_t n = strcspn(at + 5, " \n");
+	snprintf(v, sizeof(v), "%.*s", (int)(n < sizeof(v) - 1 ? n : sizeof(v) - 1), at + 5);
+	int64_t bytes = na_parse_size(v);
+	return bytes > 0 ? (uint64_t)bytes : 0;
+}
+
+static double reads_under_floor(na_store *s, const na_result *r, vs_error *err)
+{
+	na_fio_dir bins[2] = {0};
+	double under = -1;
+	if (r->read.present && na_store_bins_of(s, r->id, bins, err) == VS_OK && bins[0].present)
+		under = na_share_under(&bins[0], NA_CACHE_FLOOR_US);
+	na_fio_dir_clear(&bins[0]);
+	na_fio_dir_clear(&bins[1]);
+	*err = (vs_error){0};  /* without bins, no sign: not a failure */
+	return under;
+}
+
+int na_limit_of_stored(na_store *s, const na_result *r, na_limit *out, vs_error *err)
+{
+	*out = (na_limit){.share = -1};
+	if (r->site && strcmp(r->site, "nas") == 0) {
+		snprintf(out->evidence, sizeof(out->evidence), "the pool on its own: the ceiling the "
+		         "guests' runs are held against");
+		return VS_OK;
+	}
+	kept_nas k;
+	int rc = nas_of(s, r->id, &k, err);
+	baselines b = {.s = s, .profile = r->profile};
+	char where[2][1100];
+	snprintf(where[0], sizeof(where[0]), "export_path=%s", r->export_path ? r->export_path : "");
+	snprintf(where[1], sizeof(where[1]), "servers=%s", r->servers ? r->servers : "");
+	const char *const cond[] = {"site=nas", "status=ok", where[0], where[1]};
+	if (rc == VS_OK && r->export_path && r->servers)
+		rc = na_store_query(s, cond, 4, add_baseline, &b, err);
+	if (rc != VS_OK)
+		return rc;
+	na_limit_in in;
+	na_limit_in_of_row(r, k.found ? &k.n : NULL, working_set(r->job_file),
+	                   reads_under_floor(s, r, err), &in);
+	in.local = b.n ? &b.l : NULL;
+	na_limit_of(&in, out);
+	return VS_OK;
+}
+
+typedef struct by_id {
+	na_store *s;
+	na_limit *out;
+	bool found;
+} by_id;
+
+static int verdict_of_row(const na_result *r, void *ud, vs_error *err)
+{
+	by_id *b = ud;
+	b->found = true;
+	return na_limit_of_stored(b->s, r, b->out, err);
+}
+
+int na_limit_of_id(na_store *s, int64_t id, na_limit *out, vs_error *err)
+{
+	char cond[32];
+	snprintf(cond, sizeof(cond), "id=%lld", (long long)id);
+	const char *const where[] = {cond};
+	by_id b = {s, out, false};
+	*out = (na_limit){.share = -1};
+	int rc = na_store_query(s, where, 1, verdict_of_row, &b, err);
+	if (rc == VS_OK && !b.found)
+		snprintf(out->evidence, sizeof(out->evidence), "result %lld is not recorded", (long long)id);
+	return rc;
+}
+
+json_t *na_limit_json(const na_limit *l)
+{
+	return json_pack("{s:s, s:o, s:s}", "layer", na_limit_name(l->layer), "share",
+	                 l->layer != NA_LIMIT_UNDETERMINED && l->share >= 0 ? json_real(l->share) : json_null(),
+	                 "evidence", l->evidence);
+}
