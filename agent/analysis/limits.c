@@ -165,6 +165,7 @@ void na_limit_of(const na_limit_in *in, na_limit *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->share = -1;
+	out->local_share = in->local && in->local->profile ? ratio(guest_bps(in), in->local->bps) : -1;
 	if (!in->reads && !in->writes) {
 		verdict(out, NA_LIMIT_UNDETERMINED, -1, "no I/O measured");
 		return;

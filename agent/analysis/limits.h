@@ -74,6 +74,9 @@ typedef struct na_limit {
 	 * log, pool), of the NAS-local figure (path), the ARC's hit ratio or
 	 * the reads' share under the floor (cache); < 0 for undetermined. */
 	double share;
+	/* Side by side: the guest's MB/s over its profile's NAS-local, -1
+	 * without that baseline (whatever the verdict). */
+	double local_share;
 	char evidence[400];
 } na_limit;
 

@@ -136,7 +136,8 @@ int na_limit_of_id(na_store *s, int64_t id, na_limit *out, vs_error *err)
 
 json_t *na_limit_json(const na_limit *l)
 {
-	return json_pack("{s:s, s:o, s:s}", "layer", na_limit_name(l->layer), "share",
+	return json_pack("{s:s, s:o, s:o, s:s}", "layer", na_limit_name(l->layer), "share",
 	                 l->layer != NA_LIMIT_UNDETERMINED && l->share >= 0 ? json_real(l->share) : json_null(),
+	                 "of_nas_local", l->local_share >= 0 ? json_real(l->local_share) : json_null(),
 	                 "evidence", l->evidence);
 }

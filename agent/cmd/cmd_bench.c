@@ -394,7 +394,7 @@ static void print_limits(const na_bench *b, const na_profile *const *profiles, c
 		vs_error err = {0};
 		if (!e->o.row || na_limit_of_id(b->s->store, e->o.row, &l, &err) != VS_OK)
 			continue;
-		printf("%s%s #%d: limited by %s: %s\n", said ? "" : "\nWhat limited each run:\n",
+		printf("%s  %s #%d: limited by %s: %s\n", said ? "" : "\nWhat limited each run:\n",
 		       profiles[e->profile]->name, e->repetition, na_limit_name(l.layer), l.evidence);
 		said = true;
 	}

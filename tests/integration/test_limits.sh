@@ -62,8 +62,15 @@ python3 -c "import sys; g, e = float(sys.argv[1]), float(sys.argv[2]); sys.exit(
 	fail "SLOG share $got, not the log over its local ceiling $share"
 # cache: the 4 MiB file in the ARC, every demand read a hit
 assert_eq "$(verdict randread-4k-qd1)" "cache|1" "reads from the ARC (or under the floor: 100%)"
-grep -Eq "^randread-4k-qd1 #1: limited by cache: (the ARC served 100% of the demand reads|100% of the reads took under 50 us)" <<< "$out" ||
+grep -Eq "^  randread-4k-qd1 #1: limited by cache: (the ARC served 100% of the demand reads|100% of the reads took under 50 us)" <<< "$out" ||
 	fail "reads not cache-served: $out"
+# compare puts the guest beside the pool's own, and says what limited each
+# profile of the guest's group (the NAS's group has none: it is the ceiling).
+cmp=$("$NFSAGENT" compare --db "$db" --a site=guest --b site=nas 2>&1) || fail "compare: $cmp"
+assert_contains "$cmp" "A randwrite-4k-qd16: limited by path in 1 of 1 run: the guest reached"
+assert_contains "$cmp" "A seqwrite-1m-qd8: limited by log device in 1 of 1 run:"
+assert_eq "$("$NFSAGENT" compare --db "$db" --a site=guest --b site=nas --json | jq -r '.limited_by | length')" 3 \
+	"a line per profile of A in JSON"
 # The baselines themselves are the ceiling.
 assert_eq "$("$NFSAGENT" results --db "$db" --json --where site=nas | jq -r '[.[].limited_by.layer] | unique | join(" ")')" \
 	undetermined "a baseline is the ceiling, not limited by it"
@@ -104,8 +111,8 @@ kill -0 "$fio_pid" 2> /dev/null || fail "the NAS's fio ended with nfsagent: noth
 lab_stop
 lab_start -nas-slog -link-speed DC0_H0=7800
 out=$("$NFSAGENT" bench --vm fiotest --profile seqwrite-1m-qd8 --repeat 1 "${quick[@]}" 2>&1) || fail "$out"
-line=$(grep '^seqwrite-1m-qd8 #1: limited by network' <<< "$out") || fail "not link-bound: $out"
+line=$(grep '^  seqwrite-1m-qd8 #1: limited by network' <<< "$out") || fail "not link-bound: $out"
 bw=$(sqlite3 "$db" "SELECT write_bw_bytes FROM results ORDER BY id DESC LIMIT 1")
-assert_eq "$line" "$(python3 -c "import sys; b = float(sys.argv[1]); print(f'seqwrite-1m-qd8 #1: limited by network: {b/1e6:.0f} MB/s from the guest, {b/975e6*100:.0f}% of DC0_H0\'s 7800 Mb/s link (vmnic0)')" "$bw")" \
+assert_eq "$line" "$(python3 -c "import sys; b = float(sys.argv[1]); print(f'  seqwrite-1m-qd8 #1: limited by network: {b/1e6:.0f} MB/s from the guest, {b/975e6*100:.0f}% of DC0_H0\'s 7800 Mb/s link (vmnic0)')" "$bw")" \
 	"the guest's MB/s against the link's"
 echo "test_limits: ok"
