@@ -10,10 +10,10 @@
 # line, the guest runs stand; a killed baseline's fio is ended by the next.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/../sim/nas_sshd.sh"
+export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 lab_start -nas-slog
 nas_start
 NAS="ssh -F $NAS_SSH_CONFIG nas"
-export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 db="$WORK/results.db"
 quick=(--size 4M --runtime 3 --db "$db")
 running="$(dirname "$NAS_STATE")/nas-fio.running"
