@@ -15,15 +15,15 @@ typedef struct profile_limits {
 	size_t n;
 } profile_limits;
 
-static int verdicts_of(na_store *s, const na_cmp_group *g, const char *profile, profile_limits *p,
-                       vs_error *err)
+static int verdicts_of(na_store *s, const na_limit_bases *bases, const na_cmp_group *g,
+                       const char *profile, profile_limits *p, vs_error *err)
 {
 	*p = (profile_limits){0};
 	for (size_t i = 0; i < g->n && p->n < 64; i++) {
 		const char *x = g->rows[i].field[NA_FIELD_profile];
 		if (!x || strcmp(x, profile) != 0 || g->rows[i].id <= 0)
 			continue;
-		int rc = na_limit_of_id(s, g->rows[i].id, &p->v[p->n], err);
+		int rc = na_limit_of_id(s, bases, g->rows[i].id, &p->v[p->n], err);
 		if (rc != VS_OK)
 			return rc;
 		p->count[p->v[p->n++].layer]++;
@@ -74,7 +74,8 @@ int na_cmp_limit_lines(na_store *s, const na_cmp_group *g, const char *name, cha
 {
 	*out = NULL;
 	*n = 0;
-	int rc = VS_OK;
+	na_limit_bases bases;
+	int rc = na_limit_bases_load(s, &bases, err);
 	for (size_t i = 0; rc == VS_OK && i < g->n; i++) {
 		const char *profile = g->rows[i].field[NA_FIELD_profile];
 		const char *site = g->rows[i].field[NA_FIELD_site];
@@ -85,7 +86,7 @@ int na_cmp_limit_lines(na_store *s, const na_cmp_group *g, const char *name, cha
 		if (seen || !profile || (site && strcmp(site, "nas") == 0))
 			continue;
 		profile_limits p;
-		rc = verdicts_of(s, g, profile, &p, err);
+		rc = verdicts_of(s, &bases, g, profile, &p, err);
 		char line[640];
 		if (rc != VS_OK || !p.n)
 			continue;
@@ -96,5 +97,6 @@ int na_cmp_limit_lines(na_store *s, const na_cmp_group *g, const char *name, cha
 		if (v)
 			*out = v, *n += v[*n] != NULL;
 	}
+	na_limit_bases_free(&bases);
 	return rc;
 }

@@ -85,8 +85,11 @@ static double log_share(const na_limit_in *in, bool *wait)
 		return s;
 	double w = ratio(in->log_wait_us, in->write_lat_us);
 	/* over 1 the log waited longer than the guest's whole write: not the
-	 * same window, no evidence */
-	if (w >= NA_LIMIT_LOG_WAIT_SHARE && w <= 1.05) {
+	 * same window, no evidence; and the pool on its own, through the same
+	 * log, far faster than the guest: the log's wait is not what held it */
+	bool faster = in->local && in->local->profile &&
+	              ratio(guest_bps(in), in->local->bps) < NA_LIMIT_PATH_SHARE;
+	if (w >= NA_LIMIT_LOG_WAIT_SHARE && w <= 1.05 && !faster) {
 		*wait = true;
 		return w;
 	}

@@ -92,10 +92,20 @@ void na_limit_local_add(na_limit_local *l, const na_result *r, const struct na_n
 
 /* limits_store.c: stored result r's verdict, from its NAS row, its reads'
  * bins and the NAS-local baselines (site = nas, status ok) of its export
- * in s; a baseline's own says it is the ceiling. */
-int na_limit_of_stored(na_store *s, const na_result *r, na_limit *out, vs_error *err);
-/* The same for result id (found: an "undetermined" saying so when not). */
-int na_limit_of_id(na_store *s, int64_t id, na_limit *out, vs_error *err);
+ * among bases; a baseline's own says it is the ceiling. */
+/* The NAS-local results of s, read before any verdict (no query runs
+ * inside another's: a central database lists through one cursor). */
+typedef struct na_limit_bases {
+	na_store *s;
+	struct na_limit_base *v;
+	size_t n;
+} na_limit_bases;
+int na_limit_bases_load(na_store *s, na_limit_bases *b, vs_error *err);
+void na_limit_bases_free(na_limit_bases *b);
+int na_limit_of_stored(na_store *s, const na_limit_bases *bases, const na_result *r, na_limit *out,
+                       vs_error *err);
+/* The same for result id (none: an "undetermined" saying so). */
+int na_limit_of_id(na_store *s, const na_limit_bases *bases, int64_t id, na_limit *out, vs_error *err);
 /* {"layer": "network", "share": 0.96, "evidence": "..."}; share null when
  * undetermined. */
 json_t *na_limit_json(const na_limit *l);

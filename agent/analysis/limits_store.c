@@ -33,24 +33,70 @@ static int nas_of(na_store *s, int64_t id, kept_nas *k, vs_error *err)
 	return na_store_nas_of(s, id, keep_nas, k, &k->found, err);
 }
 
-typedef struct baselines {
-	na_store *s;
-	const char *profile;
-	na_limit_local l;
-	size_t n;
-} baselines;
+/* The NAS-local results of a store, read once before any verdict: a
+ * query is not run inside another's (a central database reads a result
+ * listing through one cursor). */
+typedef struct na_limit_base {
+	char *export_path, *servers, *profile;
+	na_dir_stats read, write;
+	kept_nas nas;
+} na_limit_base;
 
-static int add_baseline(const na_result *r, void *ud, vs_error *err)
+static char *dup_or_null(const char *s)
 {
-	baselines *b = ud;
-	kept_nas k;
-	int rc = nas_of(b->s, r->id, &k, err);
-	if (rc == VS_OK) {
-		na_limit_local_add(&b->l, r, k.found ? &k.n : NULL,
-		                   r->profile && b->profile && strcmp(r->profile, b->profile) == 0);
-		b->n++;
+	return s ? strdup(s) : NULL;
+}
+
+static int add_base(const na_result *r, void *ud, vs_error *err)
+{
+	na_limit_bases *b = ud;
+	na_limit_base *v = realloc(b->v, (b->n + 1) * sizeof(*v));
+	if (!v)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	b->v = v;
+	na_limit_base *x = &v[b->n++];
+	*x = (na_limit_base){dup_or_null(r->export_path), dup_or_null(r->servers), dup_or_null(r->profile),
+	                     r->read, r->write, {0}};
+	return nas_of(b->s, r->id, &x->nas, err);
+}
+
+int na_limit_bases_load(na_store *s, na_limit_bases *b, vs_error *err)
+{
+	*b = (na_limit_bases){.s = s};
+	static const char *const cond[] = {"site=nas", "status=ok"};
+	return na_store_query(s, cond, 2, add_base, b, err);
+}
+
+void na_limit_bases_free(na_limit_bases *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->v[i].export_path);
+		free(b->v[i].servers);
+		free(b->v[i].profile);
 	}
-	return rc;
+	free(b->v);
+	*b = (na_limit_bases){0};
+}
+
+static bool same(const char *x, const char *y)
+{
+	return x && y && strcmp(x, y) == 0;
+}
+
+/* The ceilings of r's export from the baselines; false: none there. */
+static bool local_of(const na_limit_bases *b, const na_result *r, na_limit_local *l)
+{
+	*l = (na_limit_local){0};
+	size_t n = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const na_limit_base *x = &b->v[i];
+		if (!same(x->export_path, r->export_path) || !same(x->servers, r->servers))
+			continue;
+		na_result lr = {.read = x->read, .write = x->write};
+		na_limit_local_add(l, &lr, x->nas.found ? &x->nas.n : NULL, same(x->profile, r->profile));
+		n++;
+	}
+	return n > 0;
 }
 
 /* The bytes the job's file holds: its size= (a profile's job file) or
@@ -81,7 +127,8 @@ static double reads_under_floor(na_store *s, const na_result *r, vs_error *err)
 	return under;
 }
 
-int na_limit_of_stored(na_store *s, const na_result *r, na_limit *out, vs_error *err)
+int na_limit_of_stored(na_store *s, const na_limit_bases *bases, const na_result *r, na_limit *out,
+                       vs_error *err)
 {
 	*out = (na_limit){.share = -1};
 	if (r->site && strcmp(r->site, "nas") == 0) {
@@ -91,25 +138,21 @@ int na_limit_of_stored(na_store *s, const na_result *r, na_limit *out, vs_error 
 	}
 	kept_nas k;
 	int rc = nas_of(s, r->id, &k, err);
-	baselines b = {.s = s, .profile = r->profile};
-	char where[2][1100];
-	snprintf(where[0], sizeof(where[0]), "export_path=%s", r->export_path ? r->export_path : "");
-	snprintf(where[1], sizeof(where[1]), "servers=%s", r->servers ? r->servers : "");
-	const char *const cond[] = {"site=nas", "status=ok", where[0], where[1]};
-	if (rc == VS_OK && r->export_path && r->servers)
-		rc = na_store_query(s, cond, 4, add_baseline, &b, err);
 	if (rc != VS_OK)
 		return rc;
+	na_limit_local local;
+	bool known = local_of(bases, r, &local);
 	na_limit_in in;
 	na_limit_in_of_row(r, k.found ? &k.n : NULL, working_set(r->job_file),
 	                   reads_under_floor(s, r, err), &in);
-	in.local = b.n ? &b.l : NULL;
+	in.local = known ? &local : NULL;
 	na_limit_of(&in, out);
 	return VS_OK;
 }
 
 typedef struct by_id {
 	na_store *s;
+	const na_limit_bases *bases;
 	na_limit *out;
 	bool found;
 } by_id;
@@ -118,15 +161,15 @@ static int verdict_of_row(const na_result *r, void *ud, vs_error *err)
 {
 	by_id *b = ud;
 	b->found = true;
-	return na_limit_of_stored(b->s, r, b->out, err);
+	return na_limit_of_stored(b->s, b->bases, r, b->out, err);
 }
 
-int na_limit_of_id(na_store *s, int64_t id, na_limit *out, vs_error *err)
+int na_limit_of_id(na_store *s, const na_limit_bases *bases, int64_t id, na_limit *out, vs_error *err)
 {
 	char cond[32];
 	snprintf(cond, sizeof(cond), "id=%lld", (long long)id);
 	const char *const where[] = {cond};
-	by_id b = {s, out, false};
+	by_id b = {s, bases, out, false};
 	*out = (na_limit){.share = -1};
 	int rc = na_store_query(s, where, 1, verdict_of_row, &b, err);
 	if (rc == VS_OK && !b.found)

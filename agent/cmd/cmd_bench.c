@@ -388,16 +388,20 @@ static void print_summary(const bench_args *a, const na_bench *b, const na_profi
 static void print_limits(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r)
 {
 	bool said = false;
+	na_limit_bases bases;
+	vs_error err = {0};
+	if (na_limit_bases_load(b->s->store, &bases, &err) != VS_OK)
+		na_limit_bases_free(&bases);  /* none: each run's verdict says so */
 	for (size_t i = 0; i < r->n; i++) {
 		const na_bench_run_entry *e = &r->runs[i];
 		na_limit l;
-		vs_error err = {0};
-		if (!e->o.row || na_limit_of_id(b->s->store, e->o.row, &l, &err) != VS_OK)
+		if (!e->o.row || na_limit_of_id(b->s->store, &bases, e->o.row, &l, &err) != VS_OK)
 			continue;
 		printf("%s  %s #%d: limited by %s: %s\n", said ? "" : "\nWhat limited each run:\n",
 		       profiles[e->profile]->name, e->repetition, na_limit_name(l.layer), l.evidence);
 		said = true;
 	}
+	na_limit_bases_free(&bases);
 }
 
 /* The summary table of the runs that succeeded, per profile and direction. */
@@ -441,8 +445,12 @@ static json_t *bound_json(const na_bench *b, const na_fio_result *f)
 static json_t *limit_json(const na_bench *b, int64_t row)
 {
 	na_limit l;
+	na_limit_bases bases;
 	vs_error err = {0};
-	return row && na_limit_of_id(b->s->store, row, &l, &err) == VS_OK ? na_limit_json(&l) : json_null();
+	bool known = row && na_limit_bases_load(b->s->store, &bases, &err) == VS_OK &&
+	             na_limit_of_id(b->s->store, &bases, row, &l, &err) == VS_OK;
+	na_limit_bases_free(&bases);
+	return known ? na_limit_json(&l) : json_null();
 }
 
 /* The runs of r (the NAS-local ones: local) as JSON. */

@@ -281,6 +281,12 @@ assert_one_line "$ERR"
 assert_contains "$ERR" "central: do not put the password in the central database's URL"
 assert_not_contains "$ERR" hunter2
 
+# ---- the site pushed; a reader of a database from before the site step ----
+assert_eq "$(q live "SELECT string_agg(DISTINCT site, ',') FROM results")" guest "every result's site pushed"
+q live "ALTER TABLE results DROP COLUMN site; UPDATE nfsagent_schema SET version = 5"
+run 0 "$NFSAGENT" results --db "$(url live)" --json
+assert_eq "$(jq -c '[length, ([.[] | .site] | unique)]' <<< "$OUT")" '[8,["guest"]]' \
+	"results of a version-5 database, all of them the guests'"
 # ---- a reader of a database from before the link step (version 3) ----
 q live "ALTER TABLE results DROP COLUMN link_speed_mbit, DROP COLUMN link_nic; UPDATE nfsagent_schema SET version = 3"
 run 0 "$NFSAGENT" results --db "$(url live)" --json

@@ -59,9 +59,19 @@ static void slog_bound(void **state)
 	/* the log's wait: most of the guest's write latency */
 	in = writes();
 	in.log_wait_us = 300;
+	na_limit_local no_profile = local;
+	no_profile.profile = false;
+	in.local = &no_profile;
 	na_limit_of(&in, &v);
 	assert_int_equal(v.layer, NA_LIMIT_LOG);
 	assert_float_equal(v.share, 0.75, 1e-9);
+	assert_non_null(strstr(v.evidence, "write wait (300 us) is 75% of the guest's write latency (400 us)"));
+	/* but the pool on its own, through the same log, five times faster:
+	 * not the log's wait */
+	in.local = &local;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_PATH);
+	in.local = &no_profile;
 	/* a wait longer than the guest's whole write is no evidence */
 	in.log_wait_us = 600;
 	na_limit_of(&in, &v);
