@@ -71,6 +71,14 @@ assert_contains "$cmp" "A randwrite-4k-qd16: limited by path in 1 of 1 run: the 
 assert_contains "$cmp" "A seqwrite-1m-qd8: limited by log device in 1 of 1 run:"
 assert_eq "$("$NFSAGENT" compare --db "$db" --a site=guest --b site=nas --json | jq -r '.limited_by | length')" 3 \
 	"a line per profile of A in JSON"
+# A selector that does not name site compares the guests' runs alone.
+assert_eq "$("$NFSAGENT" compare --db "$db" --a profile=randwrite-4k-qd16 --b profile=randwrite-4k-qd16 --json |
+	jq -r '.a.results')" 1 "no baseline pooled with the guest's runs"
+# The report: the same line per profile among its caveats, no baseline in its groups.
+"$NFSAGENT" report --db "$db" --html "$WORK/report.html" > /dev/null 2>&1 || fail "report"
+grep -q 'randwrite-4k-qd16: limited by path in 1 of 1 run: the guest reached' "$WORK/report.html" ||
+	fail "no verdict line in the report"
+! grep -q 'nfsagent-baseline' "$WORK/report.html" || fail "a baseline's job in the report's groups"
 # The baselines themselves are the ceiling.
 assert_eq "$("$NFSAGENT" results --db "$db" --json --where site=nas | jq -r '[.[].limited_by.layer] | unique | join(" ")')" \
 	undetermined "a baseline is the ceiling, not limited by it"
