@@ -102,6 +102,8 @@ int na_campaign_run(na_campaign *c, const na_run_options *o, na_verdict *verdict
 
 /* Per target: results ok/failed, the protocol they really ran over, and
  * whether the extent-size bug stopped a move there (from the findings). */
+/* What limited each target's profile, a line each (campaign_limits.c). */
+void na_campaign_print_limits(na_store *store, const na_campaign *c, const char *run_id);
 int na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id,
                               vs_error *err);
 
