@@ -50,7 +50,7 @@ static int split(na_selector *sel, const char *selector, vs_error *err)
 
 int na_selector_parse(const char *selector, na_selector *sel, vs_error *err)
 {
-	size_t parts = 2;
+	size_t parts = 3;
 	for (const char *p = selector; *p; p++)
 		parts += *p == ',';
 	*sel = (na_selector){strdup(selector), calloc(parts, sizeof(char *)), 0};
@@ -61,6 +61,12 @@ int na_selector_parse(const char *selector, na_selector *sel, vs_error *err)
 		sel->conds[sel->n++] = "status=ok";
 	else
 		na_selector_free(sel);
+	/* The pool on its own (a baseline) is compared only when asked for. */
+	bool site = false;
+	for (size_t i = 0; rc == VS_OK && i < sel->n; i++)
+		site |= strncmp(sel->conds[i], "site=", 5) == 0;
+	if (rc == VS_OK && !site)
+		sel->conds[sel->n++] = "site=guest";
 	return rc;
 }
 

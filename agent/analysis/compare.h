@@ -289,6 +289,14 @@ bool na_slog_bound(const na_slog_profile *p, size_t n, const char *group, char *
 /* na_slog_bound of g's write profiles (rows with a NAS side), group its name. */
 bool na_cmp_slog_hint(const na_cmp_group *g, const char *group, char *line, size_t size);
 
+/* compare_limits.c: one line per profile of g (its guest runs): what
+ * limited its runs, the verdict most of them got with the median run's
+ * evidence and the guest against the pool's own ("A randwrite-4k-qd16:
+ * limited by path in 3 of 3 runs: ..."), or "undetermined: the runs
+ * disagree (path 2, log device 1)"; *out malloc'd strings (free each). */
+int na_cmp_limit_lines(na_store *s, const na_cmp_group *g, const char *name, char ***out, size_t *n,
+                       vs_error *err);
+
 /* compare_json.c: the line as JSON: values, spreads, estimate, interval, p,
  * MDE, verdict and method; na_cmp_effect_json the figures alone, for a
  * metric where lower is better or not; na_cmp_unit "IOPS", "MB/s", "us". */

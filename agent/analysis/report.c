@@ -110,6 +110,8 @@ static bool copy_row(na_report_row *w, const na_result *res)
 static int collect(const na_result *res, void *ud, vs_error *err)
 {
 	na_report_page *r = ud;
+	if (na_report_skips(r, res))
+		return VS_OK;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
 		na_report_row *grown = realloc(r->rows, cap * sizeof(na_report_row));

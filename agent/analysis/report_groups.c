@@ -3,6 +3,7 @@
  * own figures.  Its members stay in the comparison as single results, as
  * compare reads them (docs/groups.md); `results --members` lists them. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "analysis/report_internal.h"
 
@@ -67,4 +68,14 @@ int na_report_group_runs(const na_report_page *r, vs_error *err)
 		fputs("</tbody>\n</table>\n</section>\n", r->out);
 	free(ids);
 	return rc;
+}
+
+bool na_report_skips(const na_report_page *r, const na_result *res)
+{
+	if (!res->site || strcmp(res->site, "nas") != 0)
+		return false;
+	for (size_t i = 0; i < r->o->n_where; i++)
+		if (strncmp(r->o->where[i], "site=", 5) == 0)
+			return false;
+	return true;
 }

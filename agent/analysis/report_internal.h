@@ -88,6 +88,10 @@ void na_report_cache_notes(const na_report_page *r, size_t p, const char *tag);
  * (none without one). */
 int na_report_group_runs(const na_report_page *r, vs_error *err);
 
+/* report_groups.c: whether res is left out of the report: a NAS-local
+ * baseline (site nas) is no group's run unless a --where names site. */
+bool na_report_skips(const na_report_page *r, const na_result *res);
+
 /* report_layers.c */
 /* Row w's layers (na_cmp_layers) from result res and, when the store has
  * one, its NAS side, whose pool timeline w keeps; VS_ERR_NOMEM. */

@@ -119,6 +119,24 @@ static void slog_note(const na_report_page *r, size_t g)
 	na_cmp_group_free(&rows);
 }
 
+/* What limited each profile's runs of group g (docs/limits.md). */
+static void limit_notes(const na_report_page *r, size_t g)
+{
+	na_cmp_group rows = {0};
+	char **lines = NULL;
+	size_t n = 0;
+	vs_error err = {0};  /* a verdict that cannot be read: none */
+	bool read = na_report_pick(r, SIZE_MAX, g, &rows, &err) == VS_OK &&
+	            na_cmp_limit_lines(r->store, &rows, r->groups[g], &lines, &n, &err) == VS_OK;
+	for (size_t i = 0; i < n; i++) {
+		if (read)
+			caveat(r, "limit", NULL, lines[i]);
+		free(lines[i]);
+	}
+	free(lines);
+	na_cmp_group_free(&rows);
+}
+
 void na_report_summary(const na_report_page *r)
 {
 	bool any = false;
@@ -141,7 +159,9 @@ void na_report_summary(const na_report_page *r)
 			if (g != na_report_first_group(r, p) && na_report_in_profile(r, p, g))
 				network_notes(r, p, g);
 	}
-	for (size_t g = 0; g < r->n_groups; g++)
+	for (size_t g = 0; g < r->n_groups; g++) {
 		slog_note(r, g);
+		limit_notes(r, g);
+	}
 	fputs("</ul>\n</section>\n", r->out);
 }

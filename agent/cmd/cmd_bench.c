@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/limits.h"
 #include "analysis/netbound.h"
 #include "ops/bench.h"
 #include "ops/bench_window.h"
@@ -32,6 +33,8 @@ static const char usage[] =
 	"  --nas-command CMD     reach the NAS with CMD instead, e.g. 'ssh -J jump nas';\n"
 	"                        a NAS that cannot be read is one warning: the runs\n"
 	"                        are recorded without the NAS side\n"
+	"  --nas-baseline        then run each profile once on the NAS itself, in the\n"
+	"                        dataset (site=nas): the pool without ESXi (docs/limits.md)\n"
 	"  --guest-user USER     or NFSAGENT_GUEST_USER\n"
 	"  --guest-password-file FILE   or NFSAGENT_GUEST_PASSWORD\n"
 	"  --db FILE             results database\n"
@@ -47,7 +50,7 @@ static const char usage[] =
 
 enum { OPT_VM = NA_OPT_FIRST_COMMAND_OPTION, OPT_PROFILE, OPT_JOB, OPT_REPEAT, OPT_LABEL,
        OPT_SIZE, OPT_RUNTIME, OPT_RAMP, OPT_DIR, OPT_DATASTORE, OPT_GUEST_USER,
-       OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND, OPT_CENTRAL, OPT_VMS };
+       OPT_GUEST_PW_FILE, OPT_DB, OPT_NAS, OPT_NAS_COMMAND, OPT_CENTRAL, OPT_VMS, OPT_BASELINE };
 enum { MAX_PROFILES = 32, MAX_JOB_FILE = 1 << 20 };
 
 typedef struct bench_args {
@@ -58,6 +61,7 @@ typedef struct bench_args {
 	const char *glob;        /* --vms */
 	const char *job_path, *datastore, *guest_user, *guest_pw_file, *db, *central;
 	const char *nas, *nas_command;
+	bool baseline;           /* --nas-baseline */
 	nas_target target;       /* the NAS, when --nas or --nas-command is given */
 	const na_profile *profiles[MAX_PROFILES];
 	size_t n_profiles;
@@ -115,6 +119,7 @@ static int on_option(int opt, const char *arg, void *ud, na_outcome *out)
 	case OPT_CENTRAL: a->central = arg; return 1;
 	case OPT_NAS: a->nas = arg; return 1;
 	case OPT_NAS_COMMAND: a->nas_command = arg; return 1;
+	case OPT_BASELINE: a->baseline = true; return 1;
 	case OPT_DIR: return set_dir(a, arg, out);
 	case OPT_LABEL: return add_label(a, arg, out);
 	case OPT_REPEAT: return number(arg, "--repeat", &a->repeat, 1, NA_MAX_REPEAT, out);
@@ -197,6 +202,8 @@ static vs_status check(void *args, int argc, char **argv, na_outcome *out)
 		return na_usage_error(out, "give --profile (one or more) or --job, not both");
 	if (a->nas && a->nas_command)
 		return na_usage_error(out, "give one of --nas and --nas-command");
+	if (a->baseline && ((!a->nas && !a->nas_command) || is_group(a)))
+		return na_usage_error(out, "--nas-baseline needs --nas or --nas-command and one --vm");
 	vs_error err = {0};
 	if ((a->nas && nas_target_host(&a->target, a->nas, &err) != VS_OK) ||
 	    (a->nas_command && nas_target_command(&a->target, a->nas_command, &err) != VS_OK))
@@ -260,7 +267,7 @@ static void print_run(void *ud, const na_bench *b, const na_profile *p, const na
 {
 	(void)ud;
 	const na_bench_outcome *o = &e->o;
-	printf("%s #%d:", p->name, e->repetition);
+	printf("%s%s #%d:", b->site ? "on the NAS: " : "", p->name, e->repetition);
 	const na_fio_dir *read = o->fio.mixed ? &o->fio.mixed_dir : &o->fio.read;
 	if (!o->ok) {
 		printf("  FAILED: %s", o->error ? o->error : "unknown error");
@@ -377,6 +384,26 @@ static void print_summary(const bench_args *a, const na_bench *b, const na_profi
 	na_table_free(&table);
 }
 
+/* What limited each run. */
+static void print_limits(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r)
+{
+	bool said = false;
+	na_limit_bases bases;
+	vs_error err = {0};
+	if (na_limit_bases_load(b->s->store, &bases, &err) != VS_OK)
+		na_limit_bases_free(&bases);  /* none: each run's verdict says so */
+	for (size_t i = 0; i < r->n; i++) {
+		const na_bench_run_entry *e = &r->runs[i];
+		na_limit l;
+		if (!e->o.row || na_limit_of_id(b->s->store, &bases, e->o.row, &l, &err) != VS_OK)
+			continue;
+		printf("%s  %s #%d: limited by %s: %s\n", said ? "" : "\nWhat limited each run:\n",
+		       profiles[e->profile]->name, e->repetition, na_limit_name(l.layer), l.evidence);
+		said = true;
+	}
+	na_limit_bases_free(&bases);
+}
+
 /* The summary table of the runs that succeeded, per profile and direction. */
 static void print_result(const bench_args *a, const na_bench *b, const na_profile *const *profiles,
                          size_t n, const na_bench_result *r)
@@ -388,6 +415,7 @@ static void print_result(const bench_args *a, const na_bench *b, const na_profil
 		tally_add(&t[r->runs[i].profile], &r->runs[i].o);
 	print_summary(a, b, profiles, t);
 	free(t);
+	print_limits(b, profiles, r);
 }
 
 static json_t *dir_json(const na_fio_dir *d)
@@ -413,28 +441,50 @@ static json_t *bound_json(const na_bench *b, const na_fio_result *f)
 	return NULL;
 }
 
-static void print_json(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r)
+/* What limited the run recorded as row (null: none recorded). */
+static json_t *limit_json(const na_bench *b, int64_t row)
+{
+	na_limit l;
+	na_limit_bases bases;
+	vs_error err = {0};
+	bool known = row && na_limit_bases_load(b->s->store, &bases, &err) == VS_OK &&
+	             na_limit_of_id(b->s->store, &bases, row, &l, &err) == VS_OK;
+	na_limit_bases_free(&bases);
+	return known ? na_limit_json(&l) : json_null();
+}
+
+/* The runs of r (the NAS-local ones: local) as JSON. */
+static json_t *runs_json(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r,
+                         bool local)
 {
 	json_t *runs = json_array();
-	for (size_t i = 0; i < r->n; i++) {
-		const na_bench_run_entry *e = &r->runs[i];
+	for (size_t i = 0; i < (local ? r->n_local : r->n); i++) {
+		const na_bench_run_entry *e = local ? &r->local[i] : &r->runs[i];
 		const na_fio_result *f = &e->o.fio;
-		json_array_append_new(runs, json_pack("{s:s, s:i, s:b, s:s?, s:I, s:o, s:o, s:o?}", "profile",
+		json_t *o = json_pack("{s:s, s:i, s:b, s:s?, s:I, s:o, s:o, s:o?}", "profile",
 		                                      profiles[e->profile]->name, "repetition", e->repetition,
 		                                      "ok", e->o.ok, "error", e->o.error, "result",
 		                                      (json_int_t)e->o.row, f->mixed ? "mixed" : "read",
 		                                      dir_json(f->mixed ? &f->mixed_dir : &f->read), "write",
 		                                      dir_json(&f->write), "network_bound",
-		                                      e->o.ok ? bound_json(b, f) : NULL));
+		                                      e->o.ok && !local ? bound_json(b, f) : NULL);
+		json_object_set_new(o, "limited_by", limit_json(b, e->o.row));
+		json_array_append_new(runs, o);
 	}
+	return runs;
+}
+
+static void print_json(const na_bench *b, const na_profile *const *profiles, const na_bench_result *r)
+{
+	json_t *runs = runs_json(b, profiles, r, false);
 	/* no host: nothing ran (na_bench_begin refused it) */
 	json_t *link = b->host ? json_pack("{s:s, s:I, s:s, s:s}", "host", b->host->name, "speed_mb",
 	                                   (json_int_t)b->link.speed_mb, "pnic", b->link.pnic, "vmk",
 	                                   b->link.vmk)
 	                       : NULL;
-	na_json_print(json_pack("{s:s, s:s, s:o, s:I, s:b, s:o?}", "vm", b->vm->name, "datastore",
-	                        b->ds->name, "runs", runs, "failed", (json_int_t)r->failed, "interrupted",
-	                        r->interrupted, "link", link));
+	na_json_print(json_pack("{s:s, s:s, s:o, s:o, s:I, s:b, s:o?}", "vm", b->vm->name, "datastore",
+	                        b->ds->name, "runs", runs, "nas_local", runs_json(b, profiles, r, true),
+	                        "failed", (json_int_t)r->failed, "interrupted", r->interrupted, "link", link));
 }
 
 static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
@@ -474,7 +524,7 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	if (rc == VS_OK && a->central)
 		rc = na_central_check_url(a->central, &err);
 	na_bench_plan plan = {.profiles = profiles, .n = n, .job = a->job_text, .repeat = a->repeat,
-	                      .on_run = json ? NULL : print_run};
+	                      .on_run = json ? NULL : print_run, .baseline = a->baseline};
 	na_bench_result r = {0};
 	size_t incomplete = 0;
 	if (rc == VS_OK && group)
@@ -532,6 +582,7 @@ vs_status cmd_bench(int argc, char **argv, na_outcome *out)
 		{"central", required_argument, NULL, OPT_CENTRAL},
 		{"nas", required_argument, NULL, OPT_NAS},
 		{"nas-command", required_argument, NULL, OPT_NAS_COMMAND},
+		{"nas-baseline", no_argument, NULL, OPT_BASELINE},
 		{0},
 	};
 	static const na_command_spec spec = {usage, longopts, on_option, check, run};

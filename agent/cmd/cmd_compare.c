@@ -66,6 +66,8 @@ typedef struct comparison {
 	na_cmp_hint *net;          /* MB/s lines where a side ran at its host's link */
 	size_t n_net;
 	char *slog[2];             /* A's and B's SLOG ceiling, NULL: none */
+	char **limits;             /* what limited each profile's runs, A's then B's */
+	size_t n_limits;
 } comparison;
 
 /* ---- building ---- */
@@ -201,6 +203,10 @@ static int build(comparison *c, na_store *s, vs_error *err)
 			rc = na_trap_sentences(s, group, g ? "B" : "A", &more, &n_more, err);
 		if (rc == VS_OK)
 			rc = take(&c->traps, &c->n_traps, more, n_more);
+		if (rc == VS_OK)
+			rc = na_cmp_limit_lines(s, group, g ? "B" : "A", &more, &n_more, err);
+		if (rc == VS_OK)
+			rc = take(&c->limits, &c->n_limits, more, n_more);
 	}
 	return rc == VS_ERR_NOMEM ? vs_fail(err, rc, "out of memory") : rc;
 }
@@ -221,12 +227,11 @@ static void comparison_free(comparison *c)
 	na_cmp_hints_free(c->net, c->n_net);
 	free(c->slog[0]);
 	free(c->slog[1]);
-	for (size_t i = 0; i < c->n_conflicts; i++)
-		free(c->conflicts[i]);
-	free(c->conflicts);
-	for (size_t i = 0; i < c->n_traps; i++)
-		free(c->traps[i]);
-	free(c->traps);
+	char **lists[] = {c->conflicts, c->traps, c->limits};
+	size_t n[] = {c->n_conflicts, c->n_traps, c->n_limits};
+	for (size_t l = 0; l < 3; free(lists[l++]))
+		for (size_t i = 0; i < n[l]; i++)
+			free(lists[l][i]);
 }
 
 /* ---- text and markdown ---- */
@@ -311,11 +316,13 @@ static void print_header(const comparison *c, bool md)
 		warn(c->conflicts[i], md);
 	for (size_t i = 0; i < c->n_traps; i++)
 		warn(c->traps[i], md);
-	for (int g = 0; g < 2; g++)
-		if (c->slog[g] && md)
-			printf("\n%s\n", c->slog[g]);
-		else if (c->slog[g])
-			na_print_wrapped(stdout, c->slog[g], NA_TEXT_WIDTH, 0, 2);
+	for (size_t i = 0; i < 2 + c->n_limits; i++) {
+		const char *t = i < 2 ? c->slog[i] : c->limits[i - 2];
+		if (t && md)
+			printf("\n%s\n", t);
+		else if (t)
+			na_print_wrapped(stdout, t, NA_TEXT_WIDTH, 0, 2);
+	}
 	if (c->only_a)
 		printf("%snot compared, only in A: %s\n", gap, c->only_a);
 	if (c->only_b)
@@ -579,12 +586,35 @@ static void csv_spread(const na_spread *s, double center)
 		csv_field(v[i], false);
 }
 
-static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
-                     const char *unit, const char *lower_is_better, const char *verdict);
-
 static const char *bool_text(bool b)
 {
 	return b ? "true" : "false";
+}
+
+/* One line's row: its direction (or layer), metric, unit and figures. */
+static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
+                     const char *unit, const char *lower_is_better, const char *verdict)
+{
+	const na_effect *e = &l->eff;
+	const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100,
+	                    isnan(e->lo) ? NAN : (1 - e->alpha) * 100, e->p,
+	                    e->judged ? e->p_holm : NAN, e->mde * 100, e->mde_drop * 100,
+	                    e->judged ? (double)e->family : NAN, (double)e->stalled_a,
+	                    (double)e->stalled_b};
+	csv_field(profile_of(l), false);
+	csv_field(direction, false);
+	csv_field(metric, false);
+	csv_field(unit, false);
+	csv_field(lower_is_better, false);
+	csv_spread(&l->sa, l->eff.center_a);
+	csv_spread(&l->sb, l->eff.center_b);
+	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
+		char num[48] = "";
+		if (!isnan(v[k]))
+			snprintf(num, sizeof(num), k < 3 || k == 6 || k == 7 ? "%.2f" : "%.6g", v[k]);
+		csv_field(num, false);
+	}
+	csv_field(verdict, true);
 }
 
 static void print_csv(const comparison *c)
@@ -614,32 +644,6 @@ static void print_csv(const comparison *c)
 	}
 }
 
-/* One line's row: its direction (or layer), metric, unit and figures. */
-static void csv_line(const na_cmp_line *l, const char *direction, const char *metric,
-                     const char *unit, const char *lower_is_better, const char *verdict)
-{
-	const na_effect *e = &l->eff;
-	const double v[] = {na_effect_pct(e), (e->lo - 1) * 100, (e->hi - 1) * 100,
-	                    isnan(e->lo) ? NAN : (1 - e->alpha) * 100, e->p,
-	                    e->judged ? e->p_holm : NAN, e->mde * 100, e->mde_drop * 100,
-	                    e->judged ? (double)e->family : NAN, (double)e->stalled_a,
-	                    (double)e->stalled_b};
-	csv_field(profile_of(l), false);
-	csv_field(direction, false);
-	csv_field(metric, false);
-	csv_field(unit, false);
-	csv_field(lower_is_better, false);
-	csv_spread(&l->sa, l->eff.center_a);
-	csv_spread(&l->sb, l->eff.center_b);
-	for (size_t k = 0; k < sizeof(v) / sizeof(*v); k++) {
-		char num[48] = "";
-		if (!isnan(v[k]))
-			snprintf(num, sizeof(num), k < 3 || k == 6 || k == 7 ? "%.2f" : "%.6g", v[k]);
-		csv_field(num, false);
-	}
-	csv_field(verdict, true);
-}
-
 /* A layer's line: the guest's figures' neighbours, judged the same way. */
 static json_t *layer_json(const na_cmp_line *l)
 {
@@ -664,7 +668,8 @@ static json_t *strings_json(char *const *v, const size_t *count, size_t n)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:s, s:I}", "value", v[i], "runs", (json_int_t)count[i]));
+		json_array_append_new(a, count ? json_pack("{s:s, s:I}", "value", v[i], "runs", (json_int_t)count[i])
+		                               : json_string(v[i]));
 	return a;
 }
 
@@ -712,20 +717,17 @@ static void print_json(const comparison *c)
 	                         "factors_text", c->sentence, "time_warning", c->time_warning,
 	                         "comparisons", lines, "verdict_lines", (json_int_t)c->cmp.judged,
 	                         "noise_method", na_noise_method);
-	json_t *layers = json_array(), *conflicts = json_array(), *traps = json_array();
+	json_t *layers = json_array();
 	for (size_t i = 0; i < c->cmp.n_layers; i++)
 		json_array_append_new(layers, layer_json(&c->cmp.layers[i]));
-	for (size_t i = 0; i < c->n_conflicts; i++)
-		json_array_append_new(conflicts, json_string(c->conflicts[i]));
-	for (size_t i = 0; i < c->n_traps; i++)
-		json_array_append_new(traps, json_string(c->traps[i]));
-	json_object_set_new(root, "recordsize_changed_under_disk", traps);
+	json_object_set_new(root, "recordsize_changed_under_disk", strings_json(c->traps, NULL, c->n_traps));
 	json_object_set_new(root, "not_nfs3_vs_nfs41", c->not_protocols ? json_string(c->not_protocols)
 	                                                                 : json_null());
 	json_object_set_new(root, "layers", layers);
-	json_object_set_new(root, "label_conflicts", conflicts);
+	json_object_set_new(root, "label_conflicts", strings_json(c->conflicts, NULL, c->n_conflicts));
 	json_object_set_new(root, "network_bound", network_json(c));
 	json_object_set_new(root, "slog_bound", json_pack("{s:s?, s:s?}", "a", c->slog[0], "b", c->slog[1]));
+	json_object_set_new(root, "limited_by", strings_json(c->limits, NULL, c->n_limits));
 	na_json_print(root);
 }
 

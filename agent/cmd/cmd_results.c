@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/limits.h"
 #include "agent.h"
 #include "cmd/cmd_bench_group.h"
 #include "analysis/compare.h"
@@ -340,6 +341,7 @@ typedef struct listing {
 	pending *open;           /* JSON: groups whose members are still to come */
 	size_t n_open;
 	na_fallbacks fallbacks;  /* each campaign target's, asked once */
+	na_limit_bases bases;    /* JSON: the NAS-local results, read before the listing */
 } listing;
 
 static void print_json(listing *l, json_t *o)
@@ -553,6 +555,10 @@ static int on_row(const na_result *r, void *ud, vs_error *err)
 		rc = group_nas(l, &g, &pools, err);
 		json_object_set_new(o, "group_nas", pools);
 		json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
+		na_limit lim;
+		if (rc == VS_OK)
+			rc = na_limit_of_stored(l->store, &l->bases, r, &lim, err);
+		json_object_set_new(o, "limited_by", rc == VS_OK ? na_limit_json(&lim) : json_null());
 		print_json(l, o);
 	} else if (rc == VS_OK && !as_group && l->a->csv) {
 		csv_row(r, nas, fell);
@@ -586,8 +592,11 @@ static vs_status list(const results_args *a, na_outcome *out)
 		l.table = na_table_new(12, headers);
 	if (l.table && !a->wide)
 		na_table_fit(l.table, droppable, 3);
+	if (rc == VS_OK && a->json)
+		rc = na_limit_bases_load(store, &l.bases, err);
 	if (rc == VS_OK)
 		rc = na_store_query(store, a->where, a->n_where, on_row, &l, err);
+	na_limit_bases_free(&l.bases);
 	/* Nothing selected is an error (a name that matched nothing, exit 2);
 	 * an empty database is not, but says so. */
 	bool none = rc == VS_OK && !l.n;

@@ -12,6 +12,8 @@ void na_campaign_print_plan(void *ud, const na_campaign_plan *p);
  * whether the extent-size bug stopped a move there (from the findings). */
 int na_campaign_print_summary(na_store *store, const na_campaign *c, const char *run_id,
                               vs_error *err);
+/* What limited each target's profile, a line each (run_limits.c). */
+void na_campaign_print_limits(na_store *store, const na_campaign *c, const char *run_id);
 /* "Where the time went (...)": two lines. */
 void na_campaign_print_time(const na_campaign_result *r);
 

@@ -273,6 +273,8 @@ int na_campaign_print_summary(na_store *store, const na_campaign *c, const char 
 		rc = na_store_run_groups(store, run_id, note_group, &s, err);
 	if (rc == VS_OK)
 		print_all(&s, run_id);
+	if (rc == VS_OK)
+		na_campaign_print_limits(store, c, run_id);
 	for (size_t i = 0; i < c->n_targets; i++) {
 		free(s.t[i].fallback_reps);
 		for (size_t k = 0; k < s.t[i].n_lines; k++)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "ops/bench_internal.h"
+#include "ops/baseline.h"
 #include "analysis/trap.h"
 
 /* fio is given its job's own time (UNBOUNDED_S for a job without a
@@ -502,8 +503,7 @@ static char *failure_text(const vs_error *parse_err, const char *stderr_text)
 	return s;
 }
 
-/* Records one run with its provenance, in one transaction with b->step. */
-static int record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+int na_bench_record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                   const na_bench_started *st, const char *fio_json, const char *counters,
                   na_bench_outcome *out, vs_error *err)
 {
@@ -530,8 +530,10 @@ static int record(na_bench *b, const na_profile *p, const char *job_text, int re
 		.fio_json = fio_json, .host_counters_json = counters,
 		.link_speed_mbit = link ? speed : NULL, .link_nic = link && b->link.pnic[0] ? b->link.pnic : NULL,
 		.nfs_client = b->nfs_client[0] ? b->nfs_client : NULL,
-		.labels = b->labels, .n_labels = b->n_labels,
+		.labels = b->labels, .n_labels = b->n_labels, .site = b->site,
 	};
+	if (b->site)  /* fio ran on the NAS: no guest, host or link took part */
+		r.vm = r.guest_os = r.disk = r.host = r.link_speed_mbit = r.link_nic = NULL;
 	if (out->ok) {
 		stats_of(out->fio.mixed ? &out->fio.mixed_dir : &out->fio.read, &r.read);
 		stats_of(&out->fio.write, &r.write);
@@ -609,7 +611,7 @@ int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int
 	if (out->ok && out->nas)
 		na_bench_fio_window(out);
 	char *counters = na_bench_host_counters(b, st->started);
-	rc = record(b, p, job_text, repetition, st, json, counters, out, err);
+	rc = na_bench_record(b, p, job_text, repetition, st, json, counters, out, err);
 	free(counters);
 	free(json);
 	free(stderr_text);
@@ -678,7 +680,7 @@ int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs
 	}
 	na_interrupts saved;
 	na_interrupts_catch(&saved);
-	b->nas_runs = plan->n * (size_t)plan->repeat;
+	b->nas_runs = plan->n * ((size_t)plan->repeat + plan->baseline);
 	int rc = na_bench_begin(b, err);
 	if (rc == VS_OK) {
 		na_bench_read_link(b);
@@ -690,6 +692,8 @@ int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs
 				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		if (rc == VS_OK)
 			rc = run_all(b, plan, jobs, out, err);
+		if (rc == VS_OK && plan->baseline && !*b->stop)
+			rc = na_bench_baseline(b, plan, out, err);
 		na_bench_end(b);
 		na_bench_nas_end(b);
 	}
@@ -705,6 +709,9 @@ void na_bench_result_free(na_bench_result *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		na_bench_outcome_clear(&r->runs[i].o);
+	for (size_t i = 0; i < r->n_local; i++)
+		na_bench_outcome_clear(&r->local[i].o);
 	free(r->runs);
+	free(r->local);
 	*r = (na_bench_result){0};
 }

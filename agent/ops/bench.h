@@ -118,6 +118,7 @@ typedef struct na_bench {
 	size_t nas_runs;
 	nas_sampler *nas_next;
 	double nas_read_s;          /* how long na_bench_nas_begin's reading of the NAS took */
+	const char *site;           /* what the next record is: NULL the guest's, "nas" a baseline's */
 } na_bench;
 
 typedef struct na_bench_outcome {
@@ -189,6 +190,8 @@ typedef struct na_bench_plan {
 	/* The repetitions are numbered from repetition_base + 1: a campaign
 	 * runs one at a time (0: from 1). */
 	long repetition_base;
+	/* Then each profile once on the NAS itself (bench --nas-baseline) */
+	bool baseline;
 	/* Called after each run, for a caller that shows them as they come; may be NULL. */
 	void (*on_run)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
 	/* A group's: called before each group run, for a caller that journals
@@ -201,6 +204,10 @@ typedef struct na_bench_result {
 	na_bench_run_entry *runs;  /* in the order they ran */
 	size_t n, failed;          /* failed: runs recorded as failed (fio's failure) */
 	bool interrupted;
+	/* The NAS-local baseline's runs (plan->baseline; ops/baseline.h), one
+	 * per profile, recorded with site = nas. */
+	na_bench_run_entry *local;
+	size_t n_local;
 } na_bench_result;
 
 /* The whole benchmark on b (resolved: vm, host, ds, disks, auth, store):

@@ -66,6 +66,12 @@ extern const char *const na_bench_counter_names[6];
  * NULL when none were measured, said once per host). */
 char *na_bench_host_counters(na_bench *b, time_t started);
 
+/* Records one run with its provenance, in one transaction with b->step
+ * (b->site "nas": a baseline's, without the guest's VM, host and link). */
+int na_bench_record(na_bench *b, const na_profile *p, const char *job_text, int repetition,
+                    const na_bench_started *st, const char *fio_json, const char *counters,
+                    na_bench_outcome *out, vs_error *err);
+
 /* bench_nas.c */
 /* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
  * says why). */

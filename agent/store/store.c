@@ -369,8 +369,11 @@ static int connect_readonly(na_store *s, vs_error *err)
 	if (rc == VS_OK && version >= NA_SCHEMA_UUID && version < na_schema_version_of(na_schema_link_step))
 		rc = exec(s, na_schema_no_link, err);
 	int link = na_schema_version_of(na_schema_link_step);
-	if (rc == VS_OK && version >= link && version < na_schema_version_of(na_schema_nfs_client_step))
+	int client = na_schema_version_of(na_schema_nfs_client_step);
+	if (rc == VS_OK && version >= link && version < client)
 		rc = exec(s, na_schema_no_nfs_client, err);
+	else if (rc == VS_OK && version >= client && version < na_schema_version_of(na_schema_site_step))
+		rc = exec(s, na_schema_no_site, err);
 	return rc;
 }
 

@@ -75,6 +75,10 @@ typedef struct na_result {
 	 * "NFS.MaxQueueDepth=64 NFS.MaxVolumes=32 SunRPC.MaxConnPerIP=4",
 	 * sorted; NULL when unknown or recorded before they were. */
 	const char *nfs_client;
+	/* Where fio ran: "guest" (every result but one), or "nas" for the
+	 * pool measured on its own (bench --nas-baseline, ops/baseline.h).
+	 * NULL when recording is "guest"; older results read as "guest". */
+	const char *site;
 	const na_label *labels;
 	size_t n_labels;
 	/* Its NAS side (store_nas.c), recorded in the result's transaction
@@ -124,7 +128,8 @@ typedef struct na_result {
 	X(uuid,            TEXT, 1, 1, 0, NULL)         \
 	X(link_speed_mbit, TEXT, 1, 1, 1, NULL)         \
 	X(link_nic,        TEXT, 1, 1, 0, NULL)         \
-	X(nfs_client,      TEXT, 1, 1, 1, NULL)
+	X(nfs_client,      TEXT, 1, 1, 1, NULL)         \
+	X(site,            TEXT, 1, 1, 1, NULL)
 /* One direction's statistics (na_dir_stats), in the same way. */
 #define NA_DIR_STATS(X) \
 	X(iops, REAL) X(bw_bytes, REAL) X(lat_mean_us, REAL) X(p50_us, REAL) X(p95_us, REAL) \

@@ -106,6 +106,10 @@ extern const char na_schema_no_link[];
  * file from the link step up to it sees instead (store.c). */
 extern const char na_schema_nfs_client_step[];
 extern const char na_schema_no_nfs_client[];
+/* The step that added results' site, and what a reader of a file from the
+ * link step up to it sees instead. */
+extern const char na_schema_site_step[];
+extern const char na_schema_no_site[];
 
 /* store_nas.c: schema steps 6 (nas_runs), 7 (its timeline), 8 (the
  * window's seconds, the split), 9 (the clocks), 10 (the pool's health) and

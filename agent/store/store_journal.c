@@ -221,6 +221,8 @@ static bool has_column(const na_store *s, const na_column *c)
 		return s->version >= na_schema_version_of(na_schema_nfs_client_step);
 	bool link = c->off == offsetof(na_result, link_speed_mbit) || c->off == offsetof(na_result, link_nic);
 	bool uuid = c->off == offsetof(na_result, runner) || c->off == offsetof(na_result, uuid);
+	if (c->off == offsetof(na_result, site))
+		return s->version >= na_schema_version_of(na_schema_site_step);
 	return link ? s->version >= na_schema_version_of(na_schema_link_step)
 	            : s->version >= NA_SCHEMA_UUID || !uuid;
 }
@@ -305,6 +307,8 @@ int na_store_add_journaled(na_store *s, na_result *r, const char *step, vs_error
 	char uuid[37], runner[256];
 	r->runner = runner_of(runner);
 	r->uuid = uuid;
+	if (!r->site)
+		r->site = "guest";
 	int rc = na_store_make_uuid(uuid, err);
 	if (rc == VS_OK)
 		rc = check_result(r, err);

@@ -123,6 +123,9 @@ static const char *const central_migrations[] = {
 	/* 6: each result's ESXi NFS client settings (the SQLite store's
 	 * nfs_client step) */
 	"ALTER TABLE results ADD COLUMN IF NOT EXISTS nfs_client text;",
+	/* 7: where fio ran (the SQLite store's site step): older results ran
+	 * in a guest */
+	"ALTER TABLE results ADD COLUMN IF NOT EXISTS site text NOT NULL DEFAULT 'guest';",
 };
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
@@ -478,13 +481,18 @@ int na_central_open_reader(na_store *s, const char *url, vs_error *err)
 		rc = vs_fail(err, VS_ERR_USAGE, "the central database has schema version %d, newer than "
 		             "this nfsagent's %d: use a newer nfsagent", version, CENTRAL_LATEST);
 	/* A database from before the link step is read with the link unknown,
-	 * one from before the NFS client's with that unknown, as the SQLite
-	 * store reads an older file: the reader does not upgrade. */
-	if (rc == VS_OK && version < NA_CENTRAL_NFS_CLIENT)
+	 * one from before the NFS client's with that unknown, one from before
+	 * the site with every result a guest's, as the SQLite store reads an
+	 * older file: the reader does not upgrade. */
+	if (rc == VS_OK && version < NA_CENTRAL_SITE)
 		rc = na_pg_exec(c, version < NA_CENTRAL_LINK
 		                       ? "CREATE TEMP VIEW results AS SELECT *, NULL::integer AS link_speed_mbit,"
-		                         " NULL::text AS link_nic, NULL::text AS nfs_client FROM public.results"
-		                       : "CREATE TEMP VIEW results AS SELECT *, NULL::text AS nfs_client"
+		                         " NULL::text AS link_nic, NULL::text AS nfs_client,"
+		                         " 'guest'::text AS site FROM public.results"
+		                   : version < NA_CENTRAL_NFS_CLIENT
+		                       ? "CREATE TEMP VIEW results AS SELECT *, NULL::text AS nfs_client,"
+		                         " 'guest'::text AS site FROM public.results"
+		                       : "CREATE TEMP VIEW results AS SELECT *, 'guest'::text AS site"
 		                         " FROM public.results",
 		                0, NULL, "read results", NULL, err);
 	if (rc == VS_OK)

@@ -15,7 +15,8 @@ struct na_central {
 };
 
 /* The central schema step that added result_bins (store_pg_bins.c). */
-enum { NA_CENTRAL_BINS = 3, NA_CENTRAL_LINK = 4, NA_CENTRAL_GROUP_UUID = 5, NA_CENTRAL_NFS_CLIENT = 6 };
+enum { NA_CENTRAL_BINS = 3, NA_CENTRAL_LINK = 4, NA_CENTRAL_GROUP_UUID = 5, NA_CENTRAL_NFS_CLIENT = 6,
+       NA_CENTRAL_SITE = 7 };
 /* Step 5 (store_pg_group.c): results.group_uuid. */
 extern const char na_central_group_uuid_step[];
 extern const char na_central_bins_schema[];

@@ -22,6 +22,9 @@
 
 /* Each result's link to the NFS server (store.h: link_speed_mbit, in
  * Mb/s, and link_nic); unknown (NULL) for older results. */
+/* Where fio ran (store.h: site): every result before it in a guest. */
+const char na_schema_site_step[] = "ALTER TABLE results ADD COLUMN site TEXT NOT NULL DEFAULT 'guest';";
+
 const char na_schema_link_step[] = "ALTER TABLE results ADD COLUMN link_speed_mbit INTEGER;"
                                    "ALTER TABLE results ADD COLUMN link_nic TEXT;";
 
@@ -156,6 +159,8 @@ const char *const na_schema_migrations[] = {
 	/* 19: the host's NFS client settings with each result, so that compare
 	 * names a difference in them as a confounder */
 	na_schema_nfs_client_step,
+	/* 20: where fio ran: the guest, or the NAS itself (a baseline) */
+	na_schema_site_step,
 };
 const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_schema_migrations[0]));
 
@@ -165,7 +170,8 @@ const int na_schema_latest = (int)(sizeof(na_schema_migrations) / sizeof(na_sche
  * step that changes what the queries read adds its view here. */
 #define NO_UUID ", NULL AS runner, NULL AS uuid"
 #define NO_CLIENT ", NULL AS nfs_client"
-#define NO_LINK ", NULL AS link_speed_mbit, NULL AS link_nic" NO_CLIENT
+#define NO_SITE ", 'guest' AS site"
+#define NO_LINK ", NULL AS link_speed_mbit, NULL AS link_nic" NO_CLIENT NO_SITE
 const na_schema_view na_schema_views[] = {
 	/* before 3 no finding was recorded */
 	{1, 3, "CREATE TEMP TABLE findings (id INTEGER PRIMARY KEY, at TEXT, kind TEXT,"
@@ -205,8 +211,12 @@ const size_t na_schema_n_views = sizeof(na_schema_views) / sizeof(na_schema_view
 /* From NA_SCHEMA_UUID to the link step (whose number is its place, not a
  * constant: steps added on other branches may come before it). */
 const char na_schema_no_link[] = "CREATE TEMP VIEW results AS SELECT *" NO_LINK " FROM main.results";
-/* From the link step to the NFS client's (both known by their text). */
-const char na_schema_no_nfs_client[] = "CREATE TEMP VIEW results AS SELECT *" NO_CLIENT " FROM main.results";
+/* From the link step to the NFS client's (both known by their text): no
+ * client settings, and every result ran in a guest. */
+const char na_schema_no_nfs_client[] = "CREATE TEMP VIEW results AS SELECT *" NO_CLIENT NO_SITE " FROM main.results";
+/* From the NFS client's step to the site step: every result ran in a guest. */
+const char na_schema_no_site[] = "CREATE TEMP VIEW results AS SELECT *" NO_SITE " FROM main.results";
+#undef NO_SITE
 #undef NO_UUID
 #undef NO_LINK
 #undef NO_CLIENT

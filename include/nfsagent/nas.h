@@ -441,6 +441,18 @@ typedef struct nas_view {
 int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err);
 void nas_view_free(nas_view *v);
 
+/* ---- local.c: a job run on the NAS itself (the pool on its own) ------- */
+
+enum { NAS_PATH_MAX = 240 };
+/* Whether path can be one word of a remote shell line and of a program's
+ * options: absolute, at most NAS_PATH_MAX bytes, of the characters ZFS
+ * names take and '/', without "//", "." or ".." components, a trailing '/'
+ * or a leading '-' after the first '/'. */
+bool nas_path_ok(const char *path);
+/* The bytes dataset has left (`zfs get -Hp -o value available DATASET`);
+ * VS_ERR_USAGE for a name that is not one (nothing is run). */
+int nas_available(const nas_target *t, const char *dataset, int64_t *bytes, vs_error *err);
+
 /* ---- sampler.c: what the NAS did during one run --------------------- */
 
 /* One run's window as the NAS saw it. */

@@ -72,6 +72,11 @@ for t in r16k r64k; do
 		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); pool read [0-9.]+ [kMG]?B/s \(read-modify-write\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool; ([0-9]+ txgs? synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)( \[pool measured [0-9.]+ s of fio.s 4\.0 s\])?$')" \
 		1 "the summary's NAS line of $t ($OUT)"
 done
+# What limited each target's profile (docs/limits.md): no baseline of the
+# dataset here, so no layer beyond what needs none.
+assert_eq "$(sed -n '/^What limited each target.s runs:$/,$p' <<< "$summary" |
+	grep -cE '^  r(16|64)k randwrite-4k-qd1: (limited by [a-z ]+ in 1 of 1 run|undetermined)')" 2 \
+	"a verdict line per target ($OUT)"
 # The time the rounds spent reading the NAS's settings, apart from the runs'.
 assert_eq "$(grep -cE '^Where the time went \([0-9.]+ s\): Storage vMotion [0-9.]+ s, benchmarks [0-9.]+ s, reading the NAS [0-9]+\.[0-9] s, probes ' <<< "$OUT")" 1 \
 	"the NAS's readings in the time line ($OUT)"

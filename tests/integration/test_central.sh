@@ -283,12 +283,17 @@ assert_one_line "$ERR"
 assert_contains "$ERR" "central: do not put the password in the central database's URL"
 assert_not_contains "$ERR" hunter2
 
-# ---- a reader of a database from before the NFS client's step (5), and
-# before the link step (3) ----
+# ---- the site pushed; a reader of a database from before the site step
+# (6), before the NFS client's step (5), and before the link step (3) ----
+assert_eq "$(q live "SELECT string_agg(DISTINCT site, ',') FROM results")" guest "every result's site pushed"
+q live "ALTER TABLE results DROP COLUMN site; UPDATE nfsagent_schema SET version = 6"
+run 0 "$NFSAGENT" results --db "$(url live)" --json
+assert_eq "$(jq -c '[length, ([.[] | .site] | unique)]' <<< "$OUT")" '[8,["guest"]]' \
+	"results of a version-6 database, all of them the guests'"
 q live "ALTER TABLE results DROP COLUMN nfs_client; UPDATE nfsagent_schema SET version = 5"
 run 0 "$NFSAGENT" results --db "$(url live)" --json
-assert_eq "$(jq -c '[length, ([.[] | .nfs_client] | unique)]' <<< "$OUT")" '[8,[null]]' \
-	"results of a version-5 database, no NFS client"
+assert_eq "$(jq -c '[length, ([.[] | .nfs_client] | unique), ([.[] | .site] | unique)]' <<< "$OUT")" \
+	'[8,[null],["guest"]]' "results of a version-5 database, no NFS client"
 q live "ALTER TABLE results DROP COLUMN link_speed_mbit, DROP COLUMN link_nic; UPDATE nfsagent_schema SET version = 3"
 run 0 "$NFSAGENT" results --db "$(url live)" --json
 assert_eq "$(jq -c '[length, ([.[] | .link_speed_mbit, .link_nic, .nfs_client] | unique)]' <<< "$OUT")" '[8,[null]]' \

@@ -121,6 +121,9 @@ type nasState struct {
 	Truenas string     `json:"truenas,omitempty"`
 	Shares  []nasShare `json:"shares,omitempty"`
 	Faults  nasFaults  `json:"faults"`
+	// fio run on the NAS itself (nasfio.go): each job's rate, by "RW:BS"
+	// as given ("randwrite:4k"), else nasFioDefault.
+	LocalFio map[string]nasLocalFio `json:"local_fio,omitempty"`
 }
 
 // pause waits ms of the model's, times its slowdown.

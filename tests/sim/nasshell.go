@@ -111,6 +111,14 @@ func nasShell(stateFile string, line string, in io.Reader, out, errOut io.Writer
 		return zpoolHistory(st, w[2:], loc, out, errOut)
 	case w[0] == "zfs" && len(w) >= 2 && w[1] == "set":
 		return zfsSet(stateFile, w, errOut)
+	case w[0] == "zfs" && len(w) == 7 && strings.HasPrefix(args, "get -Hp -o value available "):
+		return zfsAvailable(st, w[6], out, errOut)
+	case w[0] == "fio":
+		return nasFio(stateFile, st, w[1:], out, errOut)
+	case w[0] == "pkill":
+		return nasPkill(stateFile, w[1:], errOut)
+	case w[0] == "rm" && len(w) == 3 && w[1] == "-f":
+		return 0
 	case w[0] == "cat":
 		return kstatRead(st, w, out, errOut)
 	case w[0] == "exec":

@@ -49,14 +49,18 @@ static void test_selector(void **state)
 	na_selector sel;
 	vs_error err = {0};
 	assert_int_equal(na_selector_parse("protocol=NFS41,recordsize=64K", &sel, &err), VS_OK);
-	assert_int_equal(sel.n, 3);
+	assert_int_equal(sel.n, 4);
 	assert_string_equal(sel.conds[0], "protocol=NFS41");
 	assert_string_equal(sel.conds[1], "recordsize=64K");
 	assert_string_equal(sel.conds[2], "status=ok");
+	assert_string_equal(sel.conds[3], "site=guest");  /* a baseline only when named */
+	na_selector_free(&sel);
+	assert_int_equal(na_selector_parse("site=nas", &sel, &err), VS_OK);
+	assert_int_equal(sel.n, 2);
 	na_selector_free(&sel);
 	/* A part without '=' continues the value before it. */
 	assert_int_equal(na_selector_parse("servers=10.0.0.5,10.0.1.5,vm=x", &sel, &err), VS_OK);
-	assert_int_equal(sel.n, 3);
+	assert_int_equal(sel.n, 4);
 	assert_string_equal(sel.conds[0], "servers=10.0.0.5,10.0.1.5");
 	assert_string_equal(sel.conds[1], "vm=x");
 	na_selector_free(&sel);

@@ -368,6 +368,29 @@ static void test_run_all(void **state)
 	nas_target_free(&t);
 }
 
+/* A path nfsagent passes as one word of a remote shell line (a NAS-local
+ * job's file): nothing a shell, a glob or fio's options read. */
+static void test_path_ok(void **state)
+{
+	(void)state;
+	const char *good[] = {"/mnt/tank/vmware", "/mnt/tank/vm-16k.x_1", "/a/b"};
+	const char *bad[] = {NULL, "", "/", "mnt/tank", "/mnt/tank/", "/mnt//tank", "/mnt/./tank",
+	                     "/mnt/../etc", "/mnt/..", "/mnt/.", "/mnt/tank vm", "/mnt/$(reboot)",
+	                     "/mnt/`id`", "/mnt/a;b", "/mnt/a*", "/mnt/a:b", "/mnt/'a'", "/-rf",
+	                     "/mnt/a\nb", "/mnt/tank\n"};
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		assert_true(nas_path_ok(good[i]));
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_false(nas_path_ok(bad[i]));
+	char longest[NAS_PATH_MAX + 2];
+	memset(longest, 'a', sizeof(longest) - 1);
+	longest[0] = '/';
+	longest[NAS_PATH_MAX + 1] = '\0';
+	assert_false(nas_path_ok(longest));
+	longest[NAS_PATH_MAX] = '\0';
+	assert_true(nas_path_ok(longest));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +401,7 @@ int main(void)
 		cmocka_unit_test(test_run_limits),
 		cmocka_unit_test(test_fed_job),
 		cmocka_unit_test(test_run_all),
+		cmocka_unit_test(test_path_ok),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

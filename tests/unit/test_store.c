@@ -362,7 +362,7 @@ static void queries_by_provenance_and_labels(void **state)
 	                    "protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, "
 	                    "vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, "
 	                    "servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, "
-	                    "finished_at, runner, uuid, link_speed_mbit, link_nic, nfs_client, zfs_recordsize, zfs_sync, "
+	                    "finished_at, runner, uuid, link_speed_mbit, link_nic, nfs_client, site, zfs_recordsize, zfs_sync, "
 	                    "zfs_compression, zfs_atime, zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, "
 	                    "zfs_pool_health; "
 	                    "the labels recorded are recordsize, slog");
@@ -504,6 +504,30 @@ static int link_of(const na_result *r, void *ud, vs_error *err)
 	snprintf(ud, 64, "%s %s", r->link_speed_mbit ? r->link_speed_mbit : "NULL",
 	         r->link_nic ? r->link_nic : "NULL");
 	return VS_OK;
+}
+
+/* Where fio ran: a file from before the site step reads every result as
+ * the guest's, read only and once upgraded; a baseline records "nas". */
+static void the_site_is_recorded(void **state)
+{
+	(void)state;
+	const char *path = strdup(in_root("site.db"));
+	na_store *s = open_version_with_samples(path, 17);  /* the link, not the site */
+	na_store_close(&s);
+	vs_error err = {0};
+	assert_int_equal(na_store_open_readonly(path, &s, &err), VS_OK);
+	assert_string_equal(WHERE(s, "site=guest"), "1,2,3");
+	assert_string_equal(WHERE(s, "site=nas"), "");
+	na_store_close(&s);
+	assert_int_equal(na_store_open(path, &s, &err), VS_OK);
+	na_result r = sample("esx1", "truenas-vmware", "NFS41", labels_64k, 2);
+	r.repetition = 3;
+	r.site = "nas";
+	assert_int_equal(na_store_add(s, &r, &err), VS_OK);
+	assert_string_equal(WHERE(s, "site=guest"), "1,2,3");
+	assert_string_equal(WHERE(s, "site=nas"), "4");
+	na_store_close(&s);
+	free((char *)path);
 }
 
 /* The host's link is recorded with each result (Mb/s and its uplink); a
@@ -1220,6 +1244,7 @@ int main(void)
 		cmocka_unit_test(readers_read_older_schemas_unchanged),
 		cmocka_unit_test(every_result_gets_a_uuid),
 		cmocka_unit_test(the_link_is_recorded),
+		cmocka_unit_test(the_site_is_recorded),
 		cmocka_unit_test(central_urls_are_checked),
 		cmocka_unit_test(findings_are_selected_by_provenance),
 	};

@@ -1,0 +1,215 @@
+/* What limited a run (analysis/limits.c): each verdict with the number
+ * behind it, and "undetermined" naming what is missing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "analysis/limits.h"
+
+/* The seeds' pool on its own: 900 MB/s on the SLOG (sequential sync
+ * writes), 3.5 GB/s of data vdev writes, 1.1 GB/s of reads; this profile
+ * (4K random writes) at 100,000 IOPS, 410 MB/s. */
+static const na_limit_local local = {.profile = true, .bps = 410e6, .iops = 100000,
+                                     .log_write_bps = 900e6, .data_write_bps = 3.5e9,
+                                     .data_read_bps = 1.1e9};
+
+/* A 4K random write at 20,000 IOPS through a 10 Gb/s link, the pool idle. */
+static na_limit_in writes(void)
+{
+	return (na_limit_in){.writes = true, .write_bps = 82e6, .write_iops = 20000,
+	                     .write_lat_us = 400, .under_floor = -1, .host = "DC0_H0",
+	                     .nic = "vmnic1", .link_mbit = 10000, .nas = true, .arc_hit_ratio = -1,
+	                     .log_write_bps = 82e6, .data_write_bps = 700e6, .log_wait_us = 95,
+	                     .amplification = 9, .local = &local};
+}
+
+static void link_bound(void **state)
+{
+	(void)state;
+	na_limit_in in = writes();
+	in.link_mbit = 1000;
+	in.write_bps = 120e6;  /* of 125 MB/s */
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_NETWORK);
+	assert_float_equal(v.share, 0.96, 1e-9);
+	assert_non_null(strstr(v.evidence, "120 MB/s from the guest, 96% of DC0_H0's 1000 Mb/s link (vmnic1)"));
+	/* no NAS side needed */
+	in.nas = false;
+	in.local = NULL;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_NETWORK);
+}
+
+static void slog_bound(void **state)
+{
+	(void)state;
+	na_limit_in in = writes();
+	in.write_bps = in.log_write_bps = 880e6;
+	in.data_write_bps = 1.7e9;
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_LOG);
+	assert_float_equal(v.share, 880.0 / 900, 1e-9);
+	assert_non_null(strstr(v.evidence, "880 MB/s, 98% of its NAS-local sequential sync-write ceiling (900 MB/s)"));
+	/* the log's wait: most of the guest's write latency */
+	in = writes();
+	in.log_wait_us = 300;
+	na_limit_local no_profile = local;
+	no_profile.profile = false;
+	in.local = &no_profile;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_LOG);
+	assert_float_equal(v.share, 0.75, 1e-9);
+	assert_non_null(strstr(v.evidence, "write wait (300 us) is 75% of the guest's write latency (400 us)"));
+	/* but the pool on its own, through the same log, five times faster:
+	 * not the log's wait */
+	in.local = &local;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_PATH);
+	in.local = &no_profile;
+	/* a wait longer than the guest's whole write is no evidence */
+	in.log_wait_us = 600;
+	na_limit_of(&in, &v);
+	assert_int_not_equal(v.layer, NA_LIMIT_LOG);
+}
+
+static void pool_bound(void **state)
+{
+	(void)state;
+	na_limit_in in = writes();
+	in.data_write_bps = 3.4e9;
+	in.amplification = 33;
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_POOL);
+	assert_float_equal(v.share, 3.4 / 3.5, 1e-9);
+	assert_non_null(strstr(v.evidence, "97% of their NAS-local ceiling, 33.0x the guest's writes"));
+	/* and the log at its ceiling too: conflicting */
+	in.log_write_bps = 890e6;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_non_null(strstr(v.evidence, "conflicting"));
+}
+
+static void cache_served(void **state)
+{
+	(void)state;
+	na_limit_in in = {.reads = true, .read_bps = 600e6, .under_floor = -1, .link_mbit = 10000,
+	                  .nas = true, .arc_hit_ratio = 0.97, .fits_arc = true, .log_wait_us = -1,
+	                  .amplification = -1};
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_CACHE);
+	assert_float_equal(v.share, 0.97, 1e-9);
+	assert_non_null(strstr(v.evidence, "the ARC served 97% of the demand reads"));
+	/* without a NAS side: fio's bins */
+	in.nas = false;
+	in.under_floor = 0.34;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_CACHE);
+	assert_non_null(strstr(v.evidence, "34% of the reads took under 50 us"));
+	/* a file larger than the ARC, reads slower than the floor */
+	in.nas = true;
+	in.fits_arc = false;
+	in.under_floor = 0.01;
+	na_limit_of(&in, &v);
+	assert_int_not_equal(v.layer, NA_LIMIT_CACHE);
+}
+
+static void path_bound(void **state)
+{
+	(void)state;
+	na_limit_in in = writes();  /* 82 MB/s of the pool's own 410: 20% */
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_PATH);
+	assert_float_equal(v.share, 0.2, 1e-9);
+	assert_non_null(strstr(v.evidence, "the guest reached 20% of the pool's own 410 MB/s (100000 IOPS)"));
+	/* at 60% of it: no verdict */
+	in.write_bps = 246e6;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_non_null(strstr(v.evidence, "no layer at its ceiling: the guest at 60%"));
+}
+
+static void undetermined(void **state)
+{
+	(void)state;
+	na_limit_in in = writes();
+	na_limit v;
+	in.nas = false;
+	in.nas_why = NULL;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_float_equal(v.share, -1, 0);
+	assert_non_null(strstr(v.evidence, "no NAS side (bench --nas)"));
+	in = writes();
+	in.local = NULL;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_non_null(strstr(v.evidence, "no NAS-local baseline of the dataset"));
+	na_limit_local other = local;
+	other.profile = false;
+	in.local = &other;
+	na_limit_of(&in, &v);
+	assert_non_null(strstr(v.evidence, "no NAS-local baseline of this profile"));
+	in = writes();
+	in.link_mbit = 0;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_non_null(strstr(v.evidence, "link speed is not recorded"));
+	assert_string_equal(na_limit_name(NA_LIMIT_LOG), "log device");
+}
+
+/* From stored rows: the rates over the window, the baseline's ceilings. */
+static void from_rows(void **state)
+{
+	(void)state;
+	na_result g = {.host = "DC0_H0", .link_speed_mbit = "10000", .link_nic = "vmnic1",
+	               .write = {.present = true, .bw_bytes = 82e6, .iops = 20000, .lat_mean_us = 400,
+	                         .runtime_ms = 10000}};
+	na_nas_run gn = {.pool_known = true, .window_s = 10, .log_write_bytes = 820000000,
+	                 .data_write_bytes = 7000000000, .log_write_wait_ms = 0.095,
+	                 .amplification = 9, .arc_hit_ratio = -1};
+	na_result nl = {.write = {.present = true, .bw_bytes = 410e6, .iops = 100000, .runtime_ms = 10000}};
+	na_nas_run nn = {.pool_known = true, .window_s = 10, .log_write_bytes = 4100000000,
+	                 .data_write_bytes = 35000000000};
+	na_result seq = {.write = {.present = true, .bw_bytes = 900e6, .iops = 900, .runtime_ms = 10000}};
+	na_nas_run sn = {.pool_known = true, .window_s = 10, .log_write_bytes = 9000000000,
+	                 .data_write_bytes = 18000000000};
+	na_limit_local l = {0};
+	na_limit_local_add(&l, &nl, &nn, true);
+	na_limit_local_add(&l, &seq, &sn, false);
+	assert_true(l.profile);
+	assert_float_equal(l.bps, 410e6, 1);
+	assert_float_equal(l.log_write_bps, 900e6, 1);
+	assert_float_equal(l.data_write_bps, 3.5e9, 1);
+	na_limit_in in;
+	na_limit_in_of_row(&g, &gn, 0, -1, &in);
+	in.local = &l;
+	assert_float_equal(in.log_write_bps, 82e6, 1);
+	assert_float_equal(in.log_wait_us, 95, 1e-6);
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_PATH);
+	assert_float_equal(v.share, 0.2, 1e-9);
+	na_limit_in_of_row(&g, NULL, 0, -1, &in);
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(link_bound),   cmocka_unit_test(slog_bound),
+		cmocka_unit_test(pool_bound),   cmocka_unit_test(cache_served),
+		cmocka_unit_test(path_bound),   cmocka_unit_test(undetermined),
+		cmocka_unit_test(from_rows),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
