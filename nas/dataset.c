@@ -53,6 +53,10 @@ static int change(const nas_target *t, const char *const *words, const char *inp
 	int rc = nas_run_all(t, &c, 1);
 	if (rc != VS_OK)
 		*err = c.err;
+	/* stopping ssh does not stop zfs or midclt there: it may still land */
+	if (rc == VS_ERR_CONNECT && c.out.status < 0)
+		vs_fail(err, VS_ERR_CONNECT, "%s (the change may still be made on the NAS: see zfs get "
+		        "nfsagent:run there)", c.err.message);
 	if (out && rc == VS_OK)
 		*out = c.out;
 	else
@@ -73,7 +77,10 @@ static int system_of(const nas_target *t, const nas_call *u, const nas_call *v, 
 	}
 	if (v->rc == VS_OK)
 		return nas_parse_truenas_version(v->out.out, sys, err);
-	bool missing = v->out.status == 127 || has(v->out.errtext, "not found");
+	/* only the shell's own "command not found": midclt's answers that say
+	 * "not found" come from a TrueNAS, which must never be driven as plain
+	 * OpenZFS behind its middleware's back */
+	bool missing = v->out.status == 127;
 	if (!missing) {
 		*err = v->err;
 		return v->rc;
@@ -310,7 +317,7 @@ static int try_destroy(void *ud, bool *busy, vs_error *err)
 	int rc = nas_run_all(d->t, &c, 1);
 	if (rc != VS_OK) {
 		*err = c.err;
-		*busy = has(c.out.errtext, "busy");
+		*busy = has(c.out.errtext, "dataset is busy");
 	}
 	calls_free(&c, 1);
 	return rc;
@@ -370,7 +377,7 @@ static int destroy_marked(const nas_target *t, const nas_destroy_args *a,
 	r->destroyed = rc == VS_OK;
 	if (rc != VS_OK)
 		snprintf(r->leftover, sizeof(r->leftover), "%s", r->steps[r->n_steps - 1]);
-	if (rc != VS_OK && has(err->message, "busy"))
+	if (rc != VS_OK && has(err->message, "dataset is busy"))
 		rc = still_busy(a, r, err);
 	return rc;
 }

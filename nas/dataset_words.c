@@ -351,11 +351,15 @@ static bool take_row(nas_span *f, nas_dataset_state *out, unsigned *seen)
 			snprintf(out->mountpoint, sizeof(out->mountpoint), "%s", value);
 		else if (i == 1)
 			out->available = strtoll(value, NULL, 10);
+		/* The share and the mark count only when set on the dataset itself:
+		 * user properties and sharenfs are inherited, and a child an admin
+		 * made under a kept dataset of nfsagent's is not nfsagent's. */
 		else if (i == 2)
-			snprintf(out->sharenfs, sizeof(out->sharenfs), "%s", value);
-		else  /* a user property not set prints "-" with source "-" */
+			snprintf(out->sharenfs, sizeof(out->sharenfs), "%s",
+			         strcmp(source, "local") == 0 ? value : "off");
+		else
 			snprintf(out->mark, sizeof(out->mark), "%.*s", (int)sizeof(out->mark) - 1,
-			         strcmp(source, "-") ? value : "");
+			         strcmp(source, "local") == 0 ? value : "");
 		return true;
 	}
 	for (unsigned i = 0; i < NAS_SET_N; i++) {

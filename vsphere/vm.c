@@ -326,12 +326,6 @@ int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error
 
 /* ---- moves and snapshots -------------------------------------------------------- */
 
-int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
-                   vs_progress_fn progress, void *ud, vs_error *err)
-{
-	return vs_vm_relocate_disks(c, vm, datastore, layout, NULL, progress, ud, err);
-}
-
 
 int vs_vm_wait_relocation(vs_client *c, const char *vm, bool *waited, vs_error *err)
 {

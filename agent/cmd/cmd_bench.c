@@ -39,7 +39,7 @@ static const char usage[] =
 	"  --guest-password-file FILE   or NFSAGENT_GUEST_PASSWORD\n"
 	"  --db FILE             results database\n"
 	"                        (default $XDG_DATA_HOME/nfsagent/results.db)\n"
-	"  --central URL         after each result is recorded, push it to this central\n"
+	"  --central URL         at the end, push the results to this central\n"
 	"                        PostgreSQL database (or NFSAGENT_CENTRAL; see push)\n"
 	"Examples:\n"
 	"  nfsagent bench --vm fiotest --profile randread-4k-qd1 --repeat 5\n"

@@ -83,7 +83,7 @@ static vs_status run_campaign(na_campaign *c, const na_campaign_args *a, na_outc
 	if (r.ran && !a->abort)
 		na_campaign_print_time(&r);
 	char waiting[1024];
-	if (na_store_push_at_end(r.store, a->central, waiting, sizeof(waiting)))
+	if (r.ran && na_store_push_at_end(r.store, a->central, waiting, sizeof(waiting)))
 		na_warn("%s", waiting);
 	na_campaign_result_free(&r);
 	return rc;

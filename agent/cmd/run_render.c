@@ -58,8 +58,12 @@ void na_campaign_print_plan(void *ud, const na_campaign_plan *p)
 		printf(" %s", c->profiles[i]);
 	printf(" x %ld repetitions, targets interleaved; size %s, runtime %ld s\n", c->repeat, c->size,
 	       c->runtime);
-	printf("  then: %s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
-	                                  : "leave everything as it is (cleanup = no)");
+	bool made = false;
+	for (size_t i = 0; i < c->n_targets; i++)
+		made = made || (c->targets[i].create && !c->targets[i].keep);
+	printf("  then: %s%s\n", c->cleanup ? "move the VM home and unmount what the campaign mounted"
+	                                    : "leave everything as it is (cleanup = no)",
+	       c->cleanup && made ? ", and remove the datasets it made" : "");
 	fflush(stdout);
 }
 

@@ -569,9 +569,11 @@ static int unmount_all_targets(na_run *r, int rc)
 		rc = d ? na_run_unmount_all(r, d) : VS_OK;
 		if (rc == VS_OK)
 			rc = na_run_mark(r, unstep, "unmounted");
-		if (rc == VS_OK)
-			rc = na_run_dataset_remove(r, t);
 	}
+	/* Every dataset the run may have made, whatever became of its mount
+	 * (a kill between the create and the mount): its mark decides. */
+	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
+		rc = na_run_dataset_remove(r, &r->c->targets[i]);
 	if (rc != VS_OK)
 		return rc;
 	return r->n_vms ? na_run_group_check_home(r) : na_run_check_home(r);

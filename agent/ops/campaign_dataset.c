@@ -63,7 +63,7 @@ static void run_mark(const na_run *r, char *mark, size_t size)
 	unsigned char sum[SHA256_DIGEST_LENGTH];
 	SHA256((const unsigned char *)r->id, strlen(r->id), sum);
 	size_t n = 0;
-	for (const char *p = r->id; *p && n < 40; p++)
+	for (const char *p = r->id; *p && n < 39; p++)  /* 39 + '-' + 24 hex: 64, the most */
 		mark[n++] = nas_run_id_ok((char[]){*p, 0}) ? *p : '_';
 	mark[n++] = '-';
 	for (int i = 0; i < 12; i++)
@@ -185,17 +185,23 @@ static int still_busy(na_run *r, const na_target *t, const vs_error *err)
 
 int na_run_dataset_remove(na_run *r, const na_target *t)
 {
-	char step[160];
-	step_of(t, step, sizeof(step));
-	char *was = NULL;
-	bool made = t->create && na_run_done(r, step, &was) && was && strcmp(was, "made") == 0;
-	free(was);
-	if (!made)
+	if (!t->create)
 		return VS_OK;
-	if (t->keep) {
+	char step[160], *was = NULL;
+	step_of(t, step, sizeof(step));
+	/* not journaled: a kill may have come between the create on the NAS
+	 * and the journal, so the NAS is asked (nothing without the mark goes) */
+	bool journaled = na_run_done(r, step, &was);
+	bool made = journaled && was && strcmp(was, "made") == 0;
+	free(was);
+	if (journaled && !made)
+		return VS_OK;  /* removed or kept already */
+	if (t->keep && made) {
 		na_say(r->say, "  %s: kept (keep = yes), shared at %s", t->dataset, t->path);
 		return na_run_mark(r, step, "kept");
 	}
+	if (t->keep)
+		return VS_OK;  /* never made by this run, as far as it knows: left alone */
 	nas_target nas = {0};
 	const nas_target *reached = na_run_nas_target(t, &nas);
 	char mark[72];
@@ -207,13 +213,16 @@ int na_run_dataset_remove(na_run *r, const na_target *t)
 	int rc = reached ? nas_dataset_destroy(reached, &a, &res, &err)
 	                 : vs_fail(&err, VS_ERR_USAGE, "its NAS cannot be reached as given");
 	nas_target_free(&nas);
+	if (rc == VS_ERR_USAGE && !made)
+		return VS_OK;  /* there, but not this run's: never touched */
 	if (rc == VS_ERR_FAULT && res.leftover[0])
 		return still_busy(r, t, &err);
 	if (rc != VS_OK) {
 		vs_error_context(&err, "remove dataset %s of target %s", t->dataset, t->name);
 		return na_run_fail(r, &err);
 	}
-	na_say(r->say, "  %s: %s", t->dataset,
-	       res.absent ? "gone already" : res.tries > 1 ? "removed (the NAS said busy first)" : "removed");
+	if (made || !res.absent)
+		na_say(r->say, "  %s: %s", t->dataset, res.absent ? "gone already"
+		       : res.tries > 1 ? "removed (the NAS said busy first)" : "removed");
 	return na_run_mark(r, step, "removed");
 }

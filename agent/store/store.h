@@ -490,10 +490,11 @@ int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err);
  * waits when the central database cannot be reached. */
 int na_store_unpushed(na_store *s, size_t *n, vs_error *err);
 /* The push a command makes at its end (bench, run --central): opens url,
- * pushes what it lacks (na_store_push), closes it.  Recording a result never
+ * pushes what no central database has yet (a result pushed to another
+ * stays there: `nfsagent push` copies it), closes it.  Recording a result never
  * pushes it: the local file is the outbox, and a push that fails costs the
  * run nothing.  On failure n says what waits (waiting, waiting_groups),
- * counted against url's database when it was reached, else against none. */
+ * counted as those no central database has. */
 int na_store_push_to(na_store *s, const char *url, na_push_counts *n, vs_error *err);
 /* na_store_push_to at a command's end (s or url NULL: nothing): true when
  * something waits, with line the warning that says so ("2 results wait for

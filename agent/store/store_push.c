@@ -194,14 +194,15 @@ static int push_kind(na_store *s, na_central *c, na_push_kind kind, int64_t id, 
 	return push[kind](s, c, id, n, err);
 }
 
-/* Pushes every row of kind that c lacks, oldest first; stops at the first
- * failure with *waiting the rows left (may be NULL). */
-static int push_all(na_store *s, na_central *c, na_push_kind kind, na_push_counts *n,
+/* Pushes every row of kind that c lacks (fresh: that no central database
+ * has), oldest first; stops at the first failure with *waiting the rows
+ * left (may be NULL). */
+static int push_all(na_store *s, na_central *c, bool fresh, na_push_kind kind, na_push_counts *n,
                     size_t *waiting, vs_error *err)
 {
 	int64_t *ids = NULL;
 	size_t count = 0, i = 0;
-	int rc = unpushed_ids(s, kind, na_central_id(c), &ids, &count, err);
+	int rc = unpushed_ids(s, kind, fresh ? NULL : na_central_id(c), &ids, &count, err);
 	for (; rc == VS_OK && i < count; i += rc == VS_OK)
 		rc = push_kind(s, c, kind, ids[i], n, err);
 	if (waiting)
@@ -210,33 +211,37 @@ static int push_all(na_store *s, na_central *c, na_push_kind kind, na_push_count
 	return rc;
 }
 
-int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
+static int push_every(na_store *s, na_central *c, bool fresh, na_push_counts *n, vs_error *err)
 {
 	*n = (na_push_counts){0};
 	/* groups after results: a group's members are linked by their UUIDs;
 	 * a group that waits is said as one result more */
-	int rc = push_all(s, c, NA_PUSH_RESULT, n, &n->waiting, err);
+	int rc = push_all(s, c, fresh, NA_PUSH_RESULT, n, &n->waiting, err);
 	size_t groups = 0;
 	if (rc == VS_OK && s->version >= na_schema_version_of(na_store_group_pushes_schema))
-		rc = push_all(s, c, NA_PUSH_GROUP, n, &groups, err);
+		rc = push_all(s, c, fresh, NA_PUSH_GROUP, n, &groups, err);
 	n->waiting += groups;
 	if (rc == VS_OK)
-		rc = push_all(s, c, NA_PUSH_FINDING, n, NULL, err);
+		rc = push_all(s, c, fresh, NA_PUSH_FINDING, n, NULL, err);
 	if (rc != VS_OK)
 		vs_error_context(err, "push results");
 	return rc;
 }
 
+int na_store_push(na_store *s, na_central *c, na_push_counts *n, vs_error *err)
+{
+	return push_every(s, c, false, n, err);
+}
+
 /* ---- the push a command makes at its end (bench, run --central) ---- */
 
-/* How many records of a kind central lacks (NULL: it was never reached,
- * so none has them). */
-static size_t waiting(na_store *s, na_central *c, na_push_kind kind)
+/* How many records of a kind no central database has. */
+static size_t waiting(na_store *s, na_push_kind kind)
 {
 	int64_t *ids = NULL;
 	size_t n = 0;
 	vs_error err = {0};
-	if (unpushed_ids(s, kind, c ? na_central_id(c) : NULL, &ids, &n, &err) != VS_OK)
+	if (unpushed_ids(s, kind, NULL, &ids, &n, &err) != VS_OK)
 		n = 1;  /* the one that failed, at least */
 	free(ids);
 	return n;
@@ -248,11 +253,11 @@ int na_store_push_to(na_store *s, const char *url, na_push_counts *n, vs_error *
 	*n = (na_push_counts){0};
 	int rc = na_central_open(url, &c, err);
 	if (rc == VS_OK)
-		rc = na_store_push(s, c, n, err);
+		rc = push_every(s, c, true, n, err);
 	if (rc != VS_OK) {
-		n->waiting = waiting(s, c, NA_PUSH_RESULT);
+		n->waiting = waiting(s, NA_PUSH_RESULT);
 		if (s->version >= na_schema_version_of(na_store_group_pushes_schema))
-			n->waiting_groups = waiting(s, c, NA_PUSH_GROUP);
+			n->waiting_groups = waiting(s, NA_PUSH_GROUP);
 	}
 	na_central_close(&c);
 	return rc;
@@ -265,7 +270,10 @@ static void waiting_line(const na_push_counts *n, const vs_error *why, char *buf
 	size_t r = n->waiting, g = n->waiting_groups;
 	if (g)
 		snprintf(and, sizeof(and), " and %zu group run%s", g, g == 1 ? "" : "s");
-	snprintf(buf, size, "%zu result%s%s wait%s for the central database (%s); run nfsagent push", r,
+	if (!r && !g)  /* findings, or nothing left: the failure is still said */
+		snprintf(buf, size, "the push to the central database failed (%s); run nfsagent push", reason);
+	else
+		snprintf(buf, size, "%zu result%s%s wait%s for the central database (%s); run nfsagent push", r,
 	         r == 1 ? "" : "s", and, r == 1 && !g ? "s" : "", reason);
 }
 
@@ -273,7 +281,7 @@ bool na_store_push_at_end(na_store *s, const char *url, char *line, size_t size)
 {
 	na_push_counts n;
 	vs_error why = {0};
-	if (!s || !url || na_store_push_to(s, url, &n, &why) == VS_OK || !(n.waiting || n.waiting_groups))
+	if (!s || !url || na_store_push_to(s, url, &n, &why) == VS_OK)
 		return false;
 	waiting_line(&n, &why, line, size);
 	return true;

@@ -5,6 +5,7 @@
 #ifndef NFSAGENT_ERROR_H
 #define NFSAGENT_ERROR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus

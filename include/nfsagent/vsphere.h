@@ -331,14 +331,14 @@ typedef struct vs_vm_layout {
 	size_t n_snapshots;  /* root snapshots, 0 if none */
 	char *host;          /* runtime.host: where it runs as its disks were read */
 	/* vs_vm_layout_read_moving: the relocation queued or running as the
-	 * disks were read (NULL: none), which vs_vm_relocate waits for */
+	 * disks were read (NULL: none), which vs_vm_relocate_disks waits for */
 	bool relocation_read;
 	char *relocation;
 } vs_vm_layout;
 
 int vs_vm_layout_read(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
 /* The layout and, in the same read, a relocation of the VM still queued
- * or running (a killed nfsagent's), for vs_vm_relocate to wait for. */
+ * or running (a killed nfsagent's), for vs_vm_relocate_disks to wait for. */
 int vs_vm_layout_read_moving(vs_client *c, const char *vm, vs_vm_layout **out, vs_error *err);
 /* vs_vm_layout_read and vs_guest_check in one read: *ready is what
  * vs_guest_check would return, its error in *ready_err. */
@@ -346,17 +346,14 @@ int vs_vm_layout_read_ready(vs_client *c, const char *vm, vs_vm_layout **out, in
                             vs_error *ready_err, vs_error *err);
 void vs_vm_layout_free(vs_vm_layout **l);
 
-/* RelocateVM_Task of the VM's home and every disk to one datastore.  A
+/* RelocateVM_Task of the VM's home to datastore and each disk of layout to
+ * disk_datastores[i] (NULL or a NULL entry: datastore, the home's).  A
  * relocation of the VM still running (a killed nfsagent's) is waited for
  * first, and when it took the VM there, none is started. */
-int vs_vm_relocate(vs_client *c, const char *vm, const char *datastore, const vs_vm_layout *layout,
-                   vs_progress_fn progress, void *ud, vs_error *err);
-/* The same with a datastore per disk of layout (disk_datastores[i] for
- * layout->disks[i]; NULL or a NULL entry: datastore, the home's). */
 int vs_vm_relocate_disks(vs_client *c, const char *vm, const char *datastore,
                          const vs_vm_layout *layout, const char *const *disk_datastores,
                          vs_progress_fn progress, void *ud, vs_error *err);
-/* Starts the relocation of vs_vm_relocate without waiting, for a caller
+/* Starts the relocation of vs_vm_relocate_disks without waiting, for a caller
  * that waits for its task itself (vs_task_set).  Right before the call, one
  * read of where the VM is and of its recent tasks: a VM on datastore
  * already is never moved again, and a relocation of it queued or running

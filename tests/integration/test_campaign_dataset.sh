@@ -74,6 +74,19 @@ for step in "dataset:rs64K" "dataset:rs16K" "result:rs64K" "unmount:rs64K"; do
 	assert_eq "$(zfs_list)" "$before" "zfs list after the kill at $step"
 done
 
+# Killed between the create and its journal step (the dataset made, the
+# run not knowing it), then aborted: the NAS is asked, the mark decides.
+rc=0
+KILL_AFTER_STEP_NAMED="mounting:rs64K" LD_PRELOAD="$KILL_AFTER_COMMIT" \
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" "$NFSAGENT" run "$c" \
+	> "$WORK/killed.out" 2>&1 || rc=$?
+assert_eq "$rc" 137 "killed after the first mount began"
+db "DELETE FROM campaign_steps WHERE step LIKE 'dataset:%' AND run = '$(run_id)'"
+: > "$LOG"
+run 0 "$NFSAGENT" run "$c" --abort
+assert_eq "$(removed tank/bench-64K) $(removed tank/bench-16K)" "1 1" "removed by --abort, not journaled"
+assert_eq "$(zfs_list)" "$before" "zfs list after the kill and --abort"
+
 # A dataset not nfsagent's, named by a campaign: refused before anything,
 # and never destroyed.
 sed 's|^dataset = tank/bench-64K|dataset = tank/vmware|' "$c" > "$WORK/theirs.ini"

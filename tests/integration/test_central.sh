@@ -234,8 +234,8 @@ q postgres "CREATE ROLE blind LOGIN"
 run 6 "$NFSAGENT" push --db "$WORK/reader.db" --central "$(url central blind)"
 assert_one_line "$ERR"
 assert_contains "$ERR" "role blind may not read its schema in the central database (permission denied for table nfsagent_schema): GRANT it SELECT on nfsagent_schema"
-# ---- bench and run push each result as it is recorded; a central
-# database that is down, or stops mid-campaign, costs one warning ----
+# ---- bench and run push their results at their end; a central database
+# that is down, or stops mid-push, costs one warning ----
 lab_start -export 10.0.0.5:/mnt/tank/vmware64k
 export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 newdb live

@@ -175,6 +175,19 @@ static void zfs_get_answers(void **state)
 	const char *unmarked = GET_ROWS "nfsagent:run\t-\t-\n";
 	assert_int_equal(nas_parse_dataset_get(unmarked, strlen(unmarked), &s, &err), VS_OK);
 	assert_string_equal(s.mark, "");
+	/* an admin's child of a kept dataset of nfsagent's inherits the mark
+	 * and the share: neither makes it nfsagent's nor shared by it */
+	const char *inherited = "mountpoint\t/mnt/tank/vm16k/x\tinherited from tank/vm16k\n"
+	                        "available\t1\t-\n"
+	                        "sharenfs\trw=@10.0.0.0/24\tinherited from tank/vm16k\n"
+	                        "recordsize\t16384\tinherited from tank/vm16k\n"
+	                        "sync\tstandard\tdefault\ncompression\tlz4\tdefault\n"
+	                        "atime\toff\tdefault\nlogbias\tlatency\tdefault\n"
+	                        "special_small_blocks\t0\tdefault\n"
+	                        "nfsagent:run\tmanual-1234\tinherited from tank/vm16k\n";
+	assert_int_equal(nas_parse_dataset_get(inherited, strlen(inherited), &s, &err), VS_OK);
+	assert_string_equal(s.mark, "");
+	assert_string_equal(s.sharenfs, "off");
 	/* a property missing, a line not of three fields, a NUL */
 	assert_int_equal(nas_parse_dataset_get(GET_ROWS, strlen(GET_ROWS), &s, &err), VS_ERR_PROTOCOL);
 	assert_non_null(strstr(err.message, "nfsagent:run"));
