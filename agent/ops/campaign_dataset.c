@@ -124,10 +124,35 @@ static void settings_words(const nas_dataset_state *s, const nas_settings *asked
 	}
 }
 
+/* The target that makes t's dataset: t, or an earlier target on the same
+ * dataset (NFS 3 and NFS 4.1 on one export), which t then only follows:
+ * its path, made and removed once, by that target. */
+static const na_target *maker_of(const na_run *r, const na_target *t)
+{
+	for (const na_target *m = r->c->targets; m < t; m++)
+		if (m->create && !strcmp(m->dataset, t->dataset))
+			return m;
+	return t;
+}
+
+static int follow(na_target *t, const na_target *m)
+{
+	if (!m->path)
+		return VS_OK;
+	free(t->path);
+	return (t->path = strdup(m->path)) ? VS_OK : VS_ERR_NOMEM;
+}
+
 int na_run_dataset_plan(na_run *r, na_target *t)
 {
 	if (!t->create)
 		return VS_OK;
+	const na_target *m = maker_of(r, t);
+	if (m != t) {
+		na_say(r->say, "Target %s: dataset %s, made for target %s, at %s", t->name, t->dataset,
+		       m->name, m->path ? m->path : "?");
+		return follow(t, m) == VS_OK ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
+	}
 	nas_create_result res = {0};
 	int rc = create(r, t, true, &res);
 	if (rc != VS_OK)
@@ -149,6 +174,9 @@ int na_run_dataset_make(na_run *r, na_target *t)
 {
 	if (!t->create)
 		return VS_OK;
+	const na_target *m = maker_of(r, t);
+	if (m != t)
+		return follow(t, m) == VS_OK ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
 	char step[160], *was = NULL;
 	step_of(t, step, sizeof(step));
 	bool done = na_run_done(r, step, &was);
@@ -185,8 +213,8 @@ static int still_busy(na_run *r, const na_target *t, const vs_error *err)
 
 int na_run_dataset_remove(na_run *r, const na_target *t)
 {
-	if (!t->create)
-		return VS_OK;
+	if (!t->create || maker_of(r, t) != t)
+		return VS_OK;  /* a follower's dataset goes with its maker */
 	char step[160], *was = NULL;
 	step_of(t, step, sizeof(step));
 	/* not journaled: a kill may have come between the create on the NAS

@@ -548,10 +548,35 @@ bool na_target_nfs41(const na_target *t)
 	return t->servers && t->nfs && strcmp(t->nfs, "4.1") == 0;
 }
 
+/* Whether a and b name one export: one path, or (before the NAS gave the
+ * path) one dataset that both make. */
+static bool one_export(const na_target *a, const na_target *b)
+{
+	if (a->path && b->path)
+		return !strcmp(a->path, b->path);
+	return !a->path && !b->path && a->create && b->create && a->dataset && b->dataset &&
+	       !strcmp(a->dataset, b->dataset);
+}
+
 bool na_target_alternates(const na_target *a, const na_target *b)
 {
-	return a != b && a->servers && b->servers && a->path && b->path && a->nfs && b->nfs &&
-	       !strcmp(a->servers, b->servers) && !strcmp(a->path, b->path) && strcmp(a->nfs, b->nfs) != 0;
+	return a != b && a->servers && b->servers && a->nfs && b->nfs && !strcmp(a->servers, b->servers) &&
+	       one_export(a, b) && strcmp(a->nfs, b->nfs) != 0;
+}
+
+/* Two targets that make one dataset (NFS 3 and 4.1 on it) ask the same of
+ * it: the first makes it, the second adopts it. */
+static bool same_asks(const na_target *a, const na_target *b)
+{
+	if (a->keep != b->keep || a->share_to.n != b->share_to.n)
+		return false;
+	for (int i = 0; i < NAS_SET_N; i++)
+		if (strcmp(a->settings.v[i], b->settings.v[i]) != 0)
+			return false;
+	for (size_t i = 0; i < a->share_to.n; i++)
+		if (strcmp(a->share_to.v[i], b->share_to.v[i]) != 0)
+			return false;
+	return true;
 }
 
 static int check_target(parse *p, const na_target *t, size_t index)
@@ -576,6 +601,11 @@ static int check_target(parse *p, const na_target *t, size_t index)
 	for (size_t i = 0; i < index && !p->error[0]; i++)
 		if (!strcmp(c->targets[i].datastore, t->datastore) && !na_target_alternates(&c->targets[i], t))
 			fail_at(p, "targets %s and %s use the same datastore", c->targets[i].name, t->name);
+	for (size_t i = 0; i < index && !p->error[0]; i++)
+		if (t->create && c->targets[i].create && !strcmp(c->targets[i].dataset, t->dataset) &&
+		    !same_asks(&c->targets[i], t))
+			fail_at(p, "targets %s and %s make dataset %s: give both the same settings, share_to "
+			           "and keep", c->targets[i].name, t->name, t->dataset);
 	return p->error[0] ? -1 : 0;
 }
 

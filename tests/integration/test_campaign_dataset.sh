@@ -87,6 +87,26 @@ run 0 "$NFSAGENT" run "$c" --abort
 assert_eq "$(removed tank/bench-64K) $(removed tank/bench-16K)" "1 1" "removed by --abort, not journaled"
 assert_eq "$(zfs_list)" "$before" "zfs list after the kill and --abort"
 
+# NFS 3 and NFS 4.1 on one dataset the campaign makes: the two targets
+# alternate on its export; the first makes it, the second follows; made
+# once, removed once.  Asked differently by the two, it is refused.
+{
+	tiny_campaign both nas_command="ssh -F $NAS_SSH_CONFIG nas" cleanup=yes busy_wait=2
+	for v in 3 4.1; do
+		printf '\n[target nfs%s]\ndatastore = bench-one\nserver = 10.0.0.5\nnfs = %s\n' "$v" "$v"
+		printf 'create = yes\ndataset = tank/bench-one\nrecordsize = 64K\nshare_to = 10.0.0.0/24\n'
+	done
+} > "$WORK/both.ini"
+: > "$LOG"
+run 0 "$NFSAGENT" run "$WORK/both.ini"
+assert_contains "$OUT" "Target nfs4.1: dataset tank/bench-one, made for target nfs3, at /mnt/tank/bench-one"
+assert_contains "$OUT" "randread-4k-qd1 #1 on nfs4.1: ok"
+assert_eq "$(made) $(removed tank/bench-one)" "1 1" "one dataset for two protocols: made and removed once"
+assert_eq "$(zfs_list)" "$before" "zfs list after the two protocols"
+sed '0,/^recordsize = 64K/! s/^recordsize = 64K/recordsize = 16K/' "$WORK/both.ini" > "$WORK/both-differ.ini"
+run 2 "$NFSAGENT" run "$WORK/both-differ.ini"
+assert_contains "$ERR" "targets nfs3 and nfs4.1 make dataset tank/bench-one: give both the same settings"
+
 # A dataset not nfsagent's, named by a campaign: refused before anything,
 # and never destroyed.
 sed 's|^dataset = tank/bench-64K|dataset = tank/vmware|' "$c" > "$WORK/theirs.ini"
