@@ -98,9 +98,11 @@ void vs_host_link_read(const xmlNode *net, const char *server, vs_host_link *out
 	const xmlNode *sw = vnic ? uplink_switch(net, vnic) : NULL;
 	if (!sw)
 		return;
-	char *vmk = vs_xml_path_text(vnic, "device");
+	char *vmk = vs_xml_path_text(vnic, "device"), *ip = vs_xml_path_text(vnic, "spec/ip/ipAddress");
 	snprintf(out->vmk, sizeof(out->vmk), "%s", vmk ? vmk : "");
+	snprintf(out->ip, sizeof(out->ip), "%s", ip ? ip : "");
 	free(vmk);
+	free(ip);
 	for (const xmlNode *p = vs_xml_child(net, "pnic"); p; p = vs_xml_next(p)) {
 		char *key = vs_xml_path_text(p, "key");
 		/* no linkSpeed: the link is down */

@@ -46,8 +46,6 @@ const char *na_target_dataset_check(const na_target *t, bool campaign_nas)
 		return "create = yes: path is the new dataset's mountpoint, read from the NAS: drop path";
 	if (!t->nas && !t->nas_command && !campaign_nas)
 		return "create = yes needs nas or nas_command (here or in [campaign])";
-	if (!t->share_to.n)
-		return "create = yes needs share_to = CIDR[, CIDR...]: the hosts' NFS networks";
 	return NULL;
 }
 
@@ -143,6 +141,47 @@ static int follow(na_target *t, const na_target *m)
 	return (t->path = strdup(m->path)) ? VS_OK : VS_ERR_NOMEM;
 }
 
+/* share_to unset: the address of each host's vmkernel port that reaches
+ * the NFS server (its subnet's, else the default route's), for the hosts
+ * the target mounts on. */
+static int default_share_to(na_run *r, na_target *t)
+{
+	vs_host **hosts = NULL;
+	size_t n = 0;
+	vs_error err = {0};
+	int rc = na_run_target_host_list(r, t, &hosts, &n, &err);
+	const char **morefs = calloc(n ? n : 1, sizeof(*morefs)), **servers = calloc(n ? n : 1, sizeof(*servers));
+	vs_host_link *links = calloc(n ? n : 1, sizeof(*links));
+	char server[256];
+	snprintf(server, sizeof(server), "%.*s", (int)strcspn(t->servers, ","), t->servers);
+	if (rc == VS_OK && (!morefs || !servers || !links))
+		rc = vs_fail(&err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < n; i++)
+		morefs[i] = hosts[i]->moref, servers[i] = server;
+	if (rc == VS_OK)
+		rc = vs_hosts_link_to(r->cl, morefs, servers, n, links, &err);
+	char list[NAS_SHARE_MAX * 48] = "";
+	for (size_t i = 0, used = 0; rc == VS_OK && i < n && i < NAS_SHARE_MAX; i++)
+		if (links[i].ip[0] && !strstr(list, links[i].ip))
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? "," : "",
+			                         links[i].ip);
+	if (rc == VS_OK && !list[0])
+		rc = vs_fail(&err, VS_ERR_NOT_FOUND, "no host's vmkernel port to %s has an address: give "
+		             "share_to = CIDR", server);
+	if (rc == VS_OK)
+		rc = nas_networks_parse(list, &t->share_to, &err);
+	free(hosts);
+	free(morefs);
+	free(servers);
+	free(links);
+	if (rc != VS_OK) {
+		vs_error_context(&err, "target %s: the hosts' NFS addresses", t->name);
+		return na_run_fail(r, &err);
+	}
+	na_say(r->say, "Target %s: shared to the hosts' NFS vmkernel addresses: %s", t->name, list);
+	return VS_OK;
+}
+
 int na_run_dataset_plan(na_run *r, na_target *t)
 {
 	if (!t->create)
@@ -154,7 +193,9 @@ int na_run_dataset_plan(na_run *r, na_target *t)
 		return follow(t, m) == VS_OK ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
 	}
 	nas_create_result res = {0};
-	int rc = create(r, t, true, &res);
+	int rc = t->share_to.n ? VS_OK : default_share_to(r, t);
+	if (rc == VS_OK)
+		rc = create(r, t, true, &res);
 	if (rc != VS_OK)
 		return rc;
 	/* not made yet: what it asks, the parent's for the rest */

@@ -87,6 +87,7 @@ typedef struct vs_host {
 typedef struct vs_host_link {
 	int64_t speed_mb;  /* its fastest uplink's negotiated Mb/s: one flow's most; 0 unknown */
 	char vmk[16];      /* the vmkernel port: on the server's subnet, else the default route's */
+	char ip[46];       /* its address, as the NFS server sees this host ("" unknown) */
 	char pnic[32];     /* that uplink */
 	bool by_subnet;
 } vs_host_link;

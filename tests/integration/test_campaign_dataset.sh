@@ -25,7 +25,8 @@ c="$WORK/c.ini"
 	for rs in 64K 16K; do
 		printf '\n[target rs%s]\ndatastore = bench-%s\nserver = 10.0.0.5\nnfs = 3\n' "$rs" "$rs"
 		printf 'create = yes\ndataset = tank/bench-%s\nrecordsize = %s\nsync = always\n' "$rs" "$rs"
-		printf 'share_to = 10.0.0.0/24\n'
+		# the 64K one is shared to the hosts' NFS vmkernel addresses, as read
+		[ "$rs" = 64K ] || printf 'share_to = 10.0.0.0/24\n'
 	done
 } > "$c"
 db() { sqlite3 "$XDG_DATA_HOME/nfsagent/results.db" "$@"; }
@@ -39,12 +40,16 @@ one_backend() {
 	run 0 "$NFSAGENT" run "$c" --dry-run
 	assert_contains "$OUT" "Target rs16K: dataset tank/bench-16K to make at /mnt/tank/bench-16K: recordsize 16384, sync always (set);"
 	assert_eq "$(writes)" 0 "NAS writes of the dry run ($v): $(cat "$LOG")"
+	local vmk
+	vmk=$(sed -n 's/^Target rs64K: shared to the hosts. NFS vmkernel addresses: //p' <<< "$OUT")
+	[ -n "$vmk" ] || fail "no vmkernel addresses said: $OUT"
 	assert_eq "$(zfs_list)" "$before" "zfs list after the dry run"
 
 	: > "$LOG"
 	run 0 "$NFSAGENT" run "$c"
 	assert_contains "$OUT" "Made dataset tank/bench-16K for target rs16K (recordsize 16384, sync always (set);"
 	assert_contains "$OUT" "tank/bench-64K: removed"
+	[ -n "$v" ] || assert_contains "$(cat "$LOG")" "zfs set sharenfs=rw=@${vmk%%,*}/32" "the share's networks"
 	assert_eq "$(made) $(removed tank/bench-64K) $(removed tank/bench-16K)" "2 1 1" \
 		"made and removed once each ($v)"
 	# the settings as the NAS had them, read back by each result

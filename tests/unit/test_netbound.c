@@ -53,6 +53,7 @@ static void the_server_subnets_port_and_its_fastest_uplink(void **state)
 	assert_int_equal(l.speed_mb, 10000);
 	assert_string_equal(l.pnic, "vmnic1");
 	assert_string_equal(l.vmk, "vmk1");
+	assert_string_equal(l.ip, "10.0.0.21");  /* what a share is limited to */
 	assert_true(l.by_subnet);
 	link_to("10.0.1.9", &l);  /* on the distributed switch */
 	assert_int_equal(l.speed_mb, 25000);
