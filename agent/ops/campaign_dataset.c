@@ -161,13 +161,22 @@ static int default_share_to(na_run *r, na_target *t)
 	if (rc == VS_OK)
 		rc = vs_hosts_link_to(r->cl, morefs, servers, n, links, &err);
 	char list[NAS_SHARE_MAX * 48] = "";
-	for (size_t i = 0, used = 0; rc == VS_OK && i < n && i < NAS_SHARE_MAX; i++)
-		if (links[i].ip[0] && !strstr(list, links[i].ip))
+	size_t used = 0, kept = 0;
+	for (size_t i = 0; rc == VS_OK && i < n; i++) {
+		bool twice = false;  /* hosts behind one address (the lab's) */
+		for (size_t k = 0; k < i; k++)
+			twice = twice || !strcmp(links[k].ip, links[i].ip);
+		/* a host left out would be refused by the share: none is */
+		if (!links[i].ip[0])
+			rc = vs_fail(&err, VS_ERR_NOT_FOUND, "host %s: no address of a vmkernel port to %s "
+			             "read: give share_to = CIDR", hosts[i]->name, server);
+		else if (!twice && ++kept > NAS_SHARE_MAX)
+			rc = vs_fail(&err, VS_ERR_USAGE, "more than %d hosts' addresses: give share_to = "
+			             "CIDR", NAS_SHARE_MAX);
+		else if (!twice)
 			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", used ? "," : "",
 			                         links[i].ip);
-	if (rc == VS_OK && !list[0])
-		rc = vs_fail(&err, VS_ERR_NOT_FOUND, "no host's vmkernel port to %s has an address: give "
-		             "share_to = CIDR", server);
+	}
 	if (rc == VS_OK)
 		rc = nas_networks_parse(list, &t->share_to, &err);
 	free(hosts);
@@ -220,13 +229,18 @@ int na_run_dataset_make(na_run *r, na_target *t)
 		return follow(t, m) == VS_OK ? VS_OK : na_run_failf(r, VS_ERR_NOMEM, "out of memory");
 	char step[160], *was = NULL;
 	step_of(t, step, sizeof(step));
-	bool done = na_run_done(r, step, &was);
-	bool gone = done && was && strcmp(was, "made") != 0;  /* removed or kept by a cleanup */
+	bool made = na_run_done(r, step, &was) && was && strcmp(was, "made") == 0;
+	/* removed by a failed run's cleanup: made again while work is left */
+	bool removed = was && strcmp(was, "removed") == 0;
 	free(was);
-	if (gone)
+	if (removed && !na_run_has_work(r, t))
 		return VS_OK;
+	/* "making" first: a cleanup then asks the NAS about a dataset whose
+	 * create may have landed, and only about those */
+	int rc = made ? VS_OK : na_run_mark(r, step, "making");
 	nas_create_result res = {0};
-	int rc = create(r, t, false, &res);
+	if (rc == VS_OK)
+		rc = create(r, t, false, &res);
 	if (rc != VS_OK)
 		return rc;
 	char words[512] = "";
@@ -234,7 +248,7 @@ int na_run_dataset_make(na_run *r, na_target *t)
 	if (res.made)
 		na_say(r->say, "Made dataset %s for target %s (%s), shared%s at %s", t->dataset, t->name,
 		       words, res.share_found ? " already" : "", t->path);
-	return done ? VS_OK : na_run_mark(r, step, "made");
+	return made ? VS_OK : na_run_mark(r, step, "made");
 }
 
 /* Still busy: the leftover, why, and the fix; the journal keeps the step,
@@ -258,19 +272,21 @@ int na_run_dataset_remove(na_run *r, const na_target *t)
 		return VS_OK;  /* a follower's dataset goes with its maker */
 	char step[160], *was = NULL;
 	step_of(t, step, sizeof(step));
-	/* not journaled: a kill may have come between the create on the NAS
-	 * and the journal, so the NAS is asked (nothing without the mark goes) */
-	bool journaled = na_run_done(r, step, &was);
-	bool made = journaled && was && strcmp(was, "made") == 0;
+	/* "making": a kill may have come between the create on the NAS and
+	 * "made", so the NAS is asked (nothing without the run's mark goes);
+	 * never tried, removed or kept: nothing to do */
+	bool tried = na_run_done(r, step, &was);
+	bool made = tried && was && strcmp(was, "made") == 0;
+	bool making = tried && was && strcmp(was, "making") == 0;
 	free(was);
-	if (journaled && !made)
-		return VS_OK;  /* removed or kept already */
+	if (!made && !making)
+		return VS_OK;
 	if (t->keep && made) {
-		na_say(r->say, "  %s: kept (keep = yes), shared at %s", t->dataset, t->path);
+		na_say(r->say, "  %s: kept (keep = yes)", t->dataset);
 		return na_run_mark(r, step, "kept");
 	}
 	if (t->keep)
-		return VS_OK;  /* never made by this run, as far as it knows: left alone */
+		return VS_OK;  /* asked to be kept, made or not: left as it is */
 	nas_target nas = {0};
 	const nas_target *reached = na_run_nas_target(t, &nas);
 	char mark[72];

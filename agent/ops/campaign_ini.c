@@ -564,10 +564,19 @@ bool na_target_alternates(const na_target *a, const na_target *b)
 	       one_export(a, b) && strcmp(a->nfs, b->nfs) != 0;
 }
 
-/* Two targets that make one dataset (NFS 3 and 4.1 on it) ask the same of
- * it: the first makes it, the second adopts it. */
+static bool same_text(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Two targets that make one dataset are NFS 3 and 4.1 on it, through one
+ * NAS and one set of hosts, and ask the same of it: the first makes it,
+ * the second only follows. */
 static bool same_asks(const na_target *a, const na_target *b)
 {
+	if (!na_target_alternates(a, b) || !same_text(a->nas, b->nas) ||
+	    !same_text(a->nas_command, b->nas_command) || !same_text(a->hosts, b->hosts))
+		return false;
 	if (a->keep != b->keep || a->share_to.n != b->share_to.n)
 		return false;
 	for (int i = 0; i < NAS_SET_N; i++)
@@ -604,8 +613,9 @@ static int check_target(parse *p, const na_target *t, size_t index)
 	for (size_t i = 0; i < index && !p->error[0]; i++)
 		if (t->create && c->targets[i].create && !strcmp(c->targets[i].dataset, t->dataset) &&
 		    !same_asks(&c->targets[i], t))
-			fail_at(p, "targets %s and %s make dataset %s: give both the same settings, share_to "
-			           "and keep", c->targets[i].name, t->name, t->dataset);
+			fail_at(p, "targets %s and %s make dataset %s: only NFS 3 and NFS 4.1 on it, with the "
+			           "same server, nas, hosts, settings, share_to and keep", c->targets[i].name,
+			        t->name, t->dataset);
 	return p->error[0] ? -1 : 0;
 }
 

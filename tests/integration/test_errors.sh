@@ -134,7 +134,7 @@ assert_eq "$OUT" "" "output of a selection that matched nothing"
 run 2 "$NFSAGENT" results --db "$WORK/b.db" --where recordsize=64K
 assert_eq "$ERR" "nfsagent: no result has recordsize=64K (recorded: 16K)"
 run 2 "$NFSAGENT" results --db "$WORK/b.db" --where protcol=NFS
-assert_eq "$ERR" "nfsagent: no field or label is called 'protcol': the fields are protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, finished_at, runner, uuid, link_speed_mbit, link_nic, nfs_client, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, zfs_pool_health; the labels recorded are recordsize"
+assert_eq "$ERR" "nfsagent: no field or label is called 'protcol': the fields are protocol, id, status, campaign, target, repetition, vcenter, vcenter_version, vcenter_build, host, esxi_version, esxi_build, datastore, datastore_type, servers, export_path, vm, guest_os, disk, profile, fio_version, started_at, finished_at, runner, uuid, link_speed_mbit, link_nic, nfs_client, site, zfs_recordsize, zfs_sync, zfs_compression, zfs_atime, zfs_logbias, zfs_primarycache, zfs_special_small_blocks, zfs_pool_layout, zfs_pool_health; the labels recorded are recordsize"
 assert_eq "$(md5sum < "$WORK/b.db")" "$sum" "database after the read-only commands"
 assert_eq "$(stat -c %a "$WORK/b.db")" 444 "database mode"
 # Damage is reported as damage, with the check to run.
