@@ -263,11 +263,10 @@ static void print_dir(const char *name, const na_fio_dir *d)
 		printf("  p99 %.3f ms", d->p99_us / 1000);
 }
 
-static void print_run(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e)
+static void print_outcome(const na_bench *b, const na_profile *p, int repetition,
+                          const na_bench_outcome *o)
 {
-	(void)ud;
-	const na_bench_outcome *o = &e->o;
-	printf("%s%s #%d:", b->site ? "on the NAS: " : "", p->name, e->repetition);
+	printf("%s%s #%d:", b->site ? "on the NAS: " : "", p->name, repetition);
 	const na_fio_dir *read = o->fio.mixed ? &o->fio.mixed_dir : &o->fio.read;
 	if (!o->ok) {
 		printf("  FAILED: %s", o->error ? o->error : "unknown error");
@@ -288,6 +287,20 @@ static void print_run(void *ud, const na_bench *b, const na_profile *p, const na
 		printf("  NAS: %s\n", line);
 	}
 	fflush(stdout);
+}
+
+static void print_local(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e)
+{
+	(void)ud;
+	print_outcome(b, p, e->repetition, &e->o);
+}
+
+static void print_run(void *ud, na_bench *const *m, size_t n, const na_profile *p,
+                      const na_bench_group_run *r)
+{
+	(void)ud;
+	(void)n;
+	print_outcome(m[0], p, r->repetition, &r->m[0].o);
 }
 
 /* Per profile and direction: values[rep][metric] of the runs that succeeded. */
@@ -393,9 +406,9 @@ static void print_limits(const na_bench *b, const na_profile *const *profiles, c
 	if (na_limit_bases_load(b->s->store, &bases, &err) != VS_OK)
 		na_limit_bases_free(&bases);  /* none: each run's verdict says so */
 	for (size_t i = 0; i < r->n; i++) {
-		const na_bench_run_entry *e = &r->runs[i];
+		const na_bench_group_run *e = &r->runs[i];
 		na_limit l;
-		if (!e->o.row || na_limit_of_id(b->s->store, &bases, e->o.row, &l, &err) != VS_OK)
+		if (!e->m[0].o.row || na_limit_of_id(b->s->store, &bases, e->m[0].o.row, &l, &err) != VS_OK)
 			continue;
 		printf("%s  %s #%d: limited by %s: %s\n", said ? "" : "\nWhat limited each run:\n",
 		       profiles[e->profile]->name, e->repetition, na_limit_name(l.layer), l.evidence);
@@ -412,7 +425,7 @@ static void print_result(const bench_args *a, const na_bench *b, const na_profil
 	if (!t)
 		return;
 	for (size_t i = 0; i < r->n; i++)
-		tally_add(&t[r->runs[i].profile], &r->runs[i].o);
+		tally_add(&t[r->runs[i].profile], &r->runs[i].m[0].o);
 	print_summary(a, b, profiles, t);
 	free(t);
 	print_limits(b, profiles, r);
@@ -459,16 +472,17 @@ static json_t *runs_json(const na_bench *b, const na_profile *const *profiles, c
 {
 	json_t *runs = json_array();
 	for (size_t i = 0; i < (local ? r->n_local : r->n); i++) {
-		const na_bench_run_entry *e = local ? &r->local[i] : &r->runs[i];
-		const na_fio_result *f = &e->o.fio;
+		size_t profile = local ? r->local[i].profile : r->runs[i].profile;
+		int repetition = local ? r->local[i].repetition : r->runs[i].repetition;
+		const na_bench_outcome *e = local ? &r->local[i].o : &r->runs[i].m[0].o;
+		const na_fio_result *f = &e->fio;
 		json_t *o = json_pack("{s:s, s:i, s:b, s:s?, s:I, s:o, s:o, s:o?}", "profile",
-		                                      profiles[e->profile]->name, "repetition", e->repetition,
-		                                      "ok", e->o.ok, "error", e->o.error, "result",
-		                                      (json_int_t)e->o.row, f->mixed ? "mixed" : "read",
-		                                      dir_json(f->mixed ? &f->mixed_dir : &f->read), "write",
-		                                      dir_json(&f->write), "network_bound",
-		                                      e->o.ok && !local ? bound_json(b, f) : NULL);
-		json_object_set_new(o, "limited_by", limit_json(b, e->o.row));
+		                      profiles[profile]->name, "repetition", repetition, "ok", e->ok,
+		                      "error", e->error, "result", (json_int_t)e->row,
+		                      f->mixed ? "mixed" : "read", dir_json(f->mixed ? &f->mixed_dir : &f->read),
+		                      "write", dir_json(&f->write), "network_bound",
+		                      e->ok && !local ? bound_json(b, f) : NULL);
+		json_object_set_new(o, "limited_by", limit_json(b, e->row));
 		json_array_append_new(runs, o);
 	}
 	return runs;
@@ -524,13 +538,15 @@ static vs_status run(vs_client *c, void *args, bool json, na_outcome *out)
 	if (rc == VS_OK && a->central)
 		rc = na_central_check_url(a->central, &err);
 	na_bench_plan plan = {.profiles = profiles, .n = n, .job = a->job_text, .repeat = a->repeat,
-	                      .on_run = json ? NULL : print_run, .baseline = a->baseline};
+	                      .on_run = json ? NULL : print_run, .on_local = json ? NULL : print_local,
+	                      .baseline = a->baseline};
 	na_bench_result r = {0};
 	size_t incomplete = 0;
+	na_bench *lone = &b;
 	if (rc == VS_OK && group)
 		rc = na_bench_group_cmd(&members, &plan, json, &incomplete, &err);
 	else if (rc == VS_OK)
-		rc = na_op_bench(&b, &plan, &r, &err);
+		rc = na_op_bench(&lone, 1, &plan, &r, &err);
 	na_bench_group_free(&members);
 	if (json && s.store && b.vm && b.ds)
 		print_json(&b, profiles, &r);

@@ -1,5 +1,5 @@
 /* bench --vm A --vm B ... / --vms GLOB: the group is resolved and checked
- * whole before any guest is touched, then run by na_op_bench_group. */
+ * whole before any guest is touched, then run by na_op_bench. */
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
@@ -292,7 +292,7 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
 }
 
 static void print_json(na_bench *const *m, size_t n, const na_bench_plan *plan,
-                       const na_bench_group_result *r)
+                       const na_bench_result *r)
 {
 	json_t *runs = json_array(), *vms = json_array();
 	for (size_t i = 0; i < r->n; i++)
@@ -327,16 +327,16 @@ int na_bench_group_cmd(na_bench_group *grp, const na_bench_plan *plan, bool json
 {
 	na_bench *mp[NA_GROUP_MAX_VMS];
 	size_t n = grp->n;
-	*incomplete = 0;
 	for (size_t i = 0; i < n; i++)
 		mp[i] = &grp->m[i];
-	na_bench_group_result r = {0};
-	int rc = na_op_bench_group(mp, n, plan, json ? NULL : print_run, NULL, &r, err);
+	na_bench_result r = {0};
+	na_bench_plan group = *plan;
+	group.on_run = json ? NULL : print_run;
+	int rc = na_op_bench(mp, n, &group, &r, err);
 	if (json && r.runs)
 		print_json(mp, n, plan, &r);
-	for (size_t i = 0; i < r.n; i++)
-		*incomplete += r.runs[i].incomplete > 0;
-	na_bench_group_result_free(&r);
+	*incomplete = r.incomplete;
+	na_bench_result_free(&r);
 	return rc;
 }
 

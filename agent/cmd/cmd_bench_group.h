@@ -3,7 +3,7 @@
 #ifndef NFSAGENT_CMD_BENCH_GROUP_H
 #define NFSAGENT_CMD_BENCH_GROUP_H
 
-#include "ops/bench_group.h"
+#include "ops/bench.h"
 #include "ops/group_lines.h"
 
 typedef struct na_bench_group_args {

@@ -213,7 +213,8 @@ static int run_one(na_bench *b, const na_profile *p, const char *job_text, na_be
 		return rc != VS_OK ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	*o = (na_bench_outcome){.guest_clock_err = -1};
 	na_bench_started st = na_bench_started_now();
-	nas_sampler *s = na_bench_sampling_start(b, job_text, o);
+	o->nas = true;  /* b->nas_ready: na_bench_baseline's */
+	nas_sampler *s = na_bench_sampling_start(b, job_text, &o->nas_window);
 	nas_job *job = NULL;
 	nas_output out = {0};
 	rc = nas_job_start(b->nas, x.w, "fio on the NAS", false, &job, err);
@@ -266,9 +267,9 @@ int na_bench_baseline(na_bench *b, const na_bench_plan *plan, na_bench_result *o
 		*e = (na_bench_run_entry){.profile = i, .repetition = 1};
 		rc = job_text ? run_one(b, p, job_text, &e->o, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 		free(job_text);
-		if (e->o.row && plan->on_run) {
+		if (e->o.row && plan->on_local) {
 			b->site = "nas";  /* the caller shows it as the NAS's */
-			plan->on_run(plan->ud, b, p, e);
+			plan->on_local(plan->ud, b, p, e);
 			b->site = NULL;
 		}
 		if (e->o.row) {

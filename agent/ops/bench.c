@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "ops/bench_internal.h"
-#include "ops/baseline.h"
 #include "analysis/trap.h"
 
 /* fio is given its job's own time (UNBOUNDED_S for a job without a
@@ -307,11 +306,9 @@ static int upload_once(na_bench *b, const char *job_text, size_t *k, vs_error *e
 	return rc;
 }
 
-/* Starts fio once the NAS's sampler (NULL: none) has its first reading;
- * st->asked: this machine's time before and after the call that started
- * it (the guest's `date` into clock.txt ran between). */
-int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
-                       na_bench_started *st, vs_error *err)
+/* Starts fio; st->asked: this machine's time before and after the call
+ * that started it (the guest's `date` into clock.txt ran between). */
+int na_bench_fio_start(na_bench *b, const char *job_text, na_bench_started *st, vs_error *err)
 {
 	/* A job file of its own: its absolute path, in fio's command line after
 	 * exec, is a mark no earlier process had (test_chaos: lost answers), by which vs_guest_start knows
@@ -346,45 +343,12 @@ int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
 	         "> stdout.txt 2> stderr.txt; }'",
 	         b->staging, k, name, b->staging, strstr(job_text, ours) ? "--unlink=1 " : "",
 	         job ? job : "");
-	/* The counters read before fio's window opens (a small file without a
-	 * ramp opens it at once): the ssh sessions opened while the job went
-	 * up.  One that never came is said by the stop. */
-	if (rc == VS_OK && sampler)
-		nas_sampler_ready(sampler);
 	st->asked[0] = nas_unix_now();
 	if (rc == VS_OK)
 		rc = vs_guest_start(b->s->client, b->vm->moref, &b->auth, "/bin/sh", args, b->staging, job,
 		                    &st->pid, err);
 	st->asked[1] = nas_unix_now();
 	free(job);
-	return rc;
-}
-
-/* Runs fio and waits for it, showing how long it has run (what names the
- * run) against the job's own time. */
-static int run_fio(na_bench *b, nas_sampler *sampler, const na_profile *p, const char *job_text,
-                   const char *what, long timeout_s, vs_guest_process *proc,
-                   na_bench_started *st, vs_error *err)
-{
-	int rc = na_bench_fio_start(b, sampler, job_text, st, err);
-	na_wait shown;
-	na_wait_init(&shown, what, na_job_seconds(job_text, UNBOUNDED_S));
-	double expected_s = na_bench_expected_s(b, p, job_text);
-	na_interrupts_note("stopping fio in the guest; the results recorded so far are kept");
-	if (rc == VS_OK)
-		rc = vs_guest_wait(b->s->client, b->vm->moref, &b->auth, st->pid, timeout_s, expected_s,
-		                   b->stop, na_wait_tick, &shown, proc, err);
-	if (rc == VS_OK) {
-		na_bench_note_end(st);
-		na_bench_learn(b, p, job_text, st, expected_s, proc->end_looks);
-	}
-	na_wait_done(&shown);
-	na_interrupts_note(NULL);
-	/* Stopped (Ctrl-C, timeout): Tools signalled the process it started,
-	 * fio, which can leave its job processes running.  Each is ended, and
-	 * its files go only once fio has let go of them. */
-	if (rc == VS_ERR_TASK && st->pid >= 0)
-		na_bench_stop_fio(b);
 	return rc;
 }
 
@@ -401,10 +365,7 @@ void na_bench_renew_data(na_bench *b, bool clean)
 	}
 }
 
-/* Whether a start that failed with err found a kept guest's folders gone
- * (a reboot by HA, a tmp cleaner: nfsagent cannot know) and made them
- * again, its texts to go up again: then the start is worth one more try. */
-static bool kept_folders_remade(na_bench *b, const vs_error *err)
+bool na_bench_kept_folders_remade(na_bench *b, const vs_error *err)
 {
 	if (!b->guest.keep || !b->guest.made || strcmp(err->fault, "FileNotFound") != 0)
 		return false;
@@ -557,34 +518,6 @@ long na_bench_timeout(const char *job_text)
 	return na_job_seconds(job_text, UNBOUNDED_S) + GRACE_S;
 }
 
-int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
-                 na_bench_outcome *out, vs_error *err)
-{
-	*out = (na_bench_outcome){.guest_clock_err = -1};
-	na_bench_started st = na_bench_started_now();
-	vs_guest_process proc;
-	long timeout = na_bench_timeout(job_text);
-	char what[160];
-	snprintf(what, sizeof(what), "%s #%d: fio in %s", p->name, repetition, b->vm->name);
-	if (!b->fio_libaio && na_job_uses_libaio(job_text))
-		return na_fio_no_libaio(b->vm->name, err);
-	/* The NAS's window is fio's: started right before it, stopped right after. */
-	nas_sampler *sampler = na_bench_sampling_start(b, job_text, out);
-	int rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
-	if (rc != VS_OK && st.pid < 0 && kept_folders_remade(b, err)) {
-		*err = (vs_error){0};
-		st = na_bench_started_now();
-		rc = run_fio(b, sampler, p, job_text, what, timeout, &proc, &st, err);
-	}
-	if (sampler)
-		na_bench_sampling_stop(b, &sampler, &out->nas_window);
-	/* a fio never started wrote nothing */
-	na_bench_renew_data(b, st.pid < 0 || (rc == VS_OK && proc.exit_code == 0));
-	if (rc != VS_OK)
-		return rc;  /* interrupted, timed out, or the guest refused: not a fio result */
-	return na_bench_fio_end(b, p, job_text, repetition, &st, &proc, out, err);
-}
-
 int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                      const na_bench_started *st, const vs_guest_process *proc,
                      na_bench_outcome *out, vs_error *err)
@@ -643,75 +576,4 @@ int na_bench_sweep(vs_client *c, const vs_vm *vm, const vs_guest_auth *auth, con
 			rc = VS_OK;
 	}
 	return rc;
-}
-
-/* ---- the whole benchmark: every profile, repetitions interleaved ----------- */
-
-static int run_all(na_bench *b, const na_bench_plan *plan, char **jobs, na_bench_result *out,
-                   vs_error *err)
-{
-	int rc = VS_OK;
-	/* Repetitions interleave the profiles (A B A B), so drift spreads over all. */
-	for (long rep = 1; rc == VS_OK && rep <= plan->repeat && !*b->stop; rep++)
-		for (size_t p = 0; rc == VS_OK && p < plan->n && !*b->stop; p++) {
-			na_bench_run_entry *e = &out->runs[out->n];
-			*e = (na_bench_run_entry){.profile = p, .repetition = (int)(plan->repetition_base + rep)};
-			rc = na_bench_run(b, plan->profiles[p], jobs[p], e->repetition, &e->o, err);
-			if (rc != VS_OK) {
-				na_bench_outcome_clear(&e->o);
-				break;
-			}
-			out->n++;
-			out->failed += !e->o.ok;
-			if (plan->on_run)
-				plan->on_run(plan->ud, b, plan->profiles[p], e);
-		}
-	return rc;
-}
-
-int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs_error *err)
-{
-	*out = (na_bench_result){0};
-	char **jobs = calloc(plan->n + 1, sizeof(char *));
-	out->runs = calloc(plan->n * (size_t)plan->repeat + 1, sizeof(*out->runs));
-	if (!jobs || !out->runs) {
-		free(jobs);
-		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	}
-	na_interrupts saved;
-	na_interrupts_catch(&saved);
-	b->nas_runs = plan->n * ((size_t)plan->repeat + plan->baseline);
-	int rc = na_bench_begin(b, err);
-	if (rc == VS_OK) {
-		na_bench_read_link(b);
-		na_bench_read_client(b);
-		na_bench_nas_begin(b);
-		/* The profiles' jobs name the folder na_bench_begin chose for fio. */
-		for (size_t i = 0; rc == VS_OK && i < plan->n; i++)
-			if (!(jobs[i] = plan->job ? strdup(plan->job) : na_bench_job(b, plan->profiles[i])))
-				rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
-		if (rc == VS_OK)
-			rc = run_all(b, plan, jobs, out, err);
-		if (rc == VS_OK && plan->baseline && !*b->stop)
-			rc = na_bench_baseline(b, plan, out, err);
-		na_bench_end(b);
-		na_bench_nas_end(b);
-	}
-	na_interrupts_release(&saved);
-	out->interrupted = *b->stop;
-	for (size_t i = 0; i < plan->n; i++)
-		free(jobs[i]);
-	free(jobs);
-	return rc;
-}
-
-void na_bench_result_free(na_bench_result *r)
-{
-	for (size_t i = 0; i < r->n; i++)
-		na_bench_outcome_clear(&r->runs[i].o);
-	for (size_t i = 0; i < r->n_local; i++)
-		na_bench_outcome_clear(&r->local[i].o);
-	free(r->runs);
-	free(r->local);
-	*r = (na_bench_result){0};
 }

@@ -7,6 +7,7 @@
 
 #include "nfsagent/nas.h"
 #include "fio.h"
+#include "analysis/group.h"
 #include "analysis/nas_line.h"
 #include "ops/session.h"
 #include "profiles.h"
@@ -31,7 +32,7 @@ typedef struct na_bench_took {
 	size_t n;
 } na_bench_took;
 
-enum { NA_GROUP_MAX_VMS = 64 };  /* the most VMs of a group run (bench_group.h) */
+enum { NA_GROUP_MAX_VMS = 64 };  /* the most VMs of a group run (na_op_bench) */
 
 /* Host counters, asked of vCenter in one call: a single run's of its host,
  * a group run's of every member's host at once (hosts, each once, set by
@@ -96,6 +97,7 @@ typedef struct na_bench {
 	unsigned fio_starts;        /* fio runs started: each its own job file's name */
 	na_bench_guest guest;
 	vs_host_link link;          /* the host's link to ds's NFS server (na_bench_read_link) */
+	bool link_read;             /* link was read (a campaign's, once a run): the op does not again */
 	char nfs_client[512];       /* the host's NFS client settings (na_bench_read_client) */
 	na_bench_took took;
 	na_perf_memo *perf_memo;    /* a group run's, else NULL: each run asks alone */
@@ -152,11 +154,6 @@ char *na_bench_job(const na_bench *b, const na_profile *p);
 /* The seconds a job file is given before fio is stopped: what the job
  * says it runs (na_job_seconds) and a grace for fio's setup and output. */
 long na_bench_timeout(const char *job_text);
-/* Runs one repetition of a profile and records it, with b->step if set, in
- * one transaction (a fio failure is recorded as failed and is not an error
- * here; nfsagent failing to read fio's output is, and records nothing). */
-int na_bench_run(na_bench *b, const na_profile *p, const char *job_text, int repetition,
-                 na_bench_outcome *out, vs_error *err);
 void na_bench_outcome_clear(na_bench_outcome *o);
 /* Reads the dataset behind b->ds, its settings and its pool once, before
  * the first run, and warns about a --label that contradicts a measured
@@ -175,12 +172,71 @@ void na_bench_nas_end(na_bench *b);
 bool na_bench_label_conflict(const nas_props *p, const char *key, const char *value, char *why,
                              size_t size);
 
-/* One run of a whole benchmark, as it ended. */
+/* A NAS-local baseline's run (ops/baseline.h), as it ended. */
 typedef struct na_bench_run_entry {
 	size_t profile;   /* index into the plan's profiles */
 	int repetition;   /* from 1 */
 	na_bench_outcome o;
 } na_bench_run_entry;
+
+/* One member's part of a group's repetition. */
+typedef struct na_bench_member_run {
+	na_bench_outcome o;         /* o.row 0: nothing recorded (never started, or unread) */
+	/* Why the member leaves the group incomplete (malloc'd): "never
+	 * started: ...", "fio failed: ...", "ended early: ...", "timed out";
+	 * NULL when it ran the whole job. */
+	char *why;
+	/* When its guest's shell ran fio, on this machine's clock (s): the
+	 * middle of its StartProgramInGuest call; 0 when it never started. */
+	double start_s;
+	/* Its figures over the group's common window (read and write, from its
+	 * fio's interval logs, every job of it together): what the group's sum
+	 * is made of.  Nothing present when it was not cut. */
+	na_fio_result window;
+} na_bench_member_run;
+
+/* A NAS pool during a group's repetition: sampled once for every member
+ * whose datastore is an export of it (ops/bench_group_nas.c). */
+typedef struct na_bench_group_pool {
+	size_t leader;              /* the member whose NAS target and view sample it */
+	char nas[256], pool[256];   /* the leader's NAS (as reached) and pool */
+	size_t members;             /* on it, complete or not */
+	size_t measured;            /* of them, those that ran the whole job: guest_written's */
+	char datasets[256], vms[512];  /* its members', ", " between */
+	/* What the pool did, cut to the group's common window once placed
+	 * (else incomplete, saying why), and the bytes its complete members
+	 * wrote in that window, summed. */
+	nas_window w;
+	uint64_t guest_written;
+	double amplification;       /* pool's writes / guest_written; -1 not known */
+} na_bench_group_pool;
+
+typedef struct na_bench_group_run {
+	size_t profile;             /* index into the plan's profiles */
+	int repetition;             /* from 1 */
+	na_bench_member_run *m;     /* one per member, in the members' order */
+	size_t incomplete;          /* members with a why */
+	/* The spread of the members' starts (ms), right to within the longest
+	 * StartProgramInGuest call's half; -1 when fewer than two started. */
+	double skew_ms;
+	/* The common window, from the latest start of the members' measuring
+	 * to the earliest end of their logs, on the guests' clock (ms since the
+	 * epoch; equal when it was not cut), and the longest complete member's
+	 * own fio runtime (ms), which it is shorter than. */
+	int64_t window_from_ms, window_to_ms, runtime_ms;
+	/* The group's figures over its complete members (fig.n of them; 0:
+	 * none ran the whole job), cut to the common window, and its row in the
+	 * store (0: not recorded). */
+	na_group_figures fig;
+	int64_t group_id;
+	na_bench_group_pool *pools; /* one per pool sampled (none without a NAS side) */
+	size_t n_pools;
+} na_bench_group_run;
+
+/* Called after each run (one profile's repetition in every member), for a
+ * caller that shows them as they come. */
+typedef void (*na_bench_run_fn)(void *ud, na_bench *const *members, size_t n, const na_profile *p,
+                                const na_bench_group_run *r);
 
 typedef struct na_bench_plan {
 	const na_profile *const *profiles;
@@ -190,19 +246,24 @@ typedef struct na_bench_plan {
 	/* The repetitions are numbered from repetition_base + 1: a campaign
 	 * runs one at a time (0: from 1). */
 	long repetition_base;
-	/* Then each profile once on the NAS itself (bench --nas-baseline) */
+	/* Then each profile once on the NAS itself (bench --nas-baseline; one member) */
 	bool baseline;
-	/* Called after each run, for a caller that shows them as they come; may be NULL. */
-	void (*on_run)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
-	/* A group's: called before each group run, for a caller that journals
-	 * it with the run (a campaign's step); not VS_OK stops.  May be NULL. */
-	int (*before_group)(void *ud, const na_profile *p, int repetition, vs_error *err);
+	na_bench_run_fn on_run;  /* may be NULL */
+	/* Called after each NAS-local baseline's run; may be NULL. */
+	void (*on_local)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
+	/* A campaign's journal step for a run (into buf), recorded in the
+	 * run's transaction: a lone member's result's, a group's row's.  May
+	 * be NULL: nothing journaled. */
+	void (*step_of)(void *ud, const na_profile *p, int repetition, char *buf, size_t size);
 	void *ud;
 } na_bench_plan;
 
 typedef struct na_bench_result {
-	na_bench_run_entry *runs;  /* in the order they ran */
-	size_t n, failed;          /* failed: runs recorded as failed (fio's failure) */
+	na_bench_group_run *runs;  /* in the order they ran */
+	size_t n;
+	size_t members;            /* each run's m has as many */
+	size_t failed;             /* member runs recorded as failed (fio's failure) */
+	size_t incomplete;         /* runs that lost a member (a group's) */
 	bool interrupted;
 	/* The NAS-local baseline's runs (plan->baseline; ops/baseline.h), one
 	 * per profile, recorded with site = nas. */
@@ -210,13 +271,25 @@ typedef struct na_bench_result {
 	size_t n_local;
 } na_bench_result;
 
-/* The whole benchmark on b (resolved: vm, host, ds, disks, auth, store):
- * prepares the guest and the NAS side, runs every profile plan->repeat
- * times with the repetitions interleaved (A B A B), each recorded as it
- * ends, and removes what it put in the guest.  Ctrl-C stops fio and starts
- * no other run; what was recorded stays. */
-int na_op_bench(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs_error *err);
+/* The one benchmark op, for one VM (a group of one) or several at once.
+ * Each member is resolved (vm, host, ds, disks, auth, store; a member with
+ * a NAS target has a NAS side, each pool sampled once for all members on
+ * it).  It prepares every guest and the NAS side, runs every profile
+ * plan->repeat times with the repetitions interleaved (A B A B), fio
+ * started in every guest before any is waited for, records each run as it
+ * ends, and removes what it put in the guests.  A lone VM's run is its
+ * result; a group's is its members' results and the group's row in one
+ * transaction, its figures cut to the members' common window
+ * (docs/groups.md), and a member that fails, ends early or never starts is
+ * named in it, never left out (for a lone VM, that is the op's error).
+ * Ctrl-C stops fio in every guest and starts no other run; what was
+ * recorded stays. */
+int na_op_bench(na_bench *const *members, size_t n, const na_bench_plan *plan, na_bench_result *out,
+                vs_error *err);
 void na_bench_result_free(na_bench_result *r);
+/* The store's rows of r's pools, r->n_pools of them (the strings point
+ * into r; ops/bench_group_nas.c). */
+void na_group_nas_rows(const na_bench_group_run *r, na_group_nas_row *rows);
 
 /* Reads b->link, the host's link to the datastore's (first) NFS server:
  * the network-bound hint's ceiling (netbound.h); unknown (speed 0) when

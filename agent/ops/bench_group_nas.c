@@ -66,6 +66,14 @@ void na_group_nas_begin(na_bench *const *m, size_t n, na_group_nas *g)
 	}
 	g->n = na_group_pools(nas, pool, n, g->pool_of, g->leader);
 	say_without(m, n, g);
+	/* Only a pool's leader samples it: another member's parked session goes. */
+	for (size_t i = 0; i < n; i++) {
+		size_t k = g->pool_of[i];
+		if (k == NA_NO_POOL || g->leader[k] != i) {
+			nas_sampler_close(&m[i]->nas_next);
+			m[i]->nas_runs = 0;
+		}
+	}
 }
 
 void na_group_nas_end(na_bench *const *m, size_t n)
@@ -105,22 +113,29 @@ int na_group_nas_start(const na_group_nas *g, na_bench *const *m, size_t n, cons
 {
 	if (!g->n)
 		return VS_OK;
-	if (!(r->pools = calloc(g->n, sizeof(*r->pools))))
+	if (n == 1) {  /* a lone VM's pool is its result's NAS side, placed on fio's own window */
+		r->m[0].o.nas = true;
+		s[0] = na_bench_sampling_start(m[0], job, &r->m[0].o.nas_window);
+	} else if (!(r->pools = calloc(g->n, sizeof(*r->pools)))) {
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	r->n_pools = g->n;
-	for (size_t k = 0; k < g->n; k++) {
-		pool_init(g, m, n, k, &r->pools[k]);
-		s[k] = na_bench_sampler_start(m[g->leader[k]], NULL, job, &r->pools[k].w);
 	}
-	/* every pool's first reading before any fio starts */
+	for (size_t k = 0; n > 1 && k < g->n; k++) {
+		pool_init(g, m, n, k, &r->pools[k]);
+		s[k] = na_bench_sampling_start(m[g->leader[k]], job, &r->pools[k].w);
+	}
+	r->n_pools = n > 1 ? g->n : 0;
+	/* every pool's first reading before any fio starts (a small file
+	 * without a ramp opens fio's window at once) */
 	for (size_t k = 0; k < g->n; k++)
 		if (s[k])
 			nas_sampler_ready(s[k]);
 	return VS_OK;
 }
 
-void na_group_nas_stop(na_bench *const *m, na_bench_group_run *r, nas_sampler **s)
+void na_group_nas_stop(na_bench *const *m, size_t n, na_bench_group_run *r, nas_sampler **s)
 {
+	if (n == 1 && s[0])
+		na_bench_sampling_stop(m[0], &s[0], &r->m[0].o.nas_window);
 	for (size_t k = 0; k < r->n_pools; k++)
 		if (s[k])
 			na_bench_sampling_stop(m[r->pools[k].leader], &s[k], &r->pools[k].w);

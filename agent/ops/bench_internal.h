@@ -1,5 +1,6 @@
-/* Shared by ops/bench.c (one repetition in the guest) and ops/bench_nas.c
- * (its NAS side); private to the two. */
+/* Shared by ops/bench.c (one repetition in a guest), ops/bench_nas.c (its
+ * NAS side) and ops/bench_op.c (the op: every run in every member);
+ * private to the bench's files. */
 #ifndef NFSAGENT_OPS_BENCH_INTERNAL_H
 #define NFSAGENT_OPS_BENCH_INTERNAL_H
 
@@ -13,8 +14,8 @@ enum { UNBOUNDED_S = 3600 };
 /* bench.c: a file of the run's staging folder in the guest, at most max bytes. */
 int na_bench_fetch(na_bench *b, const char *name, size_t max, char **data, size_t *len, vs_error *err);
 
-/* One repetition in two halves, for a group that starts fio in every VM
- * before it waits for any (ops/bench_group.c). */
+/* One repetition in two halves: the op starts fio in every VM before it
+ * waits for any (ops/bench_op.c). */
 typedef struct na_bench_started {
 	char started_at[32];        /* recorded as the result's start */
 	time_t started;             /* the host counters' window opens here */
@@ -42,8 +43,11 @@ double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *j
 void na_bench_learn(na_bench *b, const na_profile *p, const char *job_text,
                     const na_bench_started *st, double looked_at_s, int end_looks);
 /* Uploads the job and starts fio in b's data folder (na_bench_begin's). */
-int na_bench_fio_start(na_bench *b, nas_sampler *sampler, const char *job_text,
-                       na_bench_started *st, vs_error *err);
+int na_bench_fio_start(na_bench *b, const char *job_text, na_bench_started *st, vs_error *err);
+/* Whether a start that failed with err found a kept guest's folders gone
+ * (a reboot by HA, a tmp cleaner: nfsagent cannot know) and made them
+ * again, its texts to go up again: then the start is worth one more try. */
+bool na_bench_kept_folders_remade(na_bench *b, const vs_error *err);
 /* After fio ended (proc) and its files went: fetches, parses and
  * records its output as na_bench_run does. */
 int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
@@ -73,13 +77,11 @@ int na_bench_record(na_bench *b, const na_profile *p, const char *job_text, int 
                     na_bench_outcome *out, vs_error *err);
 
 /* bench_nas.c */
-/* Right before fio: the NAS's sampler for the job (NULL: no NAS side; out
- * says why). */
-nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out);
-/* Starts s (NULL: one opened now) on b's pool for a job; NULL when it
- * could not, w (reset) then incomplete, saying why. */
-nas_sampler *na_bench_sampler_start(na_bench *b, nas_sampler *s, const char *job_text,
-                                    nas_window *w);
+/* Right before fio: b's pool's sampler for the job, started, with the
+ * one parked for it (else one opened now: this run waits for its
+ * handshakes), and the next run's parked; NULL when it could not start, w
+ * (reset) then incomplete, saying why. */
+nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, nas_window *w);
 /* Right after it: the window into w (a NAS that gave not one reading
  * is warned about once). */
 void na_bench_sampling_stop(na_bench *b, nas_sampler **s, nas_window *w);

@@ -232,9 +232,12 @@ void na_bench_nas_end(na_bench *b)
 	b->nas_ready = false;
 }
 
-nas_sampler *na_bench_sampler_start(na_bench *b, nas_sampler *s, const char *job_text,
-                                    nas_window *w)
+nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, nas_window *w)
 {
+	nas_sampler *s = b->nas_next;
+	b->nas_next = NULL;
+	if (s && !nas_sampler_parked(s))  /* its session lost while parked: a new one may connect */
+		nas_sampler_close(&s);
 	long job_s = na_job_seconds(job_text, UNBOUNDED_S);
 	vs_error err = {0};
 	*w = (nas_window){.arc_hit_ratio = -1};
@@ -250,22 +253,6 @@ nas_sampler *na_bench_sampler_start(na_bench *b, nas_sampler *s, const char *job
 		w->incomplete = true;
 		vs_error_format(&err, w->why, sizeof(w->why));
 	}
-	return s;
-}
-
-/* Starts sampling for a job (NULL when there is no NAS side), with the
- * sampler parked for it (else one opened now: this run waits for its
- * handshakes), and parks the next run's. */
-nas_sampler *na_bench_sampling_start(na_bench *b, const char *job_text, na_bench_outcome *out)
-{
-	if (!b->nas_ready)
-		return NULL;
-	nas_sampler *s = b->nas_next;
-	b->nas_next = NULL;
-	if (s && !nas_sampler_parked(s))  /* its session lost while parked: a new one may connect */
-		nas_sampler_close(&s);
-	out->nas = true;
-	s = na_bench_sampler_start(b, s, job_text, &out->nas_window);
 	b->nas_runs -= b->nas_runs > 0;
 	park_next(b);
 	return s;

@@ -1,13 +1,13 @@
 /* A group's common window (docs/group-window.md), wired into a group run:
  * each member's fio writes its interval logs into the run's staging folder,
- * and the group's figures are cut from them.  Private to ops/bench_group.c
+ * and the group's figures are cut from them.  Private to ops/bench_op.c
  * and ops/bench_window.c. */
 #ifndef NFSAGENT_OPS_BENCH_WINDOW_H
 #define NFSAGENT_OPS_BENCH_WINDOW_H
 
-#include "ops/bench_group.h"
+#include "ops/bench.h"
 
-/* Sets why a member leaves the group incomplete (bench_group.c). */
+/* Sets why a member leaves the group incomplete (bench_op.c). */
 void na_member_why(na_bench_member_run *m, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

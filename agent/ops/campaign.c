@@ -339,101 +339,6 @@ static int take_turn(na_run *r, na_target *t)
 	return rc == VS_OK && asked && r->nfs3[index_of(r, t)] ? take_turn(r, t) : rc;
 }
 
-static int bench_one(na_run *r, na_bench *b, const na_target *t, const char *profile, long rep)
-{
-	char step[256], *detail = NULL;
-	na_run_result_step(r, step, sizeof(step), t, rep, profile);
-	if (na_run_done(r, step, &detail)) {
-		free(detail);
-		return VS_OK;
-	}
-	const na_profile *p = na_profile_find(profile);
-	char *job = na_bench_job(b, p);
-	na_bench_outcome o = {0};
-	vs_error err = {0};
-	double t0 = na_run_clock();
-	/* The result and its journal step are one transaction: a kill anywhere
-	 * leaves both or neither, and the line below follows the commit. */
-	b->step = step;
-	int rc = job ? na_bench_run(b, p, job, (int)rep, &o, &err) : vs_fail(&err, VS_ERR_NOMEM, "out of memory");
-	b->step = NULL;
-	r->t_bench += na_run_clock() - t0;
-	/* Stopped by Ctrl-C: the stop is what is said (execute), not fio's end. */
-	int code = rc == VS_OK ? VS_OK : na_stop_requested ? rc : na_run_fail(r, &err);
-	if (rc == VS_OK) {
-		na_say(r->say, "  %s #%ld on %s: %s (result %lld)", profile, rep, t->name, o.ok ? "ok" : "FAILED",
-		       (long long)o.row);
-	}
-	na_bench_outcome_clear(&o);
-	free(job);
-	return code;
-}
-
-/* The host's link to the target's server, recorded with each result: read
- * once a run for each host and server, as read (a target's datastore may
- * have another server); a failed read is tried again next round.  Its NFS
- * client settings too, which the client reads once per host. */
-static void read_link(na_run *r, na_bench *b)
-{
-	na_bench_read_client(b);
-	char server[256];
-	na_bench_server(b, server, sizeof(server));
-	na_run_link *l = &r->links[0];
-	while (l < r->links + r->n_links && (strcmp(l->host, b->host->moref) || strcmp(l->server, server)))
-		l++;
-	if (l == r->links + r->n_links) {
-		if (na_bench_read_link(b) != VS_OK || r->n_links == NA_MAX_TARGETS)
-			return;
-		snprintf(l->host, sizeof(l->host), "%s", b->host->moref);
-		snprintf(l->server, sizeof(l->server), "%s", server);
-		l->link = b->link;
-		r->n_links++;
-	}
-	b->link = l->link;
-}
-
-/* One target's profiles in one repetition, runs of them left to make
- * (rounds calls it only when one is): the disks are read once for them,
- * the guest's folders kept from the rounds before. */
-static int bench_round(na_run *r, na_target *t, long rep, size_t runs)
-{
-	na_label labels[2 * NA_MAX_LABELS];
-	size_t n = na_run_labels(r, t, labels);
-	vs_error err = {0};
-	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
-	na_session s = na_run_session(r);
-	na_bench b = na_run_bench(r, &s);
-	b.ds = ds;
-	b.labels = labels;
-	b.n_labels = n;
-	b.campaign = r->id;
-	b.target = t->name;
-	double t0 = na_run_clock();
-	int rc = ds ? VS_OK : VS_ERR_NOT_FOUND;  /* err says which; no host: na_bench_begin says so */
-	if (rc == VS_OK)
-		rc = na_bench_disks(&b, &err);
-	if (rc == VS_OK)
-		rc = na_bench_begin(&b, &err);
-	if (rc == VS_OK)
-		read_link(r, &b);
-	nas_target nas = {0};
-	if (rc == VS_OK)
-		b.nas = na_run_nas_target(t, &nas);
-	b.nas_runs = runs;  /* a resumed round's runs made already are not sampled */
-	na_bench_nas_begin(&b);
-	r->t_nas += b.nas_read_s;
-	r->t_bench += na_run_clock() - t0 - b.nas_read_s;
-	int code = rc == VS_OK ? VS_OK : na_run_fail(r, &err);
-	for (size_t p = 0; code == VS_OK && p < r->c->n_profiles && !na_stop_requested; p++)
-		code = bench_one(r, &b, t, r->c->profiles[p], rep);
-	na_run_bench_done(r, &b);
-	r->took = b.took;
-	na_bench_nas_end(&b);
-	nas_target_free(&nas);
-	na_bench_disks_free(&b);
-	return code;
-}
-
 static int rounds(na_run *r)
 {
 	bool left = false;
@@ -464,7 +369,7 @@ static int rounds(na_run *r)
 			else if (rc == VS_OK)
 				rc = na_run_move(r, ti, t->datastore, na_target_policy(t));
 			if (rc == VS_OK && !r->broken[ti] && !na_stop_requested)
-				rc = r->n_vms ? na_run_group_round(r, t, rep) : bench_round(r, t, rep, runs);
+				rc = na_run_bench_round(r, t, rep);
 		}
 	/* The cleanup's sweep removes the kept folders (this run's mark is
 	 * journaled with a killed run's); without a cleanup to follow (a stop,

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "ops/campaign_run.h"
-#include "ops/bench_group.h"
+#include "ops/bench.h"
 #include "ops/group_lines.h"
 #include "ops/fleet.h"
 
@@ -244,118 +244,6 @@ int na_run_group_move(na_run *r, size_t ti, const char *ds, const char *policy)
 	na_fleet_result_free(&f);
 	int reloaded = na_run_reload(r);
 	return rc != VS_OK ? rc : reloaded;
-}
-
-/* ---- group runs ------------------------------------------------------------------- */
-
-/* A round's group runs: the campaign, its target and repetition. */
-typedef struct group_round {
-	na_run *r;
-	na_target *t;
-	long rep;
-} group_round;
-
-static void say_group(void *ud, na_bench *const *m, size_t n, const na_profile *p,
-                      const na_bench_group_run *g)
-{
-	const group_round *round = ud;
-	const na_target *t = round->t;
-	const na_session *say = round->r->say;
-	na_say(say, "  %s #%d on %s: group of %zu %s (group %lld)", p->name, g->repetition, t->name, n,
-	       g->incomplete ? "INCOMPLETE" : "ok", (long long)g->group_id);
-	for (size_t i = 0; i < n; i++)
-		if (g->m[i].why)
-			na_say(say, "    %s: %s", m[i]->vm->name, g->m[i].why);
-	for (size_t k = 0; k < g->n_pools; k++) {
-		char line[121];
-		na_group_pool_line("    ", &g->pools[k], line, sizeof(line));
-		na_say(say, "%s", line);
-	}
-}
-
-/* Each group run is journaled with its step, in its transaction. */
-static int journal_next(void *ud, const na_profile *p, int repetition, vs_error *err)
-{
-	const group_round *g = ud;
-	char step[256];
-	na_run_result_step(g->r, step, sizeof(step), g->t, repetition, p->name);
-	return na_store_group_journal(g->r->store, g->r->id, step, err);
-}
-
-/* Round rep's group runs of target t: the profiles not journaled yet, in
- * every member at once, each guest prepared once for them all. */
-static int group_profiles(na_run *r, na_bench *const *m, na_target *t, long rep)
-{
-	const na_profile *todo[NA_MAX_CAMPAIGN_PROFILES];
-	size_t n = 0;
-	for (size_t i = 0; i < r->c->n_profiles && n < NA_MAX_CAMPAIGN_PROFILES; i++) {
-		char step[256];
-		na_run_result_step(r, step, sizeof(step), t, rep, r->c->profiles[i]);
-		if (!na_run_done(r, step, NULL))
-			todo[n++] = na_profile_find(r->c->profiles[i]);
-	}
-	if (!n)
-		return VS_OK;
-	group_round g = {r, t, rep};
-	na_bench_plan plan = {.profiles = todo, .n = n, .repeat = 1, .repetition_base = rep - 1,
-	                      .before_group = journal_next, .ud = &g};
-	na_bench_group_result res = {0};
-	vs_error err = {0};
-	double t0 = na_run_clock();
-	int rc = na_op_bench_group(m, r->n_vms, &plan, say_group, &g, &res, &err);
-	na_store_group_journal(r->store, NULL, NULL, &err);  /* none if no group took it */
-	double nas_s = 0;  /* each pool's NAS read before the group's runs */
-	for (size_t i = 0; i < r->n_vms; i++)
-		nas_s += m[i]->nas_read_s;
-	r->t_nas += nas_s;
-	r->t_bench += na_run_clock() - t0 - nas_s;
-	na_bench_group_result_free(&res);
-	/* Stopped by Ctrl-C: the stop is what is said. */
-	return rc == VS_OK || na_stop_requested ? rc : na_run_fail(r, &err);
-}
-
-int na_run_group_round(na_run *r, na_target *t, long rep)
-{
-	na_label labels[2 * NA_MAX_LABELS];
-	size_t n_labels = na_run_labels(r, t, labels);
-	vs_error err = {0};
-	vs_datastore *ds = na_find_datastore(&r->inv, t->datastore, &err);
-	if (!ds)
-		return na_run_fail(r, &err);
-	na_session s = na_run_session(r);
-	na_bench m[NA_MAX_CAMPAIGN_VMS];
-	na_bench *mp[NA_MAX_CAMPAIGN_VMS];
-	size_t made = 0;
-	int rc = VS_OK;
-	nas_target nas = {0};
-	const nas_target *reached = na_run_nas_target(t, &nas);
-	for (; rc == VS_OK && made < r->n_vms; made++) {
-		vs_vm *vm = na_run_member(r, made);
-		if (!vm) {
-			rc = na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[made]);
-			break;
-		}
-		m[made] = na_run_bench_in(r, &s, vm);
-		m[made].ds = ds;
-		m[made].labels = labels;
-		m[made].n_labels = n_labels;
-		m[made].campaign = r->id;
-		m[made].target = t->name;
-		m[made].nas = reached;
-		mp[made] = &m[made];
-		if (na_bench_disks(&m[made], &err) != VS_OK) {
-			rc = na_run_fail(r, &err);
-			break;
-		}
-	}
-	if (rc == VS_OK && !na_stop_requested)
-		rc = group_profiles(r, mp, t, rep);
-	if (made == r->n_vms)  /* what the round learned, for the next (ops/bench_group.c) */
-		r->took = m[0].took;
-	for (size_t i = 0; i < made; i++)
-		na_bench_disks_free(&m[i]);
-	nas_target_free(&nas);
-	return rc;
 }
 
 /* ---- home ------------------------------------------------------------------------- */

@@ -137,6 +137,12 @@ void na_run_guest_forget(na_run *r);
  * nas_target_free either way (it starts zeroed). */
 const nas_target *na_run_nas_target(const na_target *t, nas_target *nas);
 
+/* campaign_bench.c: a round's runs */
+/* t's profiles in repetition rep not journaled yet, each one run of the
+ * bench op in the one VM or in every VM of the group at once, each
+ * journaled in its run's transaction. */
+int na_run_bench_round(na_run *r, na_target *t, long rep);
+
 /* campaign_group.c: a campaign of several VMs (vms =) */
 /* Resolves the names and globs of vms = in the inventory (r->vm_morefs),
  * or takes the members a resumed run journaled; a fresh run refuses, with VS_ERR_USAGE, a glob matching nothing, more
@@ -153,9 +159,6 @@ vs_vm *na_run_member(const na_run *r, size_t i);
  * lands; those there already stay.  The extent-size bug stopping it marks
  * the target broken, as na_run_move does. */
 int na_run_group_move(na_run *r, size_t ti, const char *ds, const char *policy);
-/* t's profiles in repetition rep, each one group run in every VM, each
- * journaled with its group in one transaction; steps done are skipped. */
-int na_run_group_round(na_run *r, na_target *t, long rep);
 /* Prints where each VM of the group is, read again, against its home; a
  * failure when one is not back. */
 int na_run_group_check_home(na_run *r);

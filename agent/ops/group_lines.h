@@ -3,7 +3,7 @@
 #ifndef NFSAGENT_OPS_GROUP_LINES_H
 #define NFSAGENT_OPS_GROUP_LINES_H
 
-#include "ops/bench_group.h"
+#include "ops/bench.h"
 
 /* What a pool did over a group's common window, for the line after its
  * name: its data vdevs' and its log's writes for the VMs' own and the

@@ -1,13 +1,17 @@
-/* A group run: fio in every member's guest at once.  One thread, one
- * client (docs/architecture.md): every fio is started before any is waited
- * for, and the waits poll each guest only from the job's expected end. */
+/* The bench op: each run is one profile's repetition in every member at
+ * once, a lone VM being a group of one.  One thread, one client
+ * (docs/architecture.md): every fio is started before any is waited for,
+ * and the waits poll each guest only from the job's expected end.  A
+ * group's run is cut to its members' common window and recorded with them
+ * as one (docs/groups.md); a lone VM's is its result, placed on its fio's
+ * own window, its failures the op's errors. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "ops/bench_group.h"
+#include "ops/baseline.h"
 #include "ops/bench_group_nas.h"
 #include "ops/bench_internal.h"
 #include "ops/bench_window.h"
@@ -36,20 +40,29 @@ void na_member_why(na_bench_member_run *m, const char *fmt, ...)
 }
 
 /* Starts fio in every member, one after the other with nothing in
- * between; a member that cannot start is named. */
-static void start_all(na_bench *const *m, size_t n, const char *job, na_bench_started *st,
-                      na_bench_group_run *r)
+ * between (a kept guest's folders found gone are made again, and the start
+ * tried once more); a member that cannot start is named, a lone VM's
+ * start that fails is the op's error. */
+static int start_all(na_bench *const *m, size_t n, const char *job, na_bench_started *st,
+                     na_bench_group_run *r, vs_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		vs_error e = {0};
 		st[i] = na_bench_started_now();
-		r->m[i].o = (na_bench_outcome){.guest_clock_err = -1};
-		int rc = na_bench_fio_start(m[i], NULL, job, &st[i], &e);
+		int rc = na_bench_fio_start(m[i], job, &st[i], &e);
+		if (rc != VS_OK && st[i].pid < 0 && na_bench_kept_folders_remade(m[i], &e)) {
+			e = (vs_error){0};
+			st[i] = na_bench_started_now();
+			rc = na_bench_fio_start(m[i], job, &st[i], &e);
+		}
 		if (rc == VS_OK)
 			r->m[i].start_s = (st[i].asked[0] + st[i].asked[1]) / 2;
+		else if (n == 1)
+			return *err = e, rc;
 		else
 			na_member_why(&r->m[i], "never started: %s", e.message);
 	}
+	return VS_OK;
 }
 
 /* The spread of the starts; the guests' own `date` stamps would include
@@ -72,7 +85,8 @@ static double skew_ms(const na_bench_group_run *r, size_t n)
  * the profile took to be seen ended: na_bench_learn) and each later one
  * polls from what is left of it (at once, for those that ended with the
  * first); each end seen is noted as that member's finish.  Ctrl-C returns
- * VS_ERR_TASK; a member timed out or refused is named. */
+ * VS_ERR_TASK; a member timed out or refused is named (a lone VM's wait
+ * that fails is the op's error). */
 static int wait_all(na_bench *const *m, size_t n, const na_profile *p, const char *job,
                     const char *what, na_bench_started *st, vs_guest_process *proc,
                     na_bench_group_run *r, vs_error *err)
@@ -87,7 +101,8 @@ static int wait_all(na_bench *const *m, size_t n, const na_profile *p, const cha
 		t0 -= fmax(0, nas_unix_now() - st[first_started].asked[1]);
 	na_wait shown;
 	na_wait_init(&shown, what, na_job_seconds(job, UNBOUNDED_S));
-	na_interrupts_note("stopping fio in every guest; the results recorded so far are kept");
+	na_interrupts_note(n == 1 ? "stopping fio in the guest; the results recorded so far are kept"
+	                          : "stopping fio in every guest; the results recorded so far are kept");
 	int rc = VS_OK;
 	for (size_t i = 0; rc == VS_OK && i < n; i++) {
 		if (st[i].pid < 0)
@@ -108,7 +123,9 @@ static int wait_all(na_bench *const *m, size_t n, const na_profile *p, const cha
 			for (size_t k = 0; k < n; k++)
 				m[k]->took = m[i]->took;
 		}
-		if (w != VS_OK && *m[i]->stop)
+		if (w != VS_OK && n == 1)
+			rc = (*err = e, w);
+		else if (w != VS_OK && *m[i]->stop)
 			rc = vs_fail(err, VS_ERR_TASK, "%s", e.message);
 		else if (w != VS_OK)
 			na_member_why(&r->m[i], "%s", e.message);
@@ -128,10 +145,14 @@ static int64_t fio_ms(const na_fio_result *f)
 }
 
 /* Reads and records each member that ran; names those that failed or
- * ended well before the others. */
-static void end_all(na_bench *const *m, size_t n, const na_profile *p, const char *job, int rep,
-                    const na_bench_started *st, const vs_guest_process *proc, na_bench_group_run *r)
+ * ended well before the others.  A lone VM's output unread is the op's
+ * error, and its fio's failure is its result's. */
+static int end_all(na_bench *const *m, size_t n, const na_profile *p, const char *job, int rep,
+                   const na_bench_started *st, const vs_guest_process *proc, na_bench_group_run *r,
+                   vs_error *err)
 {
+	if (n == 1)
+		return na_bench_fio_end(m[0], p, job, rep, &st[0], &proc[0], &r->m[0].o, err);
 	int64_t longest = 0;
 	for (size_t i = 0; i < n; i++) {
 		na_bench_member_run *x = &r->m[i];
@@ -159,6 +180,7 @@ static void end_all(na_bench *const *m, size_t n, const na_profile *p, const cha
 			na_member_why(x, "ended early: fio ran %.1f s, the longest member %.1f s",
 			        (double)fio_ms(&x->o.fio) / 1000, (double)longest / 1000);
 	}
+	return VS_OK;
 }
 
 static void stats_of(const na_fio_dir *d, na_dir_stats *s)
@@ -209,17 +231,22 @@ static int record_group(na_bench *const *m, size_t n, const na_profile *p, const
 
 /* fio in every member, the pools sampled around all of them. */
 static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const na_profile *p,
-                   const char *job, const char *what, na_bench_started *st, vs_guest_process *proc,
+                   const char *job, int rep, na_bench_started *st, vs_guest_process *proc,
                    na_bench_group_run *r, vs_error *err)
 {
+	char what[160];
+	if (n == 1)
+		snprintf(what, sizeof(what), "%s #%d: fio in %s", p->name, rep, m[0]->vm->name);
+	else
+		snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
 	nas_sampler *samplers[NA_GROUP_MAX_VMS] = {0};
 	int rc = na_group_nas_start(gn, m, n, job, r, samplers, err);
-	if (rc != VS_OK)
-		return rc;
-	start_all(m, n, job, st, r);
+	if (rc == VS_OK)
+		rc = start_all(m, n, job, st, r, err);
 	r->skew_ms = skew_ms(r, n);
-	rc = wait_all(m, n, p, job, what, st, proc, r, err);
-	na_group_nas_stop(m, r, samplers);
+	if (rc == VS_OK)
+		rc = wait_all(m, n, p, job, what, st, proc, r, err);
+	na_group_nas_stop(m, n, r, samplers);
 	return rc;
 }
 
@@ -233,8 +260,45 @@ static void add_host(na_perf_memo *memo, const char *host)
 		memo->hosts[memo->n_hosts++] = host;
 }
 
-static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const na_profile *p,
-                     const char *job, int rep, na_bench_group_run *r, vs_error *err)
+/* Host counters: a group's hosts asked for together (each member keeps
+ * its own host's), a lone VM's alone. */
+static na_perf_memo *share_counters(na_bench *const *m, size_t n)
+{
+	na_perf_memo *memo = n > 1 ? calloc(1, sizeof(*memo)) : NULL;
+	for (size_t i = 0; memo && i < n; i++)
+		add_host(memo, m[i]->host->moref);
+	for (size_t i = 0; i < n; i++)
+		m[i]->perf_memo = memo;  /* none: each member asks alone */
+	return memo;
+}
+
+static void unshare_counters(na_bench *const *m, size_t n, na_perf_memo *memo)
+{
+	for (size_t i = 0; i < n; i++)
+		m[i]->perf_memo = NULL;
+	if (memo)
+		na_perf_memo_clear(memo);
+	free(memo);
+}
+
+/* A group's members and its row, one transaction (opened before them),
+ * its figures cut to the common window first; rolled back when rc, or
+ * the cut (memory), failed. */
+static int record_cut(na_bench *const *m, size_t n, const na_group_nas *gn, const na_profile *p,
+                      const char *job, const na_bench_started *st, na_bench_group_run *r, int rc,
+                      vs_error *err)
+{
+	int cut = rc == VS_OK ? na_group_window(m, n, job, r, err) : rc;
+	if (cut == VS_OK)
+		na_group_nas_cut(gn, m, n, st, r);
+	for (size_t i = 0; i < n; i++)
+		r->incomplete += r->m[i].why != NULL;
+	return record_group(m, n, p, st[0].started_at, r, cut, err);
+}
+
+static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const na_bench_plan *plan,
+                     const na_profile *p, const char *job, int rep, na_bench_group_run *r,
+                     vs_error *err)
 {
 	na_bench_started *st = calloc(n, sizeof(*st));
 	vs_guest_process *proc = calloc(n, sizeof(*proc));
@@ -243,51 +307,44 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 		free(proc);
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		st[i].pid = -1;  /* none started, should the samplers' start fail */
-	char what[160];
-	snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
-	int rc = run_fio(m, n, gn, p, job, what, st, proc, r, err);
+		r->m[i].o = (na_bench_outcome){.guest_clock_err = -1};
+	}
+	char step[256] = "";
+	if (plan->step_of)
+		plan->step_of(plan->ud, p, rep, step, sizeof(step));
+	int rc = run_fio(m, n, gn, p, job, rep, st, proc, r, err);
 	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
 	for (size_t i = 0; i < n; i++)
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
 			na_bench_stop_fio(m[i]);
 	for (size_t i = 0; i < n; i++)
 		na_bench_renew_data(m[i], st[i].pid < 0 || (rc == VS_OK && !r->m[i].why && proc[i].exit_code == 0));
-	/* The group and its members are recorded together or not at all. */
+	/* A group and its members are recorded together or not at all, with
+	 * the campaign's step; a lone VM's result with it. */
+	bool open = rc == VS_OK && n > 1 && (rc = na_store_group_begin(m[0]->s->store, err)) == VS_OK;
+	if (open && step[0])
+		rc = na_store_group_journal(m[0]->s->store, m[0]->campaign, step, err);
+	m[0]->step = n == 1 && step[0] ? step : NULL;
+	na_perf_memo *memo = rc == VS_OK ? share_counters(m, n) : NULL;
 	if (rc == VS_OK)
-		rc = na_store_group_begin(m[0]->s->store, err);
-	na_perf_memo *memo = rc == VS_OK ? calloc(1, sizeof(*memo)) : NULL;
-	for (size_t i = 0; memo && i < n; i++)
-		add_host(memo, m[i]->host->moref);
-	for (size_t i = 0; i < n; i++)
-		m[i]->perf_memo = memo;  /* none: each member asks alone */
-	if (rc == VS_OK)
-		end_all(m, n, p, job, rep, st, proc, r);
-	for (size_t i = 0; i < n; i++)
-		m[i]->perf_memo = NULL;
-	if (memo)
-		na_perf_memo_clear(memo);
-	free(memo);
-	/* Rolled back with the members when it fails (memory). */
-	int cut = rc == VS_OK ? na_group_window(m, n, job, r, err) : rc;
-	if (cut == VS_OK)
-		na_group_nas_cut(gn, m, n, st, r);
-	for (size_t i = 0; i < n; i++)
-		r->incomplete += r->m[i].why != NULL;
-	if (rc == VS_OK)
-		rc = record_group(m, n, p, st[0].started_at, r, cut, err);
+		rc = end_all(m, n, p, job, rep, st, proc, r, err);
+	unshare_counters(m, n, memo);
+	m[0]->step = NULL;
+	if (open)
+		rc = record_cut(m, n, gn, p, job, st, r, rc, err);
 	free(st);
 	free(proc);
 	return rc;
 }
 
 static int run_all(na_bench *const *m, size_t n, const na_group_nas *gn, const na_bench_plan *plan,
-                   char **jobs, na_bench_group_fn on_run, void *ud, na_bench_group_result *out,
-                   vs_error *err)
+                   char **jobs, na_bench_result *out, vs_error *err)
 {
 	int rc = VS_OK;
 	volatile sig_atomic_t *stop = m[0]->stop;
+	/* Repetitions interleave the profiles (A B A B), so drift spreads over all. */
 	for (long rep = 1; rc == VS_OK && rep <= plan->repeat && !*stop; rep++)
 		for (size_t p = 0; rc == VS_OK && p < plan->n && !*stop; p++) {
 			na_bench_group_run *r = &out->runs[out->n];
@@ -297,21 +354,27 @@ static int run_all(na_bench *const *m, size_t n, const na_group_nas *gn, const n
 			if (!r->m)
 				return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 			out->n++;  /* freed with the result, also when interrupted */
-			if (plan->before_group)
-				rc = plan->before_group(plan->ud, plan->profiles[p], number, err);
-			if (rc == VS_OK)
-				rc = run_group(m, n, gn, plan->profiles[p], jobs[p], number, r, err);
-			if (rc == VS_OK && on_run)
-				on_run(ud, m, n, plan->profiles[p], r);
+			rc = run_group(m, n, gn, plan, plan->profiles[p], jobs[p], number, r, err);
+			for (size_t i = 0; i < n; i++)
+				out->failed += r->m[i].o.row && !r->m[i].o.ok;
+			out->incomplete += r->incomplete > 0;
+			if (rc == VS_OK && plan->on_run)
+				plan->on_run(plan->ud, m, n, plan->profiles[p], r);
 		}
 	return rc;
 }
 
 /* Each member's host link, all hosts in one call, each host's to its
  * first member's server: the group's sums through a host are held against
- * it (netbound.h).  Best effort, as a lone bench's. */
+ * it (netbound.h).  Best effort; not again when each member has it (a
+ * campaign's, read once a run). */
 static void read_links(na_bench *const *m, size_t n)
 {
+	size_t known = 0;
+	while (known < n && m[known]->link_read)
+		known++;
+	if (known == n)
+		return;
 	const char *hosts[NA_GROUP_MAX_VMS] = {0}, *servers[NA_GROUP_MAX_VMS] = {0};
 	char server[NA_GROUP_MAX_VMS][256];
 	vs_host_link links[NA_GROUP_MAX_VMS];
@@ -342,16 +405,17 @@ static void read_links(na_bench *const *m, size_t n)
 			na_bench_read_link(m[i]);
 		else
 			m[i]->link = m[f]->link;
+		m[i]->link_read = true;
 	}
 }
 
 /* Every guest prepared, or none: a member that cannot run fio is said
- * before any fio starts. */
-static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
+ * before any fio starts.  runs: the NAS samplings each may lead. */
+static int begin_all(na_bench *const *m, size_t n, size_t runs, size_t *begun, vs_error *err)
 {
 	int rc = VS_OK;
 	for (*begun = 0; rc == VS_OK && *begun < n; (*begun)++) {
-		m[*begun]->nas_runs = 0;
+		m[*begun]->nas_runs = runs;
 		if ((rc = na_bench_begin(m[*begun], err)) != VS_OK)
 			break;
 	}
@@ -362,17 +426,20 @@ static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 	return rc;
 }
 
-/* The jobs, from the first member, each writing fio's interval logs for
- * the group's window: every member's fio and staging folders are named
+/* The jobs, from the first member (the profiles' name the folder
+ * na_bench_begin chose for fio), a group's each writing fio's interval
+ * logs for its window: every member's fio and staging folders are named
  * alike (the same --dir and the same nfsagent process). */
 static int make_jobs(na_bench *const *m, size_t n, const na_bench_plan *plan, char **jobs,
                      vs_error *err)
 {
 	for (size_t i = 0; i < plan->n; i++) {
 		char *job = plan->job ? strdup(plan->job) : na_bench_job(m[0], plan->profiles[i]);
-		int rc = job ? na_group_job_logs(job, m[0]->staging, na_group_log_interval(job), &jobs[i], err)
-		             : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-		free(job);
+		int rc = !job ? vs_fail(err, VS_ERR_NOMEM, "out of memory")
+		         : n == 1 ? (jobs[i] = job, VS_OK)
+		                  : na_group_job_logs(job, m[0]->staging, na_group_log_interval(job), &jobs[i], err);
+		if (n > 1)
+			free(job);
 		if (rc != VS_OK)
 			return rc;
 	}
@@ -383,11 +450,10 @@ static int make_jobs(na_bench *const *m, size_t n, const na_bench_plan *plan, ch
 	return VS_OK;
 }
 
-int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *plan,
-                      na_bench_group_fn on_run, void *ud, na_bench_group_result *out,
-                      vs_error *err)
+int na_op_bench(na_bench *const *members, size_t n, const na_bench_plan *plan, na_bench_result *out,
+                vs_error *err)
 {
-	*out = (na_bench_group_result){.members = n};
+	*out = (na_bench_result){.members = n};
 	char **jobs = calloc(plan->n + 1, sizeof(char *));
 	out->runs = calloc(plan->n * (size_t)plan->repeat + 1, sizeof(*out->runs));
 	if (!jobs || !out->runs) {
@@ -396,15 +462,17 @@ int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *p
 	}
 	na_interrupts saved;
 	na_interrupts_catch(&saved);
-	size_t begun = 0;
+	size_t begun = 0, runs = plan->n * ((size_t)plan->repeat + plan->baseline);
 	na_group_nas *gn = calloc(1, sizeof(*gn));
-	int rc = gn ? begin_all(members, n, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int rc = gn ? begin_all(members, n, runs, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
 		na_group_nas_begin(members, n, gn);
 	if (rc == VS_OK)
 		rc = make_jobs(members, n, plan, jobs, err);
 	if (rc == VS_OK)
-		rc = run_all(members, n, gn, plan, jobs, on_run, ud, out, err);
+		rc = run_all(members, n, gn, plan, jobs, out, err);
+	if (rc == VS_OK && plan->baseline && n == 1 && !*members[0]->stop)
+		rc = na_bench_baseline(members[0], plan, out, err);
 	for (size_t i = 0; i < begun; i++)
 		na_bench_end(members[i]);
 	if (gn)
@@ -418,7 +486,7 @@ int na_op_bench_group(na_bench *const *members, size_t n, const na_bench_plan *p
 	return rc;
 }
 
-void na_bench_group_result_free(na_bench_group_result *r)
+void na_bench_result_free(na_bench_result *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		for (size_t k = 0; k < r->members; k++) {
@@ -432,6 +500,9 @@ void na_bench_group_result_free(na_bench_group_result *r)
 		free(r->runs[i].pools);
 		free(r->runs[i].m);
 	}
+	for (size_t i = 0; i < r->n_local; i++)
+		na_bench_outcome_clear(&r->local[i].o);
 	free(r->runs);
-	*r = (na_bench_group_result){0};
+	free(r->local);
+	*r = (na_bench_result){0};
 }
