@@ -23,6 +23,16 @@ double na_share_under(const na_fio_dir *d, double floor_us)
 	return total ? (double)under / (double)total : -1;
 }
 
+const char *na_cache_flag(const na_fio_dir *read, char *buf, size_t size)
+{
+	double under = read->present ? na_share_under(read, NA_CACHE_FLOOR_US) : -1;
+	if (under >= NA_CACHE_SHARE)
+		snprintf(buf, size, "  [cache-served: %.0f%% under %.0f us]", under * 100, NA_CACHE_FLOOR_US);
+	else if (size)
+		buf[0] = '\0';
+	return buf;
+}
+
 /* Decimal rates, as disks and networks are sold: "3.5 GB/s", "138 MB/s". */
 static const char *rate(double bps, char *buf, size_t size)
 {

@@ -273,9 +273,8 @@ static void print_outcome(const na_bench *b, const na_profile *p, int repetition
 	} else {
 		print_dir(o->fio.mixed ? "mixed" : "read", read);
 		/* Without NAS access too: reads faster than an NFS round trip. */
-		double under = read->present ? na_share_under(read, NA_CACHE_FLOOR_US) : -1;
-		if (under >= NA_CACHE_SHARE)
-			printf("  [cache-served: %.0f%% under %.0f us]", under * 100, NA_CACHE_FLOOR_US);
+		char flag[64];
+		printf("%s", na_cache_flag(read, flag, sizeof(flag)));
 		print_dir("write", &o->fio.write);
 	}
 	printf("  (result %lld)\n", (long long)o->row);

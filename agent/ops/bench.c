@@ -447,7 +447,7 @@ static int check_fio(na_bench *b, vs_error *err)
 	return rc;
 }
 
-static void stats_of(const na_fio_dir *d, na_dir_stats *s)
+void na_bench_dir_stats(const na_fio_dir *d, na_dir_stats *s)
 {
 	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
 	                    d->p99_us, d->p999_us, d->max_us, d->total_ios, d->runtime_ms};
@@ -496,18 +496,19 @@ int na_bench_record(na_bench *b, const na_profile *p, const char *job_text, int 
 	if (b->site)  /* fio ran on the NAS: no guest, host or link took part */
 		r.vm = r.guest_os = r.disk = r.host = r.link_speed_mbit = r.link_nic = NULL;
 	if (out->ok) {
-		stats_of(out->fio.mixed ? &out->fio.mixed_dir : &out->fio.read, &r.read);
-		stats_of(&out->fio.write, &r.write);
+		na_bench_dir_stats(out->fio.mixed ? &out->fio.mixed_dir : &out->fio.read, &r.read);
+		na_bench_dir_stats(&out->fio.write, &r.write);
 	}
 	na_nas_run nas;
 	char layout[NA_LAYOUT_WORDS];
-	if (out->nas) {
-		na_bench_nas_row(b, out, &nas, layout, sizeof(layout));
+	const na_bench *view = out->nas ? b : b->nas_of;  /* a group member's: the settings alone */
+	if (view) {
+		na_bench_nas_row(view, out, &nas, layout, sizeof(layout));
 		r.nas = &nas;
 	}
 	int rc = na_store_add_journaled(b->s->store, &r, b->step, err);
 	out->row = r.id;
-	if (out->nas)
+	if (view)
 		free((char *)nas.timeline);
 	return rc;
 }

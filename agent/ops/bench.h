@@ -107,6 +107,10 @@ typedef struct na_bench {
 	const nas_target *nas;
 	nas_view nas_view;
 	bool nas_ready;
+	/* A group member's view of its pool (the member that read it; NULL:
+	 * none): its results record that dataset's settings and the pool's
+	 * health, as a lone VM's do, the pool's figures being the group's. */
+	const struct na_bench *nas_of;
 	bool nas_lost_said;         /* a run lost the NAS (its readings failed): said once */
 	bool nas_shape_said;        /* zpool iostat printed what could not be placed: said once */
 	bool nas_txgs_said;         /* the pool's txgs could not be read: said once */

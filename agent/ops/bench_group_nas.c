@@ -62,6 +62,7 @@ void na_group_nas_begin(na_bench *const *m, size_t n, na_group_nas *g)
 		if (m[i]->nas && g->view_of[i] == i)
 			na_bench_nas_begin(m[i]);
 		nas[i] = v->nas_ready ? v->nas->display : NULL;
+		m[i]->nas_of = n > 1 && v->nas_ready ? v : NULL;
 		pool[i] = v->nas_ready ? v->nas_view.layout.pool : NULL;
 	}
 	g->n = na_group_pools(nas, pool, n, g->pool_of, g->leader);

@@ -70,6 +70,8 @@ extern const char *const na_bench_counter_names[6];
  * NULL when none were measured, said once per host). */
 char *na_bench_host_counters(na_bench *b, time_t started);
 
+/* A direction's figures as the store records them (a result's, a group's). */
+void na_bench_dir_stats(const na_fio_dir *d, na_dir_stats *s);
 /* Records one run with its provenance, in one transaction with b->step
  * (b->site "nas": a baseline's, without the guest's VM, host and link). */
 int na_bench_record(na_bench *b, const na_profile *p, const char *job_text, int repetition,

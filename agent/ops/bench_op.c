@@ -159,6 +159,11 @@ static int end_all(na_bench *const *m, size_t n, const na_profile *p, const char
 		if (st[i].pid < 0 || x->why)
 			continue;
 		vs_error e = {0};
+		if (m[i]->nas_of) {  /* its NAS row: the settings, its figures in the group's */
+			x->o.nas_window.incomplete = true;
+			snprintf(x->o.nas_window.why, sizeof(x->o.nas_window.why),
+			         "a group's member: the pool's figures are the group run's");
+		}
 		if (na_bench_fio_end(m[i], p, job, rep, &st[i], &proc[i], &x->o, &e) != VS_OK)
 			na_member_why(x, "its fio output could not be read: %s", e.message);
 		else if (!x->o.ok)
@@ -181,12 +186,6 @@ static int end_all(na_bench *const *m, size_t n, const na_profile *p, const char
 			        (double)fio_ms(&x->o.fio) / 1000, (double)longest / 1000);
 	}
 	return VS_OK;
-}
-
-static void stats_of(const na_fio_dir *d, na_dir_stats *s)
-{
-	*s = (na_dir_stats){d->present, d->iops, d->bw_bytes, d->lat_mean_us, d->p50_us, d->p95_us,
-	                    d->p99_us, d->p999_us, d->max_us, d->total_ios, d->runtime_ms};
 }
 
 /* "fleet-03: fio failed: ...; fleet-04: never started: ..." (malloc'd), or NULL. */
@@ -219,8 +218,8 @@ static int record_group(na_bench *const *m, size_t n, const na_profile *p, const
 	                  .slowest_vm = r->fig.n ? r->fig.slowest.name : NULL,
 	                  .slowest_share = r->fig.slowest_share, .nas = pools, .n_nas = r->n_pools};
 	const na_fio_result *f = &r->fig.merged;
-	stats_of(f->mixed ? &f->mixed_dir : &f->read, &g.read);
-	stats_of(&f->write, &g.write);
+	na_bench_dir_stats(f->mixed ? &f->mixed_dir : &f->read, &g.read);
+	na_bench_dir_stats(&f->write, &g.write);
 	if (rc == VS_OK && r->incomplete && !why)
 		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	rc = na_store_group_end(m[0]->s->store, rc, &g, links, n, err);

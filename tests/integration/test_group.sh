@@ -100,6 +100,12 @@ assert_contains "$OUT" "randread-4k-qd1 #1 fleet-03:  INCOMPLETE: fio failed:"
 assert_contains "$OUT" "randread-4k-qd1 #1 group of 3 (INCOMPLETE):  read"
 assert_contains "$OUT" "[2 of 3 VMs]"
 assert_eq "$(grep -c '^randread-4k-qd1 #1 fleet-0[12]:  read' <<< "$OUT")" 2 "the others measured"
+# Reads faster than an NFS round trip are flagged as a lone VM's are: on
+# each member's line and on the group's (its merged bins), not on fio's
+# failure.
+assert_eq "$(grep -cE '^randread-4k-qd1 #1 (fleet-0[12]|group of 3 \(INCOMPLETE\)):  read .*  \[cache-served: [0-9]+% under 50 us\]' <<< "$OUT")" \
+	3 "cache-served reads flagged on the members' and the group's lines"
+assert_eq "$(grep -c 'cache-served' <<< "$OUT")" 3 "no flag on the failed member"
 assert_eq "$ERR" "nfsagent: 1 group run incomplete: a VM did not run the whole job (named above)"
 run 1 "$NFSAGENT" bench --vms 'fleet-0[1-3]' --profile randread-4k-qd1 --repeat 1 "${quick[@]}" --json
 assert_eq "$(jq -r '.runs[0] | [.complete, (.members[] | select(.complete | not) | .vm)] | join(" ")' <<< "$OUT")" \

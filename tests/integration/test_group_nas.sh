@@ -56,6 +56,14 @@ assert_eq "$(jq '[.runs[].nas[].amplification] | .[0] - '"$amp"' | fabs < 1e-6' 
 run 0 "$NFSAGENT" results --db "$db" --json
 assert_eq "$(jq -c '[.[] | .group_nas[] | [.pool, .members, (.amplification - '"$amp"' | fabs < 1e-6)]] | unique' <<< "$OUT")" \
 	'[["tank",3,true]]' "results --json: the group's NAS"
+# Each member records its dataset's settings and the pool's health, as a
+# lone VM's result does (issue 36); the pool's figures are the group's.
+assert_eq "$(sqlite3 -separator ' ' "$db" "SELECT count(*), n.dataset, n.recordsize, n.pool_health,
+	n.incomplete, n.data_write_bytes IS NULL OR n.data_write_bytes = 0 FROM results r
+	JOIN nas_runs n ON n.result_id = r.id GROUP BY n.dataset")" "3 tank/vmware 131072 ONLINE 1 1" \
+	"each member's NAS row: its settings and health, no figures of its own"
+run 0 "$NFSAGENT" results --db "$db" --members --where zfs_recordsize=128K --csv
+assert_eq "$(tail -n +2 <<< "$OUT" | wc -l)" 3 "the members found by their recordsize"
 
 # The text: the group's NAS line after its group line, within 120 columns.
 : > "$sessions"
