@@ -270,6 +270,24 @@ int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *
 	return rc;
 }
 
+int nas_reread_settings(const nas_target *t, const nas_view *v, nas_props *props,
+                        nas_activity *activity, vs_error *err)
+{
+	const char *dataset = v->dataset.name, *pool = v->layout.pool;
+	const char *const get[] = {"zfs", "get", "-Hp", "-o", "property,value", nas_zfs_get_list,
+	                           dataset, NULL},
+	                  *const status[] = {"zpool", "status", pool, NULL};
+	nas_call calls[] = {{.remote = get}, {.remote = status}};
+	nas_run_all(t, calls, 2);
+	*props = (nas_props){0};
+	*activity = (nas_activity){0};
+	int rc = parsed(t, &calls[0], "zfs get", parse_get, props, err);
+	if (rc == VS_OK && calls[1].rc == VS_OK)
+		nas_parse_zpool_status(calls[1].out.out, calls[1].out.len, activity);
+	calls_free(calls, 2);
+	return rc;
+}
+
 void nas_view_free(nas_view *v)
 {
 	nas_dataset_clear(&v->dataset);

@@ -1,6 +1,7 @@
 /* The NAS side of a benchmark repetition: the NAS sampled around fio
  * (zpool iostat and the kstats), fio's window cut out of it by both clocks,
  * the row recorded with the result, and the lines that show it. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -188,27 +189,10 @@ static void park_next(na_bench *b)
 		b->nas_next = NULL;
 }
 
-void na_bench_nas_begin(na_bench *b)
+/* What a view's reading is checked for before a bench's runs: the pool's
+ * health, the labels against the settings, the recordsize trap. */
+static void check_view(na_bench *b)
 {
-	if (!b->nas)
-		return;
-	vs_error err = {0};
-	/* the first run's handshakes while the NAS's settings are read */
-	if (b->ds->remote_path)
-		park_next(b);
-	double t0 = na_run_clock();
-	int rc = b->ds->remote_path
-	             ? nas_read_view(b->nas, b->ds->remote_path, &b->nas_view, &err)
-	             : vs_fail(&err, VS_ERR_USAGE, "datastore %s is not NFS", b->ds->name);
-	b->nas_read_s = na_run_clock() - t0;
-	if (rc != VS_OK) {
-		char why[600];
-		vs_error_format(&err, why, sizeof(why));
-		na_say_warning(b->s, "the results are recorded without the NAS side: %s", why);
-		nas_sampler_close(&b->nas_next);
-		return;
-	}
-	b->nas_ready = true;
 	bool healthy;
 	nas_health_words(b->nas_view.layout.health, &b->nas_view.activity, b->pool_health,
 	                 sizeof(b->pool_health), &healthy);
@@ -225,10 +209,132 @@ void na_bench_nas_begin(na_bench *b)
 	na_bench_recordsize_trap(b);
 }
 
+/* A kept view's settings and pool activity read again, in a thread of its
+ * own beside the first run: the thread reads only the view's names and
+ * the target, which nothing changes until it is joined. */
+struct na_recheck {
+	pthread_t thread;
+	const nas_target *nas;
+	const nas_view *view;
+	nas_props props;
+	nas_activity activity;
+	vs_error err;
+	int rc;
+};
+
+static void *recheck_run(void *arg)
+{
+	struct na_recheck *k = arg;
+	k->rc = nas_reread_settings(k->nas, k->view, &k->props, &k->activity, &k->err);
+	return NULL;
+}
+
+/* What the recheck read, taken into b's view (k freed); said when the
+ * settings changed or could not be read; then the view is checked. */
+static void take_recheck(na_bench *b, struct na_recheck *k)
+{
+	nas_props *p = &b->nas_view.props;
+	if (k->rc != VS_OK) {
+		char why[600];
+		vs_error_format(&k->err, why, sizeof(why));
+		na_say_warning(b->s, "%s's settings were not read again (recorded as first read): %s",
+		               b->nas_view.dataset.name, why);
+	} else {
+		/* both read whole into zeroed structs of plain values: bytes compare */
+		if (memcmp(p, &k->props, sizeof(*p)) != 0)
+			na_say_warning(b->s, "%s's settings changed since the campaign first read them: "
+			               "recorded as now read", b->nas_view.dataset.name);
+		if (k->props.objsetid != p->objsetid)
+			na_say_warning(b->s, "%s was made again since (objset %llu, now %llu): this run's "
+			               "dataset counters may be the old one's", b->nas_view.dataset.name,
+			               (unsigned long long)p->objsetid, (unsigned long long)k->props.objsetid);
+		*p = k->props;
+		b->nas_view.activity = k->activity;
+	}
+	free(k);
+	check_view(b);
+}
+
+/* Starts with the campaign's kept view; its settings are read again beside
+ * the first run (na_bench_nas_settle), or now when no thread can start;
+ * one read ahead just now is taken as read. */
+static void begin_kept(na_bench *b)
+{
+	b->nas_view = b->nas_memo->view;
+	b->nas_memo->held = false;
+	b->nas_ready = true;
+	struct na_recheck *k = b->nas_memo->fresh ? NULL : calloc(1, sizeof(*k));
+	b->nas_memo->fresh = false;
+	if (!k) {
+		check_view(b);
+		return;
+	}
+	*k = (struct na_recheck){.nas = b->nas, .view = &b->nas_view};
+	if (pthread_create(&k->thread, NULL, recheck_run, k) == 0) {
+		b->recheck = k;
+		return;
+	}
+	double t0 = na_run_clock();
+	recheck_run(k);
+	b->nas_read_s += na_run_clock() - t0;
+	take_recheck(b, k);
+}
+
+void na_bench_nas_begin(na_bench *b)
+{
+	if (!b->nas)
+		return;
+	vs_error err = {0};
+	/* the first run's handshakes while the NAS's settings are read */
+	if (b->ds->remote_path)
+		park_next(b);
+	double t0 = na_run_clock();
+	if (b->nas_memo)
+		na_nas_memo_wait(b->nas_memo);  /* read ahead: only the wait is the runs' */
+	b->nas_read_s = na_run_clock() - t0;
+	if (b->nas_memo && b->nas_memo->held && b->ds->remote_path) {
+		begin_kept(b);
+		return;
+	}
+	t0 = na_run_clock();
+	int rc = b->ds->remote_path
+	             ? nas_read_view(b->nas, b->ds->remote_path, &b->nas_view, &err)
+	             : vs_fail(&err, VS_ERR_USAGE, "datastore %s is not NFS", b->ds->name);
+	b->nas_read_s += na_run_clock() - t0;
+	if (rc != VS_OK) {
+		char why[600];
+		vs_error_format(&err, why, sizeof(why));
+		na_say_warning(b->s, "the results are recorded without the NAS side: %s", why);
+		nas_sampler_close(&b->nas_next);
+		return;
+	}
+	b->nas_ready = true;
+	check_view(b);
+}
+
+void na_bench_nas_settle(na_bench *b)
+{
+	struct na_recheck *k = b->recheck;
+	if (!k)
+		return;
+	double t0 = na_run_clock();
+	pthread_join(k->thread, NULL);
+	b->nas_read_s += na_run_clock() - t0;  /* only the wait is the runs' */
+	b->recheck = NULL;
+	take_recheck(b, k);
+}
+
 void na_bench_nas_end(na_bench *b)
 {
+	na_bench_nas_settle(b);
 	nas_sampler_close(&b->nas_next);
-	nas_view_free(&b->nas_view);
+	if (b->nas_memo && b->nas_ready) {  /* kept for the campaign's next round */
+		b->nas_memo->view = b->nas_view;
+		b->nas_memo->held = true;
+		b->nas_view = (nas_view){0};
+	} else {
+		nas_view_free(&b->nas_view);
+	}
 	b->nas_ready = false;
 }
 

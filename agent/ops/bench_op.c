@@ -314,6 +314,8 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 	if (plan->step_of)
 		plan->step_of(plan->ud, p, rep, step, sizeof(step));
 	int rc = run_fio(m, n, gn, p, job, rep, st, proc, r, err);
+	for (size_t i = 0; i < n; i++)  /* a kept view's settings, read again beside the run */
+		na_bench_nas_settle(m[i]);
 	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
 	for (size_t i = 0; i < n; i++)
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))

@@ -540,6 +540,8 @@ static int execute(na_run *r)
 	na_run_recall(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = na_run_dataset_make(r, &r->c->targets[i]);
+	if (rc == VS_OK && !na_stop_requested)
+		na_run_read_ahead(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = na_run_mount_target(r, &r->c->targets[i]);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
@@ -624,6 +626,11 @@ static void run_free(na_run *r)
 	free(r->home);
 	free(r->password);
 	na_leftovers_free(&r->leftovers);
+	na_read_ahead_end(&r->ahead);
+	for (size_t i = 0; i < NA_MAX_TARGETS; i++) {
+		na_nas_memo_free(&r->nas_memo[i]);
+		nas_target_free(&r->ahead_nas[i]);
+	}
 }
 
 int na_op_campaign(na_session *s, const na_campaign_args *o, na_campaign_result *out, vs_error *err)

@@ -104,6 +104,8 @@ static int members_of(na_run *r, na_session *s, const na_target *t, const vs_dat
 		b->campaign = r->id;
 		b->target = t->name;
 		b->nas = nas;
+		/* the members share the first's view of the one datastore: kept by it */
+		b->nas_memo = *made ? NULL : &r->nas_memo[t - r->c->targets];
 		int rc = na_bench_disks(b, err);
 		if (rc != VS_OK)
 			return rc;
@@ -170,4 +172,16 @@ int na_run_bench_round(na_run *r, na_target *t, long rep)
 	nas_target_free(&nas);
 	/* Stopped by Ctrl-C: the stop is what is said. */
 	return rc == VS_OK || na_stop_requested ? rc : na_run_fail(r, &err);
+}
+
+void na_run_read_ahead(na_run *r)
+{
+	size_t n = r->c->n_targets;
+	for (size_t i = 0; i < n; i++) {
+		const na_target *t = &r->c->targets[i];
+		bool wanted = na_run_has_work(r, t) && !r->nas_memo[i].held;
+		r->ahead_of[i] = wanted ? na_run_nas_target(t, &r->ahead_nas[i]) : NULL;
+		r->ahead_path[i] = t->path;
+	}
+	na_read_ahead_start(r->ahead_of, r->ahead_path, r->nas_memo, n, &r->ahead);
 }

@@ -36,6 +36,11 @@ typedef struct na_run {
 	size_t guest_leftovers;  /* killed benchmarks whose guest folders could not be removed */
 	bool fio_checked, fio_libaio;  /* the VM's fio, as na_run_check_guest found it */
 	na_bench_guest guest;    /* the one VM's folders and job texts, kept across rounds */
+	na_nas_memo nas_memo[NA_MAX_TARGETS];  /* each target's NAS view, kept across rounds */
+	nas_target ahead_nas[NA_MAX_TARGETS];  /* their NASes, as the read-ahead reaches them */
+	const nas_target *ahead_of[NA_MAX_TARGETS];
+	const char *ahead_path[NA_MAX_TARGETS];
+	na_read_ahead *ahead;
 	na_run_link links[NA_MAX_TARGETS];  /* each host's link to each server, read once */
 	size_t n_links;
 	na_bench_took took;      /* how long each profile took on each target, learned round
@@ -142,6 +147,9 @@ const nas_target *na_run_nas_target(const na_target *t, nas_target *nas);
  * bench op in the one VM or in every VM of the group at once, each
  * journaled in its run's transaction. */
 int na_run_bench_round(na_run *r, na_target *t, long rep);
+/* Starts reading every target's NAS view ahead of its rounds (those with a
+ * NAS and work left), beside the mounts, probes and moves. */
+void na_run_read_ahead(na_run *r);
 
 /* campaign_group.c: a campaign of several VMs (vms =) */
 /* Resolves the names and globs of vms = in the inventory (r->vm_morefs),

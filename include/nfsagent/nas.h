@@ -440,6 +440,13 @@ typedef struct nas_view {
  *   CMD of NAS"), the history's and the status's excepted. */
 int nas_read_view(const nas_target *t, const char *path, nas_view *v, vs_error *err);
 void nas_view_free(nas_view *v);
+/* v's dataset's settings and its pool's activity read again (`zfs get` and
+ * `zpool status`, at once), into props and activity: what a kept view
+ * rechecks before each bench.  Takes only v's names; safe beside another
+ * thread's NAS work on other jobs.  A status that cannot be read is no
+ * failure (no activity), as in nas_read_view. */
+int nas_reread_settings(const nas_target *t, const nas_view *v, nas_props *props,
+                        nas_activity *activity, vs_error *err);
 
 /* ---- local.c: a job run on the NAS itself (the pool on its own) ------- */
 

@@ -1,0 +1,92 @@
+/* A campaign's NAS views, read ahead of its rounds (ops/nas_memo.h). */
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "ops/nas_memo.h"
+
+struct na_read_ahead {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t done;
+	const nas_target *const *nas;
+	const char *const *path;
+	na_nas_memo *memos;
+	size_t n, read;  /* memos[0..read) are in */
+};
+
+static void *read_all(void *arg)
+{
+	na_read_ahead *a = arg;
+	for (size_t i = 0; i < a->n; i++) {
+		nas_view v = {0};
+		vs_error err = {0};
+		/* one that cannot be read is read by its bench, which says why */
+		bool ok = a->nas[i] && a->path[i] && nas_read_view(a->nas[i], a->path[i], &v, &err) == VS_OK;
+		pthread_mutex_lock(&a->lock);
+		if (ok) {  /* its ahead is the waiter's alone */
+			a->memos[i].view = v;
+			a->memos[i].held = a->memos[i].fresh = true;
+		}
+		a->read = i + 1;
+		pthread_cond_broadcast(&a->done);
+		pthread_mutex_unlock(&a->lock);
+	}
+	return NULL;
+}
+
+void na_read_ahead_start(const nas_target *const *nas, const char *const *path,
+                         na_nas_memo *memos, size_t n, na_read_ahead **out)
+{
+	*out = NULL;
+	na_read_ahead *a = calloc(1, sizeof(*a));
+	if (!a)
+		return;
+	*a = (na_read_ahead){.nas = nas, .path = path, .memos = memos, .n = n};
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->done, NULL);
+	for (size_t i = 0; i < n; i++)
+		memos[i].ahead = a;
+	if (pthread_create(&a->thread, NULL, read_all, a) != 0) {
+		for (size_t i = 0; i < n; i++)
+			memos[i].ahead = NULL;
+		pthread_mutex_destroy(&a->lock);
+		pthread_cond_destroy(&a->done);
+		free(a);
+		return;
+	}
+	*out = a;
+}
+
+void na_nas_memo_wait(na_nas_memo *m)
+{
+	na_read_ahead *a = m->ahead;
+	if (!a)
+		return;
+	size_t i = (size_t)(m - a->memos);
+	pthread_mutex_lock(&a->lock);
+	while (a->read <= i)
+		pthread_cond_wait(&a->done, &a->lock);
+	pthread_mutex_unlock(&a->lock);
+	m->ahead = NULL;
+}
+
+void na_read_ahead_end(na_read_ahead **a)
+{
+	if (!*a)
+		return;
+	pthread_join((*a)->thread, NULL);
+	for (size_t i = 0; i < (*a)->n; i++)
+		(*a)->memos[i].ahead = NULL;
+	pthread_mutex_destroy(&(*a)->lock);
+	pthread_cond_destroy(&(*a)->done);
+	free(*a);
+	*a = NULL;
+}
+
+void na_nas_memo_free(na_nas_memo *m)
+{
+	na_nas_memo_wait(m);
+	if (m->held)
+		nas_view_free(&m->view);
+	*m = (na_nas_memo){0};
+}
