@@ -7,6 +7,7 @@
 #include "cmd/cmd_bench_group.h"
 #include "analysis/limits.h"
 #include "analysis/netbound.h"
+#include "analysis/stats.h"
 
 const char *na_bench_group_twice(const char *const *vms, size_t n)
 {
@@ -325,11 +326,16 @@ static void limits(na_store *s, const na_bench_plan *plan, const na_bench_result
 		na_limit l;
 		bool known = run_limit(s, &bases, e, n, &l);
 		if (runs)
-			json_object_set_new(json_array_get(runs, i), "limited_by", known ? na_limit_json(&l) : json_null());
-		else if (known)
-			printf("%s  %s #%d group of %zu: limited by %s: %s\n", said ? "" : "\nWhat limited each run:\n",
-			       plan->profiles[e->profile]->name, e->repetition, n, na_limit_name(l.layer), l.evidence);
-		said |= known;
+			json_object_set_new(json_array_get(runs, i), "limited_by",
+			                    known ? na_limit_json(&l) : json_null());
+		if (runs || !known)
+			continue;
+		char line[640];  /* within 120 columns, as all of bench's text */
+		snprintf(line, sizeof(line), "%s #%d group of %zu: limited by %s: %s",
+		         plan->profiles[e->profile]->name, e->repetition, n, na_limit_name(l.layer), l.evidence);
+		fputs(said ? "" : "\nWhat limited each run:\n", stdout);
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 2, 6);
+		said = true;
 	}
 	na_limit_bases_free(&bases);
 }

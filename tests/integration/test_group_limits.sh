@@ -38,12 +38,14 @@ python3 -c "import sys; g, e = float(sys.argv[1]), float(sys.argv[2]); sys.exit(
 	fail "path share $got, not the group's MB/s over the pool's own $share"
 pct=$(python3 -c "print(f'{$share*100:.0f}')")
 assert_contains "$bench" "What limited each run:
-  randwrite-4k-qd16 #1 group of 2: limited by path: its 2 VMs together reached $pct% of the pool's own"
+  randwrite-4k-qd16 #1 group of 2: limited by path: "
+assert_contains "$(flat "$bench")" "randwrite-4k-qd16 #1 group of 2: limited by path: its 2 VMs together reached $pct% of the pool's own"
 assert_eq "$(grep -c ' group of 2: limited by ' <<< "$bench")" 1 "one line per group run"
+assert_le "$(widest "$bench")" 120 "the bench's widest line"
 
 # Without the NAS side: undetermined, naming what is missing.
 run 0 "$NFSAGENT" bench --vm fleet-01 --vm fleet-02 --profile randwrite-4k-qd16 "${quick[@]}"
-assert_contains "$OUT" "  randwrite-4k-qd16 #1 group of 2: limited by undetermined: no NAS side (bench --nas): the pool, its log and the path cannot be told apart"
+assert_contains "$(flat "$OUT")" "randwrite-4k-qd16 #1 group of 2: limited by undetermined: no NAS side (bench --nas): the pool, its log and the path cannot be told apart"
 assert_eq "$(group_verdict)" "undetermined|null" "results --json: no share when undetermined"
 
 # compare and the report count each group as one run: the lone VM's and
