@@ -2,7 +2,6 @@
 #include "analysis/limits.h"
 
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -246,8 +245,9 @@ void na_limit_in_of_row(const na_result *r, const na_nas_run *n, uint64_t workin
 	in->read_iops = r->read.iops, in->write_iops = r->write.iops;
 	in->write_lat_us = r->write.present ? r->write.lat_mean_us : -1;
 	in->under_floor = under_floor;
-	in->host = r->host, in->nic = r->link_nic, in->nfs_client = r->nfs_client;
-	in->link_mbit = r->link_speed_mbit ? strtoll(r->link_speed_mbit, NULL, 10) : 0;
+	na_limit_member link = na_limit_member_of(r);  /* its host's link, read as a member's */
+	in->host = link.host, in->nic = link.nic, in->nfs_client = link.nfs_client;
+	in->link_mbit = link.link_mbit;
 	in->arc_hit_ratio = in->log_wait_us = in->amplification = -1;
 	in->nas = n && n->pool_known;
 	in->nas_why = n ? n->why : NULL;
