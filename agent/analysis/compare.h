@@ -72,6 +72,8 @@ na_effect na_cmp_layer_effect(int m, const double *a, size_t na, const double *b
 /* One ok result, reduced to what a comparison needs. */
 typedef struct na_cmp_row {
 	int64_t id;
+	int64_t group;                  /* the group run the row stands for (folded, id its
+	                                 * first member's), 0: a single result */
 	char *field[NA_N_FIELDS];       /* the store's listed fields (NA_FIELD_host, ...),
 	                                 * job_file as a hash of its content; NULL when not
 	                                 * recorded or not kept */

@@ -94,6 +94,7 @@ static int group_layers(na_store *s, const na_group_row *g, double *layer, vs_er
 /* w becomes its group's row: the group's figures and its pool's layers. */
 static int make_group_row(na_store *s, na_cmp_row *w, const na_group_row *g, vs_error *err)
 {
+	w->group = g->id;
 	w->present[0] = g->read.present;
 	w->present[1] = g->write.present;
 	na_cmp_row_metrics(w->metric[0], &g->read);

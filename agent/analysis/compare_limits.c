@@ -23,7 +23,9 @@ static int verdicts_of(na_store *s, const na_limit_bases *bases, const na_cmp_gr
 		const char *x = g->rows[i].field[NA_FIELD_profile];
 		if (!x || strcmp(x, profile) != 0 || g->rows[i].id <= 0)
 			continue;
-		int rc = na_limit_of_id(s, bases, g->rows[i].id, &p->v[p->n], err);
+		/* a folded group is one run with a verdict of its own */
+		int rc = g->rows[i].group ? na_limit_of_group(s, bases, g->rows[i].id, NULL, &p->v[p->n], err)
+		                          : na_limit_of_id(s, bases, g->rows[i].id, &p->v[p->n], err);
 		if (rc != VS_OK)
 			return rc;
 		p->count[p->v[p->n++].layer]++;

@@ -2,7 +2,6 @@
 #include "analysis/limits.h"
 
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -40,9 +39,34 @@ static double guest_bps(const na_limit_in *in)
 	return r > w ? r : w;
 }
 
+/* Through the link: the guest's, or a group's VMs on the link's host. */
+static double link_bps(const na_limit_in *in)
+{
+	return in->link_vms > 0 ? in->link_bps : guest_bps(in);
+}
+
 static double link_share(const na_limit_in *in)
 {
-	return in->link_mbit > 0 ? guest_bps(in) / ((double)in->link_mbit * 1e6 / 8) : -1;
+	return in->link_mbit > 0 ? link_bps(in) / ((double)in->link_mbit * 1e6 / 8) : -1;
+}
+
+/* Who moved the bytes through the link: "the guest", "its 2 VMs on esx01". */
+static const char *movers(const na_limit_in *in, char *buf, size_t size)
+{
+	if (in->link_vms <= 0)
+		return "the guest";
+	snprintf(buf, size, "its %d VM%s on %s", in->link_vms, in->link_vms == 1 ? "" : "s",
+	         in->host ? in->host : "the host");
+	return buf;
+}
+
+/* Who ran: "the guest", or a group's "3 VMs together". */
+static const char *runners(const na_limit_in *in, char *buf, size_t size)
+{
+	if (in->vms <= 0)
+		return "the guest";
+	snprintf(buf, size, "its %d VM%s together", in->vms, in->vms == 1 ? "" : "s");
+	return buf;
 }
 
 /* Network, then cache: what needs no NAS side.  A cache-served read at
@@ -50,10 +74,11 @@ static double link_share(const na_limit_in *in)
 static bool without_nas(const na_limit_in *in, na_limit *out)
 {
 	double l = link_share(in);
+	char who[160];
 	if (l >= NA_LIMIT_AT_CEILING) {
-		verdict(out, NA_LIMIT_NETWORK, l, "%.0f MB/s from the guest, %.0f%% of %s's %lld Mb/s link (%s)",
-		        guest_bps(in) / 1e6, l * 100, in->host ? in->host : "the host",
-		        (long long)in->link_mbit, in->nic ? in->nic : "uplink");
+		verdict(out, NA_LIMIT_NETWORK, l, "%.0f MB/s from %s, %.0f%% of %s's %lld Mb/s link (%s)",
+		        link_bps(in) / 1e6, movers(in, who, sizeof(who)), l * 100,
+		        in->host ? in->host : "the host", (long long)in->link_mbit, in->nic ? in->nic : "uplink");
 		return true;
 	}
 	if (!in->reads)
@@ -145,6 +170,7 @@ static void the_path(const na_limit_in *in, na_limit *out)
 	double g = ratio(guest_bps(in), l->bps), ln = link_share(in), pl = pool_share(in);
 	bool wait;
 	double lg = log_share(in, &wait);
+	char who[64];
 	if (in->link_mbit <= 0) {
 		verdict(out, NA_LIMIT_UNDETERMINED, -1, "the host's link speed is not recorded: the "
 		        "network cannot be ruled out (guest at %.0f%% of the NAS-local figure)", g * 100);
@@ -152,16 +178,19 @@ static void the_path(const na_limit_in *in, na_limit *out)
 	}
 	if (g >= 0 && g < NA_LIMIT_PATH_SHARE && ln < NA_LIMIT_ROOM && lg < NA_LIMIT_ROOM &&
 	    pl < NA_LIMIT_ROOM) {
-		verdict(out, NA_LIMIT_PATH, g, "the guest reached %.0f%% of the pool's own %.0f MB/s "
+		verdict(out, NA_LIMIT_PATH, g, "%s reached %.0f%% of the pool's own %.0f MB/s "
 		        "(%.0f IOPS) while the link (%.0f%%), the log (%.0f%%) and the data vdevs "
 		        "(%.0f%%) had room; ESXi's NFS client: %s",
-		        g * 100, l->bps / 1e6, l->iops, ln * 100, lg > 0 ? lg * 100 : 0,
-		        pl > 0 ? pl * 100 : 0, in->nfs_client ? in->nfs_client : "its settings not recorded");
+		        runners(in, who, sizeof(who)), g * 100, l->bps / 1e6, l->iops, ln * 100,
+		        lg > 0 ? lg * 100 : 0, pl > 0 ? pl * 100 : 0,
+		        in->nfs_client ? in->nfs_client : "its settings not recorded");
 		return;
 	}
-	verdict(out, NA_LIMIT_UNDETERMINED, -1, "no layer at its ceiling: the guest at %.0f%% of the "
-	        "NAS-local figure, the link at %.0f%%, the log at %.0f%%, the data vdevs at %.0f%%",
-	        g * 100, ln * 100, lg > 0 ? lg * 100 : 0, pl > 0 ? pl * 100 : 0);
+	/* a single run's log could have been held by its wait; a group's has none */
+	verdict(out, NA_LIMIT_UNDETERMINED, -1, "no layer at its ceiling: %s at %.0f%% of the "
+	        "NAS-local figure, the link at %.0f%%, the log at %.0f%%, the data vdevs at %.0f%%%s",
+	        runners(in, who, sizeof(who)), g * 100, ln * 100, lg > 0 ? lg * 100 : 0, pl > 0 ? pl * 100 : 0,
+	        in->pool_totals_only && in->writes ? " (a group's pool row has no log write wait)" : "");
 }
 
 void na_limit_of(const na_limit_in *in, na_limit *out)
@@ -182,6 +211,12 @@ void na_limit_of(const na_limit_in *in, na_limit *out)
 	}
 	if (at_the_pool(in, out))
 		return;
+	/* an ARC we cannot see may have served the reads: no path verdict */
+	if (in->reads && in->pool_totals_only) {
+		verdict(out, NA_LIMIT_UNDETERMINED, -1, "a group's pool row has no ARC hit ratio: the "
+		        "cache cannot be ruled out for its reads");
+		return;
+	}
 	if (!in->local || !in->local->profile) {
 		verdict(out, NA_LIMIT_UNDETERMINED, -1, "no NAS-local baseline of %s (bench "
 		        "--nas-baseline): the pool's own ceiling is not known",
@@ -210,8 +245,9 @@ void na_limit_in_of_row(const na_result *r, const na_nas_run *n, uint64_t workin
 	in->read_iops = r->read.iops, in->write_iops = r->write.iops;
 	in->write_lat_us = r->write.present ? r->write.lat_mean_us : -1;
 	in->under_floor = under_floor;
-	in->host = r->host, in->nic = r->link_nic, in->nfs_client = r->nfs_client;
-	in->link_mbit = r->link_speed_mbit ? strtoll(r->link_speed_mbit, NULL, 10) : 0;
+	na_limit_member link = na_limit_member_of(r);  /* its host's link, read as a member's */
+	in->host = link.host, in->nic = link.nic, in->nfs_client = link.nfs_client;
+	in->link_mbit = link.link_mbit;
 	in->arc_hit_ratio = in->log_wait_us = in->amplification = -1;
 	in->nas = n && n->pool_known;
 	in->nas_why = n ? n->why : NULL;

@@ -67,6 +67,16 @@ typedef struct na_limit_in {
 	double log_wait_us;        /* < 0 unknown */
 	double amplification;      /* < 0 unknown */
 	const na_limit_local *local;  /* NULL: no baseline of the dataset */
+	/* A group run's (0 for one VM): its VMs that ran the whole job, and
+	 * those on the host whose link is held (host, nic, link_mbit), with
+	 * the bytes/s through that link (the direction that moved most): a
+	 * link carries its own host's VMs, not the group's sum. */
+	int vms, link_vms;
+	double link_bps;
+	/* A group's pool row (result_group_nas) records neither the ARC nor
+	 * the log's write wait: its reads cannot rule the cache out, and its
+	 * log is held against its ceiling alone. */
+	bool pool_totals_only;
 } na_limit_in;
 
 typedef struct na_limit {
@@ -91,6 +101,35 @@ void na_limit_in_of_row(const na_result *r, const struct na_nas_run *n, uint64_t
  * true): the ceilings are the fastest any baseline showed. */
 void na_limit_local_add(na_limit_local *l, const na_result *r, const struct na_nas_run *n, bool same);
 
+/* ---- a group run (limits_group.c; docs/limits.md, "Group runs") ---- */
+/* A member of a group run as its group's verdict reads it: its result's
+ * fields (the strings the caller's). */
+typedef struct na_limit_member {
+	int64_t id;                 /* its result */
+	const char *host, *nic, *nfs_client, *export_path, *servers;
+	int64_t link_mbit;          /* 0: not recorded */
+	double read_bps, write_bps; /* its whole run's (its window's are not stored) */
+} na_limit_member;
+/* r's fields, pointing into r. */
+na_limit_member na_limit_member_of(const na_result *r);
+/* Group g's figures into in (local not set), for na_limit_of to judge as
+ * one run: its window's sums; its pool's rates over the window (pools
+ * p[0..n_pools): none, several, or one whose figures are not the window's
+ * leave no NAS side); the link of the host whose VMs came nearest to it,
+ * m[0..n) the VMs that ran the whole job, the group's window bytes of each
+ * direction split among its hosts by their VMs' whole-run shares;
+ * under_floor from the members' merged read bins (< 0: none). */
+void na_limit_in_of_group(const na_group_row *g, const na_group_nas_row *p, size_t n_pools,
+                          const na_limit_member *m, size_t n, double under_floor, na_limit_in *in);
+/* Members' fields copied (results --json gathers them as its listing reads
+ * them: no query may run inside it). */
+typedef struct na_limit_members {
+	na_limit_member *v;
+	size_t n;
+} na_limit_members;
+int na_limit_members_add(na_limit_members *ms, const na_result *r, vs_error *err);
+void na_limit_members_free(na_limit_members *ms);
+
 /* limits_store.c: stored result r's verdict, from its NAS row, its reads'
  * bins and the NAS-local baselines (site = nas, status ok) of its export
  * among bases; a baseline's own says it is the ceiling. */
@@ -107,6 +146,12 @@ int na_limit_of_stored(na_store *s, const na_limit_bases *bases, const na_result
                        vs_error *err);
 /* The same for result id (none: an "undetermined" saying so). */
 int na_limit_of_id(na_store *s, const na_limit_bases *bases, int64_t id, na_limit *out, vs_error *err);
+/* The verdict of the group run result_id is a member of, from the group's
+ * row, its pool rows, its complete members' results (those in known, the
+ * others read: known NULL or partial only outside a listing) and bins, and
+ * the baselines of their export; an incomplete group's is undetermined. */
+int na_limit_of_group(na_store *s, const na_limit_bases *bases, int64_t result_id,
+                      const na_limit_members *known, na_limit *out, vs_error *err);
 /* {"layer": "network", "share": 0.96, "evidence": "..."}; share null when
  * undetermined. */
 json_t *na_limit_json(const na_limit *l);

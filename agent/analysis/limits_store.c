@@ -1,6 +1,7 @@
 /* A stored result's verdict (limits.h): its NAS row, its reads' bins and
  * the NAS-local baselines of its export, read from the store. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/limits.h"
@@ -115,14 +116,20 @@ static uint64_t working_set(const char *job)
 	return bytes > 0 ? (uint64_t)bytes : 0;
 }
 
-static double reads_under_floor(na_store *s, const na_result *r, vs_error *err)
+/* The share of the reads under the floor of results ids[0..n), their
+ * read bins merged (a group's members: every completion counts once). */
+static double reads_under_floor(na_store *s, const int64_t *ids, size_t n, vs_error *err)
 {
-	na_fio_dir bins[2] = {0};
-	double under = -1;
-	if (r->read.present && na_store_bins_of(s, r->id, bins, err) == VS_OK && bins[0].present)
-		under = na_share_under(&bins[0], NA_CACHE_FLOOR_US);
-	na_fio_dir_clear(&bins[0]);
-	na_fio_dir_clear(&bins[1]);
+	na_fio_dir merged = {0};
+	for (size_t i = 0; i < n; i++) {
+		na_fio_dir bins[2] = {0};
+		if (na_store_bins_of(s, ids[i], bins, err) == VS_OK && bins[0].present)
+			na_fio_dir_merge(&merged, &bins[0], err);
+		na_fio_dir_clear(&bins[0]);
+		na_fio_dir_clear(&bins[1]);
+	}
+	double under = merged.present ? na_share_under(&merged, NA_CACHE_FLOOR_US) : -1;
+	na_fio_dir_clear(&merged);
 	*err = (vs_error){0};  /* without bins, no sign: not a failure */
 	return under;
 }
@@ -144,7 +151,7 @@ int na_limit_of_stored(na_store *s, const na_limit_bases *bases, const na_result
 	bool known = local_of(bases, r, &local);
 	na_limit_in in;
 	na_limit_in_of_row(r, k.found ? &k.n : NULL, working_set(r->job_file),
-	                   reads_under_floor(s, r, err), &in);
+	                   r->read.present ? reads_under_floor(s, &r->id, 1, err) : -1, &in);
 	in.local = known ? &local : NULL;
 	na_limit_of(&in, out);
 	return VS_OK;
@@ -174,6 +181,131 @@ int na_limit_of_id(na_store *s, const na_limit_bases *bases, int64_t id, na_limi
 	int rc = na_store_query(s, where, 1, verdict_of_row, &b, err);
 	if (rc == VS_OK && !b.found)
 		snprintf(out->evidence, sizeof(out->evidence), "result %lld is not recorded", (long long)id);
+	return rc;
+}
+
+/* ---- a group run's verdict ---- */
+
+/* A group's pool rows: the first kept (its why copied), all counted. */
+typedef struct kept_pools {
+	na_group_nas_row first;
+	char why[256];
+	size_t n;
+} kept_pools;
+
+static int keep_pool(const na_group_nas_row *p, void *ud, vs_error *err)
+{
+	(void)err;
+	kept_pools *k = ud;
+	if (k->n++)
+		return VS_OK;
+	k->first = *p;
+	snprintf(k->why, sizeof(k->why), "%s", p->why ? p->why : "");
+	k->first.why = p->why ? k->why : NULL;
+	k->first.nas = k->first.pool = k->first.datasets = k->first.vms = NULL;
+	return VS_OK;
+}
+
+/* The results of a group's members that ran the whole job. */
+typedef struct whole_ids {
+	int64_t *v;
+	size_t n;
+} whole_ids;
+
+static int keep_whole(const na_group_member *m, const char *uuid, void *ud, vs_error *err)
+{
+	(void)uuid;
+	whole_ids *w = ud;
+	if (m->why || !m->result_id)
+		return VS_OK;
+	int64_t *v = realloc(w->v, (w->n + 1) * sizeof(*v));
+	if (!v)
+		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	w->v = v;
+	w->v[w->n++] = m->result_id;
+	return VS_OK;
+}
+
+static int add_member(const na_result *r, void *ud, vs_error *err)
+{
+	return na_limit_members_add(ud, r, err);
+}
+
+/* Member id's fields: from known, else read into got. */
+static int member_of(na_store *s, const na_limit_members *known, int64_t id, na_limit_members *got,
+                     na_limit_member *out, vs_error *err)
+{
+	for (size_t i = 0; known && i < known->n; i++)
+		if (known->v[i].id == id)
+			return *out = known->v[i], VS_OK;
+	char cond[32];
+	snprintf(cond, sizeof(cond), "id=%lld", (long long)id);
+	const char *const where[] = {cond};
+	size_t before = got->n;
+	int rc = na_store_query(s, where, 1, add_member, got, err);
+	if (rc == VS_OK && got->n == before)
+		rc = vs_fail(err, VS_ERR_NOT_FOUND, "result %lld of a group is not recorded", (long long)id);
+	if (rc == VS_OK)
+		*out = got->v[before];
+	return rc;
+}
+
+/* Group g's verdict from its complete members m[0..n) (ids[0..n)). */
+static int judge_group(na_store *s, const na_limit_bases *bases, const na_group_row *g,
+                       const na_limit_member *m, const int64_t *ids, size_t n, na_limit *out,
+                       vs_error *err)
+{
+	kept_pools pools = {0};
+	int rc = na_store_group_nas_of(s, g->id, keep_pool, &pools, err);
+	if (rc != VS_OK)
+		return rc;
+	/* one datastore, one export: a group's baselines are its first VM's export's */
+	na_result key = {.profile = g->profile, .export_path = n ? m[0].export_path : NULL,
+	                 .servers = n ? m[0].servers : NULL};
+	na_limit_local local;
+	bool known = local_of(bases, &key, &local);
+	na_limit_in in;
+	na_limit_in_of_group(g, &pools.first, pools.n, m, n,
+	                     g->read.present ? reads_under_floor(s, ids, n, err) : -1, &in);
+	in.local = known ? &local : NULL;
+	na_limit_of(&in, out);
+	return VS_OK;
+}
+
+static int group_verdict(na_store *s, const na_limit_bases *bases, const na_group_row *g,
+                         const na_limit_members *known, na_limit *out, vs_error *err)
+{
+	whole_ids ids = {0};
+	na_limit_members got = {0};
+	int rc = na_store_group_members(s, g->id, keep_whole, &ids, err);
+	na_limit_member *m = rc == VS_OK ? calloc(ids.n + 1, sizeof(*m)) : NULL;
+	if (rc == VS_OK && !m)
+		rc = vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	for (size_t i = 0; rc == VS_OK && i < ids.n; i++)
+		rc = member_of(s, known, ids.v[i], &got, &m[i], err);
+	if (rc == VS_OK)
+		rc = judge_group(s, bases, g, m, ids.v, ids.n, out, err);
+	free(m);
+	free(ids.v);
+	na_limit_members_free(&got);
+	return rc;
+}
+
+int na_limit_of_group(na_store *s, const na_limit_bases *bases, int64_t result_id,
+                      const na_limit_members *known, na_limit *out, vs_error *err)
+{
+	*out = (na_limit){.share = -1, .local_share = -1};
+	na_group_row g;
+	int rc = na_store_group_of(s, result_id, &g, err);
+	if (rc == VS_OK && !g.id)
+		snprintf(out->evidence, sizeof(out->evidence), "result %lld is in no group run",
+		         (long long)result_id);
+	else if (rc == VS_OK && g.why)
+		snprintf(out->evidence, sizeof(out->evidence), "the group is incomplete (%s): its "
+		         "figures are not all its VMs'", g.why);
+	else if (rc == VS_OK)
+		rc = group_verdict(s, bases, &g, known, out, err);
+	na_group_row_clear(&g);
 	return rc;
 }
 

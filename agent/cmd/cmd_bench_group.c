@@ -5,7 +5,9 @@
 #include <string.h>
 
 #include "cmd/cmd_bench_group.h"
+#include "analysis/limits.h"
 #include "analysis/netbound.h"
+#include "analysis/stats.h"
 
 const char *na_bench_group_twice(const char *const *vms, size_t n)
 {
@@ -294,6 +296,50 @@ static json_t *run_json(na_bench *const *m, size_t n, const na_profile *p,
 	return run;
 }
 
+/* ---- what limited each run (docs/limits.md) ---------------------------------------- */
+
+/* Run e's verdict from its stored rows (false: it recorded nothing): the
+ * group's, or a lone VM's own when the group was of one (no group row). */
+static bool run_limit(na_store *s, const na_limit_bases *bases, const na_bench_group_run *e,
+                      size_t n, na_limit *l)
+{
+	vs_error err = {0};
+	for (size_t j = 0; j < n; j++)
+		if (e->m[j].o.row)
+			return (e->group_id ? na_limit_of_group(s, bases, e->m[j].o.row, NULL, l, &err)
+			                    : na_limit_of_id(s, bases, e->m[j].o.row, l, &err)) == VS_OK;
+	return false;
+}
+
+/* Each run's verdict, the baselines read once: a line each for the text,
+ * else into each of runs' objects as "limited_by". */
+static void limits(na_store *s, const na_bench_plan *plan, const na_bench_result *r, size_t n,
+                   json_t *runs)
+{
+	na_limit_bases bases;
+	vs_error err = {0};
+	bool said = false;
+	if (na_limit_bases_load(s, &bases, &err) != VS_OK)
+		na_limit_bases_free(&bases);  /* none: each run's verdict says so */
+	for (size_t i = 0; i < r->n; i++) {
+		const na_bench_group_run *e = &r->runs[i];
+		na_limit l;
+		bool known = run_limit(s, &bases, e, n, &l);
+		if (runs)
+			json_object_set_new(json_array_get(runs, i), "limited_by",
+			                    known ? na_limit_json(&l) : json_null());
+		if (runs || !known)
+			continue;
+		char line[640];  /* within 120 columns, as all of bench's text */
+		snprintf(line, sizeof(line), "%s #%d group of %zu: limited by %s: %s",
+		         plan->profiles[e->profile]->name, e->repetition, n, na_limit_name(l.layer), l.evidence);
+		fputs(said ? "" : "\nWhat limited each run:\n", stdout);
+		na_print_wrapped(stdout, line, NA_TEXT_WIDTH, 2, 6);
+		said = true;
+	}
+	na_limit_bases_free(&bases);
+}
+
 static void print_json(na_bench *const *m, size_t n, const na_bench_plan *plan,
                        const na_bench_result *r)
 {
@@ -302,6 +348,7 @@ static void print_json(na_bench *const *m, size_t n, const na_bench_plan *plan,
 		json_array_append_new(runs, run_json(m, n, plan->profiles[r->runs[i].profile], &r->runs[i]));
 	for (size_t i = 0; i < n; i++)
 		json_array_append_new(vms, json_string(m[i]->vm->name));
+	limits(m[0]->s->store, plan, r, n, runs);
 	na_json_print(json_pack("{s:o, s:s, s:o, s:b}", "vms", vms, "datastore", m[0]->ds->name, "runs",
 	                        runs, "interrupted", r->interrupted));
 }
@@ -338,6 +385,8 @@ int na_bench_group_cmd(na_bench_group *grp, const na_bench_plan *plan, bool json
 	int rc = na_op_bench(mp, n, &group, &r, err);
 	if (json && r.runs)
 		print_json(mp, n, plan, &r);
+	else if (r.runs)
+		limits(mp[0]->s->store, plan, &r, n, NULL);
 	*incomplete = r.incomplete;
 	na_bench_result_free(&r);
 	return rc;

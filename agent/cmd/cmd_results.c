@@ -329,6 +329,8 @@ typedef struct pending {
 	int64_t id;
 	json_t *o;
 	size_t left;  /* members' rows not seen yet */
+	int64_t member;              /* a member's result: the group's key for its verdict */
+	na_limit_members seen;       /* the members' rows seen: no query runs inside the listing */
 } pending;
 
 typedef struct listing {
@@ -479,15 +481,23 @@ static int open_group(listing *l, const na_result *r, const na_group_row *g, boo
 	json_object_set_new(o, "group_nas", pools);
 	json_object_set_new(o, "ran_as_nfs3", json_boolean(fell));
 	pending *p = &l->open[l->n_open++];
-	*p = (pending){g->id, o, 0};
+	*p = (pending){g->id, o, 0, r->id, {0}};
 	return rc == VS_OK ? na_store_group_members(l->store, g->id, member_json, p, err) : rc;
 }
 
-/* Prints open group i and forgets it. */
-static void close_group(listing *l, size_t i)
+/* Prints open group i with its verdict and forgets it.  Inside the listing
+ * every member was seen; after it, the members the selection left out are
+ * read. */
+static int close_group(listing *l, size_t i, vs_error *err)
 {
-	print_json(l, l->open[i].o);
+	pending *p = &l->open[i];
+	na_limit lim;
+	int rc = na_limit_of_group(l->store, &l->bases, p->member, &p->seen, &lim, err);
+	json_object_set_new(p->o, "limited_by", rc == VS_OK ? na_limit_json(&lim) : json_null());
+	print_json(l, p->o);
+	na_limit_members_free(&p->seen);
 	memmove(&l->open[i], &l->open[i + 1], (--l->n_open - i) * sizeof(*l->open));
+	return rc;
 }
 
 /* r takes its place in its group's JSON row (opened first); the row is
@@ -510,11 +520,12 @@ static int fill_member(listing *l, const na_result *r, const na_group_row *g, bo
 		json_object_set(full, "why", json_object_get(m, "why"));
 		json_array_set_new(members, at, full);
 		l->open[i].left--;
+		rc = na_limit_members_add(&l->open[i].seen, r, err);
 		break;
 	}
-	if (!l->open[i].left)
-		close_group(l, i);
-	return VS_OK;
+	if (rc == VS_OK && !l->open[i].left)
+		rc = close_group(l, i, err);
+	return rc;
 }
 
 static int on_row(const na_result *r, void *ud, vs_error *err)
@@ -596,7 +607,6 @@ static vs_status list(const results_args *a, na_outcome *out)
 		rc = na_limit_bases_load(store, &l.bases, err);
 	if (rc == VS_OK)
 		rc = na_store_query(store, a->where, a->n_where, on_row, &l, err);
-	na_limit_bases_free(&l.bases);
 	/* Nothing selected is an error (a name that matched nothing, exit 2);
 	 * an empty database is not, but says so. */
 	bool none = rc == VS_OK && !l.n;
@@ -612,10 +622,13 @@ static vs_status list(const results_args *a, na_outcome *out)
 	}
 	/* groups some of whose members the selection left out */
 	while (rc == VS_OK && l.n_open)
-		close_group(&l, 0);
-	for (size_t i = 0; i < l.n_open; i++)
+		rc = close_group(&l, 0, err);
+	for (size_t i = 0; i < l.n_open; i++) {
 		json_decref(l.open[i].o);
+		na_limit_members_free(&l.open[i].seen);
+	}
 	free(l.open);
+	na_limit_bases_free(&l.bases);
 	if (rc == VS_OK && a->json)
 		fputs(l.printed ? "\n]\n" : "]\n", stdout);
 	if (rc == VS_OK && l.n && l.table)

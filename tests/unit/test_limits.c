@@ -203,13 +203,182 @@ static void from_rows(void **state)
 	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
 }
 
+/* ---- a group run: its own figures, held by na_limit_of's rules ---- */
+
+/* Three VMs: two on esx01's 1 Gb/s link (125 MB/s), one on esx02's 10 Gb/s. */
+static const na_limit_member trio[] = {
+	{.id = 11, .host = "esx01", .nic = "vmnic1", .nfs_client = "nconnect=4", .link_mbit = 1000,
+	 .read_bps = 60e6},
+	{.id = 12, .host = "esx02", .nic = "vmnic0", .link_mbit = 10000, .read_bps = 60e6},
+	{.id = 13, .host = "esx01", .nic = "vmnic1", .nfs_client = "nconnect=4", .link_mbit = 1000,
+	 .read_bps = 60e6},
+};
+
+/* 180 MB/s of reads over the common window. */
+static na_group_row reads_group(void)
+{
+	return (na_group_row){.id = 7, .profile = "seqread-1m-qd8", .vms = 3,
+	                      .read = {.present = true, .bw_bytes = 180e6, .iops = 180,
+	                               .lat_mean_us = 5000, .runtime_ms = 5000}};
+}
+
+static void group_link_per_host(void **state)
+{
+	(void)state;
+	na_group_row g = reads_group();
+	na_limit_in in;
+	na_limit_in_of_group(&g, NULL, 0, trio, 3, 0.01, &in);
+	/* esx01's VMs moved two thirds of the window's bytes: 120 MB/s */
+	assert_string_equal(in.host, "esx01");
+	assert_int_equal(in.link_mbit, 1000);
+	assert_int_equal(in.link_vms, 2);
+	assert_int_equal(in.vms, 3);
+	assert_float_equal(in.link_bps, 120e6, 1);
+	assert_float_equal(in.read_bps, 180e6, 1);
+	assert_string_equal(in.nfs_client, "nconnect=4");
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_NETWORK);
+	assert_float_equal(v.share, 0.96, 1e-9);
+	assert_string_equal(v.evidence, "120 MB/s from its 2 VMs on esx01, 96% of esx01's 1000 Mb/s link (vmnic1)");
+	/* split by the VMs' whole-run rates: esx01's 90 + 30 of 180 MB/s */
+	na_limit_member uneven[3];
+	memcpy(uneven, trio, sizeof(uneven));
+	uneven[0].read_bps = 90e6, uneven[1].read_bps = 60e6, uneven[2].read_bps = 30e6;
+	g.read.bw_bytes = 150e6;
+	na_limit_in_of_group(&g, NULL, 0, uneven, 3, 0.01, &in);
+	assert_float_equal(in.link_bps, 100e6, 1);
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);  /* 80% of the link, no NAS side */
+	assert_non_null(strstr(v.evidence, "no NAS side (bench --nas)"));
+	/* a host whose link speed is not recorded is the one held: it cannot be ruled out */
+	uneven[1].link_mbit = 0;
+	na_limit_in_of_group(&g, NULL, 0, uneven, 3, 0.01, &in);
+	assert_string_equal(in.host, "esx02");
+	assert_int_equal(in.link_mbit, 0);
+	assert_float_equal(in.link_bps, 50e6, 1);
+}
+
+/* The group's pool over its window: 5 s of tank's writes. */
+static const na_group_nas_row tank = {.nas = "truenas", .pool = "tank", .members = 3, .pool_known = true,
+                                      .window_s = 5, .log_write_bytes = 615000000,
+                                      .data_write_bytes = 3500000000, .special_write_bytes = 0,
+                                      .data_read_bytes = 0, .guest_write_bytes = 615000000,
+                                      .amplification = 6.7};
+
+/* 123 MB/s of 4K writes from three VMs (30% of the pool's own 410). */
+static na_group_row writes_group(void)
+{
+	return (na_group_row){.id = 8, .profile = "randwrite-4k-qd16", .vms = 3,
+	                      .write = {.present = true, .bw_bytes = 123e6, .iops = 30000,
+	                                .lat_mean_us = 1500, .runtime_ms = 5000}};
+}
+
+static void group_pool(void **state)
+{
+	(void)state;
+	na_limit_member w[3];
+	memcpy(w, trio, sizeof(w));
+	for (size_t i = 0; i < 3; i++)
+		w[i].link_mbit = 10000, w[i].read_bps = 0, w[i].write_bps = 41e6;
+	na_group_row g = writes_group();
+	na_limit_in in;
+	na_limit_in_of_group(&g, &tank, 1, w, 3, -1, &in);
+	assert_true(in.nas);
+	assert_true(in.pool_totals_only);
+	assert_float_equal(in.log_write_bps, 123e6, 1);
+	assert_float_equal(in.data_write_bps, 700e6, 1);
+	assert_float_equal(in.amplification, 6.7, 1e-9);
+	assert_float_equal(in.log_wait_us, -1, 0);  /* not in a group's pool row */
+	assert_float_equal(in.arc_hit_ratio, -1, 0);
+	assert_float_equal(in.write_lat_us, 1500, 0);
+	in.local = &local;
+	na_limit v;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_PATH);
+	assert_float_equal(v.share, 0.3, 1e-9);
+	assert_non_null(strstr(v.evidence, "its 3 VMs together reached 30% of the pool's own 410 MB/s"));
+	/* at 60% of the pool's own: undetermined, saying what a group lacks */
+	g.write.bw_bytes = 246e6;
+	na_limit_in_of_group(&g, &tank, 1, w, 3, -1, &in);
+	in.local = &local;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_non_null(strstr(v.evidence, "(a group's pool row has no log write wait)"));
+	/* the data vdevs at 3.4 of their 3.5 GB/s */
+	na_group_nas_row busy = tank;
+	busy.data_write_bytes = 17000000000;
+	na_limit_in_of_group(&g, &busy, 1, w, 3, -1, &in);
+	in.local = &local;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_POOL);
+	assert_float_equal(v.share, 3.4 / 3.5, 1e-9);
+	assert_non_null(strstr(v.evidence, "6.7x the guest's writes"));
+}
+
+static void group_no_pool(void **state)
+{
+	(void)state;
+	na_group_row g = writes_group();
+	na_limit_in in;
+	na_limit v;
+	na_group_nas_row two[2] = {tank, tank};
+	two[1].pool = "fast";
+	na_limit_in_of_group(&g, two, 2, trio, 3, -1, &in);
+	assert_false(in.nas);
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_string_equal(v.evidence, "no NAS side (its VMs' datastores are on several pools): the pool, "
+	                    "its log and the path cannot be told apart");
+	na_group_nas_row late = tank;
+	late.why = "fleet-03 was left out";
+	na_limit_in_of_group(&g, &late, 1, trio, 3, -1, &in);
+	assert_false(in.nas);
+	assert_string_equal(in.nas_why, "fleet-03 was left out");
+	late.why = NULL, late.window_s = -1;
+	na_limit_in_of_group(&g, &late, 1, trio, 3, -1, &in);
+	assert_false(in.nas);
+	assert_string_equal(in.nas_why, "its pool's figures are not the window's");
+	/* no I/O in the window */
+	g.write.present = false;
+	na_limit_in_of_group(&g, &tank, 1, trio, 3, -1, &in);
+	na_limit_of(&in, &v);
+	assert_string_equal(v.evidence, "no I/O measured");
+}
+
+static void group_reads(void **state)
+{
+	(void)state;
+	na_limit_member fast[3];
+	memcpy(fast, trio, sizeof(fast));
+	for (size_t i = 0; i < 3; i++)
+		fast[i].link_mbit = 10000;
+	na_group_row g = reads_group();
+	na_limit_in in;
+	na_limit v;
+	/* a third of the members' reads under 50 us: cache, from the bins alone */
+	na_limit_in_of_group(&g, &tank, 1, fast, 3, 0.34, &in);
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_CACHE);
+	assert_float_equal(v.share, 0.34, 1e-9);
+	/* slower reads: no ARC figures, so no path verdict */
+	na_limit_in_of_group(&g, &tank, 1, fast, 3, 0.01, &in);
+	in.local = &local;
+	na_limit_of(&in, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_string_equal(v.evidence, "a group's pool row has no ARC hit ratio: the cache cannot be "
+	                    "ruled out for its reads");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(link_bound),   cmocka_unit_test(slog_bound),
 		cmocka_unit_test(pool_bound),   cmocka_unit_test(cache_served),
 		cmocka_unit_test(path_bound),   cmocka_unit_test(undetermined),
-		cmocka_unit_test(from_rows),
+		cmocka_unit_test(from_rows),    cmocka_unit_test(group_link_per_host),
+		cmocka_unit_test(group_pool),   cmocka_unit_test(group_no_pool),
+		cmocka_unit_test(group_reads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
