@@ -35,7 +35,7 @@ void na_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void na_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The offset of the first byte that is a control character (C0, DEL, C1)
  * or not part of valid UTF-8 (overlong forms, surrogates and code points
- * past U+10FFFF are not), or -1 when there is none (campaign_ini.c). */
+ * past U+10FFFF are not), or -1 when there is none. */
 long na_bad_text_at(const char *text);
 /* s with its control characters (C0, DEL, C1) written \x1b-style, so that a
  * hostile name cannot drive the terminal (malloc'd).  Messages and tables

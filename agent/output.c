@@ -19,6 +19,29 @@ static bool control_at(const unsigned char *c, const unsigned char *start)
 	       (c > start && c[-1] == 0xc2 && c[0] >= 0x80 && c[0] <= 0x9f);
 }
 
+long na_bad_text_at(const char *text)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; s[i];) {
+		unsigned char c = s[i];
+		size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+		           : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+		if (!n || c < 0x20 || c == 0x7f)
+			return (long)i;
+		for (size_t k = 1; k < n; k++)
+			if ((s[i + k] & 0xc0) != 0x80)
+				return (long)i;
+		if ((c == 0xe0 && s[i + 1] < 0xa0) || (c == 0xed && s[i + 1] > 0x9f) ||
+		    (c == 0xf0 && s[i + 1] < 0x90) || (c == 0xf4 && s[i + 1] > 0x8f))
+			return (long)i;
+		/* C1 controls (U+0080-U+009F) are control characters too. */
+		if (c == 0xc2 && s[i + 1] < 0xa0)
+			return (long)i;
+		i += n;
+	}
+	return -1;
+}
+
 char *na_escaped(const char *s)
 {
 	const unsigned char *start = (const unsigned char *)s;
