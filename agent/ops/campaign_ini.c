@@ -9,35 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops/campaign.h"
+#include "ops/campaign_ini.h"
 #include "nfsagent/nas.h"
 #include "ops/fleet.h"
 #include "ops/mount.h"
 #include "profiles.h"
 
 enum { MAX_FILE = 1 << 20 };
-
-/* A section or a key met so far, to refuse the same one met again. */
-typedef struct seen {
-	char *section, *name;  /* name NULL: the section itself */
-	int line;
-} seen;
-
-typedef struct parse {
-	na_campaign *c;
-	const char *text;
-	size_t len, pos;     /* what the reader hands libinih next */
-	bool line_start;     /* pos begins a line */
-	int line;            /* of the line being handled */
-	int heading_line;    /* of the last [section] heading */
-	int block_line;      /* the heading of the previous key's section */
-	int error_line;
-	char error[512];
-	na_labels campaign_labels;  /* folded into each target's at the end */
-	seen *seen;
-	size_t n_seen;
-	bool seen_campaign;
-} parse;
 
 static void fail_line(parse *p, int line, const char *fmt, va_list ap)
 {
@@ -47,8 +25,7 @@ static void fail_line(parse *p, int line, const char *fmt, va_list ap)
 	vsnprintf(p->error, sizeof(p->error), fmt, ap);
 }
 
-static void fail_at(parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fail_at(parse *p, const char *fmt, ...)
+void na_ini_fail_at(parse *p, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -79,7 +56,7 @@ static bool set_str(char **field, const char *value)
 static bool set_long(parse *p, const char *name, long *field, const char *value, long min, long max)
 {
 	if (!na_parse_long(value, min, max, field))
-		fail_at(p, "%s wants a whole number from %ld to %ld, not '%s'", name, min, max, value);
+		na_ini_fail_at(p, "%s wants a whole number from %ld to %ld, not '%s'", name, min, max, value);
 	return true;
 }
 
@@ -87,7 +64,7 @@ static bool set_long(parse *p, const char *name, long *field, const char *value,
 static bool set_size(parse *p, const char *name, char **field, const char *value)
 {
 	if (na_parse_size(value) < 0) {
-		fail_at(p, "%s wants a size as fio reads it, a whole number with K, M, G, T or P "
+		na_ini_fail_at(p, "%s wants a size as fio reads it, a whole number with K, M, G, T or P "
 		           "(8G, 512M), not '%s'", name, value);
 		return true;
 	}
@@ -101,7 +78,7 @@ static bool set_name(parse *p, const char *name, char **field, const char *value
 {
 	long bad = na_bad_text_at(value);
 	if (bad >= 0) {
-		fail_at(p, "%s has a control character or is not UTF-8 (byte 0x%02x): names have none",
+		na_ini_fail_at(p, "%s has a control character or is not UTF-8 (byte 0x%02x): names have none",
 		        name, (unsigned char)value[bad]);
 		return true;
 	}
@@ -202,7 +179,7 @@ static bool set_labels(parse *p, na_labels *l, const char *value)
 	vs_error err = {0};
 	for (char *kv = strtok_r(copy, ",", &save); ok && kv; kv = strtok_r(NULL, ",", &save))
 		if (!(ok = na_labels_add(l, kv, &err) == VS_OK))
-			fail_at(p, "%s", err.message);
+			na_ini_fail_at(p, "%s", err.message);
 	free(copy);
 	return ok;
 }
@@ -228,29 +205,29 @@ static bool set_vms(parse *p, const char *value)
 	char *copy = strdup(value), *next = NULL;
 	c->vms_line = p->line;
 	if (!copy)
-		fail_at(p, "out of memory");
+		na_ini_fail_at(p, "out of memory");
 	for (char *v = copy; v && !p->error[0]; v = next) {
 		if ((next = strchr(v, ',')))
 			*next++ = '\0';
 		const char *name = trimmed(v, v + strlen(v));
 		if (!*name) {
 			if (next || v != copy)  /* an empty value is said below */
-				fail_at(p, "vms wants VM names or globs separated by commas: one is empty");
+				na_ini_fail_at(p, "vms wants VM names or globs separated by commas: one is empty");
 			break;
 		}
 		for (size_t i = 0; i < c->n_vms && !p->error[0]; i++)
 			if (!strcmp(c->vms[i], name))
-				fail_at(p, "vms names %s twice", name);
+				na_ini_fail_at(p, "vms names %s twice", name);
 		if (p->error[0])
 			break;
 		if (c->n_vms == NA_MAX_CAMPAIGN_VMS)
-			fail_at(p, "vms names more than %d VMs: a group runs at most %d",
+			na_ini_fail_at(p, "vms names more than %d VMs: a group runs at most %d",
 			        NA_MAX_CAMPAIGN_VMS, NA_MAX_CAMPAIGN_VMS);
 		else
 			set_name(p, "vms", &c->vms[c->n_vms++], name);
 	}
 	if (copy && !c->n_vms && !p->error[0])
-		fail_at(p, "vms wants VM names or globs separated by commas");
+		na_ini_fail_at(p, "vms wants VM names or globs separated by commas");
 	free(copy);
 	return true;
 }
@@ -269,7 +246,7 @@ static bool set_dir(parse *p, const char *value)
 {
 	vs_error err = {0};
 	if (na_job_dir_check(value, &err) != VS_OK) {
-		fail_at(p, "dir %s", err.message);
+		na_ini_fail_at(p, "dir %s", err.message);
 		return false;
 	}
 	return set_str(&p->c->dir, value);
@@ -284,11 +261,11 @@ static bool set_nas(parse *p, const char *name, char **field, const char *other,
 	vs_error err = {0};
 	bool host = !strcmp(name, "nas");
 	if (other) {
-		fail_at(p, "give one of nas and nas_command");
+		na_ini_fail_at(p, "give one of nas and nas_command");
 		return true;
 	}
 	if ((host ? nas_target_host(&t, value, &err) : nas_target_command(&t, value, &err)) != VS_OK)
-		fail_at(p, "%s: %s", name, err.message);
+		na_ini_fail_at(p, "%s: %s", name, err.message);
 	nas_target_free(&t);
 	return p->error[0] || set_str(field, value);
 }
@@ -298,7 +275,7 @@ static bool set_central(parse *p, char **field, const char *value)
 {
 	vs_error err = {0};
 	if (na_central_check_url(value, &err) != VS_OK)
-		fail_at(p, "central: %s", err.message);
+		na_ini_fail_at(p, "central: %s", err.message);
 	return p->error[0] || set_str(field, value);
 }
 
@@ -306,7 +283,7 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 {
 	na_campaign *c = p->c;
 	if (!strcmp(name, "name") && strlen(value) > NA_MAX_NAME) {
-		fail_at(p, "name is at most 64 characters: it names the run and its journal");
+		na_ini_fail_at(p, "name is at most 64 characters: it names the run and its journal");
 		return true;
 	}
 	if (!strcmp(name, "name")) return set_name(p, name, &c->name, value);
@@ -332,7 +309,7 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "nas")) return set_nas(p, name, &c->nas, c->nas_command, value);
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &c->nas_command, c->nas, value);
 	if (!strcmp(name, "central")) return set_central(p, &c->central, value);
-	fail_at(p, "unknown key '%s' in [campaign]", name);
+	na_ini_fail_at(p, "unknown key '%s' in [campaign]", name);
 	return false;
 }
 
@@ -344,7 +321,7 @@ static bool connection_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "thumbprint")) return set_str(&c->thumbprint, value);
 	if (!strcmp(name, "cacert")) return set_str(&c->cacert, value);
 	if (!strcmp(name, "insecure")) return set_bool(&c->insecure, value);
-	fail_at(p, "unknown key '%s' in [connection]", name);
+	na_ini_fail_at(p, "unknown key '%s' in [connection]", name);
 	return false;
 }
 
@@ -368,9 +345,9 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	vs_error err = {0};
 	int rc = na_target_dataset_key(t, name, value, &err);
 	if (rc == VS_ERR_NOT_FOUND)
-		fail_at(p, "unknown key '%s' in [target %s]", name, t->name);
+		na_ini_fail_at(p, "unknown key '%s' in [target %s]", name, t->name);
 	else if (rc != VS_OK)
-		fail_at(p, "%s", err.message);
+		na_ini_fail_at(p, "%s", err.message);
 	return true;
 }
 
@@ -445,7 +422,7 @@ static bool first_time(parse *p, const char *section, const char *name)
 			return false;
 	}
 	if ((s = seen_before(p, section, name))) {
-		fail_at(p, "%s is set again in [%s] (first at line %d): give each key once", name, section,
+		na_ini_fail_at(p, "%s is set again in [%s] (first at line %d): give each key once", name, section,
 		        s->line);
 		return false;
 	}
@@ -458,14 +435,14 @@ static int on_key(void *user, const char *section, const char *name, const char 
 	if (p->error[0])
 		return 0;
 	if (strstr(name, "password") && strcmp(name, "guest_password_file") != 0) {
-		fail_at(p, "no passwords in campaign files: use NFSAGENT_PASSWORD and "
+		na_ini_fail_at(p, "no passwords in campaign files: use NFSAGENT_PASSWORD and "
 		           "NFSAGENT_GUEST_PASSWORD, or password files");
 		return 0;
 	}
 	bool ok;
 	if (!first_time(p, section, name)) {
 		if (!p->error[0])
-			fail_at(p, "out of memory");
+			na_ini_fail_at(p, "out of memory");
 		return 0;
 	}
 	if (!strcmp(section, "campaign")) {
@@ -482,7 +459,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 0;
 	}
 	if (!ok)
-		fail_at(p, "bad value '%s' for %s", value, name);
+		na_ini_fail_at(p, "bad value '%s' for %s", value, name);
 	return ok && !p->error[0];
 }
 
@@ -518,180 +495,6 @@ static char *read_line(char *str, int num, void *stream)
 	return str;
 }
 
-/* ---- whole-file checks ---- */
-
-bool na_target_nfs41(const na_target *t)
-{
-	return t->servers && t->nfs && strcmp(t->nfs, "4.1") == 0;
-}
-
-/* Whether a and b name one export: one path, or (before the NAS gave the
- * path) one dataset that both make. */
-static bool one_export(const na_target *a, const na_target *b)
-{
-	if (a->path && b->path)
-		return !strcmp(a->path, b->path);
-	return !a->path && !b->path && a->create && b->create && a->dataset && b->dataset &&
-	       !strcmp(a->dataset, b->dataset);
-}
-
-bool na_target_alternates(const na_target *a, const na_target *b)
-{
-	return a != b && a->servers && b->servers && a->nfs && b->nfs && !strcmp(a->servers, b->servers) &&
-	       one_export(a, b) && strcmp(a->nfs, b->nfs) != 0;
-}
-
-static bool same_text(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-/* Two targets that make one dataset are NFS 3 and 4.1 on it, through one
- * NAS and one set of hosts, and ask the same of it: the first makes it,
- * the second only follows. */
-static bool same_asks(const na_target *a, const na_target *b)
-{
-	if (!na_target_alternates(a, b) || !same_text(a->nas, b->nas) ||
-	    !same_text(a->nas_command, b->nas_command) || !same_text(a->hosts, b->hosts))
-		return false;
-	if (a->keep != b->keep || a->share_to.n != b->share_to.n)
-		return false;
-	for (int i = 0; i < NAS_SET_N; i++)
-		if (strcmp(a->settings.v[i], b->settings.v[i]) != 0)
-			return false;
-	for (size_t i = 0; i < a->share_to.n; i++)
-		if (strcmp(a->share_to.v[i], b->share_to.v[i]) != 0)
-			return false;
-	return true;
-}
-
-static int check_target(parse *p, const na_target *t, size_t index)
-{
-	const na_campaign *c = p->c;
-	p->line = t->line;
-	const char *dataset = na_target_dataset_check(t, c->nas || c->nas_command);
-	if (dataset)
-		fail_at(p, "[target %s] %s", t->name, dataset);
-	else if (!t->datastore)
-		fail_at(p, "[target %s] needs datastore = NAME", t->name);
-	else if (t->servers && (!(t->path || t->create) || !t->nfs))
-		fail_at(p, "[target %s] mounts an export: it needs path and nfs too", t->name);
-	else if (!t->servers && (t->path || t->nfs))
-		fail_at(p, "[target %s] names an export: give server too", t->name);
-	else if (t->connections && !t->servers)
-		fail_at(p, "[target %s] connections = N is set when nfsagent mounts: give server, path "
-		           "and nfs too", t->name);
-	else if (t->on_extent_bug && !strcmp(t->on_extent_bug, "cold") && !c->allow_power_off)
-		fail_at(p, "[target %s] on_extent_bug = cold needs allow_power_off = yes in [campaign]",
-		        t->name);
-	for (size_t i = 0; i < index && !p->error[0]; i++)
-		if (!strcmp(c->targets[i].datastore, t->datastore) && !na_target_alternates(&c->targets[i], t))
-			fail_at(p, "targets %s and %s use the same datastore", c->targets[i].name, t->name);
-	for (size_t i = 0; i < index && !p->error[0]; i++)
-		if (t->create && c->targets[i].create && !strcmp(c->targets[i].dataset, t->dataset) &&
-		    !same_asks(&c->targets[i], t))
-			fail_at(p, "targets %s and %s make dataset %s: only NFS 3 and NFS 4.1 on it, with the "
-			           "same server, nas, hosts, settings, share_to and keep", c->targets[i].name,
-			        t->name, t->dataset);
-	return p->error[0] ? -1 : 0;
-}
-
-/* What a campaign of several VMs (vms =) cannot do yet, said before
- * anything is touched. */
-static void check_group(parse *p)
-{
-	na_campaign *c = p->c;
-	p->line = c->vms_line;
-	if (c->vm)
-		fail_at(p, "give vm or vms, not both");
-	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++) {
-		const na_target *t = &c->targets[i];
-		p->line = t->line;
-		for (size_t k = 0; k < c->n_targets && !p->error[0]; k++)
-			if (na_target_alternates(&c->targets[k], t))
-				fail_at(p, "[target %s] alternates NFS versions with [target %s]: not done "
-				           "yet with vms", t->name, c->targets[k].name);
-		if (!p->error[0] && t->servers && t->on_extent_bug && !strcmp(t->on_extent_bug, "nfs3"))
-			fail_at(p, "[target %s]: on_extent_bug = nfs3 on a datastore the campaign mounts "
-			           "is not done yet with vms", t->name);
-	}
-}
-
-static void check_campaign(parse *p)
-{
-	na_campaign *c = p->c;
-	p->line = 1;
-	if (!p->seen_campaign)
-		fail_at(p, "no [campaign] section");
-	else if (!c->name || (!c->vm && !c->n_vms))
-		fail_at(p, "[campaign] needs name and vm (or vms)");
-	else if (!c->n_profiles)
-		fail_at(p, "[campaign] needs profiles = P1, P2 (see nfsagent profiles)");
-	else if (c->n_targets < 1)
-		fail_at(p, "no [target NAME] section");
-	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++)
-		check_target(p, &c->targets[i], i);
-	if (!p->error[0] && c->n_vms)
-		check_group(p);
-}
-
-/* A target's results carry the campaign's labels too; a key the target
- * sets itself keeps the target's value. */
-static void fold_labels(parse *p)
-{
-	const na_labels *from = &p->campaign_labels;
-	for (size_t i = 0; i < p->c->n_targets && !p->error[0]; i++) {
-		na_target *t = &p->c->targets[i];
-		vs_error err = {0};
-		for (size_t k = 0; k < from->n && !p->error[0]; k++) {
-			const na_label *l = &from->v[k];
-			if (na_labels_find(&t->labels, l->key))
-				continue;
-			size_t len = strlen(l->key) + strlen(l->value) + 2;
-			char *kv = malloc(len);
-			if (kv)
-				snprintf(kv, len, "%s=%s", l->key, l->value);
-			p->line = t->line;
-			if (!kv)
-				fail_at(p, "out of memory");
-			else if (na_labels_add(&t->labels, kv, &err) != VS_OK)
-				fail_at(p, "[target %s]: %s with the campaign's", t->name, err.message);
-			free(kv);
-		}
-	}
-}
-
-/* A target's results carry what the campaign mounted it with as the label
- * connections=N, which compare holds as a factor ("NFS 3 with 4
- * connections against NFS 4.1"); nfsagent does not read back vSphere
- * 8.0 U1's numTcpConnections yet, and preflight refuses connections on a
- * datastore mounted before the campaign. */
-static void label_connections(parse *p)
-{
-	for (size_t i = 0; i < p->c->n_targets && !p->error[0]; i++) {
-		na_target *t = &p->c->targets[i];
-		char kv[32];
-		snprintf(kv, sizeof(kv), "connections=%ld", t->connections);
-		vs_error err = {0};
-		p->line = t->line;
-		if (t->connections && na_labels_add(&t->labels, kv, &err) != VS_OK)
-			fail_at(p, "[target %s]: connections = %ld: %s", t->name, t->connections, err.message);
-	}
-}
-
-/* A target that names no NAS of its own samples the campaign's. */
-static void fold_nas(parse *p)
-{
-	na_campaign *c = p->c;
-	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++) {
-		na_target *t = &c->targets[i];
-		if (t->nas || t->nas_command || (!c->nas && !c->nas_command))
-			continue;
-		if (!set_str(c->nas ? &t->nas : &t->nas_command, c->nas ? c->nas : c->nas_command))
-			fail_at(p, "out of memory");
-	}
-}
-
 static void set_defaults(na_campaign *c)
 {
 	*c = (na_campaign){.repeat = 3, .runtime = 60, .ramp = 0, .probe_disks = 4, .cleanup = true,
@@ -722,13 +525,7 @@ int na_campaign_parse(const char *file, const char *text, na_campaign *c, vs_err
 		snprintf(p.error, sizeof(p.error), "out of memory");
 	}
 	if (!p.error[0])
-		check_campaign(&p);
-	if (!p.error[0])
-		label_connections(&p);
-	if (!p.error[0])
-		fold_labels(&p);
-	if (!p.error[0])
-		fold_nas(&p);
+		na_ini_check(&p);
 	for (size_t i = 0; i < p.n_seen; i++) {
 		free(p.seen[i].section);
 		free(p.seen[i].name);
