@@ -42,12 +42,12 @@ static bool fixed_word(const char *s)
 	                      strlen(s);
 }
 
-static int file_of(const na_bench *b, char *file, size_t size, vs_error *err)
+/* The job's file in the dataset mounted at mp. */
+static int file_in(const char *mp, char *file, size_t size, vs_error *err)
 {
-	const char *mp = b->nas_view.dataset.mountpoint;
 	if (!nas_path_ok(mp))
-		return vs_fail(err, VS_ERR_USAGE, "the mountpoint of %s is not a path nfsagent passes to "
-		               "the NAS", b->nas_view.dataset.name);
+		return vs_fail(err, VS_ERR_USAGE, "the mountpoint %s is not a path nfsagent passes to the NAS",
+		               mp);
 	snprintf(file, size, "%s/" NA_BASELINE_JOB ".data", mp);
 	return VS_OK;
 }
@@ -95,10 +95,10 @@ static char *line_of(const words *x)
 	return s;
 }
 
-static int run_words(const na_bench *b, const char *const *w, nas_output *out, vs_error *err)
+static int run_words(const nas_target *nas, const char *const *w, nas_output *out, vs_error *err)
 {
 	nas_call c = {.remote = w};
-	int rc = nas_run_all(b->nas, &c, 1);
+	int rc = nas_run_all(nas, &c, 1);
 	*err = c.err;
 	if (out)
 		*out = c.out;
@@ -107,36 +107,82 @@ static int run_words(const na_bench *b, const char *const *w, nas_output *out, v
 	return rc;
 }
 
-void na_bench_baseline_sweep(na_bench *b)
+/* Ends a killed baseline's fio on nas by its job's name (*ended: one ran). */
+static int end_fio_on(const nas_target *nas, bool *ended, vs_error *err)
 {
-	char file[NAS_PATH_MAX + 64];
-	vs_error err = {0};
-	run_words(b, end_fio, NULL, &err);  /* 1: none was running */
-	if (file_of(b, file, sizeof(file), &err) != VS_OK)
-		return;
-	const char *const rm[] = {"rm", "-f", file, NULL};
-	if (run_words(b, rm, NULL, &err) != VS_OK)
-		na_say_warning(b->s, "a killed baseline's file is left on NAS %s: %s", b->nas->display,
-		               err.message);
+	nas_output out = {0};
+	int rc = run_words(nas, end_fio, &out, err);
+	*ended = rc == VS_OK;
+	if (out.status == 1)  /* pkill: none was running */
+		rc = VS_OK, *err = (vs_error){0};
+	nas_output_free(&out);
+	return rc;
 }
 
-/* fio there, said in one line when not. */
-static bool fio_there(na_bench *b)
+/* Removes the job's file from the dataset mounted at mp. */
+static int remove_file(const nas_target *nas, const char *mp, vs_error *err)
+{
+	char file[NAS_PATH_MAX + 64];
+	int rc = file_in(mp, file, sizeof(file), err);
+	const char *const rm[] = {"rm", "-f", file, NULL};
+	return rc == VS_OK ? run_words(nas, rm, NULL, err) : rc;
+}
+
+int na_bench_baseline_end(const nas_target *nas, const char *export_path, bool *ended, vs_error *err)
+{
+	nas_view v = {0};
+	int rc = end_fio_on(nas, ended, err);
+	if (rc == VS_OK)
+		rc = nas_read_view(nas, export_path, &v, err);
+	if (rc == VS_OK)
+		rc = remove_file(nas, v.dataset.mountpoint, err);
+	nas_view_free(&v);
+	return rc;
+}
+
+/* What a killed baseline left on b's NAS (fixed words: the job's name, the
+ * checked mountpoint). */
+static void sweep(na_bench *b)
+{
+	vs_error err = {0};
+	bool ended;
+	int rc = end_fio_on(b->nas, &ended, &err);
+	if (rc == VS_OK)
+		rc = remove_file(b->nas, b->nas_view.dataset.mountpoint, &err);
+	if (rc != VS_OK)
+		na_say_warning(b->s, "a killed baseline's fio or file may be left on NAS %s: %s",
+		               b->nas->display, err.message);
+}
+
+/* fio there, or why not in err. */
+static int fio_there(na_bench *b, vs_error *err)
 {
 	static const char *const version[] = {"fio", "--version", NULL};
 	nas_output out = {0};
-	vs_error err = {0};
-	int rc = run_words(b, version, &out, &err);
+	int rc = run_words(b->nas, version, &out, err);
 	bool missing = out.status == 127;
 	nas_output_free(&out);
-	if (rc == VS_OK)
-		return true;
-	if (missing)
-		na_say_warning(b->s, "fio is not installed on NAS %s: install it there (apt-get install "
-		               "fio; TrueNAS SCALE ships it); no NAS-local baseline", b->nas->display);
-	else
-		na_say_warning(b->s, "no NAS-local baseline: %s", err.message);
-	return false;
+	if (rc != VS_OK && missing)
+		return vs_fail(err, VS_ERR_NOT_FOUND, "fio is not installed on NAS %s: install it there "
+		               "(apt-get install fio; TrueNAS SCALE ships it); no NAS-local baseline",
+		               b->nas->display);
+	if (rc != VS_OK) {
+		char why[sizeof(err->message)];
+		snprintf(why, sizeof(why), "%s", err->message);
+		vs_fail(err, rc, "no NAS-local baseline: %s", why);
+	}
+	return rc;
+}
+
+/* Before b's baselines: what a killed baseline left on the NAS ended and
+ * removed, then fio looked for there; why they cannot run in err (fio
+ * missing: VS_ERR_NOT_FOUND, and its fix). */
+static int ready(na_bench *b, vs_error *err)
+{
+	if (!b->nas_ready)
+		return vs_fail(err, VS_ERR_CONNECT, "no NAS-local baseline: the NAS side could not be read");
+	sweep(b);
+	return fio_there(b, err);
 }
 
 static int room_for(na_bench *b, const na_profile *p, vs_error *err)
@@ -161,7 +207,7 @@ static int wait_fio(na_bench *b, nas_job **job, long timeout_s, nas_output *out,
 	bool cut = nas_job_running(*job);
 	if (cut) {
 		vs_error e = {0};
-		run_words(b, end_fio, NULL, &e);
+		run_words(b->nas, end_fio, NULL, &e);
 	}
 	int rc = nas_job_finish(job, cut ? 2000 : 1000, out, err);
 	if (cut && rc == VS_OK)
@@ -198,12 +244,14 @@ static int record_local(na_bench *b, const na_profile *p, const char *line,
 	return rc;
 }
 
+/* One run with its job words made, its output recorded: fio's failure
+ * too, not a run Ctrl-C cut short (a part of a run is no ceiling). */
 static int run_one(na_bench *b, const na_profile *p, const char *job_text, na_bench_outcome *o,
                    vs_error *err)
 {
 	char file[NAS_PATH_MAX + 64];
 	words x;
-	int rc = file_of(b, file, sizeof(file), err);
+	int rc = file_in(b->nas_view.dataset.mountpoint, file, sizeof(file), err);
 	if (rc == VS_OK)
 		rc = job_words(b, p, file, &x, err);
 	if (rc == VS_OK)
@@ -211,7 +259,6 @@ static int run_one(na_bench *b, const na_profile *p, const char *job_text, na_be
 	char *line = rc == VS_OK ? line_of(&x) : NULL;
 	if (rc != VS_OK || !line)
 		return rc != VS_OK ? rc : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	*o = (na_bench_outcome){.guest_clock_err = -1};
 	na_bench_started st = na_bench_started_now();
 	o->nas = true;  /* b->nas_ready: na_bench_baseline's */
 	nas_sampler *s = na_bench_sampling_start(b, job_text, &o->nas_window);
@@ -223,63 +270,88 @@ static int run_one(na_bench *b, const na_profile *p, const char *job_text, na_be
 	na_bench_note_end(&st);
 	if (s)
 		na_bench_sampling_stop(b, &s, &o->nas_window);
-	if (rc == VS_OK || out.len)
+	if (rc == VS_OK || (out.len && !*b->stop))
 		rc = record_local(b, p, line, &st, &out, o, err);
 	nas_output_free(&out);
 	free(line);
 	return rc;
 }
 
-static bool has_twin(const na_profile *p)
+bool na_bench_baseline_twin(const na_profile *p)
 {
 	return p->nrfiles == 0 && !na_profile_zeros(p);
 }
 
-/* A profile's baseline that could not run: said, the others go on. */
-static void not_run(na_bench *b, const na_profile *p, vs_error *err)
+/* p's baseline (a twin, after ready), recorded into o with b->step in one
+ * transaction; o->row 0: nothing recorded, err says why. */
+static int run_profile(na_bench *b, const na_profile *p, na_bench_outcome *o, vs_error *err)
 {
-	na_say_warning(b->s, "no NAS-local baseline of %s: %s", p->name, err->message);
-	*err = (vs_error){0};
+	*o = (na_bench_outcome){.guest_clock_err = -1};
+	char *job_text = na_bench_job(b, p);
+	int rc = job_text ? run_one(b, p, job_text, o, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	free(job_text);
+	return rc;
+}
+
+/* A baseline that could not run (p NULL: none can): said, the others go on. */
+static void not_run(na_bench *b, const na_bench_plan *plan, const na_profile *p, vs_error *why)
+{
+	if (p)
+		na_say_warning(b->s, "no NAS-local baseline of %s: %s", p->name, why->message);
+	else
+		na_say_warning(b->s, "%s", why->message);
+	if (plan->not_local)
+		plan->not_local(plan->ud, p, why);
+	*why = (vs_error){0};
+}
+
+/* One profile's baseline, recorded with the plan's journal step, shown. */
+static int run_local(na_bench *b, const na_bench_plan *plan, const na_profile *p,
+                     na_bench_run_entry *e, vs_error *err)
+{
+	char step[256] = "";
+	if (plan->step_of)
+		plan->step_of(plan->ud, p, 0, step, sizeof(step));
+	b->step = step[0] ? step : NULL;
+	int rc = run_profile(b, p, &e->o, err);
+	b->step = NULL;
+	if (e->o.row && plan->on_local) {
+		b->site = "nas";  /* the caller shows it as the NAS's */
+		plan->on_local(plan->ud, b, p, e);
+		b->site = NULL;
+	}
+	if (e->o.row)
+		return VS_OK;
+	na_bench_outcome_clear(&e->o);
+	if (rc != VS_OK && rc != VS_ERR_NOMEM && !*b->stop)  /* cut short: left to be made */
+		not_run(b, plan, p, err), rc = VS_OK;
+	return *b->stop && rc != VS_ERR_NOMEM ? VS_OK : rc;
 }
 
 int na_bench_baseline(na_bench *b, const na_bench_plan *plan, na_bench_result *out, vs_error *err)
 {
-	out->local = calloc(plan->n + 1, sizeof(*out->local));
+	const na_profile *const *list = plan->local ? plan->local : plan->profiles;
+	size_t n = plan->local ? plan->n_local : plan->n;
+	out->local = calloc(n + 1, sizeof(*out->local));
 	if (!out->local)
 		return vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (!b->nas_ready) {
-		na_say_warning(b->s, "no NAS-local baseline: the NAS side could not be read");
+	vs_error why = {0};
+	if (ready(b, &why) != VS_OK) {
+		not_run(b, plan, NULL, &why);
 		return VS_OK;
 	}
-	na_bench_baseline_sweep(b);
-	if (!fio_there(b))
-		return VS_OK;
 	int rc = VS_OK;
-	for (size_t i = 0; rc == VS_OK && i < plan->n && !*b->stop; i++) {
-		const na_profile *p = plan->profiles[i];
-		if (!has_twin(p) || plan->job) {
+	for (size_t i = 0; rc == VS_OK && i < n && !*b->stop; i++) {
+		const na_profile *p = list[i];
+		if (!na_bench_baseline_twin(p) || plan->job) {
 			na_say_warning(b->s, "%s has no NAS-local baseline (a job file, small files or zeros)",
 			               plan->job ? "a --job" : p->name);
 			continue;
 		}
-		char *job_text = na_bench_job(b, p);
 		na_bench_run_entry *e = &out->local[out->n_local];
 		*e = (na_bench_run_entry){.profile = i, .repetition = 1};
-		rc = job_text ? run_one(b, p, job_text, &e->o, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-		free(job_text);
-		if (e->o.row && plan->on_local) {
-			b->site = "nas";  /* the caller shows it as the NAS's */
-			plan->on_local(plan->ud, b, p, e);
-			b->site = NULL;
-		}
-		if (e->o.row) {
-			out->n_local++;
-			rc = VS_OK;
-		} else {
-			na_bench_outcome_clear(&e->o);
-			if (rc != VS_OK && rc != VS_ERR_NOMEM)
-				not_run(b, p, err), rc = VS_OK;
-		}
+		rc = run_local(b, plan, p, e, err);
+		out->n_local += e->o.row != 0;
 	}
 	return rc;
 }

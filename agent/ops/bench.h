@@ -262,14 +262,22 @@ typedef struct na_bench_plan {
 	/* The repetitions are numbered from repetition_base + 1: a campaign
 	 * runs one at a time (0: from 1). */
 	long repetition_base;
-	/* Then each profile once on the NAS itself (bench --nas-baseline; one member) */
+	/* Then each profile once on the NAS itself (bench --nas-baseline; one
+	 * member): the plan's, or local's n_local (a campaign's left to make) */
 	bool baseline;
+	const na_profile *const *local;
+	size_t n_local;
 	na_bench_run_fn on_run;  /* may be NULL */
 	/* Called after each NAS-local baseline's run; may be NULL. */
 	void (*on_local)(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e);
-	/* A campaign's journal step for a run (into buf), recorded in the
-	 * run's transaction: a lone member's result's, a group's row's.  May
-	 * be NULL: nothing journaled. */
+	/* Called for a baseline that could not run, said already (why), or with
+	 * p NULL when none can (why: no NAS side; fio missing on the NAS,
+	 * VS_ERR_NOT_FOUND); may be NULL. */
+	void (*not_local)(void *ud, const na_profile *p, const vs_error *why);
+	/* A campaign's journal step for a run (into buf; repetition 0: the
+	 * profile's NAS-local baseline), recorded in the run's transaction: a
+	 * lone member's result's, a group's row's.  May be NULL: nothing
+	 * journaled. */
 	void (*step_of)(void *ud, const na_profile *p, int repetition, char *buf, size_t size);
 	void *ud;
 } na_bench_plan;

@@ -463,7 +463,8 @@ int na_op_bench(na_bench *const *members, size_t n, const na_bench_plan *plan, n
 	}
 	na_interrupts saved;
 	na_interrupts_catch(&saved);
-	size_t begun = 0, runs = plan->n * ((size_t)plan->repeat + plan->baseline);
+	size_t local = plan->baseline ? (plan->local ? plan->n_local : plan->n) : 0;
+	size_t begun = 0, runs = plan->n * (size_t)plan->repeat + local;
 	na_group_nas *gn = calloc(1, sizeof(*gn));
 	int rc = gn ? begin_all(members, n, runs, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
