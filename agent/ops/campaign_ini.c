@@ -65,7 +65,7 @@ static bool set_size(parse *p, const char *name, char **field, const char *value
 {
 	if (na_parse_size(value) < 0) {
 		na_ini_fail_at(p, "%s wants a size as fio reads it, a whole number with K, M, G, T or P "
-		           "(8G, 512M), not '%s'", name, value);
+		                  "(8G, 512M), not '%s'", name, value);
 		return true;
 	}
 	return set_str(field, value);
@@ -79,7 +79,7 @@ static bool set_name(parse *p, const char *name, char **field, const char *value
 	long bad = na_bad_text_at(value);
 	if (bad >= 0) {
 		na_ini_fail_at(p, "%s has a control character or is not UTF-8 (byte 0x%02x): names have none",
-		        name, (unsigned char)value[bad]);
+		               name, (unsigned char)value[bad]);
 		return true;
 	}
 	return set_str(field, value);
@@ -222,7 +222,7 @@ static bool set_vms(parse *p, const char *value)
 			break;
 		if (c->n_vms == NA_MAX_CAMPAIGN_VMS)
 			na_ini_fail_at(p, "vms names more than %d VMs: a group runs at most %d",
-			        NA_MAX_CAMPAIGN_VMS, NA_MAX_CAMPAIGN_VMS);
+			               NA_MAX_CAMPAIGN_VMS, NA_MAX_CAMPAIGN_VMS);
 		else
 			set_name(p, "vms", &c->vms[c->n_vms++], name);
 	}
@@ -423,7 +423,7 @@ static bool first_time(parse *p, const char *section, const char *name)
 	}
 	if ((s = seen_before(p, section, name))) {
 		na_ini_fail_at(p, "%s is set again in [%s] (first at line %d): give each key once", name, section,
-		        s->line);
+		               s->line);
 		return false;
 	}
 	return remember(p, section, name, p->line);
@@ -436,7 +436,7 @@ static int on_key(void *user, const char *section, const char *name, const char 
 		return 0;
 	if (strstr(name, "password") && strcmp(name, "guest_password_file") != 0) {
 		na_ini_fail_at(p, "no passwords in campaign files: use NFSAGENT_PASSWORD and "
-		           "NFSAGENT_GUEST_PASSWORD, or password files");
+		                  "NFSAGENT_GUEST_PASSWORD, or password files");
 		return 0;
 	}
 	bool ok;

@@ -66,10 +66,10 @@ static int check_target(parse *p, const na_target *t, size_t index)
 		na_ini_fail_at(p, "[target %s] names an export: give server too", t->name);
 	else if (t->connections && !t->servers)
 		na_ini_fail_at(p, "[target %s] connections = N is set when nfsagent mounts: give server, path "
-		           "and nfs too", t->name);
+		                  "and nfs too", t->name);
 	else if (t->on_extent_bug && !strcmp(t->on_extent_bug, "cold") && !c->allow_power_off)
 		na_ini_fail_at(p, "[target %s] on_extent_bug = cold needs allow_power_off = yes in [campaign]",
-		        t->name);
+		               t->name);
 	for (size_t i = 0; i < index && !p->error[0]; i++)
 		if (!strcmp(c->targets[i].datastore, t->datastore) && !na_target_alternates(&c->targets[i], t))
 			na_ini_fail_at(p, "targets %s and %s use the same datastore", c->targets[i].name, t->name);
@@ -77,8 +77,8 @@ static int check_target(parse *p, const na_target *t, size_t index)
 		if (t->create && c->targets[i].create && !strcmp(c->targets[i].dataset, t->dataset) &&
 		    !same_asks(&c->targets[i], t))
 			na_ini_fail_at(p, "targets %s and %s make dataset %s: only NFS 3 and NFS 4.1 on it, with the "
-			           "same server, nas, hosts, settings, share_to and keep", c->targets[i].name,
-			        t->name, t->dataset);
+			                  "same server, nas, hosts, settings, share_to and keep", c->targets[i].name,
+			               t->name, t->dataset);
 	return p->error[0] ? -1 : 0;
 }
 
@@ -96,10 +96,10 @@ static void check_group(parse *p)
 		for (size_t k = 0; k < c->n_targets && !p->error[0]; k++)
 			if (na_target_alternates(&c->targets[k], t))
 				na_ini_fail_at(p, "[target %s] alternates NFS versions with [target %s]: not done "
-				           "yet with vms", t->name, c->targets[k].name);
+				                  "yet with vms", t->name, c->targets[k].name);
 		if (!p->error[0] && t->servers && t->on_extent_bug && !strcmp(t->on_extent_bug, "nfs3"))
 			na_ini_fail_at(p, "[target %s]: on_extent_bug = nfs3 on a datastore the campaign mounts "
-			           "is not done yet with vms", t->name);
+			                  "is not done yet with vms", t->name);
 	}
 }
 
