@@ -26,6 +26,8 @@ static void write_target(FILE *out, const void *plan_target_)
 	} else
 		fprintf(out, "datastore %s", t->datastore);
 	fprintf(out, "%s; on the extent-size bug: %s", t->probe > 0 ? "; probe first" : "", na_target_policy(t));
+	if (t->baseline > 0)
+		fprintf(out, "; after its last repetition, each profile once on the NAS itself (baseline)");
 	for (size_t k = 0; k < t->labels.n; k++)
 		fprintf(out, "%s%s=%s", k ? "," : "; labels ", t->labels.v[k].key, t->labels.v[k].value);
 }

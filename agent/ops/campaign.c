@@ -108,10 +108,11 @@ void na_run_result_step(const na_run *r, char *step, size_t size, const na_targe
 	snprintf(step, size, "%s:%s:%ld:%s", r->n_vms ? "group" : "result", t->name, rep, profile);
 }
 
-/* How many of t's results of repetition rep are still to be made. */
+/* How many of t's results of repetition rep are still to be made (the
+ * last's: its baselines too). */
 static size_t round_left(na_run *r, const na_target *t, long rep)
 {
-	size_t todo = 0;
+	size_t todo = rep == r->c->repeat ? na_run_baselines_left(r, t, NULL) : 0;
 	for (size_t p = 0; p < r->c->n_profiles; p++) {
 		char step[256];
 		na_run_result_step(r, step, sizeof(step), t, rep, r->c->profiles[p]);
@@ -501,6 +502,7 @@ static int abort_run(na_run *r)
 {
 	na_say(r->say, "Aborting run %s: nothing more runs; everything goes back.", r->id);
 	int rc = na_run_remember_start(r);
+	na_run_baselines_sweep(r);  /* a dataset the cleanup removes is busy while fio writes there */
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
 		rc = remove_probe_folders(r, &r->c->targets[i]);
 	if (rc == VS_OK)
@@ -538,6 +540,7 @@ static int execute(na_run *r)
 		return abort_run(r);
 	int rc = na_run_remember_start(r);
 	na_run_recall(r);
+	na_run_baselines_sweep(r);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets && !na_stop_requested; i++)
 		rc = na_run_dataset_make(r, &r->c->targets[i]);
 	if (rc == VS_OK && !na_stop_requested)

@@ -34,6 +34,10 @@ typedef struct na_target {
 	 * 4.1, the only version with the extent-size bug. */
 	int probe;
 	long connections;    /* nConnect when it mounts (mount --connections); 0: ESXi's one */
+	/* baseline = nas (1): after its last repetition, each profile once on
+	 * its NAS itself (ops/baseline.h); none (0); -1 until the parser folds
+	 * in the [campaign]'s, which only a target with a NAS takes. */
+	int baseline;
 	na_labels labels;
 	/* The NAS behind it, as bench --nas / --nas-command: one of them or
 	 * neither; the [campaign]'s when the target gives neither. */
@@ -68,6 +72,7 @@ typedef struct na_campaign {
 	na_labels labels;    /* empty: the parser folds the [campaign]'s labels into
 	                      * each target's (a target's own value wins) */
 	char *nas, *nas_command;  /* [campaign]'s, folded into each target's by the parser */
+	int baseline, baseline_line;  /* [campaign]'s baseline = nas (1), and its line */
 	char *central;       /* [campaign]'s central database URL (checked, never a password) */
 	char *url, *username, *thumbprint, *cacert;  /* [connection]; never a password */
 	bool insecure;

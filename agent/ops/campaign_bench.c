@@ -1,8 +1,10 @@
 /* A campaign's round on one target: each profile's repetition not yet
  * journaled, run by the bench op in the one VM (vm =) or in every VM of
  * the group at once (vms =), each journaled in its result's transaction (a
- * group's: its group's).  Reconcile, never replay: a kill anywhere leaves
- * a run and its step both or neither, and a resume runs what is missing. */
+ * group's: its group's); in the last round, then the target's NAS-local
+ * baselines not yet journaled (campaign_baseline.c).  Reconcile, never
+ * replay: a kill anywhere leaves a run and its step both or neither, and a
+ * resume runs what is missing. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,10 +17,28 @@ typedef struct bench_round {
 	const na_target *t;
 } bench_round;
 
+/* Repetition 0: the profile's NAS-local baseline. */
 static void journal_step(void *ud, const na_profile *p, int repetition, char *buf, size_t size)
 {
 	const bench_round *g = ud;
-	na_run_result_step(g->r, buf, size, g->t, repetition, p->name);
+	if (repetition)
+		na_run_result_step(g->r, buf, size, g->t, repetition, p->name);
+	else
+		na_run_baseline_step(buf, size, g->t, p->name);
+}
+
+static void say_local(void *ud, const na_bench *b, const na_profile *p, const na_bench_run_entry *e)
+{
+	(void)b;
+	const bench_round *g = ud;
+	na_say(g->r->say, "  %s on the NAS of %s: %s (result %lld)", p->name, g->t->name,
+	       e->o.ok ? "ok" : "FAILED", (long long)e->o.row);
+}
+
+static void not_local(void *ud, const na_profile *p, const vs_error *why)
+{
+	const bench_round *g = ud;
+	na_run_baseline_not_run(g->r, g->t, p, why);
 }
 
 static void say_group(const na_session *say, na_bench *const *m, size_t n,
@@ -115,13 +135,17 @@ static int members_of(na_run *r, na_session *s, const na_target *t, const vs_dat
 	return VS_OK;
 }
 
-/* Runs todo in every member; the time its NAS readings took is the NAS's. */
+/* Runs todo in every member, then local's baselines; the time its NAS
+ * readings took is the NAS's. */
 static int run_todo(na_run *r, na_bench **mp, size_t n, const na_target *t, long rep,
-                    const na_profile **todo, size_t n_todo, vs_error *err)
+                    const na_profile **todo, size_t n_todo, const na_profile **local,
+                    size_t n_local, vs_error *err)
 {
 	bench_round g = {r, t};
 	na_bench_plan plan = {.profiles = todo, .n = n_todo, .repeat = 1, .repetition_base = rep - 1,
-	                      .on_run = say_run, .step_of = journal_step, .ud = &g};
+	                      .baseline = n_local > 0, .local = local, .n_local = n_local,
+	                      .on_run = say_run, .on_local = say_local, .not_local = not_local,
+	                      .step_of = journal_step, .ud = &g};
 	na_bench_result res = {0};
 	double t0 = na_run_clock();
 	int rc = na_op_bench(mp, n, &plan, &res, err);
@@ -136,9 +160,11 @@ static int run_todo(na_run *r, na_bench **mp, size_t n, const na_target *t, long
 
 int na_run_bench_round(na_run *r, na_target *t, long rep)
 {
-	const na_profile *todo[NA_MAX_CAMPAIGN_PROFILES];
+	const na_profile *todo[NA_MAX_CAMPAIGN_PROFILES], *local[NA_MAX_CAMPAIGN_PROFILES];
 	size_t n_todo = todo_of(r, t, rep, todo);
-	if (!n_todo)
+	/* After the target's last runs in the guest, the pool on its own. */
+	bool last = rep == r->c->repeat;
+	if (!n_todo && !(last && na_run_baselines_left(r, t, NULL)))
 		return VS_OK;
 	na_label labels[2 * NA_MAX_LABELS];
 	size_t n_labels = na_run_labels(r, t, labels);
@@ -160,8 +186,9 @@ int na_run_bench_round(na_run *r, na_target *t, long rep)
 		mp[i] = &m[i];
 	}
 	r->t_bench += na_run_clock() - t0;
-	if (rc == VS_OK && !na_stop_requested)
-		rc = run_todo(r, mp, n, t, rep, todo, n_todo, &err);
+	size_t n_local = rc == VS_OK && last ? na_run_baselines_start(r, t, ds, local) : 0;
+	if (rc == VS_OK && (n_todo || n_local) && !na_stop_requested)
+		rc = run_todo(r, mp, n, t, rep, todo, n_todo, local, n_local, &err);
 	if (made == n) {  /* what the round learned and kept, for the next */
 		r->took = m[0].took;
 		if (!r->n_vms)

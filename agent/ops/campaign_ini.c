@@ -96,6 +96,15 @@ static bool set_bool(bool *field, const char *value)
 	return true;
 }
 
+/* baseline = nas or none */
+static bool set_baseline(int *field, const char *value)
+{
+	if (strcmp(value, "nas") != 0 && strcmp(value, "none") != 0)
+		return false;
+	*field = !strcmp(value, "nas");
+	return true;
+}
+
 static bool set_probe(na_target *t, const char *value)
 {
 	bool probe;
@@ -309,6 +318,10 @@ static bool campaign_key(parse *p, const char *name, const char *value)
 	if (!strcmp(name, "nas")) return set_nas(p, name, &c->nas, c->nas_command, value);
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &c->nas_command, c->nas, value);
 	if (!strcmp(name, "central")) return set_central(p, &c->central, value);
+	if (!strcmp(name, "baseline")) {
+		c->baseline_line = p->line;
+		return set_baseline(&c->baseline, value);
+	}
 	na_ini_fail_at(p, "unknown key '%s' in [campaign]", name);
 	return false;
 }
@@ -342,6 +355,7 @@ static bool target_key(parse *p, na_target *t, const char *name, const char *val
 	if (!strcmp(name, "nas_command")) return set_nas(p, name, &t->nas_command, t->nas, value);
 	if (!strcmp(name, "create")) return set_bool(&t->create, value);
 	if (!strcmp(name, "keep")) return set_bool(&t->keep, value);
+	if (!strcmp(name, "baseline")) return set_baseline(&t->baseline, value);
 	vs_error err = {0};
 	int rc = na_target_dataset_key(t, name, value, &err);
 	if (rc == VS_ERR_NOT_FOUND)
@@ -375,7 +389,8 @@ static na_target *target_of(parse *p, const char *section)
 		return NULL;
 	}
 	na_target *t = &c->targets[c->n_targets++];
-	*t = (na_target){.name = strdup(name), .line = p->heading_line, .probe = -1};
+	*t = (na_target){.name = strdup(name), .line = p->heading_line, .probe = -1,
+	                  .baseline = -1};
 	return t;
 }
 

@@ -30,7 +30,7 @@ typedef struct parse {
 /* The first problem, at the line being handled (p->line): "FILE:LINE: ..." in the end. */
 void na_ini_fail_at(parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* After the last line: what is wrong with the file as a whole, then the
- * [campaign]'s labels and NAS folded into each target's. */
+ * [campaign]'s labels, NAS and baseline folded into each target's. */
 void na_ini_check(parse *p);
 
 #endif

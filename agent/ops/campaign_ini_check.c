@@ -1,6 +1,6 @@
 /* A campaign file checked whole once read (campaign_ini.c): each target
  * against the others, what a campaign of several VMs cannot do yet, and
- * the [campaign]'s labels and NAS folded into each target. */
+ * the [campaign]'s labels, NAS and baseline folded into each target. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +90,9 @@ static void check_group(parse *p)
 	p->line = c->vms_line;
 	if (c->vm)
 		na_ini_fail_at(p, "give vm or vms, not both");
+	p->line = c->baseline ? c->baseline_line : p->line;
+	if (!p->error[0] && c->baseline)
+		na_ini_fail_at(p, "baseline = nas is not done yet with vms");
 	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++) {
 		const na_target *t = &c->targets[i];
 		p->line = t->line;
@@ -100,6 +103,8 @@ static void check_group(parse *p)
 		if (!p->error[0] && t->servers && t->on_extent_bug && !strcmp(t->on_extent_bug, "nfs3"))
 			na_ini_fail_at(p, "[target %s]: on_extent_bug = nfs3 on a datastore the campaign mounts "
 			                  "is not done yet with vms", t->name);
+		if (!p->error[0] && t->baseline > 0)
+			na_ini_fail_at(p, "[target %s]: baseline = nas is not done yet with vms", t->name);
 	}
 }
 
@@ -179,6 +184,30 @@ static void fold_nas(parse *p)
 	}
 }
 
+/* A target runs its NAS-local baselines when it says so, or when
+ * [campaign] does and it has a NAS (its own or the campaign's): one
+ * without a NAS has nothing to run them on. */
+static void fold_baseline(parse *p)
+{
+	na_campaign *c = p->c;
+	bool any = false;
+	for (size_t i = 0; i < c->n_targets && !p->error[0]; i++) {
+		na_target *t = &c->targets[i];
+		bool nas = t->nas || t->nas_command;
+		if (t->baseline < 0)
+			t->baseline = c->baseline && nas;
+		p->line = t->line;
+		if (t->baseline && !nas)
+			na_ini_fail_at(p, "[target %s] baseline = nas needs nas or nas_command (here or in "
+			                  "[campaign])", t->name);
+		any = any || t->baseline;
+	}
+	p->line = c->baseline_line;
+	if (c->baseline && !any && !p->error[0])
+		na_ini_fail_at(p, "baseline = nas, but no target has a NAS to run it on: give nas or "
+		                  "nas_command");
+}
+
 void na_ini_check(parse *p)
 {
 	check_campaign(p);
@@ -188,4 +217,6 @@ void na_ini_check(parse *p)
 		fold_labels(p);
 	if (!p->error[0])
 		fold_nas(p);
+	if (!p->error[0])
+		fold_baseline(p);
 }

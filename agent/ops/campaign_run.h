@@ -30,6 +30,7 @@ typedef struct na_run {
 	double t_nas;  /* the rounds' readings of the NAS's settings (na_bench_nas_begin) */
 	bool broken[NA_MAX_TARGETS];  /* the extent-size bug stopped moves there */
 	bool nfs3[NA_MAX_TARGETS];    /* the bug showed there and its policy is nfs3: NFS 3 from now on */
+	bool no_fio[NA_MAX_TARGETS];  /* fio is missing on its NAS: said once for every target there */
 	int journal_failed;      /* the status of a journal that could not be read, or VS_OK */
 	vs_error err;            /* the run's first error: the one main.c prints */
 	na_leftovers leftovers;  /* copies failed moves left on the targets */
@@ -145,11 +146,30 @@ const nas_target *na_run_nas_target(const na_target *t, nas_target *nas);
 /* campaign_bench.c: a round's runs */
 /* t's profiles in repetition rep not journaled yet, each one run of the
  * bench op in the one VM or in every VM of the group at once, each
- * journaled in its run's transaction. */
+ * journaled in its run's transaction; in the last repetition, then t's
+ * NAS-local baselines left (campaign_baseline.c). */
 int na_run_bench_round(na_run *r, na_target *t, long rep);
 /* Starts reading every target's NAS view ahead of its rounds (those with a
  * NAS and work left), beside the mounts, probes and moves. */
 void na_run_read_ahead(na_run *r);
+
+/* campaign_baseline.c: each profile once on a target's NAS (baseline = nas) */
+/* The journal step of t's baseline of profile: "baseline:T:P". */
+void na_run_baseline_step(char *step, size_t size, const na_target *t, const char *profile);
+/* How many of t's baselines are still to be made (0 without baseline =
+ * nas), their profiles into left (NA_MAX_CAMPAIGN_PROFILES; NULL: none). */
+size_t na_run_baselines_left(na_run *r, const na_target *t, const na_profile **left);
+/* For t's last round on ds: the baselines to run after its guest runs
+ * (into left), "baselining:T" journaled first; 0 when none, those fio
+ * missing on an earlier target's NAS rules out journaled as not run. */
+size_t na_run_baselines_start(na_run *r, const na_target *t, const vs_datastore *ds,
+                              const na_profile **left);
+/* Journals p's baseline of t as not run, why (said already); p NULL:
+ * each left (fio missing: remembered for the targets on that NAS). */
+void na_run_baseline_not_run(na_run *r, const na_target *t, const na_profile *p, const vs_error *why);
+/* A resume's or an abort's first act: what a killed run's baseline left
+ * on a target's NAS, its fio and its file, ended and removed there. */
+void na_run_baselines_sweep(na_run *r);
 
 /* campaign_group.c: a campaign of several VMs (vms =) */
 /* Resolves the names and globs of vms = in the inventory (r->vm_morefs),
