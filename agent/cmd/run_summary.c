@@ -27,6 +27,7 @@ typedef struct target_tally {
 	char **lines;
 	size_t n_lines;
 	size_t groups, incomplete;       /* group runs (vms =), and those a member left incomplete */
+	size_t baselines, baselines_failed;  /* NAS-local baselines (site nas), apart from the guest's */
 } target_tally;
 
 typedef struct summary {
@@ -41,6 +42,12 @@ typedef struct nas_note {
 	const na_result *r;
 	uint64_t working_set;
 } nas_note;
+
+/* fio ran on the NAS itself (baseline = nas): the ceiling, not a guest's run. */
+static bool is_baseline(const na_result *r)
+{
+	return r->site && strcmp(r->site, "nas") == 0;
+}
 
 /* Adds a line (malloc'd, taken; NULL: out of memory) under t's. */
 static int add_line(target_tally *t, char *text, vs_error *err)
@@ -61,9 +68,12 @@ static int note_nas(const na_nas_run *n, void *ud, vs_error *err)
 	char line[768], *text = NULL;
 	na_nas_row_line(note->r, n, note->working_set, line, sizeof(line));
 	size_t len = strlen(line) + strlen(note->r->profile ? note->r->profile : "") + 64;
-	if ((text = malloc(len)))
-		snprintf(text, len, "%s #%d (result %lld): %s", note->r->profile ? note->r->profile : "",
-		         note->r->repetition, (long long)note->r->id, line);
+	const char *profile = note->r->profile ? note->r->profile : "";
+	if ((text = malloc(len)) && is_baseline(note->r))
+		snprintf(text, len, "on the NAS: %s (result %lld): %s", profile, (long long)note->r->id, line);
+	else if (text)
+		snprintf(text, len, "%s #%d (result %lld): %s", profile, note->r->repetition,
+		         (long long)note->r->id, line);
 	return add_line(note->t, text, err);
 }
 
@@ -126,10 +136,13 @@ static int tally(const na_result *r, void *ud, vs_error *err)
 			continue;
 		target_tally *t = &s->t[i];
 		bool ok = r->status && strcmp(r->status, "ok") == 0;
-		ok ? t->ok++ : t->failed++;
-		if (ok && r->datastore_type)
+		if (is_baseline(r))
+			ok ? t->baselines++ : t->baselines_failed++;
+		else
+			ok ? t->ok++ : t->failed++;
+		if (ok && r->datastore_type && !is_baseline(r))
 			count_type(t, r->datastore_type);
-		if (ok && na_target_nfs41(&s->c->targets[i]) && r->datastore_type &&
+		if (ok && !is_baseline(r) && na_target_nfs41(&s->c->targets[i]) && r->datastore_type &&
 		    strcmp(r->datastore_type, "NFS") == 0)
 			note_fallback(t, r->repetition);
 		int64_t size = s->c->size ? na_parse_size(s->c->size) : 0;
@@ -201,6 +214,11 @@ static void print_counts(FILE *out, const target_tally *t)
 		fprintf(out, " fell back to NFS 3 (the extent-size bug); add protocol=NFS41 to compare only "
 		        "what ran as asked");
 	}
+	size_t local = t->baselines + t->baselines_failed;
+	if (local)
+		fprintf(out, "; %zu NAS-local baseline%s", local, local == 1 ? "" : "s");
+	if (t->baselines_failed)
+		fprintf(out, " (%zu failed)", t->baselines_failed);
 }
 
 /* One target's line, and its results' NAS lines under it, each wrapped to
@@ -213,7 +231,7 @@ static void print_target(const na_target *target, const target_tally *t, int wid
 	if (!out)
 		return;
 	fprintf(out, "%-*s  ", width, target->name);
-	if (t->ok || t->failed)
+	if (t->ok || t->failed || t->baselines || t->baselines_failed)
 		print_counts(out, t);
 	else
 		fprintf(out, "no results%s", t->bug_on_move ? ": the extent-size bug stopped the move there" : "");
