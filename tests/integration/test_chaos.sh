@@ -191,9 +191,10 @@ for n in $(seq 1 "$MOVES"); do
 done
 # A resume claims the run before its preflight waits for such a move (8 s):
 # a second resume meanwhile is refused at once, a state (exit 1), having
-# waited for nothing; the first finishes the campaign.
+# waited for nothing; the first finishes the campaign.  That move alone is
+# slow (-slow-tasks-first 1: the later moves need no time of their own).
 lab_stop
-lab_start -export 10.0.0.5:/mnt/tank/vmware64k -task-seconds 8 -slow-tasks RelocateVM_Task
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -task-seconds 8 -slow-tasks RelocateVM_Task -slow-tasks-first 1
 kill_during_move slow-twice 1
 "$NFSAGENT" run "$c" --resume > "$WORK/first.out" 2> "$WORK/first.err" &
 first=$!
@@ -215,6 +216,8 @@ check slow-twice
 # file it cannot read is said and does not stop it: all else goes back, and
 # only what the killed run may have left in the guest is said to remain,
 # until an abort with the password removes it.
+lab_stop
+lab_start -export 10.0.0.5:/mnt/tank/vmware64k -task-seconds 8 -slow-tasks RelocateVM_Task -slow-tasks-first 1
 kill_during_move slow-abort 1
 sed -i "/^\[campaign\]/a guest_password_file = $WORK/no-such-file" "$c"
 run 1 "$NFSAGENT" run "$c" --abort

@@ -203,5 +203,15 @@ out=$(soap "$WORK/none6" PowerOnVM_Task VirtualMachine "$VM")
 check "slow task without a session: 500 NotAuthenticated" bash -c 'echo "$0" | grep -q "xsi:type=\"NotAuthenticated\""' "$out"
 stop
 
+echo "# lab 7: -task-seconds 5 -slow-tasks-first 1"
+launch -task-seconds 5 -slow-tasks-first 1
+J=$WORK/j7
+login "$J" >/dev/null
+soap "$J" PowerOffVM_Task VirtualMachine vm-57 >/dev/null
+soap "$J" PowerOffVM_Task VirtualMachine vm-60 >/dev/null
+check "the first slow task still runs" [ "$(powerstate vm-57)" = poweredOn ]
+check "the second is done at once" [ "$(powerstate vm-60)" = poweredOff ]
+stop
+
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

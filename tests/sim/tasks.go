@@ -29,6 +29,7 @@ import (
 	"net/http"
 	"reflect"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/vmware/govmomi/simulator"
@@ -40,15 +41,19 @@ type slowTasks struct {
 	seconds float64
 	steps   int
 	which   string
+	first   int // -slow-tasks-first: so many slow tasks, the later ones at once (0: all slow)
 
-	only map[string]bool // nil: all
-	l    *lab
+	only   map[string]bool // nil: all
+	l      *lab
+	mu     sync.Mutex
+	served int // slow tasks planned so far
 }
 
 func (t *slowTasks) flags(fs *flag.FlagSet) {
 	fs.Float64Var(&t.seconds, "task-seconds", 0, "make *_Task methods take this many seconds, reporting progress (0 = instant)")
 	fs.IntVar(&t.steps, "task-steps", 4, "number of even progress steps of a slow task")
 	fs.StringVar(&t.which, "slow-tasks", "*", "comma-separated *_Task methods that -task-seconds applies to, or * for all")
+	fs.IntVar(&t.first, "slow-tasks-first", 0, "only the first N tasks that -task-seconds applies to take that long, the later ones finish at once (0 = all)")
 }
 
 func (t *slowTasks) setup(l *lab) error {
@@ -110,6 +115,14 @@ func (t *slowTasks) intercept(c *soapCall, w http.ResponseWriter) bool {
 func (t *slowTasks) plan(method string) (time.Duration, int) {
 	if t.seconds <= 0 || !strings.HasSuffix(method, "_Task") || (t.only != nil && !t.only[method]) {
 		return 0, 0
+	}
+	if t.first > 0 {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if t.served >= t.first {
+			return 0, 0
+		}
+		t.served++
 	}
 	return time.Duration(t.seconds * float64(time.Second)), t.steps
 }
