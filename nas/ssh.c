@@ -4,6 +4,8 @@
  * the words go to posix_spawnp as they are.  ssh itself joins the remote
  * words into one line for the NAS's shell, which is why callers pass only
  * fixed tokens and names nas_name_ok accepted. */
+/* mkostemp: a temporary file close-on-exec from its opening */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -274,9 +276,22 @@ static int spawn_to(const nas_target *t, const char *const *remote, int in_r, in
 	return rc;
 }
 
-static void cloexec(int fd)
+/* An unlinked temporary file, close-on-exec from its opening: another
+ * thread's ssh (a campaign reads the NAS beside its runs) never inherits
+ * it, as it could between a tmpfile() and an fcntl(). */
+static FILE *tmpfile_cloexec(void)
 {
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/nfsagent-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	unlink(path);
+	FILE *f = fdopen(fd, "w+");
+	if (!f)
+		close(fd);
+	return f;
 }
 
 /* Appends what fd has to buf (up to max; past it *over is set and the rest
@@ -355,15 +370,13 @@ int nas_job_start(const nas_target *t, const char *const *remote, const char *wh
 	snprintf(j->where, sizeof(j->where), "%s", t->display);
 	j->max_output = t->max_output;
 	j->clock = clock_of(t);
-	j->out = tmpfile();
-	j->errs = tmpfile();
+	j->out = tmpfile_cloexec();
+	j->errs = tmpfile_cloexec();
 	int in[2] = {-1, -1};
 	int rc = j->out && j->errs ? VS_OK : vs_fail(err, VS_ERR_FAULT, "tmpfile: %s", strerror(errno));
 	if (rc == VS_OK && fed && socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) != 0)
 		rc = vs_fail(err, VS_ERR_FAULT, "socketpair: %s", strerror(errno));
 	if (rc == VS_OK) {
-		cloexec(fileno(j->out));
-		cloexec(fileno(j->errs));
 		rc = spawn_to(t, remote, in[1], fileno(j->out), fileno(j->errs), &j->pid, err);
 	}
 	if (in[1] >= 0)

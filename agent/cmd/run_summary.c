@@ -148,7 +148,8 @@ static int tally(const na_result *r, void *ud, vs_error *err)
 		int64_t size = s->c->size ? na_parse_size(s->c->size) : 0;
 		nas_note note = {t, r, size > 0 ? (uint64_t)size : 0};
 		bool found;
-		if (ok && na_store_nas_of(s->store, r->id, note_nas, &note, &found, err) != VS_OK)
+		/* a group member's NAS row holds its settings; the pool's lines are the group's */
+		if (ok && !s->c->n_vms && na_store_nas_of(s->store, r->id, note_nas, &note, &found, err) != VS_OK)
 			return err->status;
 	}
 	return VS_OK;

@@ -220,7 +220,7 @@ static int wait_fio(na_bench *b, nas_job **job, long timeout_s, nas_output *out,
  * fio's own stamp (the NAS's clock). */
 static int record_local(na_bench *b, const na_profile *p, const char *line,
                         const na_bench_started *st, const nas_output *out, na_bench_outcome *o,
-                        vs_error *err)
+                        bool *unrecorded, vs_error *err)
 {
 	vs_error perr = {0};
 	o->ok = na_fio_parse(out->out ? out->out : "", out->len, &o->fio, &perr) == VS_OK;
@@ -241,13 +241,14 @@ static int record_local(na_bench *b, const na_profile *p, const char *line,
 	b->site = "nas";
 	int rc = na_bench_record(b, p, line, 1, st, out->out, NULL, o, err);
 	b->site = NULL;
+	*unrecorded = rc != VS_OK;
 	return rc;
 }
 
 /* One run with its job words made, its output recorded: fio's failure
  * too, not a run Ctrl-C cut short (a part of a run is no ceiling). */
 static int run_one(na_bench *b, const na_profile *p, const char *job_text, na_bench_outcome *o,
-                   vs_error *err)
+                   bool *unrecorded, vs_error *err)
 {
 	char file[NAS_PATH_MAX + 64];
 	words x;
@@ -271,7 +272,7 @@ static int run_one(na_bench *b, const na_profile *p, const char *job_text, na_be
 	if (s)
 		na_bench_sampling_stop(b, &s, &o->nas_window);
 	if (rc == VS_OK || (out.len && !*b->stop))
-		rc = record_local(b, p, line, &st, &out, o, err);
+		rc = record_local(b, p, line, &st, &out, o, unrecorded, err);
 	nas_output_free(&out);
 	free(line);
 	return rc;
@@ -284,11 +285,13 @@ bool na_bench_baseline_twin(const na_profile *p)
 
 /* p's baseline (a twin, after ready), recorded into o with b->step in one
  * transaction; o->row 0: nothing recorded, err says why. */
-static int run_profile(na_bench *b, const na_profile *p, na_bench_outcome *o, vs_error *err)
+static int run_profile(na_bench *b, const na_profile *p, na_bench_outcome *o, bool *unrecorded,
+                       vs_error *err)
 {
 	*o = (na_bench_outcome){.guest_clock_err = -1};
 	char *job_text = na_bench_job(b, p);
-	int rc = job_text ? run_one(b, p, job_text, o, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int rc = job_text ? run_one(b, p, job_text, o, unrecorded, err)
+	                  : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	free(job_text);
 	return rc;
 }
@@ -313,7 +316,8 @@ static int run_local(na_bench *b, const na_bench_plan *plan, const na_profile *p
 	if (plan->step_of)
 		plan->step_of(plan->ud, p, 0, step, sizeof(step));
 	b->step = step[0] ? step : NULL;
-	int rc = run_profile(b, p, &e->o, err);
+	bool unrecorded = false;  /* the store failed: the run's error, never "not run" */
+	int rc = run_profile(b, p, &e->o, &unrecorded, err);
 	b->step = NULL;
 	if (e->o.row && plan->on_local) {
 		b->site = "nas";  /* the caller shows it as the NAS's */
@@ -323,7 +327,7 @@ static int run_local(na_bench *b, const na_bench_plan *plan, const na_profile *p
 	if (e->o.row)
 		return VS_OK;
 	na_bench_outcome_clear(&e->o);
-	if (rc != VS_OK && rc != VS_ERR_NOMEM && !*b->stop)  /* cut short: left to be made */
+	if (rc != VS_OK && rc != VS_ERR_NOMEM && !unrecorded && !*b->stop)  /* cut short: left to be made */
 		not_run(b, plan, p, err), rc = VS_OK;
 	return *b->stop && rc != VS_ERR_NOMEM ? VS_OK : rc;
 }

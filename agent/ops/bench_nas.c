@@ -229,6 +229,20 @@ static void *recheck_run(void *arg)
 	return NULL;
 }
 
+/* The whole view read again (a recordsize changed since the last reading:
+ * the pool's history too); one that cannot be read keeps the rechecked. */
+static void reread_view(na_bench *b)
+{
+	nas_view v;
+	vs_error ignored = {0};
+	double t0 = na_run_clock();
+	if (nas_read_view(b->nas, b->ds->remote_path, &v, &ignored) == VS_OK) {
+		nas_view_free(&b->nas_view);
+		b->nas_view = v;
+	}
+	b->nas_read_s += na_run_clock() - t0;
+}
+
 /* What the recheck read, taken into b's view (k freed); said when the
  * settings changed or could not be read; then the view is checked. */
 static void take_recheck(na_bench *b, struct na_recheck *k)
@@ -242,29 +256,31 @@ static void take_recheck(na_bench *b, struct na_recheck *k)
 	} else {
 		/* both read whole into zeroed structs of plain values: bytes compare */
 		if (memcmp(p, &k->props, sizeof(*p)) != 0)
-			na_say_warning(b->s, "%s's settings changed since the campaign first read them: "
-			               "recorded as now read", b->nas_view.dataset.name);
+			na_say_warning(b->s, "%s's settings changed since the campaign's last reading of "
+			               "them: recorded as now read", b->nas_view.dataset.name);
 		if (k->props.objsetid != p->objsetid)
-			na_say_warning(b->s, "%s was made again since (objset %llu, now %llu): this run's "
-			               "dataset counters may be the old one's", b->nas_view.dataset.name,
-			               (unsigned long long)p->objsetid, (unsigned long long)k->props.objsetid);
+			na_say_warning(b->s, "%s was made again since (objset %llu, now %llu)",
+			               b->nas_view.dataset.name, (unsigned long long)p->objsetid,
+			               (unsigned long long)k->props.objsetid);
+		bool resized = k->props.recordsize != p->recordsize;
 		*p = k->props;
 		b->nas_view.activity = k->activity;
+		if (resized)  /* the history dates the change the recordsize trap warns of */
+			reread_view(b);
 	}
 	free(k);
 	check_view(b);
 }
 
-/* Starts with the campaign's kept view; its settings are read again beside
- * the first run (na_bench_nas_settle), or now when no thread can start;
- * one read ahead just now is taken as read. */
+/* Starts with the campaign's kept view (read ahead, or by an earlier
+ * round); its settings are read again beside the guests' preparation
+ * (na_bench_nas_settle), or now when no thread can start. */
 static void begin_kept(na_bench *b)
 {
 	b->nas_view = b->nas_memo->view;
 	b->nas_memo->held = false;
 	b->nas_ready = true;
-	struct na_recheck *k = b->nas_memo->fresh ? NULL : calloc(1, sizeof(*k));
-	b->nas_memo->fresh = false;
+	struct na_recheck *k = calloc(1, sizeof(*k));
 	if (!k) {
 		check_view(b);
 		return;
@@ -292,8 +308,14 @@ void na_bench_nas_begin(na_bench *b)
 	if (b->nas_memo)
 		na_nas_memo_wait(b->nas_memo);  /* read ahead: only the wait is the runs' */
 	b->nas_read_s = na_run_clock() - t0;
-	if (b->nas_memo && b->nas_memo->held && b->ds->remote_path) {
+	/* a memo still awaited (a stop cut the wait) is the read-ahead's */
+	bool kept = b->nas_memo && !b->nas_memo->ahead;
+	if (kept && b->nas_memo->held && b->ds->remote_path) {
 		begin_kept(b);
+		return;
+	}
+	if (*b->stop) {
+		nas_sampler_close(&b->nas_next);
 		return;
 	}
 	t0 = na_run_clock();
@@ -328,7 +350,7 @@ void na_bench_nas_end(na_bench *b)
 {
 	na_bench_nas_settle(b);
 	nas_sampler_close(&b->nas_next);
-	if (b->nas_memo && b->nas_ready) {  /* kept for the campaign's next round */
+	if (b->nas_memo && !b->nas_memo->ahead && b->nas_ready) {  /* kept for the next round */
 		b->nas_memo->view = b->nas_view;
 		b->nas_memo->held = true;
 		b->nas_view = (nas_view){0};

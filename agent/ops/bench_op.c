@@ -1,6 +1,7 @@
 /* The bench op: each run is one profile's repetition in every member at
- * once, a lone VM being a group of one.  One thread, one client
- * (docs/architecture.md): every fio is started before any is waited for,
+ * once, a lone VM being a group of one.  One thread for vSphere, one client
+ * (docs/architecture.md; the NAS's settings are read again beside it,
+ * ops/bench_nas.c): every fio is started before any is waited for,
  * and the waits poll each guest only from the job's expected end.  A
  * group's run is cut to its members' common window and recorded with them
  * as one (docs/groups.md); a lone VM's is its result, placed on its fio's
@@ -238,6 +239,12 @@ static int run_fio(na_bench *const *m, size_t n, const na_group_nas *gn, const n
 		snprintf(what, sizeof(what), "%s #%d: fio in %s", p->name, rep, m[0]->vm->name);
 	else
 		snprintf(what, sizeof(what), "%s #%d: fio in %zu VMs", p->name, rep, n);
+	/* A kept view's settings, read again beside the guests' preparation,
+	 * are in before sampling starts: the sampler reads the dataset's objset
+	 * as it is now, and the recheck's ssh sessions never load the NAS in a
+	 * measured window. */
+	for (size_t i = 0; i < n; i++)
+		na_bench_nas_settle(m[i]);
 	nas_sampler *samplers[NA_GROUP_MAX_VMS] = {0};
 	int rc = na_group_nas_start(gn, m, n, job, r, samplers, err);
 	if (rc == VS_OK)
@@ -314,8 +321,6 @@ static int run_group(na_bench *const *m, size_t n, const na_group_nas *gn, const
 	if (plan->step_of)
 		plan->step_of(plan->ud, p, rep, step, sizeof(step));
 	int rc = run_fio(m, n, gn, p, job, rep, st, proc, r, err);
-	for (size_t i = 0; i < n; i++)  /* a kept view's settings, read again beside the run */
-		na_bench_nas_settle(m[i]);
 	/* Interrupted, or one timed out: Tools signalled only the fio it started, not its jobs. */
 	for (size_t i = 0; i < n; i++)
 		if (st[i].pid >= 0 && (rc != VS_OK || r->m[i].why))
@@ -356,6 +361,12 @@ static int run_all(na_bench *const *m, size_t n, const na_group_nas *gn, const n
 				return vs_fail(err, VS_ERR_NOMEM, "out of memory");
 			out->n++;  /* freed with the result, also when interrupted */
 			rc = run_group(m, n, gn, plan, plan->profiles[p], jobs[p], number, r, err);
+			if (rc != VS_OK && n == 1 && !r->m[0].o.row) {  /* a lone VM's: no run, as before */
+				na_bench_outcome_clear(&r->m[0].o);
+				free(r->m);
+				out->n--;
+				break;
+			}
 			for (size_t i = 0; i < n; i++)
 				out->failed += r->m[i].o.row && !r->m[i].o.ok;
 			out->incomplete += r->incomplete > 0;
@@ -402,7 +413,7 @@ static void read_links(na_bench *const *m, size_t n)
 			f++;
 		if (read)
 			m[i]->link = links[host_of[i]];
-		else if (f == i)  /* one host gone fails them all: each read alone */
+		else if (f == i && k > 1)  /* one host gone fails them all: each read alone */
 			na_bench_read_link(m[i]);
 		else
 			m[i]->link = m[f]->link;
@@ -411,12 +422,11 @@ static void read_links(na_bench *const *m, size_t n)
 }
 
 /* Every guest prepared, or none: a member that cannot run fio is said
- * before any fio starts.  runs: the NAS samplings each may lead. */
-static int begin_all(na_bench *const *m, size_t n, size_t runs, size_t *begun, vs_error *err)
+ * before any fio starts. */
+static int begin_all(na_bench *const *m, size_t n, size_t *begun, vs_error *err)
 {
 	int rc = VS_OK;
 	for (*begun = 0; rc == VS_OK && *begun < n; (*begun)++) {
-		m[*begun]->nas_runs = runs;
 		if ((rc = na_bench_begin(m[*begun], err)) != VS_OK)
 			break;
 	}
@@ -466,15 +476,21 @@ int na_op_bench(na_bench *const *members, size_t n, const na_bench_plan *plan, n
 	size_t local = plan->baseline ? (plan->local ? plan->n_local : plan->n) : 0;
 	size_t begun = 0, runs = plan->n * (size_t)plan->repeat + local;
 	na_group_nas *gn = calloc(1, sizeof(*gn));
-	int rc = gn ? begin_all(members, n, runs, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc == VS_OK)
+	for (size_t i = 0; i < n; i++)
+		members[i]->nas_runs = runs;  /* the NAS samplings each may lead */
+	/* The NAS first: a campaign's kept view is read again beside the
+	 * guests' preparation. */
+	if (gn)
 		na_group_nas_begin(members, n, gn);
+	int rc = gn ? begin_all(members, n, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	if (rc == VS_OK)
 		rc = make_jobs(members, n, plan, jobs, err);
 	if (rc == VS_OK)
 		rc = run_all(members, n, gn, plan, jobs, out, err);
-	if (rc == VS_OK && plan->baseline && n == 1 && !*members[0]->stop)
+	if (rc == VS_OK && plan->baseline && n == 1 && !*members[0]->stop) {
+		na_bench_nas_settle(members[0]);  /* a round of baselines alone */
 		rc = na_bench_baseline(members[0], plan, out, err);
+	}
 	for (size_t i = 0; i < begun; i++)
 		na_bench_end(members[i]);
 	if (gn)

@@ -210,5 +210,5 @@ void na_run_read_ahead(na_run *r)
 		r->ahead_of[i] = wanted ? na_run_nas_target(t, &r->ahead_nas[i]) : NULL;
 		r->ahead_path[i] = t->path;
 	}
-	na_read_ahead_start(r->ahead_of, r->ahead_path, r->nas_memo, n, &r->ahead);
+	na_read_ahead_start(r->ahead_of, r->ahead_path, r->nas_memo, n, &na_stop_requested, &r->ahead);
 }

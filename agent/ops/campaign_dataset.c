@@ -245,7 +245,6 @@ int na_run_dataset_make(na_run *r, na_target *t)
 		return rc;
 	char words[512] = "";
 	settings_words(&res.now, &t->settings, words, sizeof(words));
-	na_nas_memo_free(&r->nas_memo[t - r->c->targets]);  /* a view of it read before is gone */
 	if (res.made)
 		na_say(r->say, "Made dataset %s for target %s (%s), shared%s at %s", t->dataset, t->name,
 		       words, res.share_found ? " already" : "", t->path);

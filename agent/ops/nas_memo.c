@@ -1,6 +1,7 @@
 /* A campaign's NAS views, read ahead of its rounds (ops/nas_memo.h). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "ops/nas_memo.h"
 
@@ -11,7 +12,8 @@ struct na_read_ahead {
 	const nas_target *const *nas;
 	const char *const *path;
 	na_nas_memo *memos;
-	size_t n, read;  /* memos[0..read) are in */
+	volatile sig_atomic_t *stop;
+	size_t n, read;  /* memos[0..read) are in (or given up: a stop) */
 };
 
 static void *read_all(void *arg)
@@ -21,11 +23,12 @@ static void *read_all(void *arg)
 		nas_view v = {0};
 		vs_error err = {0};
 		/* one that cannot be read is read by its bench, which says why */
-		bool ok = a->nas[i] && a->path[i] && nas_read_view(a->nas[i], a->path[i], &v, &err) == VS_OK;
+		bool ok = !*a->stop && a->nas[i] && a->path[i] &&
+		          nas_read_view(a->nas[i], a->path[i], &v, &err) == VS_OK;
 		pthread_mutex_lock(&a->lock);
 		if (ok) {  /* its ahead is the waiter's alone */
 			a->memos[i].view = v;
-			a->memos[i].held = a->memos[i].fresh = true;
+			a->memos[i].held = true;
 		}
 		a->read = i + 1;
 		pthread_cond_broadcast(&a->done);
@@ -35,13 +38,14 @@ static void *read_all(void *arg)
 }
 
 void na_read_ahead_start(const nas_target *const *nas, const char *const *path,
-                         na_nas_memo *memos, size_t n, na_read_ahead **out)
+                         na_nas_memo *memos, size_t n, volatile sig_atomic_t *stop,
+                         na_read_ahead **out)
 {
 	*out = NULL;
 	na_read_ahead *a = calloc(1, sizeof(*a));
 	if (!a)
 		return;
-	*a = (na_read_ahead){.nas = nas, .path = path, .memos = memos, .n = n};
+	*a = (na_read_ahead){.nas = nas, .path = path, .memos = memos, .stop = stop, .n = n};
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->done, NULL);
 	for (size_t i = 0; i < n; i++)
@@ -64,10 +68,17 @@ void na_nas_memo_wait(na_nas_memo *m)
 		return;
 	size_t i = (size_t)(m - a->memos);
 	pthread_mutex_lock(&a->lock);
-	while (a->read <= i)
-		pthread_cond_wait(&a->done, &a->lock);
+	/* a second at a time: Ctrl-C does not wait for a NAS that is slow */
+	while (a->read <= i && !*a->stop) {
+		struct timespec at;
+		clock_gettime(CLOCK_REALTIME, &at);
+		at.tv_sec += 1;
+		pthread_cond_timedwait(&a->done, &a->lock, &at);
+	}
+	bool in = a->read > i;
 	pthread_mutex_unlock(&a->lock);
-	m->ahead = NULL;
+	if (in)
+		m->ahead = NULL;
 }
 
 void na_read_ahead_end(na_read_ahead **a)
