@@ -8,6 +8,7 @@
 
 #include "agent.h"
 #include "analysis/stats.h"
+#include "output.h"
 
 /* ---- messages: one line on stderr (a fault's details indented below it) ---- */
 
