@@ -4,11 +4,11 @@
 
 #include <getopt.h>
 #include <jansson.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
 #include "nfsagent/vsphere.h"
+#include "interrupts.h"
 #include "output.h"
 
 /* What a command's checks found; main.c turns it into the exit code. */
@@ -34,22 +34,6 @@ enum { NA_RECHECK_DEFAULT_S = 5 };
 /* A bad command line: fills out->err (VS_ERR_USAGE, the message) and sets
  * out->usage, so that main.c points at CMD --help; prints nothing. */
 vs_status na_usage_error(na_outcome *out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* ---- interrupts.c: Ctrl-C and SIGTERM ask for a stop at the next safe point ---- */
-extern volatile sig_atomic_t na_stop_requested;
-typedef struct na_interrupts {
-	struct sigaction old_int, old_term;
-} na_interrupts;
-void na_interrupts_catch(na_interrupts *saved);
-void na_interrupts_release(const na_interrupts *saved);
-/* What a stop lets finish or undoes, said at once when Ctrl-C comes
- * ("stopping fio in the guest"); NULL: "stopping at the next safe point".
- * The text must outlive the wait. */
-void na_interrupts_note(const char *doing);
-/* While set, a second Ctrl-C or SIGTERM writes last_words and ends the
- * process at once (exit 130): for work that goes on without us (vCenter's
- * tasks).  NULL: a second one is ignored, as by default. */
-void na_interrupts_second(const char *last_words);
 
 /* ---- connect.c: connection flags shared by every command that talks to vSphere ---- */
 enum {
