@@ -10,6 +10,7 @@
 #include "nfsagent/vsphere.h"
 #include "interrupts.h"
 #include "output.h"
+#include "profiles.h"
 
 /* What a command's checks found; main.c turns it into the exit code. */
 typedef enum na_verdict {
@@ -308,9 +309,6 @@ vs_status cmd_regress(int argc, char **argv, na_outcome *out);
 vs_status cmd_nas(int argc, char **argv, na_outcome *out);
 /* nas create | nas destroy (argv[0] the subcommand): cmd_nas_dataset.c */
 vs_status cmd_nas_dataset(int argc, char **argv, na_outcome *out);
-/* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
- * anything fio would misread or refuse (profiles.c). */
-int64_t na_parse_size(const char *s);
 /* --recheck SECONDS (verify, probe): the delay, or -1 with a usage error in out. */
 int na_parse_recheck(const char *arg, na_outcome *out);
 /* "NFS 3" / "NFS 4.1" for a datastore type (ops/mount.c). */
