@@ -311,7 +311,5 @@ vs_status cmd_nas(int argc, char **argv, na_outcome *out);
 vs_status cmd_nas_dataset(int argc, char **argv, na_outcome *out);
 /* --recheck SECONDS (verify, probe): the delay, or -1 with a usage error in out. */
 int na_parse_recheck(const char *arg, na_outcome *out);
-/* "NFS 3" / "NFS 4.1" for a datastore type (ops/mount.c). */
-const char *na_nfs_label(const char *type);
 
 #endif

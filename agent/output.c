@@ -369,6 +369,13 @@ const char *na_size(int64_t bytes, char *buf, size_t size)
 	return buf;
 }
 
+const char *na_nfs_label(const char *type)
+{
+	if (!type)
+		return "-";
+	return strcmp(type, "NFS41") == 0 ? "NFS 4.1" : strcmp(type, "NFS") == 0 ? "NFS 3" : type;
+}
+
 /* ---- progress: a bar on a terminal, plain lines in a pipe or a log ---- */
 
 void na_progress_init(na_progress *p, const char *what)

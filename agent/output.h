@@ -79,6 +79,8 @@ void na_wait_done(na_wait *w);
 char *na_shell_quote(const char *s);
 /* "1.5 TiB"-style size into buf. */
 const char *na_size(int64_t bytes, char *buf, size_t size);
+/* "NFS 3" / "NFS 4.1" for a datastore type. */
+const char *na_nfs_label(const char *type);
 /* Monotonic seconds: durations that a clock's step does not skew. */
 double na_run_clock(void);
 /* The plural's "s" of a count: "1 group", "2 groups". */

@@ -9,14 +9,6 @@
 
 #include "ops/mount.h"
 
-
-const char *na_nfs_label(const char *type)
-{
-	if (!type)
-		return "-";
-	return strcmp(type, "NFS41") == 0 ? "NFS 4.1" : strcmp(type, "NFS") == 0 ? "NFS 3" : type;
-}
-
 const char *na_mount_outcome_name(na_mount_outcome o)
 {
 	switch (o) {
