@@ -10,7 +10,8 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 
 enum { MAX_PAGE_SIZE = 100000 };
 

@@ -6,7 +6,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
 #include "analysis/stats.h"
 #include "output.h"
 

@@ -11,6 +11,7 @@
 #include "ops/campaign.h"
 #include "cmd/cmd_bench_group.h"
 #include "analysis/stats.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"Usage: nfsagent bench --vm VM (--profile P ... | --job FILE) [OPTIONS]\n"
