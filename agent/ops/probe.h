@@ -4,6 +4,7 @@
 #define NFSAGENT_OPS_PROBE_H
 
 #include "ops/session.h"
+#include "ops/verdict.h"
 
 typedef struct na_probe_args {
 	const char *host, *datastore, *db;
