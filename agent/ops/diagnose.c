@@ -9,6 +9,8 @@
 #include <strings.h>
 
 #include "ops/diagnose.h"
+#include "ops/extents.h"
+#include "output.h"
 
 enum { LOG_TAIL = 256 * 1024, MAX_LOG_LINES = 4 };
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ops/mount.h"
+#include "ops/extents.h"
 
 const char *na_mount_outcome_name(na_mount_outcome o)
 {

@@ -5,6 +5,7 @@
 
 #include "ops/session.h"
 #include "ops/verdict.h"
+#include "ops/extents.h"
 
 typedef struct na_probe_args {
 	const char *host, *datastore, *db;

@@ -5,6 +5,7 @@
 
 #include "ops/session.h"
 #include "ops/verdict.h"
+#include "ops/extents.h"
 
 /* Checks through the host vm runs on now (a move may have changed it); a
  * short extent is read again after recheck_s and through the other hosts. */
