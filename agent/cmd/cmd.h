@@ -10,6 +10,7 @@
 #include "nfsagent/vsphere.h"
 #include "agent.h"
 #include "ops/verdict.h"
+#include "ops/inventory.h"
 
 /* How a command ended.  A command returns VS_OK or err's status; main.c
  * prints err's one line (its reasons under it, then "Try 'nfsagent CMD

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "nfsagent/vsphere.h"
-#include "agent.h"
+#include "ops/inventory.h"
 
 typedef struct na_diagnosis {
 	bool extent_bug;       /* the descriptor/extent size mismatch showed */

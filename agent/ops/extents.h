@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "nfsagent/vsphere.h"
-#include "agent.h"
+#include "ops/inventory.h"
 
 /* Seconds before a short extent is read again (a transient race heals). */
 enum { NA_RECHECK_DEFAULT_S = 5 };

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent.h"
+#include "ops/inventory.h"
 
 #define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof(*(arr))))
 

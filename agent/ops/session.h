@@ -7,6 +7,7 @@
 
 #include "agent.h"
 #include "store/store.h"
+#include "ops/inventory.h"
 
 /* One line of progress ("DC0_H0: unmounted bench-v3"), without its newline. */
 typedef void (*na_output_fn)(void *ud, const char *line);
