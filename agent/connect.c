@@ -10,6 +10,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "connect.h"
 #include "cmd/cmd.h"
 #include "output.h"
 

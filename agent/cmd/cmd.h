@@ -8,7 +8,7 @@
 #include <stdbool.h>
 
 #include "nfsagent/vsphere.h"
-#include "agent.h"
+#include "connect.h"
 #include "ops/verdict.h"
 #include "ops/inventory.h"
 

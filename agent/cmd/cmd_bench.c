@@ -12,6 +12,7 @@
 #include "cmd/cmd_bench_group.h"
 #include "analysis/stats.h"
 #include "cmd/cmd.h"
+#include "interrupts.h"
 
 static const char usage[] =
 	"Usage: nfsagent bench --vm VM (--profile P ... | --job FILE) [OPTIONS]\n"

@@ -4,7 +4,7 @@
 #define NFSAGENT_CAMPAIGN_H
 
 #include "nfsagent/nas_dataset.h"
-#include "agent.h"
+#include "connect.h"
 #include "ops/campaign_leftovers.h"
 #include "ops/session.h"
 #include "store/store.h"

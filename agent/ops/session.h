@@ -5,7 +5,7 @@
 #ifndef NFSAGENT_OPS_SESSION_H
 #define NFSAGENT_OPS_SESSION_H
 
-#include "agent.h"
+#include "output.h"
 #include "store/store.h"
 #include "ops/inventory.h"
 
