@@ -10,7 +10,9 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "connect.h"
+#include "cmd/cmd.h"
+#include "output.h"
 
 enum { MAX_PAGE_SIZE = 100000 };
 
@@ -166,6 +168,23 @@ vs_status na_command(const na_command_spec *spec, void *args, int argc, char **a
 		rc = spec->run(c, args, conn.json, out);
 	na_conn_close(&conn, &c);
 	return rc;
+}
+
+int na_host_choice_option(na_host_choice *choice, int opt, const char *arg)
+{
+	switch (opt) {
+	case NA_OPT_HOST: choice->host = arg; return 1;
+	case NA_OPT_CLUSTER: choice->cluster = arg; return 1;
+	case NA_OPT_ALL_HOSTS: choice->all = true; return 1;
+	default: return 0;
+	}
+}
+
+vs_status na_host_choice_check(const na_host_choice *choice, na_outcome *out)
+{
+	if (!!choice->host + !!choice->cluster + choice->all != 1)
+		return na_usage_error(out, "say where: one of --host, --cluster or --all-hosts");
+	return VS_OK;
 }
 
 static const char *env2(const char *ours, const char *govc)

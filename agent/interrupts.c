@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "interrupts.h"
 
 volatile sig_atomic_t na_stop_requested;
 

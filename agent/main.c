@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 
 typedef struct command {
 	const char *name;

@@ -6,8 +6,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
 #include "analysis/stats.h"
+#include "output.h"
 
 /* ---- messages: one line on stderr (a fault's details indented below it) ---- */
 
@@ -366,6 +367,13 @@ const char *na_size(int64_t bytes, char *buf, size_t size)
 	}
 	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 	return buf;
+}
+
+const char *na_nfs_label(const char *type)
+{
+	if (!type)
+		return "-";
+	return strcmp(type, "NFS41") == 0 ? "NFS 4.1" : strcmp(type, "NFS") == 0 ? "NFS 3" : type;
 }
 
 /* ---- progress: a bar on a terminal, plain lines in a pipe or a log ---- */

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "output.h"
 #include "profiles.h"
 
 /* The one profile that writes zeros: named, because the profile table's

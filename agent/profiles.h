@@ -80,5 +80,8 @@ bool na_profile_zeros(const na_profile *p);
 int64_t na_profile_footprint(const na_profile *p, const char *size);
 /* One line: "name  rw=... bs=... iodepth=... numjobs=..." into buf. */
 const char *na_profile_line(const na_profile *p, char *buf, size_t size);
+/* A size as fio reads one ("8G", "512m", "4KiB"): its bytes, or -1 for
+ * anything fio would misread or refuse. */
+int64_t na_parse_size(const char *s);
 
 #endif

@@ -3,7 +3,7 @@
  * was reached. */
 #include <math.h>
 
-#include "agent.h"
+#include "output.h"
 #include "analysis/compare.h"
 
 const char *na_cmp_unit(int metric)

@@ -6,7 +6,7 @@
 
 #include "analysis/limits.h"
 #include "analysis/nas_line.h"
-#include "agent.h"
+#include "profiles.h"
 
 /* A NAS row's figures, kept past the callback (its strings are not, but
  * why, which is copied). */

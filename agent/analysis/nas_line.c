@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "analysis/nas_line.h"
-#include "agent.h"
+#include "output.h"
 
 uint64_t na_guest_written(const na_fio_dir *write)
 {

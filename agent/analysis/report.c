@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "output.h"
 #include "analysis/compare.h"
 #include "analysis/report_internal.h"
 

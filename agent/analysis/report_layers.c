@@ -7,7 +7,8 @@
 
 #include <jansson.h>
 
-#include "agent.h"
+#include "output.h"
+#include "profiles.h"
 #include "analysis/nas_line.h"
 #include "analysis/report_internal.h"
 #include "analysis/trap.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
+#include "output.h"
 #include "analysis/compare.h"
 #include "analysis/trap.h"
 

@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 
 static const char usage[] =
 	"Usage: nfsagent about [OPTIONS]\n"

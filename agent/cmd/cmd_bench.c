@@ -11,6 +11,8 @@
 #include "ops/campaign.h"
 #include "cmd/cmd_bench_group.h"
 #include "analysis/stats.h"
+#include "cmd/cmd.h"
+#include "interrupts.h"
 
 static const char usage[] =
 	"Usage: nfsagent bench --vm VM (--profile P ... | --job FILE) [OPTIONS]\n"

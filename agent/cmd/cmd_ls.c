@@ -4,7 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 
 static const char usage[] =
 	"Usage: nfsagent ls hosts|datastores|vms [OPTIONS]\n"

@@ -13,6 +13,7 @@
 #include "ops/migrate.h"
 #include "ops/verify.h"
 #include "cmd/render.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"Usage: nfsagent migrate --vm VM [--vm VM2 ...] --datastore DS\n"

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/mount.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"Usage: nfsagent mount (--host H | --cluster C | --all-hosts) --name NAME\n"

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 #include "nfsagent/nas.h"
 
 static const char usage[] =

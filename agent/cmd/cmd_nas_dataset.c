@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 #include "nfsagent/nas_dataset.h"
 #include "store/store.h"
 

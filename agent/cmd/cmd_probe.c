@@ -6,6 +6,8 @@
 
 #include "ops/probe.h"
 #include "cmd/render.h"
+#include "cmd/cmd.h"
+#include "profiles.h"
 
 static const char usage[] =
 	"Usage: nfsagent probe --host H --datastore DS [--disks 8] [--size 1G]\n"

@@ -1,7 +1,8 @@
 /* nfsagent profiles: the built-in fio workloads, one a line. */
 #include <stdio.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 #include "profiles.h"
 
 /* bench's and a campaign's default --size: what the footprints assume. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
 #include "store/store.h"
 
 static const char usage[] =

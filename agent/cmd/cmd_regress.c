@@ -13,7 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 #include "analysis/compare.h"
 
 static const char usage[] =

@@ -5,7 +5,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 #include "analysis/report.h"
 #include "store/store.h"
 

@@ -5,7 +5,8 @@
 #include <string.h>
 
 #include "analysis/limits.h"
-#include "agent.h"
+#include "cmd/cmd.h"
+#include "output.h"
 #include "cmd/cmd_bench_group.h"
 #include "analysis/compare.h"
 #include "analysis/report.h"

@@ -4,6 +4,7 @@
 
 #include "cmd/run_render.h"
 #include "cmd/render.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"Usage: nfsagent run CAMPAIGN.ini [--dry-run | --resume | --abort] [--db FILE]\n"

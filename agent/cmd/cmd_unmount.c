@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ops/unmount.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"Usage: nfsagent unmount (--host H | --cluster C | --all-hosts) --name NAME\n"

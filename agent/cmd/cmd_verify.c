@@ -5,6 +5,7 @@
 
 #include "ops/verify.h"
 #include "cmd/render.h"
+#include "cmd/cmd.h"
 
 static const char usage[] =
 	"Usage: nfsagent verify --vm VM [--recheck SECONDS] [OPTIONS]\n"

@@ -16,6 +16,7 @@
 #include "ops/bench_group_nas.h"
 #include "ops/bench_internal.h"
 #include "ops/bench_window.h"
+#include "interrupts.h"
 
 /* A member whose fio ran less than this share of the longest member's
  * runtime (or the job's, when the longest overran it) ended early: it did

@@ -15,6 +15,7 @@
 #include "ops/probe.h"
 #include "ops/lines.h"
 #include "ops/session.h"
+#include "interrupts.h"
 
 /* ---- preflight ------------------------------------------------------------------ */
 

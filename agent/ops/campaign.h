@@ -4,10 +4,11 @@
 #define NFSAGENT_CAMPAIGN_H
 
 #include "nfsagent/nas_dataset.h"
-#include "agent.h"
+#include "connect.h"
 #include "ops/campaign_leftovers.h"
 #include "ops/session.h"
 #include "store/store.h"
+#include "ops/verdict.h"
 
 /* Lengths of a campaign's and a target's name, so that run ids and journal
  * steps ("result:TARGET:REP:PROFILE") are never cut. */

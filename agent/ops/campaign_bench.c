@@ -10,6 +10,7 @@
 
 #include "ops/campaign_run.h"
 #include "ops/group_lines.h"
+#include "interrupts.h"
 
 /* A round's runs: the campaign, its target and repetition. */
 typedef struct bench_round {

@@ -7,6 +7,8 @@
 
 #include "ops/campaign_run.h"
 #include "ops/bench.h"
+#include "ops/extents.h"
+#include "interrupts.h"
 
 vs_guest_auth na_run_guest_auth(const na_run *r)
 {

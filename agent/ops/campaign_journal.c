@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "ops/campaign_run.h"
+#include "interrupts.h"
 
 /* ISO-8601 UTC; compact for run names ("20261130T101500"). */
 void na_run_now(char *buf, size_t size, bool compact)

@@ -6,6 +6,8 @@
 
 #include "ops/campaign_leftovers.h"
 #include "analysis/stats.h"
+#include "ops/diagnose.h"
+#include "ops/extents.h"
 
 /* Whether name is "nfsagent-probe-TIME-PID" for this pid. */
 static bool probe_folder_of(const char *name, long pid)

@@ -9,6 +9,7 @@
 #include "ops/campaign_run.h"
 #include "ops/mount.h"
 #include "ops/unmount.h"
+#include "ops/extents.h"
 
 /* The compute resources the campaign's VMs run in, into r->vm_parents
  * (pointers into the inventory, until its next reload). */

@@ -8,7 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent.h"
+#include "ops/diagnose.h"
+#include "ops/extents.h"
+#include "output.h"
 
 enum { LOG_TAIL = 256 * 1024, MAX_LOG_LINES = 4 };
 

@@ -11,7 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent.h"
+#include "ops/extents.h"
+#include "interrupts.h"
+#include "output.h"
 #include "analysis/stats.h"
 
 enum { MAX_DESCRIPTOR = 64 * 1024 };

@@ -1,6 +1,7 @@
 /* Probe verdicts and failed moves are findings: recorded with where they
  * came from, so that a regression check can tell when the NFS 4.1 bug
  * appeared or went away between ESXi builds. */
+#include <jansson.h>
 #include <stdlib.h>
 #include <time.h>
 

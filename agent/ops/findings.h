@@ -1,7 +1,6 @@
 #ifndef NFSAGENT_FINDINGS_H
 #define NFSAGENT_FINDINGS_H
 
-#include "agent.h"
 #include "store/store.h"
 
 typedef struct na_finding_source {

@@ -11,6 +11,7 @@
 
 #include "ops/fleet.h"
 #include "ops/verify.h"
+#include "interrupts.h"
 
 /* How long one wait for the tasks may take: a Ctrl-C is seen within it. */
 enum { WAIT_S = 5 };

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent.h"
+#include "ops/inventory.h"
 
 #define GROW(arr, n) ((arr) = realloc((arr), ((n) + 1) * sizeof(*(arr))))
 
@@ -262,23 +262,6 @@ bool na_vm_uses(const vs_vm *v, const char *datastore_moref)
 }
 
 /* ---- host selection ------------------------------------------------------------ */
-
-int na_host_choice_option(na_host_choice *choice, int opt, const char *arg)
-{
-	switch (opt) {
-	case NA_OPT_HOST: choice->host = arg; return 1;
-	case NA_OPT_CLUSTER: choice->cluster = arg; return 1;
-	case NA_OPT_ALL_HOSTS: choice->all = true; return 1;
-	default: return 0;
-	}
-}
-
-vs_status na_host_choice_check(const na_host_choice *choice, na_outcome *out)
-{
-	if (!!choice->host + !!choice->cluster + choice->all != 1)
-		return na_usage_error(out, "say where: one of --host, --cluster or --all-hosts");
-	return VS_OK;
-}
 
 /* Whether h belongs to one of parents (compute resource morefs, NULL-terminated). */
 static bool in_parent(const vs_host *h, const char *const *parents)

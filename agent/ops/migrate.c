@@ -9,6 +9,7 @@
 #include "ops/mount.h"
 #include "ops/unmount.h"
 #include "ops/verify.h"
+#include "interrupts.h"
 
 typedef struct migration {
 	na_session *s;

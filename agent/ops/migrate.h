@@ -6,6 +6,9 @@
 
 #include "ops/campaign_leftovers.h"
 #include "ops/session.h"
+#include "ops/verdict.h"
+#include "ops/diagnose.h"
+#include "ops/extents.h"
 
 typedef struct na_migrate_args {
 	const char *vm, *datastore, *policy, *db;

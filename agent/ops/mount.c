@@ -8,14 +8,7 @@
 #include <string.h>
 
 #include "ops/mount.h"
-
-
-const char *na_nfs_label(const char *type)
-{
-	if (!type)
-		return "-";
-	return strcmp(type, "NFS41") == 0 ? "NFS 4.1" : strcmp(type, "NFS") == 0 ? "NFS 3" : type;
-}
+#include "ops/extents.h"
 
 const char *na_mount_outcome_name(na_mount_outcome o)
 {

@@ -9,6 +9,7 @@
 
 #include "ops/findings.h"
 #include "ops/probe.h"
+#include "interrupts.h"
 
 enum { MIB = 1024 * 1024 };
 

@@ -4,6 +4,8 @@
 #define NFSAGENT_OPS_PROBE_H
 
 #include "ops/session.h"
+#include "ops/verdict.h"
+#include "ops/extents.h"
 
 typedef struct na_probe_args {
 	const char *host, *datastore, *db;

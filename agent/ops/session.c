@@ -6,6 +6,7 @@
 
 #include "ops/session.h"
 #include "analysis/stats.h"
+#include "interrupts.h"
 
 static void say_to(na_output_fn sink, void *ud, const char *fmt, va_list ap)
 {

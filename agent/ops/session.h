@@ -5,8 +5,9 @@
 #ifndef NFSAGENT_OPS_SESSION_H
 #define NFSAGENT_OPS_SESSION_H
 
-#include "agent.h"
+#include "output.h"
 #include "store/store.h"
+#include "ops/inventory.h"
 
 /* One line of progress ("DC0_H0: unmounted bench-v3"), without its newline. */
 typedef void (*na_output_fn)(void *ud, const char *line);

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "ops/unmount.h"
+#include "ops/extents.h"
 
 /* vSphere Cluster Services agent VMs: "vCLS-<uuid>" since 7.0 U3, "vCLS (N)"
  * in 7.0 U1 and U2. */

@@ -4,6 +4,8 @@
 #define NFSAGENT_OPS_VERIFY_H
 
 #include "ops/session.h"
+#include "ops/verdict.h"
+#include "ops/extents.h"
 
 /* Checks through the host vm runs on now (a move may have changed it); a
  * short extent is read again after recheck_s and through the other hosts. */

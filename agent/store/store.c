@@ -16,7 +16,7 @@
 
 #include <sqlite3.h>
 
-#include "agent.h"
+#include "output.h"
 #include "store/store_internal.h"
 
 /* Long enough for another nfsagent to commit a result, short enough that a

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "agent.h"
+#include "profiles.h"
 #include "store/store_internal.h"
 
 /* The figures' columns, as step 6 made them; a later step that adds one

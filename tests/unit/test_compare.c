@@ -12,7 +12,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "output.h"
 #include "analysis/compare.h"
 #include "analysis/trap.h"
 

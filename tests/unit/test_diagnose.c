@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
+#include "ops/diagnose.h"
 
 /* 2024-05-01T10:00:00.123Z */
 static const int64_t started = 1714557600123LL;

@@ -42,7 +42,7 @@
 #include "golden.h"
 #include <jansson.h>
 
-#include "agent.h"
+#include "profiles.h"
 #include "fio.h"
 
 static char *load(const char *name, size_t *len)

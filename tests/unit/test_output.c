@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "agent.h"
+#include "output.h"
 
 /* The table printed with a middle cell of width wide_cell, the columns
  * A and B droppable (B first). */
