@@ -409,7 +409,7 @@ static bool check_whole(char *report)
 static int check_fio(na_bench *b, vs_error *err)
 {
 	/* The report's name is the start's mark: no listing before it (as a
-	 * job file's name, na_bench_run). */
+	 * job file's name, na_bench_fio_start). */
 	char report_name[64], args[384], mark[128];
 	struct timespec now;
 	clock_gettime(CLOCK_REALTIME, &now);

@@ -190,7 +190,7 @@ bool na_bench_label_conflict(const nas_props *p, const char *key, const char *va
 
 /* A NAS-local baseline's run (ops/baseline.h), as it ended. */
 typedef struct na_bench_run_entry {
-	size_t profile;   /* index into the plan's profiles */
+	size_t profile;   /* index into the plan's local list when it has one, else its profiles */
 	int repetition;   /* from 1 */
 	na_bench_outcome o;
 } na_bench_run_entry;

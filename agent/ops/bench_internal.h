@@ -48,8 +48,9 @@ int na_bench_fio_start(na_bench *b, const char *job_text, na_bench_started *st, 
  * (a reboot by HA, a tmp cleaner: nfsagent cannot know) and made them
  * again, its texts to go up again: then the start is worth one more try. */
 bool na_bench_kept_folders_remade(na_bench *b, const vs_error *err);
-/* After fio ended (proc) and its files went: fetches, parses and
- * records its output as na_bench_run does. */
+/* After fio ended (proc) and its files went: fetches, parses and records
+ * its output (a fio failure is recorded as failed and is not an error
+ * here; nfsagent failing to read fio's output is, and records nothing). */
 int na_bench_fio_end(na_bench *b, const na_profile *p, const char *job_text, int repetition,
                      const na_bench_started *st, const vs_guest_process *proc,
                      na_bench_outcome *out, vs_error *err);

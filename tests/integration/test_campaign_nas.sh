@@ -141,9 +141,10 @@ run 0 "$NFSAGENT" results --db "$db" --where zfs_recordsize=64K --json
 assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the measured recordsize"
 
 # Reading the NAS is off the rounds' critical path: the view (dataset,
-# layout, history) is read once per target and campaign, and each later
-# round reads the settings and the pool's status again beside its run
-# (issue 38): three rounds, one `zpool history`, three `zfs get`s, every
+# layout, history) is read once per target and campaign, ahead, and each
+# round reads the settings and the pool's status again beside the guest's
+# preparation (issue 38): three rounds, one `zpool history`, four `zfs
+# get`s and `zpool status`es (the read-ahead's and each round's), every
 # result with the dataset's settings.
 log="$(dirname "$NAS_STATE")/nas-commands.log"
 : > "$log"
@@ -151,7 +152,7 @@ three="$WORK/three.ini"
 sed -e 's/^repeat = 1$/repeat = 3/' -e 's/^runtime = 4$/runtime = 2/' -e '/^\[target r64k\]/,$d' "$c" > "$three"
 run 0 "$NFSAGENT" run "$three" --db "$WORK/three.db"
 assert_eq "$(grep -c 'zpool history' "$log") $(grep -c '^zfs get -Hp -o property,value ' "$log") $(grep -c '^zpool status' "$log")" \
-	"1 3 3" "one view, each round's settings and status read again ($(sort "$log" | uniq -c | tr '\n' ';'))"
+	"1 4 4" "one view, each round's settings and status read again ($(sort "$log" | uniq -c | tr '\n' ';'))"
 assert_eq "$(sqlite3 "$WORK/three.db" "SELECT count(*), min(n.recordsize), max(n.recordsize), min(n.pool_health) FROM results r JOIN nas_runs n ON n.result_id = r.id")" \
 	"3|16384|16384|ONLINE" "each round's result with the dataset's settings"
 assert_not_contains "$ERR" "settings"
