@@ -61,8 +61,6 @@ typedef struct na_bench_guest {
 	size_t n_uploaded;
 } na_bench_guest;
 
-struct na_recheck;
-
 typedef struct na_bench {
 	/* The client, the store results go to, and where warnings go (a run
 	 * without host counters, fio's files left in the guest, the NAS side
@@ -111,9 +109,10 @@ typedef struct na_bench {
 	nas_view nas_view;
 	bool nas_ready;
 	/* A campaign's view kept across its rounds (NULL: read by each bench),
-	 * and the recheck of its settings running beside the first run. */
+	 * and the recheck of its settings running beside the round's move or
+	 * the guests' preparation, until na_bench_nas_settle. */
 	na_nas_memo *nas_memo;
-	struct na_recheck *recheck;
+	na_recheck *recheck;
 	/* A group member's view of its pool (the member that read it; NULL:
 	 * none): its results record that dataset's settings and the pool's
 	 * health, as a lone VM's do, the pool's figures being the group's. */
@@ -176,9 +175,9 @@ void na_bench_nas_begin(na_bench *b);
  * it measured another recordsize: the disk may hold records of the old size
  * (bench_trap.c). */
 void na_bench_recordsize_trap(const na_bench *b);
-/* Joins the recheck of a kept view's settings (begun by na_bench_nas_begin
- * beside the first run) and takes what it read, before anything is
- * recorded; said when they changed or could not be read.  No recheck: nothing. */
+/* Joins the recheck of a kept view's settings (ops/nas_memo.h) and takes
+ * what it read, before the first sampler starts and anything is recorded;
+ * said when they changed or could not be read.  No recheck: nothing. */
 void na_bench_nas_settle(na_bench *b);
 /* Ends the NAS side; a campaign's view is kept in b->nas_memo. */
 void na_bench_nas_end(na_bench *b);

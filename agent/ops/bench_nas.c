@@ -1,7 +1,6 @@
 /* The NAS side of a benchmark repetition: the NAS sampled around fio
  * (zpool iostat and the kstats), fio's window cut out of it by both clocks,
  * the row recorded with the result, and the lines that show it. */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -209,26 +208,6 @@ static void check_view(na_bench *b)
 	na_bench_recordsize_trap(b);
 }
 
-/* A kept view's settings and pool activity read again, in a thread of its
- * own beside the first run: the thread reads only the view's names and
- * the target, which nothing changes until it is joined. */
-struct na_recheck {
-	pthread_t thread;
-	const nas_target *nas;
-	const nas_view *view;
-	nas_props props;
-	nas_activity activity;
-	vs_error err;
-	int rc;
-};
-
-static void *recheck_run(void *arg)
-{
-	struct na_recheck *k = arg;
-	k->rc = nas_reread_settings(k->nas, k->view, &k->props, &k->activity, &k->err);
-	return NULL;
-}
-
 /* The whole view read again (a recordsize changed since the last reading:
  * the pool's history too); one that cannot be read keeps the rechecked. */
 static void reread_view(na_bench *b)
@@ -243,57 +222,49 @@ static void reread_view(na_bench *b)
 	b->nas_read_s += na_run_clock() - t0;
 }
 
-/* What the recheck read, taken into b's view (k freed); said when the
- * settings changed or could not be read; then the view is checked. */
-static void take_recheck(na_bench *b, struct na_recheck *k)
+/* What the recheck read (rc), taken into b's view; said when the settings
+ * changed or could not be read; then the view is checked. */
+static void take_recheck(na_bench *b, int rc, const nas_props *now, const nas_activity *activity,
+                         const vs_error *err)
 {
 	nas_props *p = &b->nas_view.props;
-	if (k->rc != VS_OK) {
+	if (rc != VS_OK) {
 		char why[600];
-		vs_error_format(&k->err, why, sizeof(why));
+		vs_error_format(err, why, sizeof(why));
 		na_say_warning(b->s, "%s's settings were not read again (recorded as first read): %s",
 		               b->nas_view.dataset.name, why);
 	} else {
 		/* both read whole into zeroed structs of plain values: bytes compare */
-		if (memcmp(p, &k->props, sizeof(*p)) != 0)
+		if (memcmp(p, now, sizeof(*p)) != 0)
 			na_say_warning(b->s, "%s's settings changed since the campaign's last reading of "
 			               "them: recorded as now read", b->nas_view.dataset.name);
-		if (k->props.objsetid != p->objsetid)
+		if (now->objsetid != p->objsetid)
 			na_say_warning(b->s, "%s was made again since (objset %llu, now %llu)",
 			               b->nas_view.dataset.name, (unsigned long long)p->objsetid,
-			               (unsigned long long)k->props.objsetid);
-		bool resized = k->props.recordsize != p->recordsize;
-		*p = k->props;
-		b->nas_view.activity = k->activity;
+			               (unsigned long long)now->objsetid);
+		bool resized = now->recordsize != p->recordsize;
+		*p = *now;
+		b->nas_view.activity = *activity;
 		if (resized)  /* the history dates the change the recordsize trap warns of */
 			reread_view(b);
 	}
-	free(k);
 	check_view(b);
 }
 
 /* Starts with the campaign's kept view (read ahead, or by an earlier
- * round); its settings are read again beside the guests' preparation
- * (na_bench_nas_settle), or now when no thread can start. */
+ * round), its settings read again beside the round's move (the campaign
+ * started it) or from now, beside the guests' preparation; taken by
+ * na_bench_nas_settle.  No thread: the view as kept, checked. */
 static void begin_kept(na_bench *b)
 {
+	na_nas_memo_recheck(b->nas_memo, b->nas);  /* none running yet */
+	b->recheck = b->nas_memo->recheck;
+	b->nas_memo->recheck = NULL;
 	b->nas_view = b->nas_memo->view;
 	b->nas_memo->held = false;
 	b->nas_ready = true;
-	struct na_recheck *k = calloc(1, sizeof(*k));
-	if (!k) {
+	if (!b->recheck)
 		check_view(b);
-		return;
-	}
-	*k = (struct na_recheck){.nas = b->nas, .view = &b->nas_view};
-	if (pthread_create(&k->thread, NULL, recheck_run, k) == 0) {
-		b->recheck = k;
-		return;
-	}
-	double t0 = na_run_clock();
-	recheck_run(k);
-	b->nas_read_s += na_run_clock() - t0;
-	take_recheck(b, k);
 }
 
 void na_bench_nas_begin(na_bench *b)
@@ -336,14 +307,15 @@ void na_bench_nas_begin(na_bench *b)
 
 void na_bench_nas_settle(na_bench *b)
 {
-	struct na_recheck *k = b->recheck;
-	if (!k)
+	if (!b->recheck)
 		return;
+	nas_props props;
+	nas_activity activity;
+	vs_error err = {0};
 	double t0 = na_run_clock();
-	pthread_join(k->thread, NULL);
+	int rc = na_recheck_join(&b->recheck, &props, &activity, &err);
 	b->nas_read_s += na_run_clock() - t0;  /* only the wait is the runs' */
-	b->recheck = NULL;
-	take_recheck(b, k);
+	take_recheck(b, rc, &props, &activity, &err);
 }
 
 void na_bench_nas_end(na_bench *b)

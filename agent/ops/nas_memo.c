@@ -1,6 +1,7 @@
 /* A campaign's NAS views, read ahead of its rounds (ops/nas_memo.h). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "ops/nas_memo.h"
@@ -94,8 +95,65 @@ void na_read_ahead_end(na_read_ahead **a)
 	*a = NULL;
 }
 
+/* The names it reads (copies: the view moves between the memo and a
+ * bench meanwhile), and what it read. */
+struct na_recheck {
+	pthread_t thread;
+	const nas_target *nas;
+	nas_view names;
+	nas_props props;
+	nas_activity activity;
+	vs_error err;
+	int rc;
+};
+
+static void *recheck_run(void *arg)
+{
+	na_recheck *k = arg;
+	k->rc = nas_reread_settings(k->nas, &k->names, &k->props, &k->activity, &k->err);
+	return NULL;
+}
+
+void na_nas_memo_recheck(na_nas_memo *m, const nas_target *nas)
+{
+	if (!m->held || m->ahead || m->recheck || !m->view.dataset.name || !m->view.layout.pool)
+		return;
+	na_recheck *k = calloc(1, sizeof(*k));
+	if (!k)
+		return;
+	k->nas = nas;
+	k->names.dataset.name = strdup(m->view.dataset.name);
+	k->names.layout.pool = strdup(m->view.layout.pool);
+	if (k->names.dataset.name && k->names.layout.pool &&
+	    pthread_create(&k->thread, NULL, recheck_run, k) == 0) {
+		m->recheck = k;
+		return;
+	}
+	nas_view_free(&k->names);
+	free(k);
+}
+
+int na_recheck_join(na_recheck **k, nas_props *props, nas_activity *activity, vs_error *err)
+{
+	pthread_join((*k)->thread, NULL);
+	int rc = (*k)->rc;
+	*props = (*k)->props;
+	*activity = (*k)->activity;
+	*err = (*k)->err;
+	nas_view_free(&(*k)->names);
+	free(*k);
+	*k = NULL;
+	return rc;
+}
+
 void na_nas_memo_free(na_nas_memo *m)
 {
+	if (m->recheck) {
+		nas_props p;
+		nas_activity a;
+		vs_error ignored;
+		na_recheck_join(&m->recheck, &p, &a, &ignored);
+	}
 	na_nas_memo_wait(m);
 	if (m->held)
 		nas_view_free(&m->view);
