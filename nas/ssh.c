@@ -248,7 +248,7 @@ static void join_words(const char *const *words, char *buf, size_t size)
 
 /* Starts target + "--" + remote with stdin from in_r (/dev/null when -1)
  * and stdout and stderr on out_w and err_w.  Our own fds are close-on-exec
- * (see cloexec): the child gets only these three. */
+ * (tmpfile_cloexec, SOCK_CLOEXEC): the child gets only these three. */
 static int spawn_to(const nas_target *t, const char *const *remote, int in_r, int out_w, int err_w,
                     pid_t *pid, vs_error *err)
 {
@@ -283,14 +283,21 @@ static FILE *tmpfile_cloexec(void)
 {
 	const char *dir = getenv("TMPDIR");
 	char path[4096];
-	snprintf(path, sizeof(path), "%s/nfsagent-XXXXXX", dir && *dir ? dir : "/tmp");
-	int fd = mkostemp(path, O_CLOEXEC);
+	int n = snprintf(path, sizeof(path), "%s/nfsagent-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = n > 0 && (size_t)n < sizeof(path) ? mkostemp(path, O_CLOEXEC) : -1;
+	if (fd < 0) {  /* as tmpfile() would: /tmp whatever TMPDIR says */
+		snprintf(path, sizeof(path), "/tmp/nfsagent-XXXXXX");
+		fd = mkostemp(path, O_CLOEXEC);
+	}
 	if (fd < 0)
 		return NULL;
 	unlink(path);
 	FILE *f = fdopen(fd, "w+");
-	if (!f)
+	if (!f) {
+		int e = errno;
 		close(fd);
+		errno = e;
+	}
 	return f;
 }
 

@@ -257,14 +257,23 @@ static void take_recheck(na_bench *b, int rc, const nas_props *now, const nas_ac
  * na_bench_nas_settle.  No thread: the view as kept, checked. */
 static void begin_kept(na_bench *b)
 {
-	na_nas_memo_recheck(b->nas_memo, b->nas);  /* none running yet */
+	if (!b->nas_memo->recheck)
+		na_nas_memo_recheck(b->nas_memo, b->nas);
 	b->recheck = b->nas_memo->recheck;
 	b->nas_memo->recheck = NULL;
 	b->nas_view = b->nas_memo->view;
 	b->nas_memo->held = false;
 	b->nas_ready = true;
-	if (!b->recheck)
-		check_view(b);
+	if (b->recheck)
+		return;
+	/* no thread: read again here, never recorded unchecked */
+	nas_props props;
+	nas_activity activity;
+	vs_error err = {0};
+	double t0 = na_run_clock();
+	int rc = nas_reread_settings(b->nas, &b->nas_view, &props, &activity, &err);
+	b->nas_read_s += na_run_clock() - t0;
+	take_recheck(b, rc, &props, &activity, &err);
 }
 
 void na_bench_nas_begin(na_bench *b)
@@ -279,14 +288,14 @@ void na_bench_nas_begin(na_bench *b)
 	if (b->nas_memo)
 		na_nas_memo_wait(b->nas_memo);  /* read ahead: only the wait is the runs' */
 	b->nas_read_s = na_run_clock() - t0;
+	if (*b->stop) {
+		nas_sampler_close(&b->nas_next);
+		return;
+	}
 	/* a memo still awaited (a stop cut the wait) is the read-ahead's */
 	bool kept = b->nas_memo && !b->nas_memo->ahead;
 	if (kept && b->nas_memo->held && b->ds->remote_path) {
 		begin_kept(b);
-		return;
-	}
-	if (*b->stop) {
-		nas_sampler_close(&b->nas_next);
 		return;
 	}
 	t0 = na_run_clock();
@@ -320,7 +329,7 @@ void na_bench_nas_settle(na_bench *b)
 
 void na_bench_nas_end(na_bench *b)
 {
-	na_bench_nas_settle(b);
+	na_recheck_drop(&b->recheck);  /* no run took it: nothing to say */
 	nas_sampler_close(&b->nas_next);
 	if (b->nas_memo && !b->nas_memo->ahead && b->nas_ready) {  /* kept for the next round */
 		b->nas_memo->view = b->nas_view;

@@ -479,11 +479,15 @@ int na_op_bench(na_bench *const *members, size_t n, const na_bench_plan *plan, n
 	na_group_nas *gn = calloc(1, sizeof(*gn));
 	for (size_t i = 0; i < n; i++)
 		members[i]->nas_runs = runs;  /* the NAS samplings each may lead */
-	/* The NAS first: a campaign's kept view is read again beside the
-	 * guests' preparation. */
-	if (gn)
+	/* A campaign's kept view first, its settings read again beside the
+	 * guests' preparation; a view to read whole after it, whose errors
+	 * (a guest refused) come before any NAS's. */
+	bool kept = members[0]->nas_memo;
+	if (gn && kept)
 		na_group_nas_begin(members, n, gn);
 	int rc = gn ? begin_all(members, n, &begun, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	if (rc == VS_OK && !kept)
+		na_group_nas_begin(members, n, gn);
 	if (rc == VS_OK)
 		rc = make_jobs(members, n, plan, jobs, err);
 	if (rc == VS_OK)

@@ -366,7 +366,8 @@ static int rounds(na_run *r)
 			 * one: the NFS 4.1 mount goes, the NFS 3 mount comes. */
 			if (na_run_alternating(r, t) || r->nfs3[ti])
 				rc = take_turn(r, t);
-			if (rc == VS_OK && r->ahead_of[ti])  /* the NAS's settings, beside the move */
+			/* the NAS's settings read again beside the move */
+			if (rc == VS_OK && r->ahead_of[ti] && !na_stop_requested)
 				na_nas_memo_recheck(&r->nas_memo[ti], r->ahead_of[ti]);
 			if (rc == VS_OK && r->n_vms)
 				rc = na_run_group_move(r, ti, t->datastore, na_target_policy(t));

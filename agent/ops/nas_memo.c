@@ -17,6 +17,20 @@ struct na_read_ahead {
 	size_t n, read;  /* memos[0..read) are in (or given up: a stop) */
 };
 
+/* A thread that never takes Ctrl-C's or SIGTERM's handler: the main
+ * thread's waits are what the stop must interrupt. */
+static bool start_thread(pthread_t *t, void *(*run)(void *), void *arg)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	bool started = pthread_create(t, NULL, run, arg) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return started;
+}
+
 static void *read_all(void *arg)
 {
 	na_read_ahead *a = arg;
@@ -47,11 +61,15 @@ void na_read_ahead_start(const nas_target *const *nas, const char *const *path,
 	if (!a)
 		return;
 	*a = (na_read_ahead){.nas = nas, .path = path, .memos = memos, .stop = stop, .n = n};
+	pthread_condattr_t attr;
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);  /* a clock step never stalls the wait */
 	pthread_mutex_init(&a->lock, NULL);
-	pthread_cond_init(&a->done, NULL);
+	pthread_cond_init(&a->done, &attr);
+	pthread_condattr_destroy(&attr);
 	for (size_t i = 0; i < n; i++)
 		memos[i].ahead = a;
-	if (pthread_create(&a->thread, NULL, read_all, a) != 0) {
+	if (!start_thread(&a->thread, read_all, a)) {
 		for (size_t i = 0; i < n; i++)
 			memos[i].ahead = NULL;
 		pthread_mutex_destroy(&a->lock);
@@ -72,7 +90,7 @@ void na_nas_memo_wait(na_nas_memo *m)
 	/* a second at a time: Ctrl-C does not wait for a NAS that is slow */
 	while (a->read <= i && !*a->stop) {
 		struct timespec at;
-		clock_gettime(CLOCK_REALTIME, &at);
+		clock_gettime(CLOCK_MONOTONIC, &at);
 		at.tv_sec += 1;
 		pthread_cond_timedwait(&a->done, &a->lock, &at);
 	}
@@ -116,16 +134,18 @@ static void *recheck_run(void *arg)
 
 void na_nas_memo_recheck(na_nas_memo *m, const nas_target *nas)
 {
-	if (!m->held || m->ahead || m->recheck || !m->view.dataset.name || !m->view.layout.pool)
+	/* the read-ahead's first: it writes held until waited for */
+	if (m->ahead || !m->held || !m->view.dataset.name || !m->view.layout.pool)
 		return;
+	if (m->recheck)  /* a round's that never benchmarked: stale by now */
+		na_recheck_drop(&m->recheck);
 	na_recheck *k = calloc(1, sizeof(*k));
 	if (!k)
 		return;
 	k->nas = nas;
 	k->names.dataset.name = strdup(m->view.dataset.name);
 	k->names.layout.pool = strdup(m->view.layout.pool);
-	if (k->names.dataset.name && k->names.layout.pool &&
-	    pthread_create(&k->thread, NULL, recheck_run, k) == 0) {
+	if (k->names.dataset.name && k->names.layout.pool && start_thread(&k->thread, recheck_run, k)) {
 		m->recheck = k;
 		return;
 	}
@@ -146,14 +166,18 @@ int na_recheck_join(na_recheck **k, nas_props *props, nas_activity *activity, vs
 	return rc;
 }
 
+void na_recheck_drop(na_recheck **k)
+{
+	nas_props p;
+	nas_activity a;
+	vs_error ignored;
+	if (*k)
+		na_recheck_join(k, &p, &a, &ignored);
+}
+
 void na_nas_memo_free(na_nas_memo *m)
 {
-	if (m->recheck) {
-		nas_props p;
-		nas_activity a;
-		vs_error ignored;
-		na_recheck_join(&m->recheck, &p, &a, &ignored);
-	}
+	na_recheck_drop(&m->recheck);
 	na_nas_memo_wait(m);
 	if (m->held)
 		nas_view_free(&m->view);

@@ -26,8 +26,9 @@ typedef struct na_nas_memo {
 
 /* Reads the view of each export, nas[i] at path[i] (NULL nas: none), into
  * memos[i], one after the other in the targets' order, which is the
- * rounds' (a NAS's sshd refuses many handshakes at once), in a thread of
- * its own, until *stop.  The targets and paths must outlive it.  Without a
+ * rounds' (one view's sessions at a time, not every target's at once: a
+ * NAS's sshd refuses many handshakes at once), in a thread of its own,
+ * until *stop.  The targets and paths must outlive it.  Without a
  * thread, nothing is read ahead (each bench reads its own). */
 void na_read_ahead_start(const nas_target *const *nas, const char *const *path,
                          na_nas_memo *memos, size_t n, volatile sig_atomic_t *stop,
@@ -44,6 +45,8 @@ void na_nas_memo_recheck(na_nas_memo *m, const nas_target *nas);
 /* Waits for a recheck taken from a memo (*k NULL after): what it read into
  * props and activity, or its error. */
 int na_recheck_join(na_recheck **k, nas_props *props, nas_activity *activity, vs_error *err);
+/* Waits for a recheck and forgets what it read (NULL: nothing). */
+void na_recheck_drop(na_recheck **k);
 /* Waits for the read-ahead's thread and frees it (NULL: nothing). */
 void na_read_ahead_end(na_read_ahead **a);
 /* Frees m, a recheck still running waited for first. */

@@ -142,8 +142,8 @@ assert_eq "$(jq -r '[.[].target] | join(",")' <<< "$OUT")" r64k "selected by the
 
 # Reading the NAS is off the rounds' critical path: the view (dataset,
 # layout, history) is read once per target and campaign, ahead, and each
-# round reads the settings and the pool's status again beside the guest's
-# preparation (issue 38): three rounds, one `zpool history`, four `zfs
+# round reads the settings and the pool's status again beside its Storage
+# vMotion (issue 38): three rounds, one `zpool history`, four `zfs
 # get`s and `zpool status`es (the read-ahead's and each round's), every
 # result with the dataset's settings.
 log="$(dirname "$NAS_STATE")/nas-commands.log"
