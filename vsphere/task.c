@@ -10,7 +10,7 @@
 
 /* What a waiter reads of a task, by filter or by a plain read. */
 static const char *const task_paths[] = {"info.state", "info.progress", "info.error",
-                                         "info.result", "info.startTime", "info.completeTime",
+                                         "info.result", "info.queueTime", "info.startTime", "info.completeTime",
                                          NULL};
 
 typedef struct task_state {
@@ -18,8 +18,7 @@ typedef struct task_state {
 	int progress;     /* -1 until reported */
 	xmlDoc *error;    /* copy of info.error */
 	xmlDoc *result;   /* copy of info.result */
-	int64_t started_ms; /* info.startTime; 0 until reported */
-	int64_t ended_ms;   /* info.completeTime; 0 until reported */
+	vs_task_times times; /* info.queueTime, startTime, completeTime; 0 until reported */
 } task_state;
 
 /* Digits at *p, exactly n of them; -1 if not. */
@@ -133,6 +132,15 @@ static int create_filter(vs_client *c, char **collector, const char *task, char 
 	return rc;
 }
 
+/* Where t keeps the time a change of name says, or NULL. */
+static int64_t *time_field(task_state *t, const char *name)
+{
+	return strcmp(name, "info.queueTime") == 0   ? &t->times.queued_ms
+	       : strcmp(name, "info.startTime") == 0 ? &t->times.started_ms
+	       : strcmp(name, "info.completeTime") == 0 ? &t->times.ended_ms
+	                                                : NULL;
+}
+
 static void apply_change(const xmlNode *change, task_state *t)
 {
 	char *name = vs_xml_path_text(change, "name");
@@ -147,10 +155,10 @@ static void apply_change(const xmlNode *change, task_state *t)
 	} else if (strcmp(name, "info.error") == 0 && val) {
 		xmlFreeDoc(t->error);
 		t->error = copy_node(val);
-	} else if ((strcmp(name, "info.startTime") == 0 || strcmp(name, "info.completeTime") == 0) && val) {
+	} else if (time_field(t, name) && val) {
 		char *text = vs_xml_text(val);
 		int64_t ms = text ? vs_time_parse(text, NULL) : -1;
-		*(strcmp(name, "info.startTime") == 0 ? &t->started_ms : &t->ended_ms) = ms > 0 ? ms : 0;
+		*time_field(t, name) = ms > 0 ? ms : 0;
 		free(text);
 	} else if (strcmp(name, "info.result") == 0 && val) {
 		xmlFreeDoc(t->result);
@@ -231,7 +239,7 @@ static int task_outcome(task_state *t, xmlDoc **result, vs_error *err)
 			snprintf(err->message, sizeof(err->message), "the task failed without an error");
 		err->status = VS_ERR_TASK;
 		/* What the task made happen is what was logged after it began. */
-		err->task_started_ms = t->started_ms;
+		err->task_started_ms = t->times.started_ms;
 		return VS_ERR_TASK;
 	}
 	if (result) {
@@ -520,10 +528,10 @@ vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *pro
 	                                    : VS_TASK_UNSEEN;
 }
 
-int64_t vs_task_set_ended_ms(const vs_task_set *s, const char *task)
+vs_task_times vs_task_set_times(const vs_task_set *s, const char *task)
 {
 	const set_entry *e = entry_of(s, task);
-	return e ? e->st.ended_ms : 0;
+	return e ? e->st.times : (vs_task_times){0};
 }
 
 int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err)

@@ -294,10 +294,25 @@ static void take_listing(fleet *f)
 	if (phase != VS_TASK_SUCCESS && phase != VS_TASK_ERROR)
 		return;
 	vs_error ignored = {0};
-	f->root_ms = vs_task_set_ended_ms(f->tasks, f->listing);
+	f->root_ms = vs_task_set_times(f->tasks, f->listing).ended_ms;
 	vs_datastore_list_take(f->tasks, f->listing, f->target->name, &f->root, &f->n_root, &ignored);
 	free(f->listing);
 	f->listing = NULL;
+}
+
+/* v's task ended, seen now.  Its time queued and its own are vCenter's
+ * when it says them, not when we saw the task leave the queue and end: a
+ * busy client sees both late, and would count the lag as queued or moving. */
+static void ended_now(fleet *f, na_fleet_vm *v)
+{
+	vs_task_times t = vs_task_set_times(f->tasks, v->task);
+	v->ended_s = since(f);
+	double queued_s = (double)(t.started_ms - t.queued_ms) / 1000,
+	       own_s = (double)(t.ended_ms - t.started_ms) / 1000;
+	if (t.queued_ms > 0 && queued_s >= 0 && own_s >= 0) {
+		v->moving_s = v->ended_s - own_s;
+		v->started_s = v->moving_s - queued_s;
+	}
 }
 
 /* Looks at each task in flight after a wait; an ended one is taken. */
@@ -319,7 +334,7 @@ static bool look(fleet *f)
 		if (phase == VS_TASK_RUNNING && !v->moving_s)
 			v->moving_s = since(f);  /* vCenter's queue, if any, is behind it */
 		if (phase == VS_TASK_SUCCESS || phase == VS_TASK_ERROR) {
-			v->ended_s = since(f);
+			ended_now(f, v);
 			vs_error e = {0};
 			int rc = vs_task_set_take(f->tasks, v->task, &e);
 			free(v->task);

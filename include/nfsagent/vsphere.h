@@ -202,9 +202,12 @@ int vs_task_set_add(vs_task_set *s, const char *task, vs_error *err);
 int vs_task_set_wait(vs_task_set *s, long wait_s, vs_error *err);
 /* The task's phase and progress (-1 until reported). */
 vs_task_phase vs_task_set_phase(const vs_task_set *s, const char *task, int *progress);
-/* When vCenter says the task ended (its clock, ms since the epoch; 0 not yet
- * or not said). */
-int64_t vs_task_set_ended_ms(const vs_task_set *s, const char *task);
+/* When vCenter says the task was queued (asked for), began running (left
+ * its queue) and ended: its clock, ms since the epoch; 0 not yet or not said. */
+typedef struct vs_task_times {
+	int64_t queued_ms, started_ms, ended_ms;
+} vs_task_times;
+vs_task_times vs_task_set_times(const vs_task_set *s, const char *task);
 /* Stops watching an ended task: VS_OK for success, VS_ERR_TASK with the
  * task's fault in err for an error. */
 int vs_task_set_take(vs_task_set *s, const char *task, vs_error *err);

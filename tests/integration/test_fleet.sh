@@ -88,6 +88,26 @@ assert_eq "$(on_target)" 12 "fleet VMs on the target"
 assert_eq "$(starts_per_vm)" 1 "relocations per VM"
 lab_stop
 
+# ---- a client that sees the ends late (stopped for 5 s while 4 moves of 2 s
+# run) still says each move's own time and no time queued: vCenter's clock,
+# not when it looked
+FLEET=4 fleet_lab -svmotion-per-host 0
+# (nfsagent itself, not a shell function: the signal goes to the process)
+"$NFSAGENT" migrate --from-datastore truenas-vmware --datastore tank16k --parallel 4 \
+	> "$WORK/out" 2> "$WORK/err" &
+pid=$!
+for _ in $(seq 1 600); do
+	[ "$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)" -ge 4 ] && break
+	sleep 0.1
+done
+kill -STOP "$pid"
+sleep 5
+kill -CONT "$pid"
+wait "$pid" || fail "migrate after a pause: $(cat "$WORK/err")"
+assert_eq "$(grep -cE '^fleet-[0-9]+: moved, verified \(0:0[23]\)$' "$WORK/out")" 4 \
+	"moves seen ended 5 s late, each said with its own 2 s: $(cat "$WORK/out")"
+lab_stop
+
 # ---- Ctrl-C stops new starts and lets the moves in flight finish (kills
 # and Ctrl-C at every point, then the same command again: test_fleet_stops.sh)
 fleet_lab -task-seconds 4
