@@ -46,6 +46,7 @@ typedef struct na_limit_local {
 	double bps, iops;
 	double log_write_bps;      /* the fastest log device writes (the sequential sync write's) */
 	double data_write_bps, data_read_bps;  /* the data vdevs' fastest */
+	bool ceilings;             /* a baseline's NAS side measured fio's window: the above are known */
 } na_limit_local;
 
 /* One run, in the figures the verdict reads (rates per second over fio's
