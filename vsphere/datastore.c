@@ -86,15 +86,6 @@ void vs_datastore_clear(vs_datastore *d)
 	*d = (vs_datastore){0};
 }
 
-void vs_datastore_free(vs_datastore **d)
-{
-	if (!*d)
-		return;
-	vs_datastore_clear(*d);
-	free(*d);
-	*d = NULL;
-}
-
 int vs_dspath_split(const char *dspath, char **ds, char **path, vs_error *err)
 {
 	*ds = *path = NULL;
@@ -268,50 +259,5 @@ int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *data
 	vs_reply_free(&r);
 	if (rc != VS_OK)
 		vs_error_context(err, "reading the vSphere HA heartbeat datastores of %s", cluster);
-	return rc;
-}
-
-static int read_host(const char *type, const char *moref, const xmlNode *object, void *ud,
-                     vs_error *err)
-{
-	(void)type;
-	vs_host *h = ud;
-	vs_host_clear(h);
-	return vs_host_read(moref, object, h) == VS_OK ? VS_OK : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-}
-
-static int read_datastore(const char *type, const char *moref, const xmlNode *object, void *ud,
-                          vs_error *err)
-{
-	(void)type;
-	vs_datastore *d = ud;
-	vs_datastore_clear(d);
-	return vs_datastore_read(moref, object, d) == VS_OK ? VS_OK
-	                                                    : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-}
-
-int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err)
-{
-	vs_host *h = calloc(1, sizeof(*h));
-	int rc = h ? vs_props_one(c, "HostSystem", moref, vs_host_paths, read_host, h, err)
-	           : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc == VS_OK && !h->moref)
-		rc = vs_fail(err, VS_ERR_NOT_FOUND, "host %s no longer exists", moref);
-	if (rc != VS_OK)
-		vs_host_free(&h);
-	*out = h;
-	return rc;
-}
-
-int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err)
-{
-	vs_datastore *d = calloc(1, sizeof(*d));
-	int rc = d ? vs_props_one(c, "Datastore", moref, vs_datastore_paths, read_datastore, d, err)
-	           : vs_fail(err, VS_ERR_NOMEM, "out of memory");
-	if (rc == VS_OK && !d->moref)
-		rc = vs_fail(err, VS_ERR_NOT_FOUND, "datastore %s no longer exists", moref);
-	if (rc != VS_OK)
-		vs_datastore_free(&d);
-	*out = d;
 	return rc;
 }

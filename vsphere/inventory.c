@@ -79,15 +79,6 @@ void vs_host_clear(vs_host *h)
 	*h = (vs_host){0};
 }
 
-void vs_host_free(vs_host **h)
-{
-	if (!*h)
-		return;
-	vs_host_clear(*h);
-	free(*h);
-	*h = NULL;
-}
-
 /* ---- the walk ------------------------------------------------------------- */
 
 static int deliver(const char *type, const char *moref, const xmlNode *object, void *ud,

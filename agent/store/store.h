@@ -467,8 +467,6 @@ int na_central_check_url(const char *url, vs_error *err);
  * VS_ERR_CONNECT: unreachable; VS_ERR_AUTH: login or a right refused. */
 int na_central_open(const char *url, na_central **out, vs_error *err);
 void na_central_close(na_central **c);
-/* The central schema version this nfsagent writes. */
-int na_central_schema_version(void);
 
 typedef struct na_push_counts {
 	size_t sent;     /* recorded in the central database by this push */

@@ -130,11 +130,6 @@ static const char *const central_migrations[] = {
 #undef DIRECTION_COLUMNS
 enum { CENTRAL_LATEST = sizeof(central_migrations) / sizeof(central_migrations[0]) };
 
-int na_central_schema_version(void)
-{
-	return CENTRAL_LATEST;
-}
-
 /* Every runner takes this lock (pg_advisory_xact_lock) before it reads or
  * changes the schema, so two that start at once create it once. */
 static const char schema_lock[] = "SELECT pg_advisory_xact_lock(7306226105310523187)";

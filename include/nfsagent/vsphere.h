@@ -135,8 +135,6 @@ typedef struct vs_vm {
 void vs_host_clear(vs_host *h);
 void vs_datastore_clear(vs_datastore *d);
 void vs_vm_clear(vs_vm *v);
-void vs_host_free(vs_host **h);
-void vs_datastore_free(vs_datastore **d);
 void vs_vm_free(vs_vm **v);
 /* A deep copy (malloc'd; vs_vm_free it), NULL when out of memory. */
 vs_vm *vs_vm_dup(const vs_vm *v);
@@ -237,13 +235,10 @@ int vs_datastore_unmount(vs_client *c, const vs_host *host, const char *datastor
  * ClusterComputeResource.RetrieveDasAdvancedRuntimeInfo. */
 int vs_cluster_heartbeats_on(vs_client *c, const char *cluster, const char *datastore, bool *used,
                              vs_error *err);
-/* Reads one host or datastore by moref. */
-int vs_host_lookup(vs_client *c, const char *moref, vs_host **out, vs_error *err);
 /* Reads, in one call, how to reach the hosts (morefs) that file reads
  * through them will need and that were not reached before; best effort:
  * a host it could not read is read when it is reached. */
 void vs_hosts_prepare(vs_client *c, const char *const *hosts, size_t n);
-int vs_datastore_lookup(vs_client *c, const char *moref, vs_datastore **out, vs_error *err);
 /* Reads how each host reaches its server (an IPv4 address, or a name:
  * then through the default route) from its config.network into out[i];
  * speed_mb 0 when vSphere does not say (no such port, a link down).  One
