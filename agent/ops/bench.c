@@ -281,7 +281,7 @@ na_bench_started na_bench_started_now(void)
 
 /* The number k of job_text's file in the staging folder, text-k.fio,
  * uploaded now if it was not before: a profile's repetitions run one text. */
-static int upload_once(na_bench *b, const char *job_text, size_t *k, vs_error *err)
+int na_bench_stage_job(na_bench *b, const char *job_text, size_t *k, vs_error *err)
 {
 	na_bench_guest *g = &b->guest;
 	for (*k = 1; *k <= g->n_uploaded; (*k)++)
@@ -314,7 +314,7 @@ int na_bench_fio_start(na_bench *b, const char *job_text, na_bench_started *st, 
 	 * exec, is a mark no earlier process had (test_chaos: lost answers), by which vs_guest_start knows
 	 * it after an unknown outcome without listing the guest's processes
 	 * first.  It is a copy, made by the shell that runs fio, of the text's
-	 * file uploaded once (upload_once).  The guest's clock first: fio's
+	 * file uploaded once (na_bench_stage_job).  The guest's clock first: fio's
 	 * window is stamped by it, the NAS's intervals by the NAS's. */
 	char name[64];
 	struct timespec now;
@@ -325,7 +325,7 @@ int na_bench_fio_start(na_bench *b, const char *job_text, na_bench_started *st, 
 	         now.tv_nsec / 1000000, ++b->fio_starts);
 	char *job = staged(b, name);
 	size_t k = 0;
-	int rc = job ? upload_once(b, job_text, &k, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
+	int rc = job ? na_bench_stage_job(b, job_text, &k, err) : vs_fail(err, VS_ERR_NOMEM, "out of memory");
 	/* A profile's job (it writes in b->data, whose name no job file of the
 	 * user's can know) has fio remove its files as each job ends: the
 	 * folder is made once for all the runs (na_bench_begin), and the job's

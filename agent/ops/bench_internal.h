@@ -42,7 +42,10 @@ void na_bench_note_end(na_bench_started *st);
 double na_bench_expected_s(const na_bench *b, const na_profile *p, const char *job_text);
 void na_bench_learn(na_bench *b, const na_profile *p, const char *job_text,
                     const na_bench_started *st, double looked_at_s, int end_looks);
-/* Uploads the job and starts fio in b's data folder (na_bench_begin's). */
+/* The job's text in the guest's staging folder, uploaded once a text:
+ * text-K.fio (*k). */
+int na_bench_stage_job(na_bench *b, const char *job_text, size_t *k, vs_error *err);
+/* Uploads the job (unless staged) and starts fio in b's data folder (na_bench_begin's). */
 int na_bench_fio_start(na_bench *b, const char *job_text, na_bench_started *st, vs_error *err);
 /* Whether a start that failed with err found a kept guest's folders gone
  * (a reboot by HA, a tmp cleaner: nfsagent cannot know) and made them
