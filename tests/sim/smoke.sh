@@ -177,7 +177,6 @@ powerstate() {
 	soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>VirtualMachine</type><pathSet>runtime.powerState</pathSet></propSet><objectSet><obj type=\"VirtualMachine\">$1</obj></objectSet></specSet><options/>" |
 		grep -o 'PowerState">[^<]*' | sed 's/.*>//'
 }
-advance() { curl -sS --cacert "$CA" -X POST "$BASE/lab/clock?advance=$1"; } # prints the new reading (RFC 3339)
 taskinfo() { soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>Task</type><pathSet>info</pathSet></propSet><objectSet><obj type=\"Task\">$1</obj></objectSet></specSet><options/>"; }
 wfu() { # wfu [MAXWAIT]: sets step to the next WaitForUpdatesEx's assignments, "name=value ...", and ver
 	local out
@@ -186,7 +185,6 @@ wfu() { # wfu [MAXWAIT]: sets step to the next WaitForUpdatesEx's assignments, "
 	step=$(echo "$out" | grep -o '<name>info\.[a-z]*</name><op>assign</op><val[^>]*>[^<]*' | sed 's/<name>info\.\([a-z]*\)<\/name><op>assign<\/op><val[^>]*>/\1=/' | tr '\n' ' ')
 }
 VM=vm-57
-clock() { curl -sS --cacert "$CA" "$BASE/lab/clock"; }
 t0=$(clock)
 T=$(soap "$J" PowerOffVM_Task VirtualMachine "$VM" | returnval)
 check "PowerOffVM_Task returns at once: task $T running, VM still poweredOn, clock still $t0" \

@@ -194,8 +194,6 @@ RLOG=$WORK/relocations.log
 start -task-seconds 6 -task-steps 3 -slow-tasks RelocateVM_Task -nfs41-bug always -clock manual \
 	-svmotion-per-host 1 -relocations-log "$RLOG"
 lookups
-clock() { curl -sS --cacert "$CA" "$BASE/lab/clock"; }
-advance() { curl -sS --cacert "$CA" -X POST "$BASE/lab/clock?advance=$1"; } # prints the new reading
 ms() { echo $(($(date -u -d "$1" +%s%N) / 1000000)); }                      # RFC 3339 -> unix ms
 tval() { prop Task "$1" "info.$2" | sed -n 's/.*<val[^>]*>\([^<]*\)<\/val>.*/\1/p'; } # tval TASK FIELD
 N3=$(mount "$DSS0" /mnt/tank/vmware64k nfs3-64k NFS | returnval)
