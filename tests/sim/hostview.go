@@ -15,7 +15,8 @@ package main
 //                                operation sees it short (host), or the file
 //                                is written short on the export (export)
 //   -nfs41-bug-heal SECONDS      the short view of host mode heals after that
-//                                long (0: never)
+//                                long (0: never), by the lab's clock
+//                                (labclock.go), so -clock manual drives it
 //   -vc-folder-host random|NAME  the host vCenter's /folder and
 //                                Datastore.browser answer as
 //   -thin-sizes allocated|length what layoutEx and the browser report as an
@@ -46,6 +47,7 @@ type hostViews struct {
 	heal       float64 // -nfs41-bug-heal
 	folderHost string  // -vc-folder-host
 	thinSizes  string  // -thin-sizes
+	clock      *labClock
 
 	mu      sync.Mutex
 	rnd     *rand.Rand
@@ -84,7 +86,8 @@ func (v *hostViews) flags(fs *flag.FlagSet) {
 		"size of a disk extent in layoutEx and the browser: allocated (realistic: st_blocks*512, 0 when seen short) or length (legacy: the file's length)")
 }
 
-func (v *hostViews) setup(*lab) error {
+func (v *hostViews) setup(l *lab) error {
+	v.clock = l.clock
 	switch v.bugView {
 	case "host", "export":
 	default:
@@ -195,7 +198,7 @@ func (v *hostViews) strikeShort(host *simulator.HostSystem, local string, seen i
 	}
 	s := shortView{host: host.Self, seen: seen, ino: inode(st), mtime: st.ModTime().UnixNano()}
 	if v.heal > 0 {
-		s.until = time.Now().Add(time.Duration(v.heal * float64(time.Second)))
+		s.until = v.clock.reading().Add(time.Duration(v.heal * float64(time.Second)))
 	}
 	v.mu.Lock()
 	v.short[resolvePath(local)] = s
@@ -213,6 +216,7 @@ func (v *hostViews) stat(host *simulator.HostSystem, local string) (fileSeen, er
 		return seen, nil
 	}
 	key := resolvePath(local)
+	now := v.clock.reading()
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	s, ok := v.short[key]
@@ -220,8 +224,8 @@ func (v *hostViews) stat(host *simulator.HostSystem, local string) (fileSeen, er
 	case !ok:
 	case s.ino != inode(st) || s.mtime != st.ModTime().UnixNano():
 		delete(v.short, key) // the lab wrote the file again
-	case !s.until.IsZero() && time.Now().After(s.until):
-		delete(v.short, key) // healed
+	case !s.until.IsZero() && !now.Before(s.until):
+		delete(v.short, key) // healed: the view ends heal seconds after the strike
 	case s.host == host.Self:
 		seen.length, seen.alloc, seen.short = s.seen, 0, true
 	}

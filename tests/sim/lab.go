@@ -61,6 +61,7 @@ type lab struct {
 	closers   []func()
 	claimed   map[string]bool // task methods a feature implements itself
 	slow      *slowTasks      // task timing (tasks.go), for claimed tasks too
+	clock     *labClock       // what slow tasks wait on: the wall or the test's (labclock.go)
 	svmotions *svmotionQueue  // vCenter's Storage vMotion limits (svqueue.go)
 
 	internalMu  sync.Mutex

@@ -63,6 +63,7 @@ func features() []feature {
 	nas := &nasModel{nfs: nfs}
 	guest := &guestOps{hosts: esx, nas: nas}
 	return []feature{
+		&labClock{},           // labclock.go: -clock, /lab/clock (first: others read l.clock in setup)
 		&inventory{},          // inventory.go: -hosts, -vms
 		&methodLog{},          // methodlog.go: -methods-log (sees every call, even 503s)
 		&sessionExpiry{},      // expire.go: -expire-after (runs before the 503 decision)

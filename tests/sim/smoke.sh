@@ -69,6 +69,8 @@ tok=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "$(view
 check "CancelRetrievePropertiesEx: 200" [ "$(soap "$J" CancelRetrievePropertiesEx PropertyCollector propertyCollector "<token>$tok</token>" | status)" = 200 ]
 out=$(soap "$J" ContinueRetrievePropertiesEx PropertyCollector propertyCollector "<token>$tok</token>")
 check "cancelled token is gone: InvalidArgument" bash -c 'echo "$0" | grep -q "type=\"InvalidArgument\""' "$out"
+check "POST /lab/clock without -clock manual: 409 (the clock is the wall)" \
+	[ "$(curl -sS --cacert "$CA" -X POST -o /dev/null -w '%{http_code}' "$BASE/lab/clock?advance=1s")" = 409 ]
 
 stop
 check "temporary lab directory removed at exit" [ ! -e "$DIR" ]
@@ -166,8 +168,10 @@ out=$(curl -sS --cacert "$CA" -i --data-binary x "$URL")
 check "503 answer: status line and short body" bash -c 'echo "$0" | head -1 | grep -q "503 Service Unavailable"' "$out"
 stop
 
-echo "# lab 6: -task-seconds 2 -task-steps 4"
-launch -task-seconds 2 -task-steps 4
+echo "# lab 6: -task-seconds 2 -task-steps 4 -clock manual"
+# The tasks' steps wait on the lab's clock, which moves only when this test
+# advances it (POST /lab/clock): every check holds however loaded the machine.
+launch -task-seconds 2 -task-steps 4 -clock manual
 J=$WORK/j6
 login "$J" >/dev/null
 PC=$(soap "$J" CreatePropertyCollector PropertyCollector propertyCollector | returnval)
@@ -175,36 +179,55 @@ powerstate() {
 	soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>VirtualMachine</type><pathSet>runtime.powerState</pathSet></propSet><objectSet><obj type=\"VirtualMachine\">$1</obj></objectSet></specSet><options/>" |
 		grep -o 'PowerState">[^<]*' | sed 's/.*>//'
 }
-VM=vm-57
-t0=$(date +%s%N)
-T=$(soap "$J" PowerOffVM_Task VirtualMachine "$VM" | returnval)
-check "PowerOffVM_Task returns at once ($T)" [ $((($(date +%s%N) - t0) / 1000000)) -lt 1000 ]
-check "VM still poweredOn while the task runs" [ "$(powerstate $VM)" = poweredOn ]
-soap "$J" CreateFilter PropertyCollector "$PC" "<spec><propSet><type>Task</type><pathSet>info.state</pathSet><pathSet>info.progress</pathSet><pathSet>info.error</pathSet><pathSet>info.result</pathSet></propSet><objectSet><obj type=\"Task\">$T</obj></objectSet></spec><partialUpdates>false</partialUpdates>" >/dev/null
-seen=
-ver=
-for _ in $(seq 1 12); do
-	out=$(soap "$J" WaitForUpdatesEx PropertyCollector "$PC" "<version>$ver</version><options><maxWaitSeconds>10</maxWaitSeconds></options>")
-	ver=$(echo "$out" | sed -n 's/.*<version>\([^<]*\)<\/version>.*/\1/p')
+taskinfo() { soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>Task</type><pathSet>info</pathSet></propSet><objectSet><obj type=\"Task\">$1</obj></objectSet></specSet><options/>"; }
+wfu() { # wfu [MAXWAIT]: sets step to the next WaitForUpdatesEx's assignments, "name=value ...", and ver
+	local out
+	out=$(soap "$J" WaitForUpdatesEx PropertyCollector "$PC" "<version>$ver</version><options><maxWaitSeconds>${1:-10}</maxWaitSeconds></options>")
+	ver=$(echo "$out" | sed -n 's/.*<version>\([^<]*\)<\/version>.*/\1/p' | grep . || echo "$ver") # none: nothing new
 	step=$(echo "$out" | grep -o '<name>info\.[a-z]*</name><op>assign</op><val[^>]*>[^<]*' | sed 's/<name>info\.\([a-z]*\)<\/name><op>assign<\/op><val[^>]*>/\1=/' | tr '\n' ' ')
-	seen="$seen| $step"
-	echo "$step" | grep -q 'state=success\|state=error' && break
-done
-echo "     WaitForUpdatesEx: $seen"
-check "progress 25, 50, 75 seen while running" bash -c 'echo "$0" | grep -q "progress=25" && echo "$0" | grep -q "progress=50" && echo "$0" | grep -q "progress=75"' "$seen"
-check "task ends with progress 100, state success" bash -c 'echo "$0" | grep -q "progress=100 state=success"' "$seen"
-check "VM poweredOff after the task" [ "$(powerstate $VM)" = poweredOff ]
+}
+VM=vm-57
+t0=$(clock)
 T=$(soap "$J" PowerOffVM_Task VirtualMachine "$VM" | returnval)
-sleep 2.6
-out=$(soap "$J" RetrievePropertiesEx PropertyCollector propertyCollector "<specSet><propSet><type>Task</type><pathSet>info</pathSet></propSet><objectSet><obj type=\"Task\">$T</obj></objectSet></specSet><options/>")
-check "PowerOff of a poweredOff VM: task error InvalidPowerState" \
+check "PowerOffVM_Task returns at once: task $T running, VM still poweredOn, clock still $t0" \
+	bash -c 'grep -q "<state>running</state>" <<<"$0" && [ "$1" = poweredOn ] && [ "$2" = "$3" ]' "$(taskinfo "$T")" "$(powerstate $VM)" "$(clock)" "$t0"
+soap "$J" CreateFilter PropertyCollector "$PC" "<spec><propSet><type>Task</type><pathSet>info.state</pathSet><pathSet>info.progress</pathSet><pathSet>info.error</pathSet><pathSet>info.result</pathSet></propSet><objectSet><obj type=\"Task\">$T</obj></objectSet></spec><partialUpdates>false</partialUpdates>" >/dev/null
+ver=
+wfu
+check "WaitForUpdatesEx: running, progress 0 ($step)" [ "$step" = "state=running progress=0 " ]
+t=$(advance 499ms)
+wfu 0 # maxWaitSeconds 0: what has changed, without waiting
+check "advance 499ms: the clock reads $t, no update yet ($step)" \
+	bash -c '[ $(($(date -u -d "$1" +%s%N) - $(date -u -d "$0" +%s%N))) = 499000000 ] && [ -z "$2" ]' "$t0" "$t" "$step"
+for p in 25:1ms 50:500ms 75:500ms; do # a step every 500 ms
+	advance "${p#*:}" >/dev/null
+	wfu
+	check "advance ${p#*:}: WaitForUpdatesEx sees progress=${p%:*} alone ($step)" [ "$step" = "progress=${p%:*} " ]
+done
+check "VM still poweredOn before the last step" [ "$(powerstate $VM)" = poweredOn ]
+t1=$(advance 500ms)
+wfu
+check "the last step: progress 100, state success ($step)" [ "$step" = "progress=100 state=success " ]
+check "VM poweredOff after the task" [ "$(powerstate $VM)" = poweredOff ]
+info=$(taskinfo "$T")
+st=$(echo "$info" | sed -n 's/.*<startTime>\([^<]*\)<.*/\1/p')
+qt=$(echo "$info" | sed -n 's/.*<queueTime>\([^<]*\)<.*/\1/p')
+ct=$(echo "$info" | sed -n 's/.*<completeTime>\([^<]*\)<.*/\1/p')
+check "queueTime = startTime = the clock at the call, completeTime 2000 ms later = the clock now" \
+	bash -c '[ "$0" = "$3" ] && [ "$1" = "$3" ] && [ "$2" = "$4" ] && [ $(($(date -u -d "$2" +%s%N) - $(date -u -d "$1" +%s%N))) = 2000000000 ]' "$qt" "$st" "$ct" "$t0" "$t1"
+T=$(soap "$J" PowerOffVM_Task VirtualMachine "$VM" | returnval)
+check "PowerOff of a poweredOff VM: running until its time is up" bash -c 'grep -q "<state>running</state>" <<<"$0"' "$(taskinfo "$T")"
+advance 2s >/dev/null
+out=$(taskinfo "$T")
+check "... then task error InvalidPowerState" \
 	bash -c 'echo "$0" | grep -q "<state>error</state>" && echo "$0" | grep -q InvalidPowerState' "$out"
 out=$(soap "$WORK/none6" PowerOnVM_Task VirtualMachine "$VM")
 check "slow task without a session: 500 NotAuthenticated" bash -c 'echo "$0" | grep -q "xsi:type=\"NotAuthenticated\""' "$out"
+check "/lab/clock?advance=-1s: 400" [ "$(curl -sS --cacert "$CA" -X POST -o /dev/null -w '%{http_code}' "$BASE/lab/clock?advance=-1s")" = 400 ]
 stop
 
-echo "# lab 7: -task-seconds 5 -slow-tasks-first 1"
-launch -task-seconds 5 -slow-tasks-first 1
+echo "# lab 7: -task-seconds 5 -slow-tasks-first 1 -clock manual"
+launch -task-seconds 5 -slow-tasks-first 1 -clock manual
 J=$WORK/j7
 login "$J" >/dev/null
 soap "$J" PowerOffVM_Task VirtualMachine vm-57 >/dev/null

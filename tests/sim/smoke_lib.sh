@@ -58,6 +58,12 @@ stop() {
 	fi
 }
 
+# The lab clock (-clock manual; labclock.go): clock prints its reading,
+# advance DURATION moves it (e.g. 500ms) and prints the new reading once
+# every step due by then has been applied.
+clock() { curl -sSf --cacert "$CA" "$BASE/lab/clock"; }
+advance() { curl -sSf --cacert "$CA" -X POST "$BASE/lab/clock?advance=$1"; }
+
 # soap JAR METHOD THIS_TYPE THIS_VALUE [ARGS_XML]: prints the body, then
 # "HTTP <code>" on a line of its own.
 soap() {

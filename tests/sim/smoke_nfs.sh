@@ -187,30 +187,59 @@ b=$(flaky)
 check "flaky:0.3,1: $a of 20 flat files 0 bytes (some, not all)" bash -c '[ "$0" -ge 1 ] && [ "$0" -le 19 ]' "$a"
 check "same seed, same result ($a, $b)" [ "$a" = "$b" ]
 
-echo "# lab 3: -task-seconds 6 -task-steps 3 -slow-tasks RelocateVM_Task"
-start -task-seconds 6 -task-steps 3 -slow-tasks RelocateVM_Task -nfs41-bug always
+echo "# lab 3: -task-seconds 6 -task-steps 3 -slow-tasks RelocateVM_Task -clock manual -svmotion-per-host 1"
+# The relocations wait on the lab's clock, which moves only when this test
+# advances it (POST /lab/clock): every check holds however loaded the machine.
+RLOG=$WORK/relocations.log
+start -task-seconds 6 -task-steps 3 -slow-tasks RelocateVM_Task -nfs41-bug always -clock manual \
+	-svmotion-per-host 1 -relocations-log "$RLOG"
 lookups
+ms() { echo $(($(date -u -d "$1" +%s%N) / 1000000)); }                      # RFC 3339 -> unix ms
+tval() { prop Task "$1" "info.$2" | sed -n 's/.*<val[^>]*>\([^<]*\)<\/val>.*/\1/p'; } # tval TASK FIELD
 N3=$(mount "$DSS0" /mnt/tank/vmware64k nfs3-64k NFS | returnval)
-t0=$(date +%s%N)
+t0=$(clock)
 T=$(relocate "$FIO" "$N3")
-check "RelocateVM_Task returns at once ($T)" [ $((($(date +%s%N) - t0) / 1000000)) -lt 1000 ]
+check "RelocateVM_Task returns at once: task $T running, the clock still $t0" \
+	bash -c '[ "$0" = running ] && [ "$1" = "$2" ]' "$(tval "$T" state)" "$(clock)" "$t0"
 check "VM not moved while the task runs" [ "$(val VirtualMachine "$FIO" config.files.vmPathName)" = "[truenas-vmware] fiotest/fiotest.vmx" ]
 PC=$(soap CreatePropertyCollector PropertyCollector propertyCollector | returnval)
 soap CreateFilter PropertyCollector "$PC" "<spec><propSet><type>Task</type><pathSet>info.state</pathSet><pathSet>info.progress</pathSet></propSet><objectSet><obj type=\"Task\">$T</obj></objectSet></spec><partialUpdates>false</partialUpdates>" >/dev/null
-seen=
 ver=
-for _ in $(seq 1 12); do
+wfu() { # sets step to the next WaitForUpdatesEx's assignments, "name=value ...", and ver
+	local out
 	out=$(soap WaitForUpdatesEx PropertyCollector "$PC" "<version>$ver</version><options><maxWaitSeconds>10</maxWaitSeconds></options>")
 	ver=$(sed -n 's/.*<version>\([^<]*\)<\/version>.*/\1/p' <<<"$out")
 	step=$(grep -o '<name>info\.[a-z]*</name><op>assign</op><val[^>]*>[^<]*' <<<"$out" | sed 's/<name>info\.\([a-z]*\)<\/name><op>assign<\/op><val[^>]*>/\1=/' | tr '\n' ' ')
-	seen="$seen| $step"
-	grep -q 'state=success\|state=error' <<<"$step" && break
-done
-echo "     WaitForUpdatesEx: $seen"
-check "progress 33 and 66 seen while running, then 100 and success" bash -c 'grep -q "progress=33" <<<"$0" && grep -q "progress=66" <<<"$0" && grep -q "progress=100 state=success" <<<"$0"' "$seen"
-check "relocation took about 6 s ($((($(date +%s%N) - t0) / 1000000)) ms)" [ $((($(date +%s%N) - t0) / 1000000)) -ge 5500 ]
+}
+next() { advance 2s >/dev/null && wfu && seen="$seen| $step"; } # one step on
+wfu
+seen="$step"
+next
+next
+check "VM not moved before the last step" [ "$(val VirtualMachine "$FIO" config.files.vmPathName)" = "[truenas-vmware] fiotest/fiotest.vmx" ]
+next
+check "a step every 2 s: progress 0, 33, 66 while running, then 100 and success ($seen)" \
+	[ "$seen" = "state=running progress=0 | progress=33 | progress=66 | progress=100 state=success " ]
+check "relocation took 6 s by its startTime and completeTime" \
+	[ $(($(ms "$(tval "$T" completeTime)") - $(ms "$(tval "$T" startTime)"))) = 6000 ]
 check "VM moved at the end" [ "$(val VirtualMachine "$FIO" config.files.vmPathName)" = "[nfs3-64k] fiotest/fiotest.vmx" ]
+DB01=$(find_path DC0/vm/db01)
+T1=$(relocate "$BJORN" "$N3")
+T2=$(relocate "$DB01" "$N3")
+check "-svmotion-per-host 1: a second relocation from DC0_H0 is queued" \
+	bash -c '[ "$0" = running ] && [ "$1" = queued ]' "$(tval "$T1" state)" "$(tval "$T2" state)"
+t2=$(advance 6s)
+check "after 6 s the first has ended, the second runs, started as the first ended ($t2)" \
+	bash -c '[ "$0" = success ] && [ "$1" = running ] && [ "$2" = "$3" ] && [ "$(date -u -d "$4" +%s%N)" = "$(date -u -d "$3" +%s%N)" ]' \
+	"$(tval "$T1" state)" "$(tval "$T2" state)" "$(tval "$T1" completeTime)" "$(tval "$T2" startTime)" "$t2"
+advance 6s >/dev/null
+check "6 s later the second has ended too, after 6 s of its own" \
+	bash -c '[ "$0" = success ] && [ $(($(date -u -d "$2" +%s%N) - $(date -u -d "$1" +%s%N))) = 6000000000 ]' \
+	"$(tval "$T2" state)" "$(tval "$T2" startTime)" "$(tval "$T2" completeTime)"
 stop
+check "relocations log on the lab clock: fiotest 0-6 s, then 'Bjørn test' 6-12 s and db01 queued at 6 s, 12-18 s" \
+	bash -c '[ "$(cut -d" " -f1,2,3 "$0" | tr "\n" ,)" = "$1 start $2,$(($1 + 6000)) end $2,$(($1 + 6000)) start $3,$(($1 + 6000)) queued $4,$(($1 + 12000)) end $3,$(($1 + 12000)) start $4,$(($1 + 18000)) end $4," ]' \
+	"$RLOG" "$(ms "$t0")" "$T" "$T1" "$T2"
 
 echo "# lab 4: -ha-heartbeat nfs41-16k,nothere -vcls nfs3-64k"
 start -ha-heartbeat nfs41-16k,nothere -vcls nfs3-64k

@@ -13,6 +13,8 @@ package main
 // -relocations-log FILE: one line per relocation as its state changes,
 // "<unix-ms> <queued|start|end> <task> <vm> <source-host> <target-datastore>",
 // so tests can assert from the lab's own clock how many ran at once.
+// Its times, and a queued relocation's start, are the lab clock's
+// (labclock.go).
 
 import (
 	"flag"
@@ -20,7 +22,6 @@ import (
 	"net/http"
 	"os"
 	"sync"
-	"time"
 
 	"github.com/vmware/govmomi/vim25/types"
 )
@@ -29,10 +30,17 @@ type svmotionQueue struct {
 	perHost, perDatastore int
 	logPath               string
 
+	clock   *labClock
 	mu      sync.Mutex
-	freed   *sync.Cond
-	running map[string]int // "host:" + name and "ds:" + name -> relocations running
+	running map[string]int      // "host:" + name and "ds:" + name -> relocations running
+	waiting []*queuedRelocation // in arrival order
 	log     *os.File
+}
+
+// queuedRelocation waits for a slot; release admits it and closes admitted.
+type queuedRelocation struct {
+	slot     relocationSlot
+	admitted chan struct{}
 }
 
 func (q *svmotionQueue) flags(fs *flag.FlagSet) {
@@ -45,7 +53,7 @@ func (q *svmotionQueue) setup(l *lab) error {
 	if q.perHost < 0 || q.perDatastore < 0 {
 		return fmt.Errorf("-svmotion-per-host and -svmotion-per-datastore want >= 0")
 	}
-	q.freed = sync.NewCond(&q.mu)
+	q.clock = l.clock
 	q.running = make(map[string]int)
 	l.svmotions = q
 	if q.logPath == "" {
@@ -73,7 +81,7 @@ type relocationSlot struct {
 // note logs one state change; q.mu is held.
 func (q *svmotionQueue) note(what string, r relocationSlot) {
 	if q.log != nil {
-		fmt.Fprintf(q.log, "%d %s %s %q %s %q\n", time.Now().UnixMilli(), what, r.task, r.vm, r.host, r.ds)
+		fmt.Fprintf(q.log, "%d %s %s %q %s %q\n", q.clock.reading().UnixMilli(), what, r.task, r.vm, r.host, r.ds)
 	}
 }
 
@@ -82,27 +90,20 @@ func (q *svmotionQueue) fits(host, ds string) bool {
 		(q.perDatastore == 0 || q.running["ds:"+ds] < q.perDatastore)
 }
 
-// tryAdmit counts the relocation as running when it fits the limits now;
-// otherwise it is logged as queued and the caller waits in admit.
-func (q *svmotionQueue) tryAdmit(r relocationSlot) bool {
+// tryAdmit counts the relocation as running when it fits the limits now
+// (nil); otherwise it is logged as queued and the caller waits for the
+// returned entry's admitted.
+func (q *svmotionQueue) tryAdmit(r relocationSlot) *queuedRelocation {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if !q.fits(r.host, r.ds) {
 		q.note("queued", r)
-		return false
+		w := &queuedRelocation{slot: r, admitted: make(chan struct{})}
+		q.waiting = append(q.waiting, w)
+		return w
 	}
 	q.take(r)
-	return true
-}
-
-// admit blocks until the queued relocation fits, then counts it as running.
-func (q *svmotionQueue) admit(r relocationSlot) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for !q.fits(r.host, r.ds) {
-		q.freed.Wait()
-	}
-	q.take(r)
+	return nil
 }
 
 // take counts r as running; q.mu is held.
@@ -112,13 +113,28 @@ func (q *svmotionQueue) take(r relocationSlot) {
 	q.note("start", r)
 }
 
+// release frees r's slot and admits, in arrival order, the queued
+// relocations that fit now. The releaser admits them, not the waiters
+// themselves when they wake: each is counted as running and holds the lab
+// clock before the releaser lets go of it, so a manual clock's advance
+// waits for their first step and they start exactly when r ended.
 func (q *svmotionQueue) release(r relocationSlot) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.running["host:"+r.host]--
 	q.running["ds:"+r.ds]--
 	q.note("end", r)
-	q.freed.Broadcast()
+	still := q.waiting[:0]
+	for _, w := range q.waiting {
+		if !q.fits(w.slot.host, w.slot.ds) {
+			still = append(still, w)
+			continue
+		}
+		q.take(w.slot)
+		q.clock.hold()
+		close(w.admitted)
+	}
+	q.waiting = still
 }
 
 // serve answers RelocateVM_Task as lab.serveTask does, through vCenter's
@@ -131,23 +147,26 @@ func (q *svmotionQueue) serve(l *lab, c *soapCall, w http.ResponseWriter, slot r
 		l.serveTask(c, w, slot.vm, perform)
 		return
 	}
-	task := newClientTask(c, slot.vm)
+	task := l.newClientTask(c, slot.vm)
 	slot.task = task.Reference().Value
-	admitted := q.tryAdmit(slot)
-	if !admitted {
+	queued := q.tryAdmit(slot)
+	if queued != nil {
 		update(task, []types.PropertyChange{{Name: "info.state", Val: types.TaskInfoStateQueued}})
+	} else {
+		l.clock.hold() // before the client has the task: its steps count from now
 	}
 	writeMorefResponse(w, c.Method, task.Reference())
 	go func() {
-		if !admitted {
-			q.admit(slot)
+		defer l.clock.release()
+		if queued != nil {
+			<-queued.admitted // release took the slot and the clock for it
 			update(task, []types.PropertyChange{
 				{Name: "info.state", Val: types.TaskInfoStateRunning},
-				{Name: "info.startTime", Val: time.Now()}})
+				{Name: "info.startTime", Val: l.clock.reading()}})
 		}
 		l.slow.progress(task, d, steps)
 		result, fault := perform()
-		finishTask(task, result, fault)
+		l.finishTask(task, result, fault)
 		q.release(slot)
 	}()
 }

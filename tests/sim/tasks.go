@@ -16,6 +16,10 @@ package main
 // that is waiting, so WaitForUpdatesEx reports each step. (Assigning the
 // fields directly would not be seen by waiters.)
 //
+// Time is the lab's clock (labclock.go): the wall, or with -clock manual
+// the test's, which moves only when the test advances it; the task's
+// timestamps are read off it too.
+//
 // Which methods: -slow-tasks, default "*" = every *_Task method the target
 // object implements, except those a feature claims with lab.claimTask. The
 // call is passed to the simulator unchanged (and fails there as usual) when
@@ -99,14 +103,9 @@ func (t *slowTasks) intercept(c *soapCall, w http.ResponseWriter) bool {
 	if !reflect.ValueOf(obj).MethodByName(goName).IsValid() {
 		return false
 	}
-	task := newClientTask(c, "")
-	writeMorefResponse(w, c.Method, task.Reference())
-	d, steps := t.plan(c.Method)
-	go func() {
-		t.progress(task, d, steps)
-		result, fault := t.l.forward(c)
-		finishTask(task, result, fault)
-	}()
+	// A task beyond -slow-tasks-first is performed before the answer, as
+	// the simulator's own are: "done at once" then holds on any machine.
+	t.l.serveTask(c, w, "", func() (types.AnyType, *types.LocalizedMethodFault) { return t.l.forward(c) })
 	return true
 }
 
@@ -129,27 +128,33 @@ func (t *slowTasks) plan(method string) (time.Duration, int) {
 
 // progress moves info.progress through steps-1 even steps over d, then
 // waits the last step; the caller then performs the call and finishes.
+// Each step is due at a fixed time from the start (not a sleep after the
+// last step), so a manual clock advanced by d at once applies every step.
+// The caller holds the lab's clock.
 func (t *slowTasks) progress(task *simulator.Task, d time.Duration, steps int) {
 	if d <= 0 || steps < 1 {
 		return
 	}
-	step := d / time.Duration(steps)
+	start := t.l.clock.reading()
 	for i := 1; i < steps; i++ {
-		time.Sleep(step)
+		t.l.clock.sleepUntil(start.Add(d * time.Duration(i) / time.Duration(steps)))
 		update(task, []types.PropertyChange{{Name: "info.progress", Val: int32(i * 100 / steps)}})
 	}
-	time.Sleep(step)
+	t.l.clock.sleepUntil(start.Add(d))
 }
 
 // newClientTask makes the Task a client gets for call c, already running.
 // vCenter's descriptionId is <Type>.<operation>, e.g. VirtualMachine.powerOff.
-func newClientTask(c *soapCall, entityName string) *simulator.Task {
+// Its queueTime and startTime are the lab clock's (CreateTask's is the wall's).
+func (l *lab) newClientTask(c *soapCall, entityName string) *simulator.Task {
 	op := strings.TrimSuffix(strings.TrimSuffix(c.Method, "_Task"), "VM")
 	op = strings.ToLower(op[:1]) + op[1:]
 	task := simulator.CreateTask(c.This, op, nil)
+	now := l.clock.reading()
 	changes := []types.PropertyChange{
 		{Name: "info.name", Val: c.Method},
-		{Name: "info.startTime", Val: time.Now()},
+		{Name: "info.queueTime", Val: now},
+		{Name: "info.startTime", Val: now},
 		{Name: "info.state", Val: types.TaskInfoStateRunning},
 	}
 	if entityName != "" {
@@ -183,9 +188,9 @@ func addRecentTask(entity, task types.ManagedObjectReference) {
 const recentTaskMax = 20
 
 // finishTask records the outcome: success with progress 100 and the result,
-// or error with the fault.
-func finishTask(task *simulator.Task, result types.AnyType, fault *types.LocalizedMethodFault) {
-	changes := []types.PropertyChange{{Name: "info.completeTime", Val: time.Now()}}
+// or error with the fault; completeTime is the lab clock's.
+func (l *lab) finishTask(task *simulator.Task, result types.AnyType, fault *types.LocalizedMethodFault) {
+	changes := []types.PropertyChange{{Name: "info.completeTime", Val: l.clock.reading()}}
 	if result != nil {
 		changes = append(changes, types.PropertyChange{Name: "info.result", Val: result})
 	}
@@ -208,7 +213,7 @@ func finishTask(task *simulator.Task, result types.AnyType, fault *types.Localiz
 // simulator's own tasks do.
 func (l *lab) serveTask(c *soapCall, w http.ResponseWriter, entityName string,
 	perform func() (types.AnyType, *types.LocalizedMethodFault)) {
-	task := newClientTask(c, entityName)
+	task := l.newClientTask(c, entityName)
 	var d time.Duration
 	var steps int
 	if l.slow != nil {
@@ -216,15 +221,17 @@ func (l *lab) serveTask(c *soapCall, w http.ResponseWriter, entityName string,
 	}
 	if d <= 0 {
 		result, fault := perform()
-		finishTask(task, result, fault)
+		l.finishTask(task, result, fault)
 		writeMorefResponse(w, c.Method, task.Reference())
 		return
 	}
+	l.clock.hold() // before the client has the task: its steps count from now
 	writeMorefResponse(w, c.Method, task.Reference())
 	go func() {
+		defer l.clock.release()
 		l.slow.progress(task, d, steps)
 		result, fault := perform()
-		finishTask(task, result, fault)
+		l.finishTask(task, result, fault)
 	}()
 }
 
