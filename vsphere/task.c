@@ -9,9 +9,9 @@
 #include "internal.h"
 
 /* What a waiter reads of a task, by filter or by a plain read. */
-static const char *const task_paths[] = {"info.state", "info.progress", "info.error",
-                                         "info.result", "info.queueTime", "info.startTime", "info.completeTime",
-                                         NULL};
+static const char *const task_paths[] = {"info.state",     "info.progress",  "info.error",
+                                         "info.result",    "info.queueTime", "info.startTime",
+                                         "info.completeTime", NULL};
 
 typedef struct task_state {
 	char *state;      /* queued | running | success | error */

@@ -272,14 +272,19 @@ static void print_total(const na_fleet_result *r)
 }
 
 /* A move's own time, from when vCenter began it to its end; and the time
- * vCenter kept it queued before that, said apart. */
+ * vCenter kept it queued before that, said apart: vCenter's when it said
+ * them, else as we saw them. */
 static double moving_time(const na_fleet_vm *v)
 {
+	if (v->own_s >= 0)
+		return v->own_s;
 	return v->ended_s - (v->moving_s > 0 ? v->moving_s : v->started_s);
 }
 
 static double queued_time(const na_fleet_vm *v)
 {
+	if (v->queued_s >= 0)
+		return v->queued_s;
 	return v->moving_s > 0 ? v->moving_s - v->started_s : 0;
 }
 
@@ -418,11 +423,14 @@ static void print_summary(const migrate_cmd *a, const na_session *s, const na_fl
 
 static json_t *vm_json(const na_session *s, const na_fleet_vm *v)
 {
-	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:b, s:b, s:f, s:f, s:f}", "vm", v->name, "host",
-	                      na_host_name(s->inv, v->host), "bytes", (json_int_t)v->bytes, "result",
-	                      state_word(v), "moved", v->state == NA_FLEET_DONE, "already_there",
-	                      v->already_there, "started_s", v->started_s, "moving_s", v->moving_s,
-	                      "ended_s", v->ended_s);
+	json_t *o = json_pack("{s:s, s:s, s:I, s:s, s:b, s:b, s:f, s:f, s:f, s:o, s:o}", "vm", v->name,
+	                      "host", na_host_name(s->inv, v->host), "bytes", (json_int_t)v->bytes,
+	                      "result", state_word(v), "moved", v->state == NA_FLEET_DONE,
+	                      "already_there", v->already_there, "started_s", v->started_s,
+	                      "moving_s", v->moving_s, "ended_s", v->ended_s,
+	                      /* as the table says them: vCenter's when it said them */
+	                      "took_s", ended(v) ? json_real(moving_time(v)) : json_null(),
+	                      "queued_s", ended(v) ? json_real(queued_time(v)) : json_null());
 	if (v->diag.verdict)
 		json_object_set_new(o, "diagnosis", na_diagnosis_json(&v->diag));
 	if (v->checks.n)

@@ -79,7 +79,8 @@ static int64_t layout_bytes(const vs_vm_layout *l)
 static int plan_one(na_session *s, const vs_vm *vm, const vs_datastore *target, na_fleet_vm *v,
                     vs_error *err)
 {
-	*v = (na_fleet_vm){.progress = -1, .bytes = -1, .state = NA_FLEET_WAITING};
+	*v = (na_fleet_vm){.progress = -1, .bytes = -1, .state = NA_FLEET_WAITING, .own_s = -1,
+	                   .queued_s = -1};
 	v->name = strdup(vm->name);
 	v->moref = strdup(vm->moref);
 	v->host = strdup(vm->host ? vm->host : "");
@@ -181,6 +182,7 @@ static void start(fleet *f, na_fleet_vm *v)
 		return;  /* Ctrl-C came before the call: it stays not tried */
 	v->started_s = since(f);
 	v->moving_s = v->ended_s = 0;  /* a retry's times are its own */
+	v->own_s = v->queued_s = -1;
 	v->state = NA_FLEET_STARTED;
 	v->adopted = how == VS_RELOCATE_RUNNING;
 	v->already_there = how == VS_RELOCATE_THERE;  /* an earlier run's move took it there */
@@ -302,17 +304,17 @@ static void take_listing(fleet *f)
 
 /* v's task ended, seen now.  Its time queued and its own are vCenter's
  * when it says them, not when we saw the task leave the queue and end: a
- * busy client sees both late, and would count the lag as queued or moving. */
+ * busy client sees both late, and would count the lag as queued or moving
+ * (and a killed run's move, adopted, began before this run). */
 static void ended_now(fleet *f, na_fleet_vm *v)
 {
 	vs_task_times t = vs_task_set_times(f->tasks, v->task);
 	v->ended_s = since(f);
 	double queued_s = (double)(t.started_ms - t.queued_ms) / 1000,
 	       own_s = (double)(t.ended_ms - t.started_ms) / 1000;
-	if (t.queued_ms > 0 && queued_s >= 0 && own_s >= 0) {
-		v->moving_s = v->ended_s - own_s;
-		v->started_s = v->moving_s - queued_s;
-	}
+	bool said = t.queued_ms > 0 && queued_s >= 0 && own_s >= 0;
+	v->queued_s = said ? queued_s : -1;
+	v->own_s = said ? own_s : -1;
 }
 
 /* Looks at each task in flight after a wait; an ended one is taken. */

@@ -28,9 +28,12 @@ typedef struct na_fleet_vm {
 	bool already_there;         /* nothing to move */
 	bool adopted;               /* a relocation found running (a killed run's) was waited for */
 	int progress;               /* percent, -1 unknown */
-	/* Since the fleet began: vCenter took the task, began moving (after its
-	 * queue; 0 until seen), the move ended. */
+	/* Since the fleet began, as we saw them: vCenter took the task, began
+	 * moving (after its queue; 0 until seen), the move ended. */
 	double started_s, moving_s, ended_s;
+	/* The move's own time and the time vCenter queued it, by vCenter's
+	 * clock (its task's times); -1 when it did not say them. */
+	double own_s, queued_s;
 	vs_error err;               /* a failure's */
 	na_verdict verdict;         /* of the verification, or of a failure's diagnosis */
 	na_diagnosis diag;
