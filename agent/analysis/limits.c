@@ -176,11 +176,13 @@ static void the_path(const na_limit_in *in, na_limit *out)
 		        "network cannot be ruled out (guest at %.0f%% of the NAS-local figure)", g * 100);
 		return;
 	}
-	if (!l->ceilings) {  /* room unknown is not room */
-		verdict(out, NA_LIMIT_UNDETERMINED, -1, "no NAS-local baseline measured the pool over "
-		        "its fio's window: the log's and the data vdevs' ceilings are not known (%s at "
-		        "%.0f%% of the pool's own %.0f MB/s)", runners(in, who, sizeof(who)), g * 100,
-		        l->bps / 1e6);
+	/* room unknown is not room: each judged direction's data vdevs need a ceiling */
+	bool unknown_w = in->writes && l->data_write_bps <= 0;
+	if (unknown_w || (in->reads && l->data_read_bps <= 0)) {
+		verdict(out, NA_LIMIT_UNDETERMINED, -1, "no NAS-local baseline measured the data vdevs' "
+		        "%s over its fio's window: their ceiling is not known (%s at %.0f%% of the "
+		        "pool's own %.0f MB/s)", unknown_w ? "writes" : "reads",
+		        runners(in, who, sizeof(who)), g * 100, l->bps / 1e6);
 		return;
 	}
 	if (g >= 0 && g < NA_LIMIT_PATH_SHARE && ln < NA_LIMIT_ROOM && lg < NA_LIMIT_ROOM &&
@@ -213,7 +215,8 @@ void na_limit_of(const na_limit_in *in, na_limit *out)
 		return;
 	if (!in->nas) {
 		verdict(out, NA_LIMIT_UNDETERMINED, -1, "%s (%s): the pool, its log and the path cannot "
-		        "be told apart", in->nas_why ? "no NAS figures of the run" : "no NAS side",
+		        "be told apart",
+		        in->nas_incomplete ? "the NAS's figures are incomplete" : "no NAS side",
 		        in->nas_why ? in->nas_why : "bench --nas");
 		return;
 	}
@@ -257,7 +260,7 @@ void na_limit_in_of_row(const na_result *r, const na_nas_run *n, uint64_t workin
 	in->host = link.host, in->nic = link.nic, in->nfs_client = link.nfs_client;
 	in->link_mbit = link.link_mbit;
 	in->arc_hit_ratio = in->log_wait_us = in->amplification = -1;
-	/* an incomplete row's totals are the whole sampling's, not fio's window */
+	in->nas_incomplete = n && n->pool_known && n->incomplete;
 	in->nas = n && n->pool_known && !n->incomplete;
 	in->nas_why = n ? n->why : NULL;
 	if (!in->nas)
@@ -293,7 +296,6 @@ void na_limit_local_add(na_limit_local *l, const na_result *r, const na_nas_run 
 	na_limit_in_of_row(r, n, 0, -1, &in);
 	if (!in.nas)
 		return;
-	l->ceilings = true;
 	keep_max(&l->log_write_bps, in.log_write_bps);
 	keep_max(&l->data_write_bps, in.data_write_bps);
 	keep_max(&l->data_read_bps, in.data_read_bps);

@@ -46,7 +46,6 @@ typedef struct na_limit_local {
 	double bps, iops;
 	double log_write_bps;      /* the fastest log device writes (the sequential sync write's) */
 	double data_write_bps, data_read_bps;  /* the data vdevs' fastest */
-	bool ceilings;             /* a baseline's NAS side measured fio's window: the above are known */
 } na_limit_local;
 
 /* One run, in the figures the verdict reads (rates per second over fio's
@@ -62,6 +61,7 @@ typedef struct na_limit_in {
 	/* the NAS side over the same window: nas false without one */
 	bool nas;
 	const char *nas_why;       /* why there is none, or why it is partial (may be NULL) */
+	bool nas_incomplete;       /* its row marked incomplete: the sampling's totals, not the window's */
 	double arc_hit_ratio;      /* < 0 unknown */
 	bool fits_arc;             /* the working set fits in the ARC */
 	double log_write_bps, data_write_bps, data_read_bps;

@@ -15,7 +15,7 @@
  * (4K random writes) at 100,000 IOPS, 410 MB/s. */
 static const na_limit_local local = {.profile = true, .bps = 410e6, .iops = 100000,
                                      .log_write_bps = 900e6, .data_write_bps = 3.5e9,
-                                     .data_read_bps = 1.1e9, .ceilings = true};
+                                     .data_read_bps = 1.1e9};
 
 /* A 4K random write at 20,000 IOPS through a 10 Gb/s link, the pool idle. */
 static na_limit_in writes(void)
@@ -209,22 +209,36 @@ static void from_rows(void **state)
 	in.local = &l;
 	na_limit_of(&in, &v);
 	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
-	assert_string_equal(v.evidence, "no NAS figures of the run (zpool iostat measured 0.2 s of "
-	                    "fio's 1.0 s window): the pool, its log and the path cannot be told apart");
+	assert_string_equal(v.evidence, "the NAS's figures are incomplete (zpool iostat measured 0.2 s "
+	                    "of fio's 1.0 s window): the pool, its log and the path cannot be told apart");
 	gn.incomplete = false;
 	nn.incomplete = sn.incomplete = true;
 	l = (na_limit_local){0};
 	na_limit_local_add(&l, &nl, &nn, true);
 	na_limit_local_add(&l, &seq, &sn, false);
-	assert_true(l.profile && !l.ceilings);
+	assert_true(l.profile);
 	assert_float_equal(l.log_write_bps, 0, 0);
+	assert_float_equal(l.data_write_bps, 0, 0);
 	na_limit_in_of_row(&g, &gn, 0, -1, &in);
 	in.local = &l;
 	na_limit_of(&in, &v);
 	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);  /* room unknown is not room */
-	assert_non_null(strstr(v.evidence, "no NAS-local baseline measured the pool over its fio's "
-	                                   "window: the log's and the data vdevs' ceilings are not "
-	                                   "known (the guest at 20% of the pool's own 410 MB/s)"));
+	assert_non_null(strstr(v.evidence, "no NAS-local baseline measured the data vdevs' writes "
+	                                   "over its fio's window: their ceiling is not known (the "
+	                                   "guest at 20% of the pool's own 410 MB/s)"));
+	/* a write baseline's ceilings say nothing of the reads' */
+	na_limit_local writes_only = local;
+	writes_only.data_read_bps = 0;
+	na_limit_in rd = {.reads = true, .read_bps = 82e6, .read_iops = 20000, .under_floor = -1,
+	                  .host = "DC0_H0", .nic = "vmnic1", .link_mbit = 10000, .nas = true,
+	                  .arc_hit_ratio = 0.1, .log_write_bps = -1, .data_read_bps = 82e6,
+	                  .log_wait_us = -1, .amplification = -1, .local = &writes_only};
+	na_limit_of(&rd, &v);
+	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
+	assert_non_null(strstr(v.evidence, "the data vdevs' reads over its fio's window"));
+	writes_only.data_read_bps = 1.1e9;
+	na_limit_of(&rd, &v);
+	assert_int_equal(v.layer, NA_LIMIT_PATH);
 }
 
 /* ---- a group run: its own figures, held by na_limit_of's rules ---- */
@@ -352,8 +366,8 @@ static void group_no_pool(void **state)
 	assert_false(in.nas);
 	na_limit_of(&in, &v);
 	assert_int_equal(v.layer, NA_LIMIT_UNDETERMINED);
-	assert_string_equal(v.evidence, "no NAS figures of the run (its VMs' datastores are on several "
-	                    "pools): the pool, its log and the path cannot be told apart");
+	assert_string_equal(v.evidence, "no NAS side (its VMs' datastores are on several pools): the pool, "
+	                    "its log and the path cannot be told apart");
 	na_group_nas_row late = tank;
 	late.why = "fleet-03 was left out";
 	na_limit_in_of_group(&g, &late, 1, trio, 3, -1, &in);
