@@ -236,5 +236,21 @@ check "the first slow task still runs" [ "$(powerstate vm-57)" = poweredOn ]
 check "the second is done at once" [ "$(powerstate vm-60)" = poweredOff ]
 stop
 
+echo "# lab 8: -task-seconds 1 -task-steps 2, on the wall (every integration test's clock)"
+# Lower bounds only, which no load breaks: the task takes its second, then
+# ends as it should.
+launch -task-seconds 1 -task-steps 2
+J=$WORK/j8
+login "$J" >/dev/null
+T=$(soap "$J" PowerOffVM_Task VirtualMachine vm-57 | returnval)
+for _ in $(seq 1 600); do grep -q "<state>success</state>" <<< "$(taskinfo "$T")" && break; sleep 0.1; done
+info=$(taskinfo "$T")
+st=$(echo "$info" | sed -n 's/.*<startTime>\([^<]*\)<.*/\1/p')
+ct=$(echo "$info" | sed -n 's/.*<completeTime>\([^<]*\)<.*/\1/p')
+check "success, progress 100, at least 1 s after its start ($st to $ct)" \
+	bash -c 'grep -q "<progress>100</progress>" <<< "$0" && [ $(($(date -u -d "$2" +%s%N) - $(date -u -d "$1" +%s%N))) -ge 1000000000 ]' "$info" "$st" "$ct"
+check "VM poweredOff after the task" [ "$(powerstate vm-57)" = poweredOff ]
+stop
+
 echo "# $PASS passed, $FAIL failed"
 [ "$FAIL" = 0 ]

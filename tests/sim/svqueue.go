@@ -147,13 +147,13 @@ func (q *svmotionQueue) serve(l *lab, c *soapCall, w http.ResponseWriter, slot r
 		l.serveTask(c, w, slot.vm, perform)
 		return
 	}
+	l.clock.hold() // before the task's times are read: no advance slips in before its steps
 	task := l.newClientTask(c, slot.vm)
 	slot.task = task.Reference().Value
 	queued := q.tryAdmit(slot)
 	if queued != nil {
 		update(task, []types.PropertyChange{{Name: "info.state", Val: types.TaskInfoStateQueued}})
-	} else {
-		l.clock.hold() // before the client has the task: its steps count from now
+		l.clock.release() // the queue's release takes the clock for it once admitted
 	}
 	writeMorefResponse(w, c.Method, task.Reference())
 	go func() {

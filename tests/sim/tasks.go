@@ -128,19 +128,21 @@ func (t *slowTasks) plan(method string) (time.Duration, int) {
 
 // progress moves info.progress through steps-1 even steps over d, then
 // waits the last step; the caller then performs the call and finishes.
-// Each step is due at a fixed time from the start (not a sleep after the
-// last step), so a manual clock advanced by d at once applies every step.
+// Each step is a step's time after the one before as the clock reads on
+// waking: on the wall a late wake does not bunch the next steps (a
+// waiter would see them as one), and a manual clock advanced by d at once
+// still applies every step, reading each step's own time on waking.
 // The caller holds the lab's clock.
 func (t *slowTasks) progress(task *simulator.Task, d time.Duration, steps int) {
 	if d <= 0 || steps < 1 {
 		return
 	}
-	start := t.l.clock.reading()
+	step := d / time.Duration(steps)
 	for i := 1; i < steps; i++ {
-		t.l.clock.sleepUntil(start.Add(d * time.Duration(i) / time.Duration(steps)))
+		t.l.clock.sleepUntil(t.l.clock.reading().Add(step))
 		update(task, []types.PropertyChange{{Name: "info.progress", Val: int32(i * 100 / steps)}})
 	}
-	t.l.clock.sleepUntil(start.Add(d))
+	t.l.clock.sleepUntil(t.l.clock.reading().Add(d - step*time.Duration(steps-1)))
 }
 
 // newClientTask makes the Task a client gets for call c, already running.
@@ -213,19 +215,21 @@ func (l *lab) finishTask(task *simulator.Task, result types.AnyType, fault *type
 // simulator's own tasks do.
 func (l *lab) serveTask(c *soapCall, w http.ResponseWriter, entityName string,
 	perform func() (types.AnyType, *types.LocalizedMethodFault)) {
-	task := l.newClientTask(c, entityName)
 	var d time.Duration
 	var steps int
 	if l.slow != nil {
 		d, steps = l.slow.plan(c.Method)
 	}
+	if d > 0 {
+		l.clock.hold() // before the task's times are read: no advance slips in before its steps
+	}
+	task := l.newClientTask(c, entityName)
 	if d <= 0 {
 		result, fault := perform()
 		l.finishTask(task, result, fault)
 		writeMorefResponse(w, c.Method, task.Reference())
 		return
 	}
-	l.clock.hold() // before the client has the task: its steps count from now
 	writeMorefResponse(w, c.Method, task.Reference())
 	go func() {
 		defer l.clock.release()
