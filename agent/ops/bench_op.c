@@ -51,10 +51,9 @@ static int start_all(na_bench *const *m, size_t n, const char *job, na_bench_sta
 	/* Every member's job text in its guest first: the starts then follow
 	 * one another one call each, the group's skew that much smaller.  An
 	 * upload that fails here is tried again, and said, by its start. */
-	for (size_t i = 0; n > 1 && i < n; i++) {
-		size_t k;
-		na_bench_stage_job(m[i], job, &k, &(vs_error){0});
-	}
+	if (n > 1)
+		for (size_t i = 0; i < n; i++)
+			na_bench_stage_job(m[i], job, &(size_t){0}, &(vs_error){0});
 	for (size_t i = 0; i < n; i++) {
 		vs_error e = {0};
 		st[i] = na_bench_started_now();

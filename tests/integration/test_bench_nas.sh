@@ -34,11 +34,11 @@ assert_not_contains "$out" "exit "
 # write wait (95 us, 15 of them in the sync queue), the ZIL's commits and
 # bytes, and the txgs synced in the window (the lab's: one a second).
 txgs='; ([0-9]+ txgs? synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)'
-wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool'"$txgs"'( \[pool measured [0-9.]+ s of fio.s [0-9.]+ s\])?$'
+wrote='^  NAS: pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool'"$txgs"'( \[pool measured [0-9.]+ s of fio.s ([2-9]|[1-9][0-9])\.[0-9] s\])?$'
 assert_eq "$(grep -cE "$wrote|^  NAS: figures incomplete: no zpool iostat interval in fio's window\$" <<< "$out")" 2 \
 	"NAS lines of the write runs ($out)"
 [ "$(grep -cE "$wrote" <<< "$out")" -ge 1 ] || fail "no write run's pool figures ($out)"
-assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest, ARC demand hits 100%'"$txgs"' \[cache-served: 4\.0 MiB fits in the ARC.s 7\.2 GiB\]( \[pool measured [0-9.]+ s of fio.s [0-9.]+ s\])?$' <<< "$out")" 2 \
+assert_eq "$(grep -cE '^  NAS: pool read 0 B/s \(mirrors\) for [0-9.]+ [kMG]?B/s from the guest, ARC demand hits 100%'"$txgs"' \[cache-served: 4\.0 MiB fits in the ARC.s 7\.2 GiB\]( \[pool measured [0-9.]+ s of fio.s ([2-9]|[1-9][0-9])\.[0-9] s\])?$' <<< "$out")" 2 \
 	"NAS lines of the read runs: all from the ARC ($out)"
 assert_eq "$(grep -A1 '^randwrite-4k-qd1 #1:' <<< "$out" | tail -1 | cut -c1-7)" "  NAS: " "the line follows its run"
 # The lab's fio reads a local file: every read is under the NFS floor.

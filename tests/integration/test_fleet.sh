@@ -100,6 +100,7 @@ for _ in $(seq 1 600); do
 	[ "$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)" -ge 4 ] && break
 	sleep 0.1
 done
+assert_eq "$(awk '$2 == "start"' "$RELOCATIONS" | wc -l)" 4 "relocations started before the pause"
 kill -STOP "$pid"
 sleep 5
 kill -CONT "$pid"

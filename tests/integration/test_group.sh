@@ -132,7 +132,8 @@ assert_eq "$(sqlite3 "$db" "SELECT count(DISTINCT host_counters_json) || '/' || 
 	"1/2" "both members' host counters, the one answer"
 echo "late window (ms of ms): $(jq -c '.runs[0].group.window | [.ms, .of_ms]' <<< "$late")"
 assert_eq "$(jq '.runs[0] | .complete and .group.vms_measured == 2' <<< "$late")" true "a late member is measured"
-assert_eq "$(jq '.runs[0].group.window | .ms > 1000 and .ms < .of_ms - 1000' <<< "$late")" true \
+# (a loaded machine starts the late one later still: at -j8 the window was 970 ms of 4120)
+assert_eq "$(jq '.runs[0].group.window | .ms > 0 and .ms < .of_ms - 1000' <<< "$late")" true \
 	"the window starts with the late member"
 assert_eq "$(jq '.runs[0] | (.group.read.iops - ([.members[].window.read.iops] | add)) | fabs < 1e-6' <<< "$late")" \
 	true "the late group's IOPS are its members' in the window"
