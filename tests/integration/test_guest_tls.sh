@@ -13,9 +13,10 @@ run 0 "$NFSAGENT" bench "${quick[@]}" --repeat 2 --trace "$WORK/trace"
 assert_contains "$OUT" "randread-4k-qd1 #2:  read"
 assert_eq "$(host_lookups)" 1 "host lookups for four transfers"
 lab_stop
-# That bench's fio gone (its workers may outlive it on a loaded machine),
-# so that the check below sees only what the refused bench left.
-for _ in $(seq 1 50); do fio_left || break; sleep 0.1; done
+# That bench's fio gone (its workers may outlive it on a loaded machine:
+# over 5 s at ctest -j8), so that the check below sees only what the
+# refused bench left.
+for _ in $(seq 1 600); do fio_left || break; sleep 0.1; done
 
 # The host presents another certificate than vCenter reports: refused.
 lab_start -host-thumbprint wrong
