@@ -46,6 +46,8 @@ reach() {
 		running) [ "$(calls RelocateVM_Task)" -ge 3 ] && return ;;
 		ended) [ "$(awk '$2 == "end"' "$RELOCATIONS" | wc -l)" -ge 2 ] && return ;;
 		esac
+		kill -0 "$pid" 2> /dev/null ||
+			fail "the fleet ended before '$1': $(cat "$WORK/err")"
 		sleep 0.01
 	done
 	fail "the fleet never got to '$1'"
