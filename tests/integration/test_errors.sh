@@ -177,7 +177,9 @@ for mode in html notsoap truncated cut hang; do
 	else
 		run 7 "$NFSAGENT" about --insecure --timeout 5
 	fi
-	assert_le $(($(date +%s) - start)) 8 "seconds taken for mode $mode"
+	# A hang guard, not a timer: well under the default 60 s a call may
+	# take, so --timeout was heard, with room for a loaded machine.
+	assert_le $(($(date +%s) - start)) 30 "seconds taken for mode $mode"
 	assert_eq "$(grep -v warning <<< "$ERR" | grep -c .)" 1 "error lines for mode $mode"
 	kill "$bad"
 	wait "$bad" 2> /dev/null || true

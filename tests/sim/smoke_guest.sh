@@ -180,9 +180,10 @@ check "empty file: <size>0</size> sent" is "$out" 200 '<size>0</size>'
 # shellcheck disable=SC2086
 out=$(guest "$FIO" StartProgramInGuest $PM "<spec xsi:type=\"GuestProgramSpec\"><programPath>/bin/sh</programPath><arguments>-c 'sleep 100 &amp; sleep 100; wait'</arguments></spec>")
 SPID=$(echo "$out" | returnval)
-sleep 0.3
+sleeps_in_group() { ps -eo pgid=,comm= | awk -v g="$1" '$1 == g && $2 == "sleep"' | wc -l; }
+for _ in $(seq 1 600); do [ "$(sleeps_in_group "$SPID")" = 2 ] && break; sleep 0.1; done  # a hang guard
 check "sleep 100 (pid $SPID) runs in its own process group with its child" \
-	bash -c '[ "$(ps -eo pgid=,comm= | awk -v g="$0" "\$1 == g && \$2 == \"sleep\"" | wc -l)" = 2 ]' "$SPID"
+	[ "$(sleeps_in_group "$SPID")" = 2 ]
 # shellcheck disable=SC2086
 out=$(guest "$FIO" ListProcessesInGuest $PM "<pids>$SPID</pids>")
 check "running process listed without endTime/exitCode" bash -c 'echo "$0" | grep -q "<pid>$1</pid>" && ! echo "$0" | grep -q "<endTime>"' "$out" "$SPID"
