@@ -18,9 +18,11 @@ db="$WORK/results.db"
 quick=(--size 4M --runtime 3 --db "$db")
 running="$(dirname "$NAS_STATE")/nas-fio.running"
 # The pool on its own: 4K random writes at 185,000 IOPS (758 MB/s, five
-# times the lab guest's paced 37,000), 1M sequential writes at 800 a
-# second (839 MB/s on the SLOG: under the guest's paced 930 MB/s).
-nas_model '.local_fio = {"randwrite:4k": {"iops": 185000}, "write:1M": {"iops": 800}}'
+# times the lab guest's paced 37,000), 1M sequential writes at 500 a
+# second (524 MB/s on the SLOG: well under the guest's paced 930 MB/s, which
+# the lab's guest fio, sharing this machine's cores, fell to 590 at ctest
+# -j8 on 2 cores: the log then at 77% of an 839 MB/s ceiling).
+nas_model '.local_fio = {"randwrite:4k": {"iops": 185000}, "write:1M": {"iops": 500}}'
 
 out=$("$NFSAGENT" bench --vm fiotest --profile randwrite-4k-qd16 --profile seqwrite-1m-qd8 \
 	--profile randread-4k-qd1 --repeat 1 --nas-command "$NAS" --nas-baseline "${quick[@]}" 2>&1) ||
