@@ -29,7 +29,22 @@ vs_vm *na_run_vm(const na_run *r)
 
 const char *na_run_vm_name(const na_run *r)
 {
-	return r->n_vms ? r->vm_names[0] : r->c->vm;
+	return na_run_vm_name_at(r, 0);
+}
+
+size_t na_run_vm_count(const na_run *r)
+{
+	return r->n_vms ? r->n_vms : 1;
+}
+
+vs_vm *na_run_vm_at(const na_run *r, size_t i)
+{
+	return r->n_vms ? na_run_member(r, i) : na_run_vm(r);
+}
+
+const char *na_run_vm_name_at(const na_run *r, size_t i)
+{
+	return r->n_vms ? r->vm_names[i] : r->c->vm;
 }
 
 /* The whole inventory is read once; after that a change (a move, a mount)

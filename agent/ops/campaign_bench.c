@@ -113,12 +113,10 @@ static size_t todo_of(na_run *r, const na_target *t, long rep, const na_profile 
 static int members_of(na_run *r, na_session *s, const na_target *t, const vs_datastore *ds,
                       const nas_target *nas, na_bench *m, size_t *made, vs_error *err)
 {
-	size_t n = r->n_vms ? r->n_vms : 1;
-	for (*made = 0; *made < n; (*made)++) {
-		vs_vm *vm = r->n_vms ? na_run_member(r, *made) : na_run_vm(r);
+	for (*made = 0; *made < na_run_vm_count(r); (*made)++) {
+		vs_vm *vm = na_run_vm_at(r, *made);
 		if (!vm)
-			return vs_fail(err, VS_ERR_TASK, "the VM %s disappeared",
-			               r->n_vms ? r->vm_names[*made] : na_run_vm_name(r));
+			return vs_fail(err, VS_ERR_TASK, "the VM %s disappeared", na_run_vm_name_at(r, *made));
 		m[*made] = na_run_bench_in(r, s, vm);
 		na_bench *b = &m[*made];
 		b->ds = ds;
@@ -176,7 +174,7 @@ int na_run_bench_round(na_run *r, na_target *t, long rep)
 	na_session s = na_run_session(r);
 	na_bench m[NA_MAX_CAMPAIGN_VMS];
 	na_bench *mp[NA_MAX_CAMPAIGN_VMS];
-	size_t made = 0, n = r->n_vms ? r->n_vms : 1;
+	size_t made = 0, n = na_run_vm_count(r);
 	nas_target nas = {0};
 	const nas_target *reached = na_run_nas_target(t, &nas);
 	double t0 = na_run_clock();

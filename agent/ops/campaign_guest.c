@@ -79,10 +79,10 @@ int na_run_check_guest(na_run *r)
 {
 	vs_error err = {0};
 	na_session s = na_run_session(r);
-	for (size_t i = 0; i < (r->n_vms ? r->n_vms : 1); i++) {
-		const vs_vm *vm = r->n_vms ? na_run_member(r, i) : na_run_vm(r);
+	for (size_t i = 0; i < na_run_vm_count(r); i++) {
+		const vs_vm *vm = na_run_vm_at(r, i);
 		if (!vm)
-			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", r->vm_names[i]);
+			return na_run_failf(r, VS_ERR_TASK, "the VM %s disappeared", na_run_vm_name_at(r, i));
 		na_bench b = na_run_bench_in(r, &s, vm);
 		if (na_bench_begin(&b, &err) != VS_OK) {
 			na_run_bench_done(r, &b);  /* what it made goes when the rounds end */
@@ -140,11 +140,11 @@ static void warn_left(const na_run *r, const char *mark, const char *name, const
 static int sweep_mark(const na_run *r, const vs_guest_auth *auth, const char *mark)
 {
 	int rc = VS_OK;
-	for (size_t i = 0; i < (r->n_vms ? r->n_vms : 1); i++) {
+	for (size_t i = 0; i < na_run_vm_count(r); i++) {
 		vs_error err = {0};
 		/* NULL: gone from the inventory (a cleanup goes on) */
-		vs_vm *vm = r->n_vms ? na_run_member(r, i) : na_run_vm(r);
-		const char *name = r->n_vms ? r->vm_names[i] : r->c->vm;
+		vs_vm *vm = na_run_vm_at(r, i);
+		const char *name = na_run_vm_name_at(r, i);
 		vs_guest_programs ended = {0};
 		int swept = r->password && vm ? na_bench_sweep(r->cl, vm, auth, r->c->dir, mark, &ended, &err)
 		                              : VS_ERR_USAGE;

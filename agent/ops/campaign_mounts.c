@@ -15,9 +15,9 @@
  * (pointers into the inventory, until its next reload). */
 static const char *const *vm_parents(na_run *r)
 {
-	size_t n = 0, members = r->n_vms ? r->n_vms : 1;
-	for (size_t i = 0; i < members; i++) {
-		const vs_vm *vm = r->n_vms ? na_run_member(r, i) : na_run_vm(r);
+	size_t n = 0;
+	for (size_t i = 0; i < na_run_vm_count(r); i++) {
+		const vs_vm *vm = na_run_vm_at(r, i);
 		const vs_host *h = vm && vm->host ? na_host_by_moref(&r->inv, vm->host) : NULL;
 		bool seen = false;
 		for (size_t k = 0; h && h->parent && k < n; k++)

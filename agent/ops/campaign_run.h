@@ -130,6 +130,11 @@ void na_run_result_step(const na_run *r, char *step, size_t size, const na_targe
 size_t na_run_labels(const na_run *r, const na_target *t, na_label *out);
 /* The campaign's VM (vm =) or its first (vms =), by name for messages. */
 const char *na_run_vm_name(const na_run *r);
+/* The VMs a round benches, a lone VM (vm =) being a group of one: how
+ * many, VM i in the inventory (NULL: gone) and its name. */
+size_t na_run_vm_count(const na_run *r);
+vs_vm *na_run_vm_at(const na_run *r, size_t i);
+const char *na_run_vm_name_at(const na_run *r, size_t i);
 /* A benchmark in vm, with the campaign's guest login and job settings. */
 na_bench na_run_bench_in(na_run *r, na_session *s, const vs_vm *vm);
 /* Ends b (na_bench_end), the one VM's folders and texts kept in r->guest. */
