@@ -929,9 +929,6 @@ func (g *guestOps) startProgram(vm types.ManagedObjectReference, root string, re
 		env[i] = rewriteArgs(root, e)
 	}
 	env = append(g.fio.path(env), guestEnvKey+"="+g.guestToken(vm.Value))
-	if link := vmLinkBytes(vm); link > 0 {
-		env = append(env, fioLinkEnv+"="+strconv.FormatUint(link, 10))
-	}
 	if g.fioFail != "" && g.vmName(vm) == g.fioFail {
 		env = append(env, fioFailEnv+"=1")
 	}

@@ -45,7 +45,6 @@ const (
 	fioLateEnv     = "LABSIM_FIO_LATE" // -guest-fio-late: this guest's fio starts late
 	fioLateBy      = 1500 * time.Millisecond
 	fioLogsEnv     = "LABSIM_FIO_SPOIL_LOGS" // -guest-fio-spoil-logs: broken or missing
-	fioLinkEnv     = "LABSIM_FIO_LINK_BYTES" // the guest's host's slowest uplink (links.go)
 )
 
 // In the scripts, %s is this machine's fio, %r the same run through labsim.
@@ -222,17 +221,6 @@ func paced(args []string) []string {
 			j = parsed
 		}
 	}
-	// A guest's NFS traffic crosses its host's uplink: no more than it
-	// carries each way.
-	readBytes, writeBytes := uint64(paceReadBytes), uint64(paceWriteBytes)
-	if link, err := strconv.ParseUint(os.Getenv(fioLinkEnv), 10, 64); err == nil && link > 0 {
-		if link < readBytes {
-			readBytes = link
-		}
-		if link < writeBytes {
-			writeBytes = link
-		}
-	}
 	share := func(iops, bytes uint64) uint64 {
 		if bytes/j.bs < iops {
 			iops = bytes / j.bs
@@ -242,8 +230,8 @@ func paced(args []string) []string {
 		}
 		return iops / j.numjobs
 	}
-	return []string{fmt.Sprintf("--rate_iops=%d,%d", share(paceReadIOPS, readBytes),
-		share(paceWriteIOPS, writeBytes))}
+	return []string{fmt.Sprintf("--rate_iops=%d,%d", share(paceReadIOPS, paceReadBytes),
+		share(paceWriteIOPS, paceWriteBytes))}
 }
 
 // writeOver writes data at the start of path without truncating it, as fio

@@ -13,7 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/vmware/govmomi/simulator"
 	"github.com/vmware/govmomi/vim25/types"
 )
 
@@ -48,36 +47,4 @@ func (l *linkSpeeds) setup(*lab) error {
 		h.Config.Network = &network
 	}
 	return nil
-}
-
-// vmLinkBytes is the slowest uplink of vm's host in bytes a second (0:
-// unknown). The VM's NFS traffic crosses it, so the lab's paced fio
-// (-guest-fio-pace) runs no faster than that, as on a real host.
-func vmLinkBytes(vm types.ManagedObjectReference) uint64 {
-	var host *types.ManagedObjectReference
-	if obj, ok := simulator.Map.Get(vm).(*simulator.VirtualMachine); ok {
-		simulator.Map.WithLock(obj, func() { host = obj.Runtime.Host })
-	}
-	if host == nil {
-		return 0
-	}
-	h, ok := simulator.Map.Get(*host).(*simulator.HostSystem)
-	if !ok {
-		return 0
-	}
-	var slowest uint64
-	simulator.Map.WithLock(h, func() {
-		if h.Config == nil || h.Config.Network == nil {
-			return
-		}
-		for _, p := range h.Config.Network.Pnic {
-			if p.LinkSpeed == nil || p.LinkSpeed.SpeedMb <= 0 {
-				continue
-			}
-			if b := uint64(p.LinkSpeed.SpeedMb) * 125000; slowest == 0 || b < slowest {
-				slowest = b
-			}
-		}
-	})
-	return slowest
 }
