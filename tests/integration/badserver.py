@@ -2,7 +2,8 @@
 """A misbehaving HTTPS server, to prove nfsagent survives replies that are not
 SOAP.  It speaks no vSphere at all (the simulator is the only SOAP peer).
 
-Usage: badserver.py CERT KEY MODE   (prints the port, then serves)
+Usage: badserver.py CERT KEY MODE   (prints the port, then serves; a line
+"request" on stderr for each request)
 MODE: html | notsoap | truncated (ends mid-element) | cut (hangs up mid-reply) | hang
 """
 import http.server
@@ -26,6 +27,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def reply(self):
+        print("request", file=sys.stderr, flush=True)  # the test counts them
         if MODE == "hang":
             time.sleep(3600)
         body = BODIES["truncated" if MODE == "cut" else MODE]

@@ -163,7 +163,8 @@ openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 
 	-subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 \
 	-keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2> /dev/null
 for mode in html notsoap truncated cut hang; do
-	python3 "$(dirname "$0")/badserver.py" "$WORK/cert.pem" "$WORK/key.pem" "$mode" > "$WORK/port" &
+	python3 "$(dirname "$0")/badserver.py" "$WORK/cert.pem" "$WORK/key.pem" "$mode" > "$WORK/port" \
+		2> "$WORK/requests" &
 	bad=$!
 	OTHER_PIDS+=("$bad")
 	for i in $(seq 1 50); do [ -s "$WORK/port" ] && break; sleep 0.1; done
@@ -172,13 +173,15 @@ for mode in html notsoap truncated cut hang; do
 	if [ "$mode" = hang ]; then
 		run 4 "$NFSAGENT" about --insecure --timeout 2
 		assert_contains "$ERR" "timed out"
+		# Retries share the call's --timeout: the first try spent it all.
+		assert_eq "$(grep -c '^request$' "$WORK/requests")" 1 "requests to a server that never answers"
 	elif [ "$mode" = cut ]; then
 		run 4 "$NFSAGENT" about --insecure --timeout 5
 	else
 		run 7 "$NFSAGENT" about --insecure --timeout 5
 	fi
 	# A hang guard, not a timer: well under the default 60 s a call may
-	# take, so --timeout was heard, with room for a loaded machine.
+	# take, with room for a loaded machine.
 	assert_le $(($(date +%s) - start)) 30 "seconds taken for mode $mode"
 	assert_eq "$(grep -v warning <<< "$ERR" | grep -c .)" 1 "error lines for mode $mode"
 	kill "$bad"
