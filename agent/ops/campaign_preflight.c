@@ -8,7 +8,7 @@
 #include "ops/campaign_run.h"
 #include "analysis/stats.h"
 
-static int check_target(na_run *r, na_target *t, const vs_vm *vm)
+static int check_target(na_run *r, na_target *t)
 {
 	vs_error err = {0};
 	vs_host **hosts = NULL;
@@ -51,8 +51,8 @@ static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 			                 t->name, t->servers, t->path, na_nfs_label(e->type), e->name, t->nfs,
 			                 strcmp(e->type, "NFS41") == 0 ? "4.1" : "3");
 	}
-	for (size_t i = 0; choice.host && i < (r->n_vms ? r->n_vms : 1); i++) {
-		const vs_vm *v = r->n_vms ? na_run_member(r, i) : vm;
+	for (size_t i = 0; choice.host && i < na_run_vm_count(r); i++) {
+		const vs_vm *v = na_run_vm_at(r, i);
 		const char *host = v ? na_host_name(&r->inv, v->host) : NULL;  /* powered off: none */
 		if (!host || strcmp(host, choice.host) != 0)
 			return na_run_failf(r, VS_ERR_USAGE, "target %s: %s runs on %s", t->name,
@@ -67,10 +67,10 @@ static int check_target(na_run *r, na_target *t, const vs_vm *vm)
 }
 
 /* A dataset the campaign makes is read first: its mountpoint is t's path. */
-static int check_dataset_target(na_run *r, na_target *t, const vs_vm *vm)
+static int check_dataset_target(na_run *r, na_target *t)
 {
 	int rc = na_run_dataset_plan(r, t);
-	return rc == VS_OK ? check_target(r, t, vm) : rc;
+	return rc == VS_OK ? check_target(r, t) : rc;
 }
 
 /* The hosts t mounts on, by name: "hosts DC0_C0_H0, DC0_C0_H1" (malloc'd). */
@@ -147,7 +147,7 @@ static int group_preflight(na_run *r)
 			rc = na_run_fail(r, &err);
 	}
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
-		rc = check_dataset_target(r, &r->c->targets[i], na_run_vm(r));
+		rc = check_dataset_target(r, &r->c->targets[i]);
 	return rc;
 }
 
@@ -179,6 +179,6 @@ int na_run_preflight(na_run *r)
 	            : vs_guest_check(r->cl, vm->moref, &err) != VS_OK)
 		return na_run_fail(r, &err);
 	for (size_t i = 0; rc == VS_OK && i < r->c->n_targets; i++)
-		rc = check_dataset_target(r, &r->c->targets[i], vm);
+		rc = check_dataset_target(r, &r->c->targets[i]);
 	return rc;
 }
