@@ -70,7 +70,7 @@ assert_le "$(cat "$WORK/widest")" 120 "the summary's widest line"
 summary=$(sed -e ':a' -e 'N' -e '$!ba' -e 's/\n      / /g' <<< "$OUT")
 for t in r16k r64k; do
 	assert_eq "$(grep -A1 "^  $t  " <<< "$summary" | tail -1 | grep -cE \
-		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); pool read [0-9.]+ [kMG]?B/s \(read-modify-write\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool; ([0-9]+ txgs? synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)( \[pool measured [0-9.]+ s of fio.s [0-9.]+ s\])?$')" \
+		'^    randwrite-4k-qd1 #1 \(result [0-9]+\): pool wrote [0-9.]+ [kMG]?B/s \(mirrors\) \+ [0-9.]+ [kMG]?B/s \(log\) for [0-9.]+ [kMG]?B/s from the guest: [0-9.]+x \(dataset [0-9.]+x, data vdevs [0-9.]+x, log [0-9.]+x\); pool read [0-9.]+ [kMG]?B/s \(read-modify-write\); log write wait 0\.095 ms \(sync queue 0\.015 ms\); ZIL [0-9]+ commits/s, [0-9.]+ [kMG]?B/s to the SLOG, 0 B/s to the pool; ([0-9]+ txgs? synced in [0-9.]+ m?s mean \([0-9.]+ m?s max\), [0-9.]+ [KMG]?i?B dirty on average|no txg synced in the window)( \[pool measured [0-9.]+ s of fio.s [4-9]\.[0-9] s\])?$')" \
 		1 "the summary's NAS line of $t ($OUT)"
 done
 # What limited each target's profile (docs/limits.md): no baseline of the

@@ -16,7 +16,7 @@ export NFSAGENT_GUEST_USER=root NFSAGENT_GUEST_PASSWORD=secret
 A="$WORK/a.db"
 # (4 s: the lab's four guests' fio share this machine's cores, and at
 # ctest -j8 on 2 cores one began measuring 2 s after another had: the
-# members of a 2 s run had no common window)
+# members of a 2 s run had no common window, a 3 s run would keep 1 s)
 quick=(--vms 'fleet-0[1-4]' --profile randread-4k-qd1 --size 4M --runtime 4 --db "$A")
 run 0 "$NFSAGENT" bench "${quick[@]}" --repeat 3 --label build=a
 run 0 "$NFSAGENT" bench "${quick[@]}" --repeat 2 --label build=b --json
